@@ -1,0 +1,67 @@
+# agentutils — build, test and maintenance targets.
+# `make test` is what CI runs (.ci/run); it needs only Go.
+
+PREFIX  ?= /usr/local
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/agentutils/agentutils/internal/app.Version=$(VERSION)
+CMDS    := $(notdir $(wildcard cmd/agent-*))
+
+.PHONY: all build test test-short vet bench interop demo man man-check lint install fuzz clean update
+
+all: build
+
+build:
+	@mkdir -p bin
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
+
+vet:
+	$(GO) vet ./...
+
+# go vet + the race-checked unit tests + the testscript suites (they run inside
+# `go test`: each cmd/agent-*/ and the top-level pipeline suite build the binaries once).
+test: vet man-check
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -short ./...
+
+# Numbers against the peers; never part of `make test`.
+bench: build
+	@scripts/bench
+
+# Compatibility checks against real peers (ripgrep, commitlint, MCP servers, pi files); skipped when absent.
+interop: build
+	@scripts/interop
+
+demo: build
+	@scripts/demo
+
+# Regenerate the committed man pages from the CLI definitions.
+man: build
+	@for c in $(CMDS); do bin/$$c man > man/$$c.1; done
+	@echo "man pages written to man/"
+
+# Fail when a committed man page is stale.
+man-check:
+	@mkdir -p .man-check && $(GO) build -o .man-check/ ./cmd/... && \
+	 for c in $(CMDS); do .man-check/$$c man | cmp -s - man/$$c.1 || { echo "man/$$c.1 is stale: run 'make man'"; rm -rf .man-check; exit 1; }; done; \
+	 rm -rf .man-check
+
+lint: vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+fuzz:
+	@scripts/fuzz
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 0755 $(addprefix bin/,$(CMDS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(wildcard man/*.7) $(DESTDIR)$(PREFIX)/share/man/man7/
+
+update:
+	UPDATE_SCRIPTS=1 $(GO) test ./... -run 'Script|Pipeline' -args -update
+
+clean:
+	rm -rf bin .man-check

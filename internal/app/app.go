@@ -1,0 +1,200 @@
+// Package app is the shared shell around every agent-* command: it builds the
+// urfave/cli/v2 application against injected streams, environment and clock,
+// never lets the library call os.Exit, maps errors to the one exit-code table
+// of lib/exit, and adds the `completion` and `man` subcommands.
+//
+//	main() ──Main(spec)──▶ Run(ctx, spec, env, args) ──▶ spec(env).RunContext
+//	                                   │
+//	                      error ──▶ exit.Code ──▶ stderr "agent-x: msg"
+//	                                   └─▶ {"type":"error"} on stdout (JSONL stages)
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/agentutils/agentutils/lib/exit"
+)
+
+// Version is stamped by the Makefile with -ldflags "-X ...internal/app.Version=…".
+var Version = ""
+
+// Env is everything a command may take from the outside world. Tests build one
+// with buffers; Main builds it from the process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Now    func() time.Time
+	Dir    string // working directory
+
+	StdinTTY, StdoutTTY, StderrTTY bool
+
+	// ErrorRecord makes a fatal error also end stdout with a
+	// {"type":"error","code":N,"message":…} record, so the next stage of a
+	// JSONL pipeline sees it. JSONL-stage actions set it.
+	ErrorRecord bool
+}
+
+// Spec builds a command's application for an environment.
+type Spec func(env *Env) *cli.App
+
+// OSEnv is the Env of this process.
+func OSEnv() *Env {
+	dir, _ := os.Getwd()
+	return &Env{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Now: time.Now, Dir: dir,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// Main runs spec as this process and returns its exit status; SIGINT and
+// SIGTERM cancel the context given to the command.
+func Main(spec Spec) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, spec, OSEnv(), os.Args)
+}
+
+// Run runs the application with args (args[0] is the program name) and
+// returns the exit status. Nothing below it calls os.Exit.
+func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
+	a := spec(env)
+	prepare(a, env)
+	err := a.RunContext(ctx, args)
+	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
+		err = &exit.Error{Code: exit.Interrupted, Err: err}
+	}
+	return report(a.Name, env, err)
+}
+
+func report(name string, env *Env, err error) int {
+	code := exit.Code(err)
+	if err == nil || code == exit.OK {
+		return code
+	}
+	if !exit.IsSilent(err) {
+		fmt.Fprintf(env.Stderr, "%s: %s\n", name, err)
+		if env.ErrorRecord {
+			rec, _ := json.Marshal(map[string]any{"type": "error", "code": code, "message": err.Error()})
+			fmt.Fprintf(env.Stdout, "%s\n", rec)
+		}
+	}
+	return code
+}
+
+func usageError(c *cli.Context, err error, _ bool) error {
+	return exit.Errorf(exit.Usage, "%s (see '%s --help')", err, c.Command.HelpName)
+}
+
+func prepare(a *cli.App, env *Env) {
+	a.Writer, a.ErrWriter, a.Reader = env.Stdout, env.Stderr, env.Stdin
+	a.ExitErrHandler = func(*cli.Context, error) {} // errors are mapped by Run, not by the library
+	a.EnableBashCompletion = true
+	a.Version = version()
+	a.OnUsageError = usageError
+	if a.Action == nil && len(a.Commands) > 0 {
+		a.Action = func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				_ = cli.ShowAppHelp(c)
+				return exit.Errorf(exit.Usage, "a command is required")
+			}
+			return exit.Errorf(exit.Usage, "unknown command %q (see '%s --help')", c.Args().First(), a.Name)
+		}
+	}
+	a.Commands = append(a.Commands, completionCommand(a), manCommand(a))
+	var walk func([]*cli.Command)
+	walk = func(cs []*cli.Command) {
+		for _, c := range cs {
+			if c.OnUsageError == nil {
+				c.OnUsageError = usageError
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(a.Commands)
+}
+
+// version is -X Version, else the module version or VCS revision, else a dev marker.
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" {
+			if dirty {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	return "(development build)"
+}
+
+// Color decides whether to colour output going to a stream: mode is the
+// --color value (always, never, auto); auto honours NO_COLOR, TERM=dumb and
+// CLICOLOR_FORCE and otherwise colours only a terminal.
+func (e *Env) Color(mode string, tty bool) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if e.Getenv("NO_COLOR") != "" || e.Getenv("TERM") == "dumb" {
+		return false
+	}
+	if v := e.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		return true
+	}
+	return tty
+}
+
+// Warnf prints a diagnostic on stderr, prefixed with the program name.
+func Warnf(c *cli.Context, format string, args ...any) {
+	fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, fmt.Sprintf(format, args...))
+}
+
+// ExitStatusMarkdown is the exit-code table as a man-page section.
+func ExitStatusMarkdown() string {
+	var b strings.Builder
+	b.WriteString("\n# EXIT STATUS\n\n")
+	for _, r := range exit.Table {
+		fmt.Fprintf(&b, "**%d**\n: %s\n\n", r.Code, r.Meaning)
+	}
+	b.WriteString("Any other status must be treated as a failure.\n")
+	return b.String()
+}
+
+var errUnknownShell = errors.New("unknown shell")

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/lib/exit"
+)
+
+func testEnv(vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] },
+		Now:    func() time.Time { return time.Unix(0, 0) },
+	}, &out, &errb
+}
+
+func spec(env *Env) *cli.App {
+	return &cli.App{
+		Name:  "agent-x",
+		Usage: "a test command",
+		Commands: []*cli.Command{
+			{Name: "ok", Action: func(c *cli.Context) error { _, err := c.App.Writer.Write([]byte("fine\n")); return err }},
+			{Name: "fail", Action: func(c *cli.Context) error { return errors.New("it broke") }},
+			{Name: "bad", Action: func(c *cli.Context) error { env.ErrorRecord = true; return exit.Errorf(exit.Usage, "line 3: not JSON") }},
+			{Name: "flagged", Flags: []cli.Flag{&cli.IntFlag{Name: "n"}}, Action: func(c *cli.Context) error { return nil }},
+			{Name: "quiet", Action: func(c *cli.Context) error { return exit.Silent(exit.NoResult) }},
+		},
+	}
+}
+
+func TestRun(t *testing.T) {
+	cases := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"ok"}, 0, "fine\n", ""},
+		{[]string{"fail"}, 1, "", "agent-x: it broke\n"},
+		{[]string{"bad"}, 2, `{"code":2,"message":"line 3: not JSON","type":"error"}` + "\n", "agent-x: line 3: not JSON\n"},
+		{[]string{"flagged", "--nope"}, 2, "", "flag provided but not defined"},
+		{[]string{"flagged", "--n", "x"}, 2, "", "invalid value"},
+		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
+		{[]string{}, 2, "COMMANDS", "a command is required"},
+		{[]string{"quiet"}, 1, "", ""},
+		{[]string{"completion", "bash"}, 0, "complete -o bashdefault -o default -F _agent-x_complete agent-x", ""},
+		{[]string{"completion", "zsh"}, 0, "#compdef agent-x", ""},
+		{[]string{"completion", "fish"}, 0, "complete -c agent-x", ""},
+		{[]string{"completion", "tcsh"}, 2, "", "choose bash, zsh or fish"},
+		{[]string{"man"}, 0, ".SH EXIT STATUS", ""},
+		{[]string{"--version"}, 0, "agent-x version ", ""},
+	}
+	for _, c := range cases {
+		env, out, errb := testEnv(nil)
+		code := Run(context.Background(), spec, env, append([]string{"agent-x"}, c.args...))
+		if code != c.code {
+			t.Errorf("%v: code %d, want %d (stderr %q)", c.args, code, c.code, errb.String())
+		}
+		if !strings.Contains(out.String(), c.stdout) || (c.stdout == "" && out.Len() != 0) {
+			t.Errorf("%v: stdout %q, want %q", c.args, out.String(), c.stdout)
+		}
+		if !strings.Contains(errb.String(), c.stderr) || (c.stderr == "" && errb.Len() != 0) {
+			t.Errorf("%v: stderr %q, want %q", c.args, errb.String(), c.stderr)
+		}
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env, _, _ := testEnv(nil)
+	s := func(*Env) *cli.App {
+		return &cli.App{Name: "agent-x", Action: func(c *cli.Context) error { return c.Context.Err() }}
+	}
+	if code := Run(ctx, s, env, []string{"agent-x"}); code != exit.Interrupted {
+		t.Errorf("code %d, want 130", code)
+	}
+}
+
+func TestColor(t *testing.T) {
+	cases := []struct {
+		mode string
+		tty  bool
+		env  map[string]string
+		want bool
+	}{
+		{"auto", true, nil, true},
+		{"auto", false, nil, false},
+		{"auto", true, map[string]string{"NO_COLOR": "1"}, false},
+		{"auto", true, map[string]string{"TERM": "dumb"}, false},
+		{"auto", false, map[string]string{"CLICOLOR_FORCE": "1"}, true},
+		{"always", false, map[string]string{"NO_COLOR": "1"}, true},
+		{"never", true, nil, false},
+	}
+	for _, c := range cases {
+		env, _, _ := testEnv(c.env)
+		if got := env.Color(c.mode, c.tty); got != c.want {
+			t.Errorf("%+v: got %v", c, got)
+		}
+	}
+}
