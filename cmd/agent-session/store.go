@@ -1,0 +1,290 @@
+package main
+
+// The file layer of the session store: exclusive locks, appends, atomic
+// rewrites and zstd-compressed files. Everything that writes a session file
+// goes through a lockedFile, so agent-session is the single writer even when
+// several processes append at once.
+//
+//	lock(path) ──flock(LOCK_EX)──▶ same inode as path? ──no──▶ reopen, retry
+//	     │ yes
+//	     ├─ append(lines): one write(2) per batch with O_APPEND, fsync at sync()
+//	     └─ rewrite(all):  temp file (locked) ─fsync─▶ rename ─▶ fsync dir ─▶ swap fds
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// isZst reports whether a session path is zstd-compressed (.jsonl.zst).
+func isZst(path string) bool { return strings.HasSuffix(path, ".zst") }
+
+// artifactsDir is the session path without .jsonl (and .zst): the per-session
+// directory for tool artifacts and the leaf sidecar.
+func artifactsDir(path string) string {
+	p := strings.TrimSuffix(path, ".zst")
+	return strings.TrimSuffix(p, ".jsonl")
+}
+
+// lockedFile is a session file held under an exclusive flock.
+type lockedFile struct {
+	path string
+	f    *os.File
+	keep []*os.File // descriptors that hold the lock after a rewrite
+}
+
+// lockSession opens path (creating it when create is set) and takes an
+// exclusive lock on it, waiting while another writer holds it. A file that
+// was atomically replaced while we waited is reopened, so the lock is always
+// on the inode the path names.
+func lockSession(ctx context.Context, path string, create bool) (*lockedFile, error) {
+	flags := os.O_RDWR | os.O_APPEND
+	if create {
+		flags |= os.O_CREATE
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	delay := time.Millisecond
+	for {
+		f, err := os.OpenFile(path, flags, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				f.Close()
+				return nil, ctx.Err()
+			case <-time.After(delay):
+			}
+			if delay < 50*time.Millisecond {
+				delay *= 2
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		same, err := sameFile(f, path)
+		if err != nil && !(create && errors.Is(err, os.ErrNotExist)) {
+			f.Close()
+			return nil, err
+		}
+		if same {
+			return &lockedFile{path: path, f: f}, nil
+		}
+		f.Close() // replaced (or removed) while we waited: lock the new one
+	}
+}
+
+func sameFile(f *os.File, path string) (bool, error) {
+	a, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	b, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(a, b), nil
+}
+
+// Close releases the lock (closing every descriptor that holds it).
+func (l *lockedFile) Close() error {
+	err := l.f.Close()
+	for _, f := range l.keep {
+		f.Close()
+	}
+	l.keep = nil
+	return err
+}
+
+func (l *lockedFile) size() (int64, error) {
+	st, err := l.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// readAll returns the whole (decompressed) content.
+func (l *lockedFile) readAll() ([]byte, error) {
+	return readSessionBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
+}
+
+func readSessionBytes(r io.Reader, path string) ([]byte, error) {
+	if !isZst(path) {
+		return io.ReadAll(r)
+	}
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	b, err := io.ReadAll(d)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// endsWithNewline reports whether a plain file is empty or ends with '\n'.
+// A torn last line (a writer killed mid-line, or a crash) must be closed
+// before we append, or our first record would be glued onto it.
+func (l *lockedFile) endsWithNewline() (bool, error) {
+	n, err := l.size()
+	if err != nil || n == 0 {
+		return true, err
+	}
+	var b [1]byte
+	if _, err := l.f.ReadAt(b[:], n-1); err != nil {
+		return false, err
+	}
+	return b[0] == '\n', nil
+}
+
+// appendLines writes whole lines at the end of the file in one write: plain
+// files get the bytes, .zst files get one more zstd frame (readers decode
+// concatenated frames).
+func (l *lockedFile) appendLines(lines []byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if isZst(l.path) {
+		var buf bytes.Buffer
+		e, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return err
+		}
+		e.Write(lines)
+		if err := e.Close(); err != nil {
+			return err
+		}
+		lines = buf.Bytes()
+	} else if ok, err := l.endsWithNewline(); err != nil {
+		return err
+	} else if !ok {
+		lines = append([]byte{'\n'}, lines...)
+	}
+	_, err := l.f.Write(lines)
+	return err
+}
+
+func (l *lockedFile) sync() error { return l.f.Sync() }
+
+// rewrite replaces the whole file atomically with content (plain JSONL bytes;
+// compressed for .zst): a locked temp file in the same directory, fsync,
+// rename over the target, fsync the directory. The lock moves to the new file.
+func (l *lockedFile) rewrite(content []byte) error {
+	dir, base := filepath.Split(l.path)
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	if err := writeSessionBytes(tmp, l.path, content); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), l.path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	// Reopen in append mode on the new inode; we still hold its lock through tmp.
+	nf, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	ok = true
+	old := l.f
+	l.f = nf
+	// Keep tmp open: its descriptor holds the flock on the new inode. The
+	// lock is released when both are closed at Close time.
+	old.Close()
+	l.keep = append(l.keep, tmp)
+	return nil
+}
+
+func writeSessionBytes(w io.Writer, path string, content []byte) error {
+	if !isZst(path) {
+		_, err := w.Write(content)
+		return err
+	}
+	e, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return err
+	}
+	if _, err := e.Write(content); err != nil {
+		e.Close()
+		return err
+	}
+	return e.Close()
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// writeFileAtomic creates or replaces a file that is not under a session lock
+// (a new session, the leaf sidecar): temp, fsync, rename, fsync dir.
+func writeFileAtomic(path string, content []byte) error {
+	dir, base := filepath.Split(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeSessionBytes(tmp, path, content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}

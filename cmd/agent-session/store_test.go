@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestLockAppendRewrite(t *testing.T) {
+	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "d", name)
+			l, err := lockSession(context.Background(), path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.appendLines([]byte("a\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.appendLines([]byte("b\nc\n")); err != nil {
+				t.Fatal(err)
+			}
+			got, err := l.readAll()
+			if err != nil || string(got) != "a\nb\nc\n" {
+				t.Fatalf("readAll = %q, %v", got, err)
+			}
+			if err := l.rewrite([]byte("x\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.appendLines([]byte("y\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.sync(); err != nil {
+				t.Fatal(err)
+			}
+			l.Close()
+			f, _ := os.Open(path)
+			b, err := readSessionBytes(f, path)
+			f.Close()
+			if err != nil || string(b) != "x\ny\n" {
+				t.Fatalf("after rewrite = %q, %v", b, err)
+			}
+			left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp"))
+			if len(left) != 0 {
+				t.Fatalf("temp files left: %v", left)
+			}
+		})
+	}
+}
+
+func TestAppendClosesTornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(path, []byte("{\"a\":1}\n{\"torn"), 0o644)
+	l, err := lockSession(context.Background(), path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.appendLines([]byte("{\"b\":2}\n"))
+	b, _ := os.ReadFile(path)
+	if string(b) != "{\"a\":1}\n{\"torn\n{\"b\":2}\n" {
+		t.Fatalf("got %q", b)
+	}
+}
+
+// A writer that waits for the lock while the holder rewrites the file must
+// end up locking the new file, not the replaced inode.
+func TestLockFollowsRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(path, []byte("1\n"), 0o644)
+	l, err := lockSession(context.Background(), path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		l2, err := lockSession(context.Background(), path, false)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		l2.appendLines([]byte("3\n"))
+		l2.Close()
+	}()
+	time.Sleep(30 * time.Millisecond)
+	if err := l.rewrite([]byte("2\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	l.Close()
+	wg.Wait()
+	b, _ := os.ReadFile(path)
+	if string(b) != "2\n3\n" {
+		t.Fatalf("got %q", b)
+	}
+}
+
+func TestLockCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := lockSession(context.Background(), path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := lockSession(ctx, path, false); err == nil {
+		t.Fatal("second lock succeeded while the first is held")
+	}
+}
