@@ -111,6 +111,19 @@ type keyVal struct {
 	val any // string, bool or []string
 }
 
+// LineError is a frontmatter syntax error at a line of the document
+// (1-based, counting the opening "---" as line 1).
+type LineError struct {
+	Line int
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+func lineErr(line int, format string, args ...any) error {
+	return &LineError{Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
 func parseBlock(block string) ([]keyVal, error) {
 	var out []keyVal
 	lines := strings.Split(block, "\n")
@@ -125,14 +138,14 @@ func parseBlock(block string) ([]keyVal, error) {
 			// A continuation of the previous scalar (folded), or a list item
 			// of a key that had no value.
 			if len(out) == 0 {
-				return nil, fmt.Errorf("line %d: indented line before any key", lineNo)
+				return nil, lineErr(lineNo, "indented line before any key")
 			}
 			last := &out[len(out)-1]
 			if strings.HasPrefix(trimmed, "- ") || trimmed == "-" {
 				items, ok := last.val.([]string)
 				if !ok {
 					if s, isStr := last.val.(string); !isStr || s != "" {
-						return nil, fmt.Errorf("line %d: list item after a scalar value of %q", lineNo, last.key)
+						return nil, lineErr(lineNo, "list item after a scalar value of %q", last.key)
 					}
 				}
 				item := unquote(strings.TrimSpace(strings.TrimPrefix(trimmed, "-")))
@@ -141,7 +154,7 @@ func parseBlock(block string) ([]keyVal, error) {
 			}
 			s, ok := last.val.(string)
 			if !ok {
-				return nil, fmt.Errorf("line %d: continuation of non-text value %q", lineNo, last.key)
+				return nil, lineErr(lineNo, "continuation of non-text value %q", last.key)
 			}
 			if s == ">" || s == "|" || s == ">-" || s == "|-" {
 				last.val = trimmed
@@ -154,15 +167,15 @@ func parseBlock(block string) ([]keyVal, error) {
 		}
 		key, raw, ok := strings.Cut(line, ":")
 		if !ok {
-			return nil, fmt.Errorf("line %d: want \"key: value\", got %q", lineNo, trimmed)
+			return nil, lineErr(lineNo, "want \"key: value\", got %q", trimmed)
 		}
 		key = strings.TrimSpace(key)
 		if key == "" || strings.ContainsAny(key, " \t\"'") {
-			return nil, fmt.Errorf("line %d: bad key %q", lineNo, key)
+			return nil, lineErr(lineNo, "bad key %q", key)
 		}
 		v, err := scalar(strings.TrimSpace(raw))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %s: %w", lineNo, key, err)
+			return nil, lineErr(lineNo, "%s: %v", key, err)
 		}
 		out = append(out, keyVal{key, v})
 	}

@@ -148,6 +148,9 @@ func tidy(s string) string {
 		if strings.HasPrefix(l, "</") && len(out) > 0 && out[len(out)-1] == "" {
 			out = out[:len(out)-1] // no blank line before a closing tag
 		}
+		if l == "" && len(out) > 0 && isOpenTag(out[len(out)-1]) {
+			continue // no blank line after an opening tag
+		}
 		if l == "" {
 			if blank {
 				continue
@@ -162,4 +165,9 @@ func tidy(s string) string {
 		out = out[:len(out)-1]
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// isOpenTag reports whether l is a bare opening tag such as "<project>".
+func isOpenTag(l string) bool {
+	return len(l) > 2 && l[0] == '<' && l[1] != '/' && l[len(l)-1] == '>' && !strings.ContainsAny(l, " /")
 }
