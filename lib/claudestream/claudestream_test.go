@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agentutils/agentutils/lib/event"
 )
@@ -114,5 +115,34 @@ func TestBadMessage(t *testing.T) {
 	tr := New(Options{})
 	if _, err := tr.Event(event.Event{Type: event.MessageEnd, Message: []byte(`[1]`)}, 1); err == nil {
 		t.Error("no error for a message that is not an object")
+	}
+}
+
+// TestSchema checks every golden line against formats/claude-stream/schema.json.
+func TestSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	abs, _ := filepath.Abs("../../formats/claude-stream/schema.json")
+	sch, err := c.Compile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("testdata/*.golden.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no golden files")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(l))
+			if err != nil {
+				t.Fatalf("%s:%d: %v", f, i+1, err)
+			}
+			if err := sch.Validate(v); err != nil {
+				t.Errorf("%s:%d: %v", f, i+1, err)
+			}
+		}
 	}
 }
