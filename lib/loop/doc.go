@@ -11,7 +11,10 @@
 //     calls together, an exclusive call alone, results restored to call order,
 //     with the synthetic results (not found, validation failed, skipped,
 //     aborted, tool process exited);
-//   - Queue holds steering and follow-up messages with the queue modes;
+//   - Queue holds steering and follow-up messages with the queue modes,
+//     ParseControl reads --control commands, and Asks routes a tool's
+//     interactive asks to the user and the answers back;
+//   - WithIntent and StripIntent implement --intent-tracing;
 //   - Loop is the turn state machine (agent_start … agent_end): values in
 //     (the final assistant message, tool results, control commands), a Step
 //     out (events to write, calls to dispatch or cancel, "call the model",

@@ -29,6 +29,10 @@ type Config struct {
 	// successful run (0 disables it); ReserveTokens defaults to 16384.
 	ContextWindow int
 	ReserveTokens int
+	// IntentTracing takes agent__intent out of each call's arguments and
+	// reports it on tool_execution_start. The model gets WithIntent's
+	// schemas; Validator is built from the tools' own schemas.
+	IntentTracing bool
 }
 
 // Step is what the driver does next, in this order: write Events, send
@@ -159,7 +163,7 @@ func (l *Loop) AssistantDone(msg json.RawMessage, now int64) (Step, error) {
 	if len(a.ToolCalls) == 0 {
 		return l.finishTurn(Step{}, now), nil
 	}
-	l.batch = NewBatch(fmt.Sprintf("turn-%d", l.turns), a.ToolCalls, l.cfg.Tools, l.cfg.Validator)
+	l.batch = NewBatch(fmt.Sprintf("turn-%d", l.turns), a.ToolCalls, l.cfg)
 	l.phase = tools
 	if l.aborted {
 		return l.Abort(now), nil

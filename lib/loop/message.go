@@ -21,6 +21,7 @@ type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	intent    string          // taken out of Arguments (intent tracing)
 }
 
 // Assistant is what the loop reads from an assistant message.

@@ -84,10 +84,12 @@ type Batch struct {
 	aborted     bool
 }
 
-// NewBatch prepares calls (in the assistant message's order) against the
-// toolset ts and validator v. id identifies the batch to the co-processes
-// (informational).
-func NewBatch(id string, calls []ToolCall, ts *Toolset, v *Validator) *Batch {
+// NewBatch prepares calls (in the assistant message's order) against
+// cfg's toolset and validator; with cfg.IntentTracing the agent__intent
+// argument is taken out of each call first. id identifies the batch to the
+// co-processes (informational).
+func NewBatch(id string, calls []ToolCall, cfg Config) *Batch {
+	ts, v := cfg.Tools, cfg.Validator
 	b := &Batch{id: id, stage: -1}
 	var runnable []int
 	var conc []string
@@ -96,6 +98,9 @@ func NewBatch(id string, calls []ToolCall, ts *Toolset, v *Validator) *Batch {
 		names[i] = c.Name
 	}
 	for _, c := range calls {
+		if cfg.IntentTracing {
+			c.Arguments, c.intent = StripIntent(c.Arguments)
+		}
 		bc := &batchCall{call: c, args: c.Arguments}
 		if len(bc.args) == 0 {
 			bc.args = json.RawMessage("{}")
@@ -168,7 +173,7 @@ func (b *Batch) Next() []Dispatch {
 }
 
 func (b *Batch) startEvent(c *batchCall) event.Event {
-	return event.Event{Type: event.ToolExecutionStart, ToolCallID: c.call.ID, ToolName: c.call.Name, Args: c.args}
+	return event.Event{Type: event.ToolExecutionStart, ToolCallID: c.call.ID, ToolName: c.call.Name, Args: c.args, Intent: c.call.intent}
 }
 
 func (b *Batch) find(id string) *batchCall {

@@ -78,7 +78,7 @@ func TestBatchOrder(t *testing.T) {
 		call("4", "read", `{}`),
 		call("5", "bash", `{"command":"make"}`),
 		call("6", "read", `{"path":"b"}`),
-	}, ts, v)
+	}, Config{Tools: ts, Validator: v})
 
 	steps := [][]string{dispatched(b.Next())}
 	if b.Next() != nil {
@@ -146,7 +146,7 @@ func TestBatchOrder(t *testing.T) {
 
 func TestBatchDispatchCarriesBatchInfo(t *testing.T) {
 	ts, v := testTools(t)
-	b := NewBatch("turn-1", []ToolCall{call("1", "read", `{"path":"a"}`), call("2", "write", `{}`)}, ts, v)
+	b := NewBatch("turn-1", []ToolCall{call("1", "read", `{"path":"a"}`), call("2", "write", `{}`)}, Config{Tools: ts, Validator: v})
 	d := b.Next()
 	if len(d) != 1 || d[0].Source != 0 || d[0].Call.Batch == nil || d[0].Call.Batch.ID != "turn-1" ||
 		!cmp.Equal(d[0].Call.Batch.Names, []string{"read", "write"}) || d[0].Start.Type != event.ToolExecutionStart {
@@ -203,7 +203,7 @@ func TestBatchStops(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := NewBatch("b", calls, ts, v)
+			b := NewBatch("b", calls, Config{Tools: ts, Validator: v})
 			var got []string
 			for _, c := range tt.run(b) {
 				got = append(got, "CANCEL 0 "+c.Cancel.ID)
@@ -226,7 +226,7 @@ func TestBatchStops(t *testing.T) {
 
 func TestBatchNonAbortable(t *testing.T) {
 	ts, v := testTools(t)
-	b := NewBatch("b", []ToolCall{call("1", "write", `{}`), call("2", "read", `{"path":"x"}`)}, ts, v)
+	b := NewBatch("b", []ToolCall{call("1", "write", `{}`), call("2", "read", `{"path":"x"}`)}, Config{Tools: ts, Validator: v})
 	b.Next()
 	if c := b.Interrupt(); len(c) != 0 {
 		t.Errorf("cancelled a non-abortable call: %+v", c)
