@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -209,5 +210,26 @@ func TestResolvePromptInput(t *testing.T) {
 		if got := ResolvePromptInput(in, dir); got != want {
 			t.Errorf("ResolvePromptInput(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestSystemPrompt(t *testing.T) {
+	root := fixture(t)
+	now := time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC)
+	getenv := func(k string) string { return map[string]string{"SHELL": "/bin/zsh"}[k] }
+	out, f, err := SystemPrompt(context.Background(), opts(root), tools, now, getenv, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"You are the user's custom agent.", "Current date: 2026-11-23", " M README.md", "<skill name=\"release\""} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q", want)
+		}
+	}
+	if len(f.Templates) != 2 {
+		t.Errorf("templates: %d", len(f.Templates))
+	}
+	if _, _, err := SystemPrompt(context.Background(), Options{Cwd: filepath.Join(root, "missing")}, nil, now, getenv, "", ""); err == nil {
+		t.Error("missing cwd: no error")
 	}
 }

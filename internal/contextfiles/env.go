@@ -87,3 +87,17 @@ func ResolvePromptInput(value, cwd string) string {
 	}
 	return value
 }
+
+// SystemPrompt is the whole assembly for agent-chat: discovery under opt,
+// the git snapshot and environment, and lib/prompt's rendering. system and
+// appendText are the --system-prompt / --append-system-prompt values
+// (already read with ResolvePromptInput; "" for none). The Found is
+// returned for its warnings and prompt templates.
+func SystemPrompt(ctx context.Context, opt Options, tools []prompt.Tool, now time.Time, getenv func(string) string, system, appendText string) (string, Found, error) {
+	f, err := Discover(opt)
+	if err != nil {
+		return "", f, err
+	}
+	env := Env(opt.Cwd, now, getenv, Git(ctx, opt.Cwd))
+	return prompt.Build(f.PromptInput(tools, env, system, appendText)), f, nil
+}
