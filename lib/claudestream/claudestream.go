@@ -13,8 +13,9 @@
 //	agent_end, error, overflow     → remembered for the result
 //	Finish (the process ends)      → {"type":"result",…} with usage, cost, turns and durations
 //
-// Streaming deltas, tool progress, entries and retries have no
-// counterpart in the dialect and are dropped. The translator is pure: every
+// With IncludePartialMessages, streaming deltas become stream_event lines
+// (partial.go). Tool progress, entries and retries have no counterpart in
+// the dialect and are dropped. The translator is pure: every
 // event comes with the time it was seen (Unix ms), and ids come from
 // Options.NewID.
 package claudestream
@@ -40,6 +41,9 @@ type Options struct {
 	// ReplayUserMessages echoes user messages (Claude Code's
 	// --replay-user-messages).
 	ReplayUserMessages bool
+	// IncludePartialMessages writes streaming deltas as stream_event lines
+	// (Claude Code's --include-partial-messages).
+	IncludePartialMessages bool
 	// NewID returns a fresh uuid for each line; nil uses a counter, which
 	// keeps golden tests stable.
 	NewID func() string
@@ -78,6 +82,10 @@ type Translator struct {
 	maxTurns  bool
 	ran       bool
 	finished  bool
+
+	streaming bool // a stream_event message_start was written
+	curID     string
+	tools     map[int]*pendingTool
 }
 
 // New makes a translator.
@@ -92,6 +100,9 @@ func (t *Translator) id() string {
 	t.ids++
 	return fmt.Sprintf("00000000-0000-4000-8000-%012d", t.ids)
 }
+
+// msgID makes an Anthropic-style message id.
+func (t *Translator) msgID() string { return "msg_" + strings.ReplaceAll(t.id(), "-", "") }
 
 // MaxTurns marks the run as stopped by --max-turns: the result's subtype
 // becomes error_max_turns.
@@ -141,6 +152,15 @@ func (t *Translator) Event(e event.Event, now int64) ([][]byte, error) {
 	case event.MessageStart:
 		if role(e.Message) == "assistant" {
 			t.msgStart = now
+			t.curID = ""
+			if t.opt.IncludePartialMessages {
+				t.streaming = true
+				out = append(out, t.partialStart(e.Message))
+			}
+		}
+	case event.MessageUpdate:
+		if t.streaming {
+			out = append(out, t.partialUpdate(e)...)
 		}
 	case event.MessageEnd:
 		return t.messageEnd(e.Message, now)
@@ -199,8 +219,12 @@ func (t *Translator) messageEnd(m json.RawMessage, now int64) ([][]byte, error) 
 	}
 	switch msg.Role {
 	case "assistant":
-		if msg.Retried {
-			return nil, nil // a failed attempt that was retried
+		if msg.Retried { // a failed attempt that was retried: not shown
+			if t.streaming {
+				t.streaming = false
+				return t.partialEnd(apiMessage{}), nil
+			}
+			return nil, nil
 		}
 		if t.msgStart >= 0 {
 			t.apiMs += now - t.msgStart
@@ -218,10 +242,15 @@ func (t *Translator) messageEnd(m json.RawMessage, now int64) ([][]byte, error) 
 		default:
 			t.last = text
 		}
-		if !ok {
-			return nil, nil
+		var out [][]byte
+		if t.streaming {
+			t.streaming = false
+			out = t.partialEnd(am)
 		}
-		return [][]byte{line(envelope{Type: "assistant", Message: am, ParentToolUseID: nil, SessionID: t.opt.SessionID, UUID: t.id()})}, nil
+		if ok {
+			out = append(out, line(envelope{Type: "assistant", Message: am, ParentToolUseID: nil, SessionID: t.opt.SessionID, UUID: t.id()}))
+		}
+		return out, nil
 	case "toolResult":
 		c := toolResultBlock{Type: "tool_result", ToolUseID: msg.ToolCallID, IsError: msg.IsError, Content: toolContent(msg.blocks())}
 		u := userMessage{Role: "user", Content: []any{c}}
@@ -271,7 +300,10 @@ func (t *Translator) assistant(msg agentMessage) (apiMessage, string, bool) {
 			CacheReadInputTokens: msg.Usage.CacheRead, CacheCreationInputTokens: msg.Usage.CacheWrite},
 	}
 	if am.ID == "" {
-		am.ID = "msg_" + strings.ReplaceAll(t.id(), "-", "")
+		am.ID = t.curID
+	}
+	if am.ID == "" {
+		am.ID = t.msgID()
 	}
 	var texts []string
 	for _, b := range msg.blocks() {

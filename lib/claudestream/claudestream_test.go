@@ -63,6 +63,8 @@ func TestGolden(t *testing.T) {
 	}
 	replay := opt
 	replay.ReplayUserMessages = true
+	partial := opt
+	partial.IncludePartialMessages = true
 	tests := []struct {
 		name, in string
 		opt      Options
@@ -72,6 +74,10 @@ func TestGolden(t *testing.T) {
 		{"tool-call-replay", "tool-call.events.jsonl", replay, false},
 		{"tool-call-max-turns", "tool-call.events.jsonl", Options{}, true},
 		{"errors", "errors.events.jsonl", opt, false},
+		{"tool-call-partial", "tool-call.events.jsonl", partial, false},
+		{"full-partial", "full.events.jsonl", partial, false},
+		{"full", "full.events.jsonl", opt, false},
+		{"errors-partial", "errors.events.jsonl", partial, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
