@@ -74,6 +74,7 @@ type Found struct {
 const (
 	maxNestedDepth = 4
 	maxNested      = 200
+	maxNestedDirs  = 5000    // directories looked into, so a huge tree cannot stall startup
 	maxFileSize    = 1 << 20 // larger context files are skipped with a warning
 )
 
@@ -439,8 +440,9 @@ func (d *discovery) templates(roots []string) {
 // nested lists AGENTS.md and CLAUDE.md files 1–4 directories below cwd.
 func nested(cwd string) []string {
 	var out []string
+	dirs := 0
 	_ = filepath.WalkDir(cwd, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxNested {
+		if err != nil || len(out) >= maxNested || dirs >= maxNestedDirs {
 			if e != nil && e.IsDir() && p != cwd {
 				return filepath.SkipDir
 			}
@@ -455,6 +457,7 @@ func nested(cwd string) []string {
 			if strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" || depth > maxNestedDepth {
 				return filepath.SkipDir
 			}
+			dirs++
 			return nil
 		}
 		if depth >= 2 && (e.Name() == "AGENTS.md" || e.Name() == "CLAUDE.md") {
