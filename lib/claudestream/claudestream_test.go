@@ -3,6 +3,7 @@ package claudestream
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -151,4 +152,33 @@ func TestSchema(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzTranslate feeds arbitrary event lines: the translator may reject a
+// message but must not panic, and every line it writes is one JSON object.
+func FuzzTranslate(f *testing.F) {
+	data, _ := os.ReadFile("testdata/full.events.jsonl")
+	for _, l := range strings.Split(string(data), "\n") {
+		if l != "" {
+			f.Add(l)
+		}
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		e, err := event.Decode([]byte(l))
+		if err != nil {
+			return
+		}
+		tr := New(Options{IncludePartialMessages: true, ReplayUserMessages: true})
+		for _, ev := range []event.Event{{Type: event.AgentStart}, {Type: event.MessageStart, Message: []byte(`{"role":"assistant","content":[]}`)}, e, e} {
+			lines, _ := tr.Event(ev, 1)
+			for _, out := range lines {
+				if !json.Valid(out) {
+					t.Fatalf("invalid line %q", out)
+				}
+			}
+		}
+		if out := tr.Finish(2); !json.Valid(out) {
+			t.Fatalf("invalid result %q", out)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 func TestPrepare(t *testing.T) {
@@ -103,4 +105,34 @@ func TestParseAssistant(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
+}
+
+func FuzzParseAssistant(f *testing.F) {
+	f.Add([]byte(`{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"a"}}],"stopReason":"toolUse"}`))
+	f.Add([]byte(`{"role":"assistant","content":"x","usage":{"totalTokens":5}}`))
+	f.Fuzz(func(t *testing.T, m []byte) {
+		a, err := ParseAssistant(m)
+		if err != nil {
+			return
+		}
+		for _, c := range a.ToolCalls {
+			if c.ID == "" || c.Name == "" {
+				t.Fatalf("tool call without id or name: %+v", c)
+			}
+		}
+		// Whatever parses can drive a loop without panicking.
+		ts, _ := Merge([]Source{{Name: "s", Tools: []event.ToolDef{{Name: "read", Concurrency: "shared"}}}})
+		l := New(Config{Tools: ts}, nil, nil)
+		l.Start([]json.RawMessage{UserMessage("x", nil, 0)})
+		if _, err := l.AssistantDone(m, 1); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range a.ToolCalls {
+			l.ToolResult(event.Result{ID: c.ID}, 2)
+		}
+		if l.phase == tools {
+			t.Fatalf("every call answered but the batch is not done: %s", m)
+		}
+		l.Abort(3)
+	})
 }

@@ -9,10 +9,11 @@ import (
 
 // Synthetic result texts (the reference agent's words).
 const (
-	TextSkipped     = "Skipped due to queued user message."
-	TextAborted     = "Tool execution was aborted."
-	TextFailed      = "Tool execution failed due to an error."
-	textNotFoundFmt = "Tool %s not found"
+	TextSkipped      = "Skipped due to queued user message."
+	TextAborted      = "Tool execution was aborted."
+	TextFailed       = "Tool execution failed due to an error."
+	textNotFoundFmt  = "Tool %s not found"
+	textDuplicateFmt = "Tool call id %s is used by an earlier call in this message; not run."
 )
 
 // Plan groups calls into stages run one after another: consecutive shared
@@ -97,7 +98,19 @@ func NewBatch(id string, calls []ToolCall, cfg Config) *Batch {
 	for i, c := range calls {
 		names[i] = c.Name
 	}
+	seen := map[string]bool{}
 	for _, c := range calls {
+		if seen[c.ID] {
+			// Results are matched to calls by id: a second call with the
+			// same id cannot run.
+			b.calls = append(b.calls, &batchCall{call: c, args: c.Arguments, state: finished,
+				out: textOutcome(fmt.Sprintf(textDuplicateFmt, c.ID))})
+			if len(b.calls[len(b.calls)-1].args) == 0 {
+				b.calls[len(b.calls)-1].args = json.RawMessage("{}")
+			}
+			continue
+		}
+		seen[c.ID] = true
 		if cfg.IntentTracing {
 			c.Arguments, c.intent = StripIntent(c.Arguments)
 		}
@@ -176,6 +189,8 @@ func (b *Batch) startEvent(c *batchCall) event.Event {
 	return event.Event{Type: event.ToolExecutionStart, ToolCallID: c.call.ID, ToolName: c.call.Name, Args: c.args, Intent: c.call.intent}
 }
 
+// find is the call with this id that can take an update or result (the
+// first one: duplicates are finished from the start).
 func (b *Batch) find(id string) *batchCall {
 	for _, c := range b.calls {
 		if c.call.ID == id {

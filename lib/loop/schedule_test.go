@@ -224,6 +224,29 @@ func TestBatchStops(t *testing.T) {
 	}
 }
 
+func TestBatchDuplicateIDs(t *testing.T) {
+	ts, v := testTools(t)
+	b := NewBatch("b", []ToolCall{call("1", "grep", `{}`), call("1", "grep", `{"x":1}`)}, Config{Tools: ts, Validator: v})
+	if d := dispatched(b.Next()); !cmp.Equal(d, []string{"1"}) {
+		t.Fatalf("dispatched %v", d)
+	}
+	b.Result(result("1", "g"))
+	if !b.Done() {
+		t.Fatal("not done")
+	}
+	evs, _ := b.Finish(1)
+	var got []string
+	for _, e := range evs {
+		if e.Type == event.ToolExecutionEnd {
+			got = append(got, e.Result.Content[0].Text)
+		}
+	}
+	want := []string{"g", "Tool call id 1 is used by an earlier call in this message; not run."}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
 func TestBatchNonAbortable(t *testing.T) {
 	ts, v := testTools(t)
 	b := NewBatch("b", []ToolCall{call("1", "write", `{}`), call("2", "read", `{"path":"x"}`)}, Config{Tools: ts, Validator: v})
