@@ -95,6 +95,12 @@ func New(cfg Config, context []json.RawMessage, q *Queue) *Loop {
 	return &Loop{cfg: cfg, Queue: q, context: append([]json.RawMessage(nil), context...)}
 }
 
+// SetTools replaces the toolset and validator (a co-process sent a new
+// "tools" list); the batch of the next assistant message uses them.
+func (l *Loop) SetTools(ts *Toolset, v *Validator) {
+	l.cfg.Tools, l.cfg.Validator = ts, v
+}
+
 // Context is the message list for the next model call.
 func (l *Loop) Context() []json.RawMessage { return l.context }
 
@@ -130,7 +136,9 @@ func (l *Loop) nextTurn(s Step, pending []json.RawMessage) Step {
 }
 
 // AssistantDone takes the final assistant message of a model call (the
-// driver has streamed it and written its message_* events). An error or
+// driver has streamed it and written its message_* events). Only the final
+// attempt is passed: a failed attempt the driver retries (marked
+// "retried") never reaches the loop. An error or
 // aborted message ends the run, with placeholder results for its tool
 // calls; tool calls start a batch; otherwise the turn ends.
 func (l *Loop) AssistantDone(msg json.RawMessage, now int64) (Step, error) {

@@ -303,3 +303,18 @@ func TestLoopMisuse(t *testing.T) {
 		t.Error("result outside a batch did something")
 	}
 }
+
+func TestLoopSetTools(t *testing.T) {
+	d := newDriver(t, Config{})
+	d.step(d.l.Start([]json.RawMessage{user("go")}))
+	ts, err := Merge([]Source{{Name: "new", Tools: []event.ToolDef{def("fresh", "shared")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.l.SetTools(ts, nil)
+	d.got = nil
+	d.model(assistant(StopToolUse, 10, "t1:fresh:{}", "t2:read:{}"))
+	check(t, []string{
+		"tool_execution_start t1 fresh {}", "CALL 0 t1 fresh {}",
+	}, d)
+}
