@@ -46,7 +46,7 @@ func Git(ctx context.Context, dir string) *prompt.Git {
 		}
 	}
 	g.Status, _ = run("status", "--porcelain", "--untracked-files=no")
-	g.Log, _ = run("log", "--oneline", "-5")
+	g.Log, _ = run("log", "--oneline", "--no-decorate", "--no-color", "-5")
 	return g
 }
 
