@@ -124,9 +124,9 @@ func Expand(input string, templates []Template) (out string, ok bool) {
 	if !strings.HasPrefix(input, "/") {
 		return input, false
 	}
-	name, rest, _ := strings.Cut(input[1:], " ")
-	if nl := strings.IndexByte(name, '\n'); nl >= 0 {
-		name, rest = name[:nl], input[1+nl+1:]
+	name, rest := input[1:], ""
+	if i := strings.IndexAny(name, " \t\r\n"); i >= 0 {
+		name, rest = name[:i], name[i+1:]
 	}
 	for _, t := range templates {
 		if t.Name == name {

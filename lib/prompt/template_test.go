@@ -70,7 +70,9 @@ func TestExpand(t *testing.T) {
 		{"/review main.go 'error handling' style", "Review main.go for error handling style.\n", true},
 		{"/fix", "\n\nFix the failing test in , and keep the change as small as you possibly can do it.\n", true},
 		{"/fix\nlib/x_test.go", "\n\nFix the failing test in lib/x_test.go, and keep the change as small as you possibly can do it.\n", true},
+		{"/review\ta.go\tb", "Review a.go for b.\n", true},
 		{"/unknown x", "/unknown x", false},
+		{"/", "/", false},
 		{"/usr/bin is odd", "/usr/bin is odd", false},
 		{"review x", "review x", false},
 	}
