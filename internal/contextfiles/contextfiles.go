@@ -35,6 +35,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/prompt"
 )
 
@@ -51,6 +52,12 @@ type Options struct {
 	// Skills, when set, keeps only the skills whose name matches one of
 	// these globs (path.Match syntax).
 	Skills []string
+}
+
+// DefaultOptions looks in the agentutils config dir that lib/dirs resolves
+// from getenv (AGENTUTILS_HOME, XDG_CONFIG_HOME, HOME) and in $HOME.
+func DefaultOptions(cwd string, getenv func(string) string) Options {
+	return Options{Cwd: cwd, Home: getenv("HOME"), ConfigDir: dirs.Resolve(getenv).Config}
 }
 
 // Found is what discovery found. Paths are absolute.

@@ -233,3 +233,16 @@ func TestSystemPrompt(t *testing.T) {
 		t.Error("missing cwd: no error")
 	}
 }
+
+func TestDefaultOptions(t *testing.T) {
+	env := map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/x"}
+	got := DefaultOptions("/w", func(k string) string { return env[k] })
+	want := Options{Cwd: "/w", Home: "/h", ConfigDir: "/x/agentutils"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	env["AGENTUTILS_HOME"] = "/a"
+	if got := DefaultOptions("/w", func(k string) string { return env[k] }); got.ConfigDir != "/a" {
+		t.Errorf("AGENTUTILS_HOME: %+v", got)
+	}
+}
