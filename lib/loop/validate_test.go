@@ -22,7 +22,7 @@ const editSchema = `{
   "additionalProperties": false
 }`
 
-func validator(t *testing.T) *Validator {
+func validator(t testing.TB) *Validator {
 	t.Helper()
 	ts, err := Merge([]Source{{Name: "s", Tools: []event.ToolDef{
 		{Name: "edit", Parameters: json.RawMessage(editSchema), Concurrency: "shared"},
@@ -109,11 +109,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add(`{"path":"a","limit":"42","lines":"[1]"}`)
 	f.Add(`{"opts":"{\"depth\":\"1\"}"}`)
 	f.Add(`[]`)
-	var v *Validator
+	v := validator(f)
 	f.Fuzz(func(t *testing.T, args string) {
-		if v == nil {
-			v = validator(&testing.T{})
-		}
 		out, err := v.Validate("edit", json.RawMessage(args))
 		if err == nil && !json.Valid(out) {
 			t.Fatalf("valid result is not JSON: %s", out)
