@@ -100,17 +100,6 @@ func NewBatch(id string, calls []ToolCall, cfg Config) *Batch {
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {
-		if seen[c.ID] {
-			// Results are matched to calls by id: a second call with the
-			// same id cannot run.
-			b.calls = append(b.calls, &batchCall{call: c, args: c.Arguments, state: finished,
-				out: textOutcome(fmt.Sprintf(textDuplicateFmt, c.ID))})
-			if len(b.calls[len(b.calls)-1].args) == 0 {
-				b.calls[len(b.calls)-1].args = json.RawMessage("{}")
-			}
-			continue
-		}
-		seen[c.ID] = true
 		if cfg.IntentTracing {
 			c.Arguments, c.intent = StripIntent(c.Arguments)
 		}
@@ -118,26 +107,29 @@ func NewBatch(id string, calls []ToolCall, cfg Config) *Batch {
 		if len(bc.args) == 0 {
 			bc.args = json.RawMessage("{}")
 		}
-		t, ok := ts.Lookup(c.Name)
+		b.calls = append(b.calls, bc)
+		t, found := ts.Lookup(c.Name)
 		switch {
-		case !ok:
+		case seen[c.ID]:
+			// Results are matched to calls by id: a second call with the
+			// same id cannot run.
+			bc.state, bc.out = finished, textOutcome(fmt.Sprintf(textDuplicateFmt, c.ID))
+		case !found:
 			bc.state, bc.out = finished, textOutcome(fmt.Sprintf(textNotFoundFmt, c.Name))
 		default:
 			bc.tool = t
-			args := bc.args
 			if v != nil {
-				var err error
-				args, err = v.Validate(c.Name, c.Arguments)
+				args, err := v.Validate(c.Name, c.Arguments)
 				if err != nil {
 					bc.state, bc.out = finished, textOutcome(err.Error())
 					break
 				}
+				bc.args = args
 			}
-			bc.args = args
-			runnable = append(runnable, len(b.calls))
+			runnable = append(runnable, len(b.calls)-1)
 			conc = append(conc, t.Concurrency)
 		}
-		b.calls = append(b.calls, bc)
+		seen[c.ID] = true
 	}
 	for _, st := range Plan(conc) {
 		idx := make([]int, len(st))
