@@ -138,9 +138,9 @@ func (l *Loop) nextTurn(s Step, pending []json.RawMessage) Step {
 // AssistantDone takes the final assistant message of a model call (the
 // driver has streamed it and written its message_* events). Only the final
 // attempt is passed: a failed attempt the driver retries (marked
-// "retried") never reaches the loop. An error or
-// aborted message ends the run, with placeholder results for its tool
-// calls; tool calls start a batch; otherwise the turn ends.
+// "retried") never reaches the loop. An error or aborted message ends the
+// run, with placeholder results for its tool calls; tool calls start a
+// batch; otherwise the turn ends.
 func (l *Loop) AssistantDone(msg json.RawMessage, now int64) (Step, error) {
 	if l.phase != modelCall {
 		return Step{}, fmt.Errorf("loop: assistant message while not waiting for the model")
