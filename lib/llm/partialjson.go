@@ -113,10 +113,9 @@ func repairJSON(b []byte) []byte {
 	return closeStack(trimDangling(out), stackAt)
 }
 
-// isPrefixOfLiteral reports a number that may still grow ("12" of "123").
+// isPrefixOfLiteral reports a number, which may still grow ("12" of "123").
 func isPrefixOfLiteral(tok []byte) bool {
-	c := tok[len(tok)-1]
-	return c >= '0' && c <= '9' || c == '.' || c == '-' || c == 'e' || c == 'E'
+	return tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9'
 }
 
 // trimDangling drops a trailing "key": pair without value or a trailing comma.
