@@ -652,4 +652,3 @@ func withBase(obj *session.Object, id, parent, ts string) []byte {
 	b.WriteByte('}')
 	return b.Bytes()
 }
-

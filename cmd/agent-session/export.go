@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -69,5 +68,3 @@ Examples:
 		},
 	}
 }
-
-

@@ -22,7 +22,7 @@ import (
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
-func binary(t *testing.T) string {
+func sessionBinary(t *testing.T) string {
 	t.Helper()
 	dir, err := testbin.Build()
 	if err != nil {
@@ -76,7 +76,7 @@ func TestConcurrentAppenders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 8 processes")
 	}
-	bin := binary(t)
+	bin := sessionBinary(t)
 	home := t.TempDir()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	const writers, per = 8, 500
@@ -137,7 +137,7 @@ func TestKilledAppenders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns and kills many processes")
 	}
-	bin := binary(t)
+	bin := sessionBinary(t)
 	home := t.TempDir()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	rng := rand.New(rand.NewSource(1))

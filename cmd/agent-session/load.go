@@ -23,12 +23,12 @@ import (
 // was older. Subcommands that inspect or rewrite a session use it; open and
 // append have streaming paths of their own for large files.
 type loaded struct {
-	path     string
-	header   []byte // v3 header (migrated when the file was older)
-	hdr      session.Header
-	entries  []session.Record // file order; later duplicate headers dropped
-	problems []session.Problem
-	migrated bool // the file on disk is older than v3
+	path        string
+	header      []byte // v3 header (migrated when the file was older)
+	hdr         session.Header
+	entries     []session.Record // file order; later duplicate headers dropped
+	problems    []session.Problem
+	migrated    bool // the file on disk is older than v3
 	diskVersion int
 }
 

@@ -246,23 +246,16 @@ func (o *opener) resolved(l *loaded, leaf string) error {
 		return exit.Wrap(exit.Usage, fmt.Errorf("%s: %w", o.path, err))
 	}
 	o.emitHeader(l.header, leaf)
-	state := map[string]any{
-		"type":              "state",
-		"thinkingLevel":     ctx.ThinkingLevel,
-		"models":            ctx.Models,
-		"mode":              ctx.Mode,
-		"injectedTtsrRules": ctx.InjectedTtsrRules,
-	}
-	if len(ctx.ModeData) > 0 {
-		state["modeData"] = ctx.ModeData
-	}
-	o.emit(mustJSON(state))
+	o.emit(mustJSON(struct {
+		Type              string            `json:"type"`
+		ThinkingLevel     string            `json:"thinkingLevel"`
+		Models            map[string]string `json:"models"`
+		Mode              string            `json:"mode"`
+		ModeData          json.RawMessage   `json:"modeData,omitempty"`
+		InjectedTtsrRules []string          `json:"injectedTtsrRules"`
+	}{"state", ctx.ThinkingLevel, ctx.Models, ctx.Mode, ctx.ModeData, ctx.InjectedTtsrRules}))
 	for _, m := range ctx.Messages {
-		mb, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		o.emit(mustJSON(map[string]json.RawMessage{"type": json.RawMessage(`"message"`), "message": mb}))
+		o.emit(append(append([]byte(`{"type":"message","message":`), m...), '}'))
 	}
 	return nil
 }
