@@ -66,6 +66,14 @@ func withLock(c *cli.Context, path string, fn func(lf *lockedFile, l *loaded) er
 	}
 	warnProblems(c, path, l.problems)
 	if l.migrated {
+		if len(l.problems) > 0 {
+			// The rewrite drops the unreadable lines: keep the original.
+			keep := path + ".pre-migration"
+			if err := writeFileAtomic(keep, data); err != nil {
+				return err
+			}
+			app.Warnf(c, "%s: the file as it was (with the skipped lines) is kept in %s", path, keep)
+		}
 		if err := lf.rewrite(l.bytes()); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -54,7 +55,8 @@ func Peek(line []byte) (Head, error) {
 }
 
 // ParseRecord checks one line as a session record: a JSON object with a
-// type, and for entries a string id. The bytes are kept as they are.
+// string type (and, when present, a string id and parentId). Entries of
+// version-1 files have no ids; Migrate gives them ids. The bytes are kept.
 func ParseRecord(line []byte) (Record, error) {
 	line = bytes.TrimRight(line, "\r\n")
 	if !json.Valid(line) {
@@ -64,9 +66,6 @@ func ParseRecord(line []byte) (Record, error) {
 	h, err := Peek(line)
 	if err != nil {
 		return Record{}, err
-	}
-	if h.Type != "session" && h.ID == "" {
-		return Record{}, fmt.Errorf("%s entry without an id", h.Type)
 	}
 	return Record{Raw: append(json.RawMessage(nil), line...), Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
 }
@@ -130,7 +129,9 @@ func NewHeader(id, timestamp, cwd string) []byte {
 func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // FileTimestamp is the timestamp of a session file name (: and . as -).
-func FileTimestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15-04-05-000Z") }
+func FileTimestamp(t time.Time) string {
+	return strings.NewReplacer(":", "-", ".", "-").Replace(FormatTime(t))
+}
 
 // Problem is a line the lenient reader skipped, with why.
 type Problem struct {
