@@ -74,29 +74,7 @@ func (b *builder) add(ts string, fields map[string]any, parentUUID, uuid string)
 	for k, v := range fields {
 		e[k] = v
 	}
-	raw, _ := json.Marshal(e)
-	o, _ := session.ParseObject(raw)
-	// type, id, parentId, timestamp first, as pi writes them
-	var head bytes.Buffer
-	head.WriteString("{")
-	for i, k := range []string{"type", "id", "parentId", "timestamp"} {
-		v, _ := o.Get(k)
-		if i > 0 {
-			head.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		head.Write(kb)
-		head.WriteByte(':')
-		head.Write(v)
-		o.Delete(k)
-	}
-	rest := o.Bytes()
-	if len(rest) > 2 {
-		head.WriteByte(',')
-		head.Write(rest[1 : len(rest)-1])
-	}
-	head.WriteByte('}')
-	b.entries = append(b.entries, head.Bytes())
+	b.entries = append(b.entries, marshalOrdered(e))
 	b.last = id
 	if uuid != "" {
 		b.byUUID[uuid] = id
