@@ -92,7 +92,11 @@ func report(name string, env *Env, err error) int {
 	if !exit.IsSilent(err) {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", name, err)
 		if env.ErrorRecord {
-			rec, _ := json.Marshal(map[string]any{"type": "error", "code": code, "message": err.Error()})
+			rec, _ := json.Marshal(struct {
+				Type    string `json:"type"`
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			}{"error", code, err.Error()})
 			fmt.Fprintf(env.Stdout, "%s\n", rec)
 		}
 	}

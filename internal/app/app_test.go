@@ -44,7 +44,7 @@ func TestRun(t *testing.T) {
 	}{
 		{[]string{"ok"}, 0, "fine\n", ""},
 		{[]string{"fail"}, 1, "", "agent-x: it broke\n"},
-		{[]string{"bad"}, 2, `{"code":2,"message":"line 3: not JSON","type":"error"}` + "\n", "agent-x: line 3: not JSON\n"},
+		{[]string{"bad"}, 2, `{"type":"error","code":2,"message":"line 3: not JSON"}` + "\n", "agent-x: line 3: not JSON\n"},
 		{[]string{"flagged", "--nope"}, 2, "", "flag provided but not defined"},
 		{[]string{"flagged", "--n", "x"}, 2, "", "invalid value"},
 		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
