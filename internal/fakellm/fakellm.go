@@ -42,6 +42,8 @@ type Server struct {
 	steps    []Step
 	requests []Request
 	done     chan struct{}
+	// OnRequest, when set, sees each request as it arrives (tests dump them).
+	OnRequest func(n int, r Request)
 }
 
 // New starts a server answering with steps.
@@ -67,7 +69,11 @@ func (s *Server) Requests() []Request {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	s.requests = append(s.requests, req)
+	if s.OnRequest != nil {
+		s.OnRequest(len(s.requests), req)
+	}
 	if len(s.steps) == 0 {
 		s.mu.Unlock()
 		http.Error(w, `{"error":{"message":"fakellm: no scripted step left"}}`, http.StatusInternalServerError)
