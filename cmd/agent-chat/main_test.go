@@ -27,7 +27,8 @@ func TestScripts(t *testing.T) {
 // hang; FILE paths are relative to $WORK, or testdata:NAME for the repo's
 // testdata/sse/NAME. It writes $AGENTUTILS_HOME/models.toml with provider
 // "fake" (model "test-model") pointing at the server, key from FAKE_KEY.
-// Each request body the server receives is written to $WORK/requests/N.json.
+// Each request body the server receives is written to $WORK/requests/N.json
+// (the directory is emptied when a server starts).
 func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: fakellm API STEP...")
@@ -72,7 +73,8 @@ func fakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	srv := fakellm.New(steps...)
-	dir := ts.MkAbs("requests")
+	dir := ts.MkAbs("requests") // fresh for each server
+	ts.Check(os.RemoveAll(dir))
 	ts.Check(os.MkdirAll(dir, 0o755))
 	srv.OnRequest = func(n int, r fakellm.Request) {
 		os.WriteFile(filepath.Join(dir, strconv.Itoa(n)+".json"), r.Body, 0o644)

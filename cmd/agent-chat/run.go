@@ -342,14 +342,9 @@ func (t *turn) run(content []llm.Content) error {
 		}
 		retry := final.StopReason == llm.StopError && llm.IsRetryable(final, t.model.ContextWindow) && attempt < retries
 		var m json.RawMessage
-		if retry {
-			type retried struct {
-				llm.Message
-				Retried bool `json:"retried"`
-			}
-			m = msgJSON(retried{final, true})
-		} else {
-			m = msgJSON(final)
+		m = msgJSON(final)
+		if retry { // kept in the history, dropped from the context (formats/events)
+			m = append(m[:len(m)-1:len(m)-1], `,"retried":true}`...)
 		}
 		added = append(added, m)
 		out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })

@@ -38,10 +38,13 @@ func TestSSEReader(t *testing.T) {
 		{"crlf and comment", ": keep-alive\r\nevent: a\r\ndata: x\r\n\r\n", []SSE{{"a", []byte("x")}}},
 		{"multi-line data", "data: one\ndata: two\n\n", []SSE{{"", []byte("one\ntwo")}}},
 		{"no space after colon", "data:{}\n\n", []SSE{{"", []byte("{}")}}},
-		{"last event without blank line", "data: end", []SSE{{"", []byte("end")}}},
+		{"an event cut before its blank line is dropped", "data: a\n\ndata: end", []SSE{{"", []byte("a")}}},
+		{"a last event ended by its blank line", "data: a\n\ndata: end\n\n", []SSE{{"", []byte("a")}, {"", []byte("end")}}},
 		{"lone cr", "data: a\r\rdata: b\r\r", []SSE{{"", []byte("a")}, {"", []byte("b")}}},
-		{"over 1 MB", "data: " + big + "\n\n", []SSE{{"", []byte(big)}}},
 		{"blank lines only", "\n\n\n", nil},
+	}
+	if got := readAll(t, "data: "+big+"\n\n"); len(got) != 1 || string(got[0].Data) != big {
+		t.Errorf("an event over 1 MB was not read whole")
 	}
 	for _, tt := range tests {
 		got := readAll(t, tt.in)

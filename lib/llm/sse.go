@@ -33,38 +33,29 @@ func NewSSEReader(r io.Reader) *SSEReader {
 	return &SSEReader{r: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// Next returns the next event, or io.EOF after the last complete one. A
-// final event without its blank line is still returned.
+// Next returns the next event, or io.EOF after the last complete one. As
+// the SSE spec says, an event is complete at its blank line: an event the
+// stream cut before that is dropped, so a cut stream shows as one that
+// ended without its terminal event.
 func (s *SSEReader) Next() (SSE, error) {
 	for {
 		line, err := s.readLine()
+		if err == io.EOF {
+			// A line without its terminator, or an event without its
+			// blank line: incomplete, dropped.
+			s.event, s.data, s.has = s.event[:0], nil, false
+			return SSE{}, io.EOF
+		}
 		if err != nil {
-			if err == io.EOF && len(line) == 0 {
-				if s.has {
-					return s.flush(), nil
-				}
-				return SSE{}, io.EOF
-			}
-			if err != io.EOF {
-				return SSE{}, err
-			}
+			return SSE{}, err
 		}
 		if len(line) == 0 {
 			if s.has {
 				return s.flush(), nil
 			}
-			if err == io.EOF {
-				return SSE{}, io.EOF
-			}
 			continue
 		}
 		s.field(line)
-		if err == io.EOF {
-			if s.has {
-				return s.flush(), nil
-			}
-			return SSE{}, io.EOF
-		}
 	}
 }
 
@@ -116,10 +107,11 @@ func (s *SSEReader) readLine() ([]byte, error) {
 			s.r = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), s.r), 64<<10)
 			return line[:i], nil
 		}
+		crEnd := len(line) > 0 && line[len(line)-1] == '\r'
 		line = bytes.TrimRight(line, "\r\n")
-		if err != nil {
-			return line, err
+		if err == io.EOF && crEnd {
+			return line, nil // a line ended by a lone \r at the end of the stream
 		}
-		return line, nil
+		return line, err
 	}
 }
