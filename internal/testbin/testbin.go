@@ -72,7 +72,10 @@ func Main(m *testing.M) int {
 // Run runs the scripts in dir with every binary on PATH and a private
 // AGENTUTILS_HOME and HOME inside $WORK. Set UPDATE_SCRIPTS=1 to rewrite
 // the expected output sections in place.
-func Run(t *testing.T, dir string) {
+func Run(t *testing.T, dir string) { RunWith(t, dir, nil) }
+
+// RunWith is Run with extra script commands (such as a fake provider).
+func RunWith(t *testing.T, dir string, cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) {
 	t.Helper()
 	bin, err := Build()
 	if err != nil {
@@ -82,6 +85,7 @@ func Run(t *testing.T, dir string) {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds:                cmds,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
