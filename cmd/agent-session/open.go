@@ -293,7 +293,11 @@ func (o *opener) fast(all bool) (done bool, err error) {
 	)
 	err = scanLines(f, func(raw []byte, off int64, lineNo int) error {
 		line = lineNo
-		p, perr := session.Peek(raw)
+		p, ok := session.Skim(raw) // fast path; Peek says what is wrong otherwise
+		var perr error
+		if !ok {
+			p, perr = session.Peek(raw)
+		}
 		if header == nil {
 			if perr != nil || p.Type != "session" {
 				return exit.Errorf(exit.Usage, "%s:%d: not a session file: the first record is not a session header", o.path, lineNo)

@@ -54,13 +54,13 @@ func main() {
 			msg = map[string]any{"role": "toolResult", "toolCallId": "call_x", "toolName": "read",
 				"content": []any{map[string]any{"type": "text", "text": text(*size - 220)}}, "isError": false, "timestamp": i}
 		}
-		var p any
+		p := "null"
 		if parent != "" {
-			p = parent
+			p = `"` + parent + `"`
 		}
-		b, _ := json.Marshal(map[string]any{"type": "message", "id": id, "parentId": p, "timestamp": ts, "message": msg})
-		w.Write(b)
-		w.WriteByte('\n')
+		b, _ := json.Marshal(msg)
+		// The base members first, in the order pi writes them.
+		fmt.Fprintf(w, `{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":%s}`+"\n", id, p, ts, b)
 		// every 1000 entries a dead-end side branch, so the path is not the whole file
 		if i%1000 == 999 {
 			side := fmt.Sprintf("s%07x", i)
