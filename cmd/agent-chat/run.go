@@ -153,7 +153,8 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 	}
 
-	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Secrets: secretValues(env, key)}
+	secrets := secretValues(env, key)
+	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Secrets: secrets}
 	if c.Bool("verbose") {
 		client.Warn = func(s string) { app.Warnf(c, "%s", s) }
 	}
@@ -182,7 +183,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if t := c.Float64("temperature"); t >= 0 {
 		opts.Temperature = &t
 	}
-	t := &turn{c: c, env: env, out: out, client: client, model: model, opts: opts,
+	t := &turn{c: c, env: env, out: out, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
 		llmCtx: llm.Context{SystemPrompt: system, Messages: history, Tools: tools}}
 
 	// Pending records first, then the state changes this run makes.
@@ -267,8 +268,9 @@ func keyCommand(ctx context.Context, command string) (string, error) {
 	return k, nil
 }
 
-// secretValues are values never written to a cassette: the key and the
-// values of key-like environment variables.
+// secretValues are values that never reach the model or a cassette: the
+// key and the values of key-like environment variables (names containing
+// KEY, TOKEN, SECRET or PASSWORD).
 func secretValues(env *app.Env, key string) []string {
 	out := []string{}
 	if key != "" && key != "N/A" {
@@ -314,6 +316,8 @@ type turn struct {
 	model  llm.Model
 	opts   llm.Options
 	llmCtx llm.Context
+	// secrets never reach the model: hidden outbound, revealed inbound.
+	secrets *llm.Secrets
 }
 
 func (t *turn) run(content []llm.Content) error {
@@ -415,7 +419,16 @@ func (t *turn) end(final llm.Message, added []json.RawMessage) {
 // call makes one model call, streaming message_start and updates.
 func (t *turn) call() (llm.Message, error) {
 	started := false
-	final, err := t.client.Stream(t.c.Context, t.model, t.llmCtx, t.opts, func(ev llm.Event) {
+	final, err := t.client.Stream(t.c.Context, t.model, t.secrets.Hide(t.llmCtx), t.opts, func(ev llm.Event) {
+		ev.Delta, ev.Content = t.secrets.Reveal(ev.Delta), t.secrets.Reveal(ev.Content)
+		if ev.ToolCall != nil {
+			tc := t.secrets.RevealMessage(llm.Message{Content: []llm.Content{*ev.ToolCall}}).Content[0]
+			ev.ToolCall = &tc
+		}
+		if ev.Partial != nil {
+			p := t.secrets.RevealMessage(*ev.Partial)
+			ev.Partial = &p
+		}
 		if !started && ev.Partial != nil {
 			started = true
 			m := msgJSON(ev.Partial)
@@ -430,6 +443,7 @@ func (t *turn) call() (llm.Message, error) {
 	if err != nil {
 		return final, exit.Wrap(exit.Failure, err)
 	}
+	final = t.secrets.RevealMessage(final)
 	if !started {
 		empty := llm.Message{Role: "assistant", Content: []llm.Content{}, API: t.model.API, Provider: t.model.Provider, Model: t.model.ID, StopReason: llm.StopStop, Timestamp: final.Timestamp}
 		m := msgJSON(empty)
