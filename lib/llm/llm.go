@@ -179,31 +179,34 @@ type Message struct {
 }
 
 // UnmarshalJSON accepts a user message whose content is a plain string.
+// Blocks, the common case, decode in one pass.
 func (m *Message) UnmarshalJSON(b []byte) error {
 	type plain Message
+	var p plain
+	err := json.Unmarshal(b, &p)
+	if err == nil {
+		*m = Message(p)
+		return nil
+	}
 	var raw struct {
-		plain
 		Content json.RawMessage `json:"content"`
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if json.Unmarshal(b, &raw) != nil || len(raw.Content) == 0 || raw.Content[0] != '"' {
 		return err
 	}
-	*m = Message(raw.plain)
-	m.Content = nil
-	c := strings.TrimSpace(string(raw.Content))
-	switch {
-	case c == "" || c == "null":
-	case c[0] == '"':
-		var s string
-		if err := json.Unmarshal(raw.Content, &s); err != nil {
-			return err
-		}
-		m.Content = []Content{TextBlock(s)}
-	default:
-		if err := json.Unmarshal(raw.Content, &m.Content); err != nil {
-			return err
-		}
+	var text string
+	if err := json.Unmarshal(raw.Content, &text); err != nil {
+		return err
 	}
+	var rest struct {
+		plain
+		Content json.RawMessage `json:"content"` // shadows the blocks
+	}
+	if err := json.Unmarshal(b, &rest); err != nil {
+		return err
+	}
+	*m = Message(rest.plain)
+	m.Content = []Content{TextBlock(text)}
 	return nil
 }
 

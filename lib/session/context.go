@@ -69,13 +69,13 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 				ctx.Models[role] = v.Model
 			}
 		case "message":
-			var v struct {
-				Message struct {
-					Role, Provider, Model string
+			m := member(e.Raw, "message")
+			if role, _ := strVal(member(m, "role")); role == "assistant" {
+				prov, _ := strVal(member(m, "provider"))
+				model, _ := strVal(member(m, "model"))
+				if prov != "" && model != "" {
+					ctx.Models["default"] = prov + "/" + model
 				}
-			}
-			if json.Unmarshal(e.Raw, &v) == nil && v.Message.Role == "assistant" && v.Message.Provider != "" && v.Message.Model != "" {
-				ctx.Models["default"] = v.Message.Provider + "/" + v.Message.Model
 			}
 		case "compaction":
 			compaction = i
@@ -180,21 +180,14 @@ func applyPending(entries []Record) []Record {
 func messageOf(e Record) json.RawMessage {
 	switch e.Type {
 	case "message":
-		var v struct {
-			Message json.RawMessage `json:"message"`
-		}
-		if json.Unmarshal(e.Raw, &v) != nil || len(v.Message) == 0 || v.Message[0] != '{' {
+		m := member(e.Raw, "message")
+		if len(m) == 0 || m[0] != '{' {
 			return nil
 		}
-		var r struct {
-			Role    string `json:"role"`
-			Retried bool   `json:"retried"`
-		}
-		json.Unmarshal(v.Message, &r)
-		if r.Role == "assistant" && r.Retried {
+		if role, _ := strVal(member(m, "role")); role == "assistant" && string(member(m, "retried")) == "true" {
 			return nil
 		}
-		return v.Message
+		return m
 	case "custom_message":
 		var v struct {
 			CustomType string          `json:"customType"`
@@ -290,6 +283,17 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 				Content string          `json:"content"`
 				Image   json.RawMessage `json:"image"`
 			} `json:"files"`
+		}
+		// The model's own roles pass as they are; only the others are decoded.
+		switch role, _ := strVal(member(raw, "role")); role {
+		case "user", "assistant":
+			out = append(out, raw)
+			continue
+		case "toolResult":
+			if p := member(raw, "prunedAt"); len(p) == 0 || string(p) == "null" {
+				out = append(out, raw)
+				continue
+			}
 		}
 		if json.Unmarshal(raw, &m) != nil {
 			continue

@@ -59,6 +59,9 @@ func Peek(line []byte) (Head, error) {
 // version-1 files have no ids; Migrate gives them ids. The bytes are kept.
 func ParseRecord(line []byte) (Record, error) {
 	line = bytes.TrimRight(line, "\r\n")
+	if h, ok := Skim(line); ok { // the fast path: structure checked in one pass
+		return Record{Raw: append(json.RawMessage(nil), line...), Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
+	}
 	if !json.Valid(line) {
 		var v any
 		return Record{}, jsonError(json.Unmarshal(line, &v))

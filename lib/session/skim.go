@@ -17,62 +17,84 @@ var errSkim = errors.New("skim: malformed")
 // so a session file is indexed at close to disk speed. It reports ok=false
 // for anything it does not accept; Peek then decides (it is the reference).
 func Skim(line []byte) (h Head, ok bool) {
-	s := skimmer{b: line}
-	s.ws()
-	if !s.eat('{') {
-		return h, false
-	}
-	s.ws()
-	if s.eat('}') {
-		return h, false // no type
-	}
-	for {
-		s.ws()
-		kStart := s.i
-		if !s.str() {
-			return h, false
-		}
-		key := s.b[kStart+1 : s.i-1]
-		s.ws()
-		if !s.eat(':') {
-			return h, false
-		}
-		s.ws()
-		vStart := s.i
-		if !s.value(0) {
-			return h, false
-		}
-		val := s.b[vStart:s.i]
+	good := Members(line, func(key, val []byte) bool {
+		ok := true
 		switch string(key) {
 		case "type":
-			if h.Type, ok = strVal(val); !ok {
-				return h, false
-			}
+			h.Type, ok = strVal(val)
 		case "id":
-			if h.ID, ok = strVal(val); !ok {
-				return h, false
-			}
+			h.ID, ok = strVal(val)
 		case "parentId":
 			if string(val) != "null" {
-				if h.ParentID, ok = strVal(val); !ok {
-					return h, false
-				}
+				h.ParentID, ok = strVal(val)
 			}
 		case "timestamp":
 			h.Time, _ = strVal(val)
 		case "pending":
 			h.Pending = string(val) == "true"
 		}
+		return ok
+	})
+	return h, good && h.Type != ""
+}
+
+// Members calls fn with each top-level member of a JSON object, its key
+// (raw, without quotes) and its value (raw bytes), checking the structure
+// as Skim does. It stops when fn returns false and reports whether the
+// whole object was read and well formed.
+func Members(line []byte, fn func(key, val []byte) bool) bool {
+	s := skimmer{b: line}
+	s.ws()
+	if !s.eat('{') {
+		return false
+	}
+	s.ws()
+	if s.eat('}') {
+		s.ws()
+		return s.i == len(s.b)
+	}
+	for {
+		s.ws()
+		kStart := s.i
+		if !s.str() {
+			return false
+		}
+		key := s.b[kStart+1 : s.i-1]
+		s.ws()
+		if !s.eat(':') {
+			return false
+		}
+		s.ws()
+		vStart := s.i
+		if !s.value(0) {
+			return false
+		}
+		if !fn(key, s.b[vStart:s.i]) {
+			return false
+		}
 		s.ws()
 		if s.eat(',') {
 			continue
 		}
 		if !s.eat('}') {
-			return h, false
+			return false
 		}
 		s.ws()
-		return h, s.i == len(s.b) && h.Type != ""
+		return s.i == len(s.b)
 	}
+}
+
+// member returns the raw value of a top-level member ("" when absent or
+// when obj is not a well-formed object).
+func member(obj []byte, key string) []byte {
+	var out []byte
+	Members(obj, func(k, v []byte) bool {
+		if string(k) == key {
+			out = v
+		}
+		return true
+	})
+	return out
 }
 
 // strVal decodes a JSON string value (fast when it has no escapes).

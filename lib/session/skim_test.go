@@ -16,6 +16,7 @@ func TestSkimAgreesWithPeek(t *testing.T) {
 		`{"type":"x","id":"a","v":tru}`,
 		`{"type":"x","id":"a","v":"raw` + "\t" + `tab"}`,
 		`{"id":"a"}`,
+		`{"zzz":[1,{"a":"b"}],"type":"late","id":"i"}`,
 		`[1]`,
 		`{}`,
 	} {
