@@ -20,6 +20,7 @@ import (
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/loop"
 	"github.com/agentutils/agentutils/lib/prompt"
 )
 
@@ -102,14 +103,34 @@ func run(c *cli.Context, env *app.Env) error {
 	thinking = model.ClampThinking(thinking)
 
 	var tools []llm.Tool
+	var procs []*coproc
+	var toolset *loop.Toolset
+	var validator *loop.Validator
+	if cmds := toolCommands(c); len(cmds) > 0 {
+		sid := ""
+		if st.header != nil {
+			sid = st.header.ID
+		}
+		procs, toolset, err = startTools(c.Context, cmds, env.Dir, sid, env.Stderr)
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		defer stopTools(procs)
+		if validator, err = loop.NewValidator(toolset.Tools()); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		tools = toolsForModel(toolset)
+	}
 	if f := c.String("tools-json"); f != "" {
 		data, err := os.ReadFile(absPath(env, f))
 		if err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
-		if tools, err = toolsFrom(data); err != nil {
+		more, err := toolsFrom(data)
+		if err != nil {
 			return exit.Errorf(exit.Usage, "%s: %v", f, err)
 		}
+		tools = append(tools, more...)
 	}
 
 	system, err := systemPrompt(c, env, tools)
@@ -184,6 +205,7 @@ func run(c *cli.Context, env *app.Env) error {
 		opts.Temperature = &t
 	}
 	t := &turn{c: c, env: env, out: out, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
+		procs: procs, toolset: toolset, validator: validator,
 		llmCtx: llm.Context{SystemPrompt: system, Messages: history, Tools: tools}}
 
 	// Pending records first, then the state changes this run makes.
@@ -318,6 +340,25 @@ type turn struct {
 	llmCtx llm.Context
 	// secrets never reach the model: hidden outbound, revealed inbound.
 	secrets *llm.Secrets
+	// the tool co-processes and their merged tools (nil: no tools to run)
+	procs     []*coproc
+	toolset   *loop.Toolset
+	validator *loop.Validator
+}
+
+// toolCommands are the co-processes to start: none with --once, --no-tools
+// or --tools-json; --tools-cmd; else agent-tool serve when it is on PATH.
+func toolCommands(c *cli.Context) []string {
+	if c.Bool("once") || c.Bool("no-tools") || c.String("tools-json") != "" {
+		return nil
+	}
+	if cmds := c.StringSlice("tools-cmd"); len(cmds) > 0 {
+		return cmds
+	}
+	if _, err := exec.LookPath("agent-tool"); err == nil {
+		return []string{"agent-tool serve"}
+	}
+	return nil
 }
 
 func (t *turn) run(content []llm.Content) error {
@@ -335,50 +376,71 @@ func (t *turn) run(content []llm.Content) error {
 	}
 	retries, base := t.c.Int("retries"), time.Duration(t.c.Int("retry-base-ms"))*time.Millisecond
 	var final llm.Message
-	for attempt := 0; ; attempt++ {
-		var err error
-		final, err = t.call()
-		if err != nil { // a replay mismatch or a codec failure: no message to show
-			return err
-		}
-		if t.c.Context.Err() != nil {
-			final.StopReason, final.ErrorMessage = llm.StopAborted, "Request was aborted"
-		}
-		retry := final.StopReason == llm.StopError && llm.IsRetryable(final, t.model.ContextWindow) && attempt < retries
-		var m json.RawMessage
-		m = msgJSON(final)
-		if retry { // kept in the history, dropped from the context (formats/events)
-			m = append(m[:len(m)-1:len(m)-1], `,"retried":true}`...)
-		}
-		added = append(added, m)
-		out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
-		if !retry {
-			if attempt > 0 {
-				ok := final.StopReason != llm.StopError && final.StopReason != llm.StopAborted
-				out.emit(event.AutoRetryEnd, func(e *event.Event) {
-					e.Success, e.Attempt = &ok, attempt
-					if !ok {
-						e.FinalError = final.ErrorMessage
-					}
-				})
+	for turns := 1; ; turns++ {
+		for attempt := 0; ; attempt++ {
+			var err error
+			final, err = t.call()
+			if err != nil { // a replay mismatch or a codec failure: no message to show
+				return err
 			}
-			break
+			if t.c.Context.Err() != nil {
+				final.StopReason, final.ErrorMessage = llm.StopAborted, "Request was aborted"
+			}
+			retry := final.StopReason == llm.StopError && llm.IsRetryable(final, t.model.ContextWindow) && attempt < retries
+			var m json.RawMessage
+			m = msgJSON(final)
+			if retry { // kept in the history, dropped from the context (formats/events)
+				m = append(m[:len(m)-1:len(m)-1], `,"retried":true}`...)
+			}
+			added = append(added, m)
+			out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
+			if !retry {
+				if attempt > 0 {
+					ok := final.StopReason != llm.StopError && final.StopReason != llm.StopAborted
+					out.emit(event.AutoRetryEnd, func(e *event.Event) {
+						e.Success, e.Attempt = &ok, attempt
+						if !ok {
+							e.FinalError = final.ErrorMessage
+						}
+					})
+				}
+				break
+			}
+			delay := base << attempt
+			if hint := llm.RetryHint(final.ErrorMessage); hint > delay {
+				delay = hint
+			}
+			out.emit(event.AutoRetryStart, func(e *event.Event) {
+				e.Attempt, e.MaxAttempts, e.DelayMs, e.ErrorMessage = attempt+1, retries, delay.Milliseconds(), final.ErrorMessage
+			})
+			select {
+			case <-time.After(delay):
+			case <-t.c.Context.Done():
+				f := false
+				out.emit(event.AutoRetryEnd, func(e *event.Event) { e.Success, e.Attempt, e.FinalError = &f, attempt+1, "Retry cancelled" })
+				t.end(final, added)
+				return exit.Silent(exit.Interrupted)
+			}
 		}
-		delay := base << attempt
-		if hint := llm.RetryHint(final.ErrorMessage); hint > delay {
-			delay = hint
+		if final.StopReason == llm.StopToolUse && t.toolset != nil && turns < t.c.Int("max-turns") {
+			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
+			results := t.runTools(final)
+			var raws []json.RawMessage
+			for _, r := range results {
+				raws = append(raws, msgJSON(r))
+			}
+			added = append(added, raws...)
+			t.llmCtx.Messages = append(t.llmCtx.Messages, results...)
+			m := msgJSON(final)
+			out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = raws })
+			if t.c.Context.Err() != nil {
+				out.emit(event.AgentEnd, func(e *event.Event) { e.Messages = added })
+				return exit.Silent(exit.Interrupted)
+			}
+			out.emit(event.TurnStart, nil)
+			continue
 		}
-		out.emit(event.AutoRetryStart, func(e *event.Event) {
-			e.Attempt, e.MaxAttempts, e.DelayMs, e.ErrorMessage = attempt+1, retries, delay.Milliseconds(), final.ErrorMessage
-		})
-		select {
-		case <-time.After(delay):
-		case <-t.c.Context.Done():
-			f := false
-			out.emit(event.AutoRetryEnd, func(e *event.Event) { e.Success, e.Attempt, e.FinalError = &f, attempt+1, "Retry cancelled" })
-			t.end(final, added)
-			return exit.Silent(exit.Interrupted)
-		}
+		break
 	}
 	overflow := final.StopReason == llm.StopError && llm.IsOverflow(final, t.model.ContextWindow)
 	if overflow {
