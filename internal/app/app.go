@@ -77,7 +77,7 @@ func Main(spec Spec) int {
 func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 	a := spec(env)
 	prepare(a, env)
-	err := a.RunContext(ctx, args)
+	err := a.RunContext(ctx, interspersed(a, args))
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
 		err = &exit.Error{Code: exit.Interrupted, Err: err}
 	}

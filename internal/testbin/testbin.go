@@ -60,6 +60,19 @@ func Build() (string, error) {
 	return binDir, buildErr
 }
 
+var cacheOnce sync.Once
+var cacheDir string
+
+// goCache is the build cache of the go command running the tests.
+func goCache() string {
+	cacheOnce.Do(func() {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			cacheDir = strings.TrimSpace(string(out))
+		}
+	})
+	return cacheDir
+}
+
 // Main wraps a test binary's TestMain: it runs the tests and removes the built binaries.
 func Main(m *testing.M) int {
 	code := m.Run()
@@ -92,6 +105,12 @@ func RunWith(t *testing.T, dir string, cmds map[string]func(ts *testscript.TestS
 			env.Setenv("AGENTUTILS_HOME", filepath.Join(env.WorkDir, ".agentutils"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("NO_COLOR", "1")
+			if root, err := Root(); err == nil {
+				env.Setenv("REPO", root) // shared fixtures: $REPO/testdata/…
+			}
+			if c := goCache(); c != "" {
+				env.Setenv("GOCACHE", c) // scripts that run go share the warm build cache
+			}
 			for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"} {
 				env.Setenv(k, "")
 			}
