@@ -117,6 +117,12 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return exit.Errorf(exit.Usage, "%s (see '%s --help')", err, c.Command.HelpName)
 }
 
+// The version flag is -V/--version (as in ripgrep), so -v stays free for
+// commands that mean "invert" by it.
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version"}
+}
+
 func prepare(a *cli.App, env *Env) {
 	a.Writer, a.ErrWriter, a.Reader = env.Stdout, env.Stderr, env.Stdin
 	a.ExitErrHandler = func(*cli.Context, error) {} // errors are mapped by Run, not by the library
