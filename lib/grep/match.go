@@ -16,9 +16,11 @@ import (
 
 // Matcher finds matches in a buffer.
 type Matcher struct {
-	re      *regexp.Regexp
-	literal []byte // set when the whole pattern is a literal: bytes.Index
-	fold    bool
+	re       *regexp.Regexp
+	literal  []byte // set when the whole pattern is a literal: bytes.Index
+	fold     bool
+	required []byte // a literal every match contains (lowered when reqFold)
+	reqFold  bool
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -80,6 +82,19 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		return nil, regexError(strings.Join(o.Patterns, "|"), err)
 	}
 	m := &Matcher{re: re, fold: fold}
+	if !o.Multiline && !o.DotAll {
+		// Lines are searched one by one (as rg does without -U), and only
+		// those holding a literal every match needs.
+		if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+			if req := requiredLiteral(parsed.Simplify()); len(req) >= 2 && isASCII(req) {
+				m.required = []byte(req)
+				m.reqFold = fold || parsed.Flags&syntax.FoldCase != 0 || strings.ToLower(req) != req && false
+				if fold {
+					m.required = []byte(strings.ToLower(req))
+				}
+			}
+		}
+	}
 	if len(o.Patterns) == 1 && !o.Word && !o.Line && !fold {
 		if o.Fixed {
 			m.literal = []byte(o.Patterns[0])
@@ -134,6 +149,9 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 			off = s + len(m.literal)
 		}
 	}
+	if m.required != nil {
+		return m.findByLines(buf, limit)
+	}
 	n := -1
 	if limit > 0 {
 		n = limit
@@ -148,6 +166,9 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 func (m *Matcher) HasMatch(buf []byte) bool {
 	if m.literal != nil {
 		return bytes.Contains(buf, m.literal)
+	}
+	if m.required != nil {
+		return len(m.findByLines(buf, 1)) > 0
 	}
 	return m.re.Match(buf)
 }
