@@ -93,7 +93,9 @@ var ignoreRes = []*regexp.Regexp{
 	regexp.MustCompile(`^Auto-merged (.*?) into (.*)`),
 }
 
-var semverRe = regexp.MustCompile(`^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+var semverRe = regexp.MustCompile(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+var skipCI1 = regexp.MustCompile(`(?i)\[(skip|ci)(-|\s)(ci|skip)\]`)
+var skipCI2 = regexp.MustCompile(`(?i)\((skip|ci)(-|\s)(ci|skip)\)`)
 var releasePrefixRe = regexp.MustCompile(`^chore(\([^)]+\))?:`)
 
 // Ignored reports whether commitlint's default ignores skip the message:
@@ -105,7 +107,9 @@ func Ignored(msg string) bool {
 		}
 	}
 	first, _, _ := strings.Cut(msg, "\n")
-	v := strings.TrimSpace(releasePrefixRe.ReplaceAllString(first, ""))
+	v := releasePrefixRe.ReplaceAllString(first, "")
+	v = skipCI1.ReplaceAllString(v, "")
+	v = skipCI2.ReplaceAllString(v, "")
 	return semverRe.MatchString(strings.TrimSpace(v))
 }
 
@@ -215,12 +219,15 @@ func listValue(v any) []string {
 
 func maxLineLength(s string, n int) bool {
 	for _, l := range strings.Split(s, "\n") {
-		if jsLen(l) > n {
+		if jsLen(l) > n && !urlRe.MatchString(l) {
 			return false
 		}
 	}
 	return true
 }
+
+// urlRe exempts lines with a URL from the line-length rules, as commitlint does.
+var urlRe = regexp.MustCompile(`\bhttps?://\S+`)
 
 var startsWithLetter = regexp.MustCompile(`^[\p{Ll}\p{Lu}]`)
 var quotedRe = regexp.MustCompile("`.*?`|\".*?\"|'.*?'")

@@ -48,7 +48,7 @@ var (
 
 // Clean prepares a message the way git does for commit-msg: comment lines
 // (starting with commentChar) are dropped, the text is cut at the scissors
-// line, and trailing blank lines and whitespace are removed.
+// line, and leading and trailing blank lines are removed.
 func Clean(raw, commentChar string) string {
 	if commentChar == "" {
 		commentChar = "#"
@@ -62,7 +62,7 @@ func Clean(raw, commentChar string) string {
 		if strings.HasPrefix(l, commentChar) {
 			continue
 		}
-		out = append(out, strings.TrimRight(l, " \t"))
+		out = append(out, l)
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
