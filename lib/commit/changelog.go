@@ -250,6 +250,10 @@ func deleteItems(text, cat string, items []string) string {
 			}
 			if drop[strings.ToLower(full)] {
 				i = j - 1
+				// Do not leave two blank lines where the item was.
+				if len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" && j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+					i = j
+				}
 				continue
 			}
 		}

@@ -229,6 +229,8 @@ func maxLineLength(s string, n int) bool {
 // urlRe exempts lines with a URL from the line-length rules, as commitlint does.
 var urlRe = regexp.MustCompile(`\bhttps?://\S+`)
 
+var scopeSplitRe = regexp.MustCompile(`[/\\,]\s?`)
+
 var startsWithLetter = regexp.MustCompile(`^[\p{Ll}\p{Lu}]`)
 var quotedRe = regexp.MustCompile("`.*?`|\".*?\"|'.*?'")
 
@@ -315,7 +317,7 @@ func caseRule(field string) ruleFunc {
 		cases := listValue(rc.Value)
 		vals := []string{v}
 		if field == "scope" {
-			vals = regexp.MustCompile(`[/\\,]\s?`).Split(v, -1)
+			vals = scopeSplitRe.Split(v, -1)
 		}
 		ok := true
 		for _, x := range vals {
@@ -374,7 +376,7 @@ var rules = map[string]ruleFunc{
 			return nil
 		}
 		ok := true
-		for _, s := range regexp.MustCompile(`[/\\,]\s?`).Split(m.Scope, -1) {
+		for _, s := range scopeSplitRe.Split(m.Scope, -1) {
 			in := false
 			for _, v := range vals {
 				if v == s {
