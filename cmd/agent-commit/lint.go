@@ -88,8 +88,8 @@ func runLint(c *cli.Context, env *app.Env) error {
 			return exit.Errorf(exit.Usage, "%s: message is not UTF-8", name)
 		}
 		cc := c.String("comment-char")
-		if cc == "" {
-			cc = commentChar(c, env)
+		if cc == "" && name != "-" {
+			cc = commentChar(c, env) // a commit-msg file: git's own comment char
 		}
 		inputs = []lintInput{{name: name, text: commit.Clean(string(data), cc)}}
 	}
@@ -156,11 +156,7 @@ func lintConfig(c *cli.Context, env *app.Env) (commit.Config, error) {
 	}
 	path := c.String("config")
 	if path == "" {
-		root, err := git(c.Context, env, "rev-parse", "--show-toplevel")
-		dir := env.Dir
-		if err == nil {
-			dir = strings.TrimSpace(root)
-		}
+		dir := repoRoot(env.Dir)
 		for _, n := range configNames {
 			p := filepath.Join(dir, n)
 			if _, err := os.Stat(p); err != nil {
@@ -188,6 +184,22 @@ func lintConfig(c *cli.Context, env *app.Env) (commit.Config, error) {
 		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 	}
 	return cfg, nil
+}
+
+// repoRoot is the nearest directory at or above dir holding .git (a
+// directory or a worktree's file), else dir. Found without running git, so
+// linting stdin costs one process.
+func repoRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
 }
 
 func commentChar(c *cli.Context, env *app.Env) string {
