@@ -64,11 +64,21 @@ func OSEnv() *Env {
 	}
 }
 
-// Main runs spec as this process and returns its exit status; SIGINT and
-// SIGTERM cancel the context given to the command.
+// Main runs spec as this process and returns its exit status. The first
+// SIGINT or SIGTERM cancels the context given to the command (which then
+// winds down and reports); a second one ends the process at once with 130.
 func Main(spec Spec) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		os.Exit(exit.Interrupted)
+	}()
 	return Run(ctx, spec, OSEnv(), os.Args)
 }
 
@@ -77,7 +87,7 @@ func Main(spec Spec) int {
 func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 	a := spec(env)
 	prepare(a, env)
-	err := a.RunContext(ctx, args)
+	err := a.RunContext(ctx, interspersed(a, args))
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
 		err = &exit.Error{Code: exit.Interrupted, Err: err}
 	}
@@ -92,7 +102,11 @@ func report(name string, env *Env, err error) int {
 	if !exit.IsSilent(err) {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", name, err)
 		if env.ErrorRecord {
-			rec, _ := json.Marshal(map[string]any{"type": "error", "code": code, "message": err.Error()})
+			rec, _ := json.Marshal(struct {
+				Type    string `json:"type"`
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			}{"error", code, err.Error()})
 			fmt.Fprintf(env.Stdout, "%s\n", rec)
 		}
 	}
