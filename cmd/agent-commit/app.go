@@ -20,6 +20,7 @@ func newApp(env *app.Env) *cli.App {
 			"   agent-commit changelog add --section Fixed 'Crash on empty input'",
 		Commands: []*cli.Command{
 			lintCommand(env),
+			msgCommand(env),
 			changelogCommand(env),
 			hookCommand(env),
 		},
