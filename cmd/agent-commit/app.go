@@ -21,6 +21,7 @@ func newApp(env *app.Env) *cli.App {
 		Commands: []*cli.Command{
 			lintCommand(env),
 			msgCommand(env),
+			commitCommand(env),
 			changelogCommand(env),
 			hookCommand(env),
 		},

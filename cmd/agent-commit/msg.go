@@ -49,36 +49,47 @@ func runMsg(c *cli.Context, env *app.Env) error {
 	if c.NArg() > 0 {
 		return exit.Errorf(exit.Usage, "msg takes no arguments")
 	}
+	m, err := generateMessage(c, env)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(env.Stdout, m)
+	return err
+}
+
+// generateMessage asks the model for a message for the staged diff until
+// one passes lint.
+func generateMessage(c *cli.Context, env *app.Env) (string, error) {
 	if c.Int("attempts") < 1 {
-		return exit.Errorf(exit.Usage, "--attempts must be at least 1")
+		return "", exit.Errorf(exit.Usage, "--attempts must be at least 1")
 	}
 	if c.String("record") != "" && c.String("replay") != "" {
-		return exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+		return "", exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
 	}
 	cfg, err := lintConfig(c, env)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := git(c.Context, env, "rev-parse", "--git-dir"); err != nil {
-		return err
+		return "", err
 	}
 	diff, err := git(c.Context, env, "diff", "--cached", "-M", "--no-ext-diff", "--ignore-submodules")
 	if err != nil {
-		return err
+		return "", err
 	}
 	if strings.TrimSpace(diff) == "" {
-		return exit.Errorf(exit.Failure, "nothing staged (git add the changes first)")
+		return "", exit.Errorf(exit.Failure, "nothing staged (git add the changes first)")
 	}
 	numstat, err := git(c.Context, env, "diff", "--cached", "-M", "--numstat", "--ignore-submodules")
 	if err != nil {
-		return err
+		return "", err
 	}
 	cands, _, _ := commit.Scopes(commit.ParseNumstat(numstat))
 	prompt := commit.MsgPrompt(commit.ParseDiff(diff), cands, c.String("context"))
 
 	client, model, opts, done, err := modelClient(c, env)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer done()
 	lc := llm.Context{SystemPrompt: commit.MsgSystemPrompt,
@@ -87,10 +98,10 @@ func runMsg(c *cli.Context, env *app.Env) error {
 	for i := 0; i < c.Int("attempts"); i++ {
 		reply, err := client.Stream(c.Context, model, lc, opts, func(llm.Event) {})
 		if err != nil {
-			return exit.Errorf(exit.Usage, "%v", err)
+			return "", exit.Errorf(exit.Usage, "%v", err)
 		}
 		if reply.StopReason == llm.StopError || reply.StopReason == llm.StopAborted {
-			return exit.Errorf(exit.Failure, "model: %s", reply.ErrorMessage)
+			return "", exit.Errorf(exit.Failure, "model: %s", reply.ErrorMessage)
 		}
 		text := reply.Text()
 		a, perr := commit.ParseAnalysis(text)
@@ -101,14 +112,13 @@ func runMsg(c *cli.Context, env *app.Env) error {
 			problems = a.Check(cfg)
 		}
 		if problems == "" {
-			_, err := fmt.Fprintln(env.Stdout, a.Render())
-			return err
+			return a.Render(), nil
 		}
 		last = problems
 		lc.Messages = append(lc.Messages, reply, llm.Message{Role: "user", Timestamp: env.Now().UnixMilli(),
 			Content: []llm.Content{llm.TextBlock("That message does not pass the checks:\n" + problems + "\nAnswer again with the corrected JSON object only.")}})
 	}
-	return exit.Errorf(exit.Failure, "no valid message after %d attempts; last problems: %s", c.Int("attempts"), strings.ReplaceAll(last, "\n", "; "))
+	return "", exit.Errorf(exit.Failure, "no valid message after %d attempts; last problems: %s", c.Int("attempts"), strings.ReplaceAll(last, "\n", "; "))
 }
 
 // modelClient resolves the model and key the way agent-chat does (same
