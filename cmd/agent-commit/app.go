@@ -22,6 +22,7 @@ func newApp(env *app.Env) *cli.App {
 			lintCommand(env),
 			msgCommand(env),
 			commitCommand(env),
+			splitCommand(env),
 			changelogCommand(env),
 			hookCommand(env),
 		},
