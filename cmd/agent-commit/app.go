@@ -9,7 +9,7 @@ import (
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
 		Name:  "agent-commit",
-		Usage: "lint commit messages, edit changelogs and run git hooks",
+		Usage: "lint, write and split commit messages, edit changelogs and run git hooks",
 		Description: "agent-commit checks commit messages against commitlint's config-conventional rules " +
 			"(same rule names, levels and messages) without Node, keeps CHANGELOG.md's [Unreleased] section, " +
 			"and installs git hooks that run the linter.\n\n" +
