@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,6 +39,8 @@ func msgCommand(env *app.Env) *cli.Command {
 			&cli.IntFlag{Name: "attempts", Usage: "model calls before giving up on an invalid message", Value: 3},
 			&cli.StringFlag{Name: "replay", Usage: "answer model requests from cassette `FILE` (offline, no key needed)"},
 			&cli.StringFlag{Name: "record", Usage: "record the model exchange to cassette `FILE`"},
+			&cli.BoolFlag{Name: "no-map-reduce", Usage: "always send the (cut) diff in one call, even for big changes"},
+			&cli.IntFlag{Name: "concurrency", Usage: "parallel per-file calls in the map phase of a big change", Value: commit.MapReduceConcurrency},
 			&cli.StringFlag{Name: "profile", Usage: "lint profile the message must pass: conventional or strict", Value: "conventional"},
 			&cli.StringFlag{Name: "config", Usage: "plain-JSON commitlint config `FILE` (default: discovered in the repository root)"},
 			&cli.StringFlag{Name: "models-file", Usage: "models.toml `FILE` (default: the config dir's)"},
@@ -85,13 +89,21 @@ func generateMessage(c *cli.Context, env *app.Env) (string, error) {
 		return "", err
 	}
 	cands, _, _ := commit.Scopes(commit.ParseNumstat(numstat))
-	prompt := commit.MsgPrompt(commit.ParseDiff(diff), cands, c.String("context"))
+	files := commit.ParseDiff(diff)
 
 	client, model, opts, done, err := modelClient(c, env)
 	if err != nil {
 		return "", err
 	}
 	defer done()
+	prompt := commit.MsgPrompt(files, cands, c.String("context"))
+	if mapped, big := commit.MapFiles(files); big && !c.Bool("no-map-reduce") {
+		obs, err := mapPhase(c, env, client, model, opts, mapped)
+		if err != nil {
+			return "", err
+		}
+		prompt = commit.ReducePrompt(mapped, obs, cands, c.String("context"))
+	}
 	lc := llm.Context{SystemPrompt: commit.MsgSystemPrompt,
 		Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}}
 	var last string
@@ -119,6 +131,52 @@ func generateMessage(c *cli.Context, env *app.Env) (string, error) {
 			Content: []llm.Content{llm.TextBlock("That message does not pass the checks:\n" + problems + "\nAnswer again with the corrected JSON object only.")}})
 	}
 	return "", exit.Errorf(exit.Failure, "no valid message after %d attempts; last problems: %s", c.Int("attempts"), strings.ReplaceAll(last, "\n", "; "))
+}
+
+// mapPhase asks for observations on each file of a big change, at most
+// --concurrency calls at a time, each tried up to MapAttempts times with a
+// linear backoff. A file whose calls all fail gets no observation.
+func mapPhase(c *cli.Context, env *app.Env, client *provider.Client, model llm.Model, opts llm.Options, files []commit.FileDiff) ([]string, error) {
+	n := c.Int("concurrency")
+	if n < 1 {
+		return nil, exit.Errorf(exit.Usage, "--concurrency must be at least 1")
+	}
+	mapOpts := opts
+	mapOpts.MaxTokens = 400
+	obs := make([]string, len(files))
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			lc := llm.Context{SystemPrompt: commit.MapSystemPrompt, Messages: []llm.Message{{Role: "user",
+				Content: []llm.Content{llm.TextBlock(commit.MapPrompt(f))}, Timestamp: env.Now().UnixMilli()}}}
+			for a := 1; a <= commit.MapAttempts; a++ {
+				reply, err := client.Stream(c.Context, model, lc, mapOpts, func(llm.Event) {})
+				if err == nil && reply.StopReason != llm.StopError && reply.StopReason != llm.StopAborted {
+					obs[i] = reply.Text()
+					return
+				}
+				if err != nil || c.Context.Err() != nil {
+					break // a replay mismatch or an interrupt: retrying cannot help
+				}
+				select {
+				case <-time.After(time.Duration(a) * time.Second):
+				case <-c.Context.Done():
+					return
+				}
+			}
+			obs[i] = "(no observation: the model call failed)"
+		}()
+	}
+	wg.Wait()
+	if err := c.Context.Err(); err != nil {
+		return nil, err
+	}
+	return obs, nil
 }
 
 // modelClient resolves the model and key the way agent-chat does (same

@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,4 +68,28 @@ func FuzzParseSplitPlan(f *testing.F) {
 		files := ParseDiff("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
 		PlanSplit(p, files, Conventional())
 	})
+}
+
+func TestMapFiles(t *testing.T) {
+	mk := func(paths ...string) []FileDiff {
+		var fs []FileDiff
+		for _, p := range paths {
+			fs = append(fs, FileDiff{Path: p, Header: "diff --git a/" + p + " b/" + p + "\n"})
+		}
+		return fs
+	}
+	if _, big := MapFiles(mk("a", "b", "c", "go.sum")); big {
+		t.Error("3 files plus a lock file: not big")
+	}
+	if fs, big := MapFiles(mk("a", "b", "c", "d", "go.sum")); !big || len(fs) != 4 {
+		t.Errorf("4 files: big=%v n=%d", big, len(fs))
+	}
+	huge := mk("a")
+	huge[0].Hunks = []Hunk{{Content: strings.Repeat("+x\n", MapReduceMaxFileToken*2)}}
+	if _, big := MapFiles(huge); !big {
+		t.Error("one huge file: big")
+	}
+	if p := MapPrompt(huge[0]); len(p) > MapReduceMaxFileToken*4+200 {
+		t.Errorf("map prompt not cut: %d", len(p))
+	}
 }
