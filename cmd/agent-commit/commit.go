@@ -28,7 +28,7 @@ func commitCommand(env *app.Env) *cli.Command {
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "stage all changes first (git add -A); never with --dry-run"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the message; stage and commit nothing"},
 			&cli.BoolFlag{Name: "push", Usage: "git push after the commit"},
-		}, msg.Flags...),
+		}, withoutFlag(msg.Flags, "n")...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return exit.Errorf(exit.Usage, "commit takes no arguments")
@@ -79,4 +79,14 @@ func indent(s string) string {
 		lines[i] = "  " + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+func withoutFlag(fs []cli.Flag, name string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range fs {
+		if f.Names()[0] != name {
+			out = append(out, f)
+		}
+	}
+	return out
 }

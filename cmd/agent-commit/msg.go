@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -32,6 +33,7 @@ func msgCommand(env *app.Env) *cli.Command {
 			"   agent-commit msg\n" +
 			"   agent-commit msg --context 'fixes the flaky CI job' --model anthropic/claude-haiku-4-5\n" +
 			"   git commit -F <(agent-commit msg)\n" +
+			"   agent-commit msg -n 3 | jq -r .message\n" +
 			"   agent-commit msg --replay cassette.jsonl   # offline, from a recorded exchange",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` (default: the catalog's default with a key)"},
@@ -39,6 +41,7 @@ func msgCommand(env *app.Env) *cli.Command {
 			&cli.IntFlag{Name: "attempts", Usage: "model calls before giving up on an invalid message", Value: 3},
 			&cli.StringFlag{Name: "replay", Usage: "answer model requests from cassette `FILE` (offline, no key needed)"},
 			&cli.StringFlag{Name: "record", Usage: "record the model exchange to cassette `FILE`"},
+			&cli.IntFlag{Name: "n", Usage: "write `N` candidates, one JSON line each ({\"candidate\",\"message\"})", Value: 1},
 			&cli.BoolFlag{Name: "no-map-reduce", Usage: "always send the (cut) diff in one call, even for big changes"},
 			&cli.IntFlag{Name: "concurrency", Usage: "parallel per-file calls in the map phase of a big change", Value: commit.MapReduceConcurrency},
 			&cli.StringFlag{Name: "profile", Usage: "lint profile the message must pass: conventional or strict", Value: "conventional"},
@@ -53,84 +56,116 @@ func runMsg(c *cli.Context, env *app.Env) error {
 	if c.NArg() > 0 {
 		return exit.Errorf(exit.Usage, "msg takes no arguments")
 	}
-	m, err := generateMessage(c, env)
-	if err != nil {
-		return err
+	n := c.Int("n")
+	if n < 1 {
+		return exit.Errorf(exit.Usage, "-n must be at least 1")
 	}
-	_, err = fmt.Fprintln(env.Stdout, m)
-	return err
+	i := 0
+	return generateMessages(c, env, n, func(m string) error {
+		i++
+		if n == 1 {
+			_, err := fmt.Fprintln(env.Stdout, m)
+			return err
+		}
+		// Several candidates: one JSON line each, as they come.
+		b, _ := json.Marshal(struct {
+			Candidate int    `json:"candidate"`
+			Message   string `json:"message"`
+		}{i, m})
+		_, err := fmt.Fprintf(env.Stdout, "%s\n", b)
+		return err
+	})
 }
 
-// generateMessage asks the model for a message for the staged diff until
-// one passes lint.
+// generateMessage asks the model for one message for the staged diff.
 func generateMessage(c *cli.Context, env *app.Env) (string, error) {
+	var msg string
+	err := generateMessages(c, env, 1, func(m string) error { msg = m; return nil })
+	return msg, err
+}
+
+// generateMessages asks the model for n messages for the staged diff, each
+// re-asked until it passes lint, and hands each to emit.
+func generateMessages(c *cli.Context, env *app.Env, n int, emit func(string) error) error {
 	if c.Int("attempts") < 1 {
-		return "", exit.Errorf(exit.Usage, "--attempts must be at least 1")
+		return exit.Errorf(exit.Usage, "--attempts must be at least 1")
 	}
 	if c.String("record") != "" && c.String("replay") != "" {
-		return "", exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+		return exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
 	}
 	cfg, err := lintConfig(c, env)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if _, err := git(c.Context, env, "rev-parse", "--git-dir"); err != nil {
-		return "", err
+		return err
 	}
 	diff, err := git(c.Context, env, "diff", "--cached", "-M", "--no-ext-diff", "--ignore-submodules")
 	if err != nil {
-		return "", err
+		return err
 	}
 	if strings.TrimSpace(diff) == "" {
-		return "", exit.Errorf(exit.Failure, "nothing staged (git add the changes first)")
+		return exit.Errorf(exit.Failure, "nothing staged (git add the changes first)")
 	}
 	numstat, err := git(c.Context, env, "diff", "--cached", "-M", "--numstat", "--ignore-submodules")
 	if err != nil {
-		return "", err
+		return err
 	}
 	cands, _, _ := commit.Scopes(commit.ParseNumstat(numstat))
 	files := commit.ParseDiff(diff)
 
 	client, model, opts, done, err := modelClient(c, env)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer done()
 	prompt := commit.MsgPrompt(files, cands, c.String("context"))
 	if mapped, big := commit.MapFiles(files); big && !c.Bool("no-map-reduce") {
 		obs, err := mapPhase(c, env, client, model, opts, mapped)
 		if err != nil {
-			return "", err
+			return err
 		}
 		prompt = commit.ReducePrompt(mapped, obs, cands, c.String("context"))
 	}
 	lc := llm.Context{SystemPrompt: commit.MsgSystemPrompt,
 		Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}}
-	var last string
-	for i := 0; i < c.Int("attempts"); i++ {
-		reply, err := client.Stream(c.Context, model, lc, opts, func(llm.Event) {})
-		if err != nil {
-			return "", exit.Errorf(exit.Usage, "%v", err)
+	base := lc.Messages
+	for cand := 0; cand < n; cand++ {
+		lc.Messages = base
+		var last string
+		ok := false
+		for i := 0; i < c.Int("attempts"); i++ {
+			reply, err := client.Stream(c.Context, model, lc, opts, func(llm.Event) {})
+			if err != nil {
+				return exit.Errorf(exit.Usage, "%v", err)
+			}
+			if reply.StopReason == llm.StopError || reply.StopReason == llm.StopAborted {
+				return exit.Errorf(exit.Failure, "model: %s", reply.ErrorMessage)
+			}
+			text := reply.Text()
+			a, perr := commit.ParseAnalysis(text)
+			problems := ""
+			if perr != nil {
+				problems = perr.Error()
+			} else {
+				problems = a.Check(cfg)
+			}
+			if problems == "" {
+				ok = true
+				if err := emit(a.Render()); err != nil {
+					return err
+				}
+				break
+			}
+			last = problems
+			lc.Messages = append(lc.Messages, reply, llm.Message{Role: "user", Timestamp: env.Now().UnixMilli(),
+				Content: []llm.Content{llm.TextBlock("That message does not pass the checks:\n" + problems + "\nAnswer again with the corrected JSON object only.")}})
 		}
-		if reply.StopReason == llm.StopError || reply.StopReason == llm.StopAborted {
-			return "", exit.Errorf(exit.Failure, "model: %s", reply.ErrorMessage)
+		if !ok {
+			return exit.Errorf(exit.Failure, "no valid message after %d attempts; last problems: %s", c.Int("attempts"), strings.ReplaceAll(last, "\n", "; "))
 		}
-		text := reply.Text()
-		a, perr := commit.ParseAnalysis(text)
-		problems := ""
-		if perr != nil {
-			problems = perr.Error()
-		} else {
-			problems = a.Check(cfg)
-		}
-		if problems == "" {
-			return a.Render(), nil
-		}
-		last = problems
-		lc.Messages = append(lc.Messages, reply, llm.Message{Role: "user", Timestamp: env.Now().UnixMilli(),
-			Content: []llm.Content{llm.TextBlock("That message does not pass the checks:\n" + problems + "\nAnswer again with the corrected JSON object only.")}})
 	}
-	return "", exit.Errorf(exit.Failure, "no valid message after %d attempts; last problems: %s", c.Int("attempts"), strings.ReplaceAll(last, "\n", "; "))
+	return nil
 }
 
 // mapPhase asks for observations on each file of a big change, at most
