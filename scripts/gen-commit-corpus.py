@@ -20,6 +20,8 @@ headers = [
     "feat!: breaking", "fix(deps)!: upgrade", "docs(readme): fix typo", "fix(ui): Dark mode",
     "feat(i18n): add 中文", "chore(release): prepare", "feat(parser)(lexer): double scope",
     "fix(parser: unclosed scope", "fix(parser)): extra paren", "FIX(api): shouting",
+    "Bad one.", "fix: wait...", "feat(x):", "Word.", "fix: x.y", "fix(a.b): c", "  both sides  ",
+    "feat(a): b:", "fix: ǅemal title-case letter", "fix: ends with colon:",
 ]
 bodies = [
     None,

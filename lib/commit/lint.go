@@ -231,7 +231,7 @@ var urlRe = regexp.MustCompile(`\bhttps?://\S+`)
 
 var scopeSplitRe = regexp.MustCompile(`[/\\,]\s?`)
 
-var startsWithLetter = regexp.MustCompile(`^[\p{Ll}\p{Lu}]`)
+var startsWithLetter = regexp.MustCompile(`^[\p{Ll}\p{Lu}\p{Lt}]`)
 var quotedRe = regexp.MustCompile("`.*?`|\".*?\"|'.*?'")
 
 // ensureCase is @commitlint/ensure's case check: quoted parts are ignored,
@@ -394,24 +394,39 @@ var rules = map[string]ruleFunc{
 		return []string{fmt.Sprintf("scope %s be one of [%s]", must(rc), strings.Join(vals, ", "))}
 	},
 	"subject-full-stop": func(m Message, rc RuleConfig) []string {
-		if m.Subject == "" {
+		// commitlint checks the end of the whole header, not the subject,
+		// skips a header that ends in its first colon, and lets "..." pass.
+		if c := strings.Index(m.Header, ":"); c > 0 && c == len(m.Header)-1 {
 			return nil
 		}
 		stop := "."
 		if s, ok := rc.Value.(string); ok {
 			stop = s
 		}
-		return check(rc, strings.HasSuffix(m.Subject, stop), fmt.Sprintf("subject %s end with full stop", may(rc)))
+		u := utf16.Encode([]rune(m.Header))
+		st := utf16.Encode([]rune(stop))
+		has := len(u) > 0 && len(st) > 0 && u[len(u)-1] == st[0]
+		if strings.HasSuffix(m.Header, "...") {
+			has = false
+		}
+		return check(rc, has, fmt.Sprintf("subject %s end with full stop", may(rc)))
 	},
 	"header-max-length":  maxLen("header", func(m Message) string { return m.Header }),
 	"subject-max-length": maxLen("subject", func(m Message) string { return m.Subject }),
 	"header-min-length":  minLen("header", func(m Message) string { return m.Header }),
 	"subject-min-length": minLen("subject", func(m Message) string { return m.Subject }),
 	"header-trim": func(m Message, rc RuleConfig) []string {
-		if m.Header == strings.TrimSpace(m.Header) {
-			return nil
+		start := m.Header != strings.TrimLeftFunc(m.Header, unicode.IsSpace)
+		end := m.Header != strings.TrimRightFunc(m.Header, unicode.IsSpace)
+		switch {
+		case start && end:
+			return []string{"header must not be surrounded by whitespace"}
+		case start:
+			return []string{"header must not start with whitespace"}
+		case end:
+			return []string{"header must not end with whitespace"}
 		}
-		return []string{"header must not be surrounded by whitespace"}
+		return nil
 	},
 	"body-max-line-length":   maxLineRule("body's", func(m Message) string { return m.Body }),
 	"footer-max-line-length": maxLineRule("footer's", func(m Message) string { return m.Footer }),
@@ -437,9 +452,13 @@ var rules = map[string]ruleFunc{
 				break
 			}
 		}
+		// As commitlint: the line before the footer's first line, counted
+		// from the end when that line is not found (JS slice(-n)).
 		lead := ""
-		if off > 0 {
-			lead = m.Lines[off-1]
+		if i := off - 1; i >= 0 {
+			lead = m.Lines[i]
+		} else if j := len(m.Lines) + i; j >= 0 && j < len(m.Lines) {
+			lead = m.Lines[j]
 		}
 		return check(rc, lead == "", fmt.Sprintf("footer %s have leading blank line", must(rc)))
 	},
