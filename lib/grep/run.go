@@ -32,16 +32,22 @@ func Search(ctx context.Context, m *Matcher, files []File, o SearchOptions, thre
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // reused: results keep copies of their lines only
 			for i := range jobs {
 				f := files[i]
-				data, err := readFile(f.Abs, o.Decompress)
+				data, err := readInto(buf, f.Abs, o.Decompress)
 				if err != nil {
 					results[i] <- FileResult{Path: f.Path, Err: err, BinaryOffset: -1}
 					continue
 				}
+				buf = data[:0]
 				fo := o
 				fo.SkipBinary = !f.Named
-				results[i] <- SearchBuffer(m, f.Path, data, fo)
+				r := SearchBuffer(m, f.Path, data, fo)
+				for k := range r.Lines {
+					r.Lines[k].Text = append([]byte(nil), r.Lines[k].Text...)
+				}
+				results[i] <- r
 			}
 		}()
 	}
@@ -70,11 +76,31 @@ func Search(ctx context.Context, m *Matcher, files []File, o SearchOptions, thre
 	wg.Wait()
 }
 
-// readFile reads a file, decompressed when asked and it is .gz or .zst.
-func readFile(path string, decompress bool) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil || !decompress {
-		return data, err
+// readInto reads a whole file into buf's storage (grown when needed),
+// decompressed when asked and it is .gz or .zst.
+func readInto(buf []byte, path string, decompress bool) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, max(64<<10, cap(buf)))...)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	data := buf
+	if !decompress {
+		return data, nil
 	}
 	switch {
 	case strings.HasSuffix(path, ".gz"):

@@ -31,7 +31,7 @@ type WalkOptions struct {
 type File struct {
 	Path  string // as printed (relative to the cwd when the root was)
 	Abs   string
-	Size  int64
+	Size  int64 // -1 when not known (no stat was needed)
 	Named bool // given on the command line rather than found by walking
 }
 
@@ -107,15 +107,18 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			}
 			p := filepath.Join(dir, name)
 			isDir := e.IsDir()
-			info, ierr := e.Info()
+			var size int64 = -1 // a stat only when something needs it
 			if e.Type()&os.ModeSymlink != 0 {
 				if !o.Follow {
 					continue
 				}
-				if info, ierr = os.Stat(p); ierr != nil {
+				info, err := os.Stat(p)
+				if err != nil {
 					continue
 				}
-				isDir = info.IsDir()
+				isDir, size = info.IsDir(), info.Size()
+			} else if !isDir && !e.Type().IsRegular() {
+				continue // FIFOs, devices and sockets are not searched
 			}
 			r := append(append([]string(nil), rel...), name)
 			if len(pats) > 0 && m.Match(r, isDir) {
@@ -134,13 +137,19 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			if !globsAllow(relPath, name, o) || !typesAllow(name, o) {
 				continue
 			}
-			if ierr != nil {
-				continue
+			if o.MaxFilesize > 0 {
+				if size < 0 {
+					info, err := e.Info()
+					if err != nil {
+						continue
+					}
+					size = info.Size()
+				}
+				if size > o.MaxFilesize {
+					continue
+				}
 			}
-			if o.MaxFilesize > 0 && info.Size() > o.MaxFilesize {
-				continue
-			}
-			files = append(files, File{Path: join(root, relPath), Abs: p, Size: info.Size()})
+			files = append(files, File{Path: join(root, relPath), Abs: p, Size: size})
 		}
 	}
 	walk(abs, nil, base, 0)
