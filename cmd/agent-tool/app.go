@@ -12,15 +12,17 @@ import (
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
 		Name:  "agent-tool",
-		Usage: "the agent's tools (read, write, edit, bash, ls, find) as a co-process and as commands",
+		Usage: "the agent's tools (read, write, edit, apply_patch, bash, ls, find, todo, undo) as a co-process and as commands",
 		Description: `agent-tool runs the built-in tools of agentutils. 'serve' speaks the tool co-process protocol
 (formats/tool-protocol) on stdin/stdout for agent-chat; 'run' executes the tool calls of assistant
 messages read on stdin and writes their results as message_end events, so a shell loop can drive
 the agent; 'call' runs one tool; 'schema' prints the tool definitions.
 
 Tools: read (numbered lines, offset/limit, directories, images), write (atomic, keeps line endings),
-edit (old_text → new_text with the reference's fuzzy matching; a diff in details), bash (bash -c in its
-own process group, timeout, output tail with the full output in an artifact file), ls, find.
+edit (old_text → new_text with the reference's fuzzy matching; a diff in details), apply_patch (the
+Codex patch envelope: add, delete, update, move; all-or-nothing), undo_edit (one level per file, kept
+in the state dir), todo_write (the task list, in the state dir), bash (bash -c in its own process
+group, timeout, output tail with the full output in an artifact file), ls, find.
 
 Examples:
    agent-chat --tools-cmd "agent-tool serve" "fix the failing test"

@@ -224,9 +224,11 @@ func writeTool() Tool {
 			}
 			p := env.resolve(a.Path)
 			content := a.Content
-			if old, err := os.ReadFile(p); err == nil {
+			old, rerr := os.ReadFile(p)
+			if rerr == nil {
 				content = edit.Parse(string(old)).Render(edit.Parse(content).Text)
 			}
+			saveUndo(env, p, old, rerr == nil)
 			if err := writeAtomic(p, []byte(content), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
@@ -263,6 +265,7 @@ func editTool() Tool {
 			if err != nil {
 				return event.ToolOutput{}, err
 			}
+			saveUndo(env, p, raw, true)
 			if err := writeAtomic(p, []byte(f.Render(res.Text)), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}

@@ -32,7 +32,7 @@ type Tool struct {
 
 // All lists the tools in the order they are offered.
 func All() []Tool {
-	return []Tool{readTool(), writeTool(), editTool(), bashTool(), lsTool(), findTool()}
+	return []Tool{readTool(), writeTool(), editTool(), applyPatchTool(), undoTool(), todoTool(), bashTool(), lsTool(), findTool()}
 }
 
 // Select returns the tools named in allow (all when empty); an unknown name
