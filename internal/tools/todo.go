@@ -97,4 +97,3 @@ func checkTodos(in []todo) ([]todo, string, error) {
 	}
 	return out, fmt.Sprintf("Saved %d todos (%d pending, %d in progress, %d completed).", len(out), p, ip, c), nil
 }
-
