@@ -24,10 +24,17 @@ Codex patch envelope: add, delete, update, move; all-or-nothing), undo_edit (one
 in the state dir), todo_write (the task list, in the state dir), bash (bash -c in its own process
 group, timeout, output tail with the full output in an artifact file), ls, find.
 
+call, run and serve put a policy and hooks around every call: --allow/--deny tool lists,
+--read-only, --root DIR (paths confined, symlinks included), --bash-allow PREFIX (the script is
+parsed, every command must match); Claude-Code-style PreToolUse/PostToolUse hooks from --settings
+FILE and --hooks-dir DIR (exit 0 allow or a JSON verdict, exit 2 block with stderr as the reason,
+a crash or timeout blocks). serve skips the hooks when hello says "hooks": false.
+
 Examples:
    agent-chat --tools-cmd "agent-tool serve" "fix the failing test"
    agent-tool call read '{"path":"go.mod"}'
    agent-tool schema --tools read,edit > tools.json
+   agent-tool call --settings .claude/settings.json --root . bash '{"command":"go test ./..."}'
    jq -c 'select(.type=="turn_end") | .message' turn.jsonl | agent-tool run | agent-session append s.jsonl`,
 		Commands: []*cli.Command{serveCommand(env), runCommand(env), callCommand(env), schemaCommand(env)},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -29,13 +30,17 @@ skipped. At EOF on stdin it lets running calls finish, writes their results and 
 
 Example:
    agent-chat --tools-cmd "agent-tool serve --tools read,edit,bash" "fix the test"`,
-		Flags: []cli.Flag{toolsFlag, stateFlag},
+		Flags: append(callFlags(), toolsFlag),
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
-			return serve(c.Context, ts, toolEnv(c, env), env.Stdin, env.Stdout)
+			g, err := newGate(c, ts)
+			if err != nil {
+				return err
+			}
+			return serve(c.Context, ts, toolEnv(c, env), g, env.Stdin, env.Stdout)
 		},
 	}
 }
@@ -52,20 +57,12 @@ type server struct {
 	mu        sync.Mutex
 	running   map[string]context.CancelFunc
 	wg        sync.WaitGroup
-	valid     *loop.Validator
+	gate      *gate
+	hooks     bool // false when hello says the parent fires the hooks
 }
 
-func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, in io.Reader, out io.Writer) error {
-	s := &server{tools: ts, env: env, w: bufio.NewWriter(out), running: map[string]context.CancelFunc{}}
-	var defs []loop.Tool
-	for _, t := range ts {
-		defs = append(defs, loop.Tool{ToolDef: t.Def})
-	}
-	v, err := loop.NewValidator(defs)
-	if err != nil {
-		return err
-	}
-	s.valid = v
+func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
+	s := &server{tools: ts, env: env, w: bufio.NewWriter(out), running: map[string]context.CancelFunc{}, gate: g, hooks: true}
 	r := bufio.NewReaderSize(in, 256<<10)
 	for n := 1; ; n++ {
 		line, rerr := r.ReadBytes('\n')
@@ -106,6 +103,9 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 	case *event.Hello:
 		if m.Cwd != "" {
 			s.env.Cwd = m.Cwd
+		}
+		if m.Hooks != nil {
+			s.hooks = *m.Hooks
 		}
 		if m.StateDir != "" && s.env.StateDir == "" {
 			s.env.StateDir = m.StateDir
@@ -179,10 +179,8 @@ func (s *server) call(parent context.Context, m *event.Call) {
 		var r event.Result
 		if ctx.Err() != nil {
 			r = event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
-		} else if args, err := s.valid.Validate(m.Name, m.Arguments); err != nil {
-			r = event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
 		} else {
-			r = tools.Run(ctx, s.tools, s.env, m.Name, args, func(o event.ToolOutput) {
+			r = s.gate.run(ctx, s.tools, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
 				s.send(&event.Update{ID: m.ID, PartialResult: o})
 			})
 		}
@@ -201,18 +199,101 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
-// runTool runs one call in the foreground (call and run), validating the
-// arguments first.
-func runTool(c *cli.Context, ts []tools.Tool, env *tools.Env, name string, args json.RawMessage, update func(event.ToolOutput)) event.Result {
+// gate is what stands around every call: PreToolUse hooks, the policy,
+// argument validation, and PostToolUse hooks.
+type gate struct {
+	hooks []hooks.Hook
+	rules rules
+	valid *loop.Validator
+	errw  io.Writer
+}
+
+func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
 	var defs []loop.Tool
 	for _, t := range ts {
 		defs = append(defs, loop.Tool{ToolDef: t.Def})
 	}
 	v, err := loop.NewValidator(defs)
-	if err == nil {
-		if args, err = v.Validate(name, args); err != nil {
-			return event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	if err != nil {
+		return nil, err
+	}
+	hs, err := loadHooks(c)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	return &gate{hooks: hs, rules: rulesOf(c), valid: v, errw: c.App.ErrWriter}, nil
+}
+
+// run runs one call through the gate. withHooks is false when the parent
+// fires the hooks itself (hello.hooks false).
+func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, name string, args json.RawMessage, withHooks bool, update func(event.ToolOutput)) event.Result {
+	hs := g.hooks
+	if !withHooks {
+		hs = nil
+	}
+	warn := func(s string) { fmt.Fprintf(g.errw, "agent-tool: %s\n", s) }
+	hookEnv := []string{"AGENT_PROJECT_DIR=" + env.Cwd, "CLAUDE_PROJECT_DIR=" + env.Cwd, "AGENT_HAS_UI=0"}
+	in := hooks.Input{Event: "tool_call", Cwd: env.Cwd, ToolName: name, ToolCallID: id, ToolInput: args}
+	if len(hs) > 0 {
+		v := hooks.Run(ctx, hs, in, hookEnv, warn)
+		if v.Block {
+			return event.Result{Content: []event.Content{event.Text("Blocked by hook: " + v.Reason)}, IsError: true}
+		}
+		if v.UpdatedInput != nil {
+			args = v.UpdatedInput
 		}
 	}
-	return tools.Run(c.Context, ts, env, name, args, update)
+	if reason := g.rules.check(env, name, args); reason != "" {
+		return event.Result{Content: []event.Content{event.Text(reason)}, IsError: true}
+	}
+	args, err := g.valid.Validate(name, args)
+	if err != nil {
+		return event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	}
+	r := tools.Run(ctx, ts, env, name, args, update)
+	if len(hs) > 0 {
+		in.Event, in.ToolInput = "tool_result", args
+		content, _ := json.Marshal(r.Content)
+		isErr := r.IsError
+		in.Content, in.Details, in.IsError = content, r.Details, &isErr
+		in.ToolResponse, _ = json.Marshal(map[string]any{"content": r.Content, "details": r.Details, "isError": r.IsError})
+		pv := hooks.Run(ctx, hs, in, hookEnv, warn)
+		if pv.Content != nil {
+			var cs []event.Content
+			if json.Unmarshal(pv.Content, &cs) == nil {
+				r.Content = cs
+			}
+		}
+		if pv.IsError != nil {
+			r.IsError = *pv.IsError
+		}
+		for _, extra := range pv.AdditionalContext {
+			r.Content = append(r.Content, event.Text(extra))
+		}
+	}
+	return r
+}
+
+var (
+	hooksDirFlag = &cli.StringSliceFlag{Name: "hooks-dir", Usage: "`DIR` with pre/<tool> and post/<tool> hook executables (<tool> may be *); repeatable"}
+	settingsFlag = &cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call; repeatable"}
+)
+
+func loadHooks(c *cli.Context) ([]hooks.Hook, error) {
+	var hs []hooks.Hook
+	for _, f := range c.StringSlice("settings") {
+		h, err := hooks.LoadSettings(f)
+		if err != nil {
+			return nil, fmt.Errorf("hooks: %v", err)
+		}
+		hs = append(hs, h...)
+	}
+	for _, d := range c.StringSlice("hooks-dir") {
+		h, warnings := hooks.LoadDir(d)
+		for _, w := range warnings {
+			fmt.Fprintf(c.App.ErrWriter, "agent-tool: %s\n", w)
+		}
+		hs = append(hs, h...)
+	}
+	return hs, nil
 }
