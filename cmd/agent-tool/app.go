@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,8 +21,9 @@ messages read on stdin and writes their results as message_end events, so a shel
 the agent; 'call' runs one tool; 'schema' prints the tool definitions.
 
 Tools: read (numbered lines, offset/limit, directories, images), write (atomic, keeps line endings),
-edit (old_text → new_text with the reference's fuzzy matching; a diff in details), apply_patch (the
-Codex patch envelope: add, delete, update, move; all-or-nothing), undo_edit (one level per file, kept
+edit in the mode --edit-mode picks (replace: old_text → new_text with the reference's fuzzy
+matching; hashline: read shows [path#TAG] and N:text, edit takes line-number hunks; apply_patch: the
+apply_patch tool takes the Codex patch envelope, all-or-nothing; a diff in details), undo_edit (one level per file, kept
 in the state dir), todo_write (the task list, in the state dir), bash (bash -c in its own process
 group, timeout, output tail with the full output in an artifact file), ls, find.
 
@@ -41,6 +44,7 @@ Examples:
 }
 
 var toolsFlag = &cli.StringFlag{Name: "tools", Usage: "comma-separated `LIST` of the tools to offer (default: all)"}
+var editModeFlag = &cli.StringFlag{Name: "edit-mode", Value: "replace", Usage: "how files are edited: `MODE` replace (edit: old_text → new_text), hashline (read shows [path#TAG] and N:text, edit takes a hashline patch) or apply_patch (the apply_patch tool takes a Codex patch)"}
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -50,9 +54,13 @@ func selected(c *cli.Context) ([]tools.Tool, error) {
 			names = append(names, n)
 		}
 	}
-	return tools.Select(names)
+	mode := c.String("edit-mode")
+	if !slices.Contains(tools.EditModes, mode) {
+		return nil, fmt.Errorf("unknown --edit-mode %q (modes: %s)", mode, strings.Join(tools.EditModes, ", "))
+	}
+	return tools.Select(names, mode)
 }
 
 func toolEnv(c *cli.Context, env *app.Env) *tools.Env {
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: c.String("edit-mode")}
 }

@@ -23,7 +23,7 @@ var (
 )
 
 func callFlags() []cli.Flag {
-	return []cli.Flag{stateFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, bashAllow}
+	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, bashAllow}
 }
 
 var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}

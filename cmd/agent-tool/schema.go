@@ -19,7 +19,7 @@ func schemaCommand(env *app.Env) *cli.Command {
 
 Example:
    agent-tool schema --tools read,bash | jq -r '.tools[].name'`,
-		Flags: []cli.Flag{toolsFlag},
+		Flags: []cli.Flag{toolsFlag, editModeFlag},
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {

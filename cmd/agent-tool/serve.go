@@ -112,7 +112,7 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		}
 		offer := s.tools
 		if len(m.Tools) > 0 {
-			sel, err := tools.Select(m.Tools)
+			sel, err := tools.Select(m.Tools, s.env.EditMode)
 			if err != nil {
 				s.send(&event.Log{Level: "error", Msg: err.Error()})
 			} else {

@@ -30,6 +30,7 @@ const (
 	dirLimit    = 500
 	findLimit   = 1000
 	maxImage    = 20 << 20
+	maxHashline = 4 << 20 // larger files get no version tag and are not line-editable
 	sniffLength = 8000
 )
 
@@ -83,14 +84,28 @@ func readTool() Tool {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return event.ToolOutput{}, err
 			}
-			return readLines(f, a.Offset, a.Limit)
+			if env.EditMode == "hashline" && st.Size() <= maxHashline {
+				// Hashline display: the file's version tag in a header and
+				// bare-numbered lines, the anchors the hashline edit takes.
+				raw, err := io.ReadAll(f)
+				if err != nil {
+					return event.ToolOutput{}, err
+				}
+				lf := edit.Parse(string(raw)).Text
+				out, err := readLines(strings.NewReader(lf), a.Offset, a.Limit, true)
+				if err == nil && len(out.Content) > 0 {
+					out.Content[0].Text = "[" + a.Path + "#" + edit.FileTag(lf) + "]\n" + out.Content[0].Text
+				}
+				return out, err
+			}
+			return readLines(f, a.Offset, a.Limit, false)
 		},
 	}
 }
 
 // readLines streams a text file and returns the selected lines numbered,
 // within the line and byte budgets, never holding more than that in memory.
-func readLines(r io.Reader, offset, limit int) (event.ToolOutput, error) {
+func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput, error) {
 	start := 0
 	if offset > 0 {
 		start = offset - 1
@@ -149,7 +164,11 @@ func readLines(r io.Reader, offset, limit int) (event.ToolOutput, error) {
 	width := len(fmt.Sprint(last))
 	var b strings.Builder
 	for k, l := range lines {
-		fmt.Fprintf(&b, "%*d|%s\n", width, start+k+1, l)
+		if hashline {
+			fmt.Fprintf(&b, "%d:%s\n", start+k+1, l)
+		} else {
+			fmt.Fprintf(&b, "%*d|%s\n", width, start+k+1, l)
+		}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if last < total {

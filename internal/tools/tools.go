@@ -22,7 +22,11 @@ type Env struct {
 	StateDir string // artifacts, undo copies, todos; "" keeps them in a temp dir
 	Now      func() time.Time
 	Getenv   func(string) string
+	EditMode string // replace (default), hashline or apply_patch: how files are shown and edited
 }
+
+// EditModes are the edit tool's modes.
+var EditModes = []string{"replace", "hashline", "apply_patch"}
 
 // Tool is one built-in tool.
 type Tool struct {
@@ -30,15 +34,24 @@ type Tool struct {
 	Run func(ctx context.Context, env *Env, args json.RawMessage, update func(event.ToolOutput)) (event.ToolOutput, error)
 }
 
-// All lists the tools in the order they are offered.
-func All() []Tool {
-	return []Tool{readTool(), writeTool(), editTool(), applyPatchTool(), undoTool(), todoTool(), bashTool(), lsTool(), findTool()}
+// All lists the tools in the order they are offered, with the edit tool
+// of mode: replace's and hashline's are named edit, apply_patch's is
+// apply_patch (the reference's wire name).
+func All(mode string) []Tool {
+	ed := editTool()
+	switch mode {
+	case "hashline":
+		ed = hashlineTool()
+	case "apply_patch":
+		ed = applyPatchTool()
+	}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), lsTool(), findTool()}
 }
 
-// Select returns the tools named in allow (all when empty); an unknown name
-// is an error that lists the known ones.
-func Select(allow []string) ([]Tool, error) {
-	all := All()
+// Select returns the tools of mode named in allow (all when empty); an
+// unknown name is an error that lists the known ones.
+func Select(allow []string, mode string) ([]Tool, error) {
+	all := All(mode)
 	if len(allow) == 0 {
 		return all, nil
 	}
