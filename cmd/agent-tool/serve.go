@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,6 +109,9 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		if m.Hooks != nil {
 			s.hooks = *m.Hooks
 		}
+		if m.EditMode != "" && m.EditMode != s.env.EditMode {
+			s.setEditMode(m.EditMode)
+		}
 		if m.StateDir != "" && s.env.StateDir == "" {
 			s.env.StateDir = m.StateDir
 		}
@@ -142,6 +147,7 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 }
 
 func (s *server) call(parent context.Context, m *event.Call) {
+	ts, g := s.tools, s.gate // a later hello may switch them; this call keeps its own
 	ctx, cancel := context.WithCancel(parent)
 	s.mu.Lock()
 	if _, dup := s.running[m.ID]; dup {
@@ -163,7 +169,7 @@ func (s *server) call(parent context.Context, m *event.Call) {
 		}()
 		start := time.Now()
 		exclusive := false
-		for _, t := range s.tools {
+		for _, t := range ts {
 			if t.Def.Name == m.Name && t.Def.Concurrency == event.Exclusive {
 				exclusive = true
 			}
@@ -180,13 +186,50 @@ func (s *server) call(parent context.Context, m *event.Call) {
 		if ctx.Err() != nil {
 			r = event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
 		} else {
-			r = s.gate.run(ctx, s.tools, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
+			r = g.run(ctx, ts, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
 				s.send(&event.Update{ID: m.ID, PartialResult: o})
 			})
 		}
 		r.ID, r.DurationMs = m.ID, time.Since(start).Milliseconds()
 		s.send(&r)
 	}()
+}
+
+// setEditMode switches the edit tool to the mode hello asks for, keeping
+// the same selection of tools.
+func (s *server) setEditMode(mode string) {
+	if !slices.Contains(tools.EditModes, mode) {
+		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("unknown editMode %q (modes: %s); keeping %s", mode, strings.Join(tools.EditModes, ", "), s.env.EditMode)})
+		return
+	}
+	var names []string
+	for _, t := range s.tools {
+		n := t.Def.Name
+		if n == "apply_patch" {
+			n = "edit"
+		}
+		if n == "edit" && mode == "apply_patch" {
+			n = "apply_patch"
+		}
+		names = append(names, n)
+	}
+	ts, err := tools.Select(names, mode)
+	if err != nil {
+		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		return
+	}
+	var defs []loop.Tool
+	for _, t := range ts {
+		defs = append(defs, loop.Tool{ToolDef: t.Def})
+	}
+	v, err := loop.NewValidator(defs)
+	if err != nil {
+		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		return
+	}
+	g := *s.gate
+	g.valid = v
+	s.tools, s.gate, s.env.EditMode = ts, &g, mode
 }
 
 func trimSpace(b []byte) []byte {
