@@ -14,7 +14,7 @@ import (
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
 		Name:  "agent-tool",
-		Usage: "the agent's tools (read, write, edit, apply_patch, bash, ls, find, todo, undo) as a co-process and as commands",
+		Usage: "the agent's tools (read, write, edit, apply_patch, bash, grep, ls, find, todo, undo) as a co-process and as commands",
 		Description: `agent-tool runs the built-in tools of agentutils. 'serve' speaks the tool co-process protocol
 (formats/tool-protocol) on stdin/stdout for agent-chat; 'run' executes the tool calls of assistant
 messages read on stdin and writes their results as message_end events, so a shell loop can drive
@@ -25,7 +25,8 @@ edit in the mode --edit-mode picks (replace: old_text → new_text with the refe
 matching; hashline: read shows [path#TAG] and N:text, edit takes line-number hunks; apply_patch: the
 apply_patch tool takes the Codex patch envelope, all-or-nothing; a diff in details), undo_edit (one level per file, kept
 in the state dir), todo_write (the task list, in the state dir), bash (bash -c in its own process
-group, timeout, output tail with the full output in an artifact file), ls, find.
+group, timeout, output tail with the full output in an artifact file), grep (lib/grep: numbered
+matches with context, .gitignore respected), ls, find.
 
 call, run and serve put a policy and hooks around every call: --allow/--deny tool lists,
 --read-only, --root DIR (paths confined, symlinks included), --bash-allow PREFIX (the script is

@@ -45,7 +45,7 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), lsTool(), findTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool()}
 }
 
 // Select returns the tools of mode named in allow (all when empty); an
