@@ -103,6 +103,52 @@ func readTool() Tool {
 	}
 }
 
+// countLines counts the lines left in br: newlines, plus a last line
+// that has none.
+func countLines(br *bufio.Reader) (int, error) {
+	buf := make([]byte, 256<<10)
+	n, last := 0, byte('\n')
+	for {
+		k, err := br.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// nextLine reads one line (without its \n or \r\n); its text only when
+// keep. empty says the line had no bytes at all.
+func nextLine(br *bufio.Reader, keep bool) (line string, empty bool, err error) {
+	var buf []byte
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += len(chunk)
+		if keep {
+			buf = append(buf, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if keep {
+			buf = bytes.TrimSuffix(buf, []byte("\n"))
+			buf = bytes.TrimSuffix(buf, []byte("\r"))
+			line = string(buf)
+		}
+		return line, n == 0, err
+	}
+}
+
 // readLines streams a text file and returns the selected lines numbered,
 // within the line and byte budgets, never holding more than that in memory.
 func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput, error) {
@@ -118,14 +164,23 @@ func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput,
 	var lines []string
 	total, size, byBytes, firstTooLong := 0, 0, false, -1
 	for {
-		line, err := br.ReadString('\n')
+		// Lines outside the page are only counted: read without copying.
+		keep := total >= start && len(lines) < want && !byBytes
+		if !keep && total > start {
+			// The page is full: only the total is left to find.
+			n, err := countLines(br)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			total += n
+			break
+		}
+		line, empty, err := nextLine(br, keep)
 		if err != nil && err != io.EOF {
 			return event.ToolOutput{}, err
 		}
 		eof := err == io.EOF
-		line = strings.TrimSuffix(line, "\n")
-		line = strings.TrimSuffix(line, "\r")
-		if eof && line == "" && total > 0 {
+		if eof && empty && total > 0 {
 			break // the newline that ends the last line starts no new one
 		}
 		i := total
