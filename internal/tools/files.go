@@ -332,7 +332,7 @@ func editTool() Tool {
 			p := env.resolve(a.Path)
 			raw, err := os.ReadFile(p)
 			if err != nil {
-				return event.ToolOutput{}, fmt.Errorf("File not found: %s", a.Path)
+				return event.ToolOutput{}, fileError(a.Path, err)
 			}
 			f := edit.Parse(string(raw))
 			res, err := edit.Replace(env.rel(p), f.Text, a.OldText, a.NewText, a.All, true, 0)

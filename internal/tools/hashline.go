@@ -49,7 +49,7 @@ func hashlineTool() Tool {
 				p := env.resolve(s.Path)
 				raw, err := os.ReadFile(p)
 				if err != nil {
-					return event.ToolOutput{}, fmt.Errorf("File not found: %s", s.Path)
+					return event.ToolOutput{}, fileError(s.Path, err)
 				}
 				if len(raw) > maxHashline {
 					return event.ToolOutput{}, fmt.Errorf("%s is larger than 4 MiB and has no version tag; edit it with bash (sed) or in parts.", s.Path)

@@ -61,7 +61,7 @@ func applyPatchTool() Tool {
 					diffs = append(diffs, edit.Diff(op.Path, string(old), ""))
 				case edit.OpUpdate:
 					if rerr != nil {
-						return event.ToolOutput{}, fmt.Errorf("Failed to read file to update %s: %s", op.Path, missing(rerr))
+						return event.ToolOutput{}, fmt.Errorf("Failed to read file to update %s: %v", op.Path, fileError(op.Path, rerr))
 					}
 					f := edit.Parse(string(old))
 					text, err := edit.ApplyChunks(op.Path, f.Text, op.Chunks)

@@ -7,10 +7,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -144,6 +146,20 @@ func (e *Env) stateDir() (string, error) {
 		d = filepath.Join(os.TempDir(), "agent-tool-state")
 	}
 	return d, os.MkdirAll(d, 0o755)
+}
+
+// fileError tells the model what went wrong reading a file it named, and
+// what to do instead.
+func fileError(path string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("File not found: %s", path)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("Permission denied: %s. Choose another file or ask the user to change its permissions.", path)
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%s is a directory, not a file. Use ls or read on it to see its entries.", path)
+	}
+	return fmt.Errorf("Cannot read %s: %v", path, err)
 }
 
 // formatBytes is the reference's byte formatting (50.0KB).
