@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,10 +17,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
 const (
@@ -421,30 +419,26 @@ func findTool() Tool {
 			}
 			var hits []hit
 			skipNM := !strings.Contains(a.Pattern, "node_modules")
-			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err != nil || ctx.Err() != nil {
-					return ctx.Err()
-				}
-				name := d.Name()
-				if d.IsDir() && p != root && (name == ".git" || (skipNM && name == "node_modules") || (!hidden && strings.HasPrefix(name, "."))) {
-					return filepath.SkipDir
-				}
-				if d.IsDir() || (!hidden && strings.HasPrefix(name, ".")) {
-					return nil
-				}
-				rel, _ := filepath.Rel(root, p)
-				if ok, _ := doublestar.Match(glob, filepath.ToSlash(rel)); ok {
-					info, _ := d.Info()
+			// lib/grep's walker: .gitignore and friends as git applies them;
+			// when that finds nothing, once more without ignore files.
+			for _, noIgnore := range []bool{false, true} {
+				files, _ := grep.Walk(root, grep.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, Globs: []string{glob}})
+				for _, f := range files {
+					if ctx.Err() != nil {
+						return event.ToolOutput{}, ctx.Err()
+					}
+					if skipNM && strings.Contains("/"+filepath.ToSlash(f.Abs)+"/", "/node_modules/") {
+						continue
+					}
 					var mod time.Time
-					if info != nil {
+					if info, err := os.Stat(f.Abs); err == nil {
 						mod = info.ModTime()
 					}
-					hits = append(hits, hit{env.rel(p), mod})
+					hits = append(hits, hit{env.rel(f.Abs), mod})
 				}
-				return nil
-			})
-			if err != nil {
-				return event.ToolOutput{}, err
+				if len(hits) > 0 {
+					break
+				}
 			}
 			if len(hits) == 0 {
 				return text("No files found matching pattern"), nil
