@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/bmatcuk/doublestar/v4"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,11 +20,12 @@ var (
 	denyFlag     = &cli.StringFlag{Name: "deny", Usage: "comma-separated `LIST` of tools that may not run"}
 	readOnlyFlag = &cli.BoolFlag{Name: "read-only", Usage: "refuse write, edit, apply_patch, undo_edit, todo_write, and bash unless --bash-allow permits the command"}
 	rootFlag     = &cli.StringFlag{Name: "root", Usage: "confine tool paths to `DIR` (symlinks that leave it included)"}
+	protectFlag  = &cli.StringSliceFlag{Name: "protect", Usage: "`GLOB` of paths the changing tools may not touch (e.g. '.git/**', '**/*.pem'); repeatable"}
 	bashAllow    = &cli.StringSliceFlag{Name: "bash-allow", Usage: "command `PREFIX` bash may run (e.g. 'go test', 'git status'); every command of the script must match one; repeatable"}
 )
 
 func callFlags() []cli.Flag {
-	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, bashAllow}
+	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow}
 }
 
 var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}
@@ -33,11 +35,12 @@ type rules struct {
 	allow, deny, bashAllow []string
 	readOnly               bool
 	root                   string
+	protect                []string // globs, relative to the cwd
 }
 
 func rulesOf(c *cli.Context) rules {
 	return rules{allow: list(c.String("allow")), deny: list(c.String("deny")), bashAllow: c.StringSlice("bash-allow"),
-		readOnly: c.Bool("read-only"), root: c.String("root")}
+		readOnly: c.Bool("read-only"), root: c.String("root"), protect: c.StringSlice("protect")}
 }
 
 // check is the reason a call is refused, or "".
@@ -67,21 +70,34 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 			return "Tool bash is not available: this session is read-only (use --bash-allow to permit commands)."
 		}
 	}
-	if root := ru.root; root != "" {
-		paths := []string{}
-		if a.Path != "" {
-			paths = append(paths, a.Path)
-		}
-		if name == "apply_patch" {
-			for _, l := range strings.Split(a.Input, "\n") {
-				l = strings.TrimSpace(l)
-				for _, h := range []string{"*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: "} {
-					if strings.HasPrefix(l, h) {
-						paths = append(paths, strings.TrimPrefix(l, h))
-					}
+	paths := []string{}
+	if a.Path != "" {
+		paths = append(paths, a.Path)
+	}
+	if name == "apply_patch" {
+		for _, l := range strings.Split(a.Input, "\n") {
+			l = strings.TrimSpace(l)
+			for _, h := range []string{"*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: "} {
+				if strings.HasPrefix(l, h) {
+					paths = append(paths, strings.TrimPrefix(l, h))
 				}
 			}
 		}
+	}
+	if len(ru.protect) > 0 && slices.Contains(mutating, name) {
+		for _, p := range paths {
+			rel, err := filepath.Rel(env.Cwd, resolve(env.Cwd, p))
+			if err != nil {
+				continue
+			}
+			for _, g := range ru.protect {
+				if ok, _ := doublestar.Match(g, filepath.ToSlash(rel)); ok {
+					return fmt.Sprintf("Path %s is protected (%s); it cannot be changed in this session.", p, g)
+				}
+			}
+		}
+	}
+	if root := ru.root; root != "" {
 		for _, p := range paths {
 			if !inside(root, resolve(env.Cwd, p)) {
 				return fmt.Sprintf("Path %s is outside the allowed root %s. Use a path inside it.", p, root)
