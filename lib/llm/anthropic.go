@@ -393,3 +393,28 @@ func anthropicStop(s string) (string, error) {
 }
 
 func (d *anthropicDecoder) End(err error) []Event { return d.b.endOfBody(err) }
+
+// post builds a streaming JSON POST to path under the model's base URL,
+// with the key in keyHeader (left out when empty) and the model's headers.
+func post(m Model, path string, body any, keyHeader, key string) (Request, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Request{}, err
+	}
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if key != "" {
+		h[keyHeader] = key
+	}
+	for k, v := range m.Headers {
+		h[strings.ToLower(k)] = v
+	}
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, Body: b}, nil
+}
+
+// bearer is an Authorization value for key ("" for none or keyless "N/A").
+func bearer(key string) string {
+	if key == "" || key == "N/A" {
+		return ""
+	}
+	return "Bearer " + key
+}

@@ -202,18 +202,7 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			}
 		}
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
-	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	if o.APIKey != "" && o.APIKey != "N/A" {
-		h["authorization"] = "Bearer " + o.APIKey
-	}
-	for k, v := range m.Headers {
-		h[strings.ToLower(k)] = v
-	}
-	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", Header: h, Body: b}, nil
+	return post(m, "/chat/completions", body, "authorization", bearer(o.APIKey))
 }
 
 func completionsUser(cs []Content, m Model) map[string]any {

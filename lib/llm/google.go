@@ -117,19 +117,7 @@ func (google) Request(m Model, c Context, o Options) (Request, error) {
 		gen["thinkingConfig"] = tc
 	}
 	body["generationConfig"] = gen
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
-	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	if o.APIKey != "" {
-		h["x-goog-api-key"] = o.APIKey
-	}
-	for k, v := range m.Headers {
-		h[strings.ToLower(k)] = v
-	}
-	url := strings.TrimRight(m.BaseURL, "/") + "/models/" + m.ID + ":streamGenerateContent?alt=sse"
-	return Request{Method: "POST", URL: url, Header: h, Body: b}, nil
+	return post(m, "/models/"+m.ID+":streamGenerateContent?alt=sse", body, "x-goog-api-key", o.APIKey)
 }
 
 func validB64(s string) bool {

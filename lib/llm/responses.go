@@ -128,18 +128,7 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 			body["input"] = append(input, map[string]any{"role": "developer", "content": "# Juice: 0 !important"})
 		}
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
-	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	if o.APIKey != "" && o.APIKey != "N/A" {
-		h["authorization"] = "Bearer " + o.APIKey
-	}
-	for k, v := range m.Headers {
-		h[strings.ToLower(k)] = v
-	}
-	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/responses", Header: h, Body: b}, nil
+	return post(m, "/responses", body, "authorization", bearer(o.APIKey))
 }
 
 type responsesDecoder struct {
