@@ -32,7 +32,7 @@ type File struct {
 	Path  string // as printed (relative to the cwd when the root was)
 	Abs   string
 	Size  int64 // -1 when not known (no stat was needed)
-	Named bool // given on the command line rather than found by walking
+	Named bool  // given on the command line rather than found by walking
 }
 
 // ignoreFiles are read in every directory, in rg's order (later wins).
