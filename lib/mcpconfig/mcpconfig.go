@@ -93,7 +93,9 @@ var Sources = []string{"native", "claude", "claude-desktop", "codex", "gemini", 
 
 // Locations lists every file to read, highest precedence first.
 func Locations(p Places) []Location {
-	j := func(a string, b ...string) string { return strings.Join(append([]string{strings.TrimRight(a, "/")}, b...), "/") }
+	j := func(a string, b ...string) string {
+		return strings.Join(append([]string{strings.TrimRight(a, "/")}, b...), "/")
+	}
 	xdg := p.XDGConfig
 	if xdg == "" {
 		xdg = j(p.Home, ".config")
