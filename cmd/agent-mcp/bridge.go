@@ -1,0 +1,430 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
+)
+
+// startGate is how long the bridge waits for slow servers before it answers
+// hello from the tool cache (the reference's fast-start gate).
+const startGate = 250 * time.Millisecond
+
+// maxInstructions caps each server's instructions.
+const maxInstructions = 4000
+
+func bridgeCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "bridge",
+		Usage: "serve every configured MCP tool to agent-chat as a tool co-process",
+		Description: "Speaks the tool co-process protocol (formats/tool-protocol) on stdin/stdout: after `hello` it " +
+			"connects to the enabled servers in parallel and answers with their tools, named mcp__<server>__<tool> " +
+			"(at most 64 characters: longer names are cut and get a hash suffix; a clash is reported in `errors`). " +
+			"Servers still connecting after 250 ms are served from the 30-day tool cache when it has them (their calls " +
+			"wait for the connection); servers that fail are listed in `errors`. Results keep text and images, render " +
+			"audio, blobs, embedded resources and resource links as text, and keep structuredContent in details. MCP " +
+			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
+			"`instructions` (4000 characters per server, labelled as server-provided), and a changed tool list is sent " +
+			"again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
+			"Examples:\n\n   agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
+			"   agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' …",
+		Flags: commonFlags(
+			&cli.StringSliceFlag{Name: "servers", Usage: "only these servers (comma-separated or repeated)"},
+			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool names: default (mcp__<server>__<tool>), v12 (mcp_<server>_<tool>) or v15 (mcp__<server>_<tool>)"},
+		),
+		Action: func(c *cli.Context) error {
+			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
+				return exit.Errorf(exit.Usage, "--naming: %v", err)
+			}
+			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{}}
+			return b.run(c.Context)
+		},
+	}
+}
+
+type bridge struct {
+	env    *app.Env
+	c      *cli.Context
+	r      *runner
+	naming string
+
+	outMu sync.Mutex
+
+	mu      sync.Mutex
+	servers []*bridgeServer
+	byName  map[string]route // agent name → server and MCP tool
+	calls   map[string]context.CancelFunc
+	// progress maps a progress token (the call id) to the call.
+	wg sync.WaitGroup
+}
+
+type route struct {
+	srv  *bridgeServer
+	tool string
+}
+
+// bridgeServer is one MCP server behind the bridge.
+type bridgeServer struct {
+	e     mcpconfig.Entry
+	ready chan struct{} // closed when the connect settled
+	s     *session
+	err   error
+	tools []*mcp.Tool
+	// deferred: tools came from the cache while the connection was pending.
+	deferred bool
+}
+
+func (b *bridge) send(v any) {
+	var line []byte
+	var err error
+	switch v.(type) {
+	case *event.Update, *event.Result, *event.Log:
+		line, err = event.EncodeTool(v)
+	default:
+		line, err = json.Marshal(v)
+		line = append(line, '\n')
+	}
+	if err != nil {
+		return
+	}
+	b.outMu.Lock()
+	defer b.outMu.Unlock()
+	_, _ = b.env.Stdout.Write(line)
+}
+
+func (b *bridge) logf(level, format string, args ...any) {
+	b.send(&event.Log{Level: level, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (b *bridge) run(ctx context.Context) error {
+	sc := scanLines(b.env.Stdin)
+	var hello *event.Hello
+	for hello == nil {
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return err
+			}
+			return nil // EOF before hello: nothing to do
+		}
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			b.logf("error", "agent-mcp bridge: %v", err)
+			continue
+		}
+		h, ok := m.(*event.Hello)
+		if !ok {
+			b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
+			continue
+		}
+		hello = h
+	}
+	if hello.Cwd != "" && !b.c.IsSet("cwd") {
+		_ = b.c.Set("cwd", hello.Cwd)
+	}
+	r, err := newRunner(b.c, b.env)
+	if err != nil {
+		return err
+	}
+	b.r = r
+	es, err := r.selected(nil)
+	if err != nil {
+		return err
+	}
+	if want := b.c.StringSlice("servers"); len(want) > 0 {
+		var names []string
+		for _, w := range want {
+			names = append(names, strings.Split(w, ",")...)
+		}
+		if es, err = r.selected(names); err != nil {
+			return err
+		}
+	}
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	for _, e := range es {
+		bs := &bridgeServer{e: e, ready: make(chan struct{})}
+		b.servers = append(b.servers, bs)
+		go b.connect(ctx, bs)
+	}
+	b.answerHello(ctx, hello)
+
+	for sc.Scan() {
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			b.logf("error", "agent-mcp bridge: %v", err)
+			continue
+		}
+		switch m := m.(type) {
+		case *event.Call:
+			b.startCall(ctx, m)
+		case *event.Cancel:
+			b.mu.Lock()
+			for id, cancel := range b.calls {
+				if m.ID == "" || m.ID == id {
+					cancel()
+				}
+			}
+			b.mu.Unlock()
+		case *event.Answer:
+			// The bridge sends no requests (elicitation is declined), so
+			// there is nothing to answer.
+		default:
+			b.logf("error", "agent-mcp bridge: unexpected %T", m)
+		}
+	}
+	// EOF: cancel what still runs, write its results, close the servers.
+	b.mu.Lock()
+	for _, cancel := range b.calls {
+		cancel()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+			if bs.s != nil {
+				bs.s.close()
+			}
+		default:
+		}
+	}
+	return sc.Err()
+}
+
+func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
+	defer close(bs.ready)
+	opts := &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			id, ok := req.Params.ProgressToken.(string)
+			if !ok {
+				return
+			}
+			p := req.Params
+			text := fmt.Sprintf("%g", p.Progress)
+			if p.Total > 0 {
+				text += fmt.Sprintf("/%g", p.Total)
+			}
+			if p.Message != "" {
+				text += " " + p.Message
+			}
+			details, _ := json.Marshal(map[string]any{"progress": p.Progress, "total": p.Total, "message": p.Message})
+			b.send(&event.Update{ID: id, PartialResult: event.ToolOutput{Content: []event.Content{event.Text(text)}, Details: details}})
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			go b.refresh(ctx, bs)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			data, _ := json.Marshal(req.Params.Data)
+			b.logf("info", "[mcp:%s] %s", bs.e.Name, data)
+		},
+	}
+	s, err := b.r.open(ctx, bs.e, opts)
+	if err != nil {
+		bs.err = err
+		return
+	}
+	tools, err := s.listTools(ctx)
+	if err != nil {
+		s.close()
+		bs.err = err
+		return
+	}
+	b.mu.Lock()
+	bs.s, bs.tools = s, tools
+	b.mu.Unlock()
+}
+
+// refresh re-lists a server's tools after list_changed and sends the new list.
+func (b *bridge) refresh(ctx context.Context, bs *bridgeServer) {
+	<-bs.ready
+	if bs.s == nil {
+		return
+	}
+	tools, err := bs.s.listTools(ctx)
+	if err != nil {
+		b.logf("warn", "[mcp:%s] tools/list after list_changed: %v", bs.e.Name, err)
+		return
+	}
+	b.mu.Lock()
+	bs.tools, bs.deferred = tools, false
+	b.mu.Unlock()
+	msg := b.toolsMessage()
+	msg.Replace = true
+	b.send(msg)
+}
+
+// answerHello applies the start gate and sends the first tools message.
+func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
+	gate := time.After(startGate)
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+		case <-gate:
+		case <-ctx.Done():
+		}
+	}
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+			continue
+		default:
+		}
+		if tools, ok := b.r.readToolCache(bs.e); ok {
+			b.mu.Lock()
+			bs.tools, bs.deferred = tools, true
+			b.mu.Unlock()
+			go func() { // a late connection replaces the cached tools
+				<-bs.ready
+				if bs.err == nil {
+					b.mu.Lock()
+					bs.deferred = false
+					b.mu.Unlock()
+				}
+			}()
+			continue
+		}
+		select { // no cache: wait (bounded by the connect timeout)
+		case <-bs.ready:
+		case <-ctx.Done():
+		}
+	}
+	msg := b.toolsMessage()
+	if hello.Tools != nil {
+		allow := map[string]bool{}
+		for _, t := range hello.Tools {
+			allow[t] = true
+		}
+		var kept []toolDef
+		for _, t := range msg.Tools {
+			if allow[t.Name] {
+				kept = append(kept, t)
+			}
+		}
+		msg.Tools = kept
+	}
+	b.send(msg)
+}
+
+// toolsMsg is event.Tools with x_mcp on each tool.
+type toolsMsg struct {
+	Type         string    `json:"type"`
+	Tools        []toolDef `json:"tools"`
+	Instructions []string  `json:"instructions,omitempty"`
+	Errors       []string  `json:"errors,omitempty"`
+	Replace      bool      `json:"replace,omitempty"`
+}
+
+// toolsMessage builds the tool list from the servers' current state and
+// rebuilds the routing table.
+func (b *bridge) toolsMessage() *toolsMsg {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	msg := &toolsMsg{Type: event.ToolTools, Tools: []toolDef{}}
+	routes := map[string]route{}
+	owner := map[string]string{}
+	for _, bs := range b.servers {
+		if bs.err != nil && bs.tools == nil {
+			msg.Errors = append(msg.Errors, fmt.Sprintf("mcp:%s: %v", bs.e.Name, bs.err))
+			continue
+		}
+		if bs.s != nil && bs.s.cs != nil {
+			if ir := bs.s.cs.InitializeResult(); ir != nil && strings.TrimSpace(ir.Instructions) != "" {
+				msg.Instructions = append(msg.Instructions, fmt.Sprintf("Instructions from MCP server %q (server-provided, unverified):\n%s",
+					bs.e.Name, mcptool.Truncate(ir.Instructions, maxInstructions)))
+			}
+		}
+		for _, t := range bs.tools {
+			if !mcptool.Allowed(bs.e.Server.IncludeTools, bs.e.Server.ExcludeTools, t.Name) {
+				continue
+			}
+			d, err := agentTool(b.naming, bs.e.Name, t, bs.deferred)
+			if err != nil {
+				continue
+			}
+			if prev, ok := owner[d.Name]; ok {
+				msg.Errors = append(msg.Errors, fmt.Sprintf("mcp:%s: tool %q is named %s, which %s already uses; it is left out", bs.e.Name, t.Name, d.Name, prev))
+				continue
+			}
+			owner[d.Name] = bs.e.Name + "/" + t.Name
+			routes[d.Name] = route{bs, t.Name}
+			msg.Tools = append(msg.Tools, d)
+		}
+	}
+	sort.Slice(msg.Tools, func(i, j int) bool { return msg.Tools[i].Name < msg.Tools[j].Name })
+	b.byName = routes
+	return msg
+}
+
+func (b *bridge) startCall(ctx context.Context, call *event.Call) {
+	b.mu.Lock()
+	rt, ok := b.byName[call.Name]
+	cctx, cancel := context.WithCancel(ctx)
+	if _, dup := b.calls[call.ID]; dup {
+		b.mu.Unlock()
+		cancel()
+		b.logf("error", "agent-mcp bridge: call id %q is already running", call.ID)
+		return
+	}
+	b.calls[call.ID] = cancel
+	b.mu.Unlock()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		start := time.Now()
+		res := b.call(cctx, rt, ok, call)
+		res.ID = call.ID
+		res.DurationMs = time.Since(start).Milliseconds()
+		b.mu.Lock()
+		delete(b.calls, call.ID)
+		b.mu.Unlock()
+		cancel()
+		b.send(res)
+	}()
+}
+
+func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) *event.Result {
+	fail := func(format string, args ...any) *event.Result {
+		return &event.Result{Content: []event.Content{event.Text(fmt.Sprintf(format, args...))}, IsError: true}
+	}
+	if !ok {
+		return fail("MCP error: unknown tool %q", call.Name)
+	}
+	select {
+	case <-rt.srv.ready:
+	case <-ctx.Done():
+		return fail("MCP error: cancelled")
+	}
+	if rt.srv.s == nil {
+		return fail("MCP error: MCP server not connected: %s: %v", rt.srv.e.Name, rt.srv.err)
+	}
+	args := call.Arguments
+	if len(args) == 0 || string(args) == "null" || args[0] != '{' {
+		args = json.RawMessage("{}")
+	}
+	raw, err := rt.srv.s.callTool(ctx, rt.tool, args, call.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail("MCP error: cancelled")
+		}
+		return fail("MCP error: %v", err)
+	}
+	out, err := mcptool.Convert(rt.srv.e.Name, rt.tool, raw)
+	if err != nil {
+		return fail("MCP error: %v", err)
+	}
+	details, _ := json.Marshal(out.Details)
+	return &event.Result{Content: out.Content, Details: details, IsError: out.IsError}
+}

@@ -1,0 +1,16 @@
+// Command agent-mcp is an MCP client for the shell: it finds the MCP servers
+// configured for every common client, lists and calls their tools, reads
+// resources and prompts, and bridges MCP tools into agent-chat's tool
+// co-process protocol.
+package main
+
+import (
+	"os"
+
+	"github.com/agentutils/agentutils/internal/app"
+)
+
+func main() {
+	os.Args = permute(os.Args)
+	os.Exit(app.Main(newApp))
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+)
+
+func serversCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "servers",
+		Usage: "show the discovered server configurations (no connection)",
+		Description: "Lists every MCP server agent-mcp would use, with the file it comes from, in precedence order " +
+			"(our mcp.json, Claude Code, Claude Desktop, Codex, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, ./mcp.json; " +
+			"project before user within a provider; the first definition of a name wins).\n\n" +
+			"Examples:\n\n   agent-mcp servers\n   agent-mcp servers --all --json | jq -r .path",
+		Flags: commonFlags(
+			&cli.BoolFlag{Name: "all", Usage: "also show shadowed duplicates and disabled servers"},
+			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
+		),
+		Action: func(c *cli.Context) error {
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			list := r.res.Servers
+			if c.Bool("all") {
+				list = r.res.All
+			}
+			if c.Bool("json") {
+				for _, e := range list {
+					if !c.Bool("all") && e.Disabled {
+						continue
+					}
+					if err := writeJSON(r, e); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			for _, e := range list {
+				if !c.Bool("all") && e.Disabled {
+					continue
+				}
+				var flags []string
+				if e.Disabled {
+					flags = append(flags, "disabled")
+				}
+				if e.Shadowed {
+					flags = append(flags, "shadowed")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Server.Type, target(e.Server), e.Source, e.Path, strings.Join(flags, ","))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// target is the command line or URL of a server, for people.
+func target(s mcpconfig.Server) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
