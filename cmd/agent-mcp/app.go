@@ -7,7 +7,7 @@ import (
 )
 
 func newApp(env *app.Env) *cli.App {
-	return &cli.App{
+	a := &cli.App{
 		Name:  "agent-mcp",
 		Usage: "use MCP servers from the shell and from agent-chat",
 		Description: "agent-mcp finds the MCP servers configured for agentutils and for the common MCP clients " +
@@ -46,6 +46,12 @@ func newApp(env *app.Env) *cli.App {
 			bridgeCommand(env),
 		},
 	}
+	// urfave/cli gives every command a "help" subcommand with the alias "h",
+	// which would swallow a server named h ("agent-mcp call h echo").
+	for _, c := range a.Commands {
+		c.HideHelpCommand = len(c.Subcommands) == 0
+	}
+	return a
 }
 
 // commonFlags are accepted by every subcommand that reads the configuration.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +37,7 @@ type session struct {
 	cs     *mcp.ClientSession
 	http   *httpRecorder
 	stderr *stderrTail
+	cmd    *exec.Cmd // the stdio server process of the latest attempt
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
 }
@@ -118,7 +120,51 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 	if err != nil {
 		return nil, err
 	}
-	return s.client().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	var connected atomic.Bool
+	if sse, ok := t.(*mcp.SSEClientTransport); ok {
+		t = &detached{sse, &connected}
+	}
+	// A server that does not answer in time is killed at once: the SDK's
+	// polite close (stdin, then 5 s, then SIGTERM) would outlast the timeout.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-ctx.Done():
+			if !connected.Load() && s.cmd != nil && s.cmd.Process != nil {
+				_ = s.cmd.Process.Kill()
+			}
+		case <-stop:
+		}
+	}()
+	cs, err := s.client().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err == nil {
+		connected.Store(true)
+	}
+	return cs, err
+}
+
+// detached runs a legacy SSE transport's long-lived GET stream on a context
+// that outlives the connect timeout once the connection is up (the SDK ties
+// the stream to the context given to Connect).
+type detached struct {
+	mcp.Transport
+	connected *atomic.Bool
+}
+
+func (d *detached) Connect(ctx context.Context) (mcp.Connection, error) {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		<-ctx.Done()
+		if !d.connected.Load() {
+			cancel()
+		}
+	}()
+	c, err := d.Transport.Connect(bg)
+	if err != nil {
+		cancel()
+	}
+	return c, err
 }
 
 // classify turns a connect error into a connErr with a clear message.
@@ -178,6 +224,7 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
+		s.cmd = cmd
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil
 	case "http", "sse":
 		headers := map[string]string{}

@@ -199,10 +199,14 @@ func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDe
 	if t.Title != "" {
 		label = t.Title
 	}
+	x := xmcp{Server: server, Tool: t.Name, Title: t.Title, OutputSchema: t.OutputSchema, Deferred: deferred}
+	if t.Annotations != nil {
+		x.Annotations = t.Annotations
+	}
 	return toolDef{
 		Name: name, Label: label, Description: desc, Parameters: mcptool.CleanSchema(schema),
 		Concurrency: "shared",
-		XMCP:        xmcp{Server: server, Tool: t.Name, Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema, Deferred: deferred},
+		XMCP:        x,
 	}, nil
 }
 

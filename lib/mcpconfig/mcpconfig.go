@@ -683,7 +683,7 @@ func (r Result) Lookup(name string) (Entry, bool) {
 func Suggest(name string, known []string) []string {
 	var out []string
 	for _, k := range known {
-		if distance(strings.ToLower(name), strings.ToLower(k)) <= 2 ||
+		if d := distance(strings.ToLower(name), strings.ToLower(k)); (d <= 2 && d < len(name)) ||
 			(len(name) >= 3 && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k))) {
 			out = append(out, k)
 		}

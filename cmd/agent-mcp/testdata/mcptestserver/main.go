@@ -129,6 +129,9 @@ func server(pageSize int) *mcp.Server {
 			for i := 1; i <= steps; i++ {
 				select {
 				case <-ctx.Done():
+					if f := os.Getenv("MCPTEST_CANCEL_FILE"); f != "" {
+						os.WriteFile(f, []byte("cancelled\n"), 0o644)
+					}
 					return nil, ctx.Err()
 				case <-time.After(time.Duration(ms/float64(steps)) * time.Millisecond):
 				}
