@@ -185,12 +185,8 @@ func (b *bridge) run(ctx context.Context) error {
 			b.logf("error", "agent-mcp bridge: unexpected %T", m)
 		}
 	}
-	// EOF: cancel what still runs, write its results, close the servers.
-	b.mu.Lock()
-	for _, cancel := range b.calls {
-		cancel()
-	}
-	b.mu.Unlock()
+	// EOF: let running calls finish (an interrupt cancels them), write
+	// their results, close the servers.
 	b.wg.Wait()
 	for _, bs := range b.servers {
 		select {

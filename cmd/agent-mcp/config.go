@@ -95,8 +95,19 @@ func (r *runner) discover() error {
 		}
 		locs = append([]mcpconfig.Location{{Source: "native", Priority: 1000, Level: mcpconfig.User, Path: extra, Format: "native"}}, locs...)
 	}
+	// In the home directory the project files are the user's files: read
+	// them once, as user files.
+	userPaths := map[string]bool{}
+	for _, l := range locs {
+		if l.Level == mcpconfig.User {
+			userPaths[l.Path] = true
+		}
+	}
 	var found []mcpconfig.Found
 	for _, l := range locs {
+		if l.Level == mcpconfig.Project && userPaths[l.Path] {
+			continue
+		}
 		data, err := os.ReadFile(l.Path)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || isDir(err) {
 			continue
@@ -106,7 +117,13 @@ func (r *runner) discover() error {
 		}
 		f, err := mcpconfig.Parse(l, data, r.getenv)
 		if err != nil {
-			return exit.Wrap(exit.Usage, err)
+			if l.Source == "native" {
+				return exit.Wrap(exit.Usage, err)
+			}
+			// Another client's file: its owner validates it; a broken one
+			// must not stop every agent-mcp command.
+			app.Warnf(r.c, "skipping %v", err)
+			continue
 		}
 		found = append(found, mcpconfig.Found{Loc: l, File: f})
 	}
@@ -116,13 +133,17 @@ func (r *runner) discover() error {
 	opts.Trusted = r.c.Bool("trust") || r.isTrusted(first.TrustedProjects)
 	r.trusted = opts.Trusted
 	r.res = mcpconfig.Merge(found, opts)
-	if n := len(r.res.SkippedUntrusted); n > 0 {
+	if len(r.res.SkippedUntrusted) > 0 {
 		var names []string
+		seen := map[string]bool{}
 		for _, e := range r.res.SkippedUntrusted {
-			names = append(names, e.Name)
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				names = append(names, e.Name)
+			}
 		}
-		app.Warnf(r.c, "ignoring %d project server(s) (%s) of untrusted project %s: pass --trust or add it to \"trustedProjects\" in %s",
-			n, strings.Join(names, ", "), r.cwd, r.userFile())
+		app.Warnf(r.c, "ignoring the project's MCP servers (%s) of untrusted project %s: pass --trust or add it to \"trustedProjects\" in %s",
+			strings.Join(names, ", "), r.cwd, r.userFile())
 	}
 	return nil
 }

@@ -55,7 +55,11 @@ func serversCommand(env *app.Env) *cli.Command {
 				if e.Shadowed {
 					flags = append(flags, "shadowed")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Server.Type, target(e.Server), e.Source, e.Path, strings.Join(flags, ","))
+				line := strings.Join([]string{e.Name, e.Server.Type, target(e.Server), e.Source, e.Path}, "\t")
+				if len(flags) > 0 {
+					line += "\t" + strings.Join(flags, ",")
+				}
+				fmt.Fprintln(tw, line)
 			}
 			return tw.Flush()
 		},

@@ -37,6 +37,9 @@ func main() {
 		time.Sleep(time.Hour)
 	}
 
+	if d, err := time.ParseDuration(os.Getenv("MCPTEST_START_DELAY")); err == nil {
+		time.Sleep(d)
+	}
 	newServer := func() *mcp.Server { return server(*pageSize) }
 	if *httpAddr == "" {
 		if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentutils/agentutils/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := testbin.Main(m)
+	if srvDir != "" {
+		os.RemoveAll(srvDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	srvOnce sync.Once
+	srvDir  string
+	srvErr  error
+)
+
+// testServer builds mcptestserver once and returns its directory.
+func testServer(t *testing.T) string {
+	srvOnce.Do(func() {
+		if srvDir, srvErr = os.MkdirTemp("", "mcptestserver-"); srvErr != nil {
+			return
+		}
+		root, _ := testbin.Root()
+		cmd := exec.Command("go", "build", "-o", srvDir+string(os.PathSeparator), "./cmd/agent-mcp/testdata/mcptestserver")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			srvErr = fmt.Errorf("building mcptestserver: %v\n%s", err, out)
+		}
+	})
+	if srvErr != nil {
+		t.Fatal(srvErr)
+	}
+	return srvDir
+}
+
+// TestScripts runs the CLI scripts with the agentutils binaries and
+// mcptestserver (a small MCP server built with the Go SDK) on PATH.
+func TestScripts(t *testing.T) {
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvDir := testServer(t)
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+srvDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("AGENTUTILS_HOME", filepath.Join(env.WorkDir, ".agentutils"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("XDG_CONFIG_HOME", "")
+			env.Setenv("NO_COLOR", "1")
+			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// waitaddr FILE VAR: wait for a server to write its URL, put it in $VAR.
+			"waitaddr": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: waitaddr FILE VAR")
+				}
+				for i := 0; i < 200; i++ {
+					if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && len(b) > 0 {
+						ts.Setenv(args[1], strings.TrimSpace(string(b)))
+						return
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				ts.Fatalf("%s: no address after 10s", args[0])
+			},
+			// waitfile FILE: wait until FILE exists (a server's side effect).
+			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				for i := 0; i < 200; i++ {
+					if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+						return
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				ts.Fatalf("%s: not created after 10s", args[0])
+			},
+		},
+	})
+}
+
+func TestPermute(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"agent-mcp call s t {} --text", "agent-mcp call --text -- s t {}"},
+		{"agent-mcp call s t - --tool-timeout 1s", "agent-mcp call --tool-timeout 1s -- s t -"},
+		{"agent-mcp add x --env A=b -- cmd --flag", "agent-mcp add --env A=b -- x cmd --flag"},
+		{"agent-mcp cache clear a --cwd /p", "agent-mcp cache clear --cwd /p -- a"},
+		{"agent-mcp --help", "agent-mcp --help"},
+		{"agent-mcp nosuch -x", "agent-mcp nosuch -x"},
+		{"agent-mcp list", "agent-mcp list"},
+	}
+	for _, c := range cases {
+		got := strings.Join(permute(strings.Fields(c.in)), " ")
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.in, d)
+		}
+	}
+}
