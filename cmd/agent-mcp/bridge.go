@@ -139,6 +139,7 @@ func (b *bridge) run(ctx context.Context) error {
 		return err
 	}
 	b.r = r
+	r.terminate = 2 * time.Second
 	es, err := r.selected(nil)
 	if err != nil {
 		return err

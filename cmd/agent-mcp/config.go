@@ -33,13 +33,17 @@ type runner struct {
 
 	connectTimeout, toolTimeout *time.Duration // nil: not given on the command line
 	serverLog                   string
+	// terminate is how long a stdio server gets to exit after its stdin is
+	// closed, and again after SIGTERM, before it is killed. One-shot
+	// commands keep it short: some servers ignore EOF on stdin.
+	terminate time.Duration
 }
 
 func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
 
 // newRunner reads the flags and discovers the servers.
 func newRunner(c *cli.Context, env *app.Env) (*runner, error) {
-	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir}
+	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 200 * time.Millisecond}
 	if d := c.String("cwd"); d != "" {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(env.Dir, d)

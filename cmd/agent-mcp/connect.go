@@ -225,7 +225,7 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
 		s.cmd = cmd
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.r.terminate}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
