@@ -15,16 +15,16 @@ func newApp(env *app.Env) *cli.App {
 			"connects to them over stdio, Streamable HTTP or legacy SSE, and lists or calls their tools, " +
 			"resources and prompts. Results are JSON in the tool-result shape of agentutils " +
 			"({\"content\":[…],\"details\":{…},\"isError\":false}). `agent-mcp bridge` serves every configured " +
-			"MCP tool to agent-chat as a tool co-process, named mcp__<server>__<tool>.\n\n" +
+			"MCP tool to agent-chat as a tool co-process, named `mcp__<server>__<tool>`.\n\n" +
 			"Project-level servers (files inside the project directory) run commands from the repository, " +
 			"so they are used only for trusted projects: pass --trust, or list the project in \"trustedProjects\" " +
 			"of the user file $XDG_CONFIG_HOME/agentutils/mcp.json (or in $XDG_DATA_HOME/agentutils/trust.json).\n\n" +
 			"Examples:\n\n" +
-			"   agent-mcp servers --all\n" +
-			"   agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
-			"   agent-mcp tools everything\n" +
-			"   agent-mcp call everything echo '{\"message\":\"hi\"}' --text\n" +
-			"   agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'" +
+			"    agent-mcp servers --all\n" +
+			"    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
+			"    agent-mcp tools everything\n" +
+			"    agent-mcp call everything echo '{\"message\":\"hi\"}' --text\n" +
+			"    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'" +
 			app.ExitStatusMarkdown(),
 		Commands: []*cli.Command{
 			serversCommand(env),

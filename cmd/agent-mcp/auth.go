@@ -158,7 +158,7 @@ func authCommand(env *app.Env) *cli.Command {
 			"authorization-server metadata discovery, dynamic client registration (or the configured auth.clientId), " +
 			"a browser login whose redirect comes back to a listener on 127.0.0.1, and the token exchange. " +
 			"The token is stored in $XDG_DATA_HOME/agentutils/credentials.json (0600) and refreshed before it expires.\n\n" +
-			"Examples:\n\n   agent-mcp auth linear\n   agent-mcp auth --callback-port 3334 slack",
+			"Examples:\n\n    agent-mcp auth linear\n    agent-mcp auth --callback-port 3334 slack",
 		Flags: commonFlags(
 			&cli.IntFlag{Name: "callback-port", Usage: "port of the redirect listener on 127.0.0.1 (0: any free port)"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Minute, Usage: "how long to wait for the browser login"},
@@ -285,7 +285,7 @@ func logoutCommand(env *app.Env) *cli.Command {
 		Name:        "logout",
 		Usage:       "forget the stored OAuth token of a server",
 		ArgsUsage:   "SERVER",
-		Description: "Example:\n\n   agent-mcp logout linear",
+		Description: "Example:\n\n    agent-mcp logout linear",
 		Flags:       commonFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

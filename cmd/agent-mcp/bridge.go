@@ -31,7 +31,7 @@ func bridgeCommand(env *app.Env) *cli.Command {
 		Name:  "bridge",
 		Usage: "serve every configured MCP tool to agent-chat as a tool co-process",
 		Description: "Speaks the tool co-process protocol (formats/tool-protocol) on stdin/stdout: after `hello` it " +
-			"connects to the enabled servers in parallel and answers with their tools, named mcp__<server>__<tool> " +
+			"connects to the enabled servers in parallel and answers with their tools, named `mcp__<server>__<tool>` " +
 			"(at most 64 characters: longer names are cut and get a hash suffix; a clash is reported in `errors`). " +
 			"Servers still connecting after 250 ms are served from the 30-day tool cache when it has them (their calls " +
 			"wait for the connection); servers that fail are listed in `errors`. Results keep text and images, render " +
@@ -39,11 +39,13 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
 			"`instructions` (4000 characters per server, labelled as server-provided), and a changed tool list is sent " +
 			"again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
-			"Examples:\n\n   agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
-			"   agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' …",
+			"--naming v12 gives `mcp_<server>_<tool>` and --naming v15 `mcp__<server>_<tool>` (lowercase, digits dropped), " +
+			"the reference agent's forms.\n\n" +
+			"Examples:\n\n    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
+			"    agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' …",
 		Flags: commonFlags(
 			&cli.StringSliceFlag{Name: "servers", Usage: "only these servers (comma-separated or repeated)"},
-			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool names: default (mcp__<server>__<tool>), v12 (mcp_<server>_<tool>) or v15 (mcp__<server>_<tool>)"},
+			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool name form: default, v12 or v15 (the reference agent's older forms, for old transcripts)"},
 		),
 		Action: func(c *cli.Context) error {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {

@@ -28,9 +28,9 @@ func callCommand(env *app.Env) *cli.Command {
 			"{\"content\":[…],\"details\":{…},\"isError\":…} on stdout: text and image blocks as MCP sent them, other blocks " +
 			"as text, structuredContent in details. Exit status 1 when the tool reports an error, 2 for an unknown " +
 			"server or tool or bad arguments, 124 when a time limit ran out.\n\n" +
-			"Examples:\n\n   agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
+			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
-			"   agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
+			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "text", Usage: "print only the joined text of the result"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},

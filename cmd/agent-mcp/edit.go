@@ -50,10 +50,10 @@ func addCommand(env *app.Env) *cli.Command {
 		Description: "Writes a server into $XDG_CONFIG_HOME/agentutils/mcp.json (--scope user, the default) or " +
 			".agentutils/mcp.json of the project (--scope project). A URL without a scheme gets https://; " +
 			"--token adds an Authorization: Bearer header.\n\n" +
-			"Examples:\n\n   agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
-			"   agent-mcp add --scope project fs --env ROOT=/srv -- mcp-server-filesystem /srv\n" +
-			"   agent-mcp add linear --url mcp.linear.app/mcp\n" +
-			"   agent-mcp add api --url https://h.example/mcp --header 'X-Team: a' --token \"$TOKEN\"",
+			"Examples:\n\n    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
+			"    agent-mcp add --scope project fs --env ROOT=/srv -- mcp-server-filesystem /srv\n" +
+			"    agent-mcp add linear --url mcp.linear.app/mcp\n" +
+			"    agent-mcp add api --url https://h.example/mcp --header 'X-Team: a' --token \"$TOKEN\"",
 		Flags: commonFlags(scopeFlag,
 			&cli.StringFlag{Name: "url", Usage: "the server's URL (an HTTP server)"},
 			&cli.StringFlag{Name: "transport", Value: "http", Usage: "http (Streamable HTTP) or sse (legacy HTTP+SSE), with --url"},
@@ -140,7 +140,7 @@ func removeCommand(env *app.Env) *cli.Command {
 		Aliases:     []string{"rm"},
 		Usage:       "remove a server from our mcp.json",
 		ArgsUsage:   "NAME",
-		Description: "Examples:\n\n   agent-mcp remove everything\n   agent-mcp remove --scope project fs",
+		Description: "Examples:\n\n    agent-mcp remove everything\n    agent-mcp remove --scope project fs",
 		Flags:       commonFlags(scopeFlag),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -170,7 +170,7 @@ func enableCommand(env *app.Env, on bool) *cli.Command {
 		ArgsUsage: "NAME",
 		Description: "A server defined in one of our own mcp.json files gets \"enabled\": false (or loses it); a server " +
 			"from another client's configuration is listed in (or dropped from) \"disabledServers\" of the user mcp.json.\n\n" +
-			"Examples:\n\n   agent-mcp " + name + " github",
+			"Examples:\n\n    agent-mcp " + name + " github",
 		Flags: commonFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -211,7 +211,7 @@ func testCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "NAME",
 		Description: "Connects, initializes and lists tools, resources and prompts; prints the server's name, version, " +
 			"protocol version and counts. Exit status 1 when the server fails (with an 'agent-mcp auth' hint for HTTP 401).\n\n" +
-			"Example:\n\n   agent-mcp test everything",
+			"Example:\n\n    agent-mcp test everything",
 		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

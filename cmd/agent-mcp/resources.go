@@ -21,7 +21,7 @@ func resourcesCommand(env *app.Env) *cli.Command {
 		Usage:     "list the resources (or resource templates) of a server",
 		ArgsUsage: "SERVER",
 		Description: "Prints one MCP resource (or, with --templates, resource template) per line as JSON.\n\n" +
-			"Examples:\n\n   agent-mcp resources everything | jq -r .uri\n   agent-mcp resources --templates everything",
+			"Examples:\n\n    agent-mcp resources everything | jq -r .uri\n    agent-mcp resources --templates everything",
 		Flags: commonFlags(&cli.BoolFlag{Name: "templates", Usage: "list resource templates instead"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -79,7 +79,7 @@ func readCommand(env *app.Env) *cli.Command {
 		Description: "Reads URI (an mcp:// prefix is dropped) from --server, or from the first server that lists it " +
 			"(or, failing that, the only enabled server). Prints the text contents, binary contents as a " +
 			"placeholder; --json prints the MCP ReadResourceResult.\n\n" +
-			"Examples:\n\n   agent-mcp read test://static/resource/1\n   agent-mcp read --server fs --json file:///etc/hostname",
+			"Examples:\n\n    agent-mcp read test://static/resource/1\n    agent-mcp read --server fs --json file:///etc/hostname",
 		Flags: commonFlags(
 			&cli.StringFlag{Name: "server", Usage: "the server to read from"},
 			&cli.BoolFlag{Name: "json", Usage: "print the MCP result"},
@@ -176,7 +176,7 @@ func promptsCommand(env *app.Env) *cli.Command {
 		Name:        "prompts",
 		Usage:       "list the prompts of a server",
 		ArgsUsage:   "SERVER",
-		Description: "Prints one MCP prompt per line as JSON.\n\nExample:\n\n   agent-mcp prompts everything | jq -r .name",
+		Description: "Prints one MCP prompt per line as JSON.\n\nExample:\n\n    agent-mcp prompts everything | jq -r .name",
 		Flags:       commonFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -222,7 +222,7 @@ func promptCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "SERVER NAME [KEY=VALUE…]",
 		Description: "Prints the text of the prompt's messages (text parts and embedded resource texts, joined with " +
 			"blank lines); --json prints the MCP GetPromptResult.\n\n" +
-			"Examples:\n\n   agent-mcp prompt everything simple_prompt\n   agent-mcp prompt everything complex_prompt temperature=0.7 style=terse --json",
+			"Examples:\n\n    agent-mcp prompt everything simple_prompt\n    agent-mcp prompt everything complex_prompt temperature=0.7 style=terse --json",
 		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print the MCP result"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {

@@ -18,7 +18,7 @@ func serversCommand(env *app.Env) *cli.Command {
 		Description: "Lists every MCP server agent-mcp would use, with the file it comes from, in precedence order " +
 			"(our mcp.json, Claude Code, Claude Desktop, Codex, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, ./mcp.json; " +
 			"project before user within a provider; the first definition of a name wins).\n\n" +
-			"Examples:\n\n   agent-mcp servers\n   agent-mcp servers --all --json | jq -r .path",
+			"Examples:\n\n    agent-mcp servers\n    agent-mcp servers --all --json | jq -r .path",
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "all", Usage: "also show shadowed duplicates and disabled servers"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},

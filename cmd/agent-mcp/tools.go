@@ -65,7 +65,7 @@ func listCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "[SERVER…]",
 		Description: "Connects to every enabled server (or the ones named), in parallel, and prints one line per server. " +
 			"Exit status 1 when any server failed.\n\n" +
-			"Examples:\n\n   agent-mcp list\n   agent-mcp list --json github | jq .tools\n   agent-mcp list --cached",
+			"Examples:\n\n    agent-mcp list\n    agent-mcp list --json github | jq .tools\n    agent-mcp list --cached",
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
 			&cli.BoolFlag{Name: "cached", Usage: "answer from the tool cache where it has an entry, without connecting"},
@@ -218,10 +218,10 @@ func toolsCommand(env *app.Env) *cli.Command {
 		Description: "Prints the tools of every enabled server (or the ones named): a table for people, or with --json one " +
 			"tool per line in agent-tool's tool shape ({name, label, description, parameters, concurrency, nonAbortable}) " +
 			"plus x_mcp {server, tool, title, annotations}.\n\n" +
-			"Examples:\n\n   agent-mcp tools everything\n   agent-mcp tools --json --names raw github | jq -r .name",
+			"Examples:\n\n    agent-mcp tools everything\n    agent-mcp tools --json --names raw github | jq -r .name",
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "json", Usage: "one JSON tool definition per line"},
-			&cli.StringFlag{Name: "names", Value: "agent", Usage: "agent (mcp__<server>__<tool>) or raw (the MCP name)"},
+			&cli.StringFlag{Name: "names", Value: "agent", Usage: "agent (the names bridge gives the model) or raw (the MCP name)"},
 			&cli.StringFlag{Name: "naming", Value: "default", Usage: "agent name form: default, v12 or v15"},
 		),
 		Action: func(c *cli.Context) error {
@@ -351,7 +351,7 @@ func cacheCommand(env *app.Env) *cli.Command {
 			Name:        "clear",
 			Usage:       "delete cached tool lists (of the named servers, or all)",
 			ArgsUsage:   "[SERVER…]",
-			Description: "Examples:\n\n   agent-mcp cache clear\n   agent-mcp cache clear github",
+			Description: "Examples:\n\n    agent-mcp cache clear\n    agent-mcp cache clear github",
 			Flags:       commonFlags(),
 			Action: func(c *cli.Context) error {
 				r, err := newRunner(c, env)
