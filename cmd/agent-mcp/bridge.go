@@ -51,7 +51,8 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
 				return exit.Errorf(exit.Usage, "--naming: %v", err)
 			}
-			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{}}
+			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{},
+				asks: map[string]chan *event.Answer{}, early: map[string]*event.Answer{}}
 			return b.run(c.Context)
 		},
 	}
@@ -69,8 +70,13 @@ type bridge struct {
 	servers []*bridgeServer
 	byName  map[string]route // agent name → server and MCP tool
 	calls   map[string]context.CancelFunc
-	// progress maps a progress token (the call id) to the call.
-	wg sync.WaitGroup
+	wg      sync.WaitGroup
+
+	// asks are elicitations waiting for an answer, by request id; early
+	// holds answers that came before their request was registered.
+	asks  map[string]chan *event.Answer
+	early map[string]*event.Answer
+	nask  int
 }
 
 type route struct {
@@ -93,7 +99,7 @@ func (b *bridge) send(v any) {
 	var line []byte
 	var err error
 	switch v.(type) {
-	case *event.Update, *event.Result, *event.Log:
+	case *event.Update, *event.Result, *event.Log, *event.ToolAsk:
 		line, err = event.EncodeTool(v)
 	default:
 		line, err = json.Marshal(v)
@@ -182,8 +188,14 @@ func (b *bridge) run(ctx context.Context) error {
 			}
 			b.mu.Unlock()
 		case *event.Answer:
-			// The bridge sends no requests (elicitation is declined), so
-			// there is nothing to answer.
+			b.mu.Lock()
+			if ch, ok := b.asks[m.RequestID]; ok {
+				delete(b.asks, m.RequestID)
+				ch <- m
+			} else {
+				b.early[m.RequestID] = m
+			}
+			b.mu.Unlock()
 		default:
 			b.logf("error", "agent-mcp bridge: unexpected %T", m)
 		}
@@ -224,6 +236,9 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			go b.refresh(ctx, bs)
+		},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return b.elicit(ctx, bs.e.Name, req.Params)
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			data, _ := json.Marshal(req.Params.Data)
@@ -426,4 +441,49 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	}
 	details, _ := json.Marshal(out.Details)
 	return &event.Result{Content: out.Content, Details: details, IsError: out.IsError}
+}
+
+// elicit forwards a server's elicitation/create to the parent as a request
+// of kind "elicit" and turns the answer into the MCP result: a value with an
+// "action" (accept, decline, cancel) and "content" is used as it is, any
+// other value is the accepted content, and a cancelled answer cancels.
+func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	b.mu.Lock()
+	b.nask++
+	id := fmt.Sprintf("elicit-%d", b.nask)
+	ch := make(chan *event.Answer, 1)
+	if a, ok := b.early[id]; ok {
+		delete(b.early, id)
+		ch <- a
+	} else {
+		b.asks[id] = ch
+	}
+	b.mu.Unlock()
+	payload, _ := json.Marshal(map[string]any{"server": server, "message": p.Message, "mode": p.Mode,
+		"requestedSchema": p.RequestedSchema, "url": p.URL})
+	b.send(&event.ToolAsk{RequestID: id, Kind: "elicit", Payload: payload})
+	var a *event.Answer
+	select {
+	case a = <-ch:
+	case <-ctx.Done():
+		b.mu.Lock()
+		delete(b.asks, id)
+		b.mu.Unlock()
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if a.Cancelled {
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	var v struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if json.Unmarshal(a.Value, &v) == nil && (v.Action == "accept" || v.Action == "decline" || v.Action == "cancel") {
+		return &mcp.ElicitResult{Action: v.Action, Content: v.Content}, nil
+	}
+	var content map[string]any
+	if err := json.Unmarshal(a.Value, &content); err != nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 }

@@ -171,6 +171,23 @@ func server(pageSize int) *mcp.Server {
 			n, _ := args(req)["name"].(string)
 			return text(n + "=" + os.Getenv(n) + " cwd=" + wd[strings.LastIndex(wd, "/")+1:]), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "ask", Description: "Ask the user for a name (elicitation).", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// The multi round-trip form (SEP-2322); the SDK turns it into an
+			// elicitation/create request for clients of older protocols.
+			if len(req.Params.InputResponses) == 0 {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Your name?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}}}, nil
+			}
+			res, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult)
+			if !ok {
+				return text("no answer"), nil
+			}
+			if res.Action != "accept" {
+				return text(res.Action), nil
+			}
+			return text(fmt.Sprint("hello ", res.Content["name"])), nil
+		})
 	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello world"}}}, nil
