@@ -37,8 +37,9 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			"wait for the connection); servers that fail are listed in `errors`. Results keep text and images, render " +
 			"audio, blobs, embedded resources and resource links as text, and keep structuredContent in details. MCP " +
 			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
-			"`instructions` (4000 characters per server, labelled as server-provided), and a changed tool list is sent " +
-			"again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
+			"`instructions` (4000 characters per server, labelled as server-provided), a server's elicitation becomes a " +
+			"`request` of kind elicit (the `answer` value is the content, or {action, content}), and a tool list changed by " +
+			"the server or by a reconnect is sent again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
 			"--naming v12 gives `mcp_<server>_<tool>` and --naming v15 `mcp__<server>_<tool>` (lowercase, digits dropped), " +
 			"the reference agent's forms.\n\n" +
 			"Examples:\n\n    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
@@ -256,6 +257,7 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 		bs.err = err
 		return
 	}
+	s.onReconnect = func() { b.refresh(ctx, bs) }
 	b.mu.Lock()
 	bs.s, bs.tools = s, tools
 	b.mu.Unlock()

@@ -13,15 +13,19 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 )
 
-// TestBridgeCancel runs the bridge in-process against mcptestserver: a
-// cancel of a running call reaches the server as notifications/cancelled
-// (the server's handler sees its context end) and the call still gets one
-// error result.
-func TestBridgeCancel(t *testing.T) {
+// bridgeProc runs the bridge in-process on pipes with one server t.
+type bridgeProc struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	done chan int
+	home string
+}
+
+func startBridge(t *testing.T, serverEnv string) *bridgeProc {
 	srv := filepath.Join(testServer(t), "mcptestserver")
 	home := t.TempDir()
-	marker := filepath.Join(home, "cancelled")
-	cfg := `{"mcpServers":{"t":{"command":"` + srv + `","env":{"MCPTEST_CANCEL_FILE":"` + marker + `"}}}}`
+	cfg := `{"mcpServers":{"t":{"command":"` + srv + `","env":{` + serverEnv + `}}}}`
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -37,35 +41,79 @@ func TestBridgeCancel(t *testing.T) {
 		},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	done := make(chan int, 1)
+	t.Cleanup(cancel)
+	p := &bridgeProc{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan int, 1), home: home}
+	p.out.Buffer(make([]byte, 1<<20), 1<<20)
 	go func() {
-		done <- app.Run(ctx, newApp, env, []string{"agent-mcp", "bridge"})
+		p.done <- app.Run(ctx, newApp, env, []string{"agent-mcp", "bridge"})
 		outW.Close()
 	}()
-	lines := bufio.NewScanner(outR)
-	next := func() string {
-		if !lines.Scan() {
-			t.Fatalf("bridge output ended: %v", lines.Err())
-		}
-		return lines.Text()
-	}
-	io.WriteString(inW, `{"type":"hello","cwd":"`+home+`"}`+"\n")
-	if l := next(); !strings.Contains(l, `"name":"mcp__t__slow"`) {
+	p.send(`{"type":"hello","cwd":"` + home + `"}`)
+	if l := p.next(); !strings.Contains(l, `"name":"mcp__t__slow"`) {
 		t.Fatalf("first line %s", l)
 	}
-	io.WriteString(inW, `{"type":"call","id":"k1","name":"mcp__t__slow","arguments":{"ms":2000}}`+"\n")
-	if l := next(); !strings.HasPrefix(l, `{"type":"update","id":"k1"`) {
+	return p
+}
+
+func (p *bridgeProc) send(line string) { io.WriteString(p.in, line+"\n") }
+
+func (p *bridgeProc) next() string {
+	if !p.out.Scan() {
+		p.t.Fatalf("bridge output ended: %v", p.out.Err())
+	}
+	return p.out.Text()
+}
+
+func (p *bridgeProc) close() {
+	p.in.Close()
+	for p.out.Scan() {
+	}
+	if code := <-p.done; code != 0 {
+		p.t.Fatalf("exit %d", code)
+	}
+}
+
+// TestBridgeListChanged: a server's tools/list_changed makes the bridge send
+// the new list with replace: true.
+func TestBridgeListChanged(t *testing.T) {
+	p := startBridge(t, "")
+	p.send(`{"type":"call","id":"g1","name":"mcp__t__grow","arguments":{}}`)
+	sawResult, sawTools := false, false
+	for !sawResult || !sawTools {
+		l := p.next()
+		switch {
+		case strings.HasPrefix(l, `{"type":"result","id":"g1"`):
+			sawResult = true
+		case strings.HasPrefix(l, `{"type":"tools"`):
+			if !strings.Contains(l, `"name":"mcp__t__extra"`) || !strings.HasSuffix(l, `"replace":true}`) {
+				t.Fatalf("tools update %s", l)
+			}
+			sawTools = true
+		}
+	}
+	p.send(`{"type":"call","id":"g2","name":"mcp__t__extra","arguments":{}}`)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"result","id":"g2","content":[{"type":"text","text":"extra"}]`) {
+		t.Fatalf("call of the new tool: %s", l)
+	}
+	p.close()
+}
+
+// TestBridgeCancel runs the bridge in-process against mcptestserver: a
+// cancel of a running call reaches the server as notifications/cancelled
+// (the server's handler sees its context end) and the call still gets one
+// error result.
+func TestBridgeCancel(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "cancelled")
+	p := startBridge(t, `"MCPTEST_CANCEL_FILE":"`+marker+`"`)
+	p.send(`{"type":"call","id":"k1","name":"mcp__t__slow","arguments":{"ms":2000}}`)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"update","id":"k1"`) {
 		t.Fatalf("want a progress update, got %s", l)
 	}
-	io.WriteString(inW, `{"type":"cancel","id":"k1"}`+"\n")
-	if l := next(); !strings.HasPrefix(l, `{"type":"result","id":"k1","content":[{"type":"text","text":"MCP error: cancelled"}],"isError":true`) {
+	p.send(`{"type":"cancel","id":"k1"}`)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"result","id":"k1","content":[{"type":"text","text":"MCP error: cancelled"}],"isError":true`) {
 		t.Fatalf("want a cancelled result, got %s", l)
 	}
-	inW.Close()
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p.close()
 	for i := 0; i < 100; i++ {
 		if _, err := os.Stat(marker); err == nil {
 			return

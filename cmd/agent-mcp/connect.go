@@ -40,6 +40,8 @@ type session struct {
 	cmd    *exec.Cmd // the stdio server process of the latest attempt
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
+	// onReconnect runs after a successful reconnect (the bridge re-lists).
+	onReconnect func()
 }
 
 // connErr classifies a failure for exit codes and --json.
@@ -448,6 +450,9 @@ func (s *session) reconnect(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if err = s.connect(ctx); err == nil {
+			if s.onReconnect != nil {
+				go s.onReconnect()
+			}
 			return nil
 		}
 		var ce *connErr

@@ -188,6 +188,12 @@ func server(pageSize int) *mcp.Server {
 			}
 			return text(fmt.Sprint("hello ", res.Content["name"])), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "grow", Description: "Add the tool extra (the server sends tools/list_changed).", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{Name: "extra", Description: "Added by grow.", InputSchema: obj(``)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("extra"), nil })
+			return text("grown"), nil
+		})
 	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello world"}}}, nil
