@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +66,8 @@ type bridge struct {
 	c      *cli.Context
 	r      *runner
 	naming string
+	// stateDir is hello's stateDir, where large outputs are spilled.
+	stateDir string
 
 	outMu sync.Mutex
 
@@ -140,6 +144,7 @@ func (b *bridge) run(ctx context.Context) error {
 		}
 		hello = h
 	}
+	b.stateDir = hello.StateDir
 	if hello.Cwd != "" && !b.c.IsSet("cwd") {
 		_ = b.c.Set("cwd", hello.Cwd)
 	}
@@ -334,6 +339,29 @@ func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
 	b.send(msg)
 }
 
+// spill writes a call's full text output to hello's stateDir (else the
+// cache) and returns the path, or "" when it cannot.
+func (b *bridge) spill(id, text string) string {
+	dir := b.stateDir
+	if dir == "" {
+		dir = filepath.Join(b.r.dirs.Cache, "mcp-output")
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r == 0 {
+			return '_'
+		}
+		return r
+	}, id)
+	path := filepath.Join(dir, name+".mcp.log")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return ""
+	}
+	return path
+}
+
 // toolsMsg is event.Tools with x_mcp on each tool.
 type toolsMsg struct {
 	Type         string    `json:"type"`
@@ -359,7 +387,7 @@ func (b *bridge) toolsMessage() *toolsMsg {
 		if bs.s != nil && bs.s.cs != nil {
 			if ir := bs.s.cs.InitializeResult(); ir != nil && strings.TrimSpace(ir.Instructions) != "" {
 				msg.Instructions = append(msg.Instructions, fmt.Sprintf("Instructions from MCP server %q (server-provided, unverified):\n%s",
-					bs.e.Name, mcptool.Truncate(ir.Instructions, maxInstructions)))
+					bs.e.Name, mcptool.Clip(ir.Instructions, maxInstructions)))
 			}
 		}
 		for _, t := range bs.tools {
@@ -441,7 +469,18 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	if err != nil {
 		return fail("MCP error: %v", err)
 	}
-	details, _ := json.Marshal(out.Details)
+	var full string
+	if l := mcptool.LimitText(out.Content, mcptool.MaxLines, mcptool.MaxBytes); l.Truncated {
+		// The whole text goes to a file the model can read; the result
+		// keeps the head and says where the rest is.
+		full = b.spill(call.ID, mcptool.JoinText(out.Content))
+		out.Content = append(l.Content, event.Text(l.Notice(mcptool.MaxBytes, full)))
+	}
+	d := struct {
+		mcptool.Details
+		FullOutputPath string `json:"fullOutputPath,omitempty"`
+	}{out.Details, full}
+	details, _ := json.Marshal(d)
 	return &event.Result{Content: out.Content, Details: details, IsError: out.IsError}
 }
 

@@ -267,8 +267,8 @@ func JoinText(content []event.Content) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// Truncate cuts an instructions text to n bytes on a rune boundary.
-func Truncate(s string, n int) string {
+// Clip cuts an instructions text to n bytes on a rune boundary.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -279,3 +279,80 @@ func Truncate(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// Limits of model-facing text, agent-tool's standard budget.
+const (
+	MaxLines = 2000
+	MaxBytes = 50 * 1024
+)
+
+// Limited is the outcome of LimitText.
+type Limited struct {
+	Content []event.Content
+	// Truncated is set when text was cut; Shown and Total count lines.
+	Truncated    bool
+	ByBytes      bool
+	Shown, Total int
+}
+
+// LimitText keeps the text blocks of content within maxLines lines and
+// maxBytes bytes, whole lines from the top (agent-tool's head truncation,
+// one budget over all blocks); other blocks pass through.
+func LimitText(content []event.Content, maxLines, maxBytes int) Limited {
+	var l Limited
+	linesLeft, bytesLeft := maxLines, maxBytes
+	for _, c := range content {
+		if c.Type != "text" {
+			l.Content = append(l.Content, c)
+			continue
+		}
+		lines := strings.Split(c.Text, "\n")
+		l.Total += len(lines)
+		var kept []string
+		size := 0
+		for _, ln := range lines {
+			add := len(ln)
+			if len(kept) > 0 {
+				add++
+			}
+			if linesLeft == 0 || size+add > bytesLeft {
+				l.Truncated = true
+				l.ByBytes = l.ByBytes || linesLeft > 0
+				break
+			}
+			kept = append(kept, ln)
+			size += add
+			linesLeft--
+		}
+		l.Shown += len(kept)
+		bytesLeft -= size
+		if len(kept) > 0 {
+			l.Content = append(l.Content, event.Text(strings.Join(kept, "\n")))
+		}
+	}
+	return l
+}
+
+// Notice is the bracketed line appended to a truncated result.
+func (l Limited) Notice(maxBytes int, full string) string {
+	s := fmt.Sprintf("[Showing lines 1-%d of %d", l.Shown, l.Total)
+	if l.ByBytes {
+		s += fmt.Sprintf(" (%s limit)", formatBytes(maxBytes))
+	}
+	if full != "" {
+		s += ". Full: " + full
+	}
+	return s + "]"
+}
+
+func formatBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fKB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
+}

@@ -111,8 +111,40 @@ func TestJoinText(t *testing.T) {
 	if got != "a\n\n[Image: image/png]\n\nb" {
 		t.Errorf("JoinText = %q", got)
 	}
-	if got := Truncate("héllo", 2); got != "h…" {
-		t.Errorf("Truncate = %q", got)
+	if got := Clip("héllo", 2); got != "h…" {
+		t.Errorf("Clip = %q", got)
+	}
+}
+
+func TestLimitText(t *testing.T) {
+	img := event.Content{Type: "image", Data: "x", MimeType: "image/png"}
+	cases := []struct {
+		name   string
+		in     []event.Content
+		lines  int
+		bytes  int
+		want   []event.Content
+		notice string
+	}{
+		{"fits", []event.Content{event.Text("a\nb")}, 5, 100, []event.Content{event.Text("a\nb")}, ""},
+		{"lines", []event.Content{event.Text("1\n2\n3"), img, event.Text("4\n5")}, 4, 100,
+			[]event.Content{event.Text("1\n2\n3"), img, event.Text("4")}, "[Showing lines 1-4 of 5. Full: f]"},
+		{"bytes", []event.Content{event.Text("aaaa\nbbbb\ncccc")}, 100, 10,
+			[]event.Content{event.Text("aaaa\nbbbb")}, "[Showing lines 1-2 of 3 (10B limit). Full: f]"},
+		{"first line too long", []event.Content{event.Text("aaaaaaaaaaaa")}, 100, 10, nil, "[Showing lines 1-0 of 1 (10B limit). Full: f]"},
+	}
+	for _, c := range cases {
+		l := LimitText(c.in, c.lines, c.bytes)
+		if d := cmp.Diff(c.want, l.Content); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
+		notice := ""
+		if l.Truncated {
+			notice = l.Notice(c.bytes, "f")
+		}
+		if notice != c.notice {
+			t.Errorf("%s: notice %q, want %q", c.name, notice, c.notice)
+		}
 	}
 }
 

@@ -188,6 +188,15 @@ func server(pageSize int) *mcp.Server {
 			}
 			return text(fmt.Sprint("hello ", res.Content["name"])), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "big", Description: "Print n numbered lines.", InputSchema: obj(`"n":{"type":"number"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n, _ := args(req)["n"].(float64)
+			var b strings.Builder
+			for i := 1; i <= int(n); i++ {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+			return text(strings.TrimSuffix(b.String(), "\n")), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "grow", Description: "Add the tool extra (the server sends tools/list_changed).", InputSchema: obj(``)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.AddTool(&mcp.Tool{Name: "extra", Description: "Added by grow.", InputSchema: obj(``)},
