@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -265,11 +266,13 @@ func envMillis(v string) (time.Duration, bool) {
 
 // writeJSON prints one value as a JSON line.
 func writeJSON(r *runner, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep <, > and & readable in text
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(r.env.Stdout, "%s\n", b)
+	_, err := io.WriteString(r.env.Stdout, b.String())
 	return err
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -22,6 +23,7 @@ func serversCommand(env *app.Env) *cli.Command {
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "all", Usage: "also show shadowed duplicates and disabled servers"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
+			&cli.BoolFlag{Name: "show-secrets", Usage: "with --json, print header and env values that look like credentials instead of <redacted>"},
 		),
 		Action: func(c *cli.Context) error {
 			r, err := newRunner(c, env)
@@ -36,6 +38,9 @@ func serversCommand(env *app.Env) *cli.Command {
 				for _, e := range list {
 					if !c.Bool("all") && e.Disabled {
 						continue
+					}
+					if !c.Bool("show-secrets") {
+						e.Server = redact(e.Server)
 					}
 					if err := writeJSON(r, e); err != nil {
 						return err
@@ -72,4 +77,31 @@ func target(s mcpconfig.Server) string {
 		return s.URL
 	}
 	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+var secretKey = regexp.MustCompile(`(?i)auth|token|secret|key|password|passwd|credential|cookie`)
+
+// redact hides header and env values whose names look like credentials:
+// after ${VAR} expansion they hold the real secrets.
+func redact(s mcpconfig.Server) mcpconfig.Server {
+	hide := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			if secretKey.MatchString(k) && v != "" {
+				v = "<redacted>"
+			}
+			out[k] = v
+		}
+		return out
+	}
+	s.Headers, s.Env = hide(s.Headers), hide(s.Env)
+	if s.Auth != nil && s.Auth.ClientSecret != "" {
+		a := *s.Auth
+		a.ClientSecret = "<redacted>"
+		s.Auth = &a
+	}
+	return s
 }
