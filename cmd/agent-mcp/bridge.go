@@ -79,6 +79,9 @@ type bridge struct {
 
 	// asks are elicitations waiting for an answer, by request id; early
 	// holds answers that came before their request was registered.
+	// allow is hello's tool allowlist (nil: every tool).
+	allow map[string]bool
+
 	asks  map[string]chan *event.Answer
 	early map[string]*event.Answer
 	nask  int
@@ -252,19 +255,19 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 		},
 	}
 	s, err := b.r.open(ctx, bs.e, opts)
-	if err != nil {
-		bs.err = err
-		return
-	}
-	tools, err := s.listTools(ctx)
-	if err != nil {
+	if err == nil {
+		var tools []*mcp.Tool
+		if tools, err = s.listTools(ctx); err == nil {
+			s.onReconnect = func() { b.refresh(ctx, bs) }
+			b.mu.Lock()
+			bs.s, bs.tools = s, tools
+			b.mu.Unlock()
+			return
+		}
 		s.close()
-		bs.err = err
-		return
 	}
-	s.onReconnect = func() { b.refresh(ctx, bs) }
 	b.mu.Lock()
-	bs.s, bs.tools = s, tools
+	bs.err = err
 	b.mu.Unlock()
 }
 
@@ -322,21 +325,15 @@ func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
 		case <-ctx.Done():
 		}
 	}
-	msg := b.toolsMessage()
 	if hello.Tools != nil {
-		allow := map[string]bool{}
+		b.mu.Lock()
+		b.allow = map[string]bool{}
 		for _, t := range hello.Tools {
-			allow[t] = true
+			b.allow[t] = true
 		}
-		var kept []toolDef
-		for _, t := range msg.Tools {
-			if allow[t.Name] {
-				kept = append(kept, t)
-			}
-		}
-		msg.Tools = kept
+		b.mu.Unlock()
 	}
-	b.send(msg)
+	b.send(b.toolsMessage())
 }
 
 // spill writes a call's full text output to hello's stateDir (else the
@@ -384,8 +381,8 @@ func (b *bridge) toolsMessage() *toolsMsg {
 			msg.Errors = append(msg.Errors, fmt.Sprintf("mcp:%s: %v", bs.e.Name, bs.err))
 			continue
 		}
-		if bs.s != nil && bs.s.cs != nil {
-			if ir := bs.s.cs.InitializeResult(); ir != nil && strings.TrimSpace(ir.Instructions) != "" {
+		if cs := bs.s.current(); cs != nil {
+			if ir := cs.InitializeResult(); ir != nil && strings.TrimSpace(ir.Instructions) != "" {
 				msg.Instructions = append(msg.Instructions, fmt.Sprintf("Instructions from MCP server %q (server-provided, unverified):\n%s",
 					bs.e.Name, mcptool.Clip(ir.Instructions, maxInstructions)))
 			}
@@ -396,6 +393,9 @@ func (b *bridge) toolsMessage() *toolsMsg {
 			}
 			d, err := agentTool(b.naming, bs.e.Name, t, bs.deferred)
 			if err != nil {
+				continue
+			}
+			if b.allow != nil && !b.allow[d.Name] {
 				continue
 			}
 			if prev, ok := owner[d.Name]; ok {

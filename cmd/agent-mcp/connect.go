@@ -483,6 +483,16 @@ func (s *session) do(ctx context.Context, fn func(*mcp.ClientSession) error) err
 	return fn(cs)
 }
 
+// current is the live connection (nil on a nil session or after close).
+func (s *session) current() *mcp.ClientSession {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cs
+}
+
 func (s *session) close() {
 	s.mu.Lock()
 	cs := s.cs

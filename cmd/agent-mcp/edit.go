@@ -234,7 +234,7 @@ func testCommand(env *app.Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ir := s.cs.InitializeResult()
+			ir := s.current().InitializeResult()
 			count := func(has bool, n func(context.Context) int) int {
 				if !has {
 					return 0
@@ -244,7 +244,7 @@ func testCommand(env *app.Env) *cli.Command {
 			caps := ir.Capabilities
 			nres := count(caps != nil && caps.Resources != nil, func(ctx context.Context) int {
 				n := 0
-				for _, err := range s.cs.Resources(ctx, nil) {
+				for _, err := range s.current().Resources(ctx, nil) {
 					if err != nil {
 						break
 					}
@@ -254,7 +254,7 @@ func testCommand(env *app.Env) *cli.Command {
 			})
 			nprompts := count(caps != nil && caps.Prompts != nil, func(ctx context.Context) int {
 				n := 0
-				for _, err := range s.cs.Prompts(ctx, nil) {
+				for _, err := range s.current().Prompts(ctx, nil) {
 					if err != nil {
 						break
 					}

@@ -150,7 +150,7 @@ func (r *runner) resourceServer(ctx context.Context, name, uri string) (*session
 		}
 		found := false
 		lctx, cancel := s.listCtx(ctx)
-		for res, err := range s.cs.Resources(lctx, nil) {
+		for res, err := range s.current().Resources(lctx, nil) {
 			if err != nil {
 				break
 			}

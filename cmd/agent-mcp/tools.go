@@ -141,7 +141,7 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 		defer s.close()
 		var tools []*mcp.Tool
 		tools, err = s.listTools(ctx)
-		ir := s.cs.InitializeResult()
+		ir := s.current().InitializeResult()
 		st.ProtocolVersion, st.ServerInfo = ir.ProtocolVersion, ir.ServerInfo
 		for _, t := range tools {
 			if mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
