@@ -44,6 +44,7 @@ func newApp(env *app.Env) *cli.App {
 			logoutCommand(env),
 			cacheCommand(env),
 			bridgeCommand(env),
+			serveCommand(env),
 		},
 	}
 	// urfave/cli gives every command a "help" subcommand with the alias "h",

@@ -77,7 +77,7 @@ func (s *session) client() *mcp.Client {
 	if o.Capabilities == nil {
 		o.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: app.Version}, &o)
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()}, &o)
 	c.AddRoots(&mcp.Root{URI: "file://" + s.r.cwd, Name: filepath.Base(s.r.cwd)})
 	return c
 }
@@ -524,4 +524,12 @@ func scanLines(r io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
 	return sc
+}
+
+// implVersion is the version we announce in MCP's implementation info.
+func implVersion() string {
+	if app.Version != "" {
+		return app.Version
+	}
+	return "dev"
 }

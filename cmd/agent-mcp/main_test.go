@@ -30,14 +30,14 @@ var (
 	srvErr  error
 )
 
-// testServer builds mcptestserver once and returns its directory.
+// testServer builds mcptestserver and faketools once and returns their directory.
 func testServer(t *testing.T) string {
 	srvOnce.Do(func() {
 		if srvDir, srvErr = os.MkdirTemp("", "mcptestserver-"); srvErr != nil {
 			return
 		}
 		root, _ := testbin.Root()
-		cmd := exec.Command("go", "build", "-o", srvDir+string(os.PathSeparator), "./cmd/agent-mcp/testdata/mcptestserver")
+		cmd := exec.Command("go", "build", "-o", srvDir+string(os.PathSeparator), "./cmd/agent-mcp/testdata/mcptestserver", "./cmd/agent-mcp/testdata/faketools")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			srvErr = fmt.Errorf("building mcptestserver: %v\n%s", err, out)
