@@ -3,12 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentutils/agentutils/internal/app"
 )
@@ -24,8 +30,11 @@ type bridgeProc struct {
 
 func startBridge(t *testing.T, serverEnv string) *bridgeProc {
 	srv := filepath.Join(testServer(t), "mcptestserver")
+	return startBridgeConfig(t, `{"mcpServers":{"t":{"command":"`+srv+`","env":{`+serverEnv+`}}}}`)
+}
+
+func startBridgeConfig(t *testing.T, cfg string) *bridgeProc {
 	home := t.TempDir()
-	cfg := `{"mcpServers":{"t":{"command":"` + srv + `","env":{` + serverEnv + `}}}}`
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +130,45 @@ func TestBridgeCancel(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("the server never saw the cancellation")
+}
+
+// TestBridgeStaleSession: the HTTP server forgets the session (a restart);
+// the next call gets 404, and the bridge re-initializes and retries it.
+func TestBridgeStaleSession(t *testing.T) {
+	newHandler := func() http.Handler {
+		s := mcp.NewServer(&mcp.Implementation{Name: "restarting", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil
+			})
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
+	var mu sync.Mutex
+	h := newHandler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		cur := h
+		mu.Unlock()
+		cur.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	p := startBridgeConfig(t, `{"mcpServers":{"t":{"url":"`+srv.URL+`"}}}`)
+	call := func(id string) string {
+		p.send(`{"type":"call","id":"` + id + `","name":"mcp__t__slow","arguments":{}}`)
+		for {
+			if l := p.next(); strings.HasPrefix(l, `{"type":"result"`) {
+				return l
+			}
+		}
+	}
+	if l := call("a"); !strings.Contains(l, `"text":"pong"`) {
+		t.Fatalf("first call: %s", l)
+	}
+	mu.Lock()
+	h = newHandler() // the old session id is unknown now
+	mu.Unlock()
+	if l := call("b"); !strings.Contains(l, `"text":"pong"`) || strings.Contains(l, `"isError":true`) {
+		t.Fatalf("call after the restart: %s", l)
+	}
+	p.close()
 }
