@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -35,6 +36,9 @@ func main() {
 		os.Exit(3)
 	case "hang":
 		time.Sleep(time.Hour)
+	case "old":
+		oldServer()
+		return
 	}
 
 	if d, err := time.ParseDuration(os.Getenv("MCPTEST_START_DELAY")); err == nil {
@@ -219,4 +223,36 @@ func server(pageSize int) *mcp.Server {
 			}}, nil
 		})
 	return s
+}
+
+// oldServer speaks only protocol 2025-03-26, by hand: it knows neither
+// server/discover nor newer versions, as an old server would.
+func oldServer() {
+	sc := bufio.NewScanner(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+			continue // notifications
+		}
+		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
+		switch m.Method {
+		case "initialize":
+			reply["result"] = map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "old", "version": "0.1"}}
+		case "tools/list":
+			reply["result"] = map[string]any{"tools": []any{map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}}}}
+		case "tools/call":
+			reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello from 2025-03-26"}}}
+		default:
+			reply["error"] = map[string]any{"code": -32601, "message": "Method not found: " + m.Method}
+		}
+		out.Encode(reply)
+	}
 }
