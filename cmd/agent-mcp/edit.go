@@ -69,6 +69,9 @@ func addCommand(env *app.Env) *cli.Command {
 			}
 			name := c.Args().First()
 			cmd := c.Args().Slice()[1:]
+			if len(cmd) > 0 && cmd[0] == "--" { // "add NAME -- CMD": urfave keeps the "--"
+				cmd = cmd[1:]
+			}
 			var s mcpconfig.Server
 			switch {
 			case c.String("url") != "" && len(cmd) > 0:

@@ -1,7 +1,7 @@
 // Command agent-mcp is an MCP client for the shell: it finds the MCP servers
 // configured for every common client, lists and calls their tools, reads
-// resources and prompts, and bridges MCP tools into agent-chat's tool
-// co-process protocol.
+// resources and prompts, bridges MCP tools into agent-chat's tool
+// co-process protocol, and serves agent-tool's tools over MCP.
 package main
 
 import (
@@ -10,7 +10,4 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 )
 
-func main() {
-	os.Args = permute(os.Args)
-	os.Exit(app.Main(newApp))
-}
+func main() { os.Exit(app.Main(newApp)) }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentutils/agentutils/internal/testbin"
@@ -97,22 +96,4 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
-}
-
-func TestPermute(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"agent-mcp call s t {} --text", "agent-mcp call --text -- s t {}"},
-		{"agent-mcp call s t - --tool-timeout 1s", "agent-mcp call --tool-timeout 1s -- s t -"},
-		{"agent-mcp add x --env A=b -- cmd --flag", "agent-mcp add --env A=b -- x cmd --flag"},
-		{"agent-mcp cache clear a --cwd /p", "agent-mcp cache clear --cwd /p -- a"},
-		{"agent-mcp --help", "agent-mcp --help"},
-		{"agent-mcp nosuch -x", "agent-mcp nosuch -x"},
-		{"agent-mcp list", "agent-mcp list"},
-	}
-	for _, c := range cases {
-		got := strings.Join(permute(strings.Fields(c.in)), " ")
-		if d := cmp.Diff(c.want, got); d != "" {
-			t.Errorf("%s (-want +got):\n%s", c.in, d)
-		}
-	}
 }

@@ -77,7 +77,7 @@ func Main(spec Spec) int {
 func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 	a := spec(env)
 	prepare(a, env)
-	err := a.RunContext(ctx, args)
+	err := a.RunContext(ctx, interspersed(a, args))
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
 		err = &exit.Error{Code: exit.Interrupted, Err: err}
 	}
@@ -92,7 +92,11 @@ func report(name string, env *Env, err error) int {
 	if !exit.IsSilent(err) {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", name, err)
 		if env.ErrorRecord {
-			rec, _ := json.Marshal(map[string]any{"type": "error", "code": code, "message": err.Error()})
+			rec, _ := json.Marshal(struct {
+				Type    string `json:"type"`
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			}{"error", code, err.Error()})
 			fmt.Fprintf(env.Stdout, "%s\n", rec)
 		}
 	}

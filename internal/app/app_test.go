@@ -44,7 +44,7 @@ func TestRun(t *testing.T) {
 	}{
 		{[]string{"ok"}, 0, "fine\n", ""},
 		{[]string{"fail"}, 1, "", "agent-x: it broke\n"},
-		{[]string{"bad"}, 2, `{"code":2,"message":"line 3: not JSON","type":"error"}` + "\n", "agent-x: line 3: not JSON\n"},
+		{[]string{"bad"}, 2, `{"type":"error","code":2,"message":"line 3: not JSON"}` + "\n", "agent-x: line 3: not JSON\n"},
 		{[]string{"flagged", "--nope"}, 2, "", "flag provided but not defined"},
 		{[]string{"flagged", "--n", "x"}, 2, "", "invalid value"},
 		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
@@ -103,6 +103,23 @@ func TestColor(t *testing.T) {
 		env, _, _ := testEnv(c.env)
 		if got := env.Color(c.mode, c.tty); got != c.want {
 			t.Errorf("%+v: got %v", c, got)
+		}
+	}
+}
+
+func TestInterspersedFlags(t *testing.T) {
+	a := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "model"}, &cli.BoolFlag{Name: "once"}},
+		Commands: []*cli.Command{{Name: "append", Flags: []cli.Flag{&cli.BoolFlag{Name: "tee"}, &cli.StringFlag{Name: "parent"}}}}}
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"x", "append", "s.jsonl", "--tee"}, []string{"x", "append", "--tee", "--", "s.jsonl"}},
+		{[]string{"x", "append", "s.jsonl", "--parent", "p1", "-"}, []string{"x", "append", "--parent", "p1", "--", "s.jsonl", "-"}},
+		{[]string{"x", "fix it", "--model", "m", "--once"}, []string{"x", "--model", "m", "--once", "--", "fix it"}},
+		{[]string{"x", "--model", "m", "fix"}, []string{"x", "--model", "m", "--", "fix"}},
+		{[]string{"x", "a", "--", "--tee"}, []string{"x", "a", "--", "--tee"}},
+		{[]string{"x", "append", "s.jsonl"}, []string{"x", "append", "s.jsonl"}},
+	} {
+		if got := interspersed(a, tt.in); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -60,6 +60,19 @@ func Build() (string, error) {
 	return binDir, buildErr
 }
 
+var cacheOnce sync.Once
+var cacheDir string
+
+// goCache is the build cache of the go command running the tests.
+func goCache() string {
+	cacheOnce.Do(func() {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			cacheDir = strings.TrimSpace(string(out))
+		}
+	})
+	return cacheDir
+}
+
 // Main wraps a test binary's TestMain: it runs the tests and removes the built binaries.
 func Main(m *testing.M) int {
 	code := m.Run()
@@ -72,7 +85,10 @@ func Main(m *testing.M) int {
 // Run runs the scripts in dir with every binary on PATH and a private
 // AGENTUTILS_HOME and HOME inside $WORK. Set UPDATE_SCRIPTS=1 to rewrite
 // the expected output sections in place.
-func Run(t *testing.T, dir string) {
+func Run(t *testing.T, dir string) { RunWith(t, dir, nil) }
+
+// RunWith is Run with extra script commands (such as a fake provider).
+func RunWith(t *testing.T, dir string, cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) {
 	t.Helper()
 	bin, err := Build()
 	if err != nil {
@@ -82,12 +98,19 @@ func Run(t *testing.T, dir string) {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds:                cmds,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("AGENTUTILS_HOME", filepath.Join(env.WorkDir, ".agentutils"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("NO_COLOR", "1")
+			if root, err := Root(); err == nil {
+				env.Setenv("REPO", root) // shared fixtures: $REPO/testdata/…
+			}
+			if c := goCache(); c != "" {
+				env.Setenv("GOCACHE", c) // scripts that run go share the warm build cache
+			}
 			for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"} {
 				env.Setenv(k, "")
 			}

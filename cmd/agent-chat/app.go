@@ -1,0 +1,74 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+)
+
+func newApp(env *app.Env) *cli.App {
+	return &cli.App{
+		Name:      "agent-chat",
+		Usage:     "send a session to a model and stream the answer as agent events",
+		ArgsUsage: "[PROMPT|@FILE|-]...",
+		Description: `agent-chat reads session records on stdin (the stream of 'agent-session open', until EOF or a
+{"type":"context_end"} line), resolves them into the model's context with the same resolver every
+stage uses, adds the prompt from its arguments, calls the model once and writes agent events
+(formats/events) on stdout: agent_start, turn_start, message_start/update/end, turn_end,
+agent_end, plus entry, auto_retry_start/end, context_overflow and compaction_suggested.
+Records marked "pending" are echoed first as entry events, so 'agent-session append' stays the
+only writer. Tools are sent to the model with --tools-json; with --once the run ends at the
+turn's end whatever the stop reason, so a shell loop can run the tools (agent-tool run).
+
+The prompt is the arguments joined by spaces; @FILE adds a file (text, or an image by its
+extension); - reads prompt text from stdin after the records. Without a prompt the last
+context message must be a user message, or --continue says to go on from the context.
+
+Models come from the embedded catalog and $XDG_CONFIG_HOME/agentutils/models.toml (--models-file);
+keys from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …),
+models.toml apiKey, or --api-key. --record writes every provider exchange to a cassette and
+--replay answers from one, offline and without a key.
+
+Examples:
+   agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
+   agent-chat --list-models sonnet
+   agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
+   agent-chat --replay testdata/cassettes/demo.jsonl "fix the test" < /dev/null`,
+		Flags:  flags(),
+		Action: func(c *cli.Context) error { return run(c, env) },
+	}
+}
+
+func flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Usage: "`PATTERN`: provider/id, id, or a fuzzy name; an optional :LEVEL suffix sets thinking", EnvVars: []string{"AGENT_MODEL"}},
+		&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
+		&cli.StringFlag{Name: "api-key", Usage: "API `KEY` for the chosen model's provider (overrides the environment)"},
+		&cli.StringFlag{Name: "models-file", Usage: "models.toml `FILE` (default $XDG_CONFIG_HOME/agentutils/models.toml)"},
+		&cli.StringSliceFlag{Name: "message", Aliases: []string{"m"}, Usage: "prompt `TEXT` (repeatable; joined by blank lines)"},
+		&cli.BoolFlag{Name: "continue", Usage: "no new prompt: continue from the context"},
+		&cli.BoolFlag{Name: "once", Usage: "one model call; exit at turn_end whatever the stop reason"},
+		&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` (repeatable; default \"agent-tool serve\" when agent-tool is on PATH)"},
+		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
+		&cli.IntFlag{Name: "max-turns", Value: 50, Usage: "stop after `N` model calls in one run"},
+		&cli.StringFlag{Name: "tools-json", Usage: "tool definitions `FILE` (JSON array of {name, description, parameters}, or agent-tool schema output) to offer the model"},
+		&cli.StringFlag{Name: "system-prompt", Usage: "system prompt `TEXT` or file (replaces the default)"},
+		&cli.StringFlag{Name: "append-system-prompt", Usage: "`TEXT` or file appended to the system prompt"},
+		&cli.BoolFlag{Name: "no-context-files", Usage: "do not read AGENTS.md / CLAUDE.md"},
+		&cli.BoolFlag{Name: "no-skills", Usage: "do not list skills in the system prompt"},
+		&cli.BoolFlag{Name: "print-system-prompt", Usage: "print the system prompt and exit"},
+		&cli.StringFlag{Name: "events", Value: "compact", Usage: "`MODE` of message_update events: compact, full or final"},
+		&cli.DurationFlag{Name: "throttle", Value: defaultThrottle, Usage: "coalesce deltas for `DURATION` (0: every delta)"},
+		&cli.IntFlag{Name: "retries", Value: 3, Usage: "`N` retries of transient provider errors"},
+		&cli.IntFlag{Name: "retry-base-ms", Value: 2000, Usage: "first retry delay in `MS` (doubles each time; retry-after wins)"},
+		&cli.IntFlag{Name: "max-tokens", Usage: "output token cap `N` (default min(model max, 32000))"},
+		&cli.Float64Flag{Name: "temperature", Value: -1, Usage: "sampling `T` (default: the provider's)"},
+		&cli.StringFlag{Name: "cache-retention", Value: "short", Usage: "prompt cache `RETENTION`: none, short or long"},
+		&cli.StringFlag{Name: "record", Usage: "write every provider exchange to cassette `FILE` (secrets removed)"},
+		&cli.StringFlag{Name: "replay", Usage: "answer provider requests from cassette `FILE` (offline, no key needed)"},
+		&cli.BoolFlag{Name: "render", Usage: "read an event stream on stdin and print it for people (no model call)"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in --render: auto, always or never"},
+		&cli.BoolFlag{Name: "list-models", Usage: "list the catalog's models (an argument filters) and exit"},
+		&cli.BoolFlag{Name: "verbose", Usage: "more diagnostics on stderr"},
+	}
+}

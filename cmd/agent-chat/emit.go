@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/llm"
+)
+
+const defaultThrottle = 50 * time.Millisecond
+
+// emitter writes agent events as JSON Lines, flushing after each event so
+// the next stage sees them as they happen. Deltas are coalesced over the
+// throttle window (consecutive deltas of one block are merged).
+type emitter struct {
+	w        *bufio.Writer
+	mode     string // compact | full | final
+	throttle time.Duration
+	now      func() time.Time
+	pending  *llm.Event // a buffered delta
+	last     time.Time
+	err      error
+}
+
+func newEmitter(w io.Writer, mode string, throttle time.Duration, now func() time.Time) *emitter {
+	return &emitter{w: bufio.NewWriter(w), mode: mode, throttle: throttle, now: now}
+}
+
+func (e *emitter) write(ev event.Event) {
+	b, err := event.Encode(ev)
+	if err == nil {
+		_, err = e.w.Write(b)
+	}
+	if err == nil {
+		err = e.w.Flush()
+	}
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+}
+
+// raw writes one event given as a value.
+func (e *emitter) emit(typ string, fill func(*event.Event)) {
+	e.flushDelta()
+	ev := event.Event{Type: typ}
+	if fill != nil {
+		fill(&ev)
+	}
+	e.write(ev)
+}
+
+func isDelta(t string) bool {
+	return t == "text_delta" || t == "thinking_delta" || t == "toolcall_delta"
+}
+
+// update handles one stream event of the assistant message.
+func (e *emitter) update(ev llm.Event) {
+	if e.mode == "final" {
+		return
+	}
+	if isDelta(ev.Type) && e.throttle > 0 {
+		if p := e.pending; p != nil && p.Type == ev.Type && *p.ContentIndex == *ev.ContentIndex {
+			p.Delta += ev.Delta
+			p.Partial = ev.Partial
+		} else {
+			e.flushDelta()
+			c := ev
+			e.pending = &c
+		}
+		if e.now().Sub(e.last) >= e.throttle {
+			e.flushDelta()
+		}
+		return
+	}
+	e.flushDelta()
+	e.writeUpdate(ev)
+}
+
+func (e *emitter) flushDelta() {
+	if e.pending != nil {
+		p := *e.pending
+		e.pending = nil
+		e.writeUpdate(p)
+	}
+}
+
+func (e *emitter) writeUpdate(ev llm.Event) {
+	e.last = e.now()
+	partial := ev.Partial
+	if e.mode != "full" {
+		ev.Partial = nil
+		ev.Message, ev.Error = nil, nil // the terminal message comes with message_end
+	}
+	ame, _ := json.Marshal(ev)
+	out := event.Event{Type: event.MessageUpdate, AssistantMessageEvent: ame}
+	if e.mode == "full" && partial != nil {
+		out.Message, _ = json.Marshal(partial)
+	}
+	e.write(out)
+}
+
+func msgJSON(m any) json.RawMessage {
+	b, _ := json.Marshal(m)
+	return b
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// stream is what agent-chat read on stdin.
+type stream struct {
+	header   *session.Header
+	records  []session.Record
+	pending  [][]byte        // records marked pending, echoed as entry events
+	upstream json.RawMessage // an error record from an earlier stage
+	rest     *bufio.Reader   // stdin after context_end
+}
+
+// readStream reads session records until EOF or {"type":"context_end"}. A
+// line that is not a record is bad input: exit 2 naming the line, before
+// any request is sent.
+func readStream(r io.Reader) (*stream, error) {
+	s := &stream{rest: bufio.NewReaderSize(r, 256<<10)}
+	for n := 1; ; n++ {
+		line, err := s.rest.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if err == io.EOF {
+				return s, nil
+			}
+			return nil, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		rec, perr := session.ParseRecord(line)
+		if perr != nil {
+			return nil, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
+		}
+		switch rec.Type {
+		case "context_end":
+			return s, nil
+		case "error":
+			s.upstream = rec.Raw
+			return s, nil
+		case "state":
+			return nil, exit.Errorf(exit.Usage, "stdin:%d: a resolved stream ('agent-session open --resolved') is for reading, not a pipeline stream: use 'agent-session open'", n)
+		case "session":
+			if s.header == nil {
+				h, err := session.ParseHeader(line)
+				if err != nil {
+					return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
+				}
+				s.header = &h
+			}
+			continue
+		}
+		if rec.ID == "" {
+			return nil, exit.Errorf(exit.Usage, "stdin:%d: %s record without an id", n, rec.Type)
+		}
+		if rec.Pending {
+			s.pending = append(s.pending, rec.Raw)
+		}
+		s.records = append(s.records, rec)
+		if err == io.EOF {
+			return s, nil
+		}
+	}
+}
+
+// contextMessages resolves the records into the model's messages.
+func (s *stream) contextMessages() (session.Context, []llm.Message, error) {
+	ctx, err := session.BuildContext(s.records, nil)
+	if err != nil {
+		return ctx, nil, exit.Wrap(exit.Usage, err)
+	}
+	var msgs []llm.Message
+	for i, raw := range session.ConvertToLLM(ctx.Messages) {
+		var m llm.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v", i+1, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return ctx, msgs, nil
+}
+
+var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+// promptContent builds the user message content from the arguments:
+// -m texts, then the words (joined by spaces), @FILE contents, and "-"
+// (the rest of stdin).
+func promptContent(dir string, messages, args []string, stdin io.Reader) ([]llm.Content, error) {
+	var texts []string
+	var images []llm.Content
+	texts = append(texts, messages...)
+	var words []string
+	for _, a := range args {
+		switch {
+		case a == "-":
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, err
+			}
+			if t := strings.TrimSpace(string(b)); t != "" {
+				words = append(words, t)
+			}
+		case strings.HasPrefix(a, "@") && len(a) > 1:
+			p := a[1:]
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, exit.Errorf(exit.Usage, "%s: %v", a, err)
+			}
+			if mime, ok := imageTypes[strings.ToLower(filepath.Ext(p))]; ok {
+				images = append(images, llm.ImageBlock(base64.StdEncoding.EncodeToString(b), mime))
+				continue
+			}
+			texts = append(texts, fmt.Sprintf("<file path=%q>\n%s\n</file>", a[1:], strings.TrimRight(string(b), "\n")))
+		default:
+			words = append(words, a)
+		}
+	}
+	if len(words) > 0 {
+		texts = append([]string{strings.Join(words, " ")}, texts...)
+	}
+	var out []llm.Content
+	if len(texts) > 0 {
+		out = append(out, llm.TextBlock(strings.Join(texts, "\n\n")))
+	}
+	return append(out, images...), nil
+}
+
+// toolsFrom reads --tools-json: an array of {name, description,
+// parameters}, or agent-tool schema's output ({"type":"tools","tools":[…]}
+// or one tool per line).
+func toolsFrom(data []byte) ([]llm.Tool, error) {
+	data = bytes.TrimSpace(data)
+	var tools []llm.Tool
+	if len(data) > 0 && data[0] == '[' {
+		if err := json.Unmarshal(data, &tools); err != nil {
+			return nil, err
+		}
+	} else {
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			var msg struct {
+				Tools []llm.Tool `json:"tools"`
+				llm.Tool
+			}
+			if err := json.Unmarshal(line, &msg); err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+			if msg.Tools != nil {
+				tools = append(tools, msg.Tools...)
+			} else if msg.Name != "" {
+				tools = append(tools, msg.Tool)
+			}
+		}
+	}
+	for i, t := range tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("tool %d has no name", i+1)
+		}
+	}
+	return tools, nil
+}

@@ -1,0 +1,515 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/contextfiles"
+	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/prompt"
+)
+
+func run(c *cli.Context, env *app.Env) error {
+	if c.Bool("render") {
+		return render(c, env)
+	}
+	cat, err := loadCatalog(c, env)
+	if err != nil {
+		return err
+	}
+	if c.Bool("list-models") {
+		return listModels(c, env, cat)
+	}
+	switch m := c.String("events"); m {
+	case "compact", "full", "final":
+	default:
+		return exit.Errorf(exit.Usage, "--events must be compact, full or final, not %q", m)
+	}
+	switch r := c.String("cache-retention"); r {
+	case "none", "short", "long":
+	default:
+		return exit.Errorf(exit.Usage, "--cache-retention must be none, short or long, not %q", r)
+	}
+	if c.String("record") != "" && c.String("replay") != "" {
+		return exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+	}
+	env.ErrorRecord = true
+
+	var st *stream
+	if env.StdinTTY {
+		st = &stream{}
+	} else if st, err = readStream(env.Stdin); err != nil {
+		return err
+	}
+	out := newEmitter(env.Stdout, c.String("events"), c.Duration("throttle"), env.Now)
+	if st.upstream != nil {
+		out.write(event.Event{Raw: st.upstream})
+		return exit.Silent(exit.Failure)
+	}
+	sctx, history, err := st.contextMessages()
+	if err != nil {
+		return err
+	}
+
+	// The model: --model, else the context's, else the catalog's default.
+	pattern, thinking := c.String("model"), c.String("thinking")
+	if pattern == "" {
+		pattern = sctx.Models["default"]
+	}
+	var model llm.Model
+	if pattern != "" {
+		m, level, err := cat.Resolve(pattern)
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		model = m
+		if thinking == "" {
+			thinking = level
+		}
+	} else {
+		m, ok := cat.Default(func(m llm.Model) bool {
+			k, err := cat.ResolveKey(m, c.String("api-key"), env.Getenv)
+			return err == nil && !k.None
+		})
+		if !ok {
+			return exit.Errorf(exit.Usage, "no model: pass --model provider/id (see --list-models) or set a provider key such as ANTHROPIC_API_KEY")
+		}
+		model = m
+	}
+	if thinking == "" {
+		thinking = sctx.ThinkingLevel
+	}
+	if thinking == "" {
+		thinking = "off"
+	}
+	if !validLevel(thinking) {
+		return exit.Errorf(exit.Usage, "--thinking must be one of %s, not %q", strings.Join(llm.ThinkingLevels, ", "), thinking)
+	}
+	thinking = model.ClampThinking(thinking)
+
+	var tools []llm.Tool
+	var procs []*coproc
+	var toolset *loop.Toolset
+	var validator *loop.Validator
+	if cmds := toolCommands(c); len(cmds) > 0 {
+		sid := ""
+		if st.header != nil {
+			sid = st.header.ID
+		}
+		procs, toolset, err = startTools(c.Context, cmds, env.Dir, sid, env.Stderr)
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		defer stopTools(procs)
+		if validator, err = loop.NewValidator(toolset.Tools()); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		tools = toolsForModel(toolset)
+	}
+	if f := c.String("tools-json"); f != "" {
+		data, err := os.ReadFile(absPath(env, f))
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		more, err := toolsFrom(data)
+		if err != nil {
+			return exit.Errorf(exit.Usage, "%s: %v", f, err)
+		}
+		tools = append(tools, more...)
+	}
+
+	system, err := systemPrompt(c, env, tools)
+	if err != nil {
+		return err
+	}
+	if c.Bool("print-system-prompt") {
+		_, err := fmt.Fprintln(env.Stdout, system)
+		return err
+	}
+
+	// The prompt.
+	content, err := promptContent(env.Dir, c.StringSlice("message"), c.Args().Slice(), st.rest)
+	if err != nil {
+		return err
+	}
+	if len(content) == 0 && !c.Bool("continue") {
+		if n := len(history); n == 0 || history[n-1].Role != "user" {
+			return exit.Errorf(exit.Usage, "no prompt: give one as arguments, -m TEXT or @FILE, or pass --continue")
+		}
+	}
+	if c.Bool("continue") && len(history) > 0 {
+		// Drop a trailing overflow error so the model gets the context again.
+		if last := history[len(history)-1]; last.Role == "assistant" && last.StopReason == llm.StopError && llm.IsOverflow(last, model.ContextWindow) {
+			history = history[:len(history)-1]
+		}
+	}
+
+	// The key (not needed to replay a cassette).
+	var key string
+	if c.String("replay") == "" {
+		k, err := cat.ResolveKey(model, c.String("api-key"), env.Getenv)
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		key = k.Value
+		if k.Command != "" {
+			if key, err = keyCommand(c.Context, k.Command); err != nil {
+				return exit.Errorf(exit.Usage, "%s: %v", k.Source, err)
+			}
+		}
+	}
+
+	secrets := secretValues(env, key)
+	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Secrets: secrets}
+	if c.Bool("verbose") {
+		client.Warn = func(s string) { app.Warnf(c, "%s", s) }
+	}
+	if f := c.String("replay"); f != "" {
+		data, err := os.ReadFile(absPath(env, f))
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		if client.Replay, err = provider.ReadCassette(f, data); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+	}
+	if f := c.String("record"); f != "" {
+		fh, err := os.OpenFile(absPath(env, f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		defer fh.Close()
+		client.Record = provider.NewRecorder(fh)
+	}
+
+	opts := llm.Options{MaxTokens: c.Int("max-tokens"), Thinking: thinking, CacheRetention: c.String("cache-retention"), APIKey: key}
+	if st.header != nil {
+		opts.SessionID = st.header.ID
+	}
+	if t := c.Float64("temperature"); t >= 0 {
+		opts.Temperature = &t
+	}
+	t := &turn{c: c, env: env, out: out, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
+		procs: procs, toolset: toolset, validator: validator,
+		llmCtx: llm.Context{SystemPrompt: system, Messages: history, Tools: tools}}
+
+	// Pending records first, then the state changes this run makes.
+	for _, p := range st.pending {
+		out.emit(event.Entry, func(e *event.Event) { e.Entry = p })
+	}
+	if model.Ref() != sctx.Models["default"] {
+		out.emit(event.Entry, func(e *event.Event) {
+			e.Entry = msgJSON(struct {
+				Type  string `json:"type"`
+				Model string `json:"model"`
+			}{"model_change", model.Ref()})
+		})
+	}
+	if thinking != sctx.ThinkingLevel && !(thinking == "off" && sctx.ThinkingLevel == "") {
+		out.emit(event.Entry, func(e *event.Event) {
+			e.Entry = msgJSON(struct {
+				Type          string `json:"type"`
+				ThinkingLevel string `json:"thinkingLevel"`
+			}{"thinking_level_change", thinking})
+		})
+	}
+	err = t.run(content)
+	if client.Record != nil {
+		if rerr := client.Record.Err(); rerr != nil && err == nil {
+			err = fmt.Errorf("--record: %v", rerr)
+		}
+	}
+	if out.err != nil && err == nil {
+		err = out.err
+	}
+	return err
+}
+
+func validLevel(l string) bool {
+	for _, v := range llm.ThinkingLevels {
+		if v == l {
+			return true
+		}
+	}
+	return false
+}
+
+func absPath(env *app.Env, p string) string {
+	if p == "" || filepath.IsAbs(p) || p == "-" {
+		return p
+	}
+	return filepath.Join(env.Dir, p)
+}
+
+func loadCatalog(c *cli.Context, env *app.Env) (*llm.Catalog, error) {
+	path := c.String("models-file")
+	explicit := path != ""
+	if !explicit {
+		path = filepath.Join(dirs.Resolve(env.Getenv).Config, "models.toml")
+	} else {
+		path = absPath(env, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && (explicit || !os.IsNotExist(err)) {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	cat, err := llm.LoadCatalog(data, path, env.Getenv)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	return cat, nil
+}
+
+// keyCommand runs a models.toml "!command" key (10 s limit).
+func keyCommand(ctx context.Context, command string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sh", "-c", command).Output()
+	if err != nil {
+		return "", fmt.Errorf("key command failed: %v", err)
+	}
+	k := strings.TrimSpace(string(out))
+	if k == "" {
+		return "", fmt.Errorf("key command printed nothing")
+	}
+	return k, nil
+}
+
+// secretValues are values that never reach the model or a cassette: the
+// key and the values of key-like environment variables (names containing
+// KEY, TOKEN, SECRET or PASSWORD).
+func secretValues(env *app.Env, key string) []string {
+	out := []string{}
+	if key != "" && key != "N/A" {
+		out = append(out, key)
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		if strings.Contains(up, "KEY") || strings.Contains(up, "TOKEN") || strings.Contains(up, "SECRET") || strings.Contains(up, "PASSWORD") {
+			if v := env.Getenv(name); len(v) >= 8 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool) (string, error) {
+	opt := contextfiles.DefaultOptions(env.Dir, env.Getenv)
+	opt.NoContextFiles = c.Bool("no-context-files")
+	opt.NoSkills = c.Bool("no-skills")
+	var pt []prompt.Tool
+	for _, t := range tools {
+		pt = append(pt, prompt.Tool{Name: t.Name, Description: t.Description})
+	}
+	s, found, err := contextfiles.SystemPrompt(c.Context, opt, pt, env.Now(), env.Getenv,
+		contextfiles.ResolvePromptInput(c.String("system-prompt"), env.Dir),
+		contextfiles.ResolvePromptInput(c.String("append-system-prompt"), env.Dir))
+	if err != nil {
+		return "", exit.Wrap(exit.Usage, err)
+	}
+	_ = found
+	return s, nil
+}
+
+// turn is one run: the prompt, one model call (retried on transient
+// errors), and its events.
+type turn struct {
+	c      *cli.Context
+	env    *app.Env
+	out    *emitter
+	client *provider.Client
+	model  llm.Model
+	opts   llm.Options
+	llmCtx llm.Context
+	// secrets never reach the model: hidden outbound, revealed inbound.
+	secrets *llm.Secrets
+	// the tool co-processes and their merged tools (nil: no tools to run)
+	procs     []*coproc
+	toolset   *loop.Toolset
+	validator *loop.Validator
+}
+
+// toolCommands are the co-processes to start: none with --once, --no-tools
+// or --tools-json; --tools-cmd; else agent-tool serve when it is on PATH.
+func toolCommands(c *cli.Context) []string {
+	if c.Bool("once") || c.Bool("no-tools") || c.String("tools-json") != "" {
+		return nil
+	}
+	if cmds := c.StringSlice("tools-cmd"); len(cmds) > 0 {
+		return cmds
+	}
+	if _, err := exec.LookPath("agent-tool"); err == nil {
+		return []string{"agent-tool serve"}
+	}
+	return nil
+}
+
+func (t *turn) run(content []llm.Content) error {
+	out := t.out
+	var added []json.RawMessage
+	out.emit(event.AgentStart, nil)
+	out.emit(event.TurnStart, nil)
+	if len(content) > 0 {
+		user := llm.Message{Role: "user", Content: content, Timestamp: t.env.Now().UnixMilli()}
+		t.llmCtx.Messages = append(t.llmCtx.Messages, user)
+		m := msgJSON(user)
+		added = append(added, m)
+		out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+		out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
+	}
+	retries, base := t.c.Int("retries"), time.Duration(t.c.Int("retry-base-ms"))*time.Millisecond
+	var final llm.Message
+	for turns := 1; ; turns++ {
+		for attempt := 0; ; attempt++ {
+			var err error
+			final, err = t.call()
+			if err != nil { // a replay mismatch or a codec failure: no message to show
+				return err
+			}
+			if t.c.Context.Err() != nil {
+				final.StopReason, final.ErrorMessage = llm.StopAborted, "Request was aborted"
+			}
+			retry := final.StopReason == llm.StopError && llm.IsRetryable(final, t.model.ContextWindow) && attempt < retries
+			var m json.RawMessage
+			m = msgJSON(final)
+			if retry { // kept in the history, dropped from the context (formats/events)
+				m = append(m[:len(m)-1:len(m)-1], `,"retried":true}`...)
+			}
+			added = append(added, m)
+			out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
+			if !retry {
+				if attempt > 0 {
+					ok := final.StopReason != llm.StopError && final.StopReason != llm.StopAborted
+					out.emit(event.AutoRetryEnd, func(e *event.Event) {
+						e.Success, e.Attempt = &ok, attempt
+						if !ok {
+							e.FinalError = final.ErrorMessage
+						}
+					})
+				}
+				break
+			}
+			delay := base << attempt
+			if hint := llm.RetryHint(final.ErrorMessage); hint > delay {
+				delay = hint
+			}
+			out.emit(event.AutoRetryStart, func(e *event.Event) {
+				e.Attempt, e.MaxAttempts, e.DelayMs, e.ErrorMessage = attempt+1, retries, delay.Milliseconds(), final.ErrorMessage
+			})
+			select {
+			case <-time.After(delay):
+			case <-t.c.Context.Done():
+				f := false
+				out.emit(event.AutoRetryEnd, func(e *event.Event) { e.Success, e.Attempt, e.FinalError = &f, attempt+1, "Retry cancelled" })
+				t.end(final, added)
+				return exit.Silent(exit.Interrupted)
+			}
+		}
+		if final.StopReason == llm.StopToolUse && t.toolset != nil && turns < t.c.Int("max-turns") {
+			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
+			results := t.runTools(final)
+			var raws []json.RawMessage
+			for _, r := range results {
+				raws = append(raws, msgJSON(r))
+			}
+			added = append(added, raws...)
+			t.llmCtx.Messages = append(t.llmCtx.Messages, results...)
+			m := msgJSON(final)
+			out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = raws })
+			if t.c.Context.Err() != nil {
+				out.emit(event.AgentEnd, func(e *event.Event) { e.Messages = added })
+				return exit.Silent(exit.Interrupted)
+			}
+			out.emit(event.TurnStart, nil)
+			continue
+		}
+		break
+	}
+	overflow := final.StopReason == llm.StopError && llm.IsOverflow(final, t.model.ContextWindow)
+	if overflow {
+		out.emit(event.ContextOverflow, func(e *event.Event) {
+			e.ErrorMessage, e.Model, e.ContextWindow = final.ErrorMessage, t.model.Ref(), t.model.ContextWindow
+		})
+	}
+	if u := final.Usage; final.StopReason != llm.StopError && final.StopReason != llm.StopAborted && u != nil && t.model.ContextWindow > 0 {
+		reserve := 16384
+		if r := t.model.ContextWindow * 15 / 100; r > reserve {
+			reserve = r
+		}
+		if tokens := u.ContextTokens(); tokens > t.model.ContextWindow-reserve {
+			out.emit(event.CompactionSuggested, func(e *event.Event) {
+				e.Reason, e.ContextTokens, e.ContextWindow = "threshold", tokens, t.model.ContextWindow
+			})
+		}
+	}
+	t.end(final, added)
+	switch {
+	case final.StopReason == llm.StopAborted:
+		return exit.Silent(exit.Interrupted)
+	case overflow:
+		return exit.Silent(exit.Overflow)
+	case final.StopReason == llm.StopError:
+		return exit.Errorf(exit.Failure, "%s: %s", t.model.Ref(), final.ErrorMessage)
+	}
+	return nil
+}
+
+// end closes the run: turn_end and agent_end.
+func (t *turn) end(final llm.Message, added []json.RawMessage) {
+	m := msgJSON(final)
+	t.out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = []json.RawMessage{} })
+	t.out.emit(event.AgentEnd, func(e *event.Event) { e.Messages = added })
+}
+
+// call makes one model call, streaming message_start and updates.
+func (t *turn) call() (llm.Message, error) {
+	started := false
+	final, err := t.client.Stream(t.c.Context, t.model, t.secrets.Hide(t.llmCtx), t.opts, func(ev llm.Event) {
+		ev.Delta, ev.Content = t.secrets.Reveal(ev.Delta), t.secrets.Reveal(ev.Content)
+		if ev.ToolCall != nil {
+			tc := t.secrets.RevealMessage(llm.Message{Content: []llm.Content{*ev.ToolCall}}).Content[0]
+			ev.ToolCall = &tc
+		}
+		if ev.Partial != nil {
+			p := t.secrets.RevealMessage(*ev.Partial)
+			ev.Partial = &p
+		}
+		if !started && ev.Partial != nil {
+			started = true
+			m := msgJSON(ev.Partial)
+			t.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+		}
+		switch ev.Type {
+		case "start", "done", "error":
+		default:
+			t.out.update(ev)
+		}
+	})
+	if err != nil {
+		return final, exit.Wrap(exit.Failure, err)
+	}
+	final = t.secrets.RevealMessage(final)
+	if !started {
+		empty := llm.Message{Role: "assistant", Content: []llm.Content{}, API: t.model.API, Provider: t.model.Provider, Model: t.model.ID, StopReason: llm.StopStop, Timestamp: final.Timestamp}
+		m := msgJSON(empty)
+		t.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+	}
+	return final, nil
+}

@@ -1,0 +1,654 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+func appendCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "append",
+		Usage:     "persist agent events and records into a session file (the single writer)",
+		ArgsUsage: "FILE",
+		Description: `Reads JSON Lines on stdin and appends to FILE, creating it when missing:
+
+   message_end events       → a message entry (custom/hookMessage → custom_message)
+   {"type":"entry","entry"} → the entry (agent-chat's echo of pending records)
+   a bare session entry     → itself
+   the session header       → line 1 of a new file, otherwise ignored
+   other events             → ignored (passed through with --tee)
+
+A record whose id already exists replaces that entry (an atomic rewrite of the file). Otherwise it
+gets a fresh id when it has none, its parentId is the current leaf (a parentId naming an existing
+entry is kept), and a timestamp when it has none; the stream-only fields pending, file and leafId
+are removed; long strings are truncated at 500,000 characters; images of 1024 base64 characters or
+more go to the blob store as blob:sha256: references. Each appended entry becomes the new leaf.
+
+The file is held under an exclusive lock for the whole run, written with O_APPEND and fsynced
+before anything is acknowledged. Records are committed in groups (what has arrived when append
+catches up with its input); a group holding an invalid record is not written at all, and append
+exits 2 naming the line. With --tee every input line is echoed to stdout once its group is durable.
+
+Examples:
+   agent-session open s.jsonl | agent-chat "fix it" | agent-session append s.jsonl --tee | agent-chat --render
+   echo '{"type":"custom","customType":"note","data":{"k":1}}' | agent-session append s.jsonl`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "tee", Usage: "echo every input line to stdout once it is persisted"},
+			&cli.StringFlag{Name: "parent", Usage: "append under entry `ID` instead of the current leaf"},
+		},
+		Action: func(c *cli.Context) error {
+			path, err := needPath(c, env, "FILE")
+			if err != nil {
+				return err
+			}
+			a := &appender{env: env, c: c, path: path, tee: c.Bool("tee"), blobs: dirs.Resolve(env.Getenv).Blobs()}
+			if c.IsSet("parent") {
+				a.parent, a.parentSet = c.String("parent"), true
+			}
+			return a.run()
+		},
+	}
+}
+
+type appender struct {
+	env       *app.Env
+	c         *cli.Context
+	path      string
+	tee       bool
+	blobs     string
+	parent    string
+	parentSet bool
+
+	lf      *lockedFile
+	leaf    string          // current leaf id ("" = none/root)
+	ids     map[string]bool // ids in the file, loaded only when needed
+	added   map[string]bool // ids appended by this run
+	created bool
+	sidecar bool // a sidecar leaf is in force until the first append
+	line    int
+}
+
+// bigFile is the size above which append avoids reading the file's ids for
+// a collision check and gives new entries 16-hex ids (unique by construction).
+const bigFile = 8 << 20
+
+func (a *appender) run() error {
+	in := bufio.NewReaderSize(a.env.Stdin, 1<<20)
+	var group [][]byte // raw input lines of the group (for --tee)
+	var lineNos []int
+	for {
+		raw, err := readLine(in)
+		if len(raw) > 0 || err == nil {
+			a.line++
+			group = append(group, raw)
+			lineNos = append(lineNos, a.line)
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		// Commit when the input is drained: group commit keeps fsyncs few
+		// while a live stream is still persisted as it arrives.
+		if err == io.EOF || in.Buffered() == 0 {
+			if cerr := a.commit(group, lineNos); cerr != nil {
+				a.closeFile()
+				return cerr
+			}
+			group, lineNos = group[:0], lineNos[:0]
+		}
+		if err == io.EOF {
+			return a.closeFile()
+		}
+	}
+}
+
+func (a *appender) closeFile() error {
+	if a.lf == nil {
+		return nil
+	}
+	err := a.lf.sync()
+	if cerr := a.lf.Close(); err == nil {
+		err = cerr
+	}
+	a.lf = nil
+	return err
+}
+
+// readLine reads one line of any length without its newline (and "\r").
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadBytes('\n')
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	return line, err
+}
+
+// op is one planned change: an append of a new line or the replacement of an
+// existing entry.
+type op struct {
+	raw     []byte
+	replace string // id of the entry replaced; "" for an append
+}
+
+// commit validates a whole group, then writes it and fsyncs it, then tees it.
+func (a *appender) commit(group [][]byte, lineNos []int) error {
+	var header []byte
+	var recs [][]byte
+	var recLines []int
+	for k, raw := range group {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return exit.Errorf(exit.Usage, "stdin:%d: not a JSON object: %v (nothing of this group was written)", lineNos[k], err)
+		}
+		var typ string
+		json.Unmarshal(probe["type"], &typ)
+		if typ == "session" {
+			if header == nil {
+				header = raw
+			}
+			continue
+		}
+		entry, ok, err := session.FromInput(raw)
+		if err != nil {
+			return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNos[k], err)
+		}
+		if !ok {
+			continue
+		}
+		if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
+			return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNos[k], err)
+		}
+		recs = append(recs, entry)
+		recLines = append(recLines, lineNos[k])
+	}
+	if len(recs) > 0 || (header != nil && a.lf == nil) {
+		if err := a.open(header); err != nil {
+			return err
+		}
+	}
+	if len(recs) > 0 {
+		ops, err := a.plan(recs, recLines)
+		if err != nil {
+			return err
+		}
+		if err := a.apply(ops); err != nil {
+			return err
+		}
+	}
+	if a.lf != nil {
+		if err := a.lf.sync(); err != nil {
+			return err
+		}
+	}
+	if a.tee {
+		for _, raw := range group {
+			a.env.Stdout.Write(raw)
+			a.env.Stdout.Write([]byte{'\n'})
+		}
+		if f, ok := a.env.Stdout.(interface{ Flush() error }); ok {
+			f.Flush()
+		}
+	}
+	return nil
+}
+
+// withPlaceholderID lets an id-less entry pass ParseRecord's check; the real
+// id is assigned when the entry is planned.
+func withPlaceholderID(raw []byte) []byte {
+	obj, err := session.ParseObject(raw)
+	if err != nil {
+		return raw
+	}
+	if _, ok := obj.Get("id"); !ok {
+		obj.Set("id", json.RawMessage(`"x"`))
+	}
+	return obj.Bytes()
+}
+
+// open locks the file (creating it with a header when new), migrates an old
+// file and finds the starting leaf, once per run.
+func (a *appender) open(header []byte) error {
+	if a.lf != nil {
+		return nil
+	}
+	lf, err := lockSession(a.c.Context, a.path, true)
+	if err != nil {
+		return err
+	}
+	a.lf = lf
+	size, err := lf.size()
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		h, err := a.newHeader(header)
+		if err != nil {
+			return err
+		}
+		if err := lf.appendLines(append(h, '\n')); err != nil {
+			return err
+		}
+		a.created = true
+		a.ids = map[string]bool{}
+	} else if err := a.migrateIfOld(); err != nil {
+		return err
+	}
+	return a.startLeaf()
+}
+
+func (a *appender) newHeader(in []byte) ([]byte, error) {
+	if in == nil {
+		return session.NewHeader(newSessionID(a.env), session.FormatTime(a.env.Now()), a.env.Dir), nil
+	}
+	if _, err := session.ParseHeader(in); err != nil {
+		return nil, exit.Errorf(exit.Usage, "stdin: session header: %v", err)
+	}
+	return session.StripStreamFields(in), nil
+}
+
+// migrateIfOld rewrites a v1/v2 file as v3 under the lock before the first write.
+func (a *appender) migrateIfOld() error {
+	first, err := a.firstLine()
+	if err != nil {
+		return err
+	}
+	h, err := session.ParseHeader(first)
+	if err != nil {
+		return exit.Errorf(exit.Usage, "%s:1: not a session file: %v", a.path, err)
+	}
+	if h.Version >= 3 {
+		return nil
+	}
+	data, err := a.lf.readAll()
+	if err != nil {
+		return err
+	}
+	l, err := parseLoaded(a.path, data)
+	if err != nil {
+		return err
+	}
+	return a.lf.rewrite(l.bytes())
+}
+
+func (a *appender) firstLine() ([]byte, error) {
+	if isZst(a.path) {
+		data, err := a.lf.readAll()
+		if err != nil {
+			return nil, err
+		}
+		line, _, _ := bytes.Cut(data, []byte{'\n'})
+		return line, nil
+	}
+	br := bufio.NewReader(io.NewSectionReader(a.lf.f, 0, 1<<62))
+	return readLine(br)
+}
+
+// startLeaf: --parent, else the sidecar, else the last entry of the file.
+func (a *appender) startLeaf() error {
+	if a.parentSet {
+		if err := a.loadIDs(); err != nil {
+			return err
+		}
+		if a.parent != "" && !a.ids[a.parent] {
+			return exit.Errorf(exit.Usage, "%s: no entry with id %q (--parent)", a.path, a.parent)
+		}
+		a.leaf = a.parent
+		return nil
+	}
+	if id, ok := readSidecar(a.path); ok {
+		if id == "" {
+			a.leaf, a.sidecar = "", true
+			return nil
+		}
+		if err := a.loadIDs(); err != nil {
+			return err
+		}
+		if a.ids[id] {
+			a.leaf, a.sidecar = id, true
+			return nil
+		}
+	}
+	last, err := a.lastEntry()
+	if err != nil {
+		return err
+	}
+	a.leaf = last
+	return nil
+}
+
+// lastEntry finds the id of the last valid entry by reading the file from
+// its end, so appending to a huge file does not read all of it.
+func (a *appender) lastEntry() (string, error) {
+	if isZst(a.path) {
+		data, err := a.lf.readAll()
+		if err != nil {
+			return "", err
+		}
+		return lastEntryIn(bytes.NewReader(data), int64(len(data)))
+	}
+	size, err := a.lf.size()
+	if err != nil {
+		return "", err
+	}
+	return lastEntryIn(a.lf.f, size)
+}
+
+// lastEntryIn walks lines backwards from the end of r until one is an entry.
+func lastEntryIn(r io.ReaderAt, size int64) (string, error) {
+	const chunk = 64 << 10
+	end := size // exclusive end of the unread region
+	var carry []byte
+	for end > 0 || len(carry) > 0 {
+		start := max(end-chunk, 0)
+		buf := make([]byte, end-start, end-start+int64(len(carry)))
+		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
+			return "", err
+		}
+		buf = append(buf, carry...)
+		for {
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 && start > 0 {
+				break // the line goes on before this chunk
+			}
+			line := buf[i+1:]
+			if p, err := session.Peek(bytes.TrimSuffix(line, []byte{'\r'})); err == nil && p.Type != "session" && p.ID != "" {
+				return p.ID, nil
+			}
+			if i < 0 {
+				buf = nil
+				break
+			}
+			buf = buf[:i]
+		}
+		carry = buf
+		end = start
+		if start == 0 {
+			break
+		}
+	}
+	return "", nil
+}
+
+// loadIDs reads the ids of every entry in the file (once per run).
+func (a *appender) loadIDs() error {
+	if a.ids != nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	var r io.Reader = io.NewSectionReader(a.lf.f, 0, 1<<62)
+	if isZst(a.path) {
+		data, err := a.lf.readAll()
+		if err != nil {
+			return err
+		}
+		r = bytes.NewReader(data)
+	}
+	err := scanLines(r, func(line []byte, _ int64, _ int) error {
+		if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
+			ids[p.ID] = true
+		}
+		return nil
+	})
+	a.ids = ids
+	return err
+}
+
+// exists reports whether id names an entry of the file or of this run.
+func (a *appender) exists(id string) (bool, error) {
+	if a.added[id] {
+		return true, nil
+	}
+	if err := a.loadIDs(); err != nil {
+		return false, err
+	}
+	return a.ids[id], nil
+}
+
+// plan assigns ids, parents and timestamps and applies the persistence
+// transforms; nothing is written yet.
+func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
+	if a.added == nil {
+		a.added = map[string]bool{}
+	}
+	var ops []op
+	leaf := a.leaf
+	for k, raw := range recs {
+		obj, err := session.ParseObject(session.StripStreamFields(raw))
+		if err != nil {
+			return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", lines[k], err)
+		}
+		id := stringField(obj, "id")
+		if id != "" {
+			ok, err := a.exists(id)
+			if err != nil {
+				return nil, err
+			}
+			if ok && !a.added[id] {
+				out, err := a.prepare(obj.Bytes(), lines[k])
+				if err != nil {
+					return nil, err
+				}
+				ops = append(ops, op{raw: out, replace: id})
+				continue
+			}
+			if ok { // an id appended earlier in this run: a new entry needs its own
+				id = ""
+			}
+		}
+		if id == "" {
+			id, err = a.freshID()
+			if err != nil {
+				return nil, err
+			}
+		}
+		parent := leaf
+		if p := stringField(obj, "parentId"); p != "" && p != leaf && p != id {
+			if ok, err := a.exists(p); err != nil {
+				return nil, err
+			} else if ok {
+				parent = p
+			}
+		}
+		ts := stringField(obj, "timestamp")
+		if ts == "" {
+			ts = session.FormatTime(a.env.Now())
+		}
+		out, err := a.prepare(withBase(obj, id, parent, ts), lines[k])
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op{raw: out})
+		a.added[id] = true
+		leaf = id
+	}
+	return ops, nil
+}
+
+func (a *appender) freshID() (string, error) {
+	size, _ := a.lf.size()
+	if a.ids == nil && size > bigFile {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		return session.NewSessionID(a.env.Now().UnixMilli(), uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16|uint32(b[3])<<24), nil
+	}
+	if err := a.loadIDs(); err != nil {
+		return "", err
+	}
+	return newEntryID(func(id string) bool { return a.ids[id] || a.added[id] }), nil
+}
+
+// prepare applies the persistence transforms and checks the result is a valid entry.
+func (a *appender) prepare(raw []byte, line int) ([]byte, error) {
+	out, err := session.PrepareForWrite(raw, a.putBlob)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
+	}
+	if _, err := session.ParseRecord(out); err != nil {
+		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
+	}
+	return out, nil
+}
+
+// putBlob stores decoded image bytes content-addressed, once.
+func (a *appender) putBlob(data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	p := filepath.Join(a.blobs, hash)
+	if _, err := os.Stat(p); err == nil {
+		return hash, nil
+	}
+	if err := writeFileAtomic(p, data); err != nil {
+		return "", fmt.Errorf("blob store: %w", err)
+	}
+	return hash, nil
+}
+
+// apply writes the planned ops: appends go out in one write per run of
+// appends; replacements rewrite the file atomically.
+func (a *appender) apply(ops []op) error {
+	var buf []byte
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		err := a.lf.appendLines(buf)
+		buf = buf[:0]
+		return err
+	}
+	for k := 0; k < len(ops); k++ {
+		o := ops[k]
+		if o.replace == "" {
+			buf = append(append(buf, o.raw...), '\n')
+			p, _ := session.Peek(o.raw)
+			a.leaf = p.ID
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		repl := map[string][]byte{o.replace: o.raw}
+		for k+1 < len(ops) && ops[k+1].replace != "" {
+			k++
+			repl[ops[k].replace] = ops[k].raw
+		}
+		if err := a.replace(repl); err != nil {
+			return err
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if a.sidecar {
+		removeSidecar(a.path)
+		a.sidecar = false
+	}
+	return nil
+}
+
+// replace swaps entries in place by id with one atomic rewrite.
+func (a *appender) replace(repl map[string][]byte) error {
+	data, err := a.lf.readAll()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.Grow(len(data))
+	done := map[string]bool{}
+	err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int) error {
+		if n > 1 {
+			if p, err := session.Peek(line); err == nil && p.Type != "session" {
+				if r, ok := repl[p.ID]; ok && !done[p.ID] {
+					done[p.ID] = true
+					line = mergeReplacement(line, r)
+				}
+			}
+		}
+		out.Write(line)
+		out.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return a.lf.rewrite(out.Bytes())
+}
+
+// mergeReplacement keeps the old entry's parentId and timestamp when the
+// replacement does not carry them.
+func mergeReplacement(old, repl []byte) []byte {
+	ro, err := session.ParseObject(repl)
+	if err != nil {
+		return repl
+	}
+	oo, err := session.ParseObject(old)
+	if err != nil {
+		return repl
+	}
+	for _, k := range []string{"parentId", "timestamp"} {
+		if _, ok := ro.Get(k); !ok {
+			if v, ok := oo.Get(k); ok {
+				ro.Set(k, v)
+			}
+		}
+	}
+	return ro.Bytes()
+}
+
+func stringField(obj *session.Object, key string) string {
+	v, ok := obj.Get(key)
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// withBase puts type, id, parentId and timestamp first, as the reference
+// writes them, and keeps every other member as it came.
+func withBase(obj *session.Object, id, parent, ts string) []byte {
+	typ, _ := obj.Get("type")
+	for _, k := range []string{"type", "id", "parentId", "timestamp"} {
+		obj.Delete(k)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":`)
+	b.Write(typ)
+	b.WriteString(`,"id":`)
+	b.Write(mustJSON(id))
+	b.WriteString(`,"parentId":`)
+	if parent == "" {
+		b.WriteString("null")
+	} else {
+		b.Write(mustJSON(parent))
+	}
+	b.WriteString(`,"timestamp":`)
+	b.Write(mustJSON(ts))
+	rest := obj.Bytes()
+	if len(rest) > 2 {
+		b.WriteByte(',')
+		b.Write(rest[1 : len(rest)-1])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}

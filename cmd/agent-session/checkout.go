@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+func checkoutCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "checkout",
+		Usage:     "move the session's leaf to another entry (branch in place)",
+		ArgsUsage: "FILE ENTRY",
+		Description: `Moves the current position to ENTRY ("root" for an empty path). As in the reference
+agent, checking out a user message (or a custom_message) moves to its parent and prints its text as
+"editorText", so it can be edited and sent again. Without --summary-from the new leaf is kept in a
+sidecar file (<session>/leaf) that open and append honour until the next append. With
+--summary-from, a pending branch_summary record (agent-compact --branch-summary) is read from that
+file ("-" for stdin) and appended at the new position.
+
+Prints {"leafId":…,"editorText":…}.
+
+Examples:
+   agent-session checkout s.jsonl 3f2a9c1e
+   agent-session open --all s.jsonl | agent-compact --branch-summary --from OLD --to 3f2a9c1e \
+     | agent-session checkout s.jsonl 3f2a9c1e --summary-from -`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "summary-from", Usage: "append the branch_summary record read from `FILE` (- for stdin)"},
+		},
+		Action: func(c *cli.Context) error {
+			path, err := needPath(c, env, "FILE")
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 2 {
+				return exit.Errorf(exit.Usage, "checkout takes FILE and ENTRY")
+			}
+			target := c.Args().Get(1)
+			lf, err := lockSession(c.Context, path, false)
+			if err != nil {
+				return exit.Wrap(exit.Usage, err)
+			}
+			defer lf.Close()
+			data, err := lf.readAll()
+			if err != nil {
+				return err
+			}
+			l, err := parseLoaded(path, data)
+			if err != nil {
+				return err
+			}
+			newLeaf, editor := "", ""
+			if target != "root" {
+				rec, ok := l.find(target)
+				if !ok {
+					return exit.Errorf(exit.Usage, "%s: no entry with id %q", path, target)
+				}
+				newLeaf, editor = leafFor(rec)
+			}
+			out := map[string]any{"leafId": nullable(newLeaf)}
+			if editor != "" {
+				out["editorText"] = editor
+			}
+			if c.IsSet("summary-from") {
+				raw, err := readSummary(env, c.String("summary-from"))
+				if err != nil {
+					return err
+				}
+				if l.migrated {
+					if err := lf.rewrite(l.bytes()); err != nil {
+						return err
+					}
+				}
+				entry, err := summaryEntry(env, l, raw, newLeaf)
+				if err != nil {
+					return err
+				}
+				if err := lf.appendLines(append(entry, '\n')); err != nil {
+					return err
+				}
+				if err := lf.sync(); err != nil {
+					return err
+				}
+				removeSidecar(path)
+				p, _ := session.Peek(entry)
+				out["leafId"] = p.ID
+				out["summaryId"] = p.ID
+			} else if err := writeSidecar(path, newLeaf); err != nil {
+				return err
+			}
+			return printJSON(c, out)
+		},
+	}
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// leafFor applies the reference's rule: a user message or custom_message
+// target moves to its parent and gives its text back for editing.
+func leafFor(rec session.Record) (leaf, editorText string) {
+	var e struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+		Message struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	json.Unmarshal(rec.Raw, &e)
+	switch {
+	case e.Type == "message" && e.Message.Role == "user":
+		return rec.ParentID, contentText(e.Message.Content)
+	case e.Type == "custom_message":
+		return rec.ParentID, contentText(e.Content)
+	}
+	return rec.ID, ""
+}
+
+// contentText joins the text of a string-or-blocks content value.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// readSummary returns the first branch_summary record of a file or stdin
+// (bare, or wrapped in an entry event).
+func readSummary(env *app.Env, from string) ([]byte, error) {
+	var r io.Reader = env.Stdin
+	if from != "-" {
+		f, err := os.Open(absPath(env, from))
+		if err != nil {
+			return nil, exit.Wrap(exit.Usage, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			entry, ok, perr := session.FromInput(line)
+			if perr != nil {
+				return nil, exit.Errorf(exit.Usage, "%s:%d: %v", from, n, perr)
+			}
+			if ok {
+				if p, _ := session.Peek(entry); p.Type == "branch_summary" {
+					return entry, nil
+				}
+			}
+		}
+		if err != nil {
+			return nil, exit.Errorf(exit.Usage, "%s: no branch_summary record found", from)
+		}
+	}
+}
+
+// summaryEntry makes the branch_summary a child of the new leaf with fromId to match.
+func summaryEntry(env *app.Env, l *loaded, raw []byte, leaf string) ([]byte, error) {
+	obj, err := session.ParseObject(session.StripStreamFields(raw))
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	from := leaf
+	if from == "" {
+		from = "root"
+	}
+	obj.Set("fromId", mustJSON(from))
+	ids := l.ids()
+	id := stringField(obj, "id")
+	if id == "" || ids[id] {
+		id = newEntryID(func(s string) bool { return ids[s] })
+	}
+	ts := stringField(obj, "timestamp")
+	if ts == "" {
+		ts = session.FormatTime(env.Now())
+	}
+	a := &appender{blobs: dirs.Resolve(env.Getenv).Blobs()}
+	return a.prepare(withBase(obj, id, leaf, ts), 1)
+}

@@ -1,0 +1,503 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/itchyny/gojq"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+func openCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "open",
+		Usage:     "print the session stream: the header, then the entries of the active path",
+		ArgsUsage: "FILE",
+		Description: `Prints the header (plus the stream-only fields "file" and "leafId") and the entries
+of the active path, root to leaf, exactly as stored: the session stream that agent-compact and
+agent-chat read. A missing or empty FILE gives a fresh header and writes nothing (append creates the
+file). Older files (v1, v2) are migrated in memory. Blob references are resolved to inline base64
+unless --blobs ref.
+
+Examples:
+   agent-session open s.jsonl | agent-chat "go on" | agent-session append s.jsonl
+   agent-session open --all s.jsonl                  # every entry, file order
+   agent-session open --resolved s.jsonl             # the model's view: state + messages
+   agent-session open --jq 'select(.type=="message") | .message.role' s.jsonl`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every entry in file order, not just the active path"},
+			&cli.BoolFlag{Name: "resolved", Usage: "the context as the model sees it: a state record, then message records (not a pipeline stream)"},
+			&cli.BoolFlag{Name: "tree", Usage: "the entry tree as one JSON document [{entry, label?, children}]"},
+			&cli.StringFlag{Name: "leaf", Usage: "open at entry `ID` instead of the current leaf"},
+			&cli.StringFlag{Name: "jq", Usage: "apply the jq `FILTER` to every record and print the results"},
+			&cli.StringFlag{Name: "blobs", Value: "inline", Usage: "`inline` resolves blob:sha256: references to base64, ref keeps them"},
+			&cli.BoolFlag{Name: "end", Usage: `end the stream with {"type":"context_end"}`},
+		},
+		Action: func(c *cli.Context) error {
+			env.ErrorRecord = true
+			path, err := needPath(c, env, "FILE")
+			if err != nil {
+				return err
+			}
+			o := opener{env: env, c: c, path: path, blobs: dirs.Resolve(env.Getenv).Blobs()}
+			switch c.String("blobs") {
+			case "inline":
+				o.resolve = true
+			case "ref":
+			default:
+				return exit.Errorf(exit.Usage, "--blobs takes inline or ref, not %q", c.String("blobs"))
+			}
+			if c.IsSet("leaf") {
+				o.leaf, o.leafSet = c.String("leaf"), true
+			}
+			if q := c.String("jq"); q != "" {
+				code, err := compileJQ(q)
+				if err != nil {
+					return err
+				}
+				o.jq = code
+			}
+			w := bufio.NewWriterSize(env.Stdout, 1<<20)
+			o.w = w
+			if err := o.run(); err != nil {
+				w.Flush()
+				return err
+			}
+			if c.Bool("end") {
+				o.emit([]byte(`{"type":"context_end"}`))
+			}
+			if o.err != nil {
+				return o.err
+			}
+			return w.Flush()
+		},
+	}
+}
+
+type opener struct {
+	env     *app.Env
+	c       *cli.Context
+	path    string
+	blobs   string
+	resolve bool
+	leaf    string
+	leafSet bool
+	jq      *gojq.Code
+	w       *bufio.Writer
+	err     error
+}
+
+func (o *opener) run() error {
+	c := o.c
+	if !c.Bool("tree") && !c.Bool("resolved") && !isZst(o.path) {
+		done, err := o.fast(c.Bool("all"))
+		if done || err != nil {
+			return err
+		}
+	}
+	l, err := load(o.path)
+	if errors.Is(err, errNoSession) {
+		return o.fresh()
+	}
+	if err != nil {
+		return err
+	}
+	warnProblems(c, o.path, l.problems)
+	leaf := l.leaf()
+	if o.leafSet {
+		if _, ok := l.find(o.leaf); !ok && o.leaf != "" {
+			return exit.Errorf(exit.Usage, "%s: no entry with id %q (--leaf)", o.path, o.leaf)
+		}
+		leaf = o.leaf
+	}
+	switch {
+	case c.Bool("tree"):
+		b, err := json.Marshal(session.Tree(l.entries))
+		if err != nil {
+			return err
+		}
+		o.emit(b)
+		return nil
+	case c.Bool("resolved"):
+		return o.resolved(l, leaf)
+	}
+	o.emitHeader(l.header, leaf)
+	recs := session.Path(l.entries, leaf)
+	if c.Bool("all") {
+		recs = l.entries
+	}
+	for _, r := range recs {
+		o.emitEntry(r.Raw)
+	}
+	return nil
+}
+
+// fresh prints a new header for a missing or empty file; nothing is written.
+func (o *opener) fresh() error {
+	now := o.env.Now()
+	h := session.NewHeader(newSessionID(o.env), session.FormatTime(now), o.env.Dir)
+	o.emitHeader(h, "")
+	return nil
+}
+
+func (o *opener) emitHeader(h []byte, leaf string) {
+	obj, err := session.ParseObject(h)
+	if err != nil {
+		o.err = err
+		return
+	}
+	obj.Set("file", mustJSON(o.path))
+	if leaf == "" {
+		obj.Set("leafId", json.RawMessage("null"))
+	} else {
+		obj.Set("leafId", mustJSON(leaf))
+	}
+	o.emit(obj.Bytes())
+}
+
+func (o *opener) emitEntry(raw []byte) {
+	if o.resolve && bytes.Contains(raw, []byte("blob:sha256:")) {
+		out, warns, err := session.ResolveBlobs(raw, o.getBlob)
+		if err == nil {
+			raw = out
+		}
+		for _, w := range warns {
+			app.Warnf(o.c, "%s: %s", o.path, w)
+		}
+	}
+	o.emit(raw)
+}
+
+func (o *opener) getBlob(hash string) ([]byte, error) {
+	return os.ReadFile(o.blobs + string(os.PathSeparator) + hash)
+}
+
+// emit writes one record, through the jq filter when there is one.
+func (o *opener) emit(raw []byte) {
+	if o.jq == nil {
+		o.w.Write(raw)
+		o.w.WriteByte('\n')
+		return
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		o.err = err
+		return
+	}
+	iter := o.jq.Run(v)
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			return
+		}
+		if err, ok := x.(error); ok {
+			var halt *gojq.HaltError
+			if errors.As(err, &halt) && halt.Value() == nil {
+				return
+			}
+			o.err = exit.Errorf(exit.Failure, "--jq: %v", err)
+			return
+		}
+		b, err := gojq.Marshal(x)
+		if err != nil {
+			o.err = err
+			return
+		}
+		o.w.Write(b)
+		o.w.WriteByte('\n')
+	}
+}
+
+func compileJQ(q string) (*gojq.Code, error) {
+	p, err := gojq.Parse(q)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "--jq %q: %v", q, err)
+	}
+	code, err := gojq.Compile(p)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "--jq %q: %v", q, err)
+	}
+	return code, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only strings and plain values are passed
+	}
+	return b
+}
+
+// resolved prints the context the model would see: the header, one state
+// record, then the messages of BuildContext (an inspection view).
+func (o *opener) resolved(l *loaded, leaf string) error {
+	ctx, err := session.BuildContext(l.entries, &leaf)
+	if err != nil {
+		return exit.Wrap(exit.Usage, fmt.Errorf("%s: %w", o.path, err))
+	}
+	o.emitHeader(l.header, leaf)
+	o.emit(mustJSON(struct {
+		Type              string            `json:"type"`
+		ThinkingLevel     string            `json:"thinkingLevel"`
+		Models            map[string]string `json:"models"`
+		Mode              string            `json:"mode"`
+		ModeData          json.RawMessage   `json:"modeData,omitempty"`
+		InjectedTtsrRules []string          `json:"injectedTtsrRules"`
+	}{"state", ctx.ThinkingLevel, ctx.Models, ctx.Mode, ctx.ModeData, ctx.InjectedTtsrRules}))
+	for _, m := range ctx.Messages {
+		o.emit(append(append([]byte(`{"type":"message","message":`), m...), '}'))
+	}
+	return nil
+}
+
+// ---- the streaming path for large plain files ----
+
+// fastIndex holds what open needs of every entry without keeping the
+// entries: where each line is, and which line is its parent.
+type fastIndex struct {
+	ids     map[string]int32
+	off     []int64
+	n       []int32
+	parent  []int32 // -1: root or missing parent
+	hasBlob []bool
+}
+
+// fast serves open from an index of ids and offsets, reading the file twice
+// (index, then the path's lines), never holding all entries. It declines
+// (done=false) for files that need a migration.
+func (o *opener) fast(all bool) (done bool, err error) {
+	f, err := os.Open(o.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, o.fresh()
+	}
+	if err != nil {
+		return true, err
+	}
+	defer f.Close()
+	var (
+		header   []byte
+		idx      = fastIndex{ids: make(map[string]int32)}
+		pending  map[int32]string // children whose parent line comes later
+		problems []session.Problem
+		line     int
+	)
+	err = scanLines(f, func(raw []byte, off int64, lineNo int) error {
+		line = lineNo
+		p, ok := session.Skim(raw) // fast path; Peek says what is wrong otherwise
+		var perr error
+		if !ok {
+			p, perr = session.Peek(raw)
+		}
+		if header == nil {
+			if perr != nil || p.Type != "session" {
+				return exit.Errorf(exit.Usage, "%s:%d: not a session file: the first record is not a session header", o.path, lineNo)
+			}
+			h, err := session.ParseHeader(raw)
+			if err != nil {
+				return exit.Errorf(exit.Usage, "%s:%d: not a session file: %v", o.path, lineNo, err)
+			}
+			if h.Version < 3 {
+				return errMigrate
+			}
+			header = append([]byte(nil), raw...)
+			return nil
+		}
+		if perr != nil {
+			problems = append(problems, session.Problem{Line: lineNo, Err: perr})
+			return nil
+		}
+		if p.Type == "session" {
+			problems = append(problems, session.Problem{Line: lineNo, Err: errors.New("extra session header skipped")})
+			return nil
+		}
+		if p.ID == "" {
+			problems = append(problems, session.Problem{Line: lineNo, Err: errors.New("entry without an id")})
+			return nil
+		}
+		i := int32(len(idx.off))
+		if _, dup := idx.ids[p.ID]; dup {
+			problems = append(problems, session.Problem{Line: lineNo, Err: fmt.Errorf("duplicate id %q (the first one is used)", p.ID)})
+		} else {
+			idx.ids[p.ID] = i
+		}
+		par := int32(-1)
+		if p.ParentID != "" && p.ParentID != p.ID {
+			if j, ok := idx.ids[p.ParentID]; ok {
+				par = j
+			} else {
+				if pending == nil {
+					pending = map[int32]string{}
+				}
+				pending[i] = p.ParentID
+			}
+		}
+		idx.off = append(idx.off, off)
+		idx.n = append(idx.n, int32(len(raw)))
+		idx.parent = append(idx.parent, par)
+		idx.hasBlob = append(idx.hasBlob, o.resolve && bytes.Contains(raw, []byte("blob:sha256:")))
+		return nil
+	})
+	if err == errMigrate {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	_ = line
+	if header == nil {
+		return true, o.fresh()
+	}
+	for i, pid := range pending {
+		if j, ok := idx.ids[pid]; ok {
+			idx.parent[i] = j
+		}
+	}
+	warnProblems(o.c, o.path, problems)
+
+	leaf := int32(len(idx.off)) - 1
+	leafID := ""
+	choose := func(id string) error {
+		if id == "" {
+			leaf = -1
+			return nil
+		}
+		j, ok := idx.ids[id]
+		if !ok {
+			return exit.Errorf(exit.Usage, "%s: no entry with id %q (--leaf)", o.path, id)
+		}
+		leaf = j
+		return nil
+	}
+	if o.leafSet {
+		if err := choose(o.leaf); err != nil {
+			return true, err
+		}
+	} else if id, ok := readSidecar(o.path); ok {
+		if _, found := idx.ids[id]; found || id == "" {
+			choose(id)
+		}
+	}
+	if leaf >= 0 {
+		// the id of the leaf line, read back from the file
+		raw, err := readAt(f, idx.off[leaf], idx.n[leaf])
+		if err != nil {
+			return true, err
+		}
+		p, _ := session.Peek(raw)
+		leafID = p.ID
+	}
+	o.emitHeader(header, leafID)
+
+	var order []int32
+	if all {
+		order = make([]int32, len(idx.off))
+		for i := range order {
+			order[i] = int32(i)
+		}
+	} else {
+		seen := make([]bool, len(idx.off))
+		for i := leaf; i >= 0 && !seen[i]; i = idx.parent[i] {
+			seen[i] = true
+			order = append(order, i)
+		}
+		for a, b := 0, len(order)-1; a < b; a, b = a+1, b-1 {
+			order[a], order[b] = order[b], order[a]
+		}
+	}
+	return true, o.copyLines(f, &idx, order)
+}
+
+var errMigrate = errors.New("needs migration")
+
+// copyLines writes the lines in order, copying runs of adjacent plain lines
+// straight from the file.
+func (o *opener) copyLines(f *os.File, idx *fastIndex, order []int32) error {
+	if o.jq != nil {
+		for _, i := range order {
+			raw, err := readAt(f, idx.off[i], idx.n[i])
+			if err != nil {
+				return err
+			}
+			o.emitEntry(raw)
+		}
+		return o.err
+	}
+	for k := 0; k < len(order); {
+		i := order[k]
+		if idx.hasBlob[i] {
+			raw, err := readAt(f, idx.off[i], idx.n[i])
+			if err != nil {
+				return err
+			}
+			o.emitEntry(raw)
+			k++
+			continue
+		}
+		start, end := idx.off[i], idx.off[i]+int64(idx.n[i])
+		k++
+		for k < len(order) {
+			j := order[k]
+			if idx.hasBlob[j] || idx.off[j] != end+1 {
+				break
+			}
+			end = idx.off[j] + int64(idx.n[j])
+			k++
+		}
+		if _, err := io.Copy(o.w, io.NewSectionReader(f, start, end-start)); err != nil {
+			return err
+		}
+		o.w.WriteByte('\n')
+	}
+	return o.err
+}
+
+func readAt(f *os.File, off int64, n int32) ([]byte, error) {
+	b := make([]byte, n)
+	_, err := f.ReadAt(b, off)
+	return b, err
+}
+
+// scanLines calls fn for every non-blank line with its byte offset and
+// 1-based number; lines may be of any length. A trailing "\r" is not part of
+// the line. The slice passed to fn is valid only during the call.
+func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var off int64
+	var long []byte
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		size := len(line)
+		content := bytes.TrimSuffix(line, []byte{'\n'})
+		content = bytes.TrimSuffix(content, []byte{'\r'})
+		if len(bytes.TrimSpace(content)) > 0 {
+			if ferr := fn(content, off, n); ferr != nil {
+				return ferr
+			}
+		}
+		off += int64(size)
+		if err == io.EOF {
+			return nil
+		}
+	}
+}

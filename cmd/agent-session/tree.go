@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+func treeCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "tree",
+		Usage:     "print the entry tree for people: branches indented, labels and the current leaf marked",
+		ArgsUsage: "FILE",
+		Description: `A chain of entries stays at one indentation; each branch point indents its branches.
+The current leaf is marked with "*", labels are shown in brackets. Bookkeeping entries (labels,
+custom state, model and thinking changes) are hidden unless --all. For a JSON tree use
+'agent-session open --tree'.
+
+Example:
+   agent-session tree s.jsonl`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "show every entry type"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "`auto`, always or never"},
+		},
+		Action: func(c *cli.Context) error {
+			path, err := needPath(c, env, "FILE")
+			if err != nil {
+				return err
+			}
+			l, err := loadExisting(c, path)
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(c.App.Writer)
+			p := treePrinter{w: w, leaf: l.leaf(), all: c.Bool("all"), color: env.Color(c.String("color"), env.StdoutTTY)}
+			fmt.Fprintf(w, "%s  %s\n", l.hdr.ID, orDefault(l.hdr.Title, "(untitled)"))
+			for _, n := range session.Tree(l.entries) {
+				p.node(n, "")
+			}
+			return w.Flush()
+		},
+	}
+}
+
+type treePrinter struct {
+	w     io.Writer
+	leaf  string
+	all   bool
+	color bool
+}
+
+var hiddenTypes = map[string]bool{"label": true, "custom": true, "model_change": true, "thinking_level_change": true}
+
+// node prints n and its descendants; a single child continues the chain at
+// the same indentation, several children each get a branch.
+func (p *treePrinter) node(n *session.Node, indent string) {
+	for {
+		if p.all || !hiddenTypes[n.Entry.Type] || n.Entry.ID == p.leaf {
+			p.line(n, indent)
+		}
+		if len(n.Children) != 1 {
+			break
+		}
+		n = n.Children[0]
+	}
+	for i, ch := range n.Children {
+		mark := "├─ "
+		next := "│  "
+		if i == len(n.Children)-1 {
+			mark, next = "└─ ", "   "
+		}
+		fmt.Fprintf(p.w, "%s%s\n", indent, mark+p.dim("branch"))
+		p.node(ch, indent+next)
+	}
+}
+
+func (p *treePrinter) line(n *session.Node, indent string) {
+	cur := "  "
+	if n.Entry.ID == p.leaf {
+		cur = p.bold("* ")
+	}
+	label := ""
+	if n.Label != "" {
+		label = " " + p.bold("["+n.Label+"]")
+	}
+	fmt.Fprintf(p.w, "%s%s%s %s%s\n", indent, cur, p.dim(n.Entry.ID), describe(n.Entry), label)
+}
+
+func (p *treePrinter) dim(s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[2m" + s + "\x1b[0m"
+}
+
+func (p *treePrinter) bold(s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[1m" + s + "\x1b[0m"
+}
+
+// describe is a one-line summary of an entry.
+func describe(r session.Record) string {
+	var e struct {
+		Message struct {
+			Role     string          `json:"role"`
+			Content  json.RawMessage `json:"content"`
+			ToolName string          `json:"toolName"`
+			Command  string          `json:"command"`
+		} `json:"message"`
+		Summary       string          `json:"summary"`
+		CustomType    string          `json:"customType"`
+		Content       json.RawMessage `json:"content"`
+		Model         string          `json:"model"`
+		ThinkingLevel string          `json:"thinkingLevel"`
+		TargetID      string          `json:"targetId"`
+		Label         string          `json:"label"`
+	}
+	json.Unmarshal(r.Raw, &e)
+	switch r.Type {
+	case "message":
+		m := e.Message
+		switch m.Role {
+		case "assistant":
+			txt := contentText(m.Content)
+			var calls []string
+			var blocks []struct{ Type, Name string }
+			json.Unmarshal(m.Content, &blocks)
+			for _, b := range blocks {
+				if b.Type == "toolCall" {
+					calls = append(calls, b.Name)
+				}
+			}
+			s := "assistant: " + oneLine(txt, 60)
+			if len(calls) > 0 {
+				s += " → " + strings.Join(calls, ", ")
+			}
+			return s
+		case "toolResult":
+			return "tool " + m.ToolName + ": " + oneLine(contentText(m.Content), 50)
+		case "bashExecution":
+			return "$ " + oneLine(m.Command, 60)
+		}
+		return m.Role + ": " + oneLine(contentText(m.Content), 60)
+	case "compaction":
+		return "compaction: " + oneLine(e.Summary, 60)
+	case "branch_summary":
+		return "branch summary: " + oneLine(e.Summary, 55)
+	case "custom_message":
+		return e.CustomType + ": " + oneLine(contentText(e.Content), 55)
+	case "model_change":
+		return "model → " + e.Model
+	case "thinking_level_change":
+		return "thinking → " + e.ThinkingLevel
+	case "label":
+		return "label " + e.TargetID + " = " + e.Label
+	}
+	return r.Type
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// interspersed moves flags that follow positional arguments in front of
+// them, so 'agent-session append s.jsonl --tee' means what it says
+// (urfave/cli/v2 stops at the first positional argument). A "--" ends the
+// flags; "-" is a positional argument (stdin); a flag's value is kept with
+// it when the flag takes one.
+func interspersed(a *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	rest := args[1:]
+	flags := a.Flags
+	// Walk down the command path: leading flags stay, command names select.
+	cmds := a.Commands
+	for len(rest) > 0 {
+		tok := rest[0]
+		if strings.HasPrefix(tok, "-") && tok != "-" {
+			break
+		}
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(tok) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		out = append(out, tok)
+		rest = rest[1:]
+		flags, cmds = next.Flags, next.Subcommands
+	}
+	var fl, pos []string
+	for i := 0; i < len(rest); i++ {
+		tok := rest[i]
+		if tok == "--" {
+			pos = append(pos, rest[i:]...)
+			break
+		}
+		if !strings.HasPrefix(tok, "-") || tok == "-" {
+			pos = append(pos, tok)
+			continue
+		}
+		fl = append(fl, tok)
+		name := strings.TrimLeft(tok, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if takesValue(flags, name) && i+1 < len(rest) {
+			i++
+			fl = append(fl, rest[i])
+		}
+	}
+	if len(pos) > 0 && pos[0] == "--" {
+		return append(append(out, fl...), pos...)
+	}
+	if len(pos) > 0 && len(fl) > 0 {
+		// Positionals after "--" so one that starts with '-' is not a flag.
+		return append(append(append(out, fl...), "--"), pos...)
+	}
+	return append(append(out, fl...), pos...)
+}
+
+func takesValue(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				if _, ok := f.(*cli.BoolFlag); ok {
+					return false
+				}
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,386 @@
+// Package provider is the I/O shell around lib/llm's pure codecs: it sends
+// the request a codec built over HTTP (or answers it from a cassette),
+// feeds the response's SSE bytes to the codec's decoder, and records
+// exchanges to a cassette (formats/cassette) with credentials removed.
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentutils/agentutils/lib/llm"
+)
+
+// Client streams model calls.
+type Client struct {
+	HTTP    *http.Client
+	Now     func() time.Time
+	Record  *Recorder // nil: no recording
+	Replay  *Cassette // nil: use the network
+	Secrets []string  // values never written to a cassette
+	// Warn receives non-fatal notes (replay body differences).
+	Warn func(string)
+}
+
+// Stream runs one call: it emits every stream event to emit and returns the
+// final assistant message (stopReason error/aborted on failure; the error
+// text is in ErrorMessage). A replay mismatch is returned as err.
+func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.Options, emit func(llm.Event)) (llm.Message, error) {
+	codec, err := llm.CodecFor(m.API)
+	if err != nil {
+		return llm.Message{}, err
+	}
+	req, err := codec.Request(m, lc, o)
+	if err != nil {
+		return llm.Message{}, err
+	}
+	dec := codec.Decoder(m, c.Now().UnixMilli())
+	var final *llm.Message
+	out := func(evs []llm.Event) {
+		for _, e := range evs {
+			if f := e.Final(); f != nil {
+				final = f
+			}
+			emit(e)
+		}
+	}
+	var body io.Reader
+	var status int
+	var header http.Header
+	var rec *Exchange
+	if c.Replay != nil {
+		ex, err := c.Replay.Next(req, c.Warn)
+		if err != nil {
+			return llm.Message{}, err
+		}
+		status, header = ex.Response.Status, http.Header{}
+		for k, v := range ex.Response.Headers {
+			header.Set(k, v)
+		}
+		body = ex.Body()
+	} else {
+		hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+		if err != nil {
+			return llm.Message{}, err
+		}
+		for k, v := range req.Header {
+			hreq.Header.Set(k, v)
+		}
+		resp, err := c.HTTP.Do(hreq)
+		if err != nil {
+			out(dec.End(transportError(ctx, err)))
+			return finish(ctx, final), nil
+		}
+		defer resp.Body.Close()
+		status, header, body = resp.StatusCode, resp.Header, resp.Body
+		if c.Record != nil {
+			rec = c.Record.Begin(req, c.Secrets, c.Now())
+			rec.Response.Status = status
+			rec.Response.Headers = keepHeaders(resp.Header)
+			body = &teeChunks{r: resp.Body, ex: rec, start: c.Now(), now: c.Now}
+		}
+	}
+	if status != 200 {
+		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
+		ra := llm.RetryAfter(header.Get, c.Now())
+		if rec != nil {
+			c.Record.End(rec)
+		}
+		out(dec.End(errors.New(llm.HTTPError(status, b, ra))))
+		return finish(ctx, final), nil
+	}
+	r := llm.NewSSEReader(body)
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			out(dec.End(nil))
+			break
+		}
+		if err != nil {
+			out(dec.End(transportError(ctx, err)))
+			break
+		}
+		out(dec.Feed(ev))
+		if final != nil {
+			break
+		}
+	}
+	if rec != nil {
+		io.Copy(io.Discard, body) // record the rest of the body
+		c.Record.End(rec)
+	}
+	return finish(ctx, final), nil
+}
+
+func finish(ctx context.Context, final *llm.Message) llm.Message {
+	if final == nil {
+		return llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: "no response"}
+	}
+	m := *final
+	if ctx.Err() != nil && m.StopReason == llm.StopError {
+		m.StopReason, m.ErrorMessage = llm.StopAborted, "Request was aborted"
+	}
+	return m
+}
+
+func transportError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errors.New("Request was aborted")
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return llm.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("Connection error: %v", err)
+}
+
+func keepHeaders(h http.Header) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"Content-Type", "Retry-After", "X-Ratelimit-Reset", "X-Ratelimit-Reset-Ms", "Request-Id", "X-Request-Id"} {
+		if v := h.Get(k); v != "" {
+			out[strings.ToLower(k)] = v
+		}
+	}
+	return out
+}
+
+// Exchange is one cassette record: a request and its raw response.
+type Exchange struct {
+	Seq     int `json:"seq"`
+	Request struct {
+		Method  string            `json:"method"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+		Body    json.RawMessage   `json:"body"`
+	} `json:"request"`
+	Response struct {
+		Status  int               `json:"status"`
+		Headers map[string]string `json:"headers,omitempty"`
+		Chunks  []Chunk           `json:"chunks"`
+	} `json:"response"`
+	mu sync.Mutex
+}
+
+// Chunk is response bytes as they arrived, afterMs after the request.
+type Chunk struct {
+	AfterMs int64  `json:"afterMs"`
+	Data    string `json:"data"`
+}
+
+// Body is the recorded response body.
+func (e *Exchange) Body() io.Reader {
+	var b bytes.Buffer
+	for _, c := range e.Response.Chunks {
+		b.WriteString(c.Data)
+	}
+	return &b
+}
+
+type teeChunks struct {
+	r     io.Reader
+	ex    *Exchange
+	start time.Time
+	now   func() time.Time
+}
+
+func (t *teeChunks) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.ex.mu.Lock()
+		t.ex.Response.Chunks = append(t.ex.Response.Chunks, Chunk{AfterMs: t.now().Sub(t.start).Milliseconds(), Data: string(p[:n])})
+		t.ex.mu.Unlock()
+	}
+	return n, err
+}
+
+var credentialHeaders = map[string]bool{"x-api-key": true, "authorization": true, "api-key": true, "x-goog-api-key": true}
+
+// Recorder writes exchanges to a cassette as JSON Lines, one per call, in
+// the order calls finish.
+type Recorder struct {
+	mu  sync.Mutex
+	w   io.Writer
+	seq int
+	err error
+}
+
+// NewRecorder records to w.
+func NewRecorder(w io.Writer) *Recorder { return &Recorder{w: w} }
+
+// Begin starts the record of a request, with credentials and secret values
+// removed.
+func (r *Recorder) Begin(req llm.Request, secrets []string, now time.Time) *Exchange {
+	ex := &Exchange{}
+	ex.Request.Method = req.Method
+	ex.Request.URL = redactURL(req.URL)
+	ex.Request.Headers = map[string]string{}
+	for k, v := range req.Header {
+		if credentialHeaders[strings.ToLower(k)] {
+			v = "[REDACTED]"
+		}
+		ex.Request.Headers[strings.ToLower(k)] = v
+	}
+	body := string(req.Body)
+	for _, s := range secrets {
+		if len(s) >= 6 {
+			body = strings.ReplaceAll(body, s, "[REDACTED]")
+		}
+	}
+	if json.Valid([]byte(body)) {
+		ex.Request.Body = json.RawMessage(body)
+	} else {
+		ex.Request.Body, _ = json.Marshal(body)
+	}
+	return ex
+}
+
+// End writes a finished exchange.
+func (r *Recorder) End(ex *Exchange) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	ex.Seq = r.seq
+	if ex.Response.Chunks == nil {
+		ex.Response.Chunks = []Chunk{}
+	}
+	b, err := json.Marshal(ex)
+	if err == nil {
+		_, err = r.w.Write(append(b, '\n'))
+	}
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// Err is the first write error.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	q := u.Query()
+	for _, k := range []string{"key", "api_key", "apiKey"} {
+		if q.Has(k) {
+			q.Set(k, "REDACTED")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Cassette serves recorded exchanges in order.
+type Cassette struct {
+	mu   sync.Mutex
+	recs []*Exchange
+	next int
+	name string
+}
+
+// ReadCassette parses a cassette; a malformed line is an error naming it.
+func ReadCassette(name string, data []byte) (*Cassette, error) {
+	c := &Cassette{name: name}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		ex := &Exchange{}
+		if err := json.Unmarshal(line, ex); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a cassette record: %v", name, i+1, err)
+		}
+		if ex.Request.Method == "" || ex.Request.URL == "" || ex.Response.Status == 0 {
+			return nil, fmt.Errorf("%s:%d: a cassette record needs request.method, request.url and response.status", name, i+1)
+		}
+		c.recs = append(c.recs, ex)
+	}
+	return c, nil
+}
+
+// Next returns the record answering req. Method and URL path must match the
+// next record; body differences are reported through warn.
+func (c *Cassette) Next(req llm.Request, warn func(string)) (*Exchange, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.next + 1
+	if c.next >= len(c.recs) {
+		return nil, fmt.Errorf("replay mismatch at request %d: %s holds only %d request(s); this run made one more (%s %s)", n, c.name, len(c.recs), req.Method, pathOf(req.URL))
+	}
+	ex := c.recs[c.next]
+	c.next++
+	if ex.Request.Method != req.Method || pathOf(ex.Request.URL) != pathOf(req.URL) {
+		return nil, fmt.Errorf("replay mismatch at request %d: the cassette has %s %s, this run sent %s %s%s", n,
+			ex.Request.Method, pathOf(ex.Request.URL), req.Method, pathOf(req.URL), bodyDiff(ex.Request.Body, req.Body))
+	}
+	if d := bodyDiff(ex.Request.Body, req.Body); d != "" && warn != nil {
+		warn(fmt.Sprintf("replay: request %d differs from the cassette%s", n, d))
+	}
+	return ex, nil
+}
+
+func pathOf(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Path
+	}
+	return s
+}
+
+// bodyDiff names the first top-level field whose value differs.
+func bodyDiff(recorded json.RawMessage, sent []byte) string {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal(recorded, &a) != nil || json.Unmarshal(sent, &b) != nil {
+		if !bytes.Equal(recorded, sent) {
+			return " (bodies differ)"
+		}
+		return ""
+	}
+	var diffs []string
+	for k, v := range b {
+		if w, ok := a[k]; !ok {
+			diffs = append(diffs, "+"+k)
+		} else if !jsonEqual(v, w) {
+			diffs = append(diffs, "~"+k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			diffs = append(diffs, "-"+k)
+		}
+	}
+	if len(diffs) == 0 {
+		return ""
+	}
+	return " (body fields: " + strings.Join(sorted(diffs), " ") + ")"
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}

@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentutils/agentutils/internal/fakellm"
+	"github.com/agentutils/agentutils/lib/llm"
+)
+
+// A recorded call replays to the same message, and the cassette it wrote
+// follows formats/cassette and holds no secret.
+func TestRecordReplay(t *testing.T) {
+	srv := fakellm.New(fakellm.Step{SSE: "../../testdata/sse/anthropic/tool_use.sse"})
+	defer srv.Close()
+	m := llm.Model{ID: "m", API: llm.AnthropicMessages, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 1000}
+	ctx := llm.Context{Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock("my token is sk-secret-value-1234")}, Timestamp: 1}}}
+	opts := llm.Options{APIKey: "sk-secret-value-1234"}
+	var cassette bytes.Buffer
+	now := func() time.Time { return time.Unix(0, 0) }
+	rec := &Client{HTTP: srv.Client(), Now: now, Record: NewRecorder(&cassette), Secrets: []string{opts.APIKey}}
+	want, err := rec.Stream(context.Background(), m, ctx, opts, func(llm.Event) {})
+	if err != nil || want.StopReason != llm.StopToolUse {
+		t.Fatalf("record: %+v %v", want, err)
+	}
+	if strings.Contains(cassette.String(), "sk-secret") {
+		t.Errorf("the cassette holds the secret:\n%s", cassette.String())
+	}
+	sch, err := jsonschema.NewCompiler().Compile(mustAbs(t, "../../formats/cassette/schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(cassette.Bytes()))
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("recorded cassette does not follow formats/cassette: %v", err)
+	}
+	c, err := ReadCassette("c.jsonl", cassette.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	play := &Client{Now: now, Replay: c}
+	got, err := play.Stream(context.Background(), m, ctx, llm.Options{}, func(llm.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if !bytes.Equal(a, b) {
+		t.Errorf("replayed message differs:\n%s\n%s", a, b)
+	}
+	if _, err := play.Stream(context.Background(), m, ctx, llm.Options{}, func(llm.Event) {}); err == nil || !strings.Contains(err.Error(), "replay mismatch at request 2") {
+		t.Errorf("one request too many: %v", err)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

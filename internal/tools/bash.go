@@ -1,0 +1,213 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentutils/agentutils/lib/event"
+)
+
+const (
+	bashDefaultTimeout = 300
+	bashGrace          = 2 * time.Second
+)
+
+// nonInteractive is the environment that keeps commands from waiting for
+// a person (pagers, editors, prompts).
+var nonInteractive = []string{
+	"PAGER=cat", "GIT_PAGER=cat", "MANPAGER=cat", "SYSTEMD_PAGER=cat", "GH_PAGER=cat", "LESS=FRX",
+	"TERM=dumb", "NO_COLOR=1", "PYTHONUNBUFFERED=1", "GIT_EDITOR=true", "VISUAL=true", "EDITOR=true",
+	"GIT_TERMINAL_PROMPT=0", "SSH_ASKPASS=/usr/bin/false", "CI=1", "DEBIAN_FRONTEND=noninteractive",
+	"PIP_NO_INPUT=1", "npm_config_yes=true", "AGENTUTILS_TOOL=bash",
+}
+
+func bashTool() Tool {
+	return Tool{
+		Def: event.ToolDef{Name: "bash", Label: "Bash", Concurrency: event.Exclusive,
+			Description: "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600).",
+			Parameters:  schema(`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string"}},"required":["command"],"additionalProperties":false}`)},
+		Run: runBash,
+	}
+}
+
+// tail keeps the last maxBytes of a stream in memory and, once it
+// overflows, writes the whole stream to a spill file.
+type tail struct {
+	mu      sync.Mutex
+	buf     []byte
+	total   int
+	lines   int
+	spill   *os.File
+	spilled bool
+	open    func() (*os.File, error)
+	err     error
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += len(p)
+	t.lines += bytes.Count(p, []byte("\n"))
+	if t.spill == nil && len(t.buf)+len(p) > maxBytes && t.open != nil && t.err == nil {
+		t.spill, t.err = t.open()
+		if t.spill != nil {
+			t.spill.Write(t.buf)
+			t.spilled = true
+		}
+	}
+	if t.spill != nil {
+		t.spill.Write(p)
+	}
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > maxBytes {
+		cut := len(t.buf) - maxBytes
+		for cut < len(t.buf) && !utf8.RuneStart(t.buf[cut]) {
+			cut++
+		}
+		t.buf = append(t.buf[:0], t.buf[cut:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) text() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.ToValidUTF8(string(t.buf), "\uFFFD")
+	return strings.ReplaceAll(stripANSI(s), "\r", "")
+}
+
+// stripANSI removes terminal escape sequences.
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && !(s[j] >= 0x40 && s[j] <= 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(event.ToolOutput)) (event.ToolOutput, error) {
+	var a struct {
+		Command string
+		Timeout int
+		Cwd     string
+	}
+	if err := decode(args, &a); err != nil {
+		return event.ToolOutput{}, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return event.ToolOutput{}, fmt.Errorf("command must not be empty")
+	}
+	timeout := a.Timeout
+	if timeout <= 0 {
+		timeout = bashDefaultTimeout
+	}
+	timeout = min(max(timeout, 1), 3600)
+	dir := env.Cwd
+	if a.Cwd != "" {
+		dir = env.resolve(a.Cwd)
+		st, err := os.Stat(dir)
+		if err != nil {
+			return event.ToolOutput{}, fmt.Errorf("Working directory does not exist: %s", dir)
+		}
+		if !st.IsDir() {
+			return event.ToolOutput{}, fmt.Errorf("Working directory is not a directory: %s", dir)
+		}
+	}
+	state, err := env.stateDir()
+	if err != nil {
+		return event.ToolOutput{}, err
+	}
+	artifact := filepath.Join(state, fmt.Sprintf("%d.bash.log", env.Now().UnixNano()))
+	out := &tail{open: func() (*os.File, error) { return os.Create(artifact) }}
+	cmd := exec.Command("bash", "-c", a.Command)
+	cmd.Dir = dir
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = append(os.Environ(), nonInteractive...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return event.ToolOutput{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	kill := func(sig syscall.Signal) { syscall.Kill(-cmd.Process.Pid, sig) }
+	timer := time.NewTimer(time.Duration(timeout) * time.Second)
+	defer timer.Stop()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	var waitErr error
+	reason := ""
+loop:
+	for {
+		select {
+		case waitErr = <-done:
+			break loop
+		case <-tick.C:
+			if update != nil {
+				update(event.ToolOutput{Content: []event.Content{event.Text(out.text())}})
+			}
+		case <-timer.C:
+			reason = "timeout"
+		case <-ctx.Done():
+			reason = "aborted"
+		}
+		if reason != "" {
+			kill(syscall.SIGTERM)
+			select {
+			case waitErr = <-done:
+			case <-time.After(bashGrace):
+				kill(syscall.SIGKILL)
+				waitErr = <-done
+			}
+			break loop
+		}
+	}
+	kill(syscall.SIGKILL) // background children still holding the group
+	if out.spill != nil {
+		out.spill.Close()
+	}
+	text := out.text()
+	if strings.TrimSpace(text) == "" {
+		text = "(no output)"
+	}
+	code := cmd.ProcessState.ExitCode()
+	det := map[string]any{"exitCode": code, "totalBytes": out.total}
+	if out.spilled {
+		det["artifact"] = artifact
+		text += fmt.Sprintf("\n\n[Showing the last %s of %s. Full output: %s]", formatBytes(maxBytes), formatBytes(out.total), artifact)
+	}
+	res := event.ToolOutput{Content: []event.Content{event.Text(text)}, Details: details(det)}
+	switch {
+	case reason == "timeout":
+		res.Content[0].Text = fmt.Sprintf("[Command timed out after %d seconds]\n%s", timeout, text)
+		return res, fmt.Errorf("timeout")
+	case reason == "aborted":
+		res.Content[0].Text = "Command aborted\n" + text
+		return res, fmt.Errorf("aborted")
+	case waitErr != nil && code != 0:
+		res.Content[0].Text = fmt.Sprintf("%s\n\nCommand exited with code %d", text, code)
+		return res, fmt.Errorf("exit %d", code)
+	}
+	return res, nil
+}

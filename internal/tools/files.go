@@ -1,0 +1,416 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentutils/agentutils/lib/edit"
+	"github.com/agentutils/agentutils/lib/event"
+)
+
+const (
+	maxBytes    = 50 * 1024 // DEFAULT_MAX_BYTES
+	maxLines    = 3000      // read's line budget
+	dirLimit    = 500
+	findLimit   = 1000
+	maxImage    = 20 << 20
+	sniffLength = 8000
+)
+
+func readTool() Tool {
+	return Tool{
+		Def: event.ToolDef{Name: "read", Label: "Read", Concurrency: event.Shared, NonAbortable: true,
+			Description: "Read a file with line numbers (offset is the 1-indexed first line, limit the number of lines), list a directory, or read an image. Long output is truncated with a notice saying how to continue.",
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"file or directory, relative to the working directory"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`)},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
+			var a struct {
+				Path          string
+				Offset, Limit int
+			}
+			if err := decode(args, &a); err != nil {
+				return event.ToolOutput{}, err
+			}
+			p := env.resolve(a.Path)
+			st, err := os.Stat(p)
+			if err != nil {
+				return event.ToolOutput{}, fmt.Errorf("File not found: %s", a.Path)
+			}
+			if st.IsDir() {
+				limit := a.Limit
+				if limit <= 0 {
+					limit = dirLimit
+				}
+				return listDir(p, limit, env.Now())
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			defer f.Close()
+			head := make([]byte, sniffLength)
+			n, _ := io.ReadFull(f, head)
+			head = head[:n]
+			if mime := http.DetectContentType(head); strings.HasPrefix(mime, "image/") && mime != "image/svg+xml" {
+				if st.Size() > maxImage {
+					return event.ToolOutput{}, fmt.Errorf("Image file too large: %s exceeds 20.0MB limit.", formatBytes(int(st.Size())))
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return event.ToolOutput{}, err
+				}
+				return event.ToolOutput{Content: []event.Content{event.Text("Read image file [" + mime + "]"),
+					{Type: "image", Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}}, nil
+			}
+			if bytes.IndexByte(head, 0) >= 0 {
+				return event.ToolOutput{}, fmt.Errorf("Cannot read %s: it is a binary file (%s).", a.Path, formatBytes(int(st.Size())))
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return event.ToolOutput{}, err
+			}
+			return readLines(f, a.Offset, a.Limit)
+		},
+	}
+}
+
+// readLines streams a text file and returns the selected lines numbered,
+// within the line and byte budgets, never holding more than that in memory.
+func readLines(r io.Reader, offset, limit int) (event.ToolOutput, error) {
+	start := 0
+	if offset > 0 {
+		start = offset - 1
+	}
+	want := maxLines
+	if limit > 0 && limit < want {
+		want = limit
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var lines []string
+	total, size, byBytes, firstTooLong := 0, 0, false, -1
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return event.ToolOutput{}, err
+		}
+		eof := err == io.EOF
+		line = strings.TrimSuffix(line, "\n")
+		line = strings.TrimSuffix(line, "\r")
+		if eof && line == "" && total > 0 {
+			break // the newline that ends the last line starts no new one
+		}
+		i := total
+		total++
+		if i >= start && len(lines) < want && !byBytes {
+			add := len(line) + 1
+			if size+add > maxBytes {
+				if len(lines) == 0 {
+					firstTooLong = i
+					cut := line[:maxBytes]
+					for !utf8.ValidString(cut) && len(cut) > 0 {
+						cut = cut[:len(cut)-1]
+					}
+					lines = append(lines, cut)
+				}
+				byBytes = true
+			} else {
+				lines = append(lines, line)
+				size += add
+			}
+		}
+		if eof {
+			break
+		}
+	}
+	if total == 0 || (total == 1 && len(lines) == 1 && lines[0] == "" && start == 0) {
+		return text("The file is empty."), nil
+	}
+	if start >= total {
+		return text(fmt.Sprintf("Offset %d is beyond end of file (%d lines total). Use offset=1 to read from the start, or offset=%d to read the last line.", offset, total, total)), nil
+	}
+	if firstTooLong >= 0 {
+		return text(fmt.Sprintf("%s\n\n[Line %d is %s, exceeds %s limit. Showing a prefix.]", lines[0], firstTooLong+1, "longer", formatBytes(maxBytes))), nil
+	}
+	last := start + len(lines)
+	width := len(fmt.Sprint(last))
+	var b strings.Builder
+	for k, l := range lines {
+		fmt.Fprintf(&b, "%*d|%s\n", width, start+k+1, l)
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	if last < total {
+		limitNote := ""
+		if byBytes {
+			limitNote = " (" + formatBytes(maxBytes) + " limit)"
+		}
+		out += fmt.Sprintf("\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue]", start+1, last, total, limitNote, last+1)
+	}
+	return event.ToolOutput{Content: []event.Content{event.Text(out)},
+		Details: details(map[string]any{"startLine": start + 1, "endLine": last, "totalLines": total})}, nil
+}
+
+func listDir(p string, limit int, now time.Time) (event.ToolOutput, error) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return event.ToolOutput{}, err
+	}
+	sort.Slice(ents, func(i, j int) bool { return strings.ToLower(ents[i].Name()) < strings.ToLower(ents[j].Name()) })
+	var b strings.Builder
+	n := 0
+	for _, e := range ents {
+		if n >= limit {
+			break
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		fmt.Fprintf(&b, "%s (%s)\n", name, age(now.Sub(info.ModTime())))
+		n++
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	if n == 0 {
+		out = "(empty directory)"
+	}
+	if len(ents) >= limit && len(ents) > n || len(ents) == limit {
+		out += fmt.Sprintf("\n\n[%d results limit reached. Use limit=%d for more]", limit, limit*2)
+	}
+	return text(out), nil
+}
+
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dw ago", int(d.Hours()/24/7))
+	}
+	return fmt.Sprintf("%dmo ago", int(d.Hours()/24/30))
+}
+
+func writeTool() Tool {
+	return Tool{
+		Def: event.ToolDef{Name: "write", Label: "Write", Concurrency: event.Exclusive, NonAbortable: true,
+			Description: "Create or overwrite a file with the given content (parent directories are created). An existing file keeps its line endings and byte-order mark.",
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`)},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
+			var a struct{ Path, Content string }
+			if err := decode(args, &a); err != nil {
+				return event.ToolOutput{}, err
+			}
+			p := env.resolve(a.Path)
+			content := a.Content
+			if old, err := os.ReadFile(p); err == nil {
+				content = edit.Parse(string(old)).Render(edit.Parse(content).Text)
+			}
+			if err := writeAtomic(p, []byte(content), 0o644); err != nil {
+				return event.ToolOutput{}, err
+			}
+			return text(fmt.Sprintf("Successfully wrote %d bytes to %s", len(content), a.Path)), nil
+		},
+	}
+}
+
+func editTool() Tool {
+	return Tool{
+		Def: event.ToolDef{Name: "edit", Label: "Edit", Concurrency: event.Exclusive, NonAbortable: true,
+			Description: "Replace old_text with new_text in a file. old_text must match the file (whitespace differences and small typos are tolerated when the match is unambiguous); set all to replace every occurrence. Returns a diff.",
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"},"old_text":{"type":"string"},"new_text":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old_text","new_text"],"additionalProperties":false}`)},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
+			var a struct {
+				Path    string
+				OldText string `json:"old_text"`
+				NewText string `json:"new_text"`
+				All     bool
+			}
+			if err := decode(args, &a); err != nil {
+				return event.ToolOutput{}, err
+			}
+			if strings.HasSuffix(a.Path, ".ipynb") {
+				return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
+			}
+			p := env.resolve(a.Path)
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return event.ToolOutput{}, fmt.Errorf("File not found: %s", a.Path)
+			}
+			f := edit.Parse(string(raw))
+			res, err := edit.Replace(env.rel(p), f.Text, a.OldText, a.NewText, a.All, true, 0)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			if err := writeAtomic(p, []byte(f.Render(res.Text)), 0o644); err != nil {
+				return event.ToolOutput{}, err
+			}
+			msg := fmt.Sprintf("Successfully replaced text in %s.", a.Path)
+			if res.Count > 1 {
+				msg = fmt.Sprintf("Successfully replaced %d occurrences in %s.", res.Count, a.Path)
+			}
+			return event.ToolOutput{Content: []event.Content{event.Text(msg)},
+				Details: details(map[string]any{"diff": res.Diff, "firstChangedLine": res.FirstChangedLine})}, nil
+		},
+	}
+}
+
+func lsTool() Tool {
+	return Tool{
+		Def: event.ToolDef{Name: "ls", Label: "List", Concurrency: event.Shared,
+			Description: "List a directory (default: the working directory), directories marked with /, dotfiles included.",
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1}},"additionalProperties":false}`)},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
+			var a struct {
+				Path  string
+				Limit int
+			}
+			if err := decode(args, &a); err != nil {
+				return event.ToolOutput{}, err
+			}
+			if a.Path == "" {
+				a.Path = "."
+			}
+			if a.Limit <= 0 {
+				a.Limit = dirLimit
+			}
+			p := env.resolve(a.Path)
+			st, err := os.Stat(p)
+			if err != nil {
+				return event.ToolOutput{}, fmt.Errorf("Path not found: %s", p)
+			}
+			if !st.IsDir() {
+				return event.ToolOutput{}, fmt.Errorf("Not a directory: %s", p)
+			}
+			return listDir(p, a.Limit, env.Now())
+		},
+	}
+}
+
+func findTool() Tool {
+	return Tool{
+		Def: event.ToolDef{Name: "find", Label: "Find", Concurrency: event.Shared,
+			Description: "Find files by glob pattern (for example **/*.go or src/**/test_*.py), newest first. .git and node_modules are skipped.",
+			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string"},"hidden":{"type":"boolean"},"limit":{"type":"integer","minimum":1}},"required":["pattern"],"additionalProperties":false}`)},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
+			a := struct {
+				Pattern string
+				Hidden  *bool
+				Limit   int
+			}{}
+			if err := decode(args, &a); err != nil {
+				return event.ToolOutput{}, err
+			}
+			if a.Limit <= 0 {
+				a.Limit = findLimit
+			}
+			hidden := a.Hidden == nil || *a.Hidden
+			base, glob := splitGlob(a.Pattern)
+			root := env.resolve(base)
+			if root == "/" {
+				return event.ToolOutput{}, errors.New("Searching from root directory '/' is not allowed")
+			}
+			st, err := os.Stat(root)
+			if err != nil {
+				return event.ToolOutput{}, fmt.Errorf("Path not found: %s", root)
+			}
+			if !st.IsDir() {
+				return event.ToolOutput{}, fmt.Errorf("Path is not a directory: %s", root)
+			}
+			type hit struct {
+				path string
+				mod  time.Time
+			}
+			var hits []hit
+			skipNM := !strings.Contains(a.Pattern, "node_modules")
+			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || ctx.Err() != nil {
+					return ctx.Err()
+				}
+				name := d.Name()
+				if d.IsDir() && p != root && (name == ".git" || (skipNM && name == "node_modules") || (!hidden && strings.HasPrefix(name, "."))) {
+					return filepath.SkipDir
+				}
+				if d.IsDir() || (!hidden && strings.HasPrefix(name, ".")) {
+					return nil
+				}
+				rel, _ := filepath.Rel(root, p)
+				if ok, _ := doublestar.Match(glob, filepath.ToSlash(rel)); ok {
+					info, _ := d.Info()
+					var mod time.Time
+					if info != nil {
+						mod = info.ModTime()
+					}
+					hits = append(hits, hit{env.rel(p), mod})
+				}
+				return nil
+			})
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			if len(hits) == 0 {
+				return text("No files found matching pattern"), nil
+			}
+			sort.SliceStable(hits, func(i, j int) bool {
+				if !hits[i].mod.Equal(hits[j].mod) {
+					return hits[i].mod.After(hits[j].mod)
+				}
+				return hits[i].path < hits[j].path
+			})
+			var b strings.Builder
+			for i, h := range hits {
+				if i == a.Limit {
+					break
+				}
+				b.WriteString(h.path + "\n")
+			}
+			out := strings.TrimSuffix(b.String(), "\n")
+			if len(hits) >= a.Limit {
+				out += fmt.Sprintf("\n\n[%d results limit reached. Use limit=%d for more]", a.Limit, a.Limit*2)
+			}
+			return text(out), nil
+		},
+	}
+}
+
+// splitGlob splits a find pattern at its first segment with glob
+// characters: the prefix is the base directory, the rest the glob (with
+// **/ in front when the glob starts at the first segment).
+func splitGlob(p string) (base, glob string) {
+	segs := strings.Split(filepath.ToSlash(p), "/")
+	for i, s := range segs {
+		if strings.ContainsAny(s, "*?[{") {
+			base = strings.Join(segs[:i], "/")
+			glob = strings.Join(segs[i:], "/")
+			if i == 0 && !strings.HasPrefix(glob, "**/") {
+				glob = "**/" + glob
+			}
+			if base == "" {
+				base = "."
+			}
+			return base, glob
+		}
+	}
+	return p, "**/*"
+}

@@ -1,0 +1,177 @@
+// Package tools runs the agent's built-in tools (read, write, edit, bash,
+// ls, find) against the real file system and processes. agent-tool serves
+// them over the tool co-process protocol; agent-mcp can serve them over MCP.
+// The algorithms (edit matching, truncation) are pure, in lib/.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentutils/agentutils/lib/event"
+)
+
+// Env is where tools run.
+type Env struct {
+	Cwd      string
+	StateDir string // artifacts, undo copies, todos; "" keeps them in a temp dir
+	Now      func() time.Time
+	Getenv   func(string) string
+}
+
+// Tool is one built-in tool.
+type Tool struct {
+	Def event.ToolDef
+	Run func(ctx context.Context, env *Env, args json.RawMessage, update func(event.ToolOutput)) (event.ToolOutput, error)
+}
+
+// All lists the tools in the order they are offered.
+func All() []Tool {
+	return []Tool{readTool(), writeTool(), editTool(), bashTool(), lsTool(), findTool()}
+}
+
+// Select returns the tools named in allow (all when empty); an unknown name
+// is an error that lists the known ones.
+func Select(allow []string) ([]Tool, error) {
+	all := All()
+	if len(allow) == 0 {
+		return all, nil
+	}
+	var out []Tool
+	for _, name := range allow {
+		found := false
+		for _, t := range all {
+			if t.Def.Name == name {
+				out, found = append(out, t), true
+			}
+		}
+		if !found {
+			var names []string
+			for _, t := range all {
+				names = append(names, t.Def.Name)
+			}
+			return nil, fmt.Errorf("unknown tool %q (tools: %s)", name, strings.Join(names, ", "))
+		}
+	}
+	return out, nil
+}
+
+// Run runs a tool by name: the result, with IsError set for a failure
+// (a tool failure is a result, never a protocol error).
+func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMessage, update func(event.ToolOutput)) event.Result {
+	for _, t := range ts {
+		if t.Def.Name != name {
+			continue
+		}
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		out, err := t.Run(ctx, env, args, update)
+		if err != nil {
+			text := err.Error()
+			if len(out.Content) > 0 && out.Content[0].Text != "" {
+				text = out.Content[0].Text
+			}
+			return event.Result{Content: []event.Content{event.Text(text)}, Details: out.Details, IsError: true}
+		}
+		return event.Result{Content: out.Content, Details: out.Details}
+	}
+	return event.Result{Content: []event.Content{event.Text("Tool " + name + " not found")}, IsError: true}
+}
+
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+func text(s string) event.ToolOutput {
+	return event.ToolOutput{Content: []event.Content{event.Text(s)}}
+}
+
+func details(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// decode reads a tool's arguments, naming the tool in errors.
+func decode(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// resolve makes a tool path absolute against the session cwd (~ is home).
+func (e *Env) resolve(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h := e.Getenv("HOME"); h != "" {
+			p = filepath.Join(h, strings.TrimPrefix(p, "~"))
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// rel shows a path relative to the cwd when it is inside it.
+func (e *Env) rel(p string) string {
+	if r, err := filepath.Rel(e.Cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func (e *Env) stateDir() (string, error) {
+	d := e.StateDir
+	if d == "" {
+		d = filepath.Join(os.TempDir(), "agent-tool-state")
+	}
+	return d, os.MkdirAll(d, 0o755)
+}
+
+// formatBytes is the reference's byte formatting (50.0KB).
+func formatBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fKB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
+}
+
+// writeAtomic writes a file through a temp file and rename, creating parents.
+func writeAtomic(path string, data []byte, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil {
+		perm = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), perm); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,395 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Request is an HTTP request a codec built; the shell sends it.
+type Request struct {
+	Method string
+	URL    string
+	Header map[string]string
+	Body   []byte
+}
+
+// Codec builds requests and decoders for one wire API.
+type Codec interface {
+	Request(m Model, c Context, o Options) (Request, error)
+	Decoder(m Model, now int64) Decoder
+}
+
+// CodecFor returns the codec of an api id.
+func CodecFor(api string) (Codec, error) {
+	switch api {
+	case AnthropicMessages:
+		return anthropic{}, nil
+	case OpenAICompletions:
+		return completions{}, nil
+	case OpenAIResponses:
+		return responses{}, nil
+	case GoogleGenerativeAI:
+		return google{}, nil
+	}
+	return nil, fmt.Errorf("unsupported api %q (supported: %s, %s, %s, %s)", api,
+		AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI)
+}
+
+type anthropic struct{}
+
+func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
+	h := map[string]string{
+		"content-type":      "application/json",
+		"accept":            "text/event-stream",
+		"anthropic-version": "2023-06-01",
+		"anthropic-beta":    "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14",
+	}
+	if strings.Contains(o.APIKey, "sk-ant-oat") {
+		h["authorization"] = "Bearer " + o.APIKey
+	} else if o.APIKey != "" {
+		h["x-api-key"] = o.APIKey
+	}
+	for k, v := range m.Headers {
+		h[strings.ToLower(k)] = v
+	}
+	cache := o.CacheRetention != "none"
+	cc := map[string]any{"type": "ephemeral"}
+	if o.CacheRetention == "long" && strings.Contains(m.BaseURL, "api.anthropic.com") {
+		cc["ttl"] = "1h"
+	}
+	body := map[string]any{"model": m.ID, "stream": true}
+	mt := maxTokens(m, o)
+	if c.SystemPrompt != "" {
+		sys := map[string]any{"type": "text", "text": c.SystemPrompt}
+		if cache {
+			sys["cache_control"] = cc
+		}
+		body["system"] = []any{sys}
+	}
+	msgs := anthropicMessages(Normalize(c.Messages, m, func(id string) string { return safeID(id, 64) }), m)
+	if cache {
+		addUserCacheMarks(msgs, cc)
+	}
+	body["messages"] = msgs
+	if len(c.Tools) > 0 {
+		var tools []map[string]any
+		for _, t := range c.Tools {
+			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": objectSchema(t.Parameters)})
+		}
+		if cache {
+			tools[len(tools)-1]["cache_control"] = cc
+		}
+		body["tools"] = tools
+	}
+	forced := false
+	switch tc := o.ToolChoice; {
+	case tc == "":
+	case strings.HasPrefix(tc, "tool:"):
+		body["tool_choice"] = map[string]any{"type": "tool", "name": strings.TrimPrefix(tc, "tool:")}
+		forced = true
+	case tc == "required" || tc == "any":
+		body["tool_choice"] = map[string]any{"type": "any"}
+		forced = true
+	default:
+		body["tool_choice"] = map[string]any{"type": tc}
+	}
+	level := m.ClampThinking(o.Thinking)
+	if level != "off" && !forced {
+		if adaptive(m) {
+			effort := map[string]string{"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "max"}[level]
+			if effort == "max" && !strings.Contains(m.ID, "opus") {
+				effort = "high"
+			}
+			body["thinking"] = map[string]any{"type": "adaptive"}
+			body["output_config"] = map[string]any{"effort": effort}
+		} else {
+			budget := thinkingBudget(level)
+			body["thinking"] = map[string]any{"type": "enabled", "budget_tokens": budget}
+			if mt < budget+4000 {
+				mt = budget + 4000
+				if m.MaxTokens > 0 && mt > m.MaxTokens {
+					mt = m.MaxTokens
+				}
+			}
+		}
+	}
+	body["max_tokens"] = mt
+	if o.Temperature != nil {
+		body["temperature"] = *o.Temperature
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/v1/messages", Header: h, Body: b}, nil
+}
+
+func adaptive(m Model) bool {
+	return strings.Contains(m.ID, "opus-4-6") || strings.Contains(m.ID, "sonnet-4-6")
+}
+
+// objectSchema makes sure a tool's input schema is an object schema.
+func objectSchema(p json.RawMessage) json.RawMessage {
+	if len(p) == 0 || string(p) == "null" {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return p
+}
+
+func anthropicMessages(msgs []Message, m Model) []map[string]any {
+	var out []map[string]any
+	for i := 0; i < len(msgs); i++ {
+		msg := msgs[i]
+		switch msg.Role {
+		case "user":
+			var blocks []any
+			for _, c := range msg.Content {
+				switch c.Type {
+				case "text":
+					if c.Text != "" {
+						blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
+					}
+				case "image":
+					if m.Images() {
+						blocks = append(blocks, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}})
+					}
+				}
+			}
+			if len(blocks) > 0 {
+				out = append(out, map[string]any{"role": "user", "content": blocks})
+			}
+		case "assistant":
+			var blocks []any
+			for _, c := range msg.Content {
+				switch c.Type {
+				case "text":
+					if c.Text != "" {
+						blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
+					}
+				case "thinking":
+					switch {
+					case c.Redacted:
+						blocks = append(blocks, map[string]any{"type": "redacted_thinking", "data": c.ThinkingSignature})
+					case c.ThinkingSignature != "":
+						blocks = append(blocks, map[string]any{"type": "thinking", "thinking": c.Thinking, "signature": c.ThinkingSignature})
+					case c.Thinking != "":
+						blocks = append(blocks, map[string]any{"type": "text", "text": c.Thinking})
+					}
+				case "toolCall":
+					blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": objectSchema(c.Arguments)})
+				}
+			}
+			if len(blocks) > 0 {
+				out = append(out, map[string]any{"role": "assistant", "content": blocks})
+			}
+		case "toolResult":
+			var blocks []any
+			for ; i < len(msgs) && msgs[i].Role == "toolResult"; i++ {
+				blocks = append(blocks, map[string]any{"type": "tool_result", "tool_use_id": msgs[i].ToolCallID,
+					"content": anthropicResultContent(msgs[i], m), "is_error": msgs[i].IsError})
+			}
+			i--
+			out = append(out, map[string]any{"role": "user", "content": blocks})
+		}
+	}
+	if len(out) > 0 && out[len(out)-1]["role"] == "assistant" {
+		out = append(out, map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Continue."}}})
+	}
+	return out
+}
+
+func anthropicResultContent(r Message, m Model) any {
+	var texts []string
+	var blocks []any
+	hasImage, hasText := false, false
+	for _, c := range r.Content {
+		switch c.Type {
+		case "text":
+			texts = append(texts, c.Text)
+			blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
+			hasText = true
+		case "image":
+			if m.Images() {
+				blocks = append(blocks, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}})
+				hasImage = true
+			}
+		}
+	}
+	if !hasImage {
+		return strings.Join(texts, "\n")
+	}
+	if !hasText {
+		blocks = append([]any{map[string]any{"type": "text", "text": "(see attached image)"}}, blocks...)
+	}
+	return blocks
+}
+
+// addUserCacheMarks puts cache_control on the last text block of the last
+// two user messages (breakpoints 3 and 4 of §1.8.1).
+func addUserCacheMarks(msgs []map[string]any, cc map[string]any) {
+	n := 0
+	for i := len(msgs) - 1; i >= 0 && n < 2; i-- {
+		if msgs[i]["role"] != "user" {
+			continue
+		}
+		blocks, _ := msgs[i]["content"].([]any)
+		for j := len(blocks) - 1; j >= 0; j-- {
+			if b, ok := blocks[j].(map[string]any); ok && b["type"] == "text" {
+				b["cache_control"] = cc
+				break
+			}
+		}
+		n++
+	}
+}
+
+type anthropicDecoder struct {
+	b     *builder
+	index map[int]int // wire index → content index
+}
+
+func (anthropic) Decoder(m Model, now int64) Decoder {
+	return &anthropicDecoder{b: newBuilder(m, now), index: map[int]int{}}
+}
+
+type anthropicUsage struct {
+	Input      *int `json:"input_tokens"`
+	Output     *int `json:"output_tokens"`
+	CacheRead  *int `json:"cache_read_input_tokens"`
+	CacheWrite *int `json:"cache_creation_input_tokens"`
+}
+
+func (d *anthropicDecoder) usage(u *anthropicUsage) {
+	if u == nil {
+		return
+	}
+	cur := *d.b.msg.Usage
+	set := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&cur.Input, u.Input)
+	set(&cur.Output, u.Output)
+	set(&cur.CacheRead, u.CacheRead)
+	set(&cur.CacheWrite, u.CacheWrite)
+	cur.TotalTokens = cur.Input + cur.Output + cur.CacheRead + cur.CacheWrite
+	d.b.setUsage(cur)
+}
+
+func (d *anthropicDecoder) Feed(ev SSE) []Event {
+	b := d.b
+	if b.finished {
+		return nil
+	}
+	var e struct {
+		Type    string `json:"type"`
+		Index   int    `json:"index"`
+		Message struct {
+			ID    string          `json:"id"`
+			Usage *anthropicUsage `json:"usage"`
+		} `json:"message"`
+		ContentBlock struct {
+			Type     string          `json:"type"`
+			Text     string          `json:"text"`
+			Thinking string          `json:"thinking"`
+			Data     string          `json:"data"`
+			ID       string          `json:"id"`
+			Name     string          `json:"name"`
+			Input    json.RawMessage `json:"input"`
+		} `json:"content_block"`
+		Delta struct {
+			Type        string `json:"type"`
+			Text        string `json:"text"`
+			Thinking    string `json:"thinking"`
+			PartialJSON string `json:"partial_json"`
+			Signature   string `json:"signature"`
+			StopReason  string `json:"stop_reason"`
+		} `json:"delta"`
+		Usage *anthropicUsage `json:"usage"`
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(ev.Data, &e); err != nil {
+		b.fail(StopError, badData(AnthropicMessages, ev.Data, err))
+		return b.take()
+	}
+	switch e.Type {
+	case "message_start":
+		d.usage(e.Message.Usage)
+		b.start()
+	case "content_block_start":
+		var c Content
+		switch e.ContentBlock.Type {
+		case "text":
+			c = TextBlock(e.ContentBlock.Text)
+		case "thinking":
+			c = Content{Type: "thinking", Thinking: e.ContentBlock.Thinking}
+		case "redacted_thinking":
+			c = Content{Type: "thinking", Redacted: true, ThinkingSignature: e.ContentBlock.Data}
+		case "tool_use":
+			args := e.ContentBlock.Input
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			c = ToolCallBlock(e.ContentBlock.ID, e.ContentBlock.Name, args)
+		default:
+			return b.take()
+		}
+		d.index[e.Index] = b.begin(c)
+	case "content_block_delta":
+		i, ok := d.index[e.Index]
+		if !ok {
+			return b.take()
+		}
+		switch e.Delta.Type {
+		case "text_delta":
+			b.delta(i, e.Delta.Text)
+		case "thinking_delta":
+			b.delta(i, e.Delta.Thinking)
+		case "input_json_delta":
+			b.delta(i, e.Delta.PartialJSON)
+		case "signature_delta":
+			b.msg.Content[i].ThinkingSignature += e.Delta.Signature
+		}
+	case "content_block_stop":
+		if i, ok := d.index[e.Index]; ok {
+			b.end(i)
+			delete(d.index, e.Index)
+		}
+	case "message_delta":
+		d.usage(e.Usage)
+		if e.Delta.StopReason != "" {
+			b.msg.StopReason = e.Delta.StopReason
+		}
+	case "message_stop":
+		reason, err := anthropicStop(b.msg.StopReason)
+		if err != nil {
+			b.fail(StopError, err)
+		} else {
+			b.done(reason)
+		}
+	case "error":
+		b.fail(StopError, fmt.Errorf("%s: %s", e.Error.Type, e.Error.Message))
+	}
+	return b.take()
+}
+
+func anthropicStop(s string) (string, error) {
+	switch s {
+	case "end_turn", "pause_turn", "stop_sequence", StopStop, "":
+		return StopStop, nil
+	case "max_tokens":
+		return StopLength, nil
+	case "tool_use":
+		return StopToolUse, nil
+	case "refusal", "sensitive":
+		return "", fmt.Errorf("the model stopped: %s", s)
+	}
+	return "", fmt.Errorf("unknown stop reason %q", s)
+}
+
+func (d *anthropicDecoder) End(err error) []Event { return d.b.endOfBody(err) }

@@ -1,0 +1,384 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+type completions struct{}
+
+// compatFor fills in the openai-completions quirks from provider and base
+// URL; the model's own Compat wins field by field.
+func compatFor(m Model) Compat {
+	url := strings.ToLower(m.BaseURL)
+	nonStandard := false
+	for _, s := range []string{"cerebras", "x.ai", "mistral", "chutes", "deepseek", "z.ai", "opencode"} {
+		if strings.Contains(url, s) || strings.Contains(m.Provider, strings.TrimSuffix(s, ".ai")) {
+			nonStandard = true
+		}
+	}
+	t, f := true, false
+	c := Compat{SupportsStore: &t, SupportsDeveloperRole: &t, SupportsReasoningEffort: &t, MaxTokensField: "max_completion_tokens", ThinkingFormat: "openai"}
+	if nonStandard {
+		c.SupportsStore, c.SupportsDeveloperRole = &f, &f
+	}
+	if strings.Contains(url, "x.ai") || strings.Contains(m.ID, "grok") || strings.Contains(url, "z.ai") {
+		c.SupportsReasoningEffort = &f
+	}
+	if strings.Contains(url, "z.ai") || m.Provider == "zai" {
+		c.ThinkingFormat = "zai"
+	}
+	if strings.Contains(url, "mistral") || m.Provider == "mistral" {
+		c.MaxTokensField = "max_tokens"
+	}
+	if !strings.Contains(url, "api.openai.com") && m.Provider != "openai" {
+		// Local servers (ollama, llama.cpp, vLLM) and most proxies know
+		// max_tokens and no store.
+		c.SupportsStore = &f
+		if m.Provider != "openrouter" && !strings.Contains(url, "openrouter") {
+			c.MaxTokensField = "max_tokens"
+		}
+	}
+	if u := m.Compat; u != nil {
+		if u.SupportsStore != nil {
+			c.SupportsStore = u.SupportsStore
+		}
+		if u.SupportsDeveloperRole != nil {
+			c.SupportsDeveloperRole = u.SupportsDeveloperRole
+		}
+		if u.SupportsReasoningEffort != nil {
+			c.SupportsReasoningEffort = u.SupportsReasoningEffort
+		}
+		if u.MaxTokensField != "" {
+			c.MaxTokensField = u.MaxTokensField
+		}
+		if u.ThinkingFormat != "" {
+			c.ThinkingFormat = u.ThinkingFormat
+		}
+	}
+	return c
+}
+
+func (completions) Request(m Model, c Context, o Options) (Request, error) {
+	cp := compatFor(m)
+	mistral := strings.Contains(strings.ToLower(m.BaseURL), "mistral") || m.Provider == "mistral"
+	idFn := func(id string) string {
+		if i := strings.IndexByte(id, '|'); i >= 0 {
+			id = id[:i]
+		}
+		if mistral {
+			s := strings.Map(func(r rune) rune {
+				if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+					return r
+				}
+				return -1
+			}, id)
+			for len(s) < 9 {
+				s += "0"
+			}
+			return s[len(s)-9:]
+		}
+		return safeID(id, 40)
+	}
+	level := m.ClampThinking(o.Thinking)
+	var msgs []map[string]any
+	if c.SystemPrompt != "" {
+		role := "system"
+		if m.Reasoning && *cp.SupportsDeveloperRole {
+			role = "developer"
+		}
+		msgs = append(msgs, map[string]any{"role": role, "content": c.SystemPrompt})
+	}
+	hist := Normalize(c.Messages, m, idFn)
+	hasToolCalls := false
+	for i := 0; i < len(hist); i++ {
+		msg := hist[i]
+		switch msg.Role {
+		case "user":
+			msgs = append(msgs, completionsUser(msg.Content, m))
+		case "assistant":
+			am := map[string]any{"role": "assistant"}
+			var text strings.Builder
+			var calls []any
+			for _, b := range msg.Content {
+				switch b.Type {
+				case "text":
+					text.WriteString(b.Text)
+				case "thinking":
+					if b.Thinking == "" {
+						continue
+					}
+					field := b.ThinkingSignature
+					if mistral || field == "" || strings.ContainsAny(field, "{ ") {
+						text.WriteString(b.Thinking + "\n\n")
+					} else {
+						am[field] = b.Thinking
+					}
+				case "toolCall":
+					calls = append(calls, map[string]any{"id": b.ID, "type": "function",
+						"function": map[string]any{"name": b.Name, "arguments": string(objectSchema(b.Arguments))}})
+				}
+			}
+			if text.Len() == 0 && len(calls) == 0 {
+				continue
+			}
+			if text.Len() > 0 {
+				am["content"] = text.String()
+			} else if mistral {
+				am["content"] = ""
+			} else {
+				am["content"] = nil
+			}
+			if len(calls) > 0 {
+				am["tool_calls"] = calls
+				hasToolCalls = true
+			}
+			msgs = append(msgs, am)
+		case "toolResult":
+			var images []Content
+			for ; i < len(hist) && hist[i].Role == "toolResult"; i++ {
+				r := hist[i]
+				var texts []string
+				for _, b := range r.Content {
+					if b.Type == "text" {
+						texts = append(texts, b.Text)
+					} else if b.Type == "image" && m.Images() {
+						images = append(images, b)
+					}
+				}
+				content := strings.Join(texts, "\n")
+				if content == "" {
+					content = "(see attached image)"
+				}
+				tm := map[string]any{"role": "tool", "tool_call_id": r.ToolCallID, "content": content}
+				if mistral {
+					tm["name"] = r.ToolName
+				}
+				msgs = append(msgs, tm)
+			}
+			i--
+			if len(images) > 0 {
+				msgs = append(msgs, completionsUser(append([]Content{TextBlock("Attached image(s) from tool result:")}, images...), m))
+			}
+		}
+	}
+	body := map[string]any{"model": m.ID, "messages": msgs, "stream": true, "stream_options": map[string]any{"include_usage": true}}
+	if *cp.SupportsStore {
+		body["store"] = false
+	}
+	body[cp.MaxTokensField] = maxTokens(m, o)
+	if o.Temperature != nil {
+		body["temperature"] = *o.Temperature
+	}
+	if len(c.Tools) > 0 {
+		var tools []any
+		for _, t := range c.Tools {
+			tools = append(tools, map[string]any{"type": "function", "function": map[string]any{
+				"name": t.Name, "description": t.Description, "parameters": objectSchema(t.Parameters), "strict": false}})
+		}
+		body["tools"] = tools
+	} else if hasToolCalls {
+		body["tools"] = []any{}
+	}
+	switch tc := o.ToolChoice; {
+	case tc == "":
+	case strings.HasPrefix(tc, "tool:"):
+		body["tool_choice"] = map[string]any{"type": "function", "function": map[string]any{"name": strings.TrimPrefix(tc, "tool:")}}
+	case tc == "any":
+		body["tool_choice"] = "required"
+	default:
+		body["tool_choice"] = tc
+	}
+	if m.Reasoning {
+		switch cp.ThinkingFormat {
+		case "zai":
+			body["thinking"] = map[string]any{"type": map[bool]string{true: "enabled", false: "disabled"}[level != "off"]}
+		case "qwen":
+			body["enable_thinking"] = level != "off"
+		default:
+			if level != "off" && *cp.SupportsReasoningEffort {
+				body["reasoning_effort"] = level
+			}
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Request{}, err
+	}
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if o.APIKey != "" && o.APIKey != "N/A" {
+		h["authorization"] = "Bearer " + o.APIKey
+	}
+	for k, v := range m.Headers {
+		h[strings.ToLower(k)] = v
+	}
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/chat/completions", Header: h, Body: b}, nil
+}
+
+func completionsUser(cs []Content, m Model) map[string]any {
+	onlyText := true
+	for _, c := range cs {
+		if c.Type == "image" {
+			onlyText = false
+		}
+	}
+	if onlyText {
+		var texts []string
+		for _, c := range cs {
+			texts = append(texts, c.Text)
+		}
+		return map[string]any{"role": "user", "content": strings.Join(texts, "\n")}
+	}
+	var parts []any
+	for _, c := range cs {
+		switch c.Type {
+		case "text":
+			parts = append(parts, map[string]any{"type": "text", "text": c.Text})
+		case "image":
+			if m.Images() {
+				parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:" + c.MimeType + ";base64," + c.Data}})
+			}
+		}
+	}
+	return map[string]any{"role": "user", "content": parts}
+}
+
+type completionsDecoder struct {
+	b       *builder
+	started bool
+	calls   map[int]int // wire tool-call index → content index
+	reason  string
+}
+
+func (completions) Decoder(m Model, now int64) Decoder {
+	return &completionsDecoder{b: newBuilder(m, now), calls: map[int]int{}}
+}
+
+func (d *completionsDecoder) Feed(ev SSE) []Event {
+	b := d.b
+	if b.finished {
+		return nil
+	}
+	if !d.started {
+		b.start()
+		d.started = true
+	}
+	data := strings.TrimSpace(string(ev.Data))
+	if data == "[DONE]" {
+		d.finish()
+		return b.take()
+	}
+	var ch struct {
+		Choices []struct {
+			Delta struct {
+				Content          *string `json:"content"`
+				ReasoningContent *string `json:"reasoning_content"`
+				Reasoning        *string `json:"reasoning"`
+				ReasoningText    *string `json:"reasoning_text"`
+				ToolCalls        []struct {
+					Index    int    `json:"index"`
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"delta"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *struct {
+			PromptTokens        int  `json:"prompt_tokens"`
+			CompletionTokens    int  `json:"completion_tokens"`
+			CachedTokens        *int `json:"cached_tokens"`
+			PromptTokensDetails *struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+		Error *struct {
+			Message string `json:"message"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(ev.Data, &ch); err != nil {
+		b.fail(StopError, badData(OpenAICompletions, ev.Data, err))
+		return b.take()
+	}
+	if ch.Error != nil {
+		b.fail(StopError, fmt.Errorf("%v %s", ch.Error.Code, ch.Error.Message))
+		return b.take()
+	}
+	if u := ch.Usage; u != nil {
+		cached := 0
+		if u.CachedTokens != nil {
+			cached = *u.CachedTokens
+		} else if u.PromptTokensDetails != nil {
+			cached = u.PromptTokensDetails.CachedTokens
+		}
+		in := u.PromptTokens - cached
+		b.setUsage(Usage{Input: in, Output: u.CompletionTokens, CacheRead: cached, TotalTokens: in + u.CompletionTokens + cached})
+	}
+	if len(ch.Choices) == 0 {
+		return b.take()
+	}
+	c := ch.Choices[0]
+	for _, r := range []struct {
+		v    *string
+		name string
+	}{{c.Delta.ReasoningContent, "reasoning_content"}, {c.Delta.Reasoning, "reasoning"}, {c.Delta.ReasoningText, "reasoning_text"}} {
+		if r.v != nil && *r.v != "" {
+			if b.openType() != "thinking" {
+				b.seqBegin(Content{Type: "thinking", ThinkingSignature: r.name})
+			}
+			b.delta(b.open, *r.v)
+			break
+		}
+	}
+	if c.Delta.Content != nil && *c.Delta.Content != "" {
+		if b.openType() != "text" {
+			b.seqBegin(TextBlock(""))
+		}
+		b.delta(b.open, *c.Delta.Content)
+	}
+	for _, tc := range c.Delta.ToolCalls {
+		i, ok := d.calls[tc.Index]
+		if !ok || b.open != i {
+			if ok {
+				// a call resumed after another block: keep appending to it
+				b.delta(i, tc.Function.Arguments)
+				continue
+			}
+			i = b.seqBegin(ToolCallBlock(tc.ID, tc.Function.Name, json.RawMessage("{}")))
+			d.calls[tc.Index] = i
+		}
+		if tc.Function.Arguments != "" {
+			b.delta(i, tc.Function.Arguments)
+		}
+	}
+	if c.FinishReason != nil && *c.FinishReason != "" {
+		d.reason = *c.FinishReason
+	}
+	return b.take()
+}
+
+func (d *completionsDecoder) finish() {
+	switch d.reason {
+	case "length":
+		d.b.done(StopLength)
+	case "tool_calls", "function_call":
+		d.b.done(StopToolUse)
+	case "content_filter":
+		d.b.fail(StopError, fmt.Errorf("the provider filtered the content (finish_reason content_filter)"))
+	default:
+		d.b.done(StopStop)
+	}
+}
+
+// End: some servers (llama.cpp, older vLLM) close without [DONE] after a
+// finish_reason; that is a complete stream.
+func (d *completionsDecoder) End(err error) []Event {
+	if err == nil && d.reason != "" && !d.b.finished {
+		d.finish()
+	}
+	return d.b.endOfBody(err)
+}

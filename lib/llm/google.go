@@ -1,0 +1,266 @@
+package llm
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+type google struct{}
+
+func (google) Request(m Model, c Context, o Options) (Request, error) {
+	hist := Normalize(c.Messages, m, nil)
+	var contents []map[string]any
+	add := func(role string, parts []any) {
+		if len(parts) == 0 {
+			return
+		}
+		// Consecutive turns of one role are merged (function responses).
+		if n := len(contents); n > 0 && contents[n-1]["role"] == role && role == "user" {
+			contents[n-1]["parts"] = append(contents[n-1]["parts"].([]any), parts...)
+			return
+		}
+		contents = append(contents, map[string]any{"role": role, "parts": parts})
+	}
+	for _, msg := range hist {
+		var parts []any
+		switch msg.Role {
+		case "user":
+			for _, b := range msg.Content {
+				if b.Type == "text" && b.Text != "" {
+					parts = append(parts, map[string]any{"text": b.Text})
+				} else if b.Type == "image" && m.Images() {
+					parts = append(parts, map[string]any{"inlineData": map[string]any{"mimeType": b.MimeType, "data": b.Data}})
+				}
+			}
+			add("user", parts)
+		case "assistant":
+			same := msg.Provider == m.Provider && msg.Model == m.ID
+			for _, b := range msg.Content {
+				switch b.Type {
+				case "text":
+					if b.Text != "" {
+						parts = append(parts, map[string]any{"text": b.Text})
+					}
+				case "thinking":
+					p := map[string]any{"text": b.Thinking, "thought": true}
+					if same && validB64(b.ThinkingSignature) {
+						p["thoughtSignature"] = b.ThinkingSignature
+					}
+					parts = append(parts, p)
+				case "toolCall":
+					p := map[string]any{"functionCall": map[string]any{"name": b.Name, "args": objectSchema(b.Arguments)}}
+					if same && validB64(b.ThoughtSignature) {
+						p["thoughtSignature"] = b.ThoughtSignature
+					} else if strings.Contains(m.ID, "gemini-3") {
+						p = map[string]any{"text": fmt.Sprintf("[called tool %s with %s]", b.Name, objectSchema(b.Arguments))}
+					}
+					parts = append(parts, p)
+				}
+			}
+			add("model", parts)
+		case "toolResult":
+			var texts []string
+			for _, b := range msg.Content {
+				if b.Type == "text" {
+					texts = append(texts, b.Text)
+				}
+			}
+			resp := map[string]any{"output": strings.Join(texts, "\n")}
+			if msg.IsError {
+				resp = map[string]any{"error": strings.Join(texts, "\n")}
+			}
+			add("user", []any{map[string]any{"functionResponse": map[string]any{"name": msg.ToolName, "response": resp}}})
+		}
+	}
+	body := map[string]any{"contents": contents}
+	if c.SystemPrompt != "" {
+		body["systemInstruction"] = map[string]any{"parts": []any{map[string]any{"text": c.SystemPrompt}}}
+	}
+	if len(c.Tools) > 0 {
+		var decls []any
+		for _, t := range c.Tools {
+			decls = append(decls, map[string]any{"name": t.Name, "description": t.Description, "parametersJsonSchema": objectSchema(t.Parameters)})
+		}
+		body["tools"] = []any{map[string]any{"functionDeclarations": decls}}
+	}
+	switch tc := o.ToolChoice; {
+	case tc == "":
+	case tc == "any" || strings.HasPrefix(tc, "tool:"):
+		body["toolConfig"] = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY"}}
+	default:
+		body["toolConfig"] = map[string]any{"functionCallingConfig": map[string]any{"mode": strings.ToUpper(tc)}}
+	}
+	gen := map[string]any{"maxOutputTokens": maxTokens(m, o)}
+	if o.Temperature != nil {
+		gen["temperature"] = *o.Temperature
+	}
+	if level := m.ClampThinking(o.Thinking); level != "off" {
+		if level == "xhigh" {
+			level = "high"
+		}
+		tc := map[string]any{"includeThoughts": true}
+		if strings.Contains(m.ID, "gemini-3") {
+			flash := strings.Contains(m.ID, "flash")
+			tl := map[string][2]string{"minimal": {"LOW", "MINIMAL"}, "low": {"LOW", "LOW"}, "medium": {"HIGH", "MEDIUM"}, "high": {"HIGH", "HIGH"}}[level]
+			if flash {
+				tc["thinkingLevel"] = tl[1]
+			} else {
+				tc["thinkingLevel"] = tl[0]
+			}
+		} else if strings.Contains(m.ID, "2.5") {
+			tc["thinkingBudget"] = thinkingBudget(level)
+		} else {
+			tc["thinkingBudget"] = -1
+		}
+		gen["thinkingConfig"] = tc
+	}
+	body["generationConfig"] = gen
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Request{}, err
+	}
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if o.APIKey != "" {
+		h["x-goog-api-key"] = o.APIKey
+	}
+	for k, v := range m.Headers {
+		h[strings.ToLower(k)] = v
+	}
+	url := strings.TrimRight(m.BaseURL, "/") + "/models/" + m.ID + ":streamGenerateContent?alt=sse"
+	return Request{Method: "POST", URL: url, Header: h, Body: b}, nil
+}
+
+func validB64(s string) bool {
+	if s == "" {
+		return false
+	}
+	_, err := base64.StdEncoding.DecodeString(s)
+	return err == nil
+}
+
+type googleDecoder struct {
+	b       *builder
+	now     int64
+	n       int
+	ids     map[string]bool
+	started bool
+	reason  string
+}
+
+func (google) Decoder(m Model, now int64) Decoder {
+	return &googleDecoder{b: newBuilder(m, now), now: now, ids: map[string]bool{}}
+}
+
+func (d *googleDecoder) Feed(ev SSE) []Event {
+	b := d.b
+	if b.finished {
+		return nil
+	}
+	if !d.started {
+		b.start()
+		d.started = true
+	}
+	var r struct {
+		Candidates []struct {
+			Content struct {
+				Parts []struct {
+					Text             *string `json:"text"`
+					Thought          bool    `json:"thought"`
+					ThoughtSignature string  `json:"thoughtSignature"`
+					FunctionCall     *struct {
+						ID   string          `json:"id"`
+						Name string          `json:"name"`
+						Args json.RawMessage `json:"args"`
+					} `json:"functionCall"`
+				} `json:"parts"`
+			} `json:"content"`
+			FinishReason string `json:"finishReason"`
+		} `json:"candidates"`
+		UsageMetadata *struct {
+			Prompt     int `json:"promptTokenCount"`
+			Candidates int `json:"candidatesTokenCount"`
+			Thoughts   int `json:"thoughtsTokenCount"`
+			Cached     int `json:"cachedContentTokenCount"`
+			Total      int `json:"totalTokenCount"`
+		} `json:"usageMetadata"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(ev.Data, &r); err != nil {
+		b.fail(StopError, badData(GoogleGenerativeAI, ev.Data, err))
+		return b.take()
+	}
+	if r.Error != nil {
+		b.fail(StopError, fmt.Errorf("%d %s: %s", r.Error.Code, r.Error.Status, r.Error.Message))
+		return b.take()
+	}
+	if u := r.UsageMetadata; u != nil {
+		b.setUsage(Usage{Input: u.Prompt, Output: u.Candidates + u.Thoughts, CacheRead: u.Cached, TotalTokens: u.Total})
+	}
+	if len(r.Candidates) == 0 {
+		return b.take()
+	}
+	cand := r.Candidates[0]
+	for _, p := range cand.Content.Parts {
+		switch {
+		case p.FunctionCall != nil:
+			id := p.FunctionCall.ID
+			if id == "" || d.ids[id] {
+				d.n++
+				id = fmt.Sprintf("%s_%d_%d", p.FunctionCall.Name, d.now, d.n)
+			}
+			d.ids[id] = true
+			args := objectSchema(p.FunctionCall.Args)
+			c := ToolCallBlock(id, p.FunctionCall.Name, json.RawMessage("{}"))
+			c.ThoughtSignature = p.ThoughtSignature
+			i := b.seqBegin(c)
+			b.delta(i, string(args))
+			b.seqClose()
+		case p.Text != nil:
+			want := "text"
+			if p.Thought {
+				want = "thinking"
+			}
+			if b.openType() != want {
+				if want == "thinking" {
+					b.seqBegin(Content{Type: "thinking"})
+				} else {
+					b.seqBegin(TextBlock(""))
+				}
+			}
+			if p.ThoughtSignature != "" {
+				b.msg.Content[b.open].ThinkingSignature = p.ThoughtSignature
+			}
+			if *p.Text != "" {
+				b.delta(b.open, *p.Text)
+			}
+		}
+	}
+	if cand.FinishReason != "" {
+		d.reason = cand.FinishReason
+	}
+	return b.take()
+}
+
+func (d *googleDecoder) End(err error) []Event {
+	if err == nil && !d.b.finished && d.reason != "" {
+		switch d.reason {
+		case "STOP":
+			d.b.done(StopStop)
+		case "MAX_TOKENS":
+			d.b.done(StopLength)
+		default:
+			if len(d.b.msg.ToolCalls()) > 0 {
+				d.b.done(StopToolUse)
+			} else {
+				d.b.fail(StopError, fmt.Errorf("the model stopped: %s", d.reason))
+			}
+		}
+	}
+	return d.b.endOfBody(err)
+}

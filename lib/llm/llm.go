@@ -1,0 +1,298 @@
+// Package llm is the provider-neutral core of agentutils' model access: the
+// message and stream-event types (pi's LLM Message and AssistantMessageEvent
+// shapes, so the JSON that lib/session produces decodes here unchanged), one
+// SSE reader, one partial-JSON parser, and a pure codec per wire API that turns
+// a Context into an HTTP request and the response's SSE bytes into events.
+// The HTTP client, clocks and keys live in the commands; nothing here does I/O.
+//
+//	Context ──Codec.Request──▶ Request{URL, headers, body}  (the shell sends it)
+//	SSE bytes ──SSEReader──▶ SSE events ──Codec decoder──▶ []Event (start … done|error)
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Wire APIs.
+const (
+	AnthropicMessages  = "anthropic-messages"
+	OpenAICompletions  = "openai-completions"
+	OpenAIResponses    = "openai-responses"
+	GoogleGenerativeAI = "google-generative-ai"
+)
+
+// Stop reasons of an assistant message.
+const (
+	StopStop    = "stop"
+	StopLength  = "length"
+	StopToolUse = "toolUse"
+	StopError   = "error"
+	StopAborted = "aborted"
+)
+
+// Content is one block of a message: text, thinking, toolCall or image.
+type Content struct {
+	Type string `json:"type"`
+
+	Text          string `json:"text,omitempty"`
+	TextSignature string `json:"textSignature,omitempty"`
+
+	Thinking          string `json:"thinking,omitempty"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
+
+	ID               string          `json:"id,omitempty"`
+	Name             string          `json:"name,omitempty"`
+	Arguments        json.RawMessage `json:"arguments,omitempty"`
+	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+}
+
+// MarshalJSON writes the fields of the block's type, in pi's order, with
+// the ones that type requires present even when empty.
+func (c Content) MarshalJSON() ([]byte, error) {
+	var o objWriter
+	o.str("type", c.Type, true)
+	switch c.Type {
+	case "text":
+		o.str("text", c.Text, true)
+		o.str("textSignature", c.TextSignature, false)
+	case "thinking":
+		o.str("thinking", c.Thinking, true)
+		o.str("thinkingSignature", c.ThinkingSignature, false)
+		if c.Redacted {
+			o.raw("redacted", []byte("true"))
+		}
+	case "toolCall":
+		o.str("id", c.ID, true)
+		o.str("name", c.Name, true)
+		args := c.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		o.raw("arguments", args)
+		o.str("thoughtSignature", c.ThoughtSignature, false)
+	case "image":
+		o.str("data", c.Data, true)
+		o.str("mimeType", c.MimeType, true)
+	default:
+		type plain Content
+		return json.Marshal(plain(c))
+	}
+	return o.bytes(), o.err
+}
+
+// objWriter builds a JSON object with keys in the order written.
+type objWriter struct {
+	b   []byte
+	err error
+}
+
+func (o *objWriter) raw(k string, v []byte) {
+	if len(o.b) == 0 {
+		o.b = append(o.b, '{')
+	} else {
+		o.b = append(o.b, ',')
+	}
+	kb, _ := json.Marshal(k)
+	o.b = append(append(o.b, kb...), ':')
+	if !json.Valid(v) {
+		o.err = &json.UnsupportedValueError{Str: string(v)}
+		v = []byte("null")
+	}
+	o.b = append(o.b, v...)
+}
+
+func (o *objWriter) str(k, v string, always bool) {
+	if v == "" && !always {
+		return
+	}
+	b, _ := json.Marshal(v)
+	o.raw(k, b)
+}
+
+func (o *objWriter) bytes() []byte { return append(o.b, '}') }
+
+// TextBlock, ImageBlock and ToolCallBlock build content blocks.
+func TextBlock(s string) Content { return Content{Type: "text", Text: s} }
+
+// ImageBlock is a base64 image.
+func ImageBlock(data, mime string) Content { return Content{Type: "image", Data: data, MimeType: mime} }
+
+// ToolCallBlock is a tool call with JSON arguments.
+func ToolCallBlock(id, name string, args json.RawMessage) Content {
+	return Content{Type: "toolCall", ID: id, Name: name, Arguments: args}
+}
+
+// Cost is money in USD, per usage field.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Usage counts tokens of one call. Input excludes cached tokens.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// ContextTokens is what compaction counts: totalTokens, or the sum of the four.
+func (u Usage) ContextTokens() int {
+	if u.TotalTokens > 0 {
+		return u.TotalTokens
+	}
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
+}
+
+// Message is a user, assistant or toolResult message (pi's LLM Message).
+// User content may be a plain string on the wire; it decodes into Content.
+type Message struct {
+	Role    string    `json:"role"`
+	Content []Content `json:"content"`
+
+	// assistant
+	API          string `json:"api,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Usage        *Usage `json:"usage,omitempty"`
+	StopReason   string `json:"stopReason,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+
+	// toolResult
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	ToolName   string          `json:"toolName,omitempty"`
+	Details    json.RawMessage `json:"details,omitempty"`
+	IsError    bool            `json:"isError,omitempty"`
+
+	Synthetic bool  `json:"synthetic,omitempty"`
+	Timestamp int64 `json:"timestamp"`
+}
+
+// UnmarshalJSON accepts a user message whose content is a plain string.
+// Blocks, the common case, decode in one pass.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message
+	var p plain
+	err := json.Unmarshal(b, &p)
+	if err == nil {
+		*m = Message(p)
+		return nil
+	}
+	var raw struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(b, &raw) != nil || len(raw.Content) == 0 || raw.Content[0] != '"' {
+		return err
+	}
+	var text string
+	if err := json.Unmarshal(raw.Content, &text); err != nil {
+		return err
+	}
+	var rest struct {
+		plain
+		Content json.RawMessage `json:"content"` // shadows the blocks
+	}
+	if err := json.Unmarshal(b, &rest); err != nil {
+		return err
+	}
+	*m = Message(rest.plain)
+	m.Content = []Content{TextBlock(text)}
+	return nil
+}
+
+// MarshalJSON writes toolResult messages with isError always present and
+// content never null.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
+	p := plain(m)
+	if p.Content == nil {
+		p.Content = []Content{}
+	}
+	b, err := json.Marshal(p)
+	if err != nil || m.Role != "toolResult" || m.IsError {
+		return b, err
+	}
+	return append(b[:len(b)-1], []byte(`,"isError":false}`)...), nil
+}
+
+// Text joins the message's text blocks.
+func (m Message) Text() string {
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// ToolCalls lists the message's tool-call blocks.
+func (m Message) ToolCalls() []Content {
+	var out []Content
+	for _, c := range m.Content {
+		if c.Type == "toolCall" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Tool is a tool as the model sees it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Context is everything one model call needs besides the model and options.
+type Context struct {
+	SystemPrompt string
+	Messages     []Message
+	Tools        []Tool
+}
+
+// Options tune one call. Zero values mean the defaults of §1.7.
+type Options struct {
+	MaxTokens      int      // 0: min(model.MaxTokens, 32000)
+	Temperature    *float64 // nil: not sent
+	Thinking       string   // off | minimal | low | medium | high | xhigh ("" = off)
+	SessionID      string   // prompt cache key
+	CacheRetention string   // none | short | long ("" = short)
+	ToolChoice     string   // auto | any | none | tool:NAME ("" = not sent)
+	APIKey         string
+}
+
+// Event is one AssistantMessageEvent of a streaming call. Partial is the
+// message so far; Message (done) or Error (error) is the final one.
+type Event struct {
+	Type         string   `json:"type"`
+	ContentIndex *int     `json:"contentIndex,omitempty"`
+	Delta        string   `json:"delta,omitempty"`
+	Content      string   `json:"content,omitempty"`
+	ToolCall     *Content `json:"toolCall,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	Partial      *Message `json:"partial,omitempty"`
+	Message      *Message `json:"message,omitempty"`
+	Error        *Message `json:"error,omitempty"`
+}
+
+// Final is the message a terminal event carries (nil for other events).
+func (e Event) Final() *Message {
+	switch e.Type {
+	case "done":
+		return e.Message
+	case "error":
+		return e.Error
+	}
+	return nil
+}

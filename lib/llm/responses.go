@@ -1,0 +1,287 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+type responses struct{}
+
+func (responses) Request(m Model, c Context, o Options) (Request, error) {
+	level := m.ClampThinking(o.Thinking)
+	var input []any
+	if c.SystemPrompt != "" {
+		role := "system"
+		if m.Reasoning {
+			role = "developer"
+		}
+		input = append(input, map[string]any{"role": role, "content": c.SystemPrompt})
+	}
+	hist := Normalize(c.Messages, m, func(id string) string { return id })
+	for n, msg := range hist {
+		switch msg.Role {
+		case "user":
+			var parts []any
+			for _, b := range msg.Content {
+				switch b.Type {
+				case "text":
+					parts = append(parts, map[string]any{"type": "input_text", "text": b.Text})
+				case "image":
+					if m.Images() {
+						parts = append(parts, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
+					}
+				}
+			}
+			if len(parts) > 0 {
+				input = append(input, map[string]any{"role": "user", "content": parts})
+			}
+		case "assistant":
+			same := msg.Provider == m.Provider && msg.Model == m.ID
+			for _, b := range msg.Content {
+				switch b.Type {
+				case "thinking":
+					if msg.StopReason == StopError {
+						continue
+					}
+					if strings.HasPrefix(b.ThinkingSignature, "{") {
+						input = append(input, json.RawMessage(b.ThinkingSignature))
+					}
+				case "text":
+					id := b.TextSignature
+					if id == "" {
+						id = fmt.Sprintf("msg_%d", n)
+					}
+					input = append(input, map[string]any{"type": "message", "role": "assistant", "id": id, "status": "completed",
+						"content": []any{map[string]any{"type": "output_text", "text": b.Text, "annotations": []any{}}}})
+				case "toolCall":
+					if msg.StopReason == StopError {
+						continue
+					}
+					callID, itemID, _ := strings.Cut(b.ID, "|")
+					item := map[string]any{"type": "function_call", "call_id": safeID(callID, 64), "name": b.Name, "arguments": string(objectSchema(b.Arguments))}
+					if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {
+						if !strings.HasPrefix(itemID, "fc_") {
+							itemID = "fc_" + itemID
+						}
+						item["id"] = strings.TrimRight(safeID(itemID, 64), "_")
+					}
+					input = append(input, item)
+				}
+			}
+		case "toolResult":
+			callID, _, _ := strings.Cut(msg.ToolCallID, "|")
+			var texts []string
+			var images []any
+			for _, b := range msg.Content {
+				if b.Type == "text" {
+					texts = append(texts, b.Text)
+				} else if b.Type == "image" && m.Images() {
+					images = append(images, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
+				}
+			}
+			out := strings.Join(texts, "\n")
+			if out == "" && len(images) > 0 {
+				out = "(see attached image)"
+			}
+			input = append(input, map[string]any{"type": "function_call_output", "call_id": safeID(callID, 64), "output": out})
+			if len(images) > 0 {
+				input = append(input, map[string]any{"role": "user", "content": append([]any{map[string]any{"type": "input_text", "text": "Attached image(s) from tool result:"}}, images...)})
+			}
+		}
+	}
+	body := map[string]any{"model": m.ID, "input": input, "stream": true, "store": false, "max_output_tokens": maxTokens(m, o)}
+	if o.CacheRetention != "none" && o.SessionID != "" {
+		body["prompt_cache_key"] = o.SessionID
+		if o.CacheRetention == "long" && strings.Contains(m.BaseURL, "api.openai.com") {
+			body["prompt_cache_retention"] = "24h"
+		}
+	}
+	if o.Temperature != nil {
+		body["temperature"] = *o.Temperature
+	}
+	if len(c.Tools) > 0 {
+		var tools []any
+		for _, t := range c.Tools {
+			tools = append(tools, map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": objectSchema(t.Parameters), "strict": false})
+		}
+		body["tools"] = tools
+	}
+	switch tc := o.ToolChoice; {
+	case tc == "":
+	case strings.HasPrefix(tc, "tool:"):
+		body["tool_choice"] = map[string]any{"type": "function", "name": strings.TrimPrefix(tc, "tool:")}
+	case tc == "any":
+		body["tool_choice"] = "required"
+	default:
+		body["tool_choice"] = tc
+	}
+	if m.Reasoning {
+		body["include"] = []string{"reasoning.encrypted_content"}
+		if level != "off" {
+			effort := level
+			if effort == "xhigh" && !m.SupportsXhigh() {
+				effort = "high"
+			}
+			body["reasoning"] = map[string]any{"effort": effort, "summary": "auto"}
+		} else if strings.HasPrefix(m.ID, "gpt-5") {
+			body["input"] = append(input, map[string]any{"role": "developer", "content": "# Juice: 0 !important"})
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Request{}, err
+	}
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if o.APIKey != "" && o.APIKey != "N/A" {
+		h["authorization"] = "Bearer " + o.APIKey
+	}
+	for k, v := range m.Headers {
+		h[strings.ToLower(k)] = v
+	}
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/responses", Header: h, Body: b}, nil
+}
+
+type responsesDecoder struct {
+	b         *builder
+	items     map[string]int // item id → content index
+	summaries map[string][]string
+}
+
+func (responses) Decoder(m Model, now int64) Decoder {
+	return &responsesDecoder{b: newBuilder(m, now), items: map[string]int{}, summaries: map[string][]string{}}
+}
+
+func (d *responsesDecoder) Feed(ev SSE) []Event {
+	b := d.b
+	if b.finished {
+		return nil
+	}
+	var e struct {
+		Type   string          `json:"type"`
+		ItemID string          `json:"item_id"`
+		Delta  string          `json:"delta"`
+		Item   json.RawMessage `json:"item"`
+		Args   string          `json:"arguments"`
+		Code   string          `json:"code"`
+		Msg    string          `json:"message"`
+		Resp   struct {
+			Status string `json:"status"`
+			Usage  *struct {
+				InputTokens        int `json:"input_tokens"`
+				OutputTokens       int `json:"output_tokens"`
+				TotalTokens        int `json:"total_tokens"`
+				InputTokensDetails struct {
+					CachedTokens int `json:"cached_tokens"`
+				} `json:"input_tokens_details"`
+			} `json:"usage"`
+			Error *struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(ev.Data, &e); err != nil {
+		b.fail(StopError, badData(OpenAIResponses, ev.Data, err))
+		return b.take()
+	}
+	var item struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		CallID  string `json:"call_id"`
+		Name    string `json:"name"`
+		Args    string `json:"arguments"`
+		Summary []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+		Content []struct {
+			Type    string `json:"type"`
+			Text    string `json:"text"`
+			Refusal string `json:"refusal"`
+		} `json:"content"`
+	}
+	if len(e.Item) > 0 {
+		_ = json.Unmarshal(e.Item, &item)
+	}
+	switch e.Type {
+	case "response.created":
+		b.start()
+	case "response.output_item.added":
+		switch item.Type {
+		case "reasoning":
+			d.items[item.ID] = b.begin(Content{Type: "thinking"})
+		case "message":
+			d.items[item.ID] = b.begin(TextBlock(""))
+		case "function_call":
+			i := b.begin(ToolCallBlock(item.CallID+"|"+item.ID, item.Name, json.RawMessage("{}")))
+			d.items[item.ID] = i
+			if item.Args != "" {
+				b.json[i] = item.Args
+			}
+		}
+	case "response.reasoning_summary_text.delta", "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
+		if i, ok := d.items[e.ItemID]; ok {
+			b.delta(i, e.Delta)
+		}
+	case "response.reasoning_summary_part.done":
+		if i, ok := d.items[e.ItemID]; ok {
+			b.delta(i, "\n\n")
+		}
+	case "response.function_call_arguments.done":
+		if i, ok := d.items[e.ItemID]; ok {
+			b.json[i] = e.Args
+		}
+	case "response.output_item.done":
+		i, ok := d.items[item.ID]
+		if !ok {
+			break
+		}
+		c := &b.msg.Content[i]
+		switch item.Type {
+		case "reasoning":
+			var parts []string
+			for _, s := range item.Summary {
+				parts = append(parts, s.Text)
+			}
+			c.Thinking = strings.Join(parts, "\n\n")
+			c.ThinkingSignature = string(e.Item)
+		case "message":
+			var parts []string
+			for _, p := range item.Content {
+				parts = append(parts, p.Text+p.Refusal)
+			}
+			c.Text = strings.Join(parts, "")
+			c.TextSignature = item.ID
+		case "function_call":
+			if item.Args != "" {
+				b.json[i] = item.Args
+			}
+		}
+		b.end(i)
+		delete(d.items, item.ID)
+	case "response.completed", "response.incomplete":
+		if u := e.Resp.Usage; u != nil {
+			cached := u.InputTokensDetails.CachedTokens
+			b.setUsage(Usage{Input: u.InputTokens - cached, Output: u.OutputTokens, CacheRead: cached, TotalTokens: u.TotalTokens})
+		}
+		switch e.Resp.Status {
+		case "incomplete":
+			b.done(StopLength)
+		case "failed", "cancelled":
+			b.fail(StopError, fmt.Errorf("response %s", e.Resp.Status))
+		default:
+			b.done(StopStop)
+		}
+	case "response.failed":
+		if er := e.Resp.Error; er != nil {
+			b.fail(StopError, fmt.Errorf("Error Code %s: %s", er.Code, er.Message))
+		} else {
+			b.fail(StopError, fmt.Errorf("Unknown error"))
+		}
+	case "error":
+		b.fail(StopError, fmt.Errorf("Error Code %s: %s", e.Code, e.Msg))
+	}
+	return b.take()
+}
+
+func (d *responsesDecoder) End(err error) []Event { return d.b.endOfBody(err) }

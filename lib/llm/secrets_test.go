@@ -1,0 +1,30 @@
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSecretsRoundTrip(t *testing.T) {
+	s := NewSecrets([]string{"sk-live-1234567890", "short", "sk-live-1234567890"})
+	c := Context{SystemPrompt: "key sk-live-1234567890", Messages: []Message{
+		{Role: "user", Content: []Content{TextBlock("use sk-live-1234567890 and short")}},
+		{Role: "assistant", Content: []Content{ToolCallBlock("t", "bash", json.RawMessage(`{"command":"curl -H sk-live-1234567890"}`))}},
+	}}
+	h := s.Hide(c)
+	b, _ := json.Marshal(h.Messages)
+	if strings.Contains(h.SystemPrompt+string(b), "sk-live") {
+		t.Fatalf("secret left in %s %s", h.SystemPrompt, b)
+	}
+	if !strings.Contains(string(b), "short") {
+		t.Error("values under 8 characters are not secrets")
+	}
+	if c.Messages[0].Content[0].Text != "use sk-live-1234567890 and short" {
+		t.Error("Hide changed its input")
+	}
+	back := s.RevealMessage(Message{Content: []Content{ToolCallBlock("t", "bash", json.RawMessage(`{"k":"«secret-1»"}`)), TextBlock("«secret-1»")}})
+	if string(back.Content[0].Arguments) != `{"k":"sk-live-1234567890"}` || back.Content[1].Text != "sk-live-1234567890" {
+		t.Errorf("RevealMessage = %+v", back)
+	}
+}

@@ -1,0 +1,117 @@
+package llm
+
+import (
+	"strings"
+)
+
+// Normalize prepares a history for a call to model m (the reference's
+// transform-messages, §1.9): thinking from other models becomes text, their
+// thought signatures are dropped and tool-call ids are rewritten with idFn
+// (and the matching results with them); orphan tool calls get a
+// "No result provided" error result; errored or aborted assistant turns get
+// "aborted" results for their calls and a synthetic <turn_aborted> user
+// message; text is made valid UTF-8.
+func Normalize(msgs []Message, m Model, idFn func(string) string) []Message {
+	out := make([]Message, 0, len(msgs))
+	idMap := map[string]string{}
+	var pending []Content // tool calls waiting for results
+	answered := map[string]bool{}
+	aborted := map[string]bool{}
+	flushOrphans := func(ts int64) {
+		for _, tc := range pending {
+			if !answered[tc.ID] {
+				out = append(out, Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
+					Content: []Content{TextBlock("No result provided")}, IsError: true, Timestamp: ts})
+				answered[tc.ID] = true
+			}
+		}
+		pending = nil
+	}
+	for _, msg := range msgs {
+		msg.Content = sanitize(msg.Content)
+		switch msg.Role {
+		case "assistant":
+			flushOrphans(msg.Timestamp)
+			same := msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID
+			var cs []Content
+			for _, c := range msg.Content {
+				switch c.Type {
+				case "thinking":
+					if same && (c.ThinkingSignature != "" || c.Redacted) {
+						cs = append(cs, c)
+					} else if strings.TrimSpace(c.Thinking) != "" && !c.Redacted {
+						cs = append(cs, TextBlock(c.Thinking))
+					}
+				case "toolCall":
+					if !same {
+						c.ThoughtSignature = ""
+						if idFn != nil {
+							n := idFn(c.ID)
+							idMap[c.ID] = n
+							c.ID = n
+						}
+					}
+					cs = append(cs, c)
+				default:
+					cs = append(cs, c)
+				}
+			}
+			msg.Content = cs
+			out = append(out, msg)
+			calls := msg.ToolCalls()
+			if msg.StopReason == StopError || msg.StopReason == StopAborted {
+				for _, tc := range calls {
+					out = append(out, Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
+						Content: []Content{TextBlock("aborted")}, IsError: true, Timestamp: msg.Timestamp})
+					answered[tc.ID], aborted[tc.ID] = true, true
+				}
+				if len(calls) > 0 {
+					out = append(out, Message{Role: "user", Synthetic: true, Timestamp: msg.Timestamp,
+						Content: []Content{TextBlock("<turn_aborted>\nThe previous turn was aborted; its tools may have run in part. Check the state before retrying.\n</turn_aborted>")}})
+				}
+				continue
+			}
+			pending = calls
+		case "toolResult":
+			if n, ok := idMap[msg.ToolCallID]; ok {
+				msg.ToolCallID = n
+			}
+			if aborted[msg.ToolCallID] || answered[msg.ToolCallID] {
+				continue
+			}
+			answered[msg.ToolCallID] = true
+			out = append(out, msg)
+		default:
+			flushOrphans(msg.Timestamp)
+			out = append(out, msg)
+		}
+	}
+	if len(out) > 0 {
+		flushOrphans(out[len(out)-1].Timestamp)
+	}
+	return out
+}
+
+func sanitize(cs []Content) []Content {
+	for i := range cs {
+		cs[i].Text = strings.ToValidUTF8(cs[i].Text, "")
+		cs[i].Thinking = strings.ToValidUTF8(cs[i].Thinking, "")
+	}
+	return cs
+}
+
+// safeID keeps [A-Za-z0-9_-] and cuts to n characters.
+func safeID(id string, n int) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+		if b.Len() >= n {
+			break
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,432 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Context is what the model sees of a session at a leaf (the reference's
+// SessionContext): the messages, and the state folded over the path.
+type Context struct {
+	Messages          []json.RawMessage `json:"messages"` // AgentMessages
+	ThinkingLevel     string            `json:"thinkingLevel"`
+	Models            map[string]string `json:"models"` // role → "provider/id"
+	InjectedTtsrRules []string          `json:"injectedTtsrRules"`
+	Mode              string            `json:"mode"`
+	ModeData          json.RawMessage   `json:"modeData,omitempty"`
+	// Header is the stream's header when BuildStream saw one.
+	Header *Header `json:"-"`
+}
+
+// BuildContext resolves entries (file or stream order) at a leaf: leaf nil
+// means the last entry; a leaf pointing to "" means an empty context; an
+// unknown leaf is an error. Records marked pending replace the earlier
+// record with the same id (agent-compact's pruned results) or are appended
+// in place (its compaction). Assistant messages marked "retried" are
+// dropped: they were failed attempts agent-chat sent again.
+func BuildContext(entries []Record, leaf *string) (Context, error) {
+	ctx := Context{ThinkingLevel: "off", Models: map[string]string{}, InjectedTtsrRules: []string{}, Mode: "none", Messages: []json.RawMessage{}}
+	entries = applyPending(entries)
+	if len(entries) == 0 {
+		return ctx, nil
+	}
+	id := ""
+	if leaf != nil {
+		id = *leaf
+		if id != "" {
+			if _, ok := index(entries)[id]; !ok {
+				return ctx, fmt.Errorf("leaf %q is not an entry of the session", id)
+			}
+		}
+	}
+	path := Path(entries, id)
+	compaction := -1
+	seenRule := map[string]bool{}
+	for i, e := range path {
+		switch e.Type {
+		case "thinking_level_change":
+			var v struct {
+				ThinkingLevel string `json:"thinkingLevel"`
+			}
+			if json.Unmarshal(e.Raw, &v) == nil && v.ThinkingLevel != "" {
+				ctx.ThinkingLevel = v.ThinkingLevel
+			}
+		case "model_change":
+			var v struct {
+				Model, Role, Provider, ModelID string
+			}
+			json.Unmarshal(e.Raw, &v)
+			if v.Model == "" && v.Provider != "" && v.ModelID != "" { // v1 shape
+				v.Model = v.Provider + "/" + v.ModelID
+			}
+			if v.Model != "" {
+				role := v.Role
+				if role == "" {
+					role = "default"
+				}
+				ctx.Models[role] = v.Model
+			}
+		case "message":
+			m := member(e.Raw, "message")
+			if role, _ := strVal(member(m, "role")); role == "assistant" {
+				prov, _ := strVal(member(m, "provider"))
+				model, _ := strVal(member(m, "model"))
+				if prov != "" && model != "" {
+					ctx.Models["default"] = prov + "/" + model
+				}
+			}
+		case "compaction":
+			compaction = i
+		case "ttsr_injection":
+			var v struct {
+				InjectedRules []string `json:"injectedRules"`
+			}
+			json.Unmarshal(e.Raw, &v)
+			for _, r := range v.InjectedRules {
+				if !seenRule[r] {
+					seenRule[r] = true
+					ctx.InjectedTtsrRules = append(ctx.InjectedTtsrRules, r)
+				}
+			}
+		case "mode_change":
+			var v struct {
+				Mode string          `json:"mode"`
+				Data json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(e.Raw, &v) == nil && v.Mode != "" {
+				ctx.Mode, ctx.ModeData = v.Mode, v.Data
+			}
+		}
+	}
+	emit := func(e Record) {
+		if m := messageOf(e); m != nil {
+			ctx.Messages = append(ctx.Messages, m)
+		}
+	}
+	if compaction < 0 {
+		for _, e := range path {
+			emit(e)
+		}
+		return ctx, nil
+	}
+	c := path[compaction]
+	var cv struct {
+		Summary          string          `json:"summary"`
+		ShortSummary     string          `json:"shortSummary"`
+		FirstKeptEntryID string          `json:"firstKeptEntryId"`
+		TokensBefore     json.RawMessage `json:"tokensBefore"`
+	}
+	json.Unmarshal(c.Raw, &cv)
+	ctx.Messages = append(ctx.Messages, mustJSON(struct {
+		Role         string          `json:"role"`
+		Summary      string          `json:"summary"`
+		ShortSummary string          `json:"shortSummary,omitempty"`
+		TokensBefore json.RawMessage `json:"tokensBefore"`
+		Timestamp    int64           `json:"timestamp"`
+	}{"compactionSummary", cv.Summary, cv.ShortSummary, orZero(cv.TokensBefore), millis(c.Timestamp)}))
+	keeping := false
+	for _, e := range path[:compaction] {
+		if e.ID == cv.FirstKeptEntryID {
+			keeping = true
+		}
+		if keeping {
+			emit(e)
+		}
+	}
+	for _, e := range path[compaction+1:] {
+		emit(e)
+	}
+	return ctx, nil
+}
+
+func orZero(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("0")
+	}
+	return b
+}
+
+// applyPending folds pending records into the list: one with the id of an
+// earlier record replaces it in place; a new one stays where it is.
+func applyPending(entries []Record) []Record {
+	has := false
+	for _, e := range entries {
+		if e.Pending {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return entries
+	}
+	out := make([]Record, 0, len(entries))
+	pos := map[string]int{}
+	for _, e := range entries {
+		if i, ok := pos[e.ID]; ok && e.Pending {
+			out[i] = e
+			continue
+		}
+		if e.ID != "" {
+			pos[e.ID] = len(out)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// messageOf is the AgentMessage an entry contributes, or nil.
+func messageOf(e Record) json.RawMessage {
+	switch e.Type {
+	case "message":
+		m := member(e.Raw, "message")
+		if len(m) == 0 || m[0] != '{' {
+			return nil
+		}
+		if role, _ := strVal(member(m, "role")); role == "assistant" && string(member(m, "retried")) == "true" {
+			return nil
+		}
+		return m
+	case "custom_message":
+		var v struct {
+			CustomType string          `json:"customType"`
+			Content    json.RawMessage `json:"content"`
+			Display    *bool           `json:"display"`
+			Details    json.RawMessage `json:"details"`
+		}
+		json.Unmarshal(e.Raw, &v)
+		return mustJSON(struct {
+			Role       string          `json:"role"`
+			CustomType string          `json:"customType"`
+			Content    json.RawMessage `json:"content"`
+			Display    bool            `json:"display"`
+			Details    json.RawMessage `json:"details,omitempty"`
+			Timestamp  int64           `json:"timestamp"`
+		}{"custom", v.CustomType, orEmptyString(v.Content), v.Display == nil || *v.Display, v.Details, millis(e.Timestamp)})
+	case "branch_summary":
+		var v struct {
+			Summary string `json:"summary"`
+			FromID  string `json:"fromId"`
+		}
+		json.Unmarshal(e.Raw, &v)
+		if v.Summary == "" {
+			return nil
+		}
+		return mustJSON(struct {
+			Role      string `json:"role"`
+			Summary   string `json:"summary"`
+			FromID    string `json:"fromId"`
+			Timestamp int64  `json:"timestamp"`
+		}{"branchSummary", v.Summary, v.FromID, millis(e.Timestamp)})
+	}
+	return nil
+}
+
+func orEmptyString(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage(`""`)
+	}
+	return b
+}
+
+// millis converts an entry timestamp to Unix milliseconds (0 if unparsable).
+func millis(ts string) int64 {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// The context templates of the session-only roles.
+const (
+	compactionPreface = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:"
+	branchPreface     = "The following is a summary of a branch that this conversation came back from:"
+)
+
+// ConvertToLLM turns AgentMessages into the model's messages (roles user,
+// assistant, toolResult; pi's LLM Message JSON), as the reference's
+// convertToLlm: pruned tool results collapse to their text, bash and python
+// executions and custom, summary and file-mention messages become user
+// messages with the reference's wrappers, other roles are dropped.
+func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(msgs))
+	user := func(ts json.RawMessage, blocks ...any) {
+		out = append(out, mustJSON(struct {
+			Role      string          `json:"role"`
+			Content   []any           `json:"content"`
+			Timestamp json.RawMessage `json:"timestamp"`
+		}{"user", blocks, orZero(ts)}))
+	}
+	type textBlock struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	text := func(s string) textBlock { return textBlock{"text", s} }
+	for _, raw := range msgs {
+		var m struct {
+			Role               string          `json:"role"`
+			Timestamp          json.RawMessage `json:"timestamp"`
+			Content            json.RawMessage `json:"content"`
+			PrunedAt           json.RawMessage `json:"prunedAt"`
+			Command            string          `json:"command"`
+			Code               string          `json:"code"`
+			Output             string          `json:"output"`
+			ExitCode           *int            `json:"exitCode"`
+			Cancelled          bool            `json:"cancelled"`
+			ExcludeFromContext bool            `json:"excludeFromContext"`
+			Meta               *outputMeta     `json:"meta"`
+			Summary            string          `json:"summary"`
+			Files              []struct {
+				Path    string          `json:"path"`
+				Content string          `json:"content"`
+				Image   json.RawMessage `json:"image"`
+			} `json:"files"`
+		}
+		// The model's own roles pass as they are; only the others are decoded.
+		switch role, _ := strVal(member(raw, "role")); role {
+		case "user", "assistant":
+			out = append(out, raw)
+			continue
+		case "toolResult":
+			if p := member(raw, "prunedAt"); len(p) == 0 || string(p) == "null" {
+				out = append(out, raw)
+				continue
+			}
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		switch m.Role {
+		case "user", "assistant":
+			out = append(out, raw)
+		case "toolResult":
+			if len(m.PrunedAt) == 0 || string(m.PrunedAt) == "null" {
+				out = append(out, raw)
+				continue
+			}
+			o, err := ParseObject(raw)
+			if err != nil {
+				continue
+			}
+			var blocks []struct{ Type, Text string }
+			json.Unmarshal(m.Content, &blocks)
+			var b strings.Builder
+			for _, bl := range blocks {
+				if bl.Type == "text" {
+					b.WriteString(bl.Text)
+				}
+			}
+			t := b.String()
+			if t == "" {
+				t = "[Output truncated]"
+			}
+			o.Set("content", mustJSON([]any{text(t)}))
+			out = append(out, o.Bytes())
+		case "bashExecution", "pythonExecution":
+			if m.ExcludeFromContext {
+				continue
+			}
+			var b strings.Builder
+			if m.Role == "bashExecution" {
+				fmt.Fprintf(&b, "Ran `%s`\n", m.Command)
+				if m.Output != "" {
+					fmt.Fprintf(&b, "```\n%s\n```", m.Output)
+				} else {
+					b.WriteString("(no output)")
+				}
+				if m.Cancelled {
+					b.WriteString("\n\n(command cancelled)")
+				} else if m.ExitCode != nil && *m.ExitCode != 0 {
+					fmt.Fprintf(&b, "\n\nCommand exited with code %d", *m.ExitCode)
+				}
+			} else {
+				fmt.Fprintf(&b, "Ran Python:\n```python\n%s\n```\n", m.Code)
+				if m.Output != "" {
+					fmt.Fprintf(&b, "Output:\n```\n%s\n```", m.Output)
+				} else {
+					b.WriteString("(no output)")
+				}
+				if m.Cancelled {
+					b.WriteString("\n\n(execution cancelled)")
+				} else if m.ExitCode != nil && *m.ExitCode != 0 {
+					fmt.Fprintf(&b, "\n\nExecution failed with code %d", *m.ExitCode)
+				}
+			}
+			b.WriteString(m.Meta.notice())
+			user(m.Timestamp, text(b.String()))
+		case "custom", "hookMessage":
+			var s string
+			if json.Unmarshal(m.Content, &s) == nil {
+				user(m.Timestamp, text(s))
+				continue
+			}
+			var blocks []json.RawMessage
+			json.Unmarshal(m.Content, &blocks)
+			anys := make([]any, len(blocks))
+			for i, bl := range blocks {
+				anys[i] = bl
+			}
+			user(m.Timestamp, anys...)
+		case "branchSummary":
+			user(m.Timestamp, text(branchPreface+"\n\n<summary>\n"+m.Summary+"\n</summary>"))
+		case "compactionSummary":
+			user(m.Timestamp, text(compactionPreface+"\n\n<summary>\n"+m.Summary+"\n</summary>"))
+		case "fileMention":
+			var parts []string
+			var images []any
+			for _, f := range m.Files {
+				if f.Content == "" {
+					parts = append(parts, fmt.Sprintf("<file path=%q>\n</file>", f.Path))
+				} else {
+					parts = append(parts, fmt.Sprintf("<file path=%q>\n%s\n</file>", f.Path, f.Content))
+				}
+				if len(f.Image) > 0 && string(f.Image) != "null" {
+					images = append(images, f.Image)
+				}
+			}
+			user(m.Timestamp, append([]any{text("<system-reminder>\n" + strings.Join(parts, "\n\n") + "\n</system-reminder>")}, images...)...)
+		}
+	}
+	return out
+}
+
+type outputMeta struct {
+	Truncation *struct {
+		TruncatedBy string `json:"truncatedBy"`
+		TotalLines  int    `json:"totalLines"`
+		OutputLines int    `json:"outputLines"`
+		MaxBytes    int    `json:"maxBytes"`
+		ShownRange  *struct {
+			Start int `json:"start"`
+			End   int `json:"end"`
+		} `json:"shownRange"`
+		ArtifactID string `json:"artifactId"`
+		NextOffset int    `json:"nextOffset"`
+	} `json:"truncation"`
+}
+
+// notice is the reference's formatOutputNotice for the truncation part.
+func (m *outputMeta) notice() string {
+	if m == nil || m.Truncation == nil {
+		return ""
+	}
+	t := m.Truncation
+	var s string
+	if t.ShownRange != nil {
+		s = fmt.Sprintf("Showing lines %d-%d of %d", t.ShownRange.Start, t.ShownRange.End, t.TotalLines)
+	} else {
+		s = fmt.Sprintf("Showing %d of %d lines", t.OutputLines, t.TotalLines)
+	}
+	if t.TruncatedBy == "bytes" && t.MaxBytes > 0 {
+		s += fmt.Sprintf(" (%dKB limit)", t.MaxBytes/1024)
+	}
+	if t.NextOffset > 0 {
+		s += fmt.Sprintf(". Use offset=%d to continue", t.NextOffset)
+	}
+	if t.ArtifactID != "" {
+		s += ". Full: artifact://" + t.ArtifactID
+	}
+	return "\n\n[" + s + "]"
+}

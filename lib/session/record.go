@@ -1,0 +1,145 @@
+// Package session is pi's session file format (JSONL, version 3) as pure Go:
+// records that keep their bytes (unknown fields and entry types round-trip
+// byte for byte), a lenient reader, the write-time transforms, migrations
+// v1→v3, the tree and its paths, and BuildContext, the one resolver every
+// stage uses to turn session records into the model's messages.
+//
+// A Record is a line of the file: its raw bytes plus the base fields every
+// entry has (type, id, parentId, timestamp). Everything else is read from
+// Raw on demand, so a filter that changes nothing writes back what it read.
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Record is one line of a session file or stream.
+type Record struct {
+	Raw       json.RawMessage
+	Type      string
+	ID        string
+	ParentID  string // "" for a root (parentId null or absent)
+	Timestamp string
+	Pending   bool // "pending": true — produced by a stage, not yet persisted
+}
+
+// Head is the part of a record Peek reads.
+type Head struct {
+	Type     string `json:"type"`
+	ID       string `json:"id"`
+	ParentID string `json:"parentId"` // "" for null or absent
+	Pending  bool   `json:"pending"`
+	Time     string `json:"timestamp"`
+}
+
+// Peek reads the base fields of a line without decoding the rest. It fails
+// on a line that is not a JSON object with a string "type".
+func Peek(line []byte) (Head, error) {
+	var h Head
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return h, errors.New("not a JSON object")
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return h, jsonError(err)
+	}
+	if h.Type == "" {
+		return h, errors.New(`no "type" field`)
+	}
+	return h, nil
+}
+
+// ParseRecord checks one line as a session record: a JSON object with a
+// string type (and, when present, a string id and parentId). Entries of
+// version-1 files have no ids; Migrate gives them ids. The bytes are kept.
+func ParseRecord(line []byte) (Record, error) {
+	line = bytes.TrimRight(line, "\r\n")
+	if h, ok := Skim(line); ok { // the fast path: structure checked in one pass
+		return Record{Raw: append(json.RawMessage(nil), line...), Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
+	}
+	if !json.Valid(line) {
+		var v any
+		return Record{}, jsonError(json.Unmarshal(line, &v))
+	}
+	h, err := Peek(line)
+	if err != nil {
+		return Record{}, err
+	}
+	return Record{Raw: append(json.RawMessage(nil), line...), Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
+}
+
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("field %q: want a %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return err
+}
+
+// Header is the first line of a session file.
+type Header struct {
+	Type          string `json:"type"`
+	Version       int    `json:"version"`
+	ID            string `json:"id"`
+	Title         string `json:"title,omitempty"`
+	Timestamp     string `json:"timestamp"`
+	Cwd           string `json:"cwd"`
+	ParentSession string `json:"parentSession,omitempty"`
+}
+
+// ParseHeader checks a header line: type "session" and a string id. A
+// missing version is version 1.
+func ParseHeader(line []byte) (Header, error) {
+	var h Header
+	if _, err := Peek(line); err != nil {
+		return h, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return h, jsonError(err)
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return h, jsonError(err)
+	}
+	if h.Type != "session" {
+		return h, fmt.Errorf("the first record has type %q, not \"session\"", h.Type)
+	}
+	if h.ID == "" {
+		return h, errors.New("the session header has no string id")
+	}
+	if _, ok := raw["version"]; !ok {
+		h.Version = 1
+	}
+	return h, nil
+}
+
+// NewHeader renders a version-3 header.
+func NewHeader(id, timestamp, cwd string) []byte {
+	b, _ := json.Marshal(Header{Type: "session", Version: 3, ID: id, Timestamp: timestamp, Cwd: cwd})
+	return b
+}
+
+// FormatTime is an entry timestamp: ISO-8601 UTC with milliseconds.
+func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// FileTimestamp is the timestamp of a session file name (: and . as -).
+func FileTimestamp(t time.Time) string {
+	return strings.NewReplacer(":", "-", ".", "-").Replace(FormatTime(t))
+}
+
+// Problem is a line the lenient reader skipped, with why.
+type Problem struct {
+	Line int
+	Err  error
+}
+
+func (p Problem) String() string { return fmt.Sprintf("line %d: %v", p.Line, p.Err) }

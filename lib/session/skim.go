@@ -1,0 +1,228 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// errSkim marks a line the skimmer could not read; Skim's callers fall back
+// to Peek, which says what is wrong.
+var errSkim = errors.New("skim: malformed")
+
+// Skim reads the base fields of a record fast: one pass over the bytes that
+// checks the JSON structure (strings, nesting, separators) without decoding
+// anything but the top-level type, id, parentId, timestamp and pending
+// members. Large string values are crossed with a vectorised byte search,
+// so a session file is indexed at close to disk speed. It reports ok=false
+// for anything it does not accept; Peek then decides (it is the reference).
+func Skim(line []byte) (h Head, ok bool) {
+	good := Members(line, func(key, val []byte) bool {
+		ok := true
+		switch string(key) {
+		case "type":
+			h.Type, ok = strVal(val)
+		case "id":
+			h.ID, ok = strVal(val)
+		case "parentId":
+			if string(val) != "null" {
+				h.ParentID, ok = strVal(val)
+			}
+		case "timestamp":
+			h.Time, _ = strVal(val)
+		case "pending":
+			h.Pending = string(val) == "true"
+		}
+		return ok
+	})
+	return h, good && h.Type != ""
+}
+
+// Members calls fn with each top-level member of a JSON object, its key
+// (raw, without quotes) and its value (raw bytes), checking the structure
+// as Skim does. It stops when fn returns false and reports whether the
+// whole object was read and well formed.
+func Members(line []byte, fn func(key, val []byte) bool) bool {
+	s := skimmer{b: line}
+	s.ws()
+	if !s.eat('{') {
+		return false
+	}
+	s.ws()
+	if s.eat('}') {
+		s.ws()
+		return s.i == len(s.b)
+	}
+	for {
+		s.ws()
+		kStart := s.i
+		if !s.str() {
+			return false
+		}
+		key := s.b[kStart+1 : s.i-1]
+		s.ws()
+		if !s.eat(':') {
+			return false
+		}
+		s.ws()
+		vStart := s.i
+		if !s.value(0) {
+			return false
+		}
+		if !fn(key, s.b[vStart:s.i]) {
+			return false
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat('}') {
+			return false
+		}
+		s.ws()
+		return s.i == len(s.b)
+	}
+}
+
+// member returns the raw value of a top-level member ("" when absent or
+// when obj is not a well-formed object).
+func member(obj []byte, key string) []byte {
+	var out []byte
+	Members(obj, func(k, v []byte) bool {
+		if string(k) == key {
+			out = v
+		}
+		return true
+	})
+	return out
+}
+
+// strVal decodes a JSON string value (fast when it has no escapes).
+func strVal(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	in := v[1 : len(v)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return string(in), true
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
+}
+
+type skimmer struct {
+	b []byte
+	i int
+}
+
+func (s *skimmer) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *skimmer) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str crosses a string, checking that escapes are followed by something
+// and that no raw control character is inside.
+func (s *skimmer) str() bool {
+	if !s.eat('"') {
+		return false
+	}
+	for {
+		j := bytes.IndexByte(s.b[s.i:], '"')
+		if j < 0 {
+			return false
+		}
+		seg := s.b[s.i : s.i+j]
+		for _, c := range seg {
+			if c < 0x20 {
+				return false
+			}
+		}
+		// An odd run of backslashes before the quote escapes it.
+		k := j
+		for k > 0 && s.b[s.i+k-1] == '\\' {
+			k--
+		}
+		s.i += j + 1
+		if (j-k)%2 == 0 {
+			return true
+		}
+	}
+}
+
+func (s *skimmer) value(depth int) bool {
+	if depth > 1000 || s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		return s.str()
+	case c == '{' || c == '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		s.i++
+		s.ws()
+		if s.eat(closer) {
+			return true
+		}
+		for {
+			s.ws()
+			if c == '{' {
+				if !s.str() {
+					return false
+				}
+				s.ws()
+				if !s.eat(':') {
+					return false
+				}
+				s.ws()
+			}
+			if !s.value(depth + 1) {
+				return false
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			return s.eat(closer)
+		}
+	default:
+		start := s.i
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return literalOK(s.b[start:s.i])
+			}
+			s.i++
+		}
+		return literalOK(s.b[start:s.i])
+	}
+}
+
+func literalOK(t []byte) bool {
+	switch string(t) {
+	case "true", "false", "null":
+		return true
+	case "":
+		return false
+	}
+	if t[0] != '-' && (t[0] < '0' || t[0] > '9') {
+		return false
+	}
+	return json.Valid(t)
+}

@@ -1,0 +1,51 @@
+package session
+
+import (
+	"testing"
+)
+
+// Skim agrees with Peek (and with json.Valid for what it accepts).
+func TestSkimAgreesWithPeek(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x \" y \\"}}`,
+		`{"id":"a","type":"x","parentId":"p","n":[1,2.5e3,-0,true,false,null,{}],"pending":true}`,
+		`{"type":"message","id":"a","parentId":"p","message":{"ro`,
+		`{"type":"message","id":"a"} trailing`,
+		`{"type":"x","id":"\u0041"}`,
+		`{"type":"x","id":"a","v":01}`,
+		`{"type":"x","id":"a","v":tru}`,
+		`{"type":"x","id":"a","v":"raw` + "\t" + `tab"}`,
+		`{"id":"a"}`,
+		`{"zzz":[1,{"a":"b"}],"type":"late","id":"i"}`,
+		`[1]`,
+		`{}`,
+	} {
+		h, ok := Skim([]byte(line))
+		p, err := Peek([]byte(line))
+		if ok && (err != nil || h != p) {
+			t.Errorf("Skim(%s) = %+v, ok; Peek = %+v, %v", line, h, p, err)
+		}
+		if !ok && err == nil && validJSON(line) {
+			t.Errorf("Skim rejected %s which Peek reads", line)
+		}
+	}
+}
+
+func validJSON(s string) bool { _, err := ParseObject([]byte(s)); return err == nil }
+
+func FuzzSkim(f *testing.F) {
+	f.Add([]byte(`{"type":"message","id":"a","parentId":null,"x":[{"y":"\\\""}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, ok := Skim(b)
+		if !ok {
+			return
+		}
+		p, err := Peek(b)
+		if err != nil {
+			t.Fatalf("Skim accepted %q that Peek rejects: %v", b, err)
+		}
+		if h != p {
+			t.Fatalf("Skim(%q) = %+v, Peek = %+v", b, h, p)
+		}
+	})
+}

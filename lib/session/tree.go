@@ -1,0 +1,176 @@
+package session
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Node is an entry in the session tree, with its resolved label.
+type Node struct {
+	Entry    Record  `json:"-"`
+	ID       string  `json:"id"`
+	Type     string  `json:"type"`
+	Label    string  `json:"label,omitempty"`
+	Children []*Node `json:"children"`
+}
+
+// MarshalJSON includes the entry itself.
+func (n *Node) MarshalJSON() ([]byte, error) {
+	type plain Node
+	return json.Marshal(struct {
+		*plain
+		Entry json.RawMessage `json:"entry"`
+	}{(*plain)(n), n.Entry.Raw})
+}
+
+// index maps ids to their first entry (later duplicates are ignored, as the
+// reference's byId map keeps the last write but the first is what the
+// tree saw; we report duplicates when loading).
+func index(entries []Record) map[string]int {
+	byID := make(map[string]int, len(entries))
+	for i, e := range entries {
+		if _, dup := byID[e.ID]; !dup && e.ID != "" {
+			byID[e.ID] = i
+		}
+	}
+	return byID
+}
+
+// Labels resolves label entries in file order (the last wins; an empty or
+// absent label clears).
+func Labels(entries []Record) map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.Type != "label" {
+			continue
+		}
+		var l struct {
+			TargetID string `json:"targetId"`
+			Label    string `json:"label"`
+		}
+		if json.Unmarshal(e.Raw, &l) != nil || l.TargetID == "" {
+			continue
+		}
+		if l.Label == "" {
+			delete(out, l.TargetID)
+		} else {
+			out[l.TargetID] = l.Label
+		}
+	}
+	return out
+}
+
+// Tree builds the session tree. Roots are entries whose parent is null,
+// themselves, missing, or part of a cycle; children are sorted by
+// timestamp (stable in file order).
+func Tree(entries []Record) []*Node {
+	byID := index(entries)
+	labels := Labels(entries)
+	nodes := make([]*Node, len(entries))
+	for i, e := range entries {
+		nodes[i] = &Node{Entry: e, ID: e.ID, Type: e.Type, Label: labels[e.ID], Children: []*Node{}}
+	}
+	cyclic := cycles(entries, byID)
+	var roots []*Node
+	for i, e := range entries {
+		p, ok := byID[e.ParentID]
+		if e.ParentID == "" || !ok || p == i || cyclic[i] {
+			roots = append(roots, nodes[i])
+			continue
+		}
+		if byID[e.ID] != i { // duplicate id: its own root, never a parent
+			roots = append(roots, nodes[i])
+			continue
+		}
+		nodes[p].Children = append(nodes[p].Children, nodes[i])
+	}
+	var sortKids func(ns []*Node)
+	sortKids = func(ns []*Node) {
+		sort.SliceStable(ns, func(a, b int) bool { return ns[a].Entry.Timestamp < ns[b].Entry.Timestamp })
+		for _, n := range ns {
+			sortKids(n.Children)
+		}
+	}
+	for _, r := range roots {
+		sortKids(r.Children)
+	}
+	return roots
+}
+
+// cycles marks the entries that lie on a parent cycle, in one pass.
+func cycles(entries []Record, byID map[string]int) []bool {
+	const (
+		unseen = iota
+		walking
+		done
+	)
+	state := make([]byte, len(entries))
+	cyclic := make([]bool, len(entries))
+	var chain []int
+	for start := range entries {
+		chain = chain[:0]
+		j, ended := start, false
+		for state[j] == unseen {
+			state[j] = walking
+			chain = append(chain, j)
+			p, ok := byID[entries[j].ParentID]
+			if entries[j].ParentID == "" || !ok {
+				ended = true
+				break
+			}
+			j = p
+		}
+		if !ended && state[j] == walking { // closed a cycle: mark it
+			for k := len(chain) - 1; k >= 0; k-- {
+				cyclic[chain[k]] = true
+				if chain[k] == j {
+					break
+				}
+			}
+		}
+		for _, k := range chain {
+			state[k] = done
+		}
+	}
+	return cyclic
+}
+
+// Path is the branch from the root to leaf (leaf "" = the last entry), in
+// order. A missing parent ends the walk; a cycle is cut where it closes.
+func Path(entries []Record, leaf string) []Record {
+	if len(entries) == 0 {
+		return nil
+	}
+	byID := index(entries)
+	i := len(entries) - 1
+	if leaf != "" {
+		j, ok := byID[leaf]
+		if !ok {
+			return nil
+		}
+		i = j
+	}
+	var rev []Record
+	seen := map[int]bool{}
+	for !seen[i] {
+		seen[i] = true
+		rev = append(rev, entries[i])
+		p, ok := byID[entries[i].ParentID]
+		if entries[i].ParentID == "" || !ok {
+			break
+		}
+		i = p
+	}
+	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
+		rev[a], rev[b] = rev[b], rev[a]
+	}
+	return rev
+}
+
+// Leaf is the reference's leaf on load: the last entry in file order.
+func Leaf(entries []Record) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	return entries[len(entries)-1].ID
+}

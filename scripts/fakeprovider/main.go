@@ -1,0 +1,45 @@
+// Command fakeprovider serves a recorded SSE body to every POST, on
+// loopback, for benchmarks that point agent-chat and its peers at the same
+// local model server. It prints its base URL and runs until killed.
+//
+//	go run ./scripts/fakeprovider -sse testdata/sse/openai/text.sse
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+func main() {
+	sse := flag.String("sse", "", "SSE `FILE` to answer with")
+	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
+	flag.Parse()
+	body, err := os.ReadFile(*sse)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+		os.Exit(2)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("http://%s\n", ln.Addr())
+	os.Stdout.Sync()
+	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Method != http.MethodPost {
+			w.Header().Set("content-type", "application/json")
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"test-model","object":"model"}]}`)
+			return
+		}
+		time.Sleep(*delay)
+		w.Header().Set("content-type", "text/event-stream")
+		w.Write(body)
+	}))
+}

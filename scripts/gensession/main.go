@@ -1,0 +1,71 @@
+// Command gensession writes a synthetic session file for benchmarks: a v3
+// header and N entries forming one chain (with a few side branches), about
+// SIZE bytes per entry, realistic message shapes.
+//
+//	go run ./scripts/gensession -n 1000000 -size 1000 > big.jsonl
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	n := flag.Int("n", 1000, "number of entries")
+	size := flag.Int("size", 1000, "approximate bytes per entry")
+	flag.Parse()
+	w := bufio.NewWriterSize(os.Stdout, 1<<20)
+	defer w.Flush()
+	rng := rand.New(rand.NewSource(42))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	fmt.Fprintf(w, `{"type":"session","version":3,"id":"0123456789abcdef","timestamp":"%s","cwd":"/bench/project"}`+"\n", t0.Format("2006-01-02T15:04:05.000Z"))
+	words := strings.Fields("the quick brown fox jumps over lazy dog func main return error nil string byte slice map test file path line")
+	text := func(k int) string {
+		var b strings.Builder
+		for b.Len() < k {
+			b.WriteString(words[rng.Intn(len(words))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	parent := ""
+	for i := 0; i < *n; i++ {
+		id := fmt.Sprintf("%08x", i*2654435761%(1<<32)) // unique for i < 2^32
+		ts := t0.Add(time.Duration(i) * time.Second).Format("2006-01-02T15:04:05.000Z")
+		var msg any
+		switch i % 3 {
+		case 0:
+			msg = map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text(*size - 200)}}, "timestamp": i}
+		case 1:
+			msg = map[string]any{"role": "assistant", "content": []any{
+				map[string]any{"type": "text", "text": text(*size - 450)},
+				map[string]any{"type": "toolCall", "id": "call_" + id, "name": "read", "arguments": map[string]any{"path": "src/main.go"}}},
+				"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+				"usage": map[string]any{"input": 100, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 150,
+					"cost": map[string]any{"input": 0.0003, "output": 0.00075, "cacheRead": 0, "cacheWrite": 0, "total": 0.00105}},
+				"stopReason": "toolUse", "timestamp": i}
+		default:
+			msg = map[string]any{"role": "toolResult", "toolCallId": "call_x", "toolName": "read",
+				"content": []any{map[string]any{"type": "text", "text": text(*size - 220)}}, "isError": false, "timestamp": i}
+		}
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		b, _ := json.Marshal(msg)
+		// The base members first, in the order pi writes them.
+		fmt.Fprintf(w, `{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":%s}`+"\n", id, p, ts, b)
+		// every 1000 entries a dead-end side branch, so the path is not the whole file
+		if i%1000 == 999 {
+			side := fmt.Sprintf("s%07x", i)
+			fmt.Fprintf(w, `{"type":"custom","id":"%s","parentId":"%s","timestamp":"%s","customType":"bench","data":{"i":%d}}`+"\n", side, id, ts, i)
+		}
+		parent = id
+	}
+}
