@@ -36,9 +36,9 @@ func toolClass(name string) (string, *mcp.ToolAnnotations) {
 	t, f := true, false
 	switch name {
 	case "read", "grep", "find", "ls":
-		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true}
+		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
 	case "fetch", "web_search":
-		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &t}
+		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &t}
 	case "write", "edit", "apply_patch", "todo", "undo":
 		return classWrite, &mcp.ToolAnnotations{DestructiveHint: &t, IdempotentHint: false, OpenWorldHint: &f}
 	case "bash":
