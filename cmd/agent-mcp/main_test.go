@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentutils/agentutils/internal/fakellm"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -83,6 +84,27 @@ func TestScripts(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 				}
 				ts.Fatalf("%s: no address after 10s", args[0])
+			},
+			// fakellm API sse:FILE...: the fake model provider for agent-chat
+			// (provider "fake", model "test-model"; see cmd/agent-chat's tests).
+			"fakellm": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: fakellm API sse:FILE...")
+				}
+				var steps []fakellm.Step
+				for _, a := range args[1:] {
+					file, ok := strings.CutPrefix(a, "sse:")
+					if !ok {
+						ts.Fatalf("fakellm: unknown step %q", a)
+					}
+					steps = append(steps, fakellm.Step{SSE: ts.MkAbs(file)})
+				}
+				srv := fakellm.New(steps...)
+				home := ts.Getenv("AGENTUTILS_HOME")
+				ts.Check(os.MkdirAll(home, 0o755))
+				ts.Check(os.WriteFile(filepath.Join(home, "models.toml"), []byte(srv.ModelsTOML("fake", args[0], "test-model")), 0o644))
+				ts.Setenv("FAKE_KEY", "sk-fake-secret-123456")
+				ts.Defer(srv.Close)
 			},
 			// waitfile FILE: wait until FILE exists (a server's side effect).
 			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
