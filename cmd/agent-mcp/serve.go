@@ -112,7 +112,7 @@ func serveCommand(env *app.Env) *cli.Command {
 				return err
 			}
 			defer tp.stop()
-			srv, err := tp.server(pick, c.Bool("allow-write"), c.Bool("allow-exec"))
+			srv, err := tp.server(cwd, pick, c.Bool("allow-write"), c.Bool("allow-exec"))
 			if err != nil {
 				return err
 			}
@@ -317,9 +317,9 @@ func (tp *toolProc) call(ctx context.Context, name string, args json.RawMessage,
 }
 
 // server builds the MCP server with the selected tools.
-func (tp *toolProc) server(pick []string, allowWrite, allowExec bool) (*mcp.Server, error) {
+func (tp *toolProc) server(cwd string, pick []string, allowWrite, allowExec bool) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()},
-		&mcp.ServerOptions{Instructions: "agentutils tools (agent-tool) working in the project directory given to agent-mcp serve."})
+		&mcp.ServerOptions{Instructions: "agentutils tools working in " + cwd + "; relative paths are resolved there."})
 	picked := map[string]bool{}
 	for _, p := range pick {
 		picked[p] = true
