@@ -79,6 +79,10 @@ type bridge struct {
 
 	// asks are elicitations waiting for an answer, by request id; early
 	// holds answers that came before their request was registered.
+	// bg counts background refreshes; closing stops new ones at exit.
+	bg      sync.WaitGroup
+	closing bool
+
 	// allow is hello's tool allowlist (nil: every tool).
 	allow map[string]bool
 
@@ -210,8 +214,13 @@ func (b *bridge) run(ctx context.Context) error {
 		}
 	}
 	// EOF: let running calls finish (an interrupt cancels them), write
-	// their results, close the servers.
+	// their results, stop background work, close the servers.
 	b.wg.Wait()
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
+	cancelAll()
+	b.bg.Wait()
 	for _, bs := range b.servers {
 		select {
 		case <-bs.ready:
@@ -244,7 +253,7 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 			b.send(&event.Update{ID: id, PartialResult: event.ToolOutput{Content: []event.Content{event.Text(text)}, Details: details}})
 		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			go b.refresh(ctx, bs)
+			b.spawn(func() { b.refresh(ctx, bs) })
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return b.elicit(ctx, bs.e.Name, req.Params)
@@ -258,7 +267,7 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 	if err == nil {
 		var tools []*mcp.Tool
 		if tools, err = s.listTools(ctx); err == nil {
-			s.onReconnect = func() { b.refresh(ctx, bs) }
+			s.onReconnect = func() { b.spawn(func() { b.refresh(ctx, bs) }) }
 			b.mu.Lock()
 			bs.s, bs.tools = s, tools
 			b.mu.Unlock()
@@ -269,6 +278,20 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 	b.mu.Lock()
 	bs.err = err
 	b.mu.Unlock()
+}
+
+// spawn runs fn in the background unless the bridge is shutting down.
+func (b *bridge) spawn(fn func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		fn()
+	}()
 }
 
 // refresh re-lists a server's tools after list_changed and sends the new list.

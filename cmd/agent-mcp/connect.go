@@ -40,7 +40,8 @@ type session struct {
 	cmd    *exec.Cmd // the stdio server process of the latest attempt
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
-	// onReconnect runs after a successful reconnect (the bridge re-lists).
+	// onReconnect runs after a successful reconnect (the bridge re-lists
+	// in the background); it must not block.
 	onReconnect func()
 }
 
@@ -451,7 +452,7 @@ func (s *session) reconnect(ctx context.Context) error {
 		}
 		if err = s.connect(ctx); err == nil {
 			if s.onReconnect != nil {
-				go s.onReconnect()
+				s.onReconnect()
 			}
 			return nil
 		}

@@ -191,7 +191,7 @@ func startToolProc(ctx context.Context, env *app.Env, command, cwd string) (*too
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
 	if err := tp.write(&event.Hello{Cwd: cwd}); err != nil {
 		tp.stop()
-		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q: %v", command, err)
+		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q exited before sending its tools (%v)", command, err)
 	}
 	for {
 		if !sc.Scan() {
