@@ -79,6 +79,12 @@ type bridge struct {
 
 	// asks are elicitations waiting for an answer, by request id; early
 	// holds answers that came before their request was registered.
+	// toolsMu orders tools messages; answered is set once hello's answer
+	// is out (no replace may come before it).
+	toolsMu   sync.Mutex
+	answered  bool
+	lastTools string // the tools of the last tools message, as JSON
+
 	// bg counts background refreshes; closing stops new ones at exit.
 	bg      sync.WaitGroup
 	closing bool
@@ -308,7 +314,20 @@ func (b *bridge) refresh(ctx context.Context, bs *bridgeServer) {
 	b.mu.Lock()
 	bs.tools, bs.deferred = tools, false
 	b.mu.Unlock()
+	// Before hello is answered the first tools message will carry the
+	// new list; after it, send the list again. toolsMu keeps the lists in
+	// the order they were built.
+	b.toolsMu.Lock()
+	defer b.toolsMu.Unlock()
+	if !b.answered {
+		return
+	}
 	msg := b.toolsMessage()
+	if sig, _ := json.Marshal(msg.Tools); string(sig) == b.lastTools {
+		return // a list_changed that changed nothing we offer
+	} else {
+		b.lastTools = string(sig)
+	}
 	msg.Replace = true
 	b.send(msg)
 }
@@ -356,7 +375,13 @@ func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
 		}
 		b.mu.Unlock()
 	}
-	b.send(b.toolsMessage())
+	b.toolsMu.Lock()
+	msg := b.toolsMessage()
+	sig, _ := json.Marshal(msg.Tools)
+	b.lastTools = string(sig)
+	b.send(msg)
+	b.answered = true
+	b.toolsMu.Unlock()
 }
 
 // spill writes a call's full text output to hello's stateDir (else the
