@@ -266,7 +266,7 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			data, _ := json.Marshal(req.Params.Data)
-			b.logf("info", "[mcp:%s] %s", bs.e.Name, data)
+			b.serverLog(fmt.Sprintf("[mcp:%s] %s", bs.e.Name, data))
 		},
 	}
 	s, err := b.r.open(ctx, bs.e, opts)
@@ -284,6 +284,19 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 	b.mu.Lock()
 	bs.err = err
 	b.mu.Unlock()
+}
+
+// serverLog passes a server's log message on as a log record, or to
+// stderr while hello is unanswered (the tools message must come first).
+func (b *bridge) serverLog(msg string) {
+	b.toolsMu.Lock()
+	answered := b.answered
+	b.toolsMu.Unlock()
+	if answered {
+		b.logf("info", "%s", msg)
+		return
+	}
+	fmt.Fprintf(b.env.Stderr, "agent-mcp: %s\n", msg)
 }
 
 // spawn runs fn in the background unless the bridge is shutting down.
