@@ -57,6 +57,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-context-files", Usage: "do not read AGENTS.md / CLAUDE.md"},
 		&cli.BoolFlag{Name: "no-skills", Usage: "do not list skills in the system prompt"},
 		&cli.BoolFlag{Name: "print-system-prompt", Usage: "print the system prompt and exit"},
+		&cli.StringFlag{Name: "output-format", Value: "pi", Usage: "`FORMAT` of stdout: pi (agent events, formats/events) or claude (Claude Code's stream-json, formats/claude-stream)"},
 		&cli.StringFlag{Name: "events", Value: "compact", Usage: "`MODE` of message_update events: compact, full or final"},
 		&cli.DurationFlag{Name: "throttle", Value: defaultThrottle, Usage: "coalesce deltas for `DURATION` (0: every delta)"},
 		&cli.IntFlag{Name: "retries", Value: 3, Usage: "`N` retries of transient provider errors"},

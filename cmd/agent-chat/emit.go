@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/agentutils/agentutils/lib/claudestream"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 )
@@ -23,6 +24,10 @@ type emitter struct {
 	pending  *llm.Event // a buffered delta
 	last     time.Time
 	err      error
+	// claude, when set, turns every event into Claude Code's stream-json
+	// (--output-format claude) instead of writing it.
+	claude *claudestream.Translator
+	turns  int // turn_start events written
 }
 
 func newEmitter(w io.Writer, mode string, throttle time.Duration, now func() time.Time) *emitter {
@@ -30,6 +35,22 @@ func newEmitter(w io.Writer, mode string, throttle time.Duration, now func() tim
 }
 
 func (e *emitter) write(ev event.Event) {
+	if e.claude != nil {
+		lines, err := e.claude.Event(ev, e.now().UnixMilli())
+		for _, l := range lines {
+			e.w.Write(l)
+			if len(l) == 0 || l[len(l)-1] != '\n' {
+				e.w.WriteByte('\n')
+			}
+		}
+		if err == nil {
+			err = e.w.Flush()
+		}
+		if err != nil && e.err == nil {
+			e.err = err
+		}
+		return
+	}
 	b, err := event.Encode(ev)
 	if err == nil {
 		_, err = e.w.Write(b)
@@ -42,9 +63,26 @@ func (e *emitter) write(ev event.Event) {
 	}
 }
 
+// finish ends a claude stream with its result line.
+func (e *emitter) finish() {
+	if e.claude == nil {
+		return
+	}
+	if l := e.claude.Finish(e.now().UnixMilli()); l != nil {
+		e.w.Write(l)
+		if l[len(l)-1] != '\n' {
+			e.w.WriteByte('\n')
+		}
+		e.w.Flush()
+	}
+}
+
 // raw writes one event given as a value.
 func (e *emitter) emit(typ string, fill func(*event.Event)) {
 	e.flushDelta()
+	if typ == event.TurnStart {
+		e.turns++
+	}
 	ev := event.Event{Type: typ}
 	if fill != nil {
 		fill(&ev)

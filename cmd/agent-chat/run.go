@@ -16,6 +16,7 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/contextfiles"
 	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/lib/claudestream"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -203,6 +204,28 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	if t := c.Float64("temperature"); t >= 0 {
 		opts.Temperature = &t
+	}
+	switch f := c.String("output-format"); f {
+	case "pi":
+	case "claude":
+		var names []string
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+		}
+		sid := ""
+		if st.header != nil {
+			sid = st.header.ID
+		}
+		out.claude = claudestream.New(claudestream.Options{SessionID: sid, Cwd: env.Dir, Model: model.Ref(), Tools: names,
+			Version: c.App.Version, IncludePartialMessages: c.String("events") == "full"})
+		defer func() {
+			if n := c.Int("max-turns"); n > 0 && out.turns >= n && !c.Bool("once") {
+				out.claude.MaxTurns()
+			}
+			out.finish()
+		}()
+	default:
+		return exit.Errorf(exit.Usage, "--output-format must be pi or claude, not %q", f)
 	}
 	t := &turn{c: c, env: env, out: out, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
 		procs: procs, toolset: toolset, validator: validator,

@@ -78,9 +78,9 @@ func startCoproc(ctx context.Context, command, cwd, sessionID string, stderr io.
 	go p.read(out)
 	hooks := false
 	b, _ := event.EncodeTool(&event.Hello{Cwd: cwd, SessionID: sessionID, Hooks: &hooks})
-	if _, err := in.Write(b); err != nil {
-		return nil, fmt.Errorf("tool command %q: %v", command, err)
-	}
+	// A child that already died makes this write fail; its exit is what
+	// gets reported (startTools waits on p.dead).
+	in.Write(b)
 	return p, nil
 }
 

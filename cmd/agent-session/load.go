@@ -148,9 +148,17 @@ func (l *loaded) leaf() string {
 // warnProblems reports skipped lines on stderr, with file and line.
 func warnProblems(c *cli.Context, path string, ps []session.Problem) {
 	for _, p := range ps {
+		if errors.As(p.Err, new(kept)) {
+			app.Warnf(c, "%s:%d: %v", path, p.Line, p.Err)
+			continue
+		}
 		app.Warnf(c, "%s:%d: skipped: %v", path, p.Line, p.Err)
 	}
 }
+
+// kept marks a problem with a line that is read anyway (repaired or
+// reinterpreted) rather than skipped.
+type kept struct{ error }
 
 // sidecarPath holds the leaf chosen by `checkout` when nothing was appended.
 func sidecarPath(path string) string { return filepath.Join(artifactsDir(path), "leaf") }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
@@ -175,6 +176,9 @@ func (o *opener) emitEntry(raw []byte) {
 			app.Warnf(o.c, "%s: %s", o.path, w)
 		}
 	}
+	if !utf8.Valid(raw) { // reported when indexed; the output stays valid JSON text
+		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	}
 	o.emit(raw)
 }
 
@@ -330,6 +334,13 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		} else {
 			idx.ids[p.ID] = i
 		}
+		badUTF8 := !utf8.Valid(raw)
+		if badUTF8 {
+			problems = append(problems, session.Problem{Line: lineNo, Err: kept{errors.New("invalid UTF-8 replaced with U+FFFD")}})
+		}
+		if p.ParentID == p.ID {
+			problems = append(problems, session.Problem{Line: lineNo, Err: kept{fmt.Errorf("entry %q names itself as its parent (read as a root)", p.ID)}})
+		}
 		par := int32(-1)
 		if p.ParentID != "" && p.ParentID != p.ID {
 			if j, ok := idx.ids[p.ParentID]; ok {
@@ -344,7 +355,9 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		idx.off = append(idx.off, off)
 		idx.n = append(idx.n, int32(len(raw)))
 		idx.parent = append(idx.parent, par)
-		idx.hasBlob = append(idx.hasBlob, o.resolve && bytes.Contains(raw, []byte("blob:sha256:")))
+		// hasBlob marks the lines copied one by one through emitEntry (blobs to
+		// resolve, bytes to repair) rather than in runs straight from the file.
+		idx.hasBlob = append(idx.hasBlob, badUTF8 || o.resolve && bytes.Contains(raw, []byte("blob:sha256:")))
 		return nil
 	})
 	if err == errMigrate {
@@ -406,9 +419,18 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		}
 	} else {
 		seen := make([]bool, len(idx.off))
-		for i := leaf; i >= 0 && !seen[i]; i = idx.parent[i] {
+		i := leaf
+		for ; i >= 0 && !seen[i]; i = idx.parent[i] {
 			seen[i] = true
 			order = append(order, i)
+		}
+		if i >= 0 { // the walk came back to an entry: a parent cycle, cut here
+			raw, err := readAt(f, idx.off[i], idx.n[i])
+			if err != nil {
+				return true, err
+			}
+			p, _ := session.Peek(raw)
+			app.Warnf(o.c, "%s: parent cycle through entry %q (cut where it closes)", o.path, p.ID)
 		}
 		for a, b := 0, len(order)-1; a < b; a, b = a+1, b-1 {
 			order[a], order[b] = order[b], order[a]

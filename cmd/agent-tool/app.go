@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,26 +14,38 @@ import (
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
 		Name:  "agent-tool",
-		Usage: "the agent's tools (read, write, edit, bash, ls, find) as a co-process and as commands",
+		Usage: "the agent's tools (read, write, edit, apply_patch, bash, grep, ls, find, todo, undo) as a co-process and as commands",
 		Description: `agent-tool runs the built-in tools of agentutils. 'serve' speaks the tool co-process protocol
 (formats/tool-protocol) on stdin/stdout for agent-chat; 'run' executes the tool calls of assistant
 messages read on stdin and writes their results as message_end events, so a shell loop can drive
 the agent; 'call' runs one tool; 'schema' prints the tool definitions.
 
 Tools: read (numbered lines, offset/limit, directories, images), write (atomic, keeps line endings),
-edit (old_text → new_text with the reference's fuzzy matching; a diff in details), bash (bash -c in its
-own process group, timeout, output tail with the full output in an artifact file), ls, find.
+edit in the mode --edit-mode picks (replace: old_text → new_text with the reference's fuzzy
+matching; hashline: read shows [path#TAG] and N:text, edit takes line-number hunks; apply_patch: the
+apply_patch tool takes the Codex patch envelope, all-or-nothing; a diff in details), undo_edit (one level per file, kept
+in the state dir), todo_write (the task list, in the state dir), bash (bash -c in its own process
+group, timeout, output tail with the full output in an artifact file), grep (lib/grep: numbered
+matches with context, .gitignore respected), ls, find.
+
+call, run and serve put a policy and hooks around every call: --allow/--deny tool lists,
+--read-only, --root DIR (paths confined, symlinks included), --bash-allow PREFIX (the script is
+parsed, every command must match); Claude-Code-style PreToolUse/PostToolUse hooks from --settings
+FILE and --hooks-dir DIR (exit 0 allow or a JSON verdict, exit 2 block with stderr as the reason,
+a crash or timeout blocks). serve skips the hooks when hello says "hooks": false.
 
 Examples:
    agent-chat --tools-cmd "agent-tool serve" "fix the failing test"
    agent-tool call read '{"path":"go.mod"}'
    agent-tool schema --tools read,edit > tools.json
+   agent-tool call --settings .claude/settings.json --root . bash '{"command":"go test ./..."}'
    jq -c 'select(.type=="turn_end") | .message' turn.jsonl | agent-tool run | agent-session append s.jsonl`,
 		Commands: []*cli.Command{serveCommand(env), runCommand(env), callCommand(env), schemaCommand(env)},
 	}
 }
 
 var toolsFlag = &cli.StringFlag{Name: "tools", Usage: "comma-separated `LIST` of the tools to offer (default: all)"}
+var editModeFlag = &cli.StringFlag{Name: "edit-mode", Value: "replace", Usage: "how files are edited: `MODE` replace (edit: old_text → new_text), hashline (read shows [path#TAG] and N:text, edit takes a hashline patch) or apply_patch (the apply_patch tool takes a Codex patch)"}
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -41,9 +55,13 @@ func selected(c *cli.Context) ([]tools.Tool, error) {
 			names = append(names, n)
 		}
 	}
-	return tools.Select(names)
+	mode := c.String("edit-mode")
+	if !slices.Contains(tools.EditModes, mode) {
+		return nil, fmt.Errorf("unknown --edit-mode %q (modes: %s)", mode, strings.Join(tools.EditModes, ", "))
+	}
+	return tools.Select(names, mode)
 }
 
 func toolEnv(c *cli.Context, env *app.Env) *tools.Env {
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: c.String("edit-mode")}
 }

@@ -23,13 +23,17 @@ error (exit 2) naming it.
 
 Example:
    jq -c 'select(.type=="turn_end") | .message' turn.jsonl | agent-tool run | agent-session append s.jsonl`,
-		Flags: []cli.Flag{toolsFlag, stateFlag},
+		Flags: append(callFlags(), toolsFlag),
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
 			tenv := toolEnv(c, env)
+			g, err := newGate(c, ts)
+			if err != nil {
+				return err
+			}
 			in := bufio.NewReaderSize(env.Stdin, 256<<10)
 			w := bufio.NewWriter(c.App.Writer)
 			defer w.Flush()
@@ -41,7 +45,7 @@ Example:
 						return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
 					}
 					for _, tc := range msg.toolCalls() {
-						r := runTool(c, ts, tenv, tc.Name, tc.Arguments, nil)
+						r := g.run(c.Context, ts, tenv, tc.ID, tc.Name, tc.Arguments, true, nil)
 						b, _ := json.Marshal(struct {
 							Role       string          `json:"role"`
 							ToolCallID string          `json:"toolCallId"`

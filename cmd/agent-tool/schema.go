@@ -19,7 +19,7 @@ func schemaCommand(env *app.Env) *cli.Command {
 
 Example:
    agent-tool schema --tools read,bash | jq -r '.tools[].name'`,
-		Flags: []cli.Flag{toolsFlag},
+		Flags: []cli.Flag{toolsFlag, editModeFlag},
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
@@ -50,7 +50,7 @@ result record ({"type":"result","content":[…],"details":…,"isError":…}). E
 Examples:
    agent-tool call read '{"path":"main.go","offset":10,"limit":20}'
    echo '{"command":"go test ./..."}' | agent-tool call bash -`,
-		Flags: []cli.Flag{stateFlag},
+		Flags: callFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 || c.NArg() > 2 {
 				return exit.Errorf(exit.Usage, "usage: agent-tool call NAME [JSON|-]")
@@ -73,7 +73,11 @@ Examples:
 				}
 				args = json.RawMessage(a)
 			}
-			r := runTool(c, ts, toolEnv(c, env), c.Args().First(), args, nil)
+			g, err := newGate(c, ts)
+			if err != nil {
+				return err
+			}
+			r := g.run(c.Context, ts, toolEnv(c, env), "", c.Args().First(), args, true, nil)
 			b, _ := event.EncodeTool(&r)
 			c.App.Writer.Write(b)
 			if r.IsError {

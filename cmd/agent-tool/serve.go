@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -29,13 +32,17 @@ skipped. At EOF on stdin it lets running calls finish, writes their results and 
 
 Example:
    agent-chat --tools-cmd "agent-tool serve --tools read,edit,bash" "fix the test"`,
-		Flags: []cli.Flag{toolsFlag, stateFlag},
+		Flags: append(callFlags(), toolsFlag),
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
-			return serve(c.Context, ts, toolEnv(c, env), env.Stdin, env.Stdout)
+			g, err := newGate(c, ts)
+			if err != nil {
+				return err
+			}
+			return serve(c.Context, ts, toolEnv(c, env), g, env.Stdin, env.Stdout)
 		},
 	}
 }
@@ -52,20 +59,12 @@ type server struct {
 	mu        sync.Mutex
 	running   map[string]context.CancelFunc
 	wg        sync.WaitGroup
-	valid     *loop.Validator
+	gate      *gate
+	hooks     bool // false when hello says the parent fires the hooks
 }
 
-func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, in io.Reader, out io.Writer) error {
-	s := &server{tools: ts, env: env, w: bufio.NewWriter(out), running: map[string]context.CancelFunc{}}
-	var defs []loop.Tool
-	for _, t := range ts {
-		defs = append(defs, loop.Tool{ToolDef: t.Def})
-	}
-	v, err := loop.NewValidator(defs)
-	if err != nil {
-		return err
-	}
-	s.valid = v
+func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
+	s := &server{tools: ts, env: env, w: bufio.NewWriter(out), running: map[string]context.CancelFunc{}, gate: g, hooks: true}
 	r := bufio.NewReaderSize(in, 256<<10)
 	for n := 1; ; n++ {
 		line, rerr := r.ReadBytes('\n')
@@ -107,12 +106,18 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		if m.Cwd != "" {
 			s.env.Cwd = m.Cwd
 		}
+		if m.Hooks != nil {
+			s.hooks = *m.Hooks
+		}
+		if m.EditMode != "" && m.EditMode != s.env.EditMode {
+			s.setEditMode(m.EditMode)
+		}
 		if m.StateDir != "" && s.env.StateDir == "" {
 			s.env.StateDir = m.StateDir
 		}
 		offer := s.tools
 		if len(m.Tools) > 0 {
-			sel, err := tools.Select(m.Tools)
+			sel, err := tools.Select(m.Tools, s.env.EditMode)
 			if err != nil {
 				s.send(&event.Log{Level: "error", Msg: err.Error()})
 			} else {
@@ -142,6 +147,7 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 }
 
 func (s *server) call(parent context.Context, m *event.Call) {
+	ts, g := s.tools, s.gate // a later hello may switch them; this call keeps its own
 	ctx, cancel := context.WithCancel(parent)
 	s.mu.Lock()
 	if _, dup := s.running[m.ID]; dup {
@@ -163,7 +169,7 @@ func (s *server) call(parent context.Context, m *event.Call) {
 		}()
 		start := time.Now()
 		exclusive := false
-		for _, t := range s.tools {
+		for _, t := range ts {
 			if t.Def.Name == m.Name && t.Def.Concurrency == event.Exclusive {
 				exclusive = true
 			}
@@ -179,16 +185,51 @@ func (s *server) call(parent context.Context, m *event.Call) {
 		var r event.Result
 		if ctx.Err() != nil {
 			r = event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
-		} else if args, err := s.valid.Validate(m.Name, m.Arguments); err != nil {
-			r = event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
 		} else {
-			r = tools.Run(ctx, s.tools, s.env, m.Name, args, func(o event.ToolOutput) {
+			r = g.run(ctx, ts, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
 				s.send(&event.Update{ID: m.ID, PartialResult: o})
 			})
 		}
 		r.ID, r.DurationMs = m.ID, time.Since(start).Milliseconds()
 		s.send(&r)
 	}()
+}
+
+// setEditMode switches the edit tool to the mode hello asks for, keeping
+// the same selection of tools.
+func (s *server) setEditMode(mode string) {
+	if !slices.Contains(tools.EditModes, mode) {
+		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("unknown editMode %q (modes: %s); keeping %s", mode, strings.Join(tools.EditModes, ", "), s.env.EditMode)})
+		return
+	}
+	var names []string
+	for _, t := range s.tools {
+		n := t.Def.Name
+		if n == "apply_patch" {
+			n = "edit"
+		}
+		if n == "edit" && mode == "apply_patch" {
+			n = "apply_patch"
+		}
+		names = append(names, n)
+	}
+	ts, err := tools.Select(names, mode)
+	if err != nil {
+		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		return
+	}
+	var defs []loop.Tool
+	for _, t := range ts {
+		defs = append(defs, loop.Tool{ToolDef: t.Def})
+	}
+	v, err := loop.NewValidator(defs)
+	if err != nil {
+		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		return
+	}
+	g := *s.gate
+	g.valid = v
+	s.tools, s.gate, s.env.EditMode = ts, &g, mode
 }
 
 func trimSpace(b []byte) []byte {
@@ -201,18 +242,101 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
-// runTool runs one call in the foreground (call and run), validating the
-// arguments first.
-func runTool(c *cli.Context, ts []tools.Tool, env *tools.Env, name string, args json.RawMessage, update func(event.ToolOutput)) event.Result {
+// gate is what stands around every call: PreToolUse hooks, the policy,
+// argument validation, and PostToolUse hooks.
+type gate struct {
+	hooks []hooks.Hook
+	rules rules
+	valid *loop.Validator
+	errw  io.Writer
+}
+
+func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
 	var defs []loop.Tool
 	for _, t := range ts {
 		defs = append(defs, loop.Tool{ToolDef: t.Def})
 	}
 	v, err := loop.NewValidator(defs)
-	if err == nil {
-		if args, err = v.Validate(name, args); err != nil {
-			return event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	if err != nil {
+		return nil, err
+	}
+	hs, err := loadHooks(c)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	return &gate{hooks: hs, rules: rulesOf(c), valid: v, errw: c.App.ErrWriter}, nil
+}
+
+// run runs one call through the gate. withHooks is false when the parent
+// fires the hooks itself (hello.hooks false).
+func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, name string, args json.RawMessage, withHooks bool, update func(event.ToolOutput)) event.Result {
+	hs := g.hooks
+	if !withHooks {
+		hs = nil
+	}
+	warn := func(s string) { fmt.Fprintf(g.errw, "agent-tool: %s\n", s) }
+	hookEnv := []string{"AGENT_PROJECT_DIR=" + env.Cwd, "CLAUDE_PROJECT_DIR=" + env.Cwd, "AGENT_HAS_UI=0"}
+	in := hooks.Input{Event: "tool_call", Cwd: env.Cwd, ToolName: name, ToolCallID: id, ToolInput: args}
+	if len(hs) > 0 {
+		v := hooks.Run(ctx, hs, in, hookEnv, warn)
+		if v.Block {
+			return event.Result{Content: []event.Content{event.Text("Blocked by hook: " + v.Reason)}, IsError: true}
+		}
+		if v.UpdatedInput != nil {
+			args = v.UpdatedInput
 		}
 	}
-	return tools.Run(c.Context, ts, env, name, args, update)
+	if reason := g.rules.check(env, name, args); reason != "" {
+		return event.Result{Content: []event.Content{event.Text(reason)}, IsError: true}
+	}
+	args, err := g.valid.Validate(name, args)
+	if err != nil {
+		return event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	}
+	r := tools.Run(ctx, ts, env, name, args, update)
+	if len(hs) > 0 {
+		in.Event, in.ToolInput = "tool_result", args
+		content, _ := json.Marshal(r.Content)
+		isErr := r.IsError
+		in.Content, in.Details, in.IsError = content, r.Details, &isErr
+		in.ToolResponse, _ = json.Marshal(map[string]any{"content": r.Content, "details": r.Details, "isError": r.IsError})
+		pv := hooks.Run(ctx, hs, in, hookEnv, warn)
+		if pv.Content != nil {
+			var cs []event.Content
+			if json.Unmarshal(pv.Content, &cs) == nil {
+				r.Content = cs
+			}
+		}
+		if pv.IsError != nil {
+			r.IsError = *pv.IsError
+		}
+		for _, extra := range pv.AdditionalContext {
+			r.Content = append(r.Content, event.Text(extra))
+		}
+	}
+	return r
+}
+
+var (
+	hooksDirFlag = &cli.StringSliceFlag{Name: "hooks-dir", Usage: "`DIR` with pre/<tool> and post/<tool> hook executables (<tool> may be *); repeatable"}
+	settingsFlag = &cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call; repeatable"}
+)
+
+func loadHooks(c *cli.Context) ([]hooks.Hook, error) {
+	var hs []hooks.Hook
+	for _, f := range c.StringSlice("settings") {
+		h, err := hooks.LoadSettings(f)
+		if err != nil {
+			return nil, fmt.Errorf("hooks: %v", err)
+		}
+		hs = append(hs, h...)
+	}
+	for _, d := range c.StringSlice("hooks-dir") {
+		h, warnings := hooks.LoadDir(d)
+		for _, w := range warnings {
+			fmt.Fprintf(c.App.ErrWriter, "agent-tool: %s\n", w)
+		}
+		hs = append(hs, h...)
+	}
+	return hs, nil
 }

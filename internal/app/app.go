@@ -64,11 +64,21 @@ func OSEnv() *Env {
 	}
 }
 
-// Main runs spec as this process and returns its exit status; SIGINT and
-// SIGTERM cancel the context given to the command.
+// Main runs spec as this process and returns its exit status. The first
+// SIGINT or SIGTERM cancels the context given to the command (which then
+// winds down and reports); a second one ends the process at once with 130.
 func Main(spec Spec) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		os.Exit(exit.Interrupted)
+	}()
 	return Run(ctx, spec, OSEnv(), os.Args)
 }
 
@@ -105,6 +115,12 @@ func report(name string, env *Env, err error) int {
 
 func usageError(c *cli.Context, err error, _ bool) error {
 	return exit.Errorf(exit.Usage, "%s (see '%s --help')", err, c.Command.HelpName)
+}
+
+// The version flag is -V/--version (as in ripgrep), so -v stays free for
+// commands that mean "invert" by it.
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version"}
 }
 
 func prepare(a *cli.App, env *Env) {

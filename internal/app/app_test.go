@@ -108,7 +108,7 @@ func TestColor(t *testing.T) {
 }
 
 func TestInterspersedFlags(t *testing.T) {
-	a := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "model"}, &cli.BoolFlag{Name: "once"}},
+	a := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}, &cli.BoolFlag{Name: "once"}},
 		Commands: []*cli.Command{{Name: "append", Flags: []cli.Flag{&cli.BoolFlag{Name: "tee"}, &cli.StringFlag{Name: "parent"}}}}}
 	for _, tt := range []struct{ in, want []string }{
 		{[]string{"x", "append", "s.jsonl", "--tee"}, []string{"x", "append", "--tee", "--", "s.jsonl"}},
@@ -117,6 +117,7 @@ func TestInterspersedFlags(t *testing.T) {
 		{[]string{"x", "--model", "m", "fix"}, []string{"x", "--model", "m", "--", "fix"}},
 		{[]string{"x", "a", "--", "--tee"}, []string{"x", "a", "--", "--tee"}},
 		{[]string{"x", "append", "s.jsonl"}, []string{"x", "append", "s.jsonl"}},
+		{[]string{"x", "-mfoo", "hi"}, []string{"x", "-m", "foo", "--", "hi"}},
 	} {
 		if got := interspersed(a, tt.in); strings.Join(got, " ") != strings.Join(tt.want, " ") {
 			t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)

@@ -49,6 +49,11 @@ func interspersed(a *cli.App, args []string) []string {
 			pos = append(pos, tok)
 			continue
 		}
+		if !strings.HasPrefix(tok, "--") && len(tok) > 2 && tok[2] != '=' && takesValue(flags, tok[1:2]) {
+			// -C3: a one-letter flag with its value attached, as rg and grep allow
+			fl = append(fl, tok[:2], tok[2:])
+			continue
+		}
 		fl = append(fl, tok)
 		name := strings.TrimLeft(tok, "-")
 		if strings.Contains(name, "=") {

@@ -82,7 +82,15 @@ func (t *tail) Write(p []byte) (int, error) {
 func (t *tail) text() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := strings.ToValidUTF8(string(t.buf), "\uFFFD")
+	b := t.buf
+	if t.total > len(b) {
+		// The tail starts mid-line: drop the partial first line, unless
+		// it is the only line (then its end is all there is to show).
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	return strings.ReplaceAll(stripANSI(s), "\r", "")
 }
 

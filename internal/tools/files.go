@@ -30,6 +30,7 @@ const (
 	dirLimit    = 500
 	findLimit   = 1000
 	maxImage    = 20 << 20
+	maxHashline = 4 << 20 // larger files get no version tag and are not line-editable
 	sniffLength = 8000
 )
 
@@ -83,14 +84,74 @@ func readTool() Tool {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return event.ToolOutput{}, err
 			}
-			return readLines(f, a.Offset, a.Limit)
+			if env.EditMode == "hashline" && st.Size() <= maxHashline {
+				// Hashline display: the file's version tag in a header and
+				// bare-numbered lines, the anchors the hashline edit takes.
+				raw, err := io.ReadAll(f)
+				if err != nil {
+					return event.ToolOutput{}, err
+				}
+				lf := edit.Parse(string(raw)).Text
+				out, err := readLines(strings.NewReader(lf), a.Offset, a.Limit, true)
+				if err == nil && len(out.Content) > 0 {
+					out.Content[0].Text = "[" + a.Path + "#" + edit.FileTag(lf) + "]\n" + out.Content[0].Text
+				}
+				return out, err
+			}
+			return readLines(f, a.Offset, a.Limit, false)
 		},
+	}
+}
+
+// countLines counts the lines left in br: newlines, plus a last line
+// that has none.
+func countLines(br *bufio.Reader) (int, error) {
+	buf := make([]byte, 256<<10)
+	n, last := 0, byte('\n')
+	for {
+		k, err := br.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// nextLine reads one line (without its \n or \r\n); its text only when
+// keep. empty says the line had no bytes at all.
+func nextLine(br *bufio.Reader, keep bool) (line string, empty bool, err error) {
+	var buf []byte
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += len(chunk)
+		if keep {
+			buf = append(buf, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if keep {
+			buf = bytes.TrimSuffix(buf, []byte("\n"))
+			buf = bytes.TrimSuffix(buf, []byte("\r"))
+			line = string(buf)
+		}
+		return line, n == 0, err
 	}
 }
 
 // readLines streams a text file and returns the selected lines numbered,
 // within the line and byte budgets, never holding more than that in memory.
-func readLines(r io.Reader, offset, limit int) (event.ToolOutput, error) {
+func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput, error) {
 	start := 0
 	if offset > 0 {
 		start = offset - 1
@@ -103,14 +164,23 @@ func readLines(r io.Reader, offset, limit int) (event.ToolOutput, error) {
 	var lines []string
 	total, size, byBytes, firstTooLong := 0, 0, false, -1
 	for {
-		line, err := br.ReadString('\n')
+		// Lines outside the page are only counted: read without copying.
+		keep := total >= start && len(lines) < want && !byBytes
+		if !keep && total > start {
+			// The page is full: only the total is left to find.
+			n, err := countLines(br)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			total += n
+			break
+		}
+		line, empty, err := nextLine(br, keep)
 		if err != nil && err != io.EOF {
 			return event.ToolOutput{}, err
 		}
 		eof := err == io.EOF
-		line = strings.TrimSuffix(line, "\n")
-		line = strings.TrimSuffix(line, "\r")
-		if eof && line == "" && total > 0 {
+		if eof && empty && total > 0 {
 			break // the newline that ends the last line starts no new one
 		}
 		i := total
@@ -149,7 +219,11 @@ func readLines(r io.Reader, offset, limit int) (event.ToolOutput, error) {
 	width := len(fmt.Sprint(last))
 	var b strings.Builder
 	for k, l := range lines {
-		fmt.Fprintf(&b, "%*d|%s\n", width, start+k+1, l)
+		if hashline {
+			fmt.Fprintf(&b, "%d:%s\n", start+k+1, l)
+		} else {
+			fmt.Fprintf(&b, "%*d|%s\n", width, start+k+1, l)
+		}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if last < total {
@@ -224,9 +298,11 @@ func writeTool() Tool {
 			}
 			p := env.resolve(a.Path)
 			content := a.Content
-			if old, err := os.ReadFile(p); err == nil {
+			old, rerr := os.ReadFile(p)
+			if rerr == nil {
 				content = edit.Parse(string(old)).Render(edit.Parse(content).Text)
 			}
+			saveUndo(env, p, old, rerr == nil)
 			if err := writeAtomic(p, []byte(content), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
@@ -256,13 +332,14 @@ func editTool() Tool {
 			p := env.resolve(a.Path)
 			raw, err := os.ReadFile(p)
 			if err != nil {
-				return event.ToolOutput{}, fmt.Errorf("File not found: %s", a.Path)
+				return event.ToolOutput{}, fileError(a.Path, err)
 			}
 			f := edit.Parse(string(raw))
 			res, err := edit.Replace(env.rel(p), f.Text, a.OldText, a.NewText, a.All, true, 0)
 			if err != nil {
 				return event.ToolOutput{}, err
 			}
+			saveUndo(env, p, raw, true)
 			if err := writeAtomic(p, []byte(f.Render(res.Text)), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}

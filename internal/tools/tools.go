@@ -7,10 +7,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -22,7 +24,11 @@ type Env struct {
 	StateDir string // artifacts, undo copies, todos; "" keeps them in a temp dir
 	Now      func() time.Time
 	Getenv   func(string) string
+	EditMode string // replace (default), hashline or apply_patch: how files are shown and edited
 }
+
+// EditModes are the edit tool's modes.
+var EditModes = []string{"replace", "hashline", "apply_patch"}
 
 // Tool is one built-in tool.
 type Tool struct {
@@ -30,15 +36,24 @@ type Tool struct {
 	Run func(ctx context.Context, env *Env, args json.RawMessage, update func(event.ToolOutput)) (event.ToolOutput, error)
 }
 
-// All lists the tools in the order they are offered.
-func All() []Tool {
-	return []Tool{readTool(), writeTool(), editTool(), bashTool(), lsTool(), findTool()}
+// All lists the tools in the order they are offered, with the edit tool
+// of mode: replace's and hashline's are named edit, apply_patch's is
+// apply_patch (the reference's wire name).
+func All(mode string) []Tool {
+	ed := editTool()
+	switch mode {
+	case "hashline":
+		ed = hashlineTool()
+	case "apply_patch":
+		ed = applyPatchTool()
+	}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool()}
 }
 
-// Select returns the tools named in allow (all when empty); an unknown name
-// is an error that lists the known ones.
-func Select(allow []string) ([]Tool, error) {
-	all := All()
+// Select returns the tools of mode named in allow (all when empty); an
+// unknown name is an error that lists the known ones.
+func Select(allow []string, mode string) ([]Tool, error) {
+	all := All(mode)
 	if len(allow) == 0 {
 		return all, nil
 	}
@@ -131,6 +146,20 @@ func (e *Env) stateDir() (string, error) {
 		d = filepath.Join(os.TempDir(), "agent-tool-state")
 	}
 	return d, os.MkdirAll(d, 0o755)
+}
+
+// fileError tells the model what went wrong reading a file it named, and
+// what to do instead.
+func fileError(path string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("File not found: %s", path)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("Permission denied: %s. Choose another file or ask the user to change its permissions.", path)
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%s is a directory, not a file. Use ls or read on it to see its entries.", path)
+	}
+	return fmt.Errorf("Cannot read %s: %v", path, err)
 }
 
 // formatBytes is the reference's byte formatting (50.0KB).

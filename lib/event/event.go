@@ -158,11 +158,7 @@ func Encode(e Event) ([]byte, error) {
 	if e.Raw != nil {
 		return append(append([]byte(nil), e.Raw...), '\n'), nil
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return marshalLine(e)
 }
 
 // strictObject checks that line is one JSON object with a string "type".

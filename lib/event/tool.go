@@ -236,9 +236,17 @@ func EncodeTool(v any) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("not a tool protocol message: %T", v)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	return marshalLine(v)
+}
+
+// marshalLine encodes v as one line, without escaping <, > and & (tool
+// output and code are full of them; JSON does not need it).
+func marshalLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
 }

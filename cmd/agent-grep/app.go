@@ -1,0 +1,98 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+)
+
+func newApp(env *app.Env) *cli.App {
+	return &cli.App{
+		Name:                   "agent-grep",
+		Usage:                  "search files for a regex, ripgrep-compatible",
+		ArgsUsage:              "PATTERN [PATH...]",
+		UseShortOptionHandling: true,
+		HideHelpCommand:        true,
+		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax), with
+ripgrep's flags, output formats and exit codes: 0 when something matched, 1 when nothing did, 2 on
+an error (a bad regex names the position; an unreadable file is a warning and the search goes on).
+Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
+core.excludesFile, .ignore and .rgignore exclude are skipped; binary files (a NUL byte) are searched
+up to their first NUL. Output is sorted by path, whatever the parallelism. --json prints exactly
+ripgrep's JSON Lines. rg flags that agent-grep does not implement are refused (exit 2), never
+ignored.
+
+For agents: --max-total-matches N stops after N matches in all, --max-bytes N stops when the
+output would pass N bytes; both say so on stderr (and in the JSON summary's "x_agent").
+
+Examples:
+   agent-grep -n 'func main' .
+   agent-grep -i -t go -C2 'todo|fixme'
+   agent-grep --json -w Add src/ | jq -c 'select(.type=="match")'
+   agent-grep --files -g '*.md'
+   agent-grep -c error app.log`,
+		Flags:  flags(),
+		Action: func(c *cli.Context) error { return run(c, env) },
+	}
+}
+
+func flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "regexp", Aliases: []string{"e"}, Usage: "a `PATTERN` (repeatable; then every argument is a path)"},
+		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read patterns from `FILE`, one per line"},
+		&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "patterns are literal strings"},
+		&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"i"}, Usage: "case-insensitive"},
+		&cli.BoolFlag{Name: "smart-case", Aliases: []string{"S"}, Usage: "case-insensitive unless a pattern has an uppercase letter"},
+		&cli.BoolFlag{Name: "case-sensitive", Aliases: []string{"s"}, Usage: "case-sensitive (the default)"},
+		&cli.BoolFlag{Name: "word-regexp", Aliases: []string{"w"}, Usage: "only whole words"},
+		&cli.BoolFlag{Name: "line-regexp", Aliases: []string{"x"}, Usage: "only whole lines"},
+		&cli.BoolFlag{Name: "invert-match", Aliases: []string{"v"}, Usage: "lines that do not match"},
+		&cli.BoolFlag{Name: "multiline", Aliases: []string{"U"}, Usage: "let matches span lines"},
+		&cli.BoolFlag{Name: "multiline-dotall", Usage: "with -U, . matches newlines too"},
+		&cli.BoolFlag{Name: "only-matching", Aliases: []string{"o"}, Usage: "print only the matched parts"},
+		&cli.StringFlag{Name: "replace", Aliases: []string{"r"}, Usage: "print `TEXT` instead of each match ($1, ${name} expand; files are never written)"},
+		&cli.IntFlag{Name: "after-context", Aliases: []string{"A"}, Usage: "`NUM` lines after each match"},
+		&cli.IntFlag{Name: "before-context", Aliases: []string{"B"}, Usage: "`NUM` lines before each match"},
+		&cli.IntFlag{Name: "context", Aliases: []string{"C"}, Usage: "`NUM` lines before and after each match"},
+		&cli.IntFlag{Name: "max-count", Aliases: []string{"m"}, Usage: "at most `NUM` matching lines per file"},
+		&cli.BoolFlag{Name: "files-with-matches", Aliases: []string{"l"}, Usage: "print the paths of files with a match"},
+		&cli.BoolFlag{Name: "files-without-match", Usage: "print the paths of files without a match"},
+		&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print the number of matching lines per file"},
+		&cli.BoolFlag{Name: "count-matches", Usage: "print the number of matches per file"},
+		&cli.BoolFlag{Name: "line-number", Aliases: []string{"n"}, Usage: "show line numbers (the default on a terminal)"},
+		&cli.BoolFlag{Name: "no-line-number", Aliases: []string{"N"}, Usage: "hide line numbers"},
+		&cli.BoolFlag{Name: "column", Usage: "show the column of the first match"},
+		&cli.BoolFlag{Name: "with-filename", Aliases: []string{"H"}, Usage: "show the path with each line"},
+		&cli.BoolFlag{Name: "no-filename", Aliases: []string{"I"}, Usage: "never show the path"},
+		&cli.BoolFlag{Name: "heading", Usage: "group matches under each file's path (the default on a terminal)"},
+		&cli.BoolFlag{Name: "no-heading", Usage: "the path on every line"},
+		&cli.BoolFlag{Name: "vimgrep", Usage: "path:line:column:text for every match"},
+		&cli.BoolFlag{Name: "null", Aliases: []string{"0"}, Usage: "a NUL byte after each path"},
+		&cli.BoolFlag{Name: "json", Usage: "ripgrep's JSON Lines (begin/match/context/end/summary)"},
+		&cli.BoolFlag{Name: "stats", Usage: "print search statistics at the end"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing; the exit code says whether something matched"},
+		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes"},
+		&cli.BoolFlag{Name: "max-columns-preview", Usage: "with -M, show the start of long lines instead of omitting them"},
+		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB`"},
+		&cli.StringSliceFlag{Name: "iglob", Usage: "like --glob, case-insensitive"},
+		&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only files of `TYPE` (see --type-list)"},
+		&cli.StringSliceFlag{Name: "type-not", Aliases: []string{"T"}, Usage: "no files of `TYPE`"},
+		&cli.BoolFlag{Name: "type-list", Usage: "list the file types and exit"},
+		&cli.BoolFlag{Name: "hidden", Aliases: []string{"."}, Usage: "search hidden files and directories"},
+		&cli.BoolFlag{Name: "no-ignore", Usage: "do not read ignore files"},
+		&cli.BoolFlag{Name: "no-ignore-vcs", Usage: "do not read .gitignore, .git/info/exclude or core.excludesFile"},
+		&cli.BoolFlag{Name: "no-ignore-dot", Usage: "do not read .ignore or .rgignore"},
+		&cli.BoolFlag{Name: "follow", Aliases: []string{"L"}, Usage: "follow symbolic links"},
+		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d"}, Usage: "descend at most `NUM` directories"},
+		&cli.StringFlag{Name: "max-filesize", Usage: "skip files larger than `SIZE` (K, M, G suffixes)"},
+		&cli.BoolFlag{Name: "text", Aliases: []string{"a"}, Usage: "search binary files as text"},
+		&cli.BoolFlag{Name: "binary", Usage: "search binary files but stop at the first NUL (the default for named files)"},
+		&cli.BoolFlag{Name: "search-zip", Aliases: []string{"z"}, Usage: "search gzip and zstd files decompressed"},
+		&cli.BoolFlag{Name: "files", Usage: "list the files that would be searched"},
+		&cli.StringFlag{Name: "sort", Value: "path", Usage: "`ORDER`: path, modified or none"},
+		&cli.IntFlag{Name: "threads", Aliases: []string{"j"}, Usage: "`NUM` search threads (default: one per CPU)"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never"},
+		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
+		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
+	}
+}

@@ -1,0 +1,137 @@
+package commit
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Analysis is what the model returns for a staged diff (commit.md §2.6):
+// the message in parts, validated before it is rendered.
+type Analysis struct {
+	Type     string   `json:"type"`
+	Scope    string   `json:"scope,omitempty"`
+	Summary  string   `json:"summary"`
+	Details  []string `json:"details,omitempty"`
+	Breaking string   `json:"breaking,omitempty"` // the BREAKING CHANGE text; "" when none
+}
+
+// DiffBudget is the most diff text sent to the model (commit.md §6.9 item 12).
+const DiffBudget = 120000
+
+// MsgSystemPrompt asks for the analysis as one JSON object.
+const MsgSystemPrompt = `You write git commit messages in the Conventional Commits format.
+Read the staged diff and answer with ONE JSON object and nothing else:
+{"type": "...", "scope": "...", "summary": "...", "details": ["..."], "breaking": ""}
+- type: one of build, chore, ci, docs, feat, fix, perf, refactor, revert, style, test.
+- scope: optional; one or two lowercase segments such as "parser" or "api/auth"; "" when unclear.
+- summary: imperative or past tense, lowercase first word, at most 72 characters, no trailing period.
+- details: up to 6 short sentences ending with a period, for what a reviewer needs to know; [] for small changes.
+- breaking: a sentence describing an incompatible change, or "" when there is none.`
+
+// MsgPrompt assembles the user prompt: optional context from the user, the
+// scope candidates, the excluded lock files by name, and the diff of the
+// other files cut to DiffBudget characters.
+func MsgPrompt(files []FileDiff, cands []ScopeCandidate, userContext string) string {
+	var b strings.Builder
+	if userContext != "" {
+		fmt.Fprintf(&b, "Context from the author:\n%s\n\n", userContext)
+	}
+	if len(cands) > 0 {
+		b.WriteString("Scope candidates (share of changed lines):")
+		for i, c := range cands {
+			if i == 5 || c.Percent < 10 {
+				break
+			}
+			fmt.Fprintf(&b, " %s (%.0f%%)", c.Scope, c.Percent)
+		}
+		b.WriteString("\n\n")
+	}
+	var excluded []string
+	var diff strings.Builder
+	for _, f := range files {
+		if Excluded(f.Path) {
+			excluded = append(excluded, f.Path)
+			continue
+		}
+		diff.WriteString(f.Header)
+		if f.Binary {
+			continue
+		}
+		for _, h := range f.Hunks {
+			diff.WriteString(h.Content)
+			diff.WriteString("\n")
+		}
+	}
+	if len(excluded) > 0 {
+		fmt.Fprintf(&b, "Lock files changed (diff not shown): %s\n\n", strings.Join(excluded, ", "))
+	}
+	d := diff.String()
+	if len(d) > DiffBudget {
+		cut := strings.LastIndex(d[:DiffBudget], "\n") + 1
+		d = d[:cut] + fmt.Sprintf("... (truncated %d characters) ...\n", len(d)-cut)
+	}
+	b.WriteString("Staged diff:\n")
+	b.WriteString(d)
+	return b.String()
+}
+
+// ParseAnalysis reads the model's answer: a JSON object, possibly inside a
+// ```json fence or surrounded by prose.
+func ParseAnalysis(text string) (Analysis, error) {
+	var a Analysis
+	i, j := strings.Index(text, "{"), strings.LastIndex(text, "}")
+	if i < 0 || j < i {
+		return a, fmt.Errorf("the answer holds no JSON object")
+	}
+	if err := json.Unmarshal([]byte(text[i:j+1]), &a); err != nil {
+		return a, fmt.Errorf("the answer is not the analysis JSON: %v", err)
+	}
+	a.Type = strings.TrimSpace(a.Type)
+	a.Scope = strings.TrimSpace(a.Scope)
+	a.Summary = strings.TrimSpace(a.Summary)
+	a.Breaking = strings.TrimSpace(a.Breaking)
+	return a, nil
+}
+
+// Render writes the message: header, details as "- " bullets, and a
+// BREAKING CHANGE footer (with "!" in the header) for a breaking change.
+func (a Analysis) Render() string {
+	var b strings.Builder
+	b.WriteString(a.Type)
+	if a.Scope != "" {
+		b.WriteString("(" + a.Scope + ")")
+	}
+	if a.Breaking != "" {
+		b.WriteString("!")
+	}
+	b.WriteString(": " + a.Summary)
+	if len(a.Details) > 0 {
+		b.WriteString("\n\n")
+		for i, d := range a.Details {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("- " + strings.TrimSpace(d))
+		}
+	}
+	if a.Breaking != "" {
+		b.WriteString("\n\nBREAKING CHANGE: " + a.Breaking)
+	}
+	return b.String()
+}
+
+// Check validates an analysis: the rendered message must pass lint with cfg
+// and the scope must be well formed. It returns the problems to send back
+// to the model ("" when it is fine).
+func (a Analysis) Check(cfg Config) string {
+	var probs []string
+	if !ValidScope(a.Scope) {
+		probs = append(probs, "scope must be one or two lowercase segments separated by /")
+	}
+	r := Lint(a.Render(), cfg)
+	for _, p := range r.Errors {
+		probs = append(probs, fmt.Sprintf("%s [%s]", p.Message, p.Rule))
+	}
+	return strings.Join(probs, "\n")
+}

@@ -1,0 +1,124 @@
+package grep
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// ripgrep's --json records, with fields in rg's order.
+
+// Data is rg's arbitrary-data field: {"text":…} or {"bytes":<base64>}.
+type Data struct {
+	Text  *string `json:"text,omitempty"`
+	Bytes *string `json:"bytes,omitempty"`
+}
+
+// NewData encodes b as rg does.
+func NewData(b []byte) Data {
+	if utf8.Valid(b) {
+		s := string(b)
+		return Data{Text: &s}
+	}
+	s := base64.StdEncoding.EncodeToString(b)
+	return Data{Bytes: &s}
+}
+
+type jsonSub struct {
+	Match Data `json:"match"`
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+}
+
+type jsonLine struct {
+	Path           Data      `json:"path"`
+	Lines          Data      `json:"lines"`
+	LineNumber     int       `json:"line_number"`
+	AbsoluteOffset int64     `json:"absolute_offset"`
+	Submatches     []jsonSub `json:"submatches"`
+}
+
+// Elapsed is rg's duration.
+type Elapsed struct {
+	Secs  int64  `json:"secs"`
+	Nanos int64  `json:"nanos"`
+	Human string `json:"human"`
+}
+
+// NewElapsed converts a duration.
+func NewElapsed(d time.Duration) Elapsed {
+	return Elapsed{Secs: int64(d / time.Second), Nanos: int64(d % time.Second), Human: fmt.Sprintf("%.6fs", d.Seconds())}
+}
+
+// Stats are rg's search statistics.
+type Stats struct {
+	Elapsed           Elapsed `json:"elapsed"`
+	Searches          int     `json:"searches"`
+	SearchesWithMatch int     `json:"searches_with_match"`
+	BytesSearched     int64   `json:"bytes_searched"`
+	BytesPrinted      int64   `json:"bytes_printed"`
+	MatchedLines      int     `json:"matched_lines"`
+	Matches           int     `json:"matches"`
+}
+
+type record struct {
+	Type string `json:"type"`
+	Data any    `json:"data"`
+}
+
+// JSONRecords renders one file's begin/match/context/end records (nothing
+// for a file without matches, as rg does). printed counts the bytes of the
+// match and context records, for the end record's stats.
+func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
+	if r.MatchedLines == 0 {
+		return nil, st
+	}
+	path := NewData([]byte(r.Path))
+	add := func(v record) int {
+		b, _ := json.Marshal(v)
+		out = append(out, b)
+		return len(b) + 1
+	}
+	printed := int64(add(record{"begin", struct {
+		Path Data `json:"path"`
+	}{path}}))
+	for _, l := range r.Lines {
+		typ := "context"
+		subs := []jsonSub{}
+		if l.Match {
+			typ = "match"
+			for _, s := range l.Subs {
+				subs = append(subs, jsonSub{NewData(l.Text[s.Start:s.End]), s.Start, s.End})
+			}
+		}
+		printed += int64(add(record{typ, jsonLine{path, NewData(l.Text), l.Number, l.Offset, subs}}))
+	}
+	st = Stats{Elapsed: NewElapsed(elapsed), Searches: 1, SearchesWithMatch: 1, BytesSearched: r.BytesSearched,
+		BytesPrinted: printed, MatchedLines: r.MatchedLines, Matches: r.Matches}
+	var bin any
+	if r.BinaryOffset >= 0 {
+		bin = r.BinaryOffset
+	}
+	add(record{"end", struct {
+		Path         Data  `json:"path"`
+		BinaryOffset any   `json:"binary_offset"`
+		Stats        Stats `json:"stats"`
+	}{path, bin, st}})
+	return out, st
+}
+
+// JSONSummary is the last record. rg writes it with its keys in
+// alphabetical order (unlike the other records), so it is built from maps.
+func JSONSummary(total time.Duration, st Stats) []byte {
+	el := func(e Elapsed) map[string]any {
+		return map[string]any{"secs": e.Secs, "nanos": e.Nanos, "human": e.Human}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "summary", "data": map[string]any{
+		"elapsed_total": el(NewElapsed(total)),
+		"stats": map[string]any{"elapsed": el(st.Elapsed), "searches": st.Searches, "searches_with_match": st.SearchesWithMatch,
+			"bytes_searched": st.BytesSearched, "bytes_printed": st.BytesPrinted, "matched_lines": st.MatchedLines, "matches": st.Matches},
+	}})
+	return b
+}

@@ -1,0 +1,158 @@
+package grep
+
+import (
+	"bytes"
+)
+
+// Line is a printed line: a match or a context line.
+type Line struct {
+	Number int    // 1-based
+	Offset int64  // byte offset of the line in the file
+	Text   []byte // with its newline, if it had one
+	Match  bool
+	Subs   []Span // match spans relative to Text (match lines)
+	Gap    bool   // a "--" separator comes before this line
+}
+
+// FileResult is the outcome of searching one file.
+type FileResult struct {
+	Path          string
+	Lines         []Line
+	MatchedLines  int
+	Matches       int
+	BytesSearched int64
+	BinaryOffset  int64 // -1 when the file is text
+	Skipped       bool  // a binary file found by walking: not searched (rg's quit mode)
+	Err           error
+}
+
+// SearchOptions say what to keep of a file's matches.
+type SearchOptions struct {
+	Invert        bool // -v
+	MaxCount      int  // -m, per file (0: no limit)
+	Before, After int  // -B, -A
+	CountOnly     bool // -c/-l/-q need no lines
+	Text          bool // -a: search binary files as text
+	Decompress    bool // -z: search .gz and .zst files decompressed
+	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
+	// files found by walking; named files are searched up to the NUL).
+	SkipBinary bool
+}
+
+// SearchBuffer searches one file's contents.
+func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
+	if !o.Text {
+		if i := bytes.IndexByte(buf, 0); i >= 0 {
+			r.BinaryOffset = int64(i)
+			if o.SkipBinary {
+				r.Skipped = true
+				return r
+			}
+			// rg stops at the first NUL: the part before it is searched.
+			buf = buf[:i]
+			if j := bytes.LastIndexByte(buf, '\n'); j >= 0 {
+				buf = buf[:j+1]
+			} else {
+				buf = buf[:0]
+			}
+		}
+	}
+	if len(buf) == 0 || (!o.Invert && !m.HasMatch(buf)) {
+		return r
+	}
+	spans := m.Find(buf, 0)
+	// Lines: walk the buffer once, pairing lines with their spans.
+	type lineInfo struct {
+		start, end int // end includes the newline
+		subs       []Span
+	}
+	var matched []lineInfo
+	si := 0
+	lineNo := make(map[int]int)
+	var all []lineInfo // kept only when context or invert needs every line
+	needAll := o.Invert || o.Before > 0 || o.After > 0
+	n := 0
+	for start := 0; start < len(buf); {
+		end := bytes.IndexByte(buf[start:], '\n')
+		if end < 0 {
+			end = len(buf)
+		} else {
+			end = start + end + 1
+		}
+		n++
+		li := lineInfo{start: start, end: end}
+		for si < len(spans) && spans[si].Start < end {
+			s := spans[si]
+			if s.Start >= start {
+				e := s.End
+				if e > end {
+					e = end
+				}
+				if !(s.Start == s.End && s.Start == end-1 && end-1 > start) || len(li.subs) == 0 {
+					li.subs = append(li.subs, Span{s.Start - start, e - start})
+				}
+			}
+			si++
+		}
+		if needAll {
+			all = append(all, li)
+		}
+		if (len(li.subs) > 0) != o.Invert {
+			matched = append(matched, li)
+			lineNo[len(matched)-1] = n
+		}
+		start = end
+	}
+	if o.MaxCount > 0 && len(matched) > o.MaxCount {
+		matched = matched[:o.MaxCount]
+	}
+	r.MatchedLines = len(matched)
+	for _, li := range matched {
+		if o.Invert {
+			r.Matches++
+		} else {
+			r.Matches += len(li.subs)
+		}
+	}
+	if o.CountOnly {
+		return r
+	}
+	mk := func(num int, li lineInfo, match bool) Line {
+		l := Line{Number: num, Offset: int64(li.start), Text: buf[li.start:li.end], Match: match}
+		if match && !o.Invert {
+			l.Subs = li.subs
+		}
+		return l
+	}
+	if !needAll {
+		for i, li := range matched {
+			r.Lines = append(r.Lines, mk(lineNo[i], li, true))
+		}
+		return r
+	}
+	isMatch := map[int]bool{}
+	for i := range matched {
+		isMatch[lineNo[i]] = true
+	}
+	printed := 0 // last printed line number
+	for i := range matched {
+		num := lineNo[i]
+		from := max(num-o.Before, printed+1)
+		to := num + o.After
+		gap := printed > 0 && from > printed+1 // a "--" between groups
+		for k := from; k <= to && k <= len(all); k++ {
+			if k <= printed {
+				continue
+			}
+			if isMatch[k] && k != num {
+				break // the next match prints itself with its own context
+			}
+			l := mk(k, all[k-1], isMatch[k])
+			l.Gap = gap && k == from
+			r.Lines = append(r.Lines, l)
+			printed = k
+		}
+	}
+	return r
+}

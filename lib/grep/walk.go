@@ -1,0 +1,242 @@
+package grep
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// WalkOptions choose the files to search, with rg's meanings.
+type WalkOptions struct {
+	Hidden       bool     // --hidden
+	NoIgnore     bool     // --no-ignore: no ignore files at all
+	NoIgnoreVCS  bool     // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
+	NoIgnoreDot  bool     // --no-ignore-dot: no .ignore / .rgignore
+	Follow       bool     // -L
+	MaxDepth     int      // --max-depth (0: none)
+	MaxFilesize  int64    // --max-filesize (0: none)
+	Globs        []string // -g (a leading ! excludes), matched against the path below the root
+	IGlobs       []string // --iglob: case-insensitive globs
+	Types        []string // -t
+	TypesNot     []string // -T
+	GlobalIgnore string   // core.excludesFile contents' path ("" for none)
+}
+
+// File is one file to search.
+type File struct {
+	Path  string // as printed (relative to the cwd when the root was)
+	Abs   string
+	Size  int64 // -1 when not known (no stat was needed)
+	Named bool // given on the command line rather than found by walking
+}
+
+// ignoreFiles are read in every directory, in rg's order (later wins).
+var vcsFiles, dotFiles = []string{".gitignore"}, []string{".ignore", ".rgignore"}
+
+// Walk lists the files under root that a search visits, sorted by path.
+// An explicitly named file is always searched, ignored or not (as in rg).
+// An empty root is the working directory, printed without a "./" prefix
+// (rg's output when no path is given).
+func Walk(root string, o WalkOptions) ([]File, []error) {
+	dir := root
+	if dir == "" {
+		dir = "."
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if !st.IsDir() {
+		return []File{{Path: root, Abs: root, Size: st.Size(), Named: true}}, nil
+	}
+	abs, _ := filepath.Abs(dir)
+	inRepo := gitRoot(abs) != ""
+	var base []gitignore.Pattern
+	if !o.NoIgnore && !o.NoIgnoreVCS && inRepo {
+		if g := gitRoot(abs); g != "" {
+			base = append(base, readPatterns(filepath.Join(g, ".git", "info", "exclude"), nil)...)
+		}
+		if o.GlobalIgnore != "" {
+			base = append(base, readPatterns(o.GlobalIgnore, nil)...)
+		}
+		// .gitignore files above the root, down to it, apply too.
+		if g := gitRoot(abs); g != "" && g != abs {
+			rel, _ := filepath.Rel(g, abs)
+			parts := strings.Split(filepath.ToSlash(rel), "/")
+			for i := 0; i < len(parts); i++ {
+				dir := filepath.Join(append([]string{g}, parts[:i]...)...)
+				dom := relDomain(abs, dir)
+				base = append(base, readPatterns(filepath.Join(dir, ".gitignore"), dom)...)
+			}
+		}
+	}
+	var files []File
+	var errs []error
+	var walk func(dir string, rel []string, pats []gitignore.Pattern, depth int)
+	walk = func(dir string, rel []string, pats []gitignore.Pattern, depth int) {
+		if !o.NoIgnore {
+			if !o.NoIgnoreVCS && inRepo {
+				for _, f := range vcsFiles {
+					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
+				}
+			}
+			if !o.NoIgnoreDot {
+				for _, f := range dotFiles {
+					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
+				}
+			}
+		}
+		m := gitignore.NewMatcher(pats)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if name == ".git" {
+				continue
+			}
+			if !o.Hidden && strings.HasPrefix(name, ".") {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			isDir := e.IsDir()
+			var size int64 = -1 // a stat only when something needs it
+			if e.Type()&os.ModeSymlink != 0 {
+				if !o.Follow {
+					continue
+				}
+				info, err := os.Stat(p)
+				if err != nil {
+					continue
+				}
+				isDir, size = info.IsDir(), info.Size()
+			} else if !isDir && !e.Type().IsRegular() {
+				continue // FIFOs, devices and sockets are not searched
+			}
+			r := append(append([]string(nil), rel...), name)
+			if len(pats) > 0 && m.Match(r, isDir) {
+				continue
+			}
+			if isDir {
+				if o.MaxDepth == 0 || depth < o.MaxDepth {
+					walk(p, r, pats, depth+1)
+				}
+				continue
+			}
+			if o.MaxDepth > 0 && depth+1 > o.MaxDepth {
+				continue
+			}
+			relPath := strings.Join(r, "/")
+			if !globsAllow(relPath, name, o) || !typesAllow(name, o) {
+				continue
+			}
+			if o.MaxFilesize > 0 {
+				if size < 0 {
+					info, err := e.Info()
+					if err != nil {
+						continue
+					}
+					size = info.Size()
+				}
+				if size > o.MaxFilesize {
+					continue
+				}
+			}
+			files = append(files, File{Path: join(root, relPath), Abs: p, Size: size})
+		}
+	}
+	walk(abs, nil, base, 0)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, errs
+}
+
+func join(root, rel string) string {
+	if root == "" {
+		return rel
+	}
+	return strings.TrimSuffix(root, "/") + "/" + rel
+}
+
+func relDomain(root, dir string) []string {
+	r, err := filepath.Rel(root, dir)
+	if err != nil || r == "." || strings.HasPrefix(r, "..") {
+		return nil
+	}
+	return strings.Split(filepath.ToSlash(r), "/")
+}
+
+func readPatterns(path string, domain []string) []gitignore.Pattern {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// gitRoot is the nearest directory at or above dir holding .git.
+func gitRoot(dir string) string {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+// globsAllow applies -g/--iglob as rg does: a file must match one of the
+// positive globs (when there are any) and none of the negated ones; a glob
+// without a slash matches the file name at any depth.
+func globsAllow(rel, name string, o WalkOptions) bool {
+	check := func(globs []string, fold bool) (allowed, hasPositive bool) {
+		allowed = true
+		pos := false
+		for _, g := range globs {
+			neg := strings.HasPrefix(g, "!")
+			g = strings.TrimPrefix(g, "!")
+			subj := rel
+			if !strings.Contains(g, "/") {
+				subj = name
+			}
+			if fold {
+				g, subj = strings.ToLower(g), strings.ToLower(subj)
+			}
+			ok, _ := doublestar.Match(g, subj)
+			if neg {
+				if ok {
+					return false, true
+				}
+			} else {
+				hasPositive = true
+				pos = pos || ok
+			}
+		}
+		if hasPositive {
+			return pos, true
+		}
+		return allowed, false
+	}
+	a, _ := check(o.Globs, false)
+	b, _ := check(o.IGlobs, true)
+	return a && b
+}

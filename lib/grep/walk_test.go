@@ -1,0 +1,83 @@
+package grep
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The walker's decisions are git's: on generated trees, the files Walk
+// visits (hidden included) are exactly what `git ls-files --others
+// --exclude-standard` lists as untracked and not ignored.
+func TestWalkAgreesWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	rules := []string{"*.log", "build/", "/top.txt", "!keep.log", "docs/*.md", "**/tmp", "a/**/z.txt", "*.o", "!important.o",
+		"sub/", "\\#hash", "spaced name", "x?.c", "[ab].dat", "nested/**", "!nested/keep.go", "/only-root/", "deep/*/file"}
+	names := []string{"a.log", "keep.log", "top.txt", "main.go", "x1.c", "xy.c", "a.dat", "c.dat", "z.txt", "important.o", "lib.o", "file", "#hash", "README.md", ".env"}
+	dirs := []string{"", "build", "docs", "sub", "a", "a/b", "a/b/c", "tmp", "src/tmp", "nested", "only-root", "src/only-root", "deep/x", "src"}
+	for seed := int64(1); seed <= 12; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			root := t.TempDir()
+			git := func(args ...string) string {
+				cmd := exec.Command("git", append([]string{"-c", "core.excludesFile=/dev/null"}, args...)...)
+				cmd.Dir = root
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			git("init", "-q")
+			for _, d := range dirs {
+				for _, n := range names {
+					if rng.Intn(3) == 0 {
+						p := filepath.Join(root, d, n)
+						os.MkdirAll(filepath.Dir(p), 0o755)
+						os.WriteFile(p, []byte("x\n"), 0o644)
+					}
+				}
+				if rng.Intn(3) == 0 {
+					var rs []string
+					for _, r := range rules {
+						if rng.Intn(3) == 0 {
+							rs = append(rs, r)
+						}
+					}
+					os.MkdirAll(filepath.Join(root, d), 0o755)
+					os.WriteFile(filepath.Join(root, d, ".gitignore"), []byte(strings.Join(rs, "\n")+"\n"), 0o644)
+				}
+			}
+			os.WriteFile(filepath.Join(root, ".git", "info", "exclude"), []byte("*.dat\n"), 0o644)
+			var want []string
+			for _, l := range strings.Split(strings.TrimSpace(git("ls-files", "--others", "--exclude-standard", "-z")), "\x00") {
+				if l != "" {
+					want = append(want, l)
+				}
+			}
+			files, errs := Walk(root, WalkOptions{Hidden: true, NoIgnoreDot: true})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			var got []string
+			for _, f := range files {
+				rel, _ := filepath.Rel(root, f.Abs)
+				got = append(got, filepath.ToSlash(rel))
+			}
+			sort.Strings(want)
+			sort.Strings(got)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("walk differs from git (-git +walk):\n%s", d)
+			}
+		})
+	}
+}
