@@ -1,0 +1,70 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+)
+
+func newApp(env *app.Env) *cli.App {
+	a := &cli.App{
+		Name:  "agent-mcp",
+		Usage: "use MCP servers from the shell and from agent-chat",
+		Description: "agent-mcp finds the MCP servers configured for agentutils and for the common MCP clients " +
+			"(.mcp.json, Claude Code, Claude Desktop, Codex, Gemini CLI, Cursor, Windsurf, VS Code, OpenCode), " +
+			"connects to them over stdio, Streamable HTTP or legacy SSE, and lists or calls their tools, " +
+			"resources and prompts. Results are JSON in the tool-result shape of agentutils " +
+			"({\"content\":[…],\"details\":{…},\"isError\":false}). `agent-mcp bridge` serves every configured " +
+			"MCP tool to agent-chat as a tool co-process, named `mcp__<server>__<tool>`.\n\n" +
+			"Project-level servers (files inside the project directory) run commands from the repository, " +
+			"so they are used only for trusted projects: pass --trust, or list the project in \"trustedProjects\" " +
+			"of the user file $XDG_CONFIG_HOME/agentutils/mcp.json (or in $XDG_DATA_HOME/agentutils/trust.json).\n\n" +
+			"Examples:\n\n" +
+			"    agent-mcp servers --all\n" +
+			"    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
+			"    agent-mcp tools everything\n" +
+			"    agent-mcp call everything echo '{\"message\":\"hi\"}' --text\n" +
+			"    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'" +
+			app.ExitStatusMarkdown(),
+		Commands: []*cli.Command{
+			serversCommand(env),
+			listCommand(env),
+			toolsCommand(env),
+			callCommand(env),
+			resourcesCommand(env),
+			readCommand(env),
+			promptsCommand(env),
+			promptCommand(env),
+			addCommand(env),
+			removeCommand(env),
+			enableCommand(env, true),
+			enableCommand(env, false),
+			testCommand(env),
+			authCommand(env),
+			logoutCommand(env),
+			cacheCommand(env),
+			bridgeCommand(env),
+			serveCommand(env),
+		},
+	}
+	// urfave/cli gives every command a "help" subcommand with the alias "h",
+	// which would swallow a server named h ("agent-mcp call h echo").
+	for _, c := range a.Commands {
+		c.HideHelpCommand = len(c.Subcommands) == 0
+	}
+	return a
+}
+
+// commonFlags are accepted by every subcommand that reads the configuration.
+func commonFlags(extra ...cli.Flag) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "cwd", Usage: "project directory (default: the current directory)"},
+		&cli.StringFlag{Name: "config", Usage: "an extra mcp.json-format `FILE`, read first (highest precedence)"},
+		&cli.BoolFlag{Name: "trust", Usage: "use this project's own MCP server configurations (they run commands from the repository)"},
+		&cli.BoolFlag{Name: "no-project-config", Usage: "ignore every project-level configuration"},
+		&cli.StringFlag{Name: "only-source", Usage: "read only one provider: native, claude, claude-desktop, codex, gemini, opencode, cursor, windsurf, vscode, mcp-json"},
+		&cli.DurationFlag{Name: "timeout", Usage: "connect and list time limit (0: none; default: the server's \"timeout\", AGENT_MCP_TIMEOUT_MS, else 30s)"},
+		&cli.DurationFlag{Name: "tool-timeout", Usage: "time limit of one tools/call (0: none; default: the server's \"toolTimeout\", AGENT_MCP_TOOL_TIMEOUT_MS, else none)"},
+		&cli.StringFlag{Name: "server-log", Usage: "write each stdio server's stderr to `DIR`/<server>.log instead of our stderr"},
+	}, extra...)
+}

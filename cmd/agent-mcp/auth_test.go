@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentutils/agentutils/internal/app"
+)
+
+// fakeOAuth is an authorization server (RFC 8414 metadata, RFC 7591
+// registration, authorization code with PKCE S256, refresh) in front of an
+// MCP server that wants its bearer tokens (RFC 9728 metadata).
+type fakeOAuth struct {
+	mu        sync.Mutex
+	challenge string
+	access    string // the token the MCP server accepts now
+	n         int
+	refreshes int
+	url       string
+}
+
+func newFakeOAuth(t *testing.T) *fakeOAuth {
+	f := &fakeOAuth{}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f.url = srv.URL
+	writeJSON := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("/.well-known/oauth-protected-resource", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": f.url + "/mcp", "authorization_servers": []string{f.url}})
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"issuer": f.url, "authorization_endpoint": f.url + "/authorize", "token_endpoint": f.url + "/token",
+			"registration_endpoint": f.url + "/register", "response_types_supported": []string{"code"},
+			"code_challenge_methods_supported": []string{"S256"}, "grant_types_supported": []string{"authorization_code", "refresh_token"},
+			"token_endpoint_auth_methods_supported": []string{"none"}})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		json.NewDecoder(r.Body).Decode(&m)
+		m["client_id"] = "client-1"
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(m)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("code_challenge_method") != "S256" || q.Get("client_id") != "client-1" {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		f.mu.Lock()
+		f.challenge = q.Get("code_challenge")
+		f.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+q.Get("state"), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		switch r.Form.Get("grant_type") {
+		case "authorization_code":
+			sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
+			if r.Form.Get("code") != "code-1" || base64.RawURLEncoding.EncodeToString(sum[:]) != f.challenge {
+				http.Error(w, `{"error":"invalid_grant"}`, 400)
+				return
+			}
+		case "refresh_token":
+			if r.Form.Get("refresh_token") != "refresh-1" {
+				http.Error(w, `{"error":"invalid_grant"}`, 400)
+				return
+			}
+			f.refreshes++
+		default:
+			http.Error(w, `{"error":"unsupported_grant_type"}`, 400)
+			return
+		}
+		f.n++
+		f.access = fmt.Sprintf("access-%d", f.n)
+		writeJSON(w, map[string]any{"access_token": f.access, "refresh_token": "refresh-1", "token_type": "Bearer", "expires_in": 3600})
+	})
+	s := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		ok := f.access != "" && r.Header.Get("Authorization") == "Bearer "+f.access
+		f.mu.Unlock()
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+f.url+`/.well-known/oauth-protected-resource"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	return f
+}
+
+func runIn(t *testing.T, home string, stderr io.Writer, args ...string) (int, string) {
+	var out strings.Builder
+	env := &app.Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: stderr, Dir: home, Now: time.Now,
+		Getenv: func(k string) string {
+			if k == "AGENTUTILS_HOME" || k == "HOME" {
+				return home
+			}
+			return ""
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return app.Run(ctx, newApp, env, append([]string{"agent-mcp"}, args...)), out.String()
+}
+
+// TestOAuth logs in through discovery, registration and PKCE, calls with
+// the stored token, and refreshes it when it is about to expire.
+func TestOAuth(t *testing.T) {
+	f := newFakeOAuth(t)
+	home := t.TempDir()
+	cfg := `{"mcpServers":{"r":{"url":"` + f.url + `/mcp"}}}`
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	if code, _ := runIn(t, home, &errb, "call", "r", "whoami"); code != 1 || !strings.Contains(errb.String(), "HTTP 401") || !strings.Contains(errb.String(), "agent-mcp auth r") {
+		t.Fatalf("before login: exit %d, stderr %s", code, errb.String())
+	}
+
+	// auth: a "browser" follows the URL printed on stderr.
+	pr, pw := io.Pipe()
+	browsed := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if u := strings.TrimSpace(sc.Text()); strings.HasPrefix(u, "http") {
+				resp, err := http.Get(u)
+				if err == nil {
+					resp.Body.Close()
+				}
+				browsed <- err
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	code, _ := runIn(t, home, pw, "auth", "r")
+	pw.Close()
+	if code != 0 {
+		t.Fatalf("auth: exit %d", code)
+	}
+	if err := <-browsed; err != nil {
+		t.Fatal(err)
+	}
+	creds := readCreds(t, home)
+	if len(creds) != 1 {
+		t.Fatalf("credentials: %v", creds)
+	}
+	for _, c := range creds {
+		if c.Access != "access-1" || c.Refresh != "refresh-1" || c.ClientID != "client-1" || c.TokenURL != f.url+"/token" {
+			t.Fatalf("stored credential %+v", c)
+		}
+	}
+	info, _ := os.Stat(filepath.Join(home, "credentials.json"))
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("credentials.json mode %v", info.Mode())
+	}
+
+	if code, out := runIn(t, home, io.Discard, "call", "--text", "r", "whoami"); code != 0 || out != "ok\n" {
+		t.Fatalf("call with the stored token: exit %d, %q", code, out)
+	}
+
+	// Within 5 minutes of expiry the token is refreshed and saved.
+	for id, c := range creds {
+		c.Expires = time.Now().Add(time.Minute).UnixMilli()
+		creds[id] = c
+	}
+	b, _ := json.Marshal(creds)
+	os.WriteFile(filepath.Join(home, "credentials.json"), b, 0o600)
+	if code, out := runIn(t, home, io.Discard, "call", "--text", "r", "whoami"); code != 0 || out != "ok\n" {
+		t.Fatalf("call after refresh: exit %d, %q", code, out)
+	}
+	if f.refreshes != 1 {
+		t.Errorf("refreshes = %d", f.refreshes)
+	}
+	for _, c := range readCreds(t, home) {
+		if c.Access != "access-2" {
+			t.Errorf("refreshed token not stored: %+v", c)
+		}
+	}
+
+	if code, _ := runIn(t, home, io.Discard, "logout", "r"); code != 0 {
+		t.Fatalf("logout: exit %d", code)
+	}
+	if len(readCreds(t, home)) != 0 {
+		t.Error("logout kept the credential")
+	}
+}
+
+func readCreds(t *testing.T, home string) map[string]credential {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "credentials.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]credential{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

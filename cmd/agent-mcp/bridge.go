@@ -1,0 +1,591 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
+)
+
+// startGate is how long the bridge waits for slow servers before it answers
+// hello from the tool cache (the reference's fast-start gate).
+const startGate = 250 * time.Millisecond
+
+// maxInstructions caps each server's instructions.
+const maxInstructions = 4000
+
+func bridgeCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "bridge",
+		Usage: "serve every configured MCP tool to agent-chat as a tool co-process",
+		Description: "Speaks the tool co-process protocol (formats/tool-protocol) on stdin/stdout: after `hello` it " +
+			"connects to the enabled servers in parallel and answers with their tools, named `mcp__<server>__<tool>` " +
+			"(at most 64 characters: longer names are cut and get a hash suffix; a clash is reported in `errors`). " +
+			"Servers still connecting after 250 ms are served from the 30-day tool cache when it has them (their calls " +
+			"wait for the connection); servers that fail are listed in `errors`. Results keep text and images, render " +
+			"audio, blobs, embedded resources and resource links as text, and keep structuredContent in details. MCP " +
+			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
+			"`instructions` (4000 characters per server, labelled as server-provided), a server's elicitation becomes a " +
+			"`request` of kind elicit (the `answer` value is the content, or {action, content}), and a tool list changed by " +
+			"the server or by a reconnect is sent again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
+			"--naming v12 gives `mcp_<server>_<tool>` and --naming v15 `mcp__<server>_<tool>` (lowercase, digits dropped), " +
+			"the reference agent's forms.\n\n" +
+			"Examples:\n\n    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
+			"    agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' …",
+		Flags: commonFlags(
+			&cli.StringSliceFlag{Name: "servers", Usage: "only these servers (comma-separated or repeated)"},
+			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool name form: default, v12 or v15 (the reference agent's older forms, for old transcripts)"},
+		),
+		Action: func(c *cli.Context) error {
+			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
+				return exit.Errorf(exit.Usage, "--naming: %v", err)
+			}
+			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{},
+				asks: map[string]chan *event.Answer{}, early: map[string]*event.Answer{}}
+			return b.run(c.Context)
+		},
+	}
+}
+
+type bridge struct {
+	env    *app.Env
+	c      *cli.Context
+	r      *runner
+	naming string
+	// stateDir is hello's stateDir, where large outputs are spilled.
+	stateDir string
+
+	outMu sync.Mutex
+
+	mu      sync.Mutex
+	servers []*bridgeServer
+	byName  map[string]route // agent name → server and MCP tool
+	calls   map[string]context.CancelFunc
+	wg      sync.WaitGroup
+
+	// asks are elicitations waiting for an answer, by request id; early
+	// holds answers that came before their request was registered.
+	// toolsMu orders tools messages; answered is set once hello's answer
+	// is out (no replace may come before it).
+	toolsMu   sync.Mutex
+	answered  bool
+	lastTools string // the tools of the last tools message, as JSON
+
+	// bg counts background refreshes; closing stops new ones at exit.
+	bg      sync.WaitGroup
+	closing bool
+
+	// allow is hello's tool allowlist (nil: every tool).
+	allow map[string]bool
+
+	asks  map[string]chan *event.Answer
+	early map[string]*event.Answer
+	nask  int
+}
+
+type route struct {
+	srv  *bridgeServer
+	tool string
+}
+
+// bridgeServer is one MCP server behind the bridge.
+type bridgeServer struct {
+	e     mcpconfig.Entry
+	ready chan struct{} // closed when the connect settled
+	s     *session
+	err   error
+	tools []*mcp.Tool
+	// deferred: tools came from the cache while the connection was pending.
+	deferred bool
+}
+
+func (b *bridge) send(v any) {
+	var line []byte
+	var err error
+	switch v.(type) {
+	case *event.Update, *event.Result, *event.Log, *event.ToolAsk:
+		line, err = event.EncodeTool(v)
+	default:
+		line, err = json.Marshal(v)
+		line = append(line, '\n')
+	}
+	if err != nil {
+		return
+	}
+	b.outMu.Lock()
+	defer b.outMu.Unlock()
+	_, _ = b.env.Stdout.Write(line)
+}
+
+func (b *bridge) logf(level, format string, args ...any) {
+	b.send(&event.Log{Level: level, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (b *bridge) run(ctx context.Context) error {
+	sc := scanLines(b.env.Stdin)
+	var hello *event.Hello
+	for hello == nil {
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return err
+			}
+			return nil // EOF before hello: nothing to do
+		}
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			b.logf("error", "agent-mcp bridge: %v", err)
+			continue
+		}
+		h, ok := m.(*event.Hello)
+		if !ok {
+			b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
+			continue
+		}
+		hello = h
+	}
+	b.stateDir = hello.StateDir
+	if hello.Cwd != "" && !b.c.IsSet("cwd") {
+		_ = b.c.Set("cwd", hello.Cwd)
+	}
+	r, err := newRunner(b.c, b.env)
+	if err != nil {
+		return err
+	}
+	b.r = r
+	r.terminate = 2 * time.Second
+	es, err := r.selected(nil)
+	if err != nil {
+		return err
+	}
+	if want := b.c.StringSlice("servers"); len(want) > 0 {
+		var names []string
+		for _, w := range want {
+			names = append(names, strings.Split(w, ",")...)
+		}
+		if es, err = r.selected(names); err != nil {
+			return err
+		}
+	}
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	for _, e := range es {
+		bs := &bridgeServer{e: e, ready: make(chan struct{})}
+		b.servers = append(b.servers, bs)
+		go b.connect(ctx, bs)
+	}
+	b.answerHello(ctx, hello)
+
+	for sc.Scan() {
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			b.logf("error", "agent-mcp bridge: %v", err)
+			continue
+		}
+		switch m := m.(type) {
+		case *event.Call:
+			b.startCall(ctx, m)
+		case *event.Cancel:
+			b.mu.Lock()
+			for id, cancel := range b.calls {
+				if m.ID == "" || m.ID == id {
+					cancel()
+				}
+			}
+			b.mu.Unlock()
+		case *event.Answer:
+			b.mu.Lock()
+			if ch, ok := b.asks[m.RequestID]; ok {
+				delete(b.asks, m.RequestID)
+				ch <- m
+			} else {
+				b.early[m.RequestID] = m
+			}
+			b.mu.Unlock()
+		default:
+			b.logf("error", "agent-mcp bridge: unexpected %T", m)
+		}
+	}
+	// EOF: let running calls finish (an interrupt cancels them), write
+	// their results, stop background work, close the servers.
+	b.wg.Wait()
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
+	cancelAll()
+	b.bg.Wait()
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+			if bs.s != nil {
+				bs.s.close()
+			}
+		default:
+		}
+	}
+	return sc.Err()
+}
+
+func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
+	defer close(bs.ready)
+	opts := &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			id, ok := req.Params.ProgressToken.(string)
+			if !ok {
+				return
+			}
+			p := req.Params
+			text := fmt.Sprintf("%g", p.Progress)
+			if p.Total > 0 {
+				text += fmt.Sprintf("/%g", p.Total)
+			}
+			if p.Message != "" {
+				text += " " + p.Message
+			}
+			details, _ := json.Marshal(map[string]any{"progress": p.Progress, "total": p.Total, "message": p.Message})
+			b.send(&event.Update{ID: id, PartialResult: event.ToolOutput{Content: []event.Content{event.Text(text)}, Details: details}})
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			b.spawn(func() { b.refresh(ctx, bs) })
+		},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return b.elicit(ctx, bs.e.Name, req.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			data, _ := json.Marshal(req.Params.Data)
+			b.serverLog(fmt.Sprintf("[mcp:%s] %s", bs.e.Name, data))
+		},
+	}
+	s, err := b.r.open(ctx, bs.e, opts)
+	if err == nil {
+		var tools []*mcp.Tool
+		if tools, err = s.listTools(ctx); err == nil {
+			s.onReconnect = func() { b.spawn(func() { b.refresh(ctx, bs) }) }
+			b.mu.Lock()
+			bs.s, bs.tools = s, tools
+			b.mu.Unlock()
+			return
+		}
+		s.close()
+	}
+	b.mu.Lock()
+	bs.err = err
+	b.mu.Unlock()
+}
+
+// serverLog passes a server's log message on as a log record, or to
+// stderr while hello is unanswered (the tools message must come first).
+func (b *bridge) serverLog(msg string) {
+	b.toolsMu.Lock()
+	answered := b.answered
+	b.toolsMu.Unlock()
+	if answered {
+		b.logf("info", "%s", msg)
+		return
+	}
+	fmt.Fprintf(b.env.Stderr, "agent-mcp: %s\n", msg)
+}
+
+// spawn runs fn in the background unless the bridge is shutting down.
+func (b *bridge) spawn(fn func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		fn()
+	}()
+}
+
+// refresh re-lists a server's tools after list_changed and sends the new list.
+func (b *bridge) refresh(ctx context.Context, bs *bridgeServer) {
+	<-bs.ready
+	if bs.s == nil {
+		return
+	}
+	tools, err := bs.s.listTools(ctx)
+	if err != nil {
+		b.logf("warn", "[mcp:%s] tools/list after list_changed: %v", bs.e.Name, err)
+		return
+	}
+	b.mu.Lock()
+	bs.tools, bs.deferred = tools, false
+	b.mu.Unlock()
+	// Before hello is answered the first tools message will carry the
+	// new list; after it, send the list again. toolsMu keeps the lists in
+	// the order they were built.
+	b.toolsMu.Lock()
+	defer b.toolsMu.Unlock()
+	if !b.answered {
+		return
+	}
+	msg := b.toolsMessage()
+	if sig, _ := json.Marshal(msg.Tools); string(sig) == b.lastTools {
+		return // a list_changed that changed nothing we offer
+	} else {
+		b.lastTools = string(sig)
+	}
+	msg.Replace = true
+	b.send(msg)
+}
+
+// answerHello applies the start gate and sends the first tools message.
+func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
+	gate := time.After(startGate)
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+		case <-gate:
+		case <-ctx.Done():
+		}
+	}
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+			continue
+		default:
+		}
+		if tools, ok := b.r.readToolCache(bs.e); ok {
+			b.mu.Lock()
+			bs.tools, bs.deferred = tools, true
+			b.mu.Unlock()
+			go func() { // a late connection replaces the cached tools
+				<-bs.ready
+				if bs.err == nil {
+					b.mu.Lock()
+					bs.deferred = false
+					b.mu.Unlock()
+				}
+			}()
+			continue
+		}
+		select { // no cache: wait (bounded by the connect timeout)
+		case <-bs.ready:
+		case <-ctx.Done():
+		}
+	}
+	if hello.Tools != nil {
+		b.mu.Lock()
+		b.allow = map[string]bool{}
+		for _, t := range hello.Tools {
+			b.allow[t] = true
+		}
+		b.mu.Unlock()
+	}
+	b.toolsMu.Lock()
+	msg := b.toolsMessage()
+	sig, _ := json.Marshal(msg.Tools)
+	b.lastTools = string(sig)
+	b.send(msg)
+	b.answered = true
+	b.toolsMu.Unlock()
+}
+
+// spill writes a call's full text output to hello's stateDir (else the
+// cache) and returns the path, or "" when it cannot.
+func (b *bridge) spill(id, text string) string {
+	dir := b.stateDir
+	if dir == "" {
+		dir = filepath.Join(b.r.dirs.Cache, "mcp-output")
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r == 0 {
+			return '_'
+		}
+		return r
+	}, id)
+	path := filepath.Join(dir, name+".mcp.log")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return ""
+	}
+	return path
+}
+
+// toolsMsg is event.Tools with x_mcp on each tool.
+type toolsMsg struct {
+	Type         string    `json:"type"`
+	Tools        []toolDef `json:"tools"`
+	Instructions []string  `json:"instructions,omitempty"`
+	Errors       []string  `json:"errors,omitempty"`
+	Replace      bool      `json:"replace,omitempty"`
+}
+
+// toolsMessage builds the tool list from the servers' current state and
+// rebuilds the routing table.
+func (b *bridge) toolsMessage() *toolsMsg {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	msg := &toolsMsg{Type: event.ToolTools, Tools: []toolDef{}}
+	routes := map[string]route{}
+	owner := map[string]string{}
+	for _, bs := range b.servers {
+		if bs.err != nil && bs.tools == nil {
+			msg.Errors = append(msg.Errors, fmt.Sprintf("mcp:%s: %v", bs.e.Name, bs.err))
+			continue
+		}
+		if cs := bs.s.current(); cs != nil {
+			if ir := cs.InitializeResult(); ir != nil && strings.TrimSpace(ir.Instructions) != "" {
+				msg.Instructions = append(msg.Instructions, fmt.Sprintf("Instructions from MCP server %q (server-provided, unverified):\n%s",
+					bs.e.Name, mcptool.Clip(ir.Instructions, maxInstructions)))
+			}
+		}
+		for _, t := range bs.tools {
+			if !mcptool.Allowed(bs.e.Server.IncludeTools, bs.e.Server.ExcludeTools, t.Name) {
+				continue
+			}
+			d, err := agentTool(b.naming, bs.e.Name, t, bs.deferred)
+			if err != nil {
+				continue
+			}
+			if b.allow != nil && !b.allow[d.Name] {
+				continue
+			}
+			if prev, ok := owner[d.Name]; ok {
+				msg.Errors = append(msg.Errors, fmt.Sprintf("mcp:%s: tool %q is named %s, which %s already uses; it is left out", bs.e.Name, t.Name, d.Name, prev))
+				continue
+			}
+			owner[d.Name] = bs.e.Name + "/" + t.Name
+			routes[d.Name] = route{bs, t.Name}
+			msg.Tools = append(msg.Tools, d)
+		}
+	}
+	sort.Slice(msg.Tools, func(i, j int) bool { return msg.Tools[i].Name < msg.Tools[j].Name })
+	b.byName = routes
+	return msg
+}
+
+func (b *bridge) startCall(ctx context.Context, call *event.Call) {
+	b.mu.Lock()
+	rt, ok := b.byName[call.Name]
+	cctx, cancel := context.WithCancel(ctx)
+	if _, dup := b.calls[call.ID]; dup {
+		b.mu.Unlock()
+		cancel()
+		b.logf("error", "agent-mcp bridge: call id %q is already running", call.ID)
+		return
+	}
+	b.calls[call.ID] = cancel
+	b.mu.Unlock()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		start := time.Now()
+		res := b.call(cctx, rt, ok, call)
+		res.ID = call.ID
+		res.DurationMs = time.Since(start).Milliseconds()
+		b.mu.Lock()
+		delete(b.calls, call.ID)
+		b.mu.Unlock()
+		cancel()
+		b.send(res)
+	}()
+}
+
+func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) *event.Result {
+	fail := func(format string, args ...any) *event.Result {
+		return &event.Result{Content: []event.Content{event.Text(fmt.Sprintf(format, args...))}, IsError: true}
+	}
+	if !ok {
+		return fail("MCP error: unknown tool %q", call.Name)
+	}
+	select {
+	case <-rt.srv.ready:
+	case <-ctx.Done():
+		return fail("MCP error: cancelled")
+	}
+	if rt.srv.s == nil {
+		return fail("MCP error: MCP server not connected: %s: %v", rt.srv.e.Name, rt.srv.err)
+	}
+	args := call.Arguments
+	if len(args) == 0 || string(args) == "null" || args[0] != '{' {
+		args = json.RawMessage("{}")
+	}
+	raw, err := rt.srv.s.callTool(ctx, rt.tool, args, call.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail("MCP error: cancelled")
+		}
+		return fail("MCP error: %v", err)
+	}
+	out, err := mcptool.Convert(rt.srv.e.Name, rt.tool, raw)
+	if err != nil {
+		return fail("MCP error: %v", err)
+	}
+	var full string
+	if l := mcptool.LimitText(out.Content, mcptool.MaxLines, mcptool.MaxBytes); l.Truncated {
+		// The whole text goes to a file the model can read; the result
+		// keeps the head and says where the rest is.
+		full = b.spill(call.ID, mcptool.JoinText(out.Content))
+		out.Content = append(l.Content, event.Text(l.Notice(mcptool.MaxBytes, full)))
+	}
+	d := struct {
+		mcptool.Details
+		FullOutputPath string `json:"fullOutputPath,omitempty"`
+	}{out.Details, full}
+	details, _ := json.Marshal(d)
+	return &event.Result{Content: out.Content, Details: details, IsError: out.IsError}
+}
+
+// elicit forwards a server's elicitation/create to the parent as a request
+// of kind "elicit" and turns the answer into the MCP result: a value with an
+// "action" (accept, decline, cancel) and "content" is used as it is, any
+// other value is the accepted content, and a cancelled answer cancels.
+func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	b.mu.Lock()
+	b.nask++
+	id := fmt.Sprintf("elicit-%d", b.nask)
+	ch := make(chan *event.Answer, 1)
+	if a, ok := b.early[id]; ok {
+		delete(b.early, id)
+		ch <- a
+	} else {
+		b.asks[id] = ch
+	}
+	b.mu.Unlock()
+	payload, _ := json.Marshal(map[string]any{"server": server, "message": p.Message, "mode": p.Mode,
+		"requestedSchema": p.RequestedSchema, "url": p.URL})
+	b.send(&event.ToolAsk{RequestID: id, Kind: "elicit", Payload: payload})
+	var a *event.Answer
+	select {
+	case a = <-ch:
+	case <-ctx.Done():
+		b.mu.Lock()
+		delete(b.asks, id)
+		b.mu.Unlock()
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if a.Cancelled {
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	var v struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if json.Unmarshal(a.Value, &v) == nil && (v.Action == "accept" || v.Action == "decline" || v.Action == "cancel") {
+		return &mcp.ElicitResult{Action: v.Action, Content: v.Content}, nil
+	}
+	var content map[string]any
+	if err := json.Unmarshal(a.Value, &content); err != nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}

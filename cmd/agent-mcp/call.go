@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
+)
+
+func callCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "call",
+		Usage:     "call one tool of a server",
+		ArgsUsage: "SERVER TOOL [ARGS_JSON|-]",
+		Description: "Calls TOOL with the arguments object ARGS_JSON ('-' reads it from stdin; missing means {}) and prints " +
+			"{\"content\":[…],\"details\":{…},\"isError\":…} on stdout: text and image blocks as MCP sent them, other blocks " +
+			"as text, structuredContent in details. Exit status 1 when the tool reports an error, 2 for an unknown " +
+			"server or tool or bad arguments, 124 when a time limit ran out.\n\n" +
+			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
+			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
+			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
+		Flags: commonFlags(
+			&cli.BoolFlag{Name: "text", Usage: "print only the joined text of the result"},
+			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 2 || c.NArg() > 3 {
+				return exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
+			}
+			if c.Bool("text") && c.Bool("raw") {
+				return exit.Errorf(exit.Usage, "--text and --raw exclude each other")
+			}
+			args, err := readArgs(c.Args().Get(2), env.Stdin)
+			if err != nil {
+				return err
+			}
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			e, err := r.server(c.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			tool := c.Args().Get(1)
+			if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, tool) {
+				return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", tool, e.Name)
+			}
+			s, err := r.open(c.Context, e, nil)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			raw, err := s.callTool(c.Context, tool, args, nil)
+			if err != nil {
+				return s.explainCallError(c.Context, tool, err)
+			}
+			if c.Bool("raw") {
+				_, err := fmt.Fprintf(env.Stdout, "%s\n", raw)
+				if err != nil {
+					return err
+				}
+				var res struct {
+					IsError bool `json:"isError"`
+				}
+				_ = json.Unmarshal(raw, &res)
+				if res.IsError {
+					return exit.Silent(exit.Failure)
+				}
+				return nil
+			}
+			out, err := mcptool.Convert(e.Name, tool, raw)
+			if err != nil {
+				return &connErr{e.Name, "protocol", err}
+			}
+			if c.Bool("text") {
+				if _, err := fmt.Fprintln(env.Stdout, mcptool.JoinText(out.Content)); err != nil {
+					return err
+				}
+			} else if err := writeJSON(r, out); err != nil {
+				return err
+			}
+			if out.IsError {
+				return exit.Silent(exit.Failure)
+			}
+			return nil
+		},
+	}
+}
+
+// readArgs parses the arguments object of a call.
+func readArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
+	src := "ARGS_JSON"
+	data := []byte(arg)
+	if arg == "-" {
+		src = "stdin"
+		var err error
+		if data, err = io.ReadAll(stdin); err != nil {
+			return nil, err
+		}
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, exit.Errorf(exit.Usage, "%s: invalid JSON: %v", src, err)
+	}
+	if dec.More() {
+		return nil, exit.Errorf(exit.Usage, "%s: more than one JSON value", src)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		kind := "a value"
+		switch v.(type) {
+		case []any:
+			kind = "an array"
+		case string:
+			kind = "a string"
+		case json.Number:
+			kind = "a number"
+		case bool:
+			kind = "a boolean"
+		case nil:
+			kind = "null"
+		}
+		return nil, exit.Errorf(exit.Usage, "%s: the arguments must be a JSON object, not %s", src, kind)
+	}
+	return data, nil
+}
+
+// callTool runs tools/call with a progress token and the tool timeout and
+// returns the result as the server's JSON. Cancelling ctx sends
+// notifications/cancelled (the SDK does it for a cancelled request).
+func (s *session) callTool(ctx context.Context, tool string, args json.RawMessage, progressToken any) (json.RawMessage, error) {
+	timeout := s.r.toolTimeoutFor(s.e)
+	cctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	var raw json.RawMessage
+	err := s.do(cctx, func(cs *mcp.ClientSession) error {
+		p := &mcp.CallToolParams{Name: tool, Arguments: args}
+		if progressToken != nil {
+			p.SetProgressToken(progressToken)
+		}
+		res, err := cs.CallTool(cctx, p)
+		if err != nil {
+			return err
+		}
+		raw, err = json.Marshal(res)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, timeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.e.Name), timeout)
+	}
+	return raw, nil
+}
+
+// explainCallError turns a failed call into a clear error: an unknown tool
+// (with close names) is a usage error, a timeout exits 124.
+func (s *session) explainCallError(ctx context.Context, tool string, err error) error {
+	var ce *connErr
+	if errors.As(err, &ce) || ctx.Err() != nil {
+		return err
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {
+		if tools, lerr := s.listTools(ctx); lerr == nil {
+			var names []string
+			found := false
+			for _, t := range tools {
+				names = append(names, t.Name)
+				found = found || t.Name == tool
+			}
+			if !found {
+				msg := fmt.Sprintf("server %q has no tool %q", s.e.Name, tool)
+				if sug := mcpconfig.Suggest(tool, names); len(sug) > 0 {
+					msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
+				}
+				return exit.Errorf(exit.Usage, "%s", msg)
+			}
+		}
+		if je != nil && je.Code == jsonrpc.CodeInvalidParams {
+			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.e.Name, tool, je.Code, je.Message)
+		}
+	}
+	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
+}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+)
+
+// runner is what every subcommand shares: the environment, the flags and the
+// discovered servers.
+type runner struct {
+	env  *app.Env
+	c    *cli.Context
+	dirs dirs.Dirs
+	cwd  string
+	res  mcpconfig.Result
+	// trusted tells whether project-level servers are in res.
+	trusted bool
+
+	connectTimeout, toolTimeout *time.Duration // nil: not given on the command line
+	serverLog                   string
+	// terminate is how long a stdio server gets to exit after its stdin is
+	// closed, and again after SIGTERM, before it is killed. One-shot
+	// commands keep it short: some servers ignore EOF on stdin.
+	terminate time.Duration
+}
+
+func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
+
+// newRunner reads the flags and discovers the servers.
+func newRunner(c *cli.Context, env *app.Env) (*runner, error) {
+	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 200 * time.Millisecond}
+	if d := c.String("cwd"); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(env.Dir, d)
+		}
+		r.cwd = d
+	}
+	r.cwd = filepath.Clean(r.cwd)
+	if c.IsSet("timeout") {
+		d := c.Duration("timeout")
+		r.connectTimeout = &d
+	}
+	if c.IsSet("tool-timeout") {
+		d := c.Duration("tool-timeout")
+		r.toolTimeout = &d
+	}
+	r.serverLog = c.String("server-log")
+	if src := c.String("only-source"); src != "" {
+		ok := false
+		for _, s := range mcpconfig.Sources {
+			ok = ok || s == src
+		}
+		if !ok {
+			return nil, exit.Errorf(exit.Usage, "--only-source %q: want one of %s", src, strings.Join(mcpconfig.Sources, ", "))
+		}
+	}
+	if err := r.discover(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// userFile is our user-level mcp.json.
+func (r *runner) userFile() string { return filepath.Join(r.dirs.Config, "mcp.json") }
+
+// projectFile is our project-level mcp.json.
+func (r *runner) projectFile() string { return filepath.Join(r.cwd, ".agentutils", "mcp.json") }
+
+func (r *runner) discover() error {
+	places := mcpconfig.Places{
+		Home: r.getenv("HOME"), Cwd: r.cwd, ConfigDir: r.dirs.Config,
+		XDGConfig: r.getenv("XDG_CONFIG_HOME"), CodexHome: r.getenv("CODEX_HOME"),
+	}
+	if places.XDGConfig != "" && !filepath.IsAbs(places.XDGConfig) {
+		places.XDGConfig = ""
+	}
+	locs := mcpconfig.Locations(places)
+	if extra := r.c.String("config"); extra != "" {
+		if !filepath.IsAbs(extra) {
+			extra = filepath.Join(r.env.Dir, extra)
+		}
+		if _, err := os.Stat(extra); err != nil {
+			return exit.Errorf(exit.Usage, "--config: %v", err)
+		}
+		locs = append([]mcpconfig.Location{{Source: "native", Priority: 1000, Level: mcpconfig.User, Path: extra, Format: "native"}}, locs...)
+	}
+	// In the home directory the project files are the user's files: read
+	// them once, as user files.
+	userPaths := map[string]bool{}
+	for _, l := range locs {
+		if l.Level == mcpconfig.User {
+			userPaths[l.Path] = true
+		}
+	}
+	var found []mcpconfig.Found
+	for _, l := range locs {
+		if l.Level == mcpconfig.Project && userPaths[l.Path] {
+			continue
+		}
+		data, err := os.ReadFile(l.Path)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || isDir(err) {
+			continue
+		}
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		f, err := mcpconfig.Parse(l, data, r.getenv)
+		if err != nil {
+			if l.Source == "native" {
+				return exit.Wrap(exit.Usage, err)
+			}
+			// Another client's file: its owner validates it; a broken one
+			// must not stop every agent-mcp command.
+			app.Warnf(r.c, "skipping %v", err)
+			continue
+		}
+		found = append(found, mcpconfig.Found{Loc: l, File: f})
+	}
+	opts := mcpconfig.Options{OnlySource: r.c.String("only-source"), NoProject: r.c.Bool("no-project-config")}
+	// Trust needs the user's trustedProjects, so merge once to read them.
+	first := mcpconfig.Merge(append([]mcpconfig.Found(nil), found...), opts)
+	opts.Trusted = r.c.Bool("trust") || r.isTrusted(first.TrustedProjects)
+	r.trusted = opts.Trusted
+	r.res = mcpconfig.Merge(found, opts)
+	if len(r.res.SkippedUntrusted) > 0 {
+		var names []string
+		seen := map[string]bool{}
+		for _, e := range r.res.SkippedUntrusted {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				names = append(names, e.Name)
+			}
+		}
+		app.Warnf(r.c, "ignoring the project's MCP servers (%s) of untrusted project %s: pass --trust or add it to \"trustedProjects\" in %s",
+			strings.Join(names, ", "), r.cwd, r.userFile())
+	}
+	return nil
+}
+
+func isDir(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
+}
+
+// isTrusted looks the project up in the user config's list and in trust.json.
+func (r *runner) isTrusted(fromConfig []string) bool {
+	roots := append([]string(nil), fromConfig...)
+	if data, err := os.ReadFile(filepath.Join(r.dirs.Data, "trust.json")); err == nil {
+		var list []struct {
+			Root string `json:"root"`
+		}
+		if json.Unmarshal(data, &list) == nil {
+			for _, t := range list {
+				roots = append(roots, t.Root)
+			}
+		}
+	}
+	for _, root := range roots {
+		root = filepath.Clean(mcpconfig.Expand(root, r.getenv))
+		if root == r.cwd || strings.HasPrefix(r.cwd, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// server finds an enabled server by name, with suggestions when unknown.
+func (r *runner) server(name string) (mcpconfig.Entry, error) {
+	if e, ok := r.res.Lookup(name); ok {
+		if e.Disabled {
+			return e, exit.Errorf(exit.Usage, "server %q is disabled (%s); enable it with 'agent-mcp enable %s'", name, e.Path, name)
+		}
+		return e, nil
+	}
+	for _, e := range r.res.SkippedUntrusted {
+		if e.Name == name {
+			return e, exit.Errorf(exit.Usage, "server %q is configured by the untrusted project %s (%s): pass --trust to use it", name, r.cwd, e.Path)
+		}
+	}
+	var known []string
+	for _, e := range r.res.Servers {
+		known = append(known, e.Name)
+	}
+	msg := fmt.Sprintf("unknown server %q", name)
+	if s := mcpconfig.Suggest(name, known); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
+	} else if len(known) == 0 {
+		msg += " (no servers configured: see 'agent-mcp add --help')"
+	}
+	return mcpconfig.Entry{}, exit.Errorf(exit.Usage, "%s", msg)
+}
+
+// selected is the enabled servers named in args, or all enabled servers.
+func (r *runner) selected(args []string) ([]mcpconfig.Entry, error) {
+	if len(args) == 0 {
+		var out []mcpconfig.Entry
+		for _, e := range r.res.Servers {
+			if !e.Disabled {
+				out = append(out, e)
+			}
+		}
+		return out, nil
+	}
+	var out []mcpconfig.Entry
+	for _, a := range args {
+		e, err := r.server(a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// connectTimeoutFor is the connect/list time limit for one server.
+func (r *runner) connectTimeoutFor(e mcpconfig.Entry) time.Duration {
+	if r.connectTimeout != nil {
+		return *r.connectTimeout
+	}
+	if ms, ok := envMillis(r.getenv("AGENT_MCP_TIMEOUT_MS")); ok {
+		return ms
+	}
+	if e.Server.Timeout > 0 {
+		return time.Duration(e.Server.Timeout) * time.Millisecond
+	}
+	return 30 * time.Second
+}
+
+// toolTimeoutFor is the time limit of one tools/call (0: none).
+func (r *runner) toolTimeoutFor(e mcpconfig.Entry) time.Duration {
+	if r.toolTimeout != nil {
+		return *r.toolTimeout
+	}
+	if ms, ok := envMillis(r.getenv("AGENT_MCP_TOOL_TIMEOUT_MS")); ok {
+		return ms
+	}
+	return time.Duration(e.Server.ToolTimeout) * time.Millisecond
+}
+
+func envMillis(v string) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return time.Duration(n) * time.Millisecond, true
+}
+
+// writeJSON prints one value as a JSON line.
+func writeJSON(r *runner, v any) error {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep <, > and & readable in text
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(r.env.Stdout, b.String())
+	return err
+}
+
+// writeFileAtomic writes data to path through a temporary file (0600, dir 0700).
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+)
+
+var scopeFlag = &cli.StringFlag{Name: "scope", Value: "user", Usage: "which of our files to edit: user ($XDG_CONFIG_HOME/agentutils/mcp.json) or project (.agentutils/mcp.json)"}
+
+// scopeFile is the file of --scope.
+func (r *runner) scopeFile(c *cli.Context) (string, error) {
+	switch c.String("scope") {
+	case "user":
+		return r.userFile(), nil
+	case "project":
+		return r.projectFile(), nil
+	}
+	return "", exit.Errorf(exit.Usage, "--scope %q: want user or project", c.String("scope"))
+}
+
+// editFile applies fn to one of our mcp.json files and writes it atomically.
+func editFile(path string, fn func(*mcpconfig.Doc) error) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	out, err := mcpconfig.Edit(data, path, fn)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	return writeFileAtomic(path, out)
+}
+
+func addCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "add a server to our mcp.json",
+		ArgsUsage: "NAME (--url URL | -- COMMAND [ARG…])",
+		Description: "Writes a server into $XDG_CONFIG_HOME/agentutils/mcp.json (--scope user, the default) or " +
+			".agentutils/mcp.json of the project (--scope project). A URL without a scheme gets https://; " +
+			"--token adds an Authorization: Bearer header.\n\n" +
+			"Examples:\n\n    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
+			"    agent-mcp add --scope project fs --env ROOT=/srv -- mcp-server-filesystem /srv\n" +
+			"    agent-mcp add linear --url mcp.linear.app/mcp\n" +
+			"    agent-mcp add api --url https://h.example/mcp --header 'X-Team: a' --token \"$TOKEN\"",
+		Flags: commonFlags(scopeFlag,
+			&cli.StringFlag{Name: "url", Usage: "the server's URL (an HTTP server)"},
+			&cli.StringFlag{Name: "transport", Value: "http", Usage: "http (Streamable HTTP) or sse (legacy HTTP+SSE), with --url"},
+			&cli.StringSliceFlag{Name: "header", Usage: "an HTTP header `'K: V'` (repeatable), with --url"},
+			&cli.StringFlag{Name: "token", Usage: "a bearer token, with --url"},
+			&cli.StringSliceFlag{Name: "env", Usage: "an environment variable `K=V` for a stdio server (repeatable)"},
+			&cli.StringFlag{Name: "server-cwd", Usage: "working directory of a stdio server"},
+			&cli.IntFlag{Name: "server-timeout", Usage: "the server's connect timeout in ms (written as \"timeout\")"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 {
+				return exit.Errorf(exit.Usage, "add: want NAME and --url URL or -- COMMAND")
+			}
+			name := c.Args().First()
+			cmd := c.Args().Slice()[1:]
+			if len(cmd) > 0 && cmd[0] == "--" { // "add NAME -- CMD": urfave keeps the "--"
+				cmd = cmd[1:]
+			}
+			var s mcpconfig.Server
+			switch {
+			case c.String("url") != "" && len(cmd) > 0:
+				return exit.Errorf(exit.Usage, "add: give --url or a command, not both")
+			case c.String("url") != "":
+				u := c.String("url")
+				if !strings.Contains(u, "://") {
+					u = "https://" + u
+				}
+				if _, err := url.ParseRequestURI(u); err != nil {
+					return exit.Errorf(exit.Usage, "--url %q: %v", u, err)
+				}
+				t := c.String("transport")
+				if t != "http" && t != "sse" {
+					return exit.Errorf(exit.Usage, "--transport %q: want http or sse", t)
+				}
+				s = mcpconfig.Server{Type: t, URL: u}
+				for _, h := range c.StringSlice("header") {
+					k, v, ok := strings.Cut(h, ":")
+					if !ok || strings.TrimSpace(k) == "" {
+						return exit.Errorf(exit.Usage, "--header %q: want 'K: V'", h)
+					}
+					if s.Headers == nil {
+						s.Headers = map[string]string{}
+					}
+					s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
+				if tok := c.String("token"); tok != "" {
+					if s.Headers == nil {
+						s.Headers = map[string]string{}
+					}
+					s.Headers["Authorization"] = "Bearer " + tok
+				}
+			case len(cmd) > 0:
+				if c.IsSet("header") || c.IsSet("token") || c.IsSet("transport") {
+					return exit.Errorf(exit.Usage, "add: --header, --token and --transport need --url")
+				}
+				s = mcpconfig.Server{Type: "stdio", Command: cmd[0], Args: cmd[1:], Cwd: c.String("server-cwd")}
+			default:
+				return exit.Errorf(exit.Usage, "add: want --url URL or -- COMMAND [ARG…]")
+			}
+			for _, kv := range c.StringSlice("env") {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return exit.Errorf(exit.Usage, "--env %q: want K=V", kv)
+				}
+				if s.Env == nil {
+					s.Env = map[string]string{}
+				}
+				s.Env[k] = v
+			}
+			s.Timeout = c.Int("server-timeout")
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			path, err := r.scopeFile(c)
+			if err != nil {
+				return err
+			}
+			return editFile(path, func(d *mcpconfig.Doc) error { return d.Add(name, s) })
+		},
+	}
+}
+
+func removeCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:        "remove",
+		Aliases:     []string{"rm"},
+		Usage:       "remove a server from our mcp.json",
+		ArgsUsage:   "NAME",
+		Description: "Examples:\n\n    agent-mcp remove everything\n    agent-mcp remove --scope project fs",
+		Flags:       commonFlags(scopeFlag),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return exit.Errorf(exit.Usage, "remove: want one NAME")
+			}
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			path, err := r.scopeFile(c)
+			if err != nil {
+				return err
+			}
+			return editFile(path, func(d *mcpconfig.Doc) error { return d.Remove(c.Args().First()) })
+		},
+	}
+}
+
+func enableCommand(env *app.Env, on bool) *cli.Command {
+	name, verb := "enable", "enable a disabled server"
+	if !on {
+		name, verb = "disable", "disable a server without removing it"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     verb,
+		ArgsUsage: "NAME",
+		Description: "A server defined in one of our own mcp.json files gets \"enabled\": false (or loses it); a server " +
+			"from another client's configuration is listed in (or dropped from) \"disabledServers\" of the user mcp.json.\n\n" +
+			"Examples:\n\n    agent-mcp " + name + " github",
+		Flags: commonFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return exit.Errorf(exit.Usage, "%s: want one NAME", name)
+			}
+			n := c.Args().First()
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			var entry *mcpconfig.Entry
+			for _, e := range r.res.All {
+				if e.Name == n && !e.Shadowed {
+					entry = &e
+					break
+				}
+			}
+			if entry == nil {
+				_, err := r.server(n)
+				return err
+			}
+			if entry.Source == "native" && (entry.Path == r.userFile() || entry.Path == r.projectFile()) {
+				return editFile(entry.Path, func(d *mcpconfig.Doc) error { return d.SetEnabled(n, on) })
+			}
+			if entry.Source == "native" {
+				return exit.Errorf(exit.Usage, "server %q is defined in %s: edit that file", n, entry.Path)
+			}
+			// Another client's server: our user file's disabledServers.
+			return editFile(r.userFile(), func(d *mcpconfig.Doc) error { d.SetDisabled(n, !on); return nil })
+		},
+	}
+}
+
+func testCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "test",
+		Usage:     "connect to a server and report what it offers",
+		ArgsUsage: "NAME",
+		Description: "Connects, initializes and lists tools, resources and prompts; prints the server's name, version, " +
+			"protocol version and counts. Exit status 1 when the server fails (with an 'agent-mcp auth' hint for HTTP 401).\n\n" +
+			"Example:\n\n    agent-mcp test everything",
+		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return exit.Errorf(exit.Usage, "test: want one NAME")
+			}
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			e, err := r.server(c.Args().First())
+			if err != nil {
+				return err
+			}
+			s, err := r.open(c.Context, e, nil)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			tools, err := s.listTools(c.Context)
+			if err != nil {
+				return err
+			}
+			ir := s.current().InitializeResult()
+			count := func(has bool, n func(context.Context) int) int {
+				if !has {
+					return 0
+				}
+				return n(c.Context)
+			}
+			caps := ir.Capabilities
+			nres := count(caps != nil && caps.Resources != nil, func(ctx context.Context) int {
+				n := 0
+				for _, err := range s.current().Resources(ctx, nil) {
+					if err != nil {
+						break
+					}
+					n++
+				}
+				return n
+			})
+			nprompts := count(caps != nil && caps.Prompts != nil, func(ctx context.Context) int {
+				n := 0
+				for _, err := range s.current().Prompts(ctx, nil) {
+					if err != nil {
+						break
+					}
+					n++
+				}
+				return n
+			})
+			out := map[string]any{"server": e.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
+				"tools": len(tools), "resources": nres, "prompts": nprompts, "instructions": ir.Instructions != ""}
+			if c.Bool("json") {
+				return writeJSON(r, out)
+			}
+			info := ""
+			if ir.ServerInfo != nil {
+				info = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
+			}
+			_, err = fmt.Fprintf(env.Stdout, "%s: ok (%s, protocol %s): %d tools, %d resources, %d prompts\n",
+				e.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
+			return err
+		},
+	}
+}

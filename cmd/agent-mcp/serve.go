@@ -1,0 +1,420 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/exit"
+)
+
+// Tool classes for serve's safety default.
+const (
+	classRead  = "read"
+	classWrite = "write"
+	classExec  = "exec"
+)
+
+// toolClass sorts agent-tool's tools: read-only ones are served by
+// default, write and exec ones need a flag, unknown ones need --tools.
+func toolClass(name string) (string, *mcp.ToolAnnotations) {
+	t, f := true, false
+	switch name {
+	case "read", "grep", "find", "ls":
+		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
+	case "fetch", "web_search":
+		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &t}
+	case "write", "edit", "apply_patch", "todo", "undo":
+		return classWrite, &mcp.ToolAnnotations{DestructiveHint: &t, IdempotentHint: false, OpenWorldHint: &f}
+	case "bash":
+		return classExec, &mcp.ToolAnnotations{DestructiveHint: &t, OpenWorldHint: &t}
+	}
+	return "", nil
+}
+
+func serveCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve agent-tool's tools as an MCP server (stdio or Streamable HTTP)",
+		Description: "Starts the tool co-process (--tools-cmd, default `agent-tool serve`), and offers its tools to any MCP " +
+			"client (Claude Desktop, Cursor, another agent) over stdio, or over Streamable HTTP with --http. Only read-only " +
+			"tools (read, grep, find, ls) are offered unless --allow-write (write, edit, apply_patch, todo, undo) or " +
+			"--allow-exec (bash) is given; --tools picks names (tools outside the known classes are offered only when named). " +
+			"Tools carry MCP annotations (readOnlyHint, destructiveHint, openWorldHint). A call's progress becomes " +
+			"notifications/progress when the client asked for it, notifications/cancelled becomes `cancel`, results keep " +
+			"text and image blocks, and the tool's details go to _meta[\"agent/details\"]. Exclusive tools run alone.\n\n" +
+			"Over HTTP the address must be a loopback one unless --listen-any, and a bearer token (--token or " +
+			"AGENT_MCP_SERVE_TOKEN) is required off loopback.\n\n" +
+			"Examples:\n\n" +
+			"    agent-mcp serve                                   # stdio, for a client's config: {\"command\":\"agent-mcp\",\"args\":[\"serve\"]}\n" +
+			"    agent-mcp serve --allow-write --cwd ~/src/project\n" +
+			"    agent-mcp serve --http 127.0.0.1:8765 --token \"$TOKEN\"",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cwd", Usage: "project directory given to the tools (default: the current directory)"},
+			&cli.StringFlag{Name: "tools-cmd", Value: "agent-tool serve", Usage: "the tool co-process, run with sh -c"},
+			&cli.StringSliceFlag{Name: "tools", Usage: "offer only these tools (comma-separated or repeated)"},
+			&cli.BoolFlag{Name: "allow-write", Usage: "also offer the tools that change files"},
+			&cli.BoolFlag{Name: "allow-exec", Usage: "also offer bash"},
+			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (host:port) instead of stdio"},
+			&cli.BoolFlag{Name: "listen-any", Usage: "with --http, allow an address that is not loopback"},
+			&cli.StringFlag{Name: "token", Usage: "with --http, require Authorization: Bearer TOKEN (default: $AGENT_MCP_SERVE_TOKEN)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exit.Errorf(exit.Usage, "serve: no arguments expected")
+			}
+			cwd := env.Dir
+			if d := c.String("cwd"); d != "" {
+				cwd = d
+			}
+			token := c.String("token")
+			if token == "" {
+				token = env.Getenv("AGENT_MCP_SERVE_TOKEN")
+			}
+			addr := c.String("http")
+			if addr != "" {
+				host, _, err := net.SplitHostPort(addr)
+				if err != nil {
+					return exit.Errorf(exit.Usage, "--http %q: %v", addr, err)
+				}
+				ip := net.ParseIP(host)
+				loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+				if !loopback && !c.Bool("listen-any") {
+					return exit.Errorf(exit.Usage, "--http %q is not a loopback address: add --listen-any (and a --token)", addr)
+				}
+				if !loopback && token == "" {
+					return exit.Errorf(exit.Usage, "--http %q off loopback needs --token or AGENT_MCP_SERVE_TOKEN", addr)
+				}
+			} else if c.IsSet("token") || c.Bool("listen-any") {
+				return exit.Errorf(exit.Usage, "--token and --listen-any need --http")
+			}
+			var pick []string
+			for _, t := range c.StringSlice("tools") {
+				pick = append(pick, strings.Split(t, ",")...)
+			}
+			tp, err := startToolProc(c.Context, env, c.String("tools-cmd"), cwd)
+			if err != nil {
+				return err
+			}
+			defer tp.stop()
+			srv, err := tp.server(cwd, pick, c.Bool("allow-write"), c.Bool("allow-exec"))
+			if err != nil {
+				return err
+			}
+			if addr == "" {
+				err := srv.Run(c.Context, &mcp.StdioTransport{})
+				if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+					return err
+				}
+				return nil
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return exit.Errorf(exit.Failure, "--http: %v", err)
+			}
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+			var handler http.Handler = h
+			if token != "" {
+				handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("Authorization") != "Bearer "+token {
+						w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
+						http.Error(w, "unauthorized", http.StatusUnauthorized)
+						return
+					}
+					h.ServeHTTP(w, r)
+				})
+			}
+			hs := &http.Server{Handler: handler}
+			app.Warnf(c, "serving MCP on http://%s/", ln.Addr())
+			go func() { <-c.Context.Done(); hs.Close() }()
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+}
+
+// toolProc is the tool co-process behind serve.
+type toolProc struct {
+	env   *app.Env
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	tools []event.ToolDef
+
+	wmu     sync.Mutex
+	mu      sync.Mutex
+	nextID  int
+	pending map[string]*pendingCall
+	dead    error
+	// excl makes an exclusive tool run alone.
+	excl sync.RWMutex
+}
+
+type pendingCall struct {
+	result   chan *event.Result
+	progress func(event.ToolOutput)
+}
+
+func startToolProc(ctx context.Context, env *app.Env, command, cwd string) (*toolProc, error) {
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = cwd
+	cmd.Stderr = env.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q: %v", command, err)
+	}
+	tp := &toolProc{env: env, cmd: cmd, in: in, pending: map[string]*pendingCall{}}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	if err := tp.write(&event.Hello{Cwd: cwd}); err != nil {
+		tp.stop()
+		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q exited before sending its tools (%v)", command, err)
+	}
+	for {
+		if !sc.Scan() {
+			tp.stop()
+			return nil, exit.Errorf(exit.Failure, "--tools-cmd %q exited before sending its tools", command)
+		}
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: %v\n", err)
+			continue
+		}
+		if t, ok := m.(*event.Tools); ok {
+			tp.tools = t.Tools
+			for _, e := range t.Errors {
+				fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: %s\n", e)
+			}
+			break
+		}
+		if l, ok := m.(*event.Log); ok {
+			fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: %s\n", l.Msg)
+		}
+	}
+	go tp.read(sc)
+	return tp, nil
+}
+
+func (tp *toolProc) write(v any) error {
+	line, err := event.EncodeTool(v)
+	if err != nil {
+		return err
+	}
+	tp.wmu.Lock()
+	defer tp.wmu.Unlock()
+	_, err = tp.in.Write(line)
+	return err
+}
+
+// read dispatches the co-process's messages until it exits.
+func (tp *toolProc) read(sc *bufio.Scanner) {
+	for sc.Scan() {
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			fmt.Fprintf(tp.env.Stderr, "agent-mcp: --tools-cmd: %v\n", err)
+			continue
+		}
+		switch m := m.(type) {
+		case *event.Result:
+			tp.mu.Lock()
+			p := tp.pending[m.ID]
+			delete(tp.pending, m.ID)
+			tp.mu.Unlock()
+			if p != nil {
+				p.result <- m
+			}
+		case *event.Update:
+			tp.mu.Lock()
+			p := tp.pending[m.ID]
+			tp.mu.Unlock()
+			if p != nil && p.progress != nil {
+				p.progress(m.PartialResult)
+			}
+		case *event.ToolAsk:
+			// No person behind an MCP client here: the ask is cancelled.
+			_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
+		case *event.Log:
+			fmt.Fprintf(tp.env.Stderr, "agent-mcp: --tools-cmd: %s\n", m.Msg)
+		}
+	}
+	err := tp.cmd.Wait()
+	tp.mu.Lock()
+	tp.dead = fmt.Errorf("tool process exited: %v", err)
+	if err == nil {
+		tp.dead = errors.New("tool process exited")
+	}
+	for id, p := range tp.pending {
+		p.result <- &event.Result{ID: id, Content: []event.Content{event.Text(tp.dead.Error())}, IsError: true}
+		delete(tp.pending, id)
+	}
+	tp.mu.Unlock()
+}
+
+func (tp *toolProc) stop() {
+	tp.in.Close() // EOF: the co-process finishes and exits
+	done := make(chan struct{})
+	go func() { tp.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		tp.cmd.Process.Kill()
+	}
+}
+
+// call runs one tool call on the co-process; cancelling ctx sends cancel
+// and still waits for the result.
+func (tp *toolProc) call(ctx context.Context, name string, args json.RawMessage, progress func(event.ToolOutput)) *event.Result {
+	tp.mu.Lock()
+	if tp.dead != nil {
+		err := tp.dead
+		tp.mu.Unlock()
+		return &event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	}
+	tp.nextID++
+	id := fmt.Sprintf("mcp-%d", tp.nextID)
+	p := &pendingCall{result: make(chan *event.Result, 1), progress: progress}
+	tp.pending[id] = p
+	tp.mu.Unlock()
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if err := tp.write(&event.Call{ID: id, Name: name, Arguments: args}); err != nil {
+		tp.mu.Lock()
+		delete(tp.pending, id)
+		tp.mu.Unlock()
+		return &event.Result{Content: []event.Content{event.Text("tool process: " + err.Error())}, IsError: true}
+	}
+	select {
+	case r := <-p.result:
+		return r
+	case <-ctx.Done():
+		_ = tp.write(&event.Cancel{ID: id})
+		return <-p.result
+	}
+}
+
+// server builds the MCP server with the selected tools.
+func (tp *toolProc) server(cwd string, pick []string, allowWrite, allowExec bool) (*mcp.Server, error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()},
+		&mcp.ServerOptions{Instructions: "agentutils tools working in " + cwd + "; relative paths are resolved there."})
+	picked := map[string]bool{}
+	for _, p := range pick {
+		picked[p] = true
+	}
+	known := map[string]bool{}
+	n := 0
+	for _, t := range tp.tools {
+		known[t.Name] = true
+		class, ann := toolClass(t.Name)
+		switch {
+		case len(pick) > 0 && !picked[t.Name]:
+			continue
+		case class == "" && !picked[t.Name]:
+			continue
+		case class == classWrite && !allowWrite, class == classExec && !allowExec:
+			continue
+		}
+		var schema map[string]any
+		if err := json.Unmarshal(t.Parameters, &schema); err != nil || schema == nil {
+			schema = map[string]any{}
+		}
+		schema["type"] = "object"
+		tool := &mcp.Tool{Name: t.Name, Title: t.Label, Description: t.Description, InputSchema: schema, Annotations: ann}
+		exclusive := t.Concurrency == event.Exclusive
+		name := t.Name
+		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if exclusive {
+				tp.excl.Lock()
+				defer tp.excl.Unlock()
+			} else {
+				tp.excl.RLock()
+				defer tp.excl.RUnlock()
+			}
+			var progress func(event.ToolOutput)
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				step := 0.0
+				progress = func(o event.ToolOutput) {
+					step++
+					msg := ""
+					for _, c := range o.Content {
+						if c.Type == "text" {
+							msg = lastLine(c.Text)
+						}
+					}
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: step, Message: msg})
+				}
+			}
+			r := tp.call(ctx, name, req.Params.Arguments, progress)
+			return toMCPResult(r), nil
+		})
+		n++
+	}
+	for _, p := range pick {
+		if !known[p] {
+			return nil, exit.Errorf(exit.Usage, "--tools: the tool process has no tool %q", p)
+		}
+	}
+	if n == 0 {
+		return nil, exit.Errorf(exit.Usage, "no tools to serve (see --tools, --allow-write, --allow-exec)")
+	}
+	return s, nil
+}
+
+// toMCPResult converts a tool-protocol result.
+func toMCPResult(r *event.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError, Content: []mcp.Content{}}
+	for _, c := range r.Content {
+		switch c.Type {
+		case "image":
+			data, err := base64.StdEncoding.DecodeString(c.Data)
+			if err == nil {
+				out.Content = append(out.Content, &mcp.ImageContent{MIMEType: c.MimeType, Data: data})
+				continue
+			}
+			out.Content = append(out.Content, &mcp.TextContent{Text: "[Image: " + c.MimeType + "]"})
+		default:
+			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+		}
+	}
+	if len(r.Details) > 0 && string(r.Details) != "null" {
+		var d any
+		if json.Unmarshal(r.Details, &d) == nil {
+			out.Meta = mcp.Meta{"agent/details": d}
+		}
+	}
+	return out
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentutils/agentutils/internal/testbin"
+)
+
+// serveClient starts `agent-mcp serve` over stdio with faketools behind it
+// and connects the Go SDK's client to it.
+func serveClient(t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, string) {
+	t.Helper()
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello\n"), 0o644)
+	cmd := exec.Command(filepath.Join(bin, "agent-mcp"), append([]string{"serve", "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools")}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, dir
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func TestServeReadOnly(t *testing.T) {
+	cs, dir := serveClient(t, nil)
+	if d := cmp.Diff([]string{"read"}, toolNames(t, cs)); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "hello.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.Content)
+	if string(b) != `[{"type":"text","text":"hello\n"}]` || res.IsError {
+		t.Errorf("result %s", b)
+	}
+	if d, _ := json.Marshal(res.Meta["agent/details"]); string(d) != `{"path":"hello.txt"}` {
+		t.Errorf("details %s", d)
+	}
+	// write is not offered: calling it fails and nothing is written.
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "x", "content": "y"}})
+	if err == nil {
+		t.Error("write was callable without --allow-write")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Error("write happened")
+	}
+}
+
+func TestServeAllow(t *testing.T) {
+	var mu sync.Mutex
+	var progress []string
+	cs, dir := serveClient(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, r.Params.Message)
+		mu.Unlock()
+	}}, "--allow-write", "--allow-exec", "--tools", "read,write,bash,weird")
+	if d := cmp.Diff([]string{"bash", "read", "weird", "write"}, toolNames(t, cs)); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+	res, _ := cs.ListTools(context.Background(), nil)
+	for _, tl := range res.Tools {
+		if tl.Name == "write" && (tl.Annotations == nil || tl.Annotations.DestructiveHint == nil || !*tl.Annotations.DestructiveHint) {
+			t.Errorf("write annotations %+v", tl.Annotations)
+		}
+		if tl.Name == "read" && (tl.Annotations == nil || !tl.Annotations.ReadOnlyHint) {
+			t.Errorf("read annotations %+v", tl.Annotations)
+		}
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "x", "content": "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "x")); string(b) != "y" {
+		t.Errorf("x = %q", b)
+	}
+	p := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "ls"}}
+	p.SetProgressToken("tok")
+	r, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(r.Content)
+	if string(b) != `[{"type":"text","text":"ran ls"},{"type":"image","mimeType":"image/png","data":"iVBORw=="}]` {
+		t.Errorf("bash content %s", b)
+	}
+	// Notifications are handled asynchronously: wait for both.
+	for i := 0; i < 100; i++ {
+		mu.Lock()
+		n := len(progress)
+		mu.Unlock()
+		if n == 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	if d := cmp.Diff([]string{"step 1", "step 2"}, progress); d != "" {
+		t.Errorf("progress (-want +got):\n%s", d)
+	}
+	mu.Unlock()
+
+	// notifications/cancelled reaches the tool as cancel.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "wait"}})
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // let the call start; the test checks no timing
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("cancelled call returned no error")
+	}
+	// The server is still usable after the cancel.
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "x"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeHTTP: agent-mcp as the client of agent-mcp serve over Streamable
+// HTTP with a bearer token.
+func TestServeHTTP(t *testing.T) {
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("over http\n"), 0o644)
+	srv := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--http", addr, "--token", "s3cret")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	home := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(bin, "agent-mcp"), args...)
+		cmd.Env = append(os.Environ(), "AGENTUTILS_HOME="+home, "HOME="+home)
+		cmd.Dir = home
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	if _, err := run("add", "mine", "--url", "http://"+addr+"/", "--token", "s3cret"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("add", "nokey", "--url", "http://"+addr+"/"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run("call", "mine", "read", `{"path":"hello.txt"}`, "--text")
+	if err != nil || out != "over http\n\n" && out != "over http\n" {
+		t.Fatalf("call: %v %q", err, out)
+	}
+	if _, err := run("call", "nokey", "read", `{"path":"hello.txt"}`); err == nil {
+		t.Error("call without the token succeeded")
+	}
+	// Off loopback needs --listen-any and a token.
+	cmd := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--http", "0.0.0.0:0", "--tools-cmd", "true")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "not a loopback address") {
+		t.Errorf("0.0.0.0 without --listen-any: %v %s", err, out)
+	}
+	cmd = exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--http", "0.0.0.0:0", "--listen-any", "--tools-cmd", "true")
+	cmd.Env = append(os.Environ(), "AGENT_MCP_SERVE_TOKEN=")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs --token") {
+		t.Errorf("0.0.0.0 without a token: %v %s", err, out)
+	}
+}

@@ -1,0 +1,101 @@
+// Command faketools is a tool co-process (formats/tool-protocol) standing in
+// for agent-tool in agent-mcp serve's tests: read, write, bash and weird.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/agentutils/agentutils/lib/event"
+)
+
+var (
+	mu      sync.Mutex
+	cwd     string
+	cancels = map[string]chan struct{}{}
+)
+
+func send(v any) {
+	b, _ := event.EncodeTool(v)
+	mu.Lock()
+	os.Stdout.Write(b)
+	mu.Unlock()
+}
+
+func main() {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var wg sync.WaitGroup
+	obj := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"command":{"type":"string"}}}`)
+	for sc.Scan() {
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			send(&event.Log{Level: "error", Msg: err.Error()})
+			continue
+		}
+		switch m := m.(type) {
+		case *event.Hello:
+			cwd = m.Cwd
+			send(&event.Tools{Tools: []event.ToolDef{
+				{Name: "read", Label: "Read", Description: "Read a file.", Parameters: obj, Concurrency: event.Shared},
+				{Name: "write", Label: "Write", Description: "Write a file.", Parameters: obj, Concurrency: event.Exclusive},
+				{Name: "bash", Label: "Bash", Description: "Run a command.", Parameters: obj, Concurrency: event.Exclusive},
+				{Name: "weird", Description: "A tool of no known class.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
+			}})
+		case *event.Cancel:
+			mu.Lock()
+			if ch, ok := cancels[m.ID]; ok {
+				close(ch)
+				delete(cancels, m.ID)
+			}
+			mu.Unlock()
+		case *event.Call:
+			ch := make(chan struct{})
+			mu.Lock()
+			cancels[m.ID] = ch
+			mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				send(run(m, ch))
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+func run(c *event.Call, cancel chan struct{}) *event.Result {
+	var a struct{ Path, Content, Command string }
+	json.Unmarshal(c.Arguments, &a)
+	fail := func(f string, args ...any) *event.Result {
+		return &event.Result{ID: c.ID, Content: []event.Content{event.Text(fmt.Sprintf(f, args...))}, IsError: true}
+	}
+	path := filepath.Join(cwd, a.Path)
+	switch c.Name {
+	case "read":
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fail("%v", err)
+		}
+		return &event.Result{ID: c.ID, Content: []event.Content{event.Text(string(b))}, Details: json.RawMessage(`{"path":"` + a.Path + `"}`)}
+	case "write":
+		if err := os.WriteFile(path, []byte(a.Content), 0o644); err != nil {
+			return fail("%v", err)
+		}
+		return &event.Result{ID: c.ID, Content: []event.Content{event.Text("wrote " + a.Path)}}
+	case "bash":
+		for i := 1; i <= 2; i++ {
+			send(&event.Update{ID: c.ID, PartialResult: event.ToolOutput{Content: []event.Content{event.Text(fmt.Sprintf("step %d", i))}}})
+		}
+		if a.Command == "wait" {
+			<-cancel
+			return fail("Command aborted")
+		}
+		return &event.Result{ID: c.ID, Content: []event.Content{event.Text("ran " + a.Command), {Type: "image", Data: "iVBORw==", MimeType: "image/png"}}}
+	}
+	return &event.Result{ID: c.ID, Content: []event.Content{event.Text("weird")}}
+}

@@ -1,0 +1,258 @@
+// Command mcptestserver is a small MCP server built with the official Go SDK
+// for agent-mcp's script tests: stdio by default, Streamable HTTP with
+// -http, legacy HTTP+SSE with -sse, and misbehaviours on request.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on this address")
+	sse := flag.Bool("sse", false, "with -http: serve the legacy HTTP+SSE protocol instead")
+	addrFile := flag.String("addr-file", "", "write the listening URL here")
+	token := flag.String("token", "", "with -http: require this bearer token")
+	mode := flag.String("mode", "", "misbehave: garbage, exit, hang")
+	pageSize := flag.Int("page-size", 2, "tools per tools/list page")
+	flag.Parse()
+
+	switch *mode {
+	case "garbage":
+		fmt.Println("this is not JSON-RPC")
+		os.Exit(0)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fatal: cannot open database")
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Hour)
+	case "old":
+		oldServer()
+		return
+	}
+
+	if d, err := time.ParseDuration(os.Getenv("MCPTEST_START_DELAY")); err == nil {
+		time.Sleep(d)
+	}
+	newServer := func() *mcp.Server { return server(*pageSize) }
+	if *httpAddr == "" {
+		if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s := newServer()
+	var h http.Handler
+	path := "/mcp"
+	if *sse {
+		path = "/sse"
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	} else {
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if *token != "" && r.Header.Get("Authorization") != "Bearer "+*token {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+ln.Addr().String()+`/.well-known/oauth-protected-resource"`)
+			http.Error(w, "missing or bad token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	if *addrFile != "" {
+		url := "http://" + ln.Addr().String() + path
+		if err := os.WriteFile(*addrFile+".tmp", []byte(url), 0o644); err == nil {
+			os.Rename(*addrFile+".tmp", *addrFile)
+		}
+	}
+	http.Serve(ln, mux)
+}
+
+func obj(props string, required ...string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	if required == nil {
+		req = []byte("[]")
+	}
+	return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func args(req *mcp.CallToolRequest) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(req.Params.Arguments, &m)
+	return m
+}
+
+func server(pageSize int) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptestserver", Version: "1.0.0"},
+		&mcp.ServerOptions{Instructions: "Use echo to repeat a message.", PageSize: pageSize})
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Repeat a message.\nSecond line.", InputSchema: obj(`"message":{"type":"string"}`, "message"),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(fmt.Sprint(args(req)["message"])), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "add", Description: "Add two numbers.", InputSchema: obj(`"a":{"type":"number"},"b":{"type":"number","nullable":true}`, "a", "b")},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a := args(req)
+			x, _ := a["a"].(float64)
+			y, _ := a["b"].(float64)
+			r := text(fmt.Sprint(x + y))
+			r.StructuredContent = map[string]any{"sum": x + y}
+			return r, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "image", Description: "A 1x1 PNG.", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails.", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r := text("it broke")
+			r.IsError = true
+			return r, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "slow", Description: "Sleep ms milliseconds with progress; stops when cancelled.", InputSchema: obj(`"ms":{"type":"number"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ms, _ := args(req)["ms"].(float64)
+			steps := 4
+			for i := 1; i <= steps; i++ {
+				select {
+				case <-ctx.Done():
+					if f := os.Getenv("MCPTEST_CANCEL_FILE"); f != "" {
+						os.WriteFile(f, []byte("cancelled\n"), 0o644)
+					}
+					return nil, ctx.Err()
+				case <-time.After(time.Duration(ms/float64(steps)) * time.Millisecond):
+				}
+				if tok := req.Params.GetProgressToken(); tok != nil {
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(steps), Message: "step"})
+				}
+			}
+			return text("done"), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "mixed", Description: "Every kind of content block.", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://hello", MIMEType: "text/plain", Text: "hello world"}},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://bin", MIMEType: "application/octet-stream", Blob: []byte{1, 2, 3}}},
+				&mcp.ResourceLink{URI: "test://hello", Name: "hello", Description: "a greeting"},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte{0}},
+			}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "die", Description: "Exit the server process.", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if os.Getenv("MCPTEST_DIE_ONCE") != "" {
+				if _, err := os.Stat(os.Getenv("MCPTEST_DIE_ONCE")); err != nil {
+					os.WriteFile(os.Getenv("MCPTEST_DIE_ONCE"), nil, 0o644)
+					os.Exit(1)
+				}
+				return text("survived"), nil
+			}
+			os.Exit(1)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "env", Description: "Print an environment variable and the working directory.", InputSchema: obj(`"name":{"type":"string"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			wd, _ := os.Getwd()
+			n, _ := args(req)["name"].(string)
+			return text(n + "=" + os.Getenv(n) + " cwd=" + wd[strings.LastIndex(wd, "/")+1:]), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "ask", Description: "Ask the user for a name (elicitation).", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// The multi round-trip form (SEP-2322); the SDK turns it into an
+			// elicitation/create request for clients of older protocols.
+			if len(req.Params.InputResponses) == 0 {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Your name?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}}}, nil
+			}
+			res, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult)
+			if !ok {
+				return text("no answer"), nil
+			}
+			if res.Action != "accept" {
+				return text(res.Action), nil
+			}
+			return text(fmt.Sprint("hello ", res.Content["name"])), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "big", Description: "Print n numbered lines.", InputSchema: obj(`"n":{"type":"number"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n, _ := args(req)["n"].(float64)
+			var b strings.Builder
+			for i := 1; i <= int(n); i++ {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+			return text(strings.TrimSuffix(b.String(), "\n")), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "grow", Description: "Add the tool extra (the server sends tools/list_changed).", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{Name: "extra", Description: "Added by grow.", InputSchema: obj(``)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("extra"), nil })
+			return text("grown"), nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello world"}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://bin", Name: "bin", MIMEType: "application/octet-stream"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/octet-stream", Blob: []byte{1, 2, 3, 4}}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone.", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + req.Params.Arguments["name"] + "."}},
+				{Role: "assistant", Content: &mcp.TextContent{Text: "Hello, " + req.Params.Arguments["name"] + "!"}},
+			}}, nil
+		})
+	return s
+}
+
+// oldServer speaks only protocol 2025-03-26, by hand: it knows neither
+// server/discover nor newer versions, as an old server would.
+func oldServer() {
+	sc := bufio.NewScanner(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+			continue // notifications
+		}
+		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
+		switch m.Method {
+		case "initialize":
+			reply["result"] = map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "old", "version": "0.1"}}
+		case "tools/list":
+			reply["result"] = map[string]any{"tools": []any{map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}}}}
+		case "tools/call":
+			reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello from 2025-03-26"}}}
+		default:
+			reply["error"] = map[string]any{"code": -32601, "message": "Method not found: " + m.Method}
+		}
+		out.Encode(reply)
+	}
+}

@@ -1,0 +1,373 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
+)
+
+// listTools pages through tools/list within the connect timeout.
+func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	err := s.do(ctx, func(cs *mcp.ClientSession) error {
+		tools = nil
+		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
+			return nil
+		}
+		lctx, cancel := s.listCtx(ctx)
+		defer cancel()
+		for t, err := range cs.Tools(lctx, nil) {
+			if err != nil {
+				return timeoutErr(lctx, err, fmt.Sprintf("tools/list of %q", s.e.Name), s.r.connectTimeoutFor(s.e))
+			}
+			tools = append(tools, t)
+		}
+		return nil
+	})
+	if err == nil {
+		s.r.writeToolCache(s.e, tools)
+	}
+	return tools, err
+}
+
+// serverStatus is one line of `list --json`.
+type serverStatus struct {
+	Server          string   `json:"server"`
+	Status          string   `json:"status"` // connected | failed
+	ProtocolVersion string   `json:"protocolVersion,omitempty"`
+	ServerInfo      any      `json:"serverInfo,omitempty"`
+	Tools           []string `json:"tools"`
+	Cached          bool     `json:"cached,omitempty"`
+	Error           string   `json:"error,omitempty"`
+	Kind            string   `json:"kind,omitempty"`
+	AuthRequired    bool     `json:"auth_required,omitempty"`
+}
+
+func listCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "connect to servers and show their status and tool names",
+		ArgsUsage: "[SERVER…]",
+		Description: "Connects to every enabled server (or the ones named), in parallel, and prints one line per server. " +
+			"Exit status 1 when any server failed.\n\n" +
+			"Examples:\n\n    agent-mcp list\n    agent-mcp list --json github | jq .tools\n    agent-mcp list --cached",
+		Flags: commonFlags(
+			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
+			&cli.BoolFlag{Name: "cached", Usage: "answer from the tool cache where it has an entry, without connecting"},
+		),
+		Action: func(c *cli.Context) error {
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			es, err := r.selected(c.Args().Slice())
+			if err != nil {
+				return err
+			}
+			statuses := make([]serverStatus, len(es))
+			var wg sync.WaitGroup
+			for i, e := range es {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					statuses[i] = r.status(c.Context, e, c.Bool("cached"))
+				}()
+			}
+			wg.Wait()
+			failed := 0
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			for _, st := range statuses {
+				if st.Status != "connected" {
+					failed++
+				}
+				if c.Bool("json") {
+					if err := writeJSON(r, st); err != nil {
+						return err
+					}
+					continue
+				}
+				if st.Status == "connected" {
+					note := ""
+					if st.Cached {
+						note = " (cached)"
+					}
+					fmt.Fprintf(tw, "%s\tconnected%s\t%d tools\t%s\n", st.Server, note, len(st.Tools), strings.Join(st.Tools, " "))
+				} else {
+					fmt.Fprintf(tw, "%s\tfailed\t\t%s\n", st.Server, st.Error)
+				}
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if c.Context.Err() != nil {
+				return exit.Wrap(exit.Interrupted, c.Context.Err())
+			}
+			if failed > 0 {
+				return exit.Silent(exit.Failure)
+			}
+			return nil
+		},
+	}
+}
+
+func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) serverStatus {
+	st := serverStatus{Server: e.Name, Tools: []string{}}
+	if cached {
+		if tools, ok := r.readToolCache(e); ok {
+			st.Status, st.Cached = "connected", true
+			for _, t := range tools {
+				st.Tools = append(st.Tools, t.Name)
+			}
+			return st
+		}
+	}
+	s, err := r.open(ctx, e, nil)
+	if err == nil {
+		defer s.close()
+		var tools []*mcp.Tool
+		tools, err = s.listTools(ctx)
+		ir := s.current().InitializeResult()
+		st.ProtocolVersion, st.ServerInfo = ir.ProtocolVersion, ir.ServerInfo
+		for _, t := range tools {
+			if mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
+				st.Tools = append(st.Tools, t.Name)
+			}
+		}
+	}
+	if err != nil {
+		st.Status, st.Error = "failed", err.Error()
+		st.Kind = "connection"
+		var ce *connErr
+		if errors.As(err, &ce) {
+			st.Kind = ce.kind
+		}
+		st.AuthRequired = st.Kind == "auth_required"
+		app.Warnf(r.c, "%s", err)
+		return st
+	}
+	st.Status = "connected"
+	return st
+}
+
+// toolDef is one line of `agent-mcp tools`: agent-tool's tool shape plus x_mcp.
+type toolDef struct {
+	Name         string          `json:"name"`
+	Label        string          `json:"label,omitempty"`
+	Description  string          `json:"description"`
+	Parameters   json.RawMessage `json:"parameters"`
+	Concurrency  string          `json:"concurrency"`
+	NonAbortable bool            `json:"nonAbortable"`
+	XMCP         xmcp            `json:"x_mcp"`
+}
+
+type xmcp struct {
+	Server       string `json:"server"`
+	Tool         string `json:"tool"`
+	Title        string `json:"title,omitempty"`
+	Annotations  any    `json:"annotations,omitempty"`
+	OutputSchema any    `json:"outputSchema,omitempty"`
+	Deferred     bool   `json:"deferred"`
+}
+
+// agentTool converts an MCP tool for agent-chat.
+func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDef, error) {
+	name, err := mcptool.Name(naming, server, t.Name)
+	if err != nil {
+		return toolDef{}, err
+	}
+	schema, _ := json.Marshal(t.InputSchema)
+	desc := t.Description
+	if desc == "" {
+		desc = "MCP tool from " + server
+	}
+	label := server + "/" + t.Name
+	if t.Title != "" {
+		label = t.Title
+	}
+	x := xmcp{Server: server, Tool: t.Name, Title: t.Title, OutputSchema: t.OutputSchema, Deferred: deferred}
+	if t.Annotations != nil {
+		x.Annotations = t.Annotations
+	}
+	return toolDef{
+		Name: name, Label: label, Description: desc, Parameters: mcptool.CleanSchema(schema),
+		Concurrency: "shared",
+		XMCP:        x,
+	}, nil
+}
+
+func toolsCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "tools",
+		Usage:     "show the full tool definitions of servers",
+		ArgsUsage: "[SERVER…]",
+		Description: "Prints the tools of every enabled server (or the ones named): a table for people, or with --json one " +
+			"tool per line in agent-tool's tool shape ({name, label, description, parameters, concurrency, nonAbortable}) " +
+			"plus x_mcp {server, tool, title, annotations}.\n\n" +
+			"Examples:\n\n    agent-mcp tools everything\n    agent-mcp tools --json --names raw github | jq -r .name",
+		Flags: commonFlags(
+			&cli.BoolFlag{Name: "json", Usage: "one JSON tool definition per line"},
+			&cli.StringFlag{Name: "names", Value: "agent", Usage: "agent (the names bridge gives the model) or raw (the MCP name)"},
+			&cli.StringFlag{Name: "naming", Value: "default", Usage: "agent name form: default, v12 or v15"},
+		),
+		Action: func(c *cli.Context) error {
+			if n := c.String("names"); n != "agent" && n != "raw" {
+				return exit.Errorf(exit.Usage, "--names %q: want agent or raw", n)
+			}
+			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
+				return exit.Errorf(exit.Usage, "--naming: %v", err)
+			}
+			r, err := newRunner(c, env)
+			if err != nil {
+				return err
+			}
+			es, err := r.selected(c.Args().Slice())
+			if err != nil {
+				return err
+			}
+			failed := false
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			for _, e := range es {
+				s, err := r.open(c.Context, e, nil)
+				if err != nil {
+					if len(es) == 1 {
+						return err
+					}
+					app.Warnf(c, "%s", err)
+					failed = true
+					continue
+				}
+				tools, err := s.listTools(c.Context)
+				s.close()
+				if err != nil {
+					if len(es) == 1 {
+						return err
+					}
+					app.Warnf(c, "%s: %v", e.Name, err)
+					failed = true
+					continue
+				}
+				for _, t := range tools {
+					if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
+						continue
+					}
+					d, err := agentTool(c.String("naming"), e.Name, t, false)
+					if err != nil {
+						return err
+					}
+					if c.String("names") == "raw" {
+						d.Name = t.Name
+					}
+					if c.Bool("json") {
+						if err := writeJSON(r, d); err != nil {
+							return err
+						}
+						continue
+					}
+					fmt.Fprintf(tw, "%s\t%s\n", d.Name, firstLine(d.Description))
+				}
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if failed {
+				return exit.Silent(exit.Failure)
+			}
+			return nil
+		},
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 100 {
+		s = s[:97] + "..."
+	}
+	return s
+}
+
+// The tool cache: one file per server under $XDG_CACHE_HOME/agentutils/mcp-tools/.
+
+const toolCacheTTL = 30 * 24 * time.Hour
+
+type toolCache struct {
+	Version    int         `json:"version"`
+	Server     string      `json:"server"`
+	ConfigHash string      `json:"configHash"`
+	Tools      []*mcp.Tool `json:"tools"`
+	ExpiresAt  int64       `json:"expiresAt"` // unix ms
+}
+
+func (r *runner) toolCacheDir() string { return filepath.Join(r.dirs.Cache, "mcp-tools") }
+
+func (r *runner) toolCacheFile(name string) string {
+	return filepath.Join(r.toolCacheDir(), credentialIDFor(name)+".json")
+}
+
+func credentialIDFor(name string) string {
+	return strings.TrimPrefix(credentialID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
+}
+
+func (r *runner) writeToolCache(e mcpconfig.Entry, tools []*mcp.Tool) {
+	b, err := json.Marshal(toolCache{Version: 1, Server: e.Name, ConfigHash: mcpconfig.Hash(e.Server), Tools: tools,
+		ExpiresAt: r.env.Now().Add(toolCacheTTL).UnixMilli()})
+	if err == nil {
+		_ = writeFileAtomic(r.toolCacheFile(e.Name), b) // best effort
+	}
+}
+
+func (r *runner) readToolCache(e mcpconfig.Entry) ([]*mcp.Tool, bool) {
+	b, err := os.ReadFile(r.toolCacheFile(e.Name))
+	if err != nil {
+		return nil, false
+	}
+	var tc toolCache
+	if json.Unmarshal(b, &tc) != nil || tc.Version != 1 || tc.Server != e.Name ||
+		tc.ConfigHash != mcpconfig.Hash(e.Server) || tc.ExpiresAt < r.env.Now().UnixMilli() {
+		return nil, false
+	}
+	return tc.Tools, true
+}
+
+func cacheCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "cache",
+		Usage: "manage the tool cache",
+		Subcommands: []*cli.Command{{
+			Name:        "clear",
+			Usage:       "delete cached tool lists (of the named servers, or all)",
+			ArgsUsage:   "[SERVER…]",
+			Description: "Examples:\n\n    agent-mcp cache clear\n    agent-mcp cache clear github",
+			Flags:       commonFlags(),
+			Action: func(c *cli.Context) error {
+				r, err := newRunner(c, env)
+				if err != nil {
+					return err
+				}
+				if c.NArg() == 0 {
+					return os.RemoveAll(r.toolCacheDir())
+				}
+				for _, n := range c.Args().Slice() {
+					if err := os.Remove(r.toolCacheFile(n)); err != nil && !os.IsNotExist(err) {
+						return err
+					}
+				}
+				return nil
+			},
+		}},
+	}
+}
