@@ -134,7 +134,7 @@ func run(c *cli.Context, env *app.Env) error {
 		tools = append(tools, more...)
 	}
 
-	system, err := systemPrompt(c, env, tools)
+	system, templates, err := systemPrompt(c, env, tools)
 	if err != nil {
 		return err
 	}
@@ -147,6 +147,12 @@ func run(c *cli.Context, env *app.Env) error {
 	content, err := promptContent(env.Dir, c.StringSlice("message"), c.Args().Slice(), st.rest)
 	if err != nil {
 		return err
+	}
+	// "/name args" runs a prompt template (commands/*.md, prompts/**/*.md).
+	if len(content) > 0 && content[0].Type == "text" {
+		if out, ok := prompt.Expand(content[0].Text, templates); ok {
+			content[0].Text = out
+		}
 	}
 	if len(content) == 0 && !c.Bool("continue") {
 		if n := len(history); n == 0 || history[n-1].Role != "user" {
@@ -333,7 +339,7 @@ func secretValues(env *app.Env, key string) []string {
 	return out
 }
 
-func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool) (string, error) {
+func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool) (string, []prompt.Template, error) {
 	opt := contextfiles.DefaultOptions(env.Dir, env.Getenv)
 	opt.NoContextFiles = c.Bool("no-context-files")
 	opt.NoSkills = c.Bool("no-skills")
@@ -345,10 +351,9 @@ func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool) (string, error
 		contextfiles.ResolvePromptInput(c.String("system-prompt"), env.Dir),
 		contextfiles.ResolvePromptInput(c.String("append-system-prompt"), env.Dir))
 	if err != nil {
-		return "", exit.Wrap(exit.Usage, err)
+		return "", nil, exit.Wrap(exit.Usage, err)
 	}
-	_ = found
-	return s, nil
+	return s, found.Templates, nil
 }
 
 // turn is one run: the prompt, one model call (retried on transient
