@@ -372,6 +372,7 @@ type turn struct {
 	procs     []*coproc
 	toolset   *loop.Toolset
 	validator *loop.Validator
+	restarted map[int]bool // co-processes restarted in this run (once each)
 }
 
 // toolCommands are the co-processes to start: none with --once, --no-tools

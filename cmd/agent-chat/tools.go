@@ -169,6 +169,7 @@ func stopTools(ps []*coproc) {
 // the advertised schemas, shared calls together and exclusive ones alone,
 // with tool_execution events, and the results in call order.
 func (t *turn) runTools(msg llm.Message) []llm.Message {
+	t.revive()
 	calls := msg.ToolCalls()
 	conc := make([]string, len(calls))
 	for i, c := range calls {
@@ -277,4 +278,35 @@ func toolsForModel(ts *loop.Toolset) []llm.Tool {
 		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	return out
+}
+
+// revive restarts, once per run, a tool co-process that has died; its
+// calls in the meantime got "tool process exited" results.
+func (t *turn) revive() {
+	for i, p := range t.procs {
+		select {
+		case <-p.dead:
+		default:
+			continue
+		}
+		if t.restarted == nil {
+			t.restarted = map[int]bool{}
+		}
+		if t.restarted[i] {
+			continue
+		}
+		t.restarted[i] = true
+		np, err := startCoproc(t.c.Context, p.name, t.env.Dir, t.opts.SessionID, t.env.Stderr)
+		if err != nil {
+			continue
+		}
+		select {
+		case <-np.tools:
+			t.procs[i] = np
+			fmt.Fprintf(t.env.Stderr, "agent-chat: tool command %q exited (%v); restarted\n", p.name, p.deadErr)
+		case <-np.dead:
+		case <-time.After(30 * time.Second):
+			np.cmd.Process.Kill()
+		}
+	}
 }
