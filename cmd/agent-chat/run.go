@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/contextfiles"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/claudestream"
 	"github.com/agentutils/agentutils/lib/dirs"
@@ -65,6 +66,14 @@ func run(c *cli.Context, env *app.Env) error {
 	sctx, history, err := st.contextMessages()
 	if err != nil {
 		return err
+	}
+	var hks []hooks.Hook
+	for _, f := range c.StringSlice("settings") {
+		hs, err := hooks.LoadSettings(absPath(env, f))
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		hks = append(hks, hs...)
 	}
 
 	// The model: --model, else the context's, else the catalog's default.
@@ -138,6 +147,20 @@ func run(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return err
 	}
+	sid := ""
+	if st.header != nil {
+		sid = st.header.ID
+	}
+	fire := func(in hooks.Input) hooks.Verdict {
+		in.SessionID, in.Cwd = sid, env.Dir
+		return hooks.Run(c.Context, hks, in, nil, func(w string) { app.Warnf(c, "%s", w) })
+	}
+	if len(hks) > 0 {
+		if v := fire(hooks.Input{Event: hooks.SessionStart, Source: "startup"}); len(v.AdditionalContext) > 0 {
+			system += "\n\n" + strings.Join(v.AdditionalContext, "\n\n")
+		}
+		defer fire(hooks.Input{Event: hooks.SessionEnd, Reason: "other"})
+	}
 	if c.Bool("print-system-prompt") {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
@@ -152,6 +175,15 @@ func run(c *cli.Context, env *app.Env) error {
 	if len(content) > 0 && content[0].Type == "text" {
 		if out, ok := prompt.Expand(content[0].Text, templates); ok {
 			content[0].Text = out
+		}
+		if len(hks) > 0 {
+			v := fire(hooks.Input{Event: hooks.PromptSubmit, Prompt: content[0].Text})
+			if v.Block {
+				return exit.Errorf(exit.Failure, "the prompt was blocked by a UserPromptSubmit hook: %s", v.Reason)
+			}
+			for _, ctx := range v.AdditionalContext {
+				content = append(content, llm.TextBlock(ctx))
+			}
 		}
 	}
 	if len(content) == 0 && !c.Bool("continue") {
@@ -233,7 +265,7 @@ func run(c *cli.Context, env *app.Env) error {
 	default:
 		return exit.Errorf(exit.Usage, "--output-format must be pi or claude, not %q", f)
 	}
-	t := &turn{c: c, env: env, out: out, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
+	t := &turn{c: c, env: env, out: out, fire: fire, hasHooks: len(hks) > 0, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
 		procs: procs, toolset: toolset, validator: validator,
 		llmCtx: llm.Context{SystemPrompt: system, Messages: history, Tools: tools}}
 
@@ -373,6 +405,10 @@ type turn struct {
 	toolset   *loop.Toolset
 	validator *loop.Validator
 	restarted map[int]bool // co-processes restarted in this run (once each)
+	// Stop hooks: fire runs a hook event; a blocking Stop hook continues the run.
+	fire     func(hooks.Input) hooks.Verdict
+	hasHooks bool
+	stopped  bool // a Stop hook has already continued the run once
 }
 
 // toolCommands are the co-processes to start: none with --once, --no-tools
@@ -468,6 +504,23 @@ func (t *turn) run(content []llm.Content) error {
 			}
 			out.emit(event.TurnStart, nil)
 			continue
+		}
+		if final.StopReason == llm.StopStop && t.hasHooks && turns < t.c.Int("max-turns") {
+			// A Stop hook that blocks keeps the agent going, its reason as the prompt.
+			if v := t.fire(hooks.Input{Event: hooks.Stop, StopHookActive: t.stopped}); v.Block {
+				t.stopped = true
+				t.llmCtx.Messages = append(t.llmCtx.Messages, final)
+				m := msgJSON(final)
+				out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = []json.RawMessage{} })
+				out.emit(event.TurnStart, nil)
+				user := llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(v.Reason)}, Timestamp: t.env.Now().UnixMilli()}
+				t.llmCtx.Messages = append(t.llmCtx.Messages, user)
+				um := msgJSON(user)
+				added = append(added, um)
+				out.emit(event.MessageStart, func(e *event.Event) { e.Message = um })
+				out.emit(event.MessageEnd, func(e *event.Event) { e.Message = um })
+				continue
+			}
 		}
 		break
 	}

@@ -69,7 +69,19 @@ func (h Hook) Matches(tool string) bool {
 	return false
 }
 
-var aliases = map[string]string{"PreToolUse": "tool_call", "PostToolUse": "tool_result", "tool_call": "tool_call", "tool_result": "tool_result"}
+var aliases = map[string]string{"PreToolUse": "tool_call", "PostToolUse": "tool_result", "tool_call": "tool_call", "tool_result": "tool_result",
+	"UserPromptSubmit": "UserPromptSubmit", "Stop": "Stop", "SessionStart": "SessionStart", "SessionEnd": "SessionEnd"}
+
+// Events beyond the tool calls, with Claude Code's names; agent-chat fires them.
+const (
+	PromptSubmit = "UserPromptSubmit" // exit 2 or {"decision":"block"} refuses the prompt
+	Stop         = "Stop"             // exit 2 or a block keeps the agent going, with the reason as a prompt
+	SessionStart = "SessionStart"     // additional context joins the system prompt
+	SessionEnd   = "SessionEnd"
+)
+
+// blocking are the events where exit 2 blocks rather than warns.
+var blocking = map[string]bool{"tool_call": true, PromptSubmit: true, Stop: true}
 
 // LoadSettings reads the hooks of a Claude-style settings file:
 // {"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"…","timeout":60}]}]}}.
@@ -94,7 +106,7 @@ func LoadSettings(path string) ([]Hook, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	var out []Hook
-	for _, ev := range []string{"PreToolUse", "tool_call", "PostToolUse", "tool_result"} {
+	for _, ev := range []string{"PreToolUse", "tool_call", "PostToolUse", "tool_result", PromptSubmit, Stop, SessionStart, SessionEnd} {
 		for _, m := range s.Hooks[ev] {
 			for _, h := range m.Hooks {
 				if h.Type != "" && h.Type != "command" || h.Command == "" {
@@ -152,6 +164,11 @@ type Input struct {
 	Details       json.RawMessage `json:"details,omitempty"`
 	IsError       *bool           `json:"is_error,omitempty"`
 	ToolResponse  json.RawMessage `json:"tool_response,omitempty"`
+	// UserPromptSubmit, Stop, SessionStart/End
+	Prompt         string `json:"prompt,omitempty"`
+	StopHookActive bool   `json:"stop_hook_active,omitempty"`
+	Source         string `json:"source,omitempty"`
+	Reason         string `json:"reason,omitempty"`
 }
 
 // Verdict is the merged answer of the hooks of one event.
@@ -171,6 +188,9 @@ type Verdict struct {
 func Run(ctx context.Context, hs []Hook, in Input, env []string, warn func(string)) Verdict {
 	var v Verdict
 	in.HookEventName = map[string]string{"tool_call": "PreToolUse", "tool_result": "PostToolUse"}[in.Event]
+	if in.HookEventName == "" {
+		in.HookEventName = in.Event
+	}
 	in.ToolUseID = in.ToolCallID
 	for _, h := range hs {
 		if h.Event != in.Event || !h.Matches(in.ToolName) {
@@ -189,7 +209,7 @@ func Run(ctx context.Context, hs []Hook, in Input, env []string, warn func(strin
 		case err == nil && code == 0:
 			applyJSON(&v, stdout)
 		case err == nil && code == 2:
-			if in.Event == "tool_call" {
+			if blocking[in.Event] {
 				v.Block, v.Reason = true, reason
 			} else {
 				warn(fmt.Sprintf("hook %s: %s", h.Name(), reason))
