@@ -265,7 +265,14 @@ func run(c *cli.Context, env *app.Env) error {
 	default:
 		return exit.Errorf(exit.Usage, "--output-format must be pi or claude, not %q", f)
 	}
-	t := &turn{c: c, env: env, out: out, fire: fire, hasHooks: len(hks) > 0, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
+	runCtx, abort := context.WithCancel(c.Context)
+	defer abort()
+	var ctl *control
+	if path := c.String("control"); path != "" {
+		ctl = &control{}
+		go ctl.listen(runCtx, absPath(env, path), abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
+	}
+	t := &turn{c: c, ctx: runCtx, ctl: ctl, env: env, out: out, fire: fire, hasHooks: len(hks) > 0, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
 		procs: procs, toolset: toolset, validator: validator,
 		llmCtx: llm.Context{SystemPrompt: system, Messages: history, Tools: tools}}
 
@@ -404,11 +411,43 @@ type turn struct {
 	procs     []*coproc
 	toolset   *loop.Toolset
 	validator *loop.Validator
-	restarted map[int]bool // co-processes restarted in this run (once each)
+	restarted map[int]bool    // co-processes restarted in this run (once each)
+	ctx       context.Context // the run's context: SIGINT or a control abort cancels it
+	ctl       *control        // --control: steering, follow-ups, thinking level (nil without)
 	// Stop hooks: fire runs a hook event; a blocking Stop hook continues the run.
 	fire     func(hooks.Input) hooks.Verdict
 	hasHooks bool
 	stopped  bool // a Stop hook has already continued the run once
+	moved    bool // applyControl already emitted the queued messages of this turn
+}
+
+// applyControl moves queued control input into the run: a new thinking
+// level (with its entry event) and the queued messages as user messages.
+// It reports whether any message was added.
+func (t *turn) applyControl(stopping bool, added *[]json.RawMessage) bool {
+	if t.moved {
+		t.moved = false
+		return false
+	}
+	msgs, level := t.ctl.take(stopping)
+	if level != "" {
+		t.opts.Thinking = t.model.ClampThinking(level)
+		lvl := t.opts.Thinking
+		t.out.emit(event.Entry, func(e *event.Event) {
+			e.Entry = msgJSON(struct {
+				Type          string `json:"type"`
+				ThinkingLevel string `json:"thinkingLevel"`
+			}{"thinking_level_change", lvl})
+		})
+	}
+	for _, m := range msgs {
+		t.llmCtx.Messages = append(t.llmCtx.Messages, m)
+		raw := msgJSON(m)
+		*added = append(*added, raw)
+		t.out.emit(event.MessageStart, func(e *event.Event) { e.Message = raw })
+		t.out.emit(event.MessageEnd, func(e *event.Event) { e.Message = raw })
+	}
+	return len(msgs) > 0
 }
 
 // toolCommands are the co-processes to start: none with --once, --no-tools
@@ -442,13 +481,14 @@ func (t *turn) run(content []llm.Content) error {
 	retries, base := t.c.Int("retries"), time.Duration(t.c.Int("retry-base-ms"))*time.Millisecond
 	var final llm.Message
 	for turns := 1; ; turns++ {
+		t.applyControl(false, &added)
 		for attempt := 0; ; attempt++ {
 			var err error
 			final, err = t.call()
 			if err != nil { // a replay mismatch or a codec failure: no message to show
 				return err
 			}
-			if t.c.Context.Err() != nil {
+			if t.ctx.Err() != nil {
 				final.StopReason, final.ErrorMessage = llm.StopAborted, "Request was aborted"
 			}
 			retry := final.StopReason == llm.StopError && llm.IsRetryable(final, t.model.ContextWindow) && attempt < retries
@@ -480,7 +520,7 @@ func (t *turn) run(content []llm.Content) error {
 			})
 			select {
 			case <-time.After(delay):
-			case <-t.c.Context.Done():
+			case <-t.ctx.Done():
 				f := false
 				out.emit(event.AutoRetryEnd, func(e *event.Event) { e.Success, e.Attempt, e.FinalError = &f, attempt+1, "Retry cancelled" })
 				t.end(final, added)
@@ -498,12 +538,24 @@ func (t *turn) run(content []llm.Content) error {
 			t.llmCtx.Messages = append(t.llmCtx.Messages, results...)
 			m := msgJSON(final)
 			out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = raws })
-			if t.c.Context.Err() != nil {
+			if t.ctx.Err() != nil {
 				out.emit(event.AgentEnd, func(e *event.Event) { e.Messages = added })
 				return exit.Silent(exit.Interrupted)
 			}
 			out.emit(event.TurnStart, nil)
 			continue
+		}
+		if final.StopReason == llm.StopStop && t.ctl != nil && turns < t.c.Int("max-turns") && t.ctx.Err() == nil {
+			// Follow-ups (and steering that came too late) start the next turn.
+			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
+			if t.applyControl(true, &added) {
+				m := msgJSON(final)
+				out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = []json.RawMessage{} })
+				out.emit(event.TurnStart, nil)
+				t.moved = true
+				continue
+			}
+			t.llmCtx.Messages = t.llmCtx.Messages[:len(t.llmCtx.Messages)-1]
 		}
 		if final.StopReason == llm.StopStop && t.hasHooks && turns < t.c.Int("max-turns") {
 			// A Stop hook that blocks keeps the agent going, its reason as the prompt.
@@ -563,7 +615,7 @@ func (t *turn) end(final llm.Message, added []json.RawMessage) {
 // call makes one model call, streaming message_start and updates.
 func (t *turn) call() (llm.Message, error) {
 	started := false
-	final, err := t.client.Stream(t.c.Context, t.model, t.secrets.Hide(t.llmCtx), t.opts, func(ev llm.Event) {
+	final, err := t.client.Stream(t.ctx, t.model, t.secrets.Hide(t.llmCtx), t.opts, func(ev llm.Event) {
 		ev.Delta, ev.Content = t.secrets.Reveal(ev.Delta), t.secrets.Reveal(ev.Content)
 		if ev.ToolCall != nil {
 			tc := t.secrets.RevealMessage(llm.Message{Content: []llm.Content{*ev.ToolCall}}).Content[0]

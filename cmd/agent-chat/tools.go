@@ -228,7 +228,7 @@ func (t *turn) execute(c llm.Content) llm.Message {
 	if err != nil {
 		return fail(err.Error())
 	}
-	if t.c.Context.Err() != nil {
+	if t.ctx.Err() != nil {
 		return fail("Tool execution was aborted.")
 	}
 	p := t.procs[tool.Source]
@@ -251,7 +251,7 @@ func (t *turn) execute(c llm.Content) llm.Message {
 			}
 		case <-p.dead:
 			return fail(fmt.Sprintf("tool process exited: %v", p.deadErr))
-		case <-t.c.Context.Done():
+		case <-t.ctx.Done():
 			if !tool.NonAbortable {
 				p.cancel(c.ID)
 			}
@@ -296,7 +296,7 @@ func (t *turn) revive() {
 			continue
 		}
 		t.restarted[i] = true
-		np, err := startCoproc(t.c.Context, p.name, t.env.Dir, t.opts.SessionID, t.env.Stderr)
+		np, err := startCoproc(t.ctx, p.name, t.env.Dir, t.opts.SessionID, t.env.Stderr)
 		if err != nil {
 			continue
 		}
