@@ -3,6 +3,9 @@
 // local model server. It prints its base URL and runs until killed.
 //
 //	go run ./scripts/fakeprovider -sse testdata/sse/openai/text.sse
+//
+// Several files (comma-separated) are served in turn, one per request,
+// starting again after the last: a scripted multi-turn conversation.
 package main
 
 import (
@@ -12,18 +15,26 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"time"
 )
 
 func main() {
-	sse := flag.String("sse", "", "SSE `FILE` to answer with")
+	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
 	flag.Parse()
-	body, err := os.ReadFile(*sse)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakeprovider:", err)
-		os.Exit(2)
+	var bodies [][]byte
+	for _, f := range strings.Split(*sse, ",") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+			os.Exit(2)
+		}
+		bodies = append(bodies, b)
 	}
+	var mu sync.Mutex
+	next := 0
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeprovider:", err)
@@ -39,6 +50,10 @@ func main() {
 			return
 		}
 		time.Sleep(*delay)
+		mu.Lock()
+		body := bodies[next%len(bodies)]
+		next++
+		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
 		w.Write(body)
 	}))
