@@ -1,0 +1,272 @@
+// Package compact holds the compaction algorithms of agent-compact, pure:
+// token estimates, tool-output pruning, the cut point that splits a path
+// into what is summarised and what is kept, the serialisation of a
+// conversation for the summariser, and the file-operation lists carried
+// across compactions. Entries come in as session records (lib/session);
+// nothing here calls a model.
+package compact
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// Settings are the compaction settings (the reference's defaults below).
+type Settings struct {
+	ReserveTokens    int // 16384
+	KeepRecentTokens int // 20000
+	ProtectTokens    int // pruning: the newest tool output kept, 40000
+	MinimumSavings   int // pruning: the least worth doing, 20000
+}
+
+// Defaults are the reference agent's settings.
+var Defaults = Settings{ReserveTokens: 16384, KeepRecentTokens: 20000, ProtectTokens: 40000, MinimumSavings: 20000}
+
+// imageChars is what an image in a tool result counts for (1200 tokens).
+const imageChars = 4800
+
+// protectedTools are never pruned.
+var protectedTools = map[string]bool{"read": true, "skill": true}
+
+type message struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolName   string          `json:"toolName"`
+	Command    string          `json:"command"`
+	Output     string          `json:"output"`
+	Summary    string          `json:"summary"`
+	PrunedAt   json.RawMessage `json:"prunedAt"`
+	StopReason string          `json:"stopReason"`
+	Usage      *struct {
+		Input, Output, CacheRead, CacheWrite, TotalTokens int
+	} `json:"usage"`
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func parse(raw json.RawMessage) (message, []block) {
+	var m message
+	json.Unmarshal(raw, &m)
+	var bs []block
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		bs = []block{{Type: "text", Text: s}}
+	} else {
+		json.Unmarshal(m.Content, &bs)
+	}
+	return m, bs
+}
+
+// EstimateTokens is the reference's chars/4 estimate of one AgentMessage
+// (user images are not counted, tool-result images count 1200 tokens;
+// custom and file-mention messages are estimated like user ones).
+func EstimateTokens(raw json.RawMessage) int {
+	m, bs := parse(raw)
+	chars := 0
+	switch m.Role {
+	case "user", "custom", "hookMessage", "fileMention", "pythonExecution":
+		for _, b := range bs {
+			chars += len(b.Text)
+			if b.Type == "image" && m.Role == "hookMessage" {
+				chars += imageChars
+			}
+		}
+	case "assistant":
+		for _, b := range bs {
+			chars += len(b.Text) + len(b.Thinking)
+			if b.Type == "toolCall" {
+				chars += len(b.Name) + len(b.Arguments)
+			}
+		}
+	case "toolResult":
+		for _, b := range bs {
+			chars += len(b.Text)
+			if b.Type == "image" {
+				chars += imageChars
+			}
+		}
+	case "bashExecution":
+		chars = len(m.Command) + len(m.Output)
+	case "branchSummary", "compactionSummary":
+		chars = len(m.Summary)
+	}
+	return int(math.Ceil(float64(chars) / 4))
+}
+
+// messageOf is the AgentMessage of a message entry (nil for other entries).
+func messageOf(r session.Record) json.RawMessage {
+	if r.Type != "message" {
+		return nil
+	}
+	var e struct {
+		Message json.RawMessage `json:"message"`
+	}
+	json.Unmarshal(r.Raw, &e)
+	return e.Message
+}
+
+func roleOf(r session.Record) string {
+	if m := messageOf(r); m != nil {
+		var v struct{ Role string }
+		json.Unmarshal(m, &v)
+		return v.Role
+	}
+	return ""
+}
+
+// Cut is where a path is split: entries before FirstKept are summarised,
+// the rest kept. A split turn also summarises [TurnStart, FirstKept) as the
+// turn's prefix.
+type Cut struct {
+	FirstKept int
+	TurnStart int // -1 when the turn is not split
+	Split     bool
+}
+
+// FindCutPoint walks back from end until keep tokens are kept and cuts at
+// the next valid point (never at a tool result), pulls leading metadata
+// into the kept part, and detects a split turn (§4.6).
+func FindCutPoint(entries []session.Record, start, end, keep int) Cut {
+	valid := func(i int) bool {
+		switch entries[i].Type {
+		case "custom_message", "branch_summary":
+			return true
+		case "message":
+			switch roleOf(entries[i]) {
+			case "user", "assistant", "bashExecution", "hookMessage", "branchSummary", "compactionSummary":
+				return true
+			}
+		}
+		return false
+	}
+	var cuts []int
+	for i := start; i < end; i++ {
+		if valid(i) {
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) == 0 {
+		return Cut{FirstKept: start, TurnStart: -1}
+	}
+	cut := cuts[0]
+	total := 0
+	for i := end - 1; i >= start; i-- {
+		m := messageOf(entries[i])
+		if m == nil {
+			continue
+		}
+		total += EstimateTokens(m)
+		if total >= keep {
+			for _, c := range cuts {
+				if c >= i {
+					cut = c
+					break
+				}
+			}
+			break
+		}
+	}
+	for cut > start && entries[cut-1].Type != "message" && entries[cut-1].Type != "compaction" {
+		cut--
+	}
+	// The first message at or after the cut decides whether the turn is split.
+	first := cut
+	for first < end && entries[first].Type != "message" {
+		first++
+	}
+	if first < end && roleOf(entries[first]) == "user" {
+		return Cut{FirstKept: cut, TurnStart: -1}
+	}
+	turn := -1
+	for i := cut; i >= start; i-- {
+		t := entries[i].Type
+		if t == "branch_summary" || t == "custom_message" {
+			turn = i
+			break
+		}
+		if r := roleOf(entries[i]); r == "user" || r == "bashExecution" {
+			turn = i
+			break
+		}
+	}
+	if turn == cut {
+		turn = -1
+	}
+	return Cut{FirstKept: cut, TurnStart: turn, Split: turn >= 0}
+}
+
+// Serialize renders messages (already converted for the model) as the
+// summariser reads them: [User]: …, [Assistant thinking]: …, [Assistant]: …,
+// [Assistant tool calls]: name(k=v); …, [Tool result]: …, blank lines between.
+func Serialize(msgs []json.RawMessage) string {
+	var parts []string
+	for _, raw := range msgs {
+		m, bs := parse(raw)
+		texts := func(kind string, sep string) string {
+			var out []string
+			for _, b := range bs {
+				if b.Type == kind {
+					if kind == "thinking" {
+						out = append(out, b.Thinking)
+					} else {
+						out = append(out, b.Text)
+					}
+				}
+			}
+			return strings.Join(out, sep)
+		}
+		switch m.Role {
+		case "user":
+			if t := texts("text", ""); t != "" {
+				parts = append(parts, "[User]: "+t)
+			}
+		case "assistant":
+			if t := texts("thinking", "\n"); t != "" {
+				parts = append(parts, "[Assistant thinking]: "+t)
+			}
+			if t := texts("text", "\n"); t != "" {
+				parts = append(parts, "[Assistant]: "+t)
+			}
+			var calls []string
+			for _, b := range bs {
+				if b.Type != "toolCall" {
+					continue
+				}
+				var args map[string]json.RawMessage
+				json.Unmarshal(b.Arguments, &args)
+				var kv []string
+				for _, k := range sortedKeys(args) {
+					kv = append(kv, k+"="+string(args[k]))
+				}
+				calls = append(calls, b.Name+"("+strings.Join(kv, ", ")+")")
+			}
+			if len(calls) > 0 {
+				parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
+			}
+		case "toolResult":
+			if t := texts("text", ""); t != "" {
+				parts = append(parts, "[Tool result]: "+t)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

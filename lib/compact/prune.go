@@ -1,0 +1,187 @@
+package compact
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// Pruned is a tool result whose output pruning replaced: the entry to
+// emit in place of the original (same id, "pending": true).
+type Pruned struct {
+	Index int    // in the path
+	Raw   []byte // the new entry
+}
+
+// Prune replaces the output of old tool results (§4.4): walking from the
+// newest, the first ProtectTokens of tool output and the protected tools
+// are kept; the rest is pruned when that saves at least MinimumSavings.
+// now is the prunedAt stamp (Unix ms). It returns the changed entries and
+// the tokens saved.
+func Prune(path []session.Record, s Settings, now int64) ([]Pruned, int) {
+	type cand struct{ i, tokens int }
+	var cands []cand
+	acc := 0
+	for i := len(path) - 1; i >= 0; i-- {
+		raw := messageOf(path[i])
+		if raw == nil {
+			continue
+		}
+		m, _ := parse(raw)
+		if m.Role != "toolResult" {
+			continue
+		}
+		t := EstimateTokens(raw)
+		if len(m.PrunedAt) > 0 && string(m.PrunedAt) != "null" {
+			acc += t
+			continue
+		}
+		if acc < s.ProtectTokens || protectedTools[m.ToolName] {
+			acc += t
+			continue
+		}
+		cands = append(cands, cand{i, t})
+		acc += t
+	}
+	saved := 0
+	for _, c := range cands {
+		notice := fmt.Sprintf("[Output truncated - %d tokens]", c.tokens)
+		saved += max(0, c.tokens-int(math.Ceil(float64(len(notice))/4)))
+	}
+	if len(cands) == 0 || saved < s.MinimumSavings {
+		return nil, 0
+	}
+	var out []Pruned
+	for _, c := range cands {
+		o, err := session.ParseObject(path[c.i].Raw)
+		if err != nil {
+			continue
+		}
+		msgRaw, _ := o.Get("message")
+		mo, err := session.ParseObject(msgRaw)
+		if err != nil {
+			continue
+		}
+		text, _ := json.Marshal([]map[string]string{{"type": "text", "text": fmt.Sprintf("[Output truncated - %d tokens]", c.tokens)}})
+		mo.Set("content", text)
+		mo.Set("prunedAt", json.RawMessage(fmt.Sprint(now)))
+		o.Set("message", mo.Bytes())
+		o.Set("pending", json.RawMessage("true"))
+		out = append(out, Pruned{Index: c.i, Raw: o.Bytes()})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Index < out[b].Index })
+	return out, saved
+}
+
+// FileOps are the files the summarised part read and changed.
+type FileOps struct {
+	Read, Written, Edited map[string]bool
+}
+
+// NewFileOps starts from a previous compaction's details (its modified
+// files count as edited).
+func NewFileOps(prevDetails json.RawMessage) FileOps {
+	f := FileOps{Read: map[string]bool{}, Written: map[string]bool{}, Edited: map[string]bool{}}
+	var d struct{ ReadFiles, ModifiedFiles []string }
+	json.Unmarshal(prevDetails, &d)
+	for _, p := range d.ReadFiles {
+		f.Read[p] = true
+	}
+	for _, p := range d.ModifiedFiles {
+		f.Edited[p] = true
+	}
+	return f
+}
+
+// Add records the read/write/edit tool calls of assistant messages.
+func (f FileOps) Add(msgs []json.RawMessage) {
+	for _, raw := range msgs {
+		m, bs := parse(raw)
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, b := range bs {
+			if b.Type != "toolCall" {
+				continue
+			}
+			var a struct{ Path string }
+			if json.Unmarshal(b.Arguments, &a) != nil || a.Path == "" {
+				continue
+			}
+			switch b.Name {
+			case "read":
+				f.Read[a.Path] = true
+			case "write":
+				f.Written[a.Path] = true
+			case "edit", "apply_patch":
+				f.Edited[a.Path] = true
+			}
+		}
+	}
+}
+
+// Lists are the sorted read-only and modified files.
+func (f FileOps) Lists() (read, modified []string) {
+	mod := map[string]bool{}
+	for p := range f.Edited {
+		mod[p] = true
+	}
+	for p := range f.Written {
+		mod[p] = true
+	}
+	for p := range mod {
+		modified = append(modified, p)
+	}
+	for p := range f.Read {
+		if !mod[p] {
+			read = append(read, p)
+		}
+	}
+	sort.Strings(read)
+	sort.Strings(modified)
+	return read, modified
+}
+
+// UpsertFileLists replaces the <read-files>/<modified-files> blocks of a
+// summary with the current lists (each capped at 20 lines).
+func UpsertFileLists(summary string, read, modified []string) string {
+	for _, tag := range []string{"read-files", "modified-files"} {
+		for {
+			i := strings.Index(summary, "<"+tag+">")
+			if i < 0 {
+				break
+			}
+			j := strings.Index(summary[i:], "</"+tag+">")
+			if j < 0 {
+				break
+			}
+			summary = summary[:i] + strings.TrimLeft(summary[i+j+len(tag)+3:], " \t\r\n")
+		}
+	}
+	summary = strings.TrimRight(summary, " \t\r\n")
+	block := func(tag string, ps []string) string {
+		if len(ps) == 0 {
+			return ""
+		}
+		shown := ps
+		more := ""
+		if len(ps) > 20 {
+			shown, more = ps[:20], fmt.Sprintf("\n… (%d more files omitted)", len(ps)-20)
+		}
+		return "<" + tag + ">\n" + strings.Join(shown, "\n") + more + "\n</" + tag + ">"
+	}
+	var blocks []string
+	for _, b := range []string{block("read-files", read), block("modified-files", modified)} {
+		if b != "" {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		return summary
+	}
+	return summary + "\n\n" + strings.Join(blocks, "\n")
+}
