@@ -281,7 +281,7 @@ func (c *Catalog) Resolve(pattern string) (Model, string, error) {
 			}
 		}
 	}
-	return Model{}, "", fmt.Errorf("unknown model %q%s (see --list-models)", pattern, c.suggest(pattern))
+	return Model{}, "", fmt.Errorf("unknown model %q%s (see agent-chat --list-models)", pattern, c.suggest(pattern))
 }
 
 func (c *Catalog) find(p string) (Model, bool) {

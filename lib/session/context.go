@@ -430,3 +430,8 @@ func (m *outputMeta) notice() string {
 	}
 	return "\n\n[" + s + "]"
 }
+
+// MessageOf is the AgentMessage an entry contributes to the context (a
+// message entry's message, a custom_message as a custom message, a
+// branch_summary as a branchSummary message), or nil.
+func MessageOf(e Record) json.RawMessage { return messageOf(e) }

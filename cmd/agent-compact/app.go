@@ -1,0 +1,47 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+)
+
+func newApp(env *app.Env) *cli.App {
+	return &cli.App{
+		Name:  "agent-compact",
+		Usage: "compaction as a filter over a session stream",
+		Description: `agent-compact reads the session stream ('agent-session open') on stdin and writes it on stdout.
+With nothing to do the output equals the input byte for byte. Old tool output is pruned (the newest
+40k tokens of it and read results are kept; pruning happens only when it saves 20k tokens): the
+pruned records are written in place with the same id and "pending": true. When the context is
+over the threshold (window - max(15% of window, --reserve-tokens)), when the last assistant message
+is a context overflow of the current model, or with --force, the older part of the path is
+summarized by the model and one new compaction record is appended with "pending": true; the
+shared resolver then uses the summary plus the kept entries, and 'agent-session append' persists it.
+
+Exit codes: 0 passed through or compacted; 1 a forced or overflow compaction failed (stdout then
+holds only an error record, so a pipeline stops); a failed threshold compaction warns and passes
+the stream through.
+
+Examples:
+   agent-session open "$S" | agent-compact | agent-chat "go on" | agent-session append "$S" --tee
+   agent-session open "$S" | agent-compact --force --instructions "keep the API decisions" | agent-session append "$S"
+   agent-session open "$S" | agent-compact --dry-run --force | jq .`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "compact now, whatever the threshold"},
+			&cli.StringFlag{Name: "instructions", Usage: "`TEXT` the summary should focus on"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (tokens, cut point, what is summarized and kept) as JSON; call no model"},
+			&cli.BoolFlag{Name: "no-prune", Usage: "do not prune old tool output"},
+			&cli.BoolFlag{Name: "prune-only", Usage: "prune, never compact"},
+			&cli.StringFlag{Name: "model", Usage: "summarize with `PATTERN` (default: the stream's model)"},
+			&cli.IntFlag{Name: "context-window", Usage: "the window in `TOKENS` (default: the model's)"},
+			&cli.IntFlag{Name: "reserve-tokens", Value: 16384, Usage: "`TOKENS` reserved below the window"},
+			&cli.IntFlag{Name: "keep-recent-tokens", Value: 20000, Usage: "`TOKENS` of recent conversation kept verbatim"},
+			&cli.StringFlag{Name: "api-key", Usage: "API `KEY` for the model's provider"},
+			&cli.StringFlag{Name: "models-file", Usage: "models.toml `FILE`"},
+			&cli.StringFlag{Name: "record", Usage: "write the summarization exchange to cassette `FILE`"},
+			&cli.StringFlag{Name: "replay", Usage: "answer the summarization from cassette `FILE` (offline)"},
+		},
+		Action: func(c *cli.Context) error { return run(c, env) },
+	}
+}

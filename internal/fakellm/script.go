@@ -1,0 +1,79 @@
+package fakellm
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentutils/agentutils/internal/testbin"
+)
+
+// ScriptCmd is the testscript command "fakellm": it starts the fake provider for the rest of the script:
+//
+//	fakellm API STEP...
+//
+// with steps sse:FILE, status:CODE[:HEADER=VALUE]:BODYFILE, drop:N:FILE,
+// hang; FILE paths are relative to $WORK, or testdata:NAME for the repo's
+// testdata/sse/NAME. It writes $AGENTUTILS_HOME/models.toml with provider
+// "fake" (model "test-model") pointing at the server, key from FAKE_KEY.
+// Each request body the server receives is written to $WORK/requests/N.json
+// (the directory is emptied when a server starts).
+func ScriptCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: fakellm API STEP...")
+	}
+	path := func(p string) string {
+		if name, ok := strings.CutPrefix(p, "testdata:"); ok {
+			root, _ := testbin.Root()
+			return filepath.Join(root, "testdata", "sse", name)
+		}
+		return ts.MkAbs(p)
+	}
+	var steps []Step
+	for _, a := range args[1:] {
+		kind, rest, _ := strings.Cut(a, ":")
+		switch kind {
+		case "sse":
+			steps = append(steps, Step{SSE: path(rest)})
+		case "drop":
+			n, file, _ := strings.Cut(rest, ":")
+			k, err := strconv.Atoi(n)
+			ts.Check(err)
+			steps = append(steps, Step{SSE: path(file), DropAfterBytes: k})
+		case "hang":
+			steps = append(steps, Step{Hang: true})
+		case "status":
+			parts := strings.Split(rest, ":")
+			code, err := strconv.Atoi(parts[0])
+			ts.Check(err)
+			st := Step{Status: code, Headers: map[string]string{}}
+			for _, p := range parts[1:] {
+				if k, v, ok := strings.Cut(p, "="); ok {
+					st.Headers[k] = v
+				} else {
+					body, err := os.ReadFile(path(p))
+					ts.Check(err)
+					st.Body = body
+				}
+			}
+			steps = append(steps, st)
+		default:
+			ts.Fatalf("fakellm: unknown step %q", a)
+		}
+	}
+	srv := New(steps...)
+	dir := ts.MkAbs("requests") // fresh for each server
+	ts.Check(os.RemoveAll(dir))
+	ts.Check(os.MkdirAll(dir, 0o755))
+	srv.OnRequest = func(n int, r Request) {
+		os.WriteFile(filepath.Join(dir, strconv.Itoa(n)+".json"), r.Body, 0o644)
+	}
+	home := ts.Getenv("AGENTUTILS_HOME")
+	ts.Check(os.MkdirAll(home, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(home, "models.toml"), []byte(srv.ModelsTOML("fake", args[0], "test-model")), 0o644))
+	ts.Setenv("FAKE_KEY", "sk-fake-secret-123456")
+	ts.Defer(srv.Close)
+}
