@@ -7,6 +7,7 @@
 package compact
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"sort"
@@ -108,20 +109,35 @@ func messageOf(r session.Record) json.RawMessage {
 	if r.Type != "message" {
 		return nil
 	}
-	var e struct {
-		Message json.RawMessage `json:"message"`
-	}
-	json.Unmarshal(r.Raw, &e)
-	return e.Message
+	return member(r.Raw, "message")
 }
 
+// roleOf is the role of a message entry's message ("" for other entries).
+// Cut-point search asks it of every entry, so it skims rather than decodes.
 func roleOf(r session.Record) string {
-	if m := messageOf(r); m != nil {
-		var v struct{ Role string }
-		json.Unmarshal(m, &v)
-		return v.Role
+	v := member(messageOf(r), "role")
+	if len(v) < 2 || v[0] != '"' {
+		return ""
 	}
-	return ""
+	var role string
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1])
+	}
+	json.Unmarshal(v, &role)
+	return role
+}
+
+// member is the raw value of key in a JSON object (nil when absent).
+func member(raw []byte, key string) json.RawMessage {
+	var out json.RawMessage
+	session.Members(raw, func(k, v []byte) bool {
+		if string(k) == key {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out
 }
 
 // Cut is where a path is split: entries before FirstKept are summarised,

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -100,6 +101,9 @@ func NewFileOps(prevDetails json.RawMessage) FileOps {
 // Add records the read/write/edit tool calls of assistant messages.
 func (f FileOps) Add(msgs []json.RawMessage) {
 	for _, raw := range msgs {
+		if !bytes.Contains(raw, []byte(`"toolCall"`)) {
+			continue // no tool call: nothing to decode
+		}
 		m, bs := parse(raw)
 		if m.Role != "assistant" {
 			continue
