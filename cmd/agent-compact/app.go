@@ -26,14 +26,17 @@ the stream through.
 Examples:
    agent-session open "$S" | agent-compact | agent-chat "go on" | agent-session append "$S" --tee
    agent-session open "$S" | agent-compact --force --instructions "keep the API decisions" | agent-session append "$S"
-   agent-session open "$S" | agent-compact --dry-run --force | jq .`,
+   agent-session open "$S" | agent-compact --dry-run --force | jq .
+   agent-session open "$S" | agent-compact --model anthropic/claude-haiku-4-5 --model openai/gpt-5-mini | agent-chat "go on"
+   agent-compact --force --summarizer-cmd 'agent-chat --once --model google/gemini-2.5-flash --system-prompt "$AGENT_COMPACT_SYSTEM_PROMPT"' < s.jsonl`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "compact now, whatever the threshold"},
 			&cli.StringFlag{Name: "instructions", Usage: "`TEXT` the summary should focus on"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (tokens, cut point, what is summarized and kept) as JSON; call no model"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "do not prune old tool output"},
 			&cli.BoolFlag{Name: "prune-only", Usage: "prune, never compact"},
-			&cli.StringFlag{Name: "model", Usage: "summarize with `PATTERN` (default: the stream's model)"},
+			&cli.StringFlag{Name: "summarizer-cmd", Usage: "hand the summarization to shell `CMD` (a session stream with the prompt on its stdin, $AGENT_COMPACT_SYSTEM_PROMPT; agent events or plain text out)"},
+			&cli.StringSliceFlag{Name: "model", Usage: "summarize with `PATTERN`; repeat for candidates tried in order (default: the stream's model)"},
 			&cli.IntFlag{Name: "context-window", Usage: "the window in `TOKENS` (default: the model's)"},
 			&cli.IntFlag{Name: "reserve-tokens", Value: 16384, Usage: "`TOKENS` reserved below the window"},
 			&cli.IntFlag{Name: "keep-recent-tokens", Value: 20000, Usage: "`TOKENS` of recent conversation kept verbatim"},

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -72,15 +74,28 @@ func run(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return err
 	}
-	pattern := c.String("model")
-	if pattern == "" {
-		pattern = sctx.Models["default"]
+	// --model names candidates, tried in order; the first that resolves sets
+	// the window.
+	patterns := c.StringSlice("model")
+	if len(patterns) == 0 && sctx.Models["default"] != "" {
+		patterns = []string{sctx.Models["default"]}
+	}
+	var models []llm.Model
+	var resolveErr error
+	for _, p := range patterns {
+		m, _, err := cat.Resolve(p)
+		if err != nil {
+			resolveErr = cmp.Or(resolveErr, err)
+			continue
+		}
+		models = append(models, m)
+	}
+	if len(models) == 0 && resolveErr != nil && c.String("summarizer-cmd") == "" && (c.Bool("force") || c.String("replay") != "") {
+		return exit.Wrap(exit.Usage, resolveErr)
 	}
 	var model llm.Model
-	if pattern != "" {
-		if model, _, err = cat.Resolve(pattern); err != nil && (c.Bool("force") || c.String("replay") != "") {
-			return exit.Wrap(exit.Usage, err)
-		}
+	if len(models) > 0 {
+		model = models[0]
 	}
 	window := c.Int("context-window")
 	if window == 0 {
@@ -123,7 +138,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if compactNow {
 		plan, ok := compact.Prepare(path, settings)
 		if ok {
-			rec, err = summarize(c, env, cat, model, header, path, plan)
+			rec, err = summarize(c, env, cat, models, header, path, plan)
 			if err != nil {
 				if force {
 					return exit.Errorf(exit.Failure, "compaction failed: %v", err)
@@ -170,67 +185,32 @@ func reason(force, overflow, compactNow bool) string {
 }
 
 // summarize asks the model for the summary and builds the compaction record.
-func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model, header *session.Header, path []session.Record, plan compact.Plan) ([]byte, error) {
-	if model.ID == "" {
-		return nil, fmt.Errorf("no model to summarize with: pass --model provider/id")
-	}
-	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now}
-	opts := llm.Options{MaxTokens: c.Int("reserve-tokens") * 8 / 10, Thinking: "off"}
-	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(absPath(env, f))
-		if err != nil {
-			return nil, err
-		}
-		if client.Replay, err = provider.ReadCassette(f, data); err != nil {
-			return nil, err
-		}
-	} else {
-		k, err := cat.ResolveKey(model, c.String("api-key"), env.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		opts.APIKey = k.Value
-	}
-	if f := c.String("record"); f != "" {
-		fh, err := os.Create(absPath(env, f))
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		client.Record = provider.NewRecorder(fh)
-		client.Secrets = []string{opts.APIKey}
-	}
-	ask := func(prompt string) (string, error) {
-		msgs := []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}
-		m, err := client.Stream(context.Background(), model, llm.Context{SystemPrompt: compact.SystemPrompt, Messages: msgs}, opts, func(llm.Event) {})
-		if err != nil {
-			return "", err
-		}
-		if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
-			return "", fmt.Errorf("Summarization failed: %s", m.ErrorMessage)
-		}
-		return strings.TrimSpace(m.Text()), nil
-	}
-	conv := func(msgs []json.RawMessage) string { return compact.Serialize(session.ConvertToLLM(msgs)) }
+func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, path []session.Record, plan compact.Plan) ([]byte, error) {
 	var summary string
 	var err error
-	switch {
-	case len(plan.Summarize) > 0:
-		summary, err = ask(compact.HistoryPrompt(conv(plan.Summarize), plan.PreviousSummary, c.String("instructions")))
-	case plan.PreviousSummary != "":
-		summary = plan.PreviousSummary
-	default:
-		summary = compact.NoHistory
+	if cmd := c.String("summarizer-cmd"); cmd != "" {
+		summary, err = summaryText(c, plan, func(prompt string) (string, error) { return commandAsk(c, env, header, cmd, prompt) })
+	} else {
+		if len(models) == 0 {
+			return nil, fmt.Errorf("no model to summarize with: pass --model provider/id")
+		}
+		// Each candidate model in turn, until one gives a summary.
+		for _, m := range models {
+			ask, done, aerr := modelAsk(c, env, cat, m)
+			if aerr == nil {
+				summary, aerr = summaryText(c, plan, ask)
+				done()
+			}
+			if err = aerr; err == nil {
+				break
+			}
+			if len(models) > 1 {
+				app.Warnf(c, "summarizing with %s failed: %v", m.Ref(), err)
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
-	}
-	if plan.SplitTurn && len(plan.TurnPrefix) > 0 {
-		prefix, err := ask(compact.TurnPrefixPrompt(conv(plan.TurnPrefix)))
-		if err != nil {
-			return nil, err
-		}
-		summary = compact.MergeSplit(summary, prefix)
 	}
 	read, mod := plan.Files.Lists()
 	summary = compact.UpsertFileLists(summary, read, mod)
@@ -257,6 +237,138 @@ func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model, 
 		Pending          bool   `json:"pending"`
 	}{"compaction", id, parent, session.FormatTime(env.Now()), summary, plan.FirstKeptEntryID, plan.TokensBefore,
 		map[string][]string{"readFiles": read, "modifiedFiles": mod}, true})
+}
+
+// summaryText is the summary of plan: the history (updating a previous
+// summary), plus the prefix of a split turn, each asked of ask.
+func summaryText(c *cli.Context, plan compact.Plan, ask func(string) (string, error)) (string, error) {
+	conv := func(msgs []json.RawMessage) string { return compact.Serialize(session.ConvertToLLM(msgs)) }
+	var summary string
+	var err error
+	switch {
+	case len(plan.Summarize) > 0:
+		summary, err = ask(compact.HistoryPrompt(conv(plan.Summarize), plan.PreviousSummary, c.String("instructions")))
+	case plan.PreviousSummary != "":
+		summary = plan.PreviousSummary
+	default:
+		summary = compact.NoHistory
+	}
+	if err != nil {
+		return "", err
+	}
+	if plan.SplitTurn && len(plan.TurnPrefix) > 0 {
+		prefix, err := ask(compact.TurnPrefixPrompt(conv(plan.TurnPrefix)))
+		if err != nil {
+			return "", err
+		}
+		summary = compact.MergeSplit(summary, prefix)
+	}
+	return summary, nil
+}
+
+// modelAsk asks the model through lib/llm (catalog, keys, retries and
+// cassettes as in agent-chat); done closes a recording.
+func modelAsk(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model) (ask func(string) (string, error), done func(), err error) {
+	done = func() {}
+	if model.ID == "" {
+		return nil, nil, fmt.Errorf("no model to summarize with: pass --model provider/id")
+	}
+	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now}
+	opts := llm.Options{MaxTokens: c.Int("reserve-tokens") * 8 / 10, Thinking: "off"}
+	if f := c.String("replay"); f != "" {
+		data, err := os.ReadFile(absPath(env, f))
+		if err != nil {
+			return nil, nil, err
+		}
+		if client.Replay, err = provider.ReadCassette(f, data); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		k, err := cat.ResolveKey(model, c.String("api-key"), env.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.APIKey = k.Value
+	}
+	if f := c.String("record"); f != "" {
+		fh, err := os.Create(absPath(env, f))
+		if err != nil {
+			return nil, nil, err
+		}
+		done = func() { fh.Close() }
+		client.Record = provider.NewRecorder(fh)
+		client.Secrets = []string{opts.APIKey}
+	}
+	ask = func(prompt string) (string, error) {
+		msgs := []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}
+		m, err := client.Stream(context.Background(), model, llm.Context{SystemPrompt: compact.SystemPrompt, Messages: msgs}, opts, func(llm.Event) {})
+		if err != nil {
+			return "", err
+		}
+		if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
+			return "", fmt.Errorf("Summarization failed: %s", m.ErrorMessage)
+		}
+		return strings.TrimSpace(m.Text()), nil
+	}
+	return ask, done, nil
+}
+
+// commandAsk hands one summarization to --summarizer-cmd: its stdin is a
+// session stream (the header and one user message holding the prompt), the
+// system prompt is in $AGENT_COMPACT_SYSTEM_PROMPT, and the summary is the
+// last assistant message of the agent events it prints (as agent-chat
+// --once does) or, when it prints no events, its whole output.
+func commandAsk(c *cli.Context, env *app.Env, header *session.Header, cmd, prompt string) (string, error) {
+	var in bytes.Buffer
+	now := env.Now()
+	cwd := env.Dir
+	if header != nil && header.Cwd != "" {
+		cwd = header.Cwd
+	}
+	hb, _ := json.Marshal(session.Header{Type: "session", Version: 3, ID: "summarize", Timestamp: session.FormatTime(now), Cwd: cwd})
+	in.Write(append(hb, '\n'))
+	mb, _ := json.Marshal(struct {
+		Type      string      `json:"type"`
+		ID        string      `json:"id"`
+		ParentID  *string     `json:"parentId"`
+		Timestamp string      `json:"timestamp"`
+		Message   llm.Message `json:"message"`
+	}{"message", "00000001", nil, session.FormatTime(now), llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: now.UnixMilli()}})
+	in.Write(append(mb, '\n'))
+	var out, errb bytes.Buffer
+	p := exec.CommandContext(c.Context, "sh", "-c", cmd)
+	p.Dir, p.Stdin, p.Stdout, p.Stderr = env.Dir, &in, &out, &errb
+	p.Env = append(os.Environ(), "AGENT_COMPACT_SYSTEM_PROMPT="+compact.SystemPrompt)
+	if err := p.Run(); err != nil {
+		return "", fmt.Errorf("--summarizer-cmd: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	text, events := "", false
+	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
+		var ev struct {
+			Type    string      `json:"type"`
+			Message llm.Message `json:"message"`
+		}
+		if json.Unmarshal(l, &ev) != nil || ev.Type == "" {
+			continue
+		}
+		events = true
+		if ev.Type == "error" {
+			return "", fmt.Errorf("--summarizer-cmd: %s", l)
+		}
+		if ev.Type == "message_end" && ev.Message.Role == "assistant" {
+			if ev.Message.StopReason == llm.StopError || ev.Message.StopReason == llm.StopAborted {
+				return "", fmt.Errorf("Summarization failed: %s", ev.Message.ErrorMessage)
+			}
+			text = ev.Message.Text()
+		}
+	}
+	if !events {
+		text = out.String()
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return "", fmt.Errorf("--summarizer-cmd printed no summary")
+	}
+	return text, nil
 }
 
 func absPath(env *app.Env, p string) string {
