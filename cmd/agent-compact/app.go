@@ -19,6 +19,11 @@ is a context overflow of the current model, or with --force, the older part of t
 summarized by the model and one new compaction record is appended with "pending": true; the
 shared resolver then uses the summary plus the kept entries, and 'agent-session append' persists it.
 
+With --branch-summary --from OLD --to TARGET (input: 'agent-session open --all') it prints only one
+pending branch_summary record: the summary of the branch being left (OLD back to the common ancestor,
+newest messages first within the window, tool results left out), for 'agent-session checkout
+--summary-from -'. --instructions replaces the branch-summary prompt.
+
 Exit codes: 0 passed through or compacted; 1 a forced or overflow compaction failed (stdout then
 holds only an error record, so a pipeline stops); a failed threshold compaction warns and passes
 the stream through.
@@ -28,6 +33,7 @@ Examples:
    agent-session open "$S" | agent-compact --force --instructions "keep the API decisions" | agent-session append "$S"
    agent-session open "$S" | agent-compact --dry-run --force | jq .
    agent-session open "$S" | agent-compact --model anthropic/claude-haiku-4-5 --model openai/gpt-5-mini | agent-chat "go on"
+   agent-session open --all "$S" | agent-compact --branch-summary --from "$OLD" --to "$T" | agent-session checkout "$S" "$T" --summary-from -
    agent-compact --force --summarizer-cmd 'agent-chat --once --model google/gemini-2.5-flash --system-prompt "$AGENT_COMPACT_SYSTEM_PROMPT"' < s.jsonl`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "compact now, whatever the threshold"},
@@ -35,6 +41,9 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (tokens, cut point, what is summarized and kept) as JSON; call no model"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "do not prune old tool output"},
 			&cli.BoolFlag{Name: "prune-only", Usage: "prune, never compact"},
+			&cli.BoolFlag{Name: "branch-summary", Usage: "write the branch_summary record for leaving --from for --to (input: 'agent-session open --all')"},
+			&cli.StringFlag{Name: "from", Usage: "the old leaf `ENTRY` of --branch-summary"},
+			&cli.StringFlag{Name: "to", Usage: "the target `ENTRY` of --branch-summary (root for the root)"},
 			&cli.StringFlag{Name: "summarizer-cmd", Usage: "hand the summarization to shell `CMD` (a session stream with the prompt on its stdin, $AGENT_COMPACT_SYSTEM_PROMPT; agent events or plain text out)"},
 			&cli.StringSliceFlag{Name: "model", Usage: "summarize with `PATTERN`; repeat for candidates tried in order (default: the stream's model)"},
 			&cli.IntFlag{Name: "context-window", Usage: "the window in `TOKENS` (default: the model's)"},

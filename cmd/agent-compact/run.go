@@ -66,8 +66,12 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	settings := compact.Settings{ReserveTokens: c.Int("reserve-tokens"), KeepRecentTokens: c.Int("keep-recent-tokens"),
 		ProtectTokens: compact.Defaults.ProtectTokens, MinimumSavings: compact.Defaults.MinimumSavings}
+	branch := c.Bool("branch-summary")
+	if branch && (c.String("from") == "" || c.String("to") == "") {
+		return exit.Errorf(exit.Usage, "--branch-summary needs --from OLD_LEAF and --to TARGET")
+	}
 	sctx, err := session.BuildContext(path, nil)
-	if err != nil {
+	if err != nil && !branch { // a --all stream need not be one path
 		return exit.Wrap(exit.Usage, err)
 	}
 	cat, err := loadCatalog(c, env)
@@ -100,6 +104,9 @@ func run(c *cli.Context, env *app.Env) error {
 	window := c.Int("context-window")
 	if window == 0 {
 		window = model.ContextWindow
+	}
+	if branch {
+		return branchSummary(c, env, cat, models, header, path, window)
 	}
 
 	// Overflow: the last assistant message failed because the context is too big.
@@ -186,29 +193,9 @@ func reason(force, overflow, compactNow bool) string {
 
 // summarize asks the model for the summary and builds the compaction record.
 func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, path []session.Record, plan compact.Plan) ([]byte, error) {
-	var summary string
-	var err error
-	if cmd := c.String("summarizer-cmd"); cmd != "" {
-		summary, err = summaryText(c, plan, func(prompt string) (string, error) { return commandAsk(c, env, header, cmd, prompt) })
-	} else {
-		if len(models) == 0 {
-			return nil, fmt.Errorf("no model to summarize with: pass --model provider/id")
-		}
-		// Each candidate model in turn, until one gives a summary.
-		for _, m := range models {
-			ask, done, aerr := modelAsk(c, env, cat, m)
-			if aerr == nil {
-				summary, aerr = summaryText(c, plan, ask)
-				done()
-			}
-			if err = aerr; err == nil {
-				break
-			}
-			if len(models) > 1 {
-				app.Warnf(c, "summarizing with %s failed: %v", m.Ref(), err)
-			}
-		}
-	}
+	summary, err := withSummarizer(c, env, cat, models, header, func(ask func(string) (string, error)) (string, error) {
+		return summaryText(c, plan, ask)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +224,83 @@ func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Mode
 		Pending          bool   `json:"pending"`
 	}{"compaction", id, parent, session.FormatTime(env.Now()), summary, plan.FirstKeptEntryID, plan.TokensBefore,
 		map[string][]string{"readFiles": read, "modifiedFiles": mod}, true})
+}
+
+// branchSummary writes the pending branch_summary record for leaving
+// --from for --to (reference §4.11), for 'agent-session checkout
+// --summary-from -'.
+func branchSummary(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, all []session.Record, window int) error {
+	b, err := compact.FindBranch(all, c.String("from"), c.String("to"))
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	if window == 0 {
+		window = 128000
+	}
+	// The reference's budget is window − reserve; a small window keeps half.
+	msgs, files := compact.BranchMessages(b.Entries, max(window-c.Int("reserve-tokens"), window/2))
+	read, mod := files.Lists()
+	summary := compact.NoBranchContent
+	if len(msgs) > 0 {
+		prompt := compact.BranchPrompt(compact.Serialize(session.ConvertToLLM(msgs)), c.String("instructions"))
+		text, err := withSummarizer(c, env, cat, models, header, func(ask func(string) (string, error)) (string, error) { return ask(prompt) })
+		if err != nil {
+			return exit.Errorf(exit.Failure, "branch summary failed: %v", err)
+		}
+		summary = compact.UpsertFileLists(compact.BranchPreamble+text, read, mod)
+	}
+	var parent *string
+	from := "root"
+	if b.NewLeaf != "" {
+		parent, from = &b.NewLeaf, b.NewLeaf
+	}
+	rec, _ := json.Marshal(struct {
+		Type      string              `json:"type"`
+		ID        string              `json:"id"`
+		ParentID  *string             `json:"parentId"`
+		Timestamp string              `json:"timestamp"`
+		FromID    string              `json:"fromId"`
+		Summary   string              `json:"summary"`
+		Details   map[string][]string `json:"details"`
+		Pending   bool                `json:"pending"`
+	}{"branch_summary", session.NewEntryID(rand.Reader, func(string) bool { return false }), parent, session.FormatTime(env.Now()),
+		from, summary, map[string][]string{"readFiles": nonNil(read), "modifiedFiles": nonNil(mod)}, true})
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", rec)
+	return err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// withSummarizer runs summarize with the --summarizer-cmd or with each
+// candidate model in turn until one gives a summary.
+func withSummarizer(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, summarize func(ask func(string) (string, error)) (string, error)) (string, error) {
+	if cmd := c.String("summarizer-cmd"); cmd != "" {
+		return summarize(func(prompt string) (string, error) { return commandAsk(c, env, header, cmd, prompt) })
+	}
+	if len(models) == 0 {
+		return "", fmt.Errorf("no model to summarize with: pass --model provider/id")
+	}
+	var text string
+	var err error
+	for _, m := range models {
+		ask, done, aerr := modelAsk(c, env, cat, m)
+		if aerr == nil {
+			text, aerr = summarize(ask)
+			done()
+		}
+		if err = aerr; err == nil {
+			break
+		}
+		if len(models) > 1 {
+			app.Warnf(c, "summarizing with %s failed: %v", m.Ref(), err)
+		}
+	}
+	return text, err
 }
 
 // summaryText is the summary of plan: the history (updating a previous

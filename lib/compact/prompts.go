@@ -55,6 +55,37 @@ What the kept part needs to be understood.
 
 Keep it concise and keep exact identifiers. Output only the summary.`
 
+	branchPrompt = `The messages above are a branch of the conversation that the user explored and then left to go back to an earlier point. Summarize it so the work can go on from that point with what was learned.
+
+## Goal
+What the user was trying to achieve on this branch.
+
+## Constraints & Preferences
+- Requirements and preferences the user stated ((none) if none)
+
+## Progress
+### Done
+- [x] What was completed
+### In Progress
+- [ ] What was being worked on
+### Blocked
+- What stood in the way, if anything
+
+## Key Decisions
+- **Decision**: why it was made
+
+## Next Steps
+1. What should happen next
+
+Keep it concise and keep exact identifiers. Output only the summary.`
+
+	// BranchPreamble starts every branch summary (the reference's two
+	// lines, followed by a blank line where the reference has none).
+	BranchPreamble = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
+
+	// NoBranchContent is the branch summary when the branch has no messages.
+	NoBranchContent = "No content to summarize"
+
 	// NoHistory is the summary when there is nothing to summarize.
 	NoHistory = "No prior history."
 )
@@ -78,6 +109,16 @@ func HistoryPrompt(conversation, previous, instructions string) string {
 // TurnPrefixPrompt asks for the summary of a split turn's prefix.
 func TurnPrefixPrompt(conversation string) string {
 	return "<conversation>\n" + conversation + "\n</conversation>\n\n" + turnPrefixPrompt
+}
+
+// BranchPrompt asks for a branch summary; instructions replace the
+// default prompt.
+func BranchPrompt(conversation, instructions string) string {
+	p := branchPrompt
+	if instructions != "" {
+		p = instructions
+	}
+	return "<conversation>\n" + conversation + "\n</conversation>\n\n" + p
 }
 
 // MergeSplit joins the history summary and a split turn's prefix summary.

@@ -1,0 +1,87 @@
+package compact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+func records(t *testing.T, lines ...string) []session.Record {
+	t.Helper()
+	var out []session.Record
+	for _, l := range lines {
+		r, err := session.ParseRecord([]byte(l))
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// A tree: u1 → a1 → u2 → a2 → r2 (the old branch) and a1 → u3 (the target).
+var branchTree = []string{
+	`{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"start"}}`,
+	`{"type":"message","id":"a1","parentId":"u1","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}`,
+	`{"type":"message","id":"u2","parentId":"a1","message":{"role":"user","content":"try plan B"}}`,
+	`{"type":"branch_summary","id":"b1","parentId":"u2","fromId":"u2","summary":"older","details":{"readFiles":["old.go"],"modifiedFiles":[]}}`,
+	`{"type":"message","id":"a2","parentId":"b1","message":{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"edit","arguments":{"path":"x.go"}}]}}`,
+	`{"type":"message","id":"r2","parentId":"a2","message":{"role":"toolResult","toolCallId":"t","toolName":"edit","content":[{"type":"text","text":"edited"}]}}`,
+	`{"type":"message","id":"u3","parentId":"a1","message":{"role":"user","content":"plan C"}}`,
+}
+
+func TestFindBranch(t *testing.T) {
+	all := records(t, branchTree...)
+	b, err := FindBranch(all, "r2", "u3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The target is a user message: the leaf moves to its parent.
+	if b.NewLeaf != "a1" || b.Ancestor != "a1" {
+		t.Fatalf("NewLeaf %q Ancestor %q, want a1 a1", b.NewLeaf, b.Ancestor)
+	}
+	var ids []string
+	for _, e := range b.Entries {
+		ids = append(ids, e.ID)
+	}
+	if got := strings.Join(ids, " "); got != "u2 b1 a2 r2" {
+		t.Fatalf("entries %q", got)
+	}
+	msgs, files := BranchMessages(b.Entries, 100000)
+	if len(msgs) != 3 { // u2, the branch summary, a2; the tool result is left out
+		t.Fatalf("%d messages: %s", len(msgs), msgs)
+	}
+	if !strings.Contains(string(msgs[1]), `"branchSummary"`) {
+		t.Fatalf("second message %s", msgs[1])
+	}
+	read, mod := files.Lists()
+	if strings.Join(read, ",") != "old.go" || strings.Join(mod, ",") != "x.go" {
+		t.Fatalf("read %v modified %v", read, mod)
+	}
+	// A tight budget keeps the newest messages only.
+	if msgs, _ := BranchMessages(b.Entries, 1); len(msgs) != 0 {
+		t.Fatalf("budget 1: %d messages", len(msgs))
+	}
+
+	// To the root; and to a non-user target, which becomes the leaf.
+	if b, _ := FindBranch(all, "r2", "root"); b.NewLeaf != "" || len(b.Entries) != 6 {
+		t.Fatalf("root: leaf %q, %d entries", b.NewLeaf, len(b.Entries))
+	}
+	if b, _ := FindBranch(all, "u3", "a2"); b.NewLeaf != "a2" || len(b.Entries) != 1 || b.Entries[0].ID != "u3" {
+		t.Fatalf("to a2: leaf %q, %d entries", b.NewLeaf, len(b.Entries))
+	}
+	if _, err := FindBranch(all, "zz", "u3"); err == nil || !strings.Contains(err.Error(), "--all") {
+		t.Fatalf("missing entry: %v", err)
+	}
+}
+
+func TestBranchPrompt(t *testing.T) {
+	p := BranchPrompt("[User]: hi", "")
+	if !strings.HasPrefix(p, "<conversation>\n[User]: hi\n</conversation>\n\n") || !strings.Contains(p, "## Key Decisions") {
+		t.Fatal(p)
+	}
+	if p := BranchPrompt("x", "only the API"); !strings.HasSuffix(p, "\n\nonly the API") || strings.Contains(p, "## Goal") {
+		t.Fatal(p)
+	}
+}
