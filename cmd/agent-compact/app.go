@@ -44,6 +44,7 @@ Examples:
 			&cli.BoolFlag{Name: "branch-summary", Usage: "write the branch_summary record for leaving --from for --to (input: 'agent-session open --all')"},
 			&cli.StringFlag{Name: "from", Usage: "the old leaf `ENTRY` of --branch-summary"},
 			&cli.StringFlag{Name: "to", Usage: "the target `ENTRY` of --branch-summary (root for the root)"},
+			&cli.StringFlag{Name: "events", Usage: "`WHERE` progress events go: stderr (compaction_start/compaction_end, formats/events) or none", Value: "none"},
 			&cli.StringFlag{Name: "summarizer-cmd", Usage: "hand the summarization to shell `CMD` (a session stream with the prompt on its stdin, $AGENT_COMPACT_SYSTEM_PROMPT; agent events or plain text out)"},
 			&cli.StringSliceFlag{Name: "model", Usage: "summarize with `PATTERN`; repeat for candidates tried in order (default: the stream's model)"},
 			&cli.IntFlag{Name: "context-window", Usage: "the window in `TOKENS` (default: the model's)"},

@@ -21,6 +21,7 @@ import (
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/session"
@@ -28,6 +29,11 @@ import (
 
 func run(c *cli.Context, env *app.Env) error {
 	env.ErrorRecord = true
+	switch c.String("events") {
+	case "", "none", "stderr":
+	default:
+		return exit.Errorf(exit.Usage, "--events %q: use stderr or none", c.String("events"))
+	}
 	// Read the whole stream: its lines (for pass-through) and its records.
 	var lines [][]byte
 	var path []session.Record
@@ -145,7 +151,10 @@ func run(c *cli.Context, env *app.Env) error {
 	if compactNow {
 		plan, ok := compact.Prepare(path, settings)
 		if ok {
+			why := reason(force, overflow, compactNow)
+			emit(c, env, event.Event{Type: event.CompactionStart, Reason: why, ContextTokens: tokens, ContextWindow: window, Model: model.Ref()})
 			rec, err = summarize(c, env, cat, models, header, path, plan)
+			emitEnd(c, env, why, rec, err)
 			if err != nil {
 				if force {
 					return exit.Errorf(exit.Failure, "compaction failed: %v", err)
@@ -243,8 +252,10 @@ func branchSummary(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.
 	summary := compact.NoBranchContent
 	if len(msgs) > 0 {
 		prompt := compact.BranchPrompt(compact.Serialize(session.ConvertToLLM(msgs)), c.String("instructions"))
+		emit(c, env, event.Event{Type: event.CompactionStart, Reason: "branch", ContextWindow: window})
 		text, err := withSummarizer(c, env, cat, models, header, func(ask func(string) (string, error)) (string, error) { return ask(prompt) })
 		if err != nil {
+			emitEnd(c, env, "branch", nil, err)
 			return exit.Errorf(exit.Failure, "branch summary failed: %v", err)
 		}
 		summary = compact.UpsertFileLists(compact.BranchPreamble+text, read, mod)
@@ -265,8 +276,33 @@ func branchSummary(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.
 		Pending   bool                `json:"pending"`
 	}{"branch_summary", session.NewEntryID(rand.Reader, func(string) bool { return false }), parent, session.FormatTime(env.Now()),
 		from, summary, map[string][]string{"readFiles": nonNil(read), "modifiedFiles": nonNil(mod)}, true})
+	if len(msgs) > 0 {
+		emitEnd(c, env, "branch", rec, nil)
+	}
 	_, err = fmt.Fprintf(env.Stdout, "%s\n", rec)
 	return err
+}
+
+// emit writes a progress event to stderr with --events stderr
+// (formats/events); stdout stays the session stream.
+func emit(c *cli.Context, env *app.Env, ev event.Event) {
+	if c.String("events") != "stderr" {
+		return
+	}
+	if ev.Model == "/" {
+		ev.Model = ""
+	}
+	b, _ := json.Marshal(ev)
+	fmt.Fprintf(env.Stderr, "%s\n", b)
+}
+
+func emitEnd(c *cli.Context, env *app.Env, reason string, rec []byte, err error) {
+	ok := err == nil
+	ev := event.Event{Type: event.CompactionEnd, Reason: reason, Success: &ok, Entry: rec}
+	if err != nil {
+		ev.ErrorMessage = err.Error()
+	}
+	emit(c, env, ev)
 }
 
 func nonNil(s []string) []string {

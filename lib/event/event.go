@@ -23,6 +23,8 @@ const (
 	Entry               = "entry"
 	ContextOverflow     = "context_overflow"
 	CompactionSuggested = "compaction_suggested"
+	CompactionStart     = "compaction_start"
+	CompactionEnd       = "compaction_end"
 	Request             = "request"
 	Error               = "error"
 )
@@ -32,7 +34,7 @@ const (
 var Types = []string{
 	AgentStart, TurnStart, MessageStart, MessageUpdate, MessageEnd,
 	ToolExecutionStart, ToolExecutionUpdate, ToolExecutionEnd, TurnEnd, AgentEnd,
-	AutoRetryStart, AutoRetryEnd, Entry, ContextOverflow, CompactionSuggested, Request, Error,
+	AutoRetryStart, AutoRetryEnd, Entry, ContextOverflow, CompactionSuggested, CompactionStart, CompactionEnd, Request, Error,
 }
 
 // Known reports whether t is an agent event type of this version.
