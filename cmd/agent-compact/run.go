@@ -150,6 +150,13 @@ func run(c *cli.Context, env *app.Env) error {
 	var rec []byte
 	if compactNow {
 		plan, ok := compact.Prepare(path, settings)
+		if !ok {
+			const msg = "nothing to compact: the path is empty, ends in a compaction, or fits in --keep-recent-tokens"
+			if force {
+				return exit.Errorf(exit.Failure, "compaction failed: %s", msg)
+			}
+			app.Warnf(c, "%s (the stream passes through)", msg)
+		}
 		if ok {
 			why := reason(force, overflow, compactNow)
 			emit(c, env, event.Event{Type: event.CompactionStart, Reason: why, ContextTokens: tokens, ContextWindow: window, Model: model.Ref()})

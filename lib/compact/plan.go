@@ -77,8 +77,8 @@ func OverThreshold(tokens, window, reserve int) bool {
 }
 
 // Prepare plans a compaction of path (the active path, root first). It
-// reports false when there is nothing to do (the path is empty or already
-// ends in a compaction).
+// reports false when there is nothing to do (the path is empty, already
+// ends in a compaction, or fits in the kept part).
 func Prepare(path []session.Record, s Settings) (Plan, bool) {
 	if len(path) == 0 || path[len(path)-1].Type == "compaction" {
 		return Plan{}, false
@@ -128,6 +128,9 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 	p.Summarize = collect(start, historyEnd)
 	if cut.Split {
 		p.TurnPrefix = collect(cut.TurnStart, cut.FirstKept)
+	}
+	if len(p.Summarize) == 0 && len(p.TurnPrefix) == 0 {
+		return Plan{}, false // the kept part is the whole path: nothing to summarize
 	}
 	p.Kept = collect(cut.FirstKept, len(path))
 	var prevDetails json.RawMessage
