@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,4 +85,37 @@ func TestBranchPrompt(t *testing.T) {
 	if p := BranchPrompt("x", "only the API"); !strings.HasSuffix(p, "\n\nonly the API") || strings.Contains(p, "## Goal") {
 		t.Fatal(p)
 	}
+}
+
+// FuzzFindBranch: any parent links (cycles, dangling parents, duplicate
+// ids) give a branch without a panic, never containing the ancestor.
+func FuzzFindBranch(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 1, 4}, uint8(4), uint8(3))
+	f.Add([]byte{1, 0, 0}, uint8(0), uint8(2))
+	f.Fuzz(func(t *testing.T, parents []byte, from, to uint8) {
+		if len(parents) == 0 || len(parents) > 64 {
+			return
+		}
+		var lines []string
+		for i, p := range parents {
+			parent := "null"
+			if int(p) != i && int(p)%len(parents) != i {
+				parent = fmt.Sprintf("%q", fmt.Sprintf("e%d", int(p)%(len(parents)+2)))
+			}
+			lines = append(lines, fmt.Sprintf(`{"type":"message","id":"e%d","parentId":%s,"message":{"role":"user","content":"x"}}`, i, parent))
+		}
+		all := records(t, lines...)
+		fromID := fmt.Sprintf("e%d", int(from)%len(parents))
+		toID := fmt.Sprintf("e%d", int(to)%len(parents))
+		b, err := FindBranch(all, fromID, toID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range b.Entries {
+			if b.Ancestor != "" && e.ID == b.Ancestor {
+				t.Fatalf("ancestor %s in the branch", e.ID)
+			}
+		}
+		BranchMessages(b.Entries, 10)
+	})
 }
