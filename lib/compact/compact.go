@@ -72,34 +72,82 @@ func parse(raw json.RawMessage) (message, []block) {
 // (user images are not counted, tool-result images count 1200 tokens;
 // custom and file-mention messages are estimated like user ones).
 func EstimateTokens(raw json.RawMessage) int {
-	m, bs := parse(raw)
+	// Skimmed, not decoded: every stage estimates every message, and
+	// decoding was most of agent-compact's time on long sessions.
+	var role, content, command, output, summary []byte
+	session.Members(raw, func(k, v []byte) bool {
+		switch string(k) {
+		case "role":
+			role = v
+		case "content":
+			content = v
+		case "command":
+			command = v
+		case "output":
+			output = v
+		case "summary":
+			summary = v
+		}
+		return true
+	})
+	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
+	r := string(bytes.Trim(role, `"`))
+	// blocks calls fn with each content block's type, text, thinking, name
+	// and raw arguments (a string content is one text block).
+	blocks := func(fn func(typ string, text, thinking, name int, args []byte)) {
+		if len(content) > 0 && content[0] == '"' {
+			fn("text", slen(content), 0, 0, nil)
+			return
+		}
+		session.Elements(content, func(b []byte) bool {
+			var typ, args []byte
+			text, thinking, name := 0, 0, 0
+			session.Members(b, func(k, v []byte) bool {
+				switch string(k) {
+				case "type":
+					typ = v
+				case "text":
+					text = slen(v)
+				case "thinking":
+					thinking = slen(v)
+				case "name":
+					name = slen(v)
+				case "arguments":
+					args = v
+				}
+				return true
+			})
+			fn(string(bytes.Trim(typ, `"`)), text, thinking, name, args)
+			return true
+		})
+	}
 	chars := 0
-	switch m.Role {
+	switch r {
 	case "user", "custom", "hookMessage", "fileMention", "pythonExecution":
-		for _, b := range bs {
-			chars += len(b.Text)
-			if b.Type == "image" && m.Role == "hookMessage" {
+		blocks(func(typ string, text, _, _ int, _ []byte) {
+			chars += text
+			if typ == "image" && r == "hookMessage" {
 				chars += imageChars
 			}
-		}
+		})
 	case "assistant":
-		for _, b := range bs {
-			chars += len(b.Text) + len(b.Thinking)
-			if b.Type == "toolCall" {
-				chars += len(b.Name) + len(b.Arguments)
+		blocks(func(typ string, text, thinking, name int, args []byte) {
+			chars += text + thinking
+			if typ == "toolCall" {
+				chars += name + len(args)
 			}
-		}
+		})
 	case "toolResult":
-		for _, b := range bs {
-			chars += len(b.Text)
-			if b.Type == "image" {
+		blocks(func(typ string, text, _, _ int, _ []byte) {
+			chars += text
+			if typ == "image" {
 				chars += imageChars
 			}
-		}
+		})
 	case "bashExecution":
-		chars = len(m.Command) + len(m.Output)
+		chars = slen(command) + slen(output)
 	case "branchSummary", "compactionSummary":
-		chars = len(m.Summary)
+		chars = slen(summary)
 	}
 	return int(math.Ceil(float64(chars) / 4))
 }

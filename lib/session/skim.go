@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // errSkim marks a line the skimmer could not read; Skim's callers fall back
@@ -82,6 +83,57 @@ func Members(line []byte, fn func(key, val []byte) bool) bool {
 		s.ws()
 		return s.i == len(s.b)
 	}
+}
+
+// Elements calls fn with each element (raw bytes) of a JSON array,
+// checking the structure as Members does. It stops when fn returns false
+// and reports whether the whole array was read and well formed.
+func Elements(arr []byte, fn func(val []byte) bool) bool {
+	s := skimmer{b: arr}
+	s.ws()
+	if !s.eat('[') {
+		return false
+	}
+	s.ws()
+	if s.eat(']') {
+		s.ws()
+		return s.i == len(s.b)
+	}
+	for {
+		s.ws()
+		start := s.i
+		if !s.value(0) {
+			return false
+		}
+		if !fn(s.b[start:s.i]) {
+			return false
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat(']') {
+			return false
+		}
+		s.ws()
+		return s.i == len(s.b)
+	}
+}
+
+// StrLen is the length in bytes of a JSON string value once decoded (-1
+// when v is not a string); it decodes only when v has escapes.
+func StrLen(v []byte) int {
+	if len(v) < 2 || v[0] != '"' {
+		return -1
+	}
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		return len(v) - 2
+	}
+	var s string // escapes, or invalid UTF-8 that decoding replaces
+	if json.Unmarshal(v, &s) != nil {
+		return -1
+	}
+	return len(s)
 }
 
 // member returns the raw value of a top-level member ("" when absent or
