@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/claudestream"
-	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -69,7 +67,7 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	var hks []hooks.Hook
 	for _, f := range c.StringSlice("settings") {
-		hs, err := hooks.LoadSettings(absPath(env, f))
+		hs, err := hooks.LoadSettings(env.Abs(f))
 		if err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
@@ -132,7 +130,7 @@ func run(c *cli.Context, env *app.Env) error {
 		tools = toolsForModel(toolset)
 	}
 	if f := c.String("tools-json"); f != "" {
-		data, err := os.ReadFile(absPath(env, f))
+		data, err := os.ReadFile(env.Abs(f))
 		if err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
@@ -219,7 +217,7 @@ func run(c *cli.Context, env *app.Env) error {
 		client.Warn = func(s string) { app.Warnf(c, "%s", s) }
 	}
 	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(absPath(env, f))
+		data, err := os.ReadFile(env.Abs(f))
 		if err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
@@ -228,7 +226,7 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 	}
 	if f := c.String("record"); f != "" {
-		fh, err := os.OpenFile(absPath(env, f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		fh, err := os.OpenFile(env.Abs(f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 		if err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
@@ -270,7 +268,7 @@ func run(c *cli.Context, env *app.Env) error {
 	var ctl *control
 	if path := c.String("control"); path != "" {
 		ctl = &control{}
-		go ctl.listen(runCtx, absPath(env, path), abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
+		go ctl.listen(runCtx, env.Abs(path), abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
 	}
 	t := &turn{c: c, ctx: runCtx, ctl: ctl, env: env, out: out, fire: fire, hasHooks: len(hks) > 0, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
 		procs: procs, toolset: toolset, validator: validator,
@@ -317,30 +315,8 @@ func validLevel(l string) bool {
 	return false
 }
 
-func absPath(env *app.Env, p string) string {
-	if p == "" || filepath.IsAbs(p) || p == "-" {
-		return p
-	}
-	return filepath.Join(env.Dir, p)
-}
-
 func loadCatalog(c *cli.Context, env *app.Env) (*llm.Catalog, error) {
-	path := c.String("models-file")
-	explicit := path != ""
-	if !explicit {
-		path = filepath.Join(dirs.Resolve(env.Getenv).Config, "models.toml")
-	} else {
-		path = absPath(env, path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil && (explicit || !os.IsNotExist(err)) {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
-	cat, err := llm.LoadCatalog(data, path, env.Getenv)
-	if err != nil {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
-	return cat, nil
+	return provider.LoadCatalog(env.Abs(c.String("models-file")), env.Getenv)
 }
 
 // keyCommand runs a models.toml "!command" key (10 s limit).

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +19,6 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/compact"
-	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -383,7 +381,7 @@ func modelAsk(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model) (
 	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now}
 	opts := llm.Options{MaxTokens: c.Int("reserve-tokens") * 8 / 10, Thinking: "off"}
 	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(absPath(env, f))
+		data, err := os.ReadFile(env.Abs(f))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -398,7 +396,7 @@ func modelAsk(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model) (
 		opts.APIKey = k.Value
 	}
 	if f := c.String("record"); f != "" {
-		fh, err := os.Create(absPath(env, f))
+		fh, err := os.Create(env.Abs(f))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -478,28 +476,6 @@ func commandAsk(c *cli.Context, env *app.Env, header *session.Header, cmd, promp
 	return text, nil
 }
 
-func absPath(env *app.Env, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(env.Dir, p)
-}
-
 func loadCatalog(c *cli.Context, env *app.Env) (*llm.Catalog, error) {
-	path := c.String("models-file")
-	explicit := path != ""
-	if !explicit {
-		path = filepath.Join(dirs.Resolve(env.Getenv).Config, "models.toml")
-	} else {
-		path = absPath(env, path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil && (explicit || !os.IsNotExist(err)) {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
-	cat, err := llm.LoadCatalog(data, path, env.Getenv)
-	if err != nil {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
-	return cat, nil
+	return provider.LoadCatalog(env.Abs(c.String("models-file")), env.Getenv)
 }

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -218,3 +219,12 @@ func ExitStatusMarkdown() string {
 }
 
 var errUnknownShell = errors.New("unknown shell")
+
+// Abs resolves a path argument against the command's working directory
+// ("" and "-", stdin, stay as they are).
+func (e *Env) Abs(p string) string {
+	if p == "" || p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.Dir, p)
+}
