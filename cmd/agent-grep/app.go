@@ -12,6 +12,8 @@ func newApp(env *app.Env) *cli.App {
 		Usage:                  "search files for a regex, ripgrep-compatible",
 		ArgsUsage:              "PATTERN [PATH...]",
 		UseShortOptionHandling: true,
+		// "-g '*.{go,md}'" and "-e 'a,b'" are one value each
+		DisableSliceFlagSeparator: true,
 		HideHelpCommand:        true,
 		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax), with
 ripgrep's flags, output formats and exit codes: 0 when something matched, 1 when nothing did, 2 on
@@ -89,10 +91,12 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "binary", Usage: "search binary files but stop at the first NUL (the default for named files)"},
 		&cli.BoolFlag{Name: "search-zip", Aliases: []string{"z"}, Usage: "search gzip and zstd files decompressed"},
 		&cli.BoolFlag{Name: "files", Usage: "list the files that would be searched"},
-		&cli.StringFlag{Name: "sort", Value: "path", Usage: "`ORDER`: path, modified or none"},
+		&cli.StringFlag{Name: "sort", Usage: "`ORDER`: path (the default), modified or none"},
+		&cli.StringFlag{Name: "sortr", Usage: "like --sort, in reverse `ORDER`"},
 		&cli.IntFlag{Name: "threads", Aliases: []string{"j"}, Usage: "`NUM` search threads (default: one per CPU)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never"},
 		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
 		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
+		&cli.StringFlag{Name: "format", Usage: "`FORMAT`: standard (rg's, the default) or agent (the agent grep tool's numbered matches)"},
 	}
 }

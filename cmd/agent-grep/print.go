@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,12 +18,13 @@ import (
 // --max-bytes and matches for --max-total-matches.
 type printer struct {
 	w                  *bufio.Writer
-	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep
+	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
 	withPath, lineNums bool
 	heading, column    bool
 	only               bool
 	null               bool
 	color              bool
+	invert             bool
 	maxCols            int
 	preview            bool
 	replace            *replacer
@@ -30,20 +32,24 @@ type printer struct {
 	maxTotal, maxBytes int
 	printed            int64
 	total              int
-	stopped            string
+	filesWith          int
+	stopped            string // why the output stopped early (a budget), for the final notice
+	reason             string // max_total_matches or max_bytes
 	first              bool
 	context            bool // -A/-B/-C: "--" between groups, across files too
-	jsonPrinted        int64
 	jsonStats          grep.Stats
+	agent              *grep.AgentPrinter
 }
 
 func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
 	p := &printer{w: w, first: true, color: env.Color(c.String("color"), env.StdoutTTY), maxCols: c.Int("max-columns"),
 		preview: c.Bool("max-columns-preview"), only: c.Bool("only-matching"), null: c.Bool("null"), column: c.Bool("column"),
-		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes")}
+		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes"), invert: c.Bool("invert-match")}
 	switch {
 	case c.Bool("quiet"):
 		p.mode = "quiet"
+	case c.String("format") == "agent":
+		p.mode = "agent"
 	case c.Bool("json"):
 		p.mode = "json"
 	case c.Bool("files-with-matches"):
@@ -53,47 +59,63 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 	case c.Bool("count-matches"):
 		p.mode = "count-matches"
 	case c.Bool("count"):
-		p.mode = "count"
+		if p.only {
+			p.mode = "count-matches" // rg: -c with -o counts matches
+		} else {
+			p.mode = "count"
+		}
 	case c.Bool("vimgrep"):
 		p.mode = "vimgrep"
 	default:
 		p.mode = "standard"
 	}
 	p.withPath = multi
-	if c.Bool("with-filename") {
+	if c.Bool("with-filename") || p.mode == "vimgrep" {
 		p.withPath = true
 	}
 	if c.Bool("no-filename") {
 		p.withPath = false
 	}
-	p.lineNums = env.StdoutTTY || c.Bool("column")
+	p.lineNums = env.StdoutTTY || c.Bool("column") || p.mode == "vimgrep"
 	if c.Bool("line-number") {
 		p.lineNums = true
 	}
 	if c.Bool("no-line-number") {
 		p.lineNums = false
 	}
+	if p.mode == "vimgrep" {
+		p.column = true
+	}
 	p.heading = env.StdoutTTY && p.withPath
 	if c.Bool("heading") {
 		p.heading = true
 	}
-	if c.Bool("no-heading") {
+	if c.Bool("no-heading") || p.mode == "vimgrep" {
 		p.heading = false
 	}
 	return p
 }
 
+// rg's colours: paths magenta, line numbers green, matches bold red.
 func (p *printer) sty(code string, b []byte) []byte {
 	if !p.color {
 		return b
 	}
-	return append(append([]byte("\x1b["+code+"m"), b...), "\x1b[0m"...)
+	return append(append([]byte("\x1b[0m\x1b["+code+"m"), b...), "\x1b[0m"...)
+}
+
+func (p *printer) matchStyle(b []byte) []byte {
+	if !p.color {
+		return b
+	}
+	return append(append([]byte("\x1b[0m\x1b[1m\x1b[31m"), b...), "\x1b[0m"...)
 }
 
 // emit writes one output unit, unless it would pass --max-bytes.
 func (p *printer) emit(b []byte) bool {
 	if p.maxBytes > 0 && p.printed+int64(len(b)) > int64(p.maxBytes) {
-		p.stopped = fmt.Sprintf("output stopped at %d bytes (--max-bytes %d); narrow the search", p.printed, p.maxBytes)
+		p.stopped = fmt.Sprintf("output stopped at %d bytes (--max-bytes %d); narrow the search or raise the limit", p.printed, p.maxBytes)
+		p.reason = "max_bytes"
 		return false
 	}
 	p.w.Write(b)
@@ -102,15 +124,14 @@ func (p *printer) emit(b []byte) bool {
 }
 
 func (p *printer) pathBytes(path string) []byte {
-	b := p.sty("35", []byte(path))
-	return b
+	return p.sty("35", []byte(path))
 }
 
-func (p *printer) sep() string {
+func (p *printer) eol() []byte {
 	if p.null {
-		return "\x00"
+		return []byte{0}
 	}
-	return ":"
+	return []byte{'\n'}
 }
 
 // file prints one file's result; false stops the search.
@@ -118,9 +139,14 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	if p.maxTotal > 0 && p.total >= p.maxTotal {
 		return false
 	}
+	if r.MatchedLines > 0 {
+		p.filesWith++
+	}
 	switch p.mode {
 	case "quiet":
 		return true
+	case "agent":
+		return p.agent.Add(r)
 	case "files":
 		if r.MatchedLines > 0 {
 			return p.emit(append(p.pathBytes(r.Path), p.eol()...))
@@ -141,10 +167,18 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		}
 		var b []byte
 		if p.withPath {
-			b = append(append(b, p.pathBytes(r.Path)...), p.sep()...)
+			b = append(b, p.pathBytes(r.Path)...)
+			if p.null {
+				b = append(b, 0)
+			} else {
+				b = append(b, ':')
+			}
 		}
 		return p.emit(append(strconv.AppendInt(b, int64(n), 10), '\n'))
 	case "json":
+		if p.invert {
+			r.Matches = 0 // rg counts no matches in inverted lines
+		}
 		recs, st := grep.JSONRecords(p.budget(r), elapsed)
 		// rg's summary adds up the files that printed records
 		p.jsonStats.Searches += st.Searches
@@ -163,7 +197,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	}
 	r = p.budget(r)
 	if len(r.Lines) == 0 {
-		return true
+		return p.stopped == ""
 	}
 	var out bytes.Buffer
 	if p.heading && p.mode == "standard" {
@@ -174,23 +208,26 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		out.WriteByte('\n')
 	}
 	p.first = false
-	for k, l := range r.Lines {
-		if p.mode == "standard" && (l.Gap || (k == 0 && p.context && p.printed > 0)) {
+	for k, l := range physicalLines(r.Lines) {
+		if r.BinaryFrom >= 0 && l.Offset >= r.BinaryFrom && l.Match {
+			// rg stops at the first match after binary data, with a note
+			if p.withPath {
+				out.Write(p.pathBytes(r.Path))
+				out.WriteString(": ")
+			}
+			fmt.Fprintf(&out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+			break
+		}
+		if p.mode == "standard" && (l.Gap || (k == 0 && p.context && p.printed > 0 && !p.heading)) {
 			out.Write(p.sty("2", []byte("--")))
 			out.WriteByte('\n')
 		}
-		text := bytes.TrimRight(l.Text, "\r\n")
-		if p.mode == "vimgrep" {
-			for _, s := range l.Subs {
-				fmt.Fprintf(&out, "%s:%d:%d:%s\n", r.Path, l.Number, s.Start+1, text)
-			}
-			continue
-		}
+		text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 		sep := byte(':')
 		if !l.Match {
 			sep = '-'
 		}
-		prefix := func() {
+		prefix := func(col int) {
 			if p.withPath && !p.heading {
 				out.Write(p.pathBytes(r.Path))
 				if p.null {
@@ -203,44 +240,117 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 				out.Write(p.sty("32", []byte(strconv.Itoa(l.Number))))
 				out.WriteByte(sep)
 			}
-			if p.column && l.Match && len(l.Subs) > 0 {
-				out.WriteString(strconv.Itoa(l.Subs[0].Start + 1))
+			if p.column && l.Match && col > 0 {
+				out.WriteString(strconv.Itoa(col))
 				out.WriteByte(sep)
 			}
 		}
-		if p.only && l.Match {
+		firstCol := 0
+		if len(l.Subs) > 0 {
+			firstCol = l.Subs[0].Start + 1
+		}
+		if p.mode == "vimgrep" && l.Match {
 			for _, s := range l.Subs {
-				prefix()
-				part := text[min(s.Start, len(text)):min(s.End, len(text))]
-				if p.replace != nil {
-					part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
-				}
-				out.Write(p.sty("1;31", part))
+				prefix(s.Start + 1)
+				out.Write(p.longLine(text, l, true))
 				out.WriteByte('\n')
 			}
 			continue
 		}
-		prefix()
-		if p.maxCols > 0 && len(text) > p.maxCols {
-			if p.preview {
-				out.Write(text[:p.maxCols])
-				out.WriteString(" [... omitted end of long line]\n")
-			} else {
-				fmt.Fprintf(&out, "[Omitted long line with %d matches]\n", len(l.Subs))
+		if p.only && l.Match {
+			for _, s := range l.Subs {
+				prefix(s.Start + 1)
+				part := text[min(s.Start, len(text)):min(s.End, len(text))]
+				if p.replace != nil {
+					part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
+				}
+				if p.maxCols > 0 && len(part) > p.maxCols {
+					out.WriteString("[Omitted long matching line]\n")
+					continue
+				}
+				out.Write(p.matchStyle(part))
+				out.WriteByte('\n')
 			}
 			continue
 		}
-		out.Write(p.highlight(text, l))
+		prefix(firstCol)
+		out.Write(p.longLine(text, l, false))
 		out.WriteByte('\n')
 	}
 	return p.emit(out.Bytes())
 }
 
-func (p *printer) eol() []byte {
-	if p.null {
-		return []byte{0}
+// longLine is a line as printed: highlighted or replaced, or rg's note
+// when -M omits it.
+func (p *printer) longLine(text []byte, l grep.Line, perMatch bool) []byte {
+	slow := p.color || p.replace != nil || perMatch
+	if p.maxCols <= 0 || len(text) <= p.maxCols {
+		return p.highlight(text, l)
 	}
-	return []byte{'\n'}
+	if p.preview {
+		cut := p.maxCols
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		if !slow || !l.Match {
+			return append(append([]byte(nil), p.highlight(text[:cut], grep.Line{})...), " [... omitted end of long line]"...)
+		}
+		var in []grep.Span
+		more := 0
+		for _, s := range l.Subs {
+			if s.Start < cut {
+				in = append(in, grep.Span{Start: s.Start, End: min(s.End, cut)})
+			} else {
+				more++
+			}
+		}
+		head := p.highlight(text[:cut], grep.Line{Match: true, Subs: in})
+		return append(append([]byte(nil), head...), fmt.Sprintf(" [... %d more matches]", more)...)
+	}
+	if slow && l.Match {
+		return []byte(fmt.Sprintf("[Omitted long line with %d matches]", len(l.Subs)))
+	}
+	if l.Match {
+		return []byte("[Omitted long matching line]")
+	}
+	return []byte("[Omitted long context line]")
+}
+
+// physicalLines splits -U records that hold several lines into one Line
+// per line, each with the parts of the matches on it.
+func physicalLines(lines []grep.Line) []grep.Line {
+	multi := false
+	for _, l := range lines {
+		if i := bytes.IndexByte(l.Text, '\n'); i >= 0 && i < len(l.Text)-1 {
+			multi = true
+			break
+		}
+	}
+	if !multi {
+		return lines
+	}
+	var out []grep.Line
+	for _, l := range lines {
+		start := 0
+		for k := 0; start < len(l.Text); k++ {
+			end := bytes.IndexByte(l.Text[start:], '\n')
+			if end < 0 {
+				end = len(l.Text)
+			} else {
+				end += start + 1
+			}
+			pl := grep.Line{Number: l.Number + k, Offset: l.Offset + int64(start), Text: l.Text[start:end], Match: l.Match, Gap: l.Gap && k == 0}
+			for _, s := range l.Subs {
+				a, b := max(s.Start, start), min(s.End, end)
+				if a < b || (s.Start == s.End && s.Start >= start && s.Start < end) {
+					pl.Subs = append(pl.Subs, grep.Span{Start: a - start, End: b - start})
+				}
+			}
+			out = append(out, pl)
+			start = end
+		}
+	}
+	return out
 }
 
 // highlight colours the matches of a line, or replaces them (--replace).
@@ -260,7 +370,7 @@ func (p *printer) highlight(text []byte, l grep.Line) []byte {
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
-		b = append(b, p.sty("1;31", part)...)
+		b = append(b, p.matchStyle(part)...)
 		last = end
 	}
 	return append(b, text[last:]...)
@@ -276,7 +386,8 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 	for _, l := range r.Lines {
 		if l.Match {
 			if left == 0 {
-				p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches); narrow the search or raise the limit", p.maxTotal)
+				p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
+				p.reason = "max_total_matches"
 				break
 			}
 			left--
@@ -288,15 +399,27 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 	return r
 }
 
-func (p *printer) finish(st grep.Stats, elapsed time.Duration) {
-	if p.mode == "json" {
-		js := p.jsonStats
-		p.w.Write(grep.JSONSummary(elapsed, js))
+// finish writes what comes after the results: the JSON summary (with
+// "x_agent" under an agent budget), rg's --stats, the agent text and its
+// notices.
+func (p *printer) finish(st grep.Stats, searching, elapsed time.Duration) {
+	switch p.mode {
+	case "json":
+		var ag *grep.AgentSummary
+		if p.maxTotal > 0 || p.maxBytes > 0 {
+			ag = &grep.AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.filesWith, TotalMatches: st.Matches}
+		}
+		p.w.Write(grep.JSONSummary(elapsed, p.jsonStats, ag))
+		p.w.WriteByte('\n')
+		return
+	case "agent":
+		res := p.agent.Finish()
+		p.w.WriteString(res.Text)
 		p.w.WriteByte('\n')
 		return
 	}
 	if p.stats {
-		fmt.Fprintf(p.w, "\n%d matches\n%d matched lines\n%d files contained matches\n%d files searched\n%d bytes printed\n%d bytes searched\n%.6f seconds\n",
-			st.Matches, st.MatchedLines, st.SearchesWithMatch, st.Searches, st.BytesPrinted, st.BytesSearched, elapsed.Seconds())
+		fmt.Fprintf(p.w, "\n%d matches\n%d matched lines\n%d files contained matches\n%d files searched\n%d bytes printed\n%d bytes searched\n%.6f seconds spent searching\n%.6f seconds\n",
+			st.Matches, st.MatchedLines, st.SearchesWithMatch, st.Searches, st.BytesPrinted, st.BytesSearched, searching.Seconds(), elapsed.Seconds())
 	}
 }

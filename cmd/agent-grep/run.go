@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,23 +25,31 @@ func run(c *cli.Context, env *app.Env) error {
 		_, err := w.WriteString(grep.TypeList())
 		return err
 	}
+	if err := checkFlags(c); err != nil {
+		return err
+	}
 	for _, t := range append(c.StringSlice("type"), c.StringSlice("type-not")...) {
 		if _, ok := grep.Types[t]; !ok {
 			return exit.Errorf(exit.Usage, "unrecognized file type: %s (see --type-list)", t)
 		}
+	}
+	if _, err := grep.CompileGlobs(c.StringSlice("glob"), c.StringSlice("iglob")); err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
 	args := c.Args().Slice()
 	patterns := c.StringSlice("regexp")
 	for _, f := range c.StringSlice("file") {
 		data, err := readArg(env, f)
 		if err != nil {
-			return exit.Errorf(exit.Usage, "%s: %v", f, err)
+			return exit.Errorf(exit.Usage, "%s: %s", f, grep.ErrText(err))
 		}
-		for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-			patterns = append(patterns, strings.TrimRight(l, "\r"))
+		if len(data) > 0 {
+			for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+				patterns = append(patterns, strings.TrimSuffix(l, "\r"))
+			}
 		}
 	}
-	if len(patterns) == 0 && !c.Bool("files") {
+	if len(patterns) == 0 && !c.Bool("files") && !c.IsSet("file") {
 		if len(args) == 0 {
 			return exit.Errorf(exit.Usage, "no pattern given (usage: agent-grep PATTERN [PATH...])")
 		}
@@ -62,44 +71,86 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		maxSize = n
 	}
+	cwd, _ := filepath.Abs(".")
 	wo := grep.WalkOptions{Hidden: c.Bool("hidden"), NoIgnore: c.Bool("no-ignore"), NoIgnoreVCS: c.Bool("no-ignore-vcs"),
-		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxFilesize: maxSize,
-		Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"), TypesNot: c.StringSlice("type-not"),
-		GlobalIgnore: globalIgnore(env)}
-	var files []grep.File
+		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
+		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
+		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd}
 	failed := false
 	warn := func(format string, a ...any) {
 		failed = true
 		app.Warnf(c, format, a...)
 	}
-	stdin := false
+	// rg reads up to ten named files whole (a memory map), anything else
+	// through its buffer; this changes where it notices binary data.
+	slice := len(paths) <= 10 || c.Bool("multiline")
+	type source struct {
+		stdin bool
+		files []grep.File
+	}
+	var sources []source
+	nfiles := 0
 	for _, p := range paths {
 		if p == "-" {
-			stdin = true
+			sources = append(sources, source{stdin: true})
+			slice = c.Bool("multiline")
 			continue
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			slice = slice && c.Bool("multiline")
 		}
 		fs, errs := grep.Walk(p, wo)
 		for _, e := range errs {
 			warn("%v", e)
 		}
-		files = append(files, fs...)
+		nfiles += len(fs)
+		sources = append(sources, source{files: fs})
 	}
-	if c.String("sort") == "modified" {
-		sortModified(files)
+	switch sortBy, rev := sortOrder(c); sortBy {
+	case "modified":
+		var all []grep.File
+		for _, s := range sources {
+			all = append(all, s.files...)
+		}
+		sortModified(all, rev)
+		var st []source
+		for _, s := range sources {
+			if s.stdin {
+				st = append(st, s)
+			}
+		}
+		sources = append(st, source{files: all})
+	case "path":
+		if rev {
+			for i := range sources {
+				f := sources[i].files
+				for a, b := 0, len(f)-1; a < b; a, b = a+1, b-1 {
+					f[a], f[b] = f[b], f[a]
+				}
+			}
+			for a, b := 0, len(sources)-1; a < b; a, b = a+1, b-1 {
+				sources[a], sources[b] = sources[b], sources[a]
+			}
+		}
 	}
 	if c.Bool("files") {
 		sep := "\n"
 		if c.Bool("null") {
 			sep = "\x00"
 		}
-		for _, f := range files {
-			w.WriteString(f.Path + sep)
+		n := 0
+		for _, s := range sources {
+			for _, f := range s.files {
+				w.WriteString(f.Path + sep)
+				n++
+			}
 		}
-		return status(len(files) > 0, failed)
+		return status(n > 0, failed, c.Bool("quiet"))
 	}
+	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
 	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: c.Bool("ignore-case") && !c.Bool("case-sensitive"),
 		SmartCase: c.Bool("smart-case") && !c.Bool("case-sensitive"), Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
-		Multiline: c.Bool("multiline"), DotAll: c.Bool("multiline-dotall")})
+		Multiline: c.Bool("multiline"), DotAll: dotall})
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
@@ -114,22 +165,39 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	countOnly := c.Bool("count") || c.Bool("count-matches") || c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
-		CountOnly: countOnly, Text: c.Bool("text"), Decompress: c.Bool("search-zip")}
-	if countOnly {
+		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary"), Slice: slice}
+	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
 	}
-	p := newPrinter(c, env, w, len(paths) > 1 || stdin == false && (len(files) > 1 || isDirArg(paths)))
-	p.context = before > 0 || after > 0
-	if c.String("replace") != "" || c.IsSet("replace") {
+	if c.IsSet("max-count") && c.Int("max-count") == 0 {
+		return status(false, failed, c.Bool("quiet")) // rg -m0: nothing can match
+	}
+	multi := len(paths) > 1 || nfiles > 1 || isDirArg(paths)
+	p := newPrinter(c, env, w, multi)
+	p.context = so.Before > 0 || so.After > 0
+	if p.mode == "agent" {
+		single := len(paths) == 1 && !isDirArg(paths)
+		p.agent = grep.NewAgentPrinter(grep.AgentOptions{Limit: c.Int("max-total-matches"), Before: before, After: after,
+			MaxBytes: c.Int("max-bytes"), Name: func(path string) string {
+				if single {
+					return filepath.Base(path)
+				}
+				return path
+			}})
+		p.maxTotal, p.maxBytes = 0, 0 // the agent text applies them itself
+		so.MaxCount = 0
+	}
+	if c.IsSet("replace") {
 		p.replace = &replacer{re: m, tmpl: c.String("replace")}
 	}
 	start := time.Now()
 	var total grep.Stats
+	var searching time.Duration
 	matched := false
 	stop := false
 	handle := func(r grep.FileResult) bool {
 		if r.Err != nil {
-			warn("%s: %v", r.Path, r.Err)
+			warn("%s: %s", r.Path, grep.ErrText(r.Err))
 			return true
 		}
 		total.Searches++
@@ -138,35 +206,97 @@ func run(c *cli.Context, env *app.Env) error {
 			matched = true
 			total.SearchesWithMatch++
 			total.MatchedLines += r.MatchedLines
-			total.Matches += r.Matches
+			if !so.Invert {
+				total.Matches += r.Matches
+			}
 		}
+		before := p.printed
 		if !p.file(r, time.Since(start)) {
 			stop = true
 			return false
 		}
+		total.BytesPrinted += p.printed - before
 		return !(c.Bool("quiet") && matched)
 	}
-	if stdin {
-		data, err := io.ReadAll(env.Stdin)
-		if err != nil {
-			return err
+	for _, s := range sources {
+		if stop || (c.Bool("quiet") && matched) {
+			break
 		}
-		handle(grep.SearchBuffer(m, "<stdin>", data, so))
+		t0 := time.Now()
+		if s.stdin {
+			data, err := io.ReadAll(env.Stdin)
+			if err != nil {
+				warn("<stdin>: %s", grep.ErrText(err))
+				continue
+			}
+			sto := so
+			sto.Slice = c.Bool("multiline")
+			handle(grep.SearchBuffer(m, "<stdin>", data, sto))
+		} else {
+			grep.Search(c.Context, m, s.files, so, c.Int("threads"), handle)
+		}
+		searching += time.Since(t0)
 	}
-	if !stop && !(c.Bool("quiet") && matched) {
-		grep.Search(c.Context, m, files, so, c.Int("threads"), handle)
+	if p.mode != "standard" && p.mode != "vimgrep" {
+		total.BytesPrinted = 0 // rg counts the bytes of printed lines only
 	}
-	total.BytesPrinted = p.printed
-	p.finish(total, time.Since(start))
+	p.finish(total, searching, time.Since(start))
 	if p.stopped != "" {
 		app.Warnf(c, "%s", p.stopped)
 	}
-	return status(matched, failed)
+	return status(matched, failed, c.Bool("quiet"))
 }
 
-func status(matched, failed bool) error {
+// checkFlags refuses flag values and combinations agent-grep cannot honour.
+func checkFlags(c *cli.Context) error {
+	switch c.String("color") {
+	case "auto", "always", "never", "ansi":
+	default:
+		return exit.Errorf(exit.Usage, "--color: %q is not one of auto, always, never", c.String("color"))
+	}
+	for _, name := range []string{"sort", "sortr"} {
+		switch v := c.String(name); v {
+		case "", "path", "modified", "none":
+		case "accessed", "created":
+			return exit.Errorf(exit.Usage, "--%s %s is not supported (path, modified or none)", name, v)
+		default:
+			return exit.Errorf(exit.Usage, "--%s: %q is not one of path, modified, none", name, v)
+		}
+	}
+	switch f := c.String("format"); f {
+	case "", "standard":
+	case "agent":
+		for _, other := range []string{"json", "count", "count-matches", "files-with-matches", "files-without-match", "vimgrep", "only-matching", "replace", "files", "stats"} {
+			if c.IsSet(other) {
+				return exit.Errorf(exit.Usage, "--format agent cannot be combined with --%s", other)
+			}
+		}
+	default:
+		return exit.Errorf(exit.Usage, "--format: %q is not one of standard, agent", f)
+	}
+	for _, n := range []string{"max-total-matches", "max-bytes", "max-count", "max-columns", "threads", "after-context", "before-context", "context", "max-depth"} {
+		if c.Int(n) < 0 {
+			return exit.Errorf(exit.Usage, "--%s: must not be negative", n)
+		}
+	}
+	return nil
+}
+
+func sortOrder(c *cli.Context) (string, bool) {
+	if v := c.String("sortr"); v != "" {
+		return v, true
+	}
+	if v := c.String("sort"); v != "" {
+		return v, false
+	}
+	return "path", false
+}
+
+// status is rg's exit code: 0 when something matched (and nothing failed,
+// unless -q), 2 when something failed, 1 otherwise.
+func status(matched, failed, quiet bool) error {
 	switch {
-	case matched:
+	case matched && (quiet || !failed):
 		return nil
 	case failed:
 		return exit.Silent(exit.Usage)
@@ -195,40 +325,92 @@ func readArg(env *app.Env, f string) ([]byte, error) {
 
 func parseSize(s string) (int64, error) {
 	mult := int64(1)
+	num := s
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":
-		mult, s = 1<<10, s[:len(s)-1]
+		mult, num = 1<<10, s[:len(s)-1]
 	case "M":
-		mult, s = 1<<20, s[:len(s)-1]
+		mult, num = 1<<20, s[:len(s)-1]
 	case "G":
-		mult, s = 1<<30, s[:len(s)-1]
+		mult, num = 1<<30, s[:len(s)-1]
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("not a size: %q", s)
+		return 0, fmt.Errorf("not a size: %q (a number with an optional K, M or G suffix)", s)
 	}
 	return n * mult, nil
 }
 
-// globalIgnore is git's core.excludesFile default ($XDG_CONFIG_HOME/git/ignore).
+// globalIgnore is git's core.excludesFile: the value set in ~/.gitconfig or
+// $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore.
 func globalIgnore(env *app.Env) string {
-	if x := env.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return x + "/git/ignore"
+	home := env.Getenv("HOME")
+	xdg := env.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = home + "/.config"
 	}
-	if h := env.Getenv("HOME"); h != "" {
-		return h + "/.config/git/ignore"
+	var configs []string
+	if xdg != "" {
+		configs = append(configs, xdg+"/git/config")
+	}
+	if home != "" {
+		configs = append(configs, home+"/.gitconfig") // read last: it wins, as in git
+	}
+	found := ""
+	for _, cf := range configs {
+		if v := excludesFile(cf); v != "" {
+			found = v
+		}
+	}
+	if found != "" {
+		if strings.HasPrefix(found, "~/") && home != "" {
+			found = home + found[1:]
+		}
+		return found
+	}
+	if xdg != "" {
+		return xdg + "/git/ignore"
 	}
 	return ""
 }
 
-func sortModified(files []grep.File) {
+// excludesFile reads core.excludesFile from a git config file.
+func excludesFile(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	section, val := "", ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		if section != "core" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "excludesfile") {
+			val = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return val
+}
+
+func sortModified(files []grep.File, reverse bool) {
 	mod := map[string]time.Time{}
 	for _, f := range files {
 		if st, err := os.Stat(f.Abs); err == nil {
 			mod[f.Abs] = st.ModTime()
 		}
 	}
-	sort.SliceStable(files, func(i, j int) bool { return mod[files[i].Abs].Before(mod[files[j].Abs]) })
+	sort.SliceStable(files, func(i, j int) bool {
+		if reverse {
+			return mod[files[i].Abs].After(mod[files[j].Abs])
+		}
+		return mod[files[i].Abs].Before(mod[files[j].Abs])
+	})
 }
 
 type replacer struct {

@@ -21,6 +21,8 @@ type Matcher struct {
 	fold     bool
 	required []byte // a literal every match contains (lowered when reqFold)
 	reqFold  bool
+	multi    bool // -U: matches may span lines (multiline.go)
+	word     bool // -w: the match is the regexp's group 1 (word.go)
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -63,8 +65,8 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if len(alts) > 1 {
 		expr = "(?:" + expr + ")"
 	}
-	if o.Word {
-		expr = `(?:^|\b)(?:` + expr + `)(?:\b|$)`
+	if o.Word && !o.Line {
+		expr = wordExpr(expr) // rg's -w: the match is group 1 (word.go)
 	}
 	if o.Line {
 		expr = "^(?:" + expr + ")$"
@@ -81,7 +83,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if err != nil {
 		return nil, regexError(strings.Join(o.Patterns, "|"), err)
 	}
-	m := &Matcher{re: re, fold: fold}
+	m := &Matcher{re: re, fold: fold, multi: o.Multiline, word: o.Word && !o.Line}
 	if !o.Multiline && !o.DotAll {
 		// Lines are searched one by one (as rg does without -U), and only
 		// those holding a literal every match needs.
@@ -133,6 +135,9 @@ type Span struct{ Start, End int }
 // Find returns the matches in buf, at most limit (0: all). Empty matches
 // are kept only at the start of a line (so ^ and $ patterns match lines).
 func (m *Matcher) Find(buf []byte, limit int) []Span {
+	if m.word {
+		return m.findWords(buf, limit)
+	}
 	var out []Span
 	if m.literal != nil {
 		off := 0
@@ -164,6 +169,9 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 
 // HasMatch reports whether buf contains a match.
 func (m *Matcher) HasMatch(buf []byte) bool {
+	if m.word {
+		return len(m.findWords(buf, 1)) > 0
+	}
 	if m.literal != nil {
 		return bytes.Contains(buf, m.literal)
 	}

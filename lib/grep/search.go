@@ -22,6 +22,7 @@ type FileResult struct {
 	Matches       int
 	BytesSearched int64
 	BinaryOffset  int64 // -1 when the file is text
+	BinaryFrom    int64 // matches at or after this offset print rg's "binary file matches" note instead (-1: none)
 	Skipped       bool  // a binary file found by walking: not searched (rg's quit mode)
 	Err           error
 }
@@ -33,35 +34,30 @@ type SearchOptions struct {
 	Before, After int  // -B, -A
 	CountOnly     bool // -c/-l/-q need no lines
 	Text          bool // -a: search binary files as text
-	Decompress    bool // -z: search .gz and .zst files decompressed
+	Decompress    bool // -z: search .gz, .bz2 and .zst files decompressed
+	Binary        bool // --binary: files found by walking are searched as named ones are
 	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
 	// files found by walking; named files are searched up to the NUL).
 	SkipBinary bool
+	// Slice: rg would read the file whole (a memory map: up to ten named
+	// files, or -U) rather than through its 64 KiB buffer; this changes
+	// where it looks for NUL bytes (binary.go).
+	Slice bool
 }
 
 // SearchBuffer searches one file's contents.
 func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
-	if !o.Text {
-		if i := bytes.IndexByte(buf, 0); i >= 0 {
-			r.BinaryOffset = int64(i)
-			if o.SkipBinary {
-				r.Skipped = true
-				return r
-			}
-			// rg stops at the first NUL: the part before it is searched.
-			buf = buf[:i]
-			if j := bytes.LastIndexByte(buf, '\n'); j >= 0 {
-				buf = buf[:j+1]
-			} else {
-				buf = buf[:0]
-			}
-		}
+	if buf = binaryPrepare(buf, o, &r); r.Skipped {
+		return r
+	}
+	if m.multi {
+		return searchMultiline(m, buf, o, r)
 	}
 	if len(buf) == 0 || (!o.Invert && !m.HasMatch(buf)) {
 		return r
 	}
-	spans := m.Find(buf, 0)
+	spans := fixInvalidUTF8(m, buf, m.Find(buf, 0))
 	// Lines: walk the buffer once, pairing lines with their spans.
 	type lineInfo struct {
 		start, end int // end includes the newline
@@ -104,8 +100,9 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		start = end
 	}
-	if o.MaxCount > 0 && len(matched) > o.MaxCount {
+	if o.MaxCount > 0 && len(matched) >= o.MaxCount {
 		matched = matched[:o.MaxCount]
+		r.BytesSearched = maxCountBytes(o, matched[len(matched)-1].start, matched[len(matched)-1].end)
 	}
 	r.MatchedLines = len(matched)
 	for _, li := range matched {

@@ -1,14 +1,10 @@
 package grep
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-
-	"github.com/bmatcuk/doublestar/v4"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+		"strings"
+	"syscall"
 )
 
 // WalkOptions choose the files to search, with rg's meanings.
@@ -16,15 +12,22 @@ type WalkOptions struct {
 	Hidden       bool     // --hidden
 	NoIgnore     bool     // --no-ignore: no ignore files at all
 	NoIgnoreVCS  bool     // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
-	NoIgnoreDot  bool     // --no-ignore-dot: no .ignore / .rgignore
+	NoIgnoreDot  bool     // --no-ignore-dot: no .ignore (.rgignore still counts, as in rg)
 	Follow       bool     // -L
-	MaxDepth     int      // --max-depth (0: none)
+	MaxDepth     int      // --max-depth, when MaxDepthSet (0: only the named paths)
+	MaxDepthSet  bool     // --max-depth was given
 	MaxFilesize  int64    // --max-filesize (0: none)
-	Globs        []string // -g (a leading ! excludes), matched against the path below the root
+	Globs        []string // -g (a leading ! excludes), gitignore-style, matched against the path as printed
 	IGlobs       []string // --iglob: case-insensitive globs
 	Types        []string // -t
 	TypesNot     []string // -T
-	GlobalIgnore string   // core.excludesFile contents' path ("" for none)
+	GlobalIgnore string   // core.excludesFile ("" for none)
+	Cwd          string   // the working directory: absolute paths below it match globs relative to it
+	// FilterGlobs (the agent tools' glob) only narrow the files that the
+	// ignore rules let through: matched against the path below the root,
+	// a glob without a slash at any depth.
+	FilterGlobs []string
+	SkipGitDir  bool // never enter .git (the agent tools; rg enters it under --hidden)
 }
 
 // File is one file to search.
@@ -35,13 +38,25 @@ type File struct {
 	Named bool  // given on the command line rather than found by walking
 }
 
-// ignoreFiles are read in every directory, in rg's order (later wins).
-var vcsFiles, dotFiles = []string{".gitignore"}, []string{".ignore", ".rgignore"}
+// WalkError is a problem met while walking (an unreadable directory, a
+// broken symlink, a loop): a warning, the walk goes on.
+type WalkError struct {
+	Path string
+	Msg  string
+}
 
-// Walk lists the files under root that a search visits, sorted by path.
-// An explicitly named file is always searched, ignored or not (as in rg).
-// An empty root is the working directory, printed without a "./" prefix
-// (rg's output when no path is given).
+func (e *WalkError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// Walk lists the files under root that a search visits, in rg's --sort path
+// order (directory entries by name, depth first). An explicitly named file
+// is always searched, ignored or not (as in rg). An empty root is the
+// working directory, printed without a "./" prefix (rg's output when no
+// path is given).
 func Walk(root string, o WalkOptions) ([]File, []error) {
 	dir := root
 	if dir == "" {
@@ -49,92 +64,96 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, []error{err}
+		return nil, []error{&WalkError{dir, "IO error for operation on " + dir + ": " + ErrText(err)}}
 	}
 	if !st.IsDir() {
 		return []File{{Path: root, Abs: root, Size: st.Size(), Named: true}}, nil
 	}
 	abs, _ := filepath.Abs(dir)
-	inRepo := gitRoot(abs) != ""
-	var base []gitignore.Pattern
-	if !o.NoIgnore && !o.NoIgnoreVCS && inRepo {
-		if g := gitRoot(abs); g != "" {
-			base = append(base, readPatterns(filepath.Join(g, ".git", "info", "exclude"), nil)...)
-		}
-		if o.GlobalIgnore != "" {
-			base = append(base, readPatterns(o.GlobalIgnore, nil)...)
-		}
-		// .gitignore files above the root, down to it, apply too.
-		if g := gitRoot(abs); g != "" && g != abs {
-			rel, _ := filepath.Rel(g, abs)
-			parts := strings.Split(filepath.ToSlash(rel), "/")
-			for i := 0; i < len(parts); i++ {
-				dir := filepath.Join(append([]string{g}, parts[:i]...)...)
-				dom := relDomain(abs, dir)
-				base = append(base, readPatterns(filepath.Join(dir, ".gitignore"), dom)...)
-			}
-		}
+	f, err := newFilter(o, abs)
+	if err != nil {
+		return nil, []error{err}
 	}
 	var files []File
 	var errs []error
-	var walk func(dir string, rel []string, pats []gitignore.Pattern, depth int)
-	walk = func(dir string, rel []string, pats []gitignore.Pattern, depth int) {
-		if !o.NoIgnore {
-			if !o.NoIgnoreVCS && inRepo {
-				for _, f := range vcsFiles {
-					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
-				}
-			}
-			if !o.NoIgnoreDot {
-				for _, f := range dotFiles {
-					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
-				}
-			}
+	type dirID struct{ dev, ino uint64 }
+	idOf := func(info os.FileInfo) dirID {
+		if s, ok := info.Sys().(*syscall.Stat_t); ok {
+			return dirID{uint64(s.Dev), uint64(s.Ino)}
 		}
-		m := gitignore.NewMatcher(pats)
+		return dirID{}
+	}
+	var walk func(dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
+	walk = func(dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
+		lvl = f.rules.level(lvl, dir)
 		ents, err := os.ReadDir(dir)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &WalkError{errPath(root, shown), ErrText(err)})
 			return
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if name == ".git" {
-				continue
+			p := dir + "/" + name
+			if dir == "/" {
+				p = "/" + name
 			}
-			if !o.Hidden && strings.HasPrefix(name, ".") {
-				continue
-			}
-			p := filepath.Join(dir, name)
+			show := joinShown(shown, name)
 			isDir := e.IsDir()
 			var size int64 = -1 // a stat only when something needs it
+			var target os.FileInfo
 			if e.Type()&os.ModeSymlink != 0 {
 				if !o.Follow {
 					continue
 				}
 				info, err := os.Stat(p)
 				if err != nil {
+					errs = append(errs, &WalkError{errPath(root, show), ErrText(err)})
 					continue
 				}
+				target = info
 				isDir, size = info.IsDir(), info.Size()
+				if !isDir && !info.Mode().IsRegular() {
+					continue
+				}
 			} else if !isDir && !e.Type().IsRegular() {
 				continue // FIFOs, devices and sockets are not searched
 			}
-			r := append(append([]string(nil), rel...), name)
-			if len(pats) > 0 && m.Match(r, isDir) {
+			if f.skip(lvl, p, show, name, isDir) {
 				continue
 			}
 			if isDir {
-				if o.MaxDepth == 0 || depth < o.MaxDepth {
-					walk(p, r, pats, depth+1)
+				if o.MaxDepthSet && depth+1 > o.MaxDepth {
+					continue
 				}
+				if o.Follow {
+					info := target
+					if info == nil {
+						info, err = os.Stat(p)
+						if err != nil {
+							continue
+						}
+					}
+					id := idOf(info)
+					loop := -1
+					for k, a := range ancestors {
+						if a == id {
+							loop = k
+						}
+					}
+					if loop >= 0 {
+						errs = append(errs, &WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + errPath(root, ancestorPaths[loop])})
+						continue
+					}
+					walk(p, show, lvl, depth+1, append(ancestors[:len(ancestors):len(ancestors)], id), append(ancestorPaths[:len(ancestorPaths):len(ancestorPaths)], show))
+					continue
+				}
+				walk(p, show, lvl, depth+1, nil, nil)
 				continue
 			}
-			if o.MaxDepth > 0 && depth+1 > o.MaxDepth {
+			if o.MaxDepthSet && depth+1 > o.MaxDepth {
 				continue
 			}
-			relPath := strings.Join(r, "/")
-			if !globsAllow(relPath, name, o) || !typesAllow(name, o) {
+			if len(o.FilterGlobs) > 0 && !filterGlobs(o.FilterGlobs, strings.TrimPrefix(p, abs+"/")) {
 				continue
 			}
 			if o.MaxFilesize > 0 {
@@ -149,94 +168,72 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 					continue
 				}
 			}
-			files = append(files, File{Path: join(root, relPath), Abs: p, Size: size})
+			files = append(files, File{Path: show, Abs: p, Size: size})
 		}
 	}
-	walk(abs, nil, base, 0)
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	var anc []dirID
+	if o.Follow {
+		anc = []dirID{idOf(st)}
+	}
+	walk(abs, root, f.rules.parents(abs), 0, anc, []string{root})
 	return files, errs
 }
 
-func join(root, rel string) string {
+// errPath is a path as rg names it in messages: with "./" when no root
+// was given ("./" itself for the cwd).
+func errPath(root, shown string) string {
 	if root == "" {
-		return rel
+		return "./" + shown
 	}
-	return strings.TrimSuffix(root, "/") + "/" + rel
+	if shown == "." {
+		return "./"
+	}
+	return shown
 }
 
-func relDomain(root, dir string) []string {
-	r, err := filepath.Rel(root, dir)
-	if err != nil || r == "." || strings.HasPrefix(r, "..") {
-		return nil
+func joinShown(shown, name string) string {
+	if shown == "" {
+		return name
 	}
-	return strings.Split(filepath.ToSlash(r), "/")
+	if strings.HasSuffix(shown, "/") {
+		return shown + name
+	}
+	return shown + "/" + name
 }
 
-func readPatterns(path string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
+// ErrText is an I/O error as rg prints it ("No such file or directory (os
+// error 2)").
+func ErrText(err error) string {
+	var errno syscall.Errno
+	for e := err; e != nil; {
+		if en, ok := e.(syscall.Errno); ok {
+			errno = en
+			break
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			break
+		}
+		e = u.Unwrap()
 	}
-	return ps
+	if errno == 0 {
+		return err.Error()
+	}
+	s := errno.Error()
+	if s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s + " (os error " + itoa(int(errno)) + ")"
 }
 
-// gitRoot is the nearest directory at or above dir holding .git.
-func gitRoot(dir string) string {
-	for {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
 	}
-}
-
-// globsAllow applies -g/--iglob as rg does: a file must match one of the
-// positive globs (when there are any) and none of the negated ones; a glob
-// without a slash matches the file name at any depth.
-func globsAllow(rel, name string, o WalkOptions) bool {
-	check := func(globs []string, fold bool) (allowed, hasPositive bool) {
-		allowed = true
-		pos := false
-		for _, g := range globs {
-			neg := strings.HasPrefix(g, "!")
-			g = strings.TrimPrefix(g, "!")
-			subj := rel
-			if !strings.Contains(g, "/") {
-				subj = name
-			}
-			if fold {
-				g, subj = strings.ToLower(g), strings.ToLower(subj)
-			}
-			ok, _ := doublestar.Match(g, subj)
-			if neg {
-				if ok {
-					return false, true
-				}
-			} else {
-				hasPositive = true
-				pos = pos || ok
-			}
-		}
-		if hasPositive {
-			return pos, true
-		}
-		return allowed, false
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
 	}
-	a, _ := check(o.Globs, false)
-	b, _ := check(o.IGlobs, true)
-	return a && b
+	return string(b)
 }

@@ -1,0 +1,89 @@
+package grep
+
+import (
+	"bytes"
+	"unicode"
+	"unicode/utf8"
+)
+
+// rg's -w: the pattern must be surrounded by non-word characters (Unicode
+// ones: Go's \b only knows ASCII) or line edges. rg compiles
+// (?:^|\W)(pat)(?:\W|$) and reports group 1, searching again from the end
+// of group 1, so the \W after one match may start the next.
+
+const nonWordClass = `[^\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}]`
+
+func wordExpr(expr string) string {
+	return `(?:^|` + nonWordClass + `)(` + expr + `)(?:` + nonWordClass + `|$)`
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.IsMark(r) || unicode.IsDigit(r) ||
+		unicode.Is(unicode.Pc, r) || r == 0x200C || r == 0x200D
+}
+
+func (m *Matcher) findWords(buf []byte, limit int) []Span {
+	var out []Span
+	if m.required == nil {
+		return m.wordsIn(buf, 0, len(buf), limit, out)
+	}
+	hay := buf
+	if m.reqFold {
+		hay = asciiLower(nil, buf)
+	}
+	off := 0
+	for off < len(hay) {
+		i := bytes.Index(hay[off:], m.required)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		start := bytes.LastIndexByte(buf[:at], '\n') + 1
+		end := bytes.IndexByte(buf[at:], '\n')
+		if end < 0 {
+			end = len(buf)
+		} else {
+			end += at
+		}
+		out = m.wordsIn(buf, start, end, limit, out)
+		if limit > 0 && len(out) >= limit {
+			return out[:limit]
+		}
+		off = end + 1
+	}
+	return out
+}
+
+// wordsIn finds the -w matches in buf[from:to] (from is a line start).
+func (m *Matcher) wordsIn(buf []byte, from, to, limit int, out []Span) []Span {
+	rgStart := from // where rg's search resumes
+	pos := from     // where the regexp runs from (its ^ matches there)
+	for pos <= to {
+		loc := m.re.FindSubmatchIndex(buf[pos:to])
+		if loc == nil || loc[2] < 0 {
+			return out
+		}
+		g0, g1 := pos+loc[2], pos+loc[3]
+		if loc[0] == loc[2] && g0 == pos && g0 > 0 && buf[g0-1] != '\n' {
+			// ^ matched only because the slice starts here: valid when the
+			// character before is a non-word one rg may consume as \W
+			r, _ := utf8.DecodeLastRune(buf[:g0])
+			if g0-1 < rgStart || isWordRune(r) {
+				_, n := utf8.DecodeRune(buf[pos:to])
+				pos += max(n, 1)
+				continue
+			}
+		}
+		out = append(out, Span{g0, g1})
+		if limit > 0 && len(out) >= limit {
+			return out
+		}
+		if g1 > g0 {
+			rgStart, pos = g1, g1
+		} else {
+			_, n := utf8.DecodeRune(buf[g1:to])
+			rgStart, pos = g1+max(n, 1), g1+max(n, 1)
+		}
+	}
+	return out
+}
