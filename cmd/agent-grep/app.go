@@ -14,7 +14,7 @@ func newApp(env *app.Env) *cli.App {
 		UseShortOptionHandling: true,
 		// "-g '*.{go,md}'" and "-e 'a,b'" are one value each
 		DisableSliceFlagSeparator: true,
-		HideHelpCommand:        true,
+		HideHelpCommand:           true,
 		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax), with
 ripgrep's flags, output formats and exit codes: 0 when something matched, 1 when nothing did, 2 on
 an error (a bad regex names the position; an unreadable file is a warning and the search goes on).

@@ -69,28 +69,31 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 	default:
 		p.mode = "standard"
 	}
-	p.withPath = multi
-	if c.Bool("with-filename") || p.mode == "vimgrep" {
+	p.withPath = multi || p.mode == "vimgrep"
+	switch lastFlag(c, env.Args, "with-filename", "no-filename") {
+	case "with-filename":
 		p.withPath = true
-	}
-	if c.Bool("no-filename") {
+	case "no-filename":
 		p.withPath = false
 	}
 	p.lineNums = env.StdoutTTY || c.Bool("column") || p.mode == "vimgrep"
-	if c.Bool("line-number") {
+	switch lastFlag(c, env.Args, "line-number", "no-line-number") {
+	case "line-number":
 		p.lineNums = true
-	}
-	if c.Bool("no-line-number") {
+	case "no-line-number":
 		p.lineNums = false
 	}
 	if p.mode == "vimgrep" {
 		p.column = true
 	}
 	p.heading = env.StdoutTTY && p.withPath
-	if c.Bool("heading") {
+	switch lastFlag(c, env.Args, "heading", "no-heading") {
+	case "heading":
 		p.heading = true
+	case "no-heading":
+		p.heading = false
 	}
-	if c.Bool("no-heading") || p.mode == "vimgrep" {
+	if p.mode == "vimgrep" {
 		p.heading = false
 	}
 	return p
@@ -218,7 +221,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			fmt.Fprintf(&out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 			break
 		}
-		if p.mode == "standard" && (l.Gap || (k == 0 && p.context && p.printed > 0 && !p.heading)) {
+		if p.mode == "standard" && p.context && (l.Gap || (k == 0 && p.printed > 0 && !p.heading)) {
 			out.Write(p.sty("2", []byte("--")))
 			out.WriteByte('\n')
 		}

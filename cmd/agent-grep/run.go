@@ -148,8 +148,9 @@ func run(c *cli.Context, env *app.Env) error {
 		return status(n > 0, failed, c.Bool("quiet"))
 	}
 	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
-	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: c.Bool("ignore-case") && !c.Bool("case-sensitive"),
-		SmartCase: c.Bool("smart-case") && !c.Bool("case-sensitive"), Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
+	caseMode := lastFlag(c, env.Args, "case-sensitive", "ignore-case", "smart-case")
+	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: caseMode == "ignore-case",
+		SmartCase: caseMode == "smart-case", Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
 		Multiline: c.Bool("multiline"), DotAll: dotall})
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
@@ -431,4 +432,59 @@ func readableStdin(env *app.Env) bool {
 	}
 	m := st.Mode()
 	return m&os.ModeNamedPipe != 0 || m.IsRegular() || m&os.ModeSocket != 0
+}
+
+// lastFlag is which of the named (long) flags comes last on the command
+// line: rg lets later flags override earlier ones (-s -i is -i).
+func lastFlag(c *cli.Context, args []string, names ...string) string {
+	short := map[string]string{}
+	takes := map[string]bool{}
+	for _, f := range c.App.Flags {
+		fn := f.Names()
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range fn {
+			if len(n) == 1 {
+				short[n] = fn[0]
+				takes[n] = !isBool
+			}
+		}
+	}
+	last := ""
+	for i, a := range args {
+		if i == 0 {
+			continue
+		}
+		if a == "--" {
+			break
+		}
+		switch {
+		case strings.HasPrefix(a, "--"):
+			n, _, _ := strings.Cut(a[2:], "=")
+			for _, want := range names {
+				if n == want {
+					last = want
+				}
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for _, ch := range a[1:] {
+				long := short[string(ch)]
+				for _, want := range names {
+					if long == want {
+						last = want
+					}
+				}
+				if takes[string(ch)] {
+					break // the rest is the flag's value
+				}
+			}
+		}
+	}
+	if last == "" {
+		for _, n := range names {
+			if c.Bool(n) {
+				last = n
+			}
+		}
+	}
+	return last
 }

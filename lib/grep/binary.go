@@ -66,34 +66,76 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 	return out
 }
 
+// fills replays rg's line buffer over buf: f sees each fill, with the
+// bytes newly read, buf[read:end], and the complete lines searched in it,
+// buf[start:searchEnd]. The first fill holds only 3 bytes (rg's reader
+// sniffs for a byte-order mark first); later ones fill the 64 KiB buffer,
+// keeping the unfinished last line, and the buffer doubles when one line
+// does not fit. fills stops when f returns false.
+func fills(buf []byte, f func(start, read, end, searchEnd int) bool) {
+	capacity := bufferSize
+	start, end := 0, 0
+	first := true
+	for end < len(buf) || first {
+		var newEnd int
+		if first {
+			newEnd = min(len(buf), 3)
+			first = false
+		} else {
+			newEnd = min(len(buf), start+capacity)
+			if newEnd <= end {
+				capacity *= 2
+				continue
+			}
+		}
+		read := end
+		end = newEnd
+		searchEnd := start
+		if end == len(buf) {
+			searchEnd = end
+		} else if j := bytes.LastIndexByte(buf[start:end], '\n'); j >= 0 {
+			searchEnd = start + j + 1
+		}
+		if !f(start, read, end, searchEnd) {
+			return
+		}
+		start = searchEnd
+		if end == len(buf) {
+			return
+		}
+	}
+}
+
 // bufferedNUL finds the first NUL as rg's line buffer meets it, and where
 // the data not yet searched started when it did (the bytes before that
 // were searched in earlier fills). -1 when there is no NUL.
 func bufferedNUL(buf []byte) (nul, from int) {
 	nul = bytes.IndexByte(buf, 0)
-	if nul < 0 || nul < bufferSize {
-		return nul, 0
+	if nul < 0 {
+		return -1, 0
 	}
-	capacity := bufferSize
-	start, end := 0, 0 // unsearched data: buf[start:end]
-	for {
-		newEnd := min(len(buf), start+capacity)
-		if newEnd <= end {
-			capacity *= 2 // a line longer than the buffer: it grows
-			continue
+	from = 0
+	fills(buf, func(start, read, end, _ int) bool {
+		if nul < end {
+			from = start
+			return false
 		}
-		if nul < newEnd {
-			return nul, start
-		}
-		end = newEnd
-		if end == len(buf) {
-			return nul, start
-		}
-		j := bytes.LastIndexByte(buf[start:end], '\n')
-		if j < 0 {
-			capacity *= 2
-			continue
-		}
-		start += j + 1
+		return true
+	})
+	return nul, from
+}
+
+// maxCountBytes is rg's bytes_searched for a file whose search -m stopped
+// at the line buf[start:end]: through that line when rg reads the file
+// whole, else what its buffer had consumed when it got there.
+func maxCountBytes(buf []byte, o SearchOptions, start, end int) int64 {
+	if o.Slice {
+		return int64(end)
 	}
+	consumed := 0
+	fills(buf, func(s, _, _, searchEnd int) bool {
+		consumed = s
+		return end > searchEnd && !(end == len(buf) && searchEnd == len(buf))
+	})
+	return int64(consumed)
 }

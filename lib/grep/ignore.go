@@ -285,4 +285,3 @@ func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
 	}
 	return 0
 }
-

@@ -115,16 +115,8 @@ func Compile(o MatchOptions) (*Matcher, error) {
 }
 
 func regexError(p string, err error) error {
-	var se *syntax.Error
-	if e, ok := err.(*syntax.Error); ok {
-		se = e
-	}
-	if se != nil {
-		pos := strings.Index(p, se.Expr)
-		if pos >= 0 {
-			return fmt.Errorf("regex parse error:\n    %s\n    %s^\nerror: %s", p, strings.Repeat(" ", pos), se.Code)
-		}
-		return fmt.Errorf("regex parse error: %s: %s", se.Code, se.Expr)
+	if se, ok := err.(*syntax.Error); ok {
+		return rgRegexError(p, se)
 	}
 	return fmt.Errorf("regex parse error: %v", err)
 }

@@ -102,7 +102,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	}
 	if o.MaxCount > 0 && len(matched) >= o.MaxCount {
 		matched = matched[:o.MaxCount]
-		r.BytesSearched = maxCountBytes(o, matched[len(matched)-1].start, matched[len(matched)-1].end)
+		r.BytesSearched = maxCountBytes(buf, o, matched[len(matched)-1].start, matched[len(matched)-1].end)
 	}
 	r.MatchedLines = len(matched)
 	for _, li := range matched {

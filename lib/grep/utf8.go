@@ -82,14 +82,3 @@ func validRuns(m *Matcher, buf []byte, start, end int) []Span {
 	flush(end)
 	return out
 }
-
-// maxCountBytes is rg's bytes_searched for a file whose search -m
-// stopped: through the last matched line when rg reads the file whole,
-// up to its start when it reads through its buffer (exact for files
-// within one buffer fill).
-func maxCountBytes(o SearchOptions, start, end int) int64 {
-	if o.Slice {
-		return int64(end)
-	}
-	return int64(start)
-}

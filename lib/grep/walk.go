@@ -3,7 +3,7 @@ package grep
 import (
 	"os"
 	"path/filepath"
-		"strings"
+	"strings"
 	"syscall"
 )
 
