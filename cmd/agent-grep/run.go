@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +48,7 @@ func run(c *cli.Context, env *app.Env) error {
 			}
 		}
 	}
+	noPatterns := len(patterns) == 0 && c.IsSet("file") // -f with an empty file: nothing can match
 	if len(patterns) == 0 && !c.Bool("files") && !c.IsSet("file") {
 		if len(args) == 0 {
 			return exit.Errorf(exit.Usage, "no pattern given (usage: agent-grep PATTERN [PATH...])")
@@ -76,6 +76,8 @@ func run(c *cli.Context, env *app.Env) error {
 		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
 		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
 		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd}
+	sortBy, sortRev := sortOrder(c)
+	wo.SortModified, wo.SortReverse = sortBy == "modified", sortRev
 	failed := false
 	warn := func(format string, a ...any) {
 		failed = true
@@ -106,30 +108,12 @@ func run(c *cli.Context, env *app.Env) error {
 		nfiles += len(fs)
 		sources = append(sources, source{files: fs})
 	}
-	switch sortBy, rev := sortOrder(c); sortBy {
-	case "modified":
-		var all []grep.File
-		for _, s := range sources {
-			all = append(all, s.files...)
-		}
-		sortModified(all, rev)
-		var st []source
-		for _, s := range sources {
-			if s.stdin {
-				st = append(st, s)
-			}
-		}
-		sources = append(st, source{files: all})
-	case "path":
-		if rev {
-			for i := range sources {
-				f := sources[i].files
-				for a, b := 0, len(f)-1; a < b; a, b = a+1, b-1 {
-					f[a], f[b] = f[b], f[a]
-				}
-			}
-			for a, b := 0, len(sources)-1; a < b; a, b = a+1, b-1 {
-				sources[a], sources[b] = sources[b], sources[a]
+	if sortBy == "path" && sortRev {
+		// each root's files in reverse (rg reverses each directory's entries)
+		for i := range sources {
+			f := sources[i].files
+			for a, b := 0, len(f)-1; a < b; a, b = a+1, b-1 {
+				f[a], f[b] = f[b], f[a]
 			}
 		}
 	}
@@ -148,6 +132,9 @@ func run(c *cli.Context, env *app.Env) error {
 		return status(n > 0, failed, c.Bool("quiet"))
 	}
 	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
+	if noPatterns {
+		patterns = []string{"x"} // never run: only for the flag checks below
+	}
 	caseMode := lastFlag(c, env.Args, "case-sensitive", "ignore-case", "smart-case")
 	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: caseMode == "ignore-case",
 		SmartCase: caseMode == "smart-case", Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
@@ -170,7 +157,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
 	}
-	if c.IsSet("max-count") && c.Int("max-count") == 0 {
+	if noPatterns || c.IsSet("max-count") && c.Int("max-count") == 0 {
 		return status(false, failed, c.Bool("quiet")) // rg -m0: nothing can match
 	}
 	multi := len(paths) > 1 || nfiles > 1 || isDirArg(paths)
@@ -397,21 +384,6 @@ func excludesFile(path string) string {
 		}
 	}
 	return val
-}
-
-func sortModified(files []grep.File, reverse bool) {
-	mod := map[string]time.Time{}
-	for _, f := range files {
-		if st, err := os.Stat(f.Abs); err == nil {
-			mod[f.Abs] = st.ModTime()
-		}
-	}
-	sort.SliceStable(files, func(i, j int) bool {
-		if reverse {
-			return mod[files[i].Abs].After(mod[files[j].Abs])
-		}
-		return mod[files[i].Abs].Before(mod[files[j].Abs])
-	})
 }
 
 type replacer struct {

@@ -21,8 +21,9 @@ type Matcher struct {
 	fold     bool
 	required []byte // a literal every match contains (lowered when reqFold)
 	reqFold  bool
-	multi    bool // -U: matches may span lines (multiline.go)
-	word     bool // -w: the match is the regexp's group 1 (word.go)
+	multi    bool     // -U: matches may span lines (multiline.go)
+	word     bool     // -w: the match is the regexp's group 1 (word.go)
+	uni      *Matcher // \w \d \s as Unicode classes, for non-ASCII buffers (unicode.go)
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -111,6 +112,19 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			return nil, fmt.Errorf("the literal \"\\n\" is not allowed in a regex\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched.")
 		}
 	}
+	if !o.Fixed {
+		uo, changed := o, false
+		uo.Patterns = nil
+		for _, p := range o.Patterns {
+			u, c := unicodeClasses(p)
+			uo.Patterns, changed = append(uo.Patterns, u), changed || c
+		}
+		if changed {
+			if u, err := Compile(uo); err == nil {
+				m.uni = u
+			}
+		}
+	}
 	return m, nil
 }
 
@@ -127,6 +141,9 @@ type Span struct{ Start, End int }
 // Find returns the matches in buf, at most limit (0: all). Empty matches
 // are kept only at the start of a line (so ^ and $ patterns match lines).
 func (m *Matcher) Find(buf []byte, limit int) []Span {
+	if m.uni != nil && hasNonASCII(buf) {
+		return m.uni.Find(buf, limit)
+	}
 	if m.word {
 		return m.findWords(buf, limit)
 	}
@@ -161,6 +178,9 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 
 // HasMatch reports whether buf contains a match.
 func (m *Matcher) HasMatch(buf []byte) bool {
+	if m.uni != nil && hasNonASCII(buf) {
+		return m.uni.HasMatch(buf)
+	}
 	if m.word {
 		return len(m.findWords(buf, 1)) > 0
 	}

@@ -51,6 +51,9 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if buf = binaryPrepare(buf, o, &r); r.Skipped {
 		return r
 	}
+	if m.uni != nil && hasNonASCII(buf) {
+		m = m.uni // Unicode \w \d \s (unicode.go)
+	}
 	if m.multi {
 		return searchMultiline(m, buf, o, r)
 	}

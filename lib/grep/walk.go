@@ -3,6 +3,7 @@ package grep
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 )
@@ -28,6 +29,9 @@ type WalkOptions struct {
 	// a glob without a slash at any depth.
 	FilterGlobs []string
 	SkipGitDir  bool // never enter .git (the agent tools; rg enters it under --hidden)
+	// SortModified orders each directory's entries by modification time
+	// (rg's --sort modified; descending with SortReverse), ties by name.
+	SortModified, SortReverse bool
 }
 
 // File is one file to search.
@@ -90,6 +94,9 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 		if err != nil {
 			errs = append(errs, &WalkError{errPath(root, shown), ErrText(err)})
 			return
+		}
+		if o.SortModified {
+			sortByModTime(ents, o.SortReverse)
 		}
 		for _, e := range ents {
 			name := e.Name()
@@ -236,4 +243,20 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b)
+}
+
+func sortByModTime(ents []os.DirEntry, reverse bool) {
+	mod := make(map[string]int64, len(ents))
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			mod[e.Name()] = info.ModTime().UnixNano()
+		}
+	}
+	sort.SliceStable(ents, func(i, j int) bool {
+		a, b := mod[ents[i].Name()], mod[ents[j].Name()]
+		if reverse {
+			return a > b
+		}
+		return a < b
+	})
 }
