@@ -145,6 +145,9 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	if r.MatchedLines > 0 {
 		p.filesWith++
 	}
+	if r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches" || p.mode == "files-without") {
+		return true // rg prints no count for a file it stopped at binary data
+	}
 	switch p.mode {
 	case "quiet":
 		return true
@@ -279,6 +282,13 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		prefix(firstCol)
 		out.Write(p.longLine(text, l, false))
 		out.WriteByte('\n')
+	}
+	if r.BinaryQuit && r.MatchedLines > 0 {
+		if p.withPath {
+			out.Write(p.pathBytes(r.Path))
+			out.WriteString(": ")
+		}
+		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 	}
 	return p.emit(out.Bytes())
 }

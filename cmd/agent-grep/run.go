@@ -190,7 +190,7 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		total.Searches++
 		total.BytesSearched += r.BytesSearched
-		if r.MatchedLines > 0 {
+		if r.MatchedLines > 0 && !(r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches")) {
 			matched = true
 			total.SearchesWithMatch++
 			total.MatchedLines += r.MatchedLines

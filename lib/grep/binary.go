@@ -4,10 +4,11 @@ import "bytes"
 
 // rg's binary-file handling. rg reads a file either whole (memory-mapped:
 // explicitly named files when there are few, and every -U search) or
-// through a 64 KiB line buffer, and looks for a NUL byte in the first 64
-// KiB (whole) or in each buffer fill (buffered):
+// through a 64 KiB line buffer, and looks for a NUL byte in the whole
+// file or in each buffer fill:
 //   - quit (files found by walking): the file is dropped silently from the
-//     fill with the NUL on; what earlier fills held was searched;
+//     fill with the NUL on; what earlier fills held was searched (rg then
+//     prints its matches with a warning, but no count);
 //   - convert (named files, --binary): the search goes on (a buffered read
 //     turns each NUL into a line end), and the first match after the NUL
 //     prints "binary file matches (found "\0" byte around offset N)".
@@ -27,6 +28,7 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 	}
 	quit := o.SkipBinary
 	if o.Slice {
+		// the first 64 KiB up front (later NULs: binary_slice.go)
 		i := bytes.IndexByte(buf[:min(len(buf), bufferSize)], 0)
 		if i < 0 {
 			return buf
@@ -53,6 +55,7 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 			r.Skipped = true
 			return nil
 		}
+		r.BinaryQuit = true
 		return buf[:from]
 	}
 	r.BinaryFrom = int64(from)

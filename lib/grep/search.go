@@ -24,6 +24,7 @@ type FileResult struct {
 	BinaryOffset  int64 // -1 when the file is text
 	BinaryFrom    int64 // matches at or after this offset print rg's "binary file matches" note instead (-1: none)
 	Skipped       bool  // a binary file found by walking: not searched (rg's quit mode)
+	BinaryQuit    bool  // quit mode stopped at binary data after searching the start
 	Err           error
 }
 
@@ -47,6 +48,9 @@ type SearchOptions struct {
 
 // SearchBuffer searches one file's contents.
 func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	if o.Slice && !o.Text && !o.SkipBinary && !m.multi && lateNUL(buf) {
+		return searchLateBinary(m, path, buf, o) // binary_slice.go
+	}
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
 	if buf = binaryPrepare(buf, o, &r); r.Skipped {
 		return r

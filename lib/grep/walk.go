@@ -96,6 +96,13 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			return
 		}
 		if o.SortModified {
+			// ties keep the directory's own order, as in rg
+			if d, err := os.Open(dir); err == nil {
+				if raw, err := d.ReadDir(-1); err == nil {
+					ents = raw
+				}
+				d.Close()
+			}
 			sortByModTime(ents, o.SortReverse)
 		}
 		for _, e := range ents {
