@@ -140,7 +140,12 @@ func (p *printer) eol() []byte {
 // file prints one file's result; false stops the search.
 func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	if p.maxTotal > 0 && p.total >= p.maxTotal {
-		return false
+		if r.MatchedLines > 0 && p.mode != "quiet" {
+			p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
+			p.reason = "max_total_matches"
+			return false
+		}
+		return true
 	}
 	if r.MatchedLines > 0 {
 		p.filesWith++
@@ -186,6 +191,14 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			r.Matches = 0 // rg counts no matches in inverted lines
 		}
 		recs, st := grep.JSONRecords(p.budget(r), elapsed)
+		// a file's records go out whole or not at all (--max-bytes)
+		var all []byte
+		for _, rec := range recs {
+			all = append(append(all, rec...), '\n')
+		}
+		if len(all) > 0 && !p.emit(all) {
+			return false
+		}
 		// rg's summary adds up the files that printed records
 		p.jsonStats.Searches += st.Searches
 		p.jsonStats.SearchesWithMatch += st.SearchesWithMatch
@@ -194,11 +207,6 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		p.jsonStats.Matches += st.Matches
 		p.jsonStats.BytesPrinted += st.BytesPrinted
 		p.jsonStats.Elapsed = st.Elapsed
-		for _, rec := range recs {
-			if !p.emit(append(rec, '\n')) {
-				return false
-			}
-		}
 		return p.stopped == ""
 	}
 	r = p.budget(r)
@@ -408,6 +416,16 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 		kept = append(kept, l)
 	}
 	p.total = p.maxTotal - left
+	if len(kept) < len(r.Lines) {
+		// the stats of what is printed
+		r.MatchedLines, r.Matches = 0, 0
+		for _, l := range kept {
+			if l.Match {
+				r.MatchedLines++
+				r.Matches += len(l.Subs)
+			}
+		}
+	}
 	r.Lines = kept
 	return r
 }
@@ -420,7 +438,7 @@ func (p *printer) finish(st grep.Stats, searching, elapsed time.Duration) {
 	case "json":
 		var ag *grep.AgentSummary
 		if p.maxTotal > 0 || p.maxBytes > 0 {
-			ag = &grep.AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.filesWith, TotalMatches: st.Matches}
+			ag = &grep.AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.jsonStats.SearchesWithMatch, TotalMatches: p.jsonStats.Matches}
 		}
 		p.w.Write(grep.JSONSummary(elapsed, p.jsonStats, ag))
 		p.w.WriteByte('\n')

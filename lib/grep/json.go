@@ -179,8 +179,8 @@ func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
 type AgentSummary struct {
 	LimitReached     bool   `json:"limit_reached"`
 	Reason           string `json:"reason,omitempty"` // "max_total_matches" or "max_bytes"
-	FilesWithMatches int    `json:"files_with_matches"`
-	TotalMatches     int    `json:"total_matches"`
+	FilesWithMatches int    `json:"files_with_matches"` // in the printed records
+	TotalMatches     int    `json:"total_matches"`      // in the printed records
 }
 
 // JSONSummary is the last record. rg writes it with its keys in
