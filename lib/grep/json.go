@@ -178,7 +178,7 @@ func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
 // agent budget (--max-total-matches, --max-bytes) was given.
 type AgentSummary struct {
 	LimitReached     bool   `json:"limit_reached"`
-	Reason           string `json:"reason,omitempty"` // "max_total_matches" or "max_bytes"
+	Reason           string `json:"reason,omitempty"`   // "max_total_matches" or "max_bytes"
 	FilesWithMatches int    `json:"files_with_matches"` // in the printed records
 	TotalMatches     int    `json:"total_matches"`      // in the printed records
 }

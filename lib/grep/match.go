@@ -80,6 +80,12 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		flags += "s"
 	}
 	expr = flags + ")" + expr
+	if !o.Multiline {
+		var err error
+		if expr, err = lineOnly(expr); err != nil { // newline.go
+			return nil, err
+		}
+	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, regexError(strings.Join(o.Patterns, "|"), err)
@@ -99,7 +105,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		}
 	}
 	if len(o.Patterns) == 1 && !o.Word && !o.Line && !fold {
-		if o.Fixed {
+		if o.Fixed && o.Patterns[0] != "" { // (an empty literal would never advance)
 			m.literal = []byte(o.Patterns[0])
 		} else if prefix, complete := regexp.MustCompile(o.Patterns[0]).LiteralPrefix(); complete && prefix != "" {
 			m.literal = []byte(prefix)

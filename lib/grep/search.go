@@ -85,7 +85,8 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		n++
 		li := lineInfo{start: start, end: end}
-		for si < len(spans) && spans[si].Start < end {
+		// (an empty match at the very end belongs to a last line without a newline)
+		for si < len(spans) && (spans[si].Start < end || spans[si].Start == end && end == len(buf) && buf[end-1] != '\n') {
 			s := spans[si]
 			if s.Start >= start {
 				e := s.End
