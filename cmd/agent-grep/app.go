@@ -15,24 +15,34 @@ func newApp(env *app.Env) *cli.App {
 		// "-g '*.{go,md}'" and "-e 'a,b'" are one value each
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           true,
-		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax), with
-ripgrep's flags, output formats and exit codes: 0 when something matched, 1 when nothing did, 2 on
-an error (a bad regex names the position; an unreadable file is a warning and the search goes on).
-Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
-core.excludesFile, .ignore and .rgignore exclude are skipped; binary files (a NUL byte) are searched
-up to their first NUL. Output is sorted by path, whatever the parallelism. --json prints exactly
-ripgrep's JSON Lines. rg flags that agent-grep does not implement are refused (exit 2), never
-ignored.
+		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax, with \w \d
+\s as Unicode classes as in rg), with ripgrep 13's flags, output formats and exit codes: 0 when
+something matched, 1 when nothing did, 2 on an error (a bad regex names the position; an
+unreadable file or a missing path is a warning, the search goes on and the exit status is 2).
+A later flag overrides an earlier one (-s -i is -i).
 
-For agents: --max-total-matches N stops after N matches in all, --max-bytes N stops when the
-output would pass N bytes; both say so on stderr (and in the JSON summary's "x_agent").
+Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
+core.excludesFile, .ignore and .rgignore exclude are skipped (ignore files are read as git reads
+them); -g/--iglob globs come first (a match either way is final). Binary files (a NUL byte) found
+by walking are skipped; named files are searched and print "binary file matches" instead of the
+lines (--binary does this for walked files too, -a searches everything as text). Output is sorted
+by path (rg's --sort path) whatever the parallelism; --sort none prints in completion order.
+--json prints exactly ripgrep's JSON Lines. Flags of rg that agent-grep does not implement (-P,
+--pre, --passthru, …) are refused (exit 2), never ignored.
+
+For agents: --max-total-matches N stops after N matches in all, --max-bytes N stops before the
+output passes N bytes; both say so on stderr and, with --json, in the summary record's
+"x_agent". --format agent prints the agent grep tool's text (numbered matches, ">>" on the match
+line, context indented, a bracketed notice when a limit cut it), the text agent-tool's grep tool
+returns.
 
 Examples:
    agent-grep -n 'func main' .
    agent-grep -i -t go -C2 'todo|fixme'
    agent-grep --json -w Add src/ | jq -c 'select(.type=="match")'
    agent-grep --files -g '*.md'
-   agent-grep -c error app.log`,
+   agent-grep -c error app.log
+   agent-grep --format agent -C1 --max-total-matches 20 'Handler\(' .`,
 		Flags:  flags(),
 		Action: func(c *cli.Context) error { return run(c, env) },
 	}
@@ -73,9 +83,9 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "ripgrep's JSON Lines (begin/match/context/end/summary)"},
 		&cli.BoolFlag{Name: "stats", Usage: "print search statistics at the end"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing; the exit code says whether something matched"},
-		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes"},
+		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes (\"[Omitted long matching line]\")"},
 		&cli.BoolFlag{Name: "max-columns-preview", Usage: "with -M, show the start of long lines instead of omitting them"},
-		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB`"},
+		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB` (gitignore syntax, {a,b} alternates; overrides ignore files)"},
 		&cli.StringSliceFlag{Name: "iglob", Usage: "like --glob, case-insensitive"},
 		&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only files of `TYPE` (see --type-list)"},
 		&cli.StringSliceFlag{Name: "type-not", Aliases: []string{"T"}, Usage: "no files of `TYPE`"},
@@ -83,18 +93,18 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "hidden", Aliases: []string{"."}, Usage: "search hidden files and directories"},
 		&cli.BoolFlag{Name: "no-ignore", Usage: "do not read ignore files"},
 		&cli.BoolFlag{Name: "no-ignore-vcs", Usage: "do not read .gitignore, .git/info/exclude or core.excludesFile"},
-		&cli.BoolFlag{Name: "no-ignore-dot", Usage: "do not read .ignore or .rgignore"},
+		&cli.BoolFlag{Name: "no-ignore-dot", Usage: "do not read .ignore files (.rgignore still counts, as in rg)"},
 		&cli.BoolFlag{Name: "follow", Aliases: []string{"L"}, Usage: "follow symbolic links"},
-		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d"}, Usage: "descend at most `NUM` directories"},
+		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d"}, Usage: "descend at most `NUM` directories (0: only the paths given)"},
 		&cli.StringFlag{Name: "max-filesize", Usage: "skip files larger than `SIZE` (K, M, G suffixes)"},
 		&cli.BoolFlag{Name: "text", Aliases: []string{"a"}, Usage: "search binary files as text"},
-		&cli.BoolFlag{Name: "binary", Usage: "search binary files but stop at the first NUL (the default for named files)"},
-		&cli.BoolFlag{Name: "search-zip", Aliases: []string{"z"}, Usage: "search gzip and zstd files decompressed"},
+		&cli.BoolFlag{Name: "binary", Usage: "search binary files found by walking as named ones are (\"binary file matches\")"},
+		&cli.BoolFlag{Name: "search-zip", Aliases: []string{"z"}, Usage: "search .gz, .bz2 and .zst files decompressed"},
 		&cli.BoolFlag{Name: "files", Usage: "list the files that would be searched"},
 		&cli.StringFlag{Name: "sort", Usage: "`ORDER`: path (the default), modified or none"},
 		&cli.StringFlag{Name: "sortr", Usage: "like --sort, in reverse `ORDER`"},
 		&cli.IntFlag{Name: "threads", Aliases: []string{"j"}, Usage: "`NUM` search threads (default: one per CPU)"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never (auto: on a terminal, unless NO_COLOR is set)"},
 		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
 		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
 		&cli.StringFlag{Name: "format", Usage: "`FORMAT`: standard (rg's, the default) or agent (the agent grep tool's numbered matches)"},
