@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -38,21 +37,35 @@ type File struct {
 // ignoreFiles are read in every directory, in rg's order (later wins).
 var vcsFiles, dotFiles = []string{".gitignore"}, []string{".ignore", ".rgignore"}
 
-// Walk lists the files under root that a search visits, sorted by path.
+// Walk lists the files under root that a search visits, in path order.
+func Walk(root string, o WalkOptions) ([]File, []error) {
+	var files []File
+	errs := WalkFunc(root, o, func(f File) bool {
+		files = append(files, f)
+		return true
+	})
+	return files, errs
+}
+
+// WalkFunc calls fn with each file under root that a search visits, in
+// path order (a directory's entries sorted by name, each directory's
+// files where its name sorts: rg's --sort path), as it finds them, so a
+// search can start before the walk ends. fn returning false stops the walk.
 // An explicitly named file is always searched, ignored or not (as in rg).
 // An empty root is the working directory, printed without a "./" prefix
 // (rg's output when no path is given).
-func Walk(root string, o WalkOptions) ([]File, []error) {
+func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	dir := root
 	if dir == "" {
 		dir = "."
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, []error{err}
+		return []error{err}
 	}
 	if !st.IsDir() {
-		return []File{{Path: root, Abs: root, Size: st.Size(), Named: true}}, nil
+		fn(File{Path: root, Abs: root, Size: st.Size(), Named: true})
+		return nil
 	}
 	abs, _ := filepath.Abs(dir)
 	inRepo := gitRoot(abs) != ""
@@ -75,8 +88,8 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			}
 		}
 	}
-	var files []File
 	var errs []error
+	stopped := false
 	var walk func(dir string, rel []string, pats []gitignore.Pattern, depth int)
 	walk = func(dir string, rel []string, pats []gitignore.Pattern, depth int) {
 		if !o.NoIgnore {
@@ -91,13 +104,23 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 				}
 			}
 		}
-		m := gitignore.NewMatcher(pats)
+		var m gitignore.Matcher
+		if len(pats) > 0 {
+			m = gitignore.NewMatcher(pats)
+		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			errs = append(errs, err)
 			return
 		}
+		prefix := ""
+		if len(rel) > 0 {
+			prefix = strings.Join(rel, "/") + "/"
+		}
 		for _, e := range ents {
+			if stopped {
+				return
+			}
 			name := e.Name()
 			if name == ".git" {
 				continue
@@ -105,7 +128,7 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			if !o.Hidden && strings.HasPrefix(name, ".") {
 				continue
 			}
-			p := filepath.Join(dir, name)
+			p := dir + "/" + name // dir is absolute and clean
 			isDir := e.IsDir()
 			var size int64 = -1 // a stat only when something needs it
 			if e.Type()&os.ModeSymlink != 0 {
@@ -120,12 +143,18 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			} else if !isDir && !e.Type().IsRegular() {
 				continue // FIFOs, devices and sockets are not searched
 			}
-			r := append(append([]string(nil), rel...), name)
-			if len(pats) > 0 && m.Match(r, isDir) {
-				continue
+			var r []string
+			if len(pats) > 0 {
+				r = append(append(make([]string, 0, len(rel)+1), rel...), name)
+				if m.Match(r, isDir) {
+					continue
+				}
 			}
 			if isDir {
 				if o.MaxDepth == 0 || depth < o.MaxDepth {
+					if r == nil {
+						r = append(append(make([]string, 0, len(rel)+1), rel...), name)
+					}
 					walk(p, r, pats, depth+1)
 				}
 				continue
@@ -133,7 +162,7 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			if o.MaxDepth > 0 && depth+1 > o.MaxDepth {
 				continue
 			}
-			relPath := strings.Join(r, "/")
+			relPath := prefix + name
 			if !globsAllow(relPath, name, o) || !typesAllow(name, o) {
 				continue
 			}
@@ -149,12 +178,14 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 					continue
 				}
 			}
-			files = append(files, File{Path: join(root, relPath), Abs: p, Size: size})
+			if !fn(File{Path: join(root, relPath), Abs: p, Size: size}) {
+				stopped = true
+				return
+			}
 		}
 	}
 	walk(abs, nil, base, 0)
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, errs
+	return errs
 }
 
 func join(root, rel string) string {
