@@ -21,67 +21,90 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
+	// Files go to the workers in batches, and come back as batches, in
+	// order: one channel hand-off per file costs more than searching a
+	// small one.
 	type job struct {
-		f   File
-		out chan FileResult
+		files []File
+		out   chan []FileResult
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan job, threads*8)
-	// order carries each file's result channel in file order: the results
+	jobs := make(chan job, threads*4)
+	// order carries each batch's result channel in file order: the results
 	// come back in any order, and are handed out in this one.
-	order := make(chan chan FileResult, 4096)
+	order := make(chan chan []FileResult, 1024)
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		for f := range files {
-			j := job{f, make(chan FileResult, 1)}
+		var batch []File
+		send := func() bool {
+			j := job{batch, make(chan []FileResult, 1)}
+			batch = nil
 			select {
 			case order <- j.out:
 			case <-ctx.Done():
-				return
+				return false
 			}
 			select {
 			case jobs <- j:
+				return true
 			case <-ctx.Done():
+				return false
+			}
+		}
+		for f := range files {
+			batch = append(batch, f)
+			if len(batch) == searchBatch && !send() {
 				return
 			}
+		}
+		if len(batch) > 0 {
+			send()
 		}
 	}()
 	for w := 0; w < threads; w++ {
 		go func() {
 			var buf []byte // reused: results keep copies of their lines only
 			for j := range jobs {
-				if ctx.Err() != nil {
-					j.out <- FileResult{Path: j.f.Path, Err: ctx.Err(), BinaryOffset: -1}
-					continue
+				rs := make([]FileResult, len(j.files))
+				for k, f := range j.files {
+					if ctx.Err() != nil {
+						rs[k] = FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1}
+						continue
+					}
+					data, err := readInto(buf, f.Abs, o.Decompress)
+					if err != nil {
+						rs[k] = FileResult{Path: f.Path, Err: err, BinaryOffset: -1}
+						continue
+					}
+					buf = data[:0]
+					fo := o
+					fo.SkipBinary = !f.Named
+					rs[k] = SearchBuffer(m, f.Path, data, fo)
+					copyLines(rs[k].Lines)
 				}
-				data, err := readInto(buf, j.f.Abs, o.Decompress)
-				if err != nil {
-					j.out <- FileResult{Path: j.f.Path, Err: err, BinaryOffset: -1}
-					continue
-				}
-				buf = data[:0]
-				fo := o
-				fo.SkipBinary = !j.f.Named
-				r := SearchBuffer(m, j.f.Path, data, fo)
-				copyLines(r.Lines)
-				j.out <- r
+				j.out <- rs
 			}
 		}()
 	}
 	for out := range order {
-		var r FileResult
+		var rs []FileResult
 		select {
-		case r = <-out:
+		case rs = <-out:
 		case <-ctx.Done():
 			return
 		}
-		if !emit(r) {
-			return
+		for _, r := range rs {
+			if !emit(r) {
+				return
+			}
 		}
 	}
 }
+
+// searchBatch is how many files a worker takes at a time.
+const searchBatch = 16
 
 // copyLines gives lines their own copies of their text (one allocation),
 // so the read buffer can be reused for the next file.
