@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -90,17 +93,43 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	}
 	var errs []error
 	stopped := false
-	var walk func(dir string, rel []string, pats []gitignore.Pattern, depth int)
-	walk = func(dir string, rel []string, pats []gitignore.Pattern, depth int) {
+	ra := newReadAhead(readAheadWorkers)
+	defer ra.close()
+	// Each directory is listed, then its entries are filtered, then its
+	// subdirectories are handed to the read-ahead, then files and
+	// subdirectories are visited in order.
+	type item struct {
+		name, path string
+		size       int64
+		rel        []string // set for a subdirectory
+		sub        *listing // set for a subdirectory
+	}
+	var walk func(l *listing, dir string, rel []string, pats []gitignore.Pattern, depth int)
+	walk = func(l *listing, dir string, rel []string, pats []gitignore.Pattern, depth int) {
+		ents, err := l.get()
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
 		if !o.NoIgnore {
+			// Only the ignore files the listing shows are opened: trying
+			// each name in every directory was a failed open per name.
+			has := func(name string) bool {
+				i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
+				return i < len(ents) && ents[i].Name() == name
+			}
 			if !o.NoIgnoreVCS && inRepo {
 				for _, f := range vcsFiles {
-					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
+					if has(f) {
+						pats = append(pats, readPatterns(dir+"/"+f, rel)...)
+					}
 				}
 			}
 			if !o.NoIgnoreDot {
 				for _, f := range dotFiles {
-					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
+					if has(f) {
+						pats = append(pats, readPatterns(dir+"/"+f, rel)...)
+					}
 				}
 			}
 		}
@@ -108,19 +137,12 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 		if len(pats) > 0 {
 			m = gitignore.NewMatcher(pats)
 		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
 		prefix := ""
 		if len(rel) > 0 {
 			prefix = strings.Join(rel, "/") + "/"
 		}
+		var items []item
 		for _, e := range ents {
-			if stopped {
-				return
-			}
 			name := e.Name()
 			if name == ".git" {
 				continue
@@ -155,7 +177,7 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 					if r == nil {
 						r = append(append(make([]string, 0, len(rel)+1), rel...), name)
 					}
-					walk(p, r, pats, depth+1)
+					items = append(items, item{name: name, path: p, rel: r, sub: ra.ask(p)})
 				}
 				continue
 			}
@@ -178,14 +200,73 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 					continue
 				}
 			}
-			if !fn(File{Path: join(root, relPath), Abs: p, Size: size}) {
-				stopped = true
+			items = append(items, item{name: name, path: p, size: size})
+		}
+		for _, it := range items {
+			if stopped {
 				return
+			}
+			if it.sub != nil {
+				walk(it.sub, it.path, it.rel, pats, depth+1)
+			} else if !fn(File{Path: join(root, prefix+it.name), Abs: it.path, Size: it.size}) {
+				stopped = true
 			}
 		}
 	}
-	walk(abs, nil, base, 0)
+	walk(ra.ask(abs), abs, nil, base, 0)
 	return errs
+}
+
+// readAheadWorkers list directories ahead of the walk, so that the walk,
+// one goroutine that keeps the order, seldom waits for the file system.
+const readAheadWorkers = 2
+
+// listing is one directory's entries, read once by whoever comes first:
+// a read-ahead worker, or the walk when it gets there before them.
+type listing struct {
+	dir  string
+	once sync.Once
+	ents []os.DirEntry
+	err  error
+}
+
+func (l *listing) get() ([]os.DirEntry, error) {
+	l.once.Do(func() { l.ents, l.err = os.ReadDir(l.dir) })
+	return l.ents, l.err
+}
+
+type readAhead struct {
+	q    chan *listing
+	stop atomic.Bool
+}
+
+func newReadAhead(workers int) *readAhead {
+	ra := &readAhead{q: make(chan *listing, 1<<12)}
+	for range workers {
+		go func() {
+			for l := range ra.q {
+				if !ra.stop.Load() {
+					l.get()
+				}
+			}
+		}()
+	}
+	return ra
+}
+
+// ask returns dir's listing, queued for reading ahead when there is room.
+func (ra *readAhead) ask(dir string) *listing {
+	l := &listing{dir: dir}
+	select {
+	case ra.q <- l:
+	default:
+	}
+	return l
+}
+
+func (ra *readAhead) close() {
+	ra.stop.Store(true)
+	close(ra.q)
 }
 
 func join(root, rel string) string {
