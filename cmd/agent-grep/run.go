@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,39 +85,60 @@ func run(c *cli.Context, env *app.Env) error {
 		failed = true
 		app.Warnf(c, format, a...)
 	}
+	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
+	if noPatterns {
+		patterns = []string{"x"} // never run: only for the flag checks below
+	}
+	var m *grep.Matcher
+	if !c.Bool("files") {
+		caseMode := lastFlag(c, env.Args, "case-sensitive", "ignore-case", "smart-case")
+		var err error
+		m, err = grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: caseMode == "ignore-case",
+			SmartCase: caseMode == "smart-case", Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
+			Multiline: c.Bool("multiline"), DotAll: dotall})
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+	}
 	// rg reads up to ten named files whole (a memory map), anything else
 	// through its buffer; this changes where it notices binary data.
 	slice := len(paths) <= 10 || c.Bool("multiline")
-	type source struct {
-		stdin bool
-		files []grep.File
-	}
-	var sources []source
-	nfiles := 0
 	for _, p := range paths {
 		if p == "-" {
-			sources = append(sources, source{stdin: true})
 			slice = c.Bool("multiline")
-			continue
-		}
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		} else if st, err := os.Stat(orDot(p)); err != nil || !st.Mode().IsRegular() {
 			slice = slice && c.Bool("multiline")
 		}
-		fs, errs := grep.Walk(p, wo)
-		for _, e := range errs {
-			warn("%v", e)
-		}
-		nfiles += len(fs)
-		sources = append(sources, source{files: fs})
 	}
-	if sortBy == "path" && sortRev {
-		// each root's files in reverse (rg reverses each directory's entries)
-		for i := range sources {
-			f := sources[i].files
-			for a, b := 0, len(f)-1; a < b; a, b = a+1, b-1 {
-				f[a], f[b] = f[b], f[a]
+	// Each path is a source: stdin, or the files of a walk, streamed into
+	// the search as the walk finds them; the walk's problems are warnings.
+	type source struct {
+		stdin bool
+		files iter.Seq[grep.File]
+		errs  []error
+	}
+	sources := make([]*source, len(paths))
+	for i, p := range paths {
+		s := &source{stdin: p == "-"}
+		if !s.stdin {
+			root := p
+			s.files = func(yield func(grep.File) bool) {
+				s.errs = append(s.errs, grep.WalkFunc(root, wo, yield)...)
+			}
+			if sortBy == "path" && sortRev {
+				// reversed: each directory's entries in reverse, as rg
+				list := slices.Collect(s.files)
+				slices.Reverse(list)
+				s.files = slices.Values(list)
 			}
 		}
+		sources[i] = s
+	}
+	reportWalk := func(s *source) {
+		for _, e := range s.errs {
+			warn("%v", e)
+		}
+		s.errs = nil
 	}
 	if c.Bool("files") {
 		sep := "\n"
@@ -124,23 +147,16 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		n := 0
 		for _, s := range sources {
-			for _, f := range s.files {
+			if s.stdin {
+				continue
+			}
+			for f := range s.files {
 				w.WriteString(f.Path + sep)
 				n++
 			}
+			reportWalk(s)
 		}
 		return status(n > 0, failed, c.Bool("quiet"))
-	}
-	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
-	if noPatterns {
-		patterns = []string{"x"} // never run: only for the flag checks below
-	}
-	caseMode := lastFlag(c, env.Args, "case-sensitive", "ignore-case", "smart-case")
-	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: caseMode == "ignore-case",
-		SmartCase: caseMode == "smart-case", Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
-		Multiline: c.Bool("multiline"), DotAll: dotall})
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
 	}
 	before, after := c.Int("before-context"), c.Int("after-context")
 	if n := c.Int("context"); n > 0 {
@@ -153,14 +169,15 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	countOnly := c.Bool("count") || c.Bool("count-matches") || c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
-		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary"), Slice: slice}
+		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary"), Slice: slice,
+		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
 	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
 	}
 	if noPatterns || c.IsSet("max-count") && c.Int("max-count") == 0 {
 		return status(false, failed, c.Bool("quiet")) // rg -m0: nothing can match
 	}
-	multi := len(paths) > 1 || nfiles > 1 || isDirArg(paths)
+	multi := len(paths) > 1 || isDirArg(paths)
 	p := newPrinter(c, env, w, multi)
 	p.context = so.Before > 0 || so.After > 0
 	if p.mode == "agent" {
@@ -222,6 +239,7 @@ func run(c *cli.Context, env *app.Env) error {
 			handle(grep.SearchBuffer(m, "<stdin>", data, sto))
 		} else {
 			grep.Search(c.Context, m, s.files, so, c.Int("threads"), handle)
+			reportWalk(s)
 		}
 		searching += time.Since(t0)
 	}
@@ -459,4 +477,12 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 		}
 	}
 	return last
+}
+
+// orDot is "." for the empty root (the working directory).
+func orDot(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -64,7 +65,7 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 			}
 			return env.rel(p)
 		}})
-	grep.Search(ctx, m, files, grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
+	grep.Search(ctx, m, slices.Values(files), grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
 	res := ap.Finish()
 	return event.ToolOutput{Content: []event.Content{event.Text(res.Text)},
 		Details: details(map[string]any{"scopePath": env.rel(root), "matchCount": res.MatchCount, "fileCount": res.FileCount,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -122,7 +123,7 @@ func TestNonUTF8(t *testing.T) {
 	}
 	m := mustCompile(t, "caf.")
 	var res []FileResult
-	Search(context.Background(), m, files, SearchOptions{}, 1, func(r FileResult) bool { res = append(res, r); return true })
+	Search(context.Background(), m, slices.Values(files), SearchOptions{}, 1, func(r FileResult) bool { res = append(res, r); return true })
 	if len(res) != 1 || res[0].MatchedLines != 0 {
 		t.Errorf("'caf.' must not match an invalid byte (as in rg): %+v", res)
 	}
@@ -156,7 +157,7 @@ func TestHugeSingleLine(t *testing.T) {
 	for _, pat := range []string{"NEEDLE", `NEEDLE$`} {
 		var got FileResult
 		m := mustCompile(t, pat)
-		Search(context.Background(), m, files, SearchOptions{}, 1, func(r FileResult) bool { got = r; return true })
+		Search(context.Background(), m, slices.Values(files), SearchOptions{}, 1, func(r FileResult) bool { got = r; return true })
 		if got.MatchedLines != 1 || len(got.Lines) != 1 || len(got.Lines[0].Subs) != 1 || got.Lines[0].Subs[0].Start != 160*len(chunk) {
 			t.Errorf("%s: %d lines, %+v", pat, got.MatchedLines, got.Err)
 		}

@@ -198,24 +198,34 @@ type ignoreRules struct {
 	global *ignoreList
 }
 
-func (r *ignoreRules) level(parent *ignoreLevel, dir string) *ignoreLevel {
+// level reads the ignore files of dir; has says whether a name is in the
+// directory (nil: try to open each), so missing files cost no open.
+func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bool) *ignoreLevel {
 	l := &ignoreLevel{parent: parent, path: dir}
 	if r.o.NoIgnore {
 		return l
 	}
-	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-		l.hasGit = true
+	if has == nil {
+		has = func(name string) bool {
+			_, err := os.Lstat(filepath.Join(dir, name))
+			return err == nil
+		}
 	}
+	l.hasGit = has(".git")
 	if !r.o.NoIgnoreVCS {
-		l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"))
+		if has(".gitignore") {
+			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"))
+		}
 		if l.hasGit {
 			l.exclude = readIgnoreList(dir, filepath.Join(dir, ".git", "info", "exclude"))
 		}
 	}
-	if !r.o.NoIgnoreDot {
+	if !r.o.NoIgnoreDot && has(".ignore") {
 		l.dot = readIgnoreList(dir, filepath.Join(dir, ".ignore"))
 	}
-	l.rg = readIgnoreList(dir, filepath.Join(dir, ".rgignore"))
+	if has(".rgignore") {
+		l.rg = readIgnoreList(dir, filepath.Join(dir, ".rgignore"))
+	}
 	return l
 }
 
@@ -231,7 +241,7 @@ func (r *ignoreRules) parents(root string) *ignoreLevel {
 	}
 	var l *ignoreLevel
 	for i := len(dirs) - 1; i >= 0; i-- {
-		l = r.level(l, dirs[i])
+		l = r.level(l, dirs[i], nil)
 	}
 	return l
 }

@@ -156,7 +156,7 @@ func compareWithGit(t *testing.T, seed int64) {
 	if global != "" {
 		rules.global = readIgnoreList("", global)
 	}
-	levels := map[string]*ignoreLevel{"": rules.level(rules.parents(root), root)}
+	levels := map[string]*ignoreLevel{"": rules.level(rules.parents(root), root, nil)}
 	var levelOf func(dir string) *ignoreLevel
 	levelOf = func(dir string) *ignoreLevel {
 		if l, ok := levels[dir]; ok {
@@ -166,7 +166,7 @@ func compareWithGit(t *testing.T, seed int64) {
 		if parent == "." {
 			parent = ""
 		}
-		l := rules.level(levelOf(parent), filepath.Join(root, dir))
+		l := rules.level(levelOf(parent), filepath.Join(root, dir), nil)
 		levels[dir] = l
 		return l
 	}

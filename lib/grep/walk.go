@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -56,30 +58,45 @@ func (e *WalkError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Walk lists the files under root that a search visits, in rg's --sort path
-// order (directory entries by name, depth first). An explicitly named file
-// is always searched, ignored or not (as in rg). An empty root is the
-// working directory, printed without a "./" prefix (rg's output when no
-// path is given).
+// Walk lists the files under root that a search visits, in path order.
 func Walk(root string, o WalkOptions) ([]File, []error) {
+	var files []File
+	errs := WalkFunc(root, o, func(f File) bool {
+		files = append(files, f)
+		return true
+	})
+	return files, errs
+}
+
+// WalkFunc calls fn with each file under root that a search visits, in
+// rg's --sort path order (a directory's entries by name, depth first; by
+// modification time under SortModified), as it finds them, so a search can
+// start before the walk ends. fn returning false stops the walk. An
+// explicitly named file is always searched, ignored or not (as in rg). An
+// empty root is the working directory, printed without a "./" prefix (rg's
+// output when no path is given).
+func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	dir := root
 	if dir == "" {
 		dir = "."
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, []error{&WalkError{dir, "IO error for operation on " + dir + ": " + ErrText(err)}}
+		return []error{&WalkError{dir, "IO error for operation on " + dir + ": " + ErrText(err)}}
 	}
 	if !st.IsDir() {
-		return []File{{Path: root, Abs: root, Size: st.Size(), Named: true}}, nil
+		fn(File{Path: root, Abs: root, Size: st.Size(), Named: true})
+		return nil
 	}
 	abs, _ := filepath.Abs(dir)
 	f, err := newFilter(o, abs)
 	if err != nil {
-		return nil, []error{err}
+		return []error{err}
 	}
-	var files []File
 	var errs []error
+	stopped := false
+	ra := newReadAhead(readAheadWorkers)
+	defer ra.close()
 	type dirID struct{ dev, ino uint64 }
 	idOf := func(info os.FileInfo) dirID {
 		if s, ok := info.Sys().(*syscall.Stat_t); ok {
@@ -87,14 +104,27 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 		}
 		return dirID{}
 	}
-	var walk func(dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
-	walk = func(dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
-		lvl = f.rules.level(lvl, dir)
-		ents, err := os.ReadDir(dir)
+	// Each directory is listed, then its entries are filtered, then its
+	// subdirectories are handed to the read-ahead, then files and
+	// subdirectories are visited in order.
+	type item struct {
+		name, path, shown string
+		size              int64
+		sub               *listing // set for a subdirectory
+		id                dirID
+	}
+	var walk func(l *listing, dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
+	walk = func(l *listing, dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
+		ents, err := l.get()
 		if err != nil {
 			errs = append(errs, &WalkError{errPath(root, shown), ErrText(err)})
 			return
 		}
+		// Only the ignore files the listing shows are opened.
+		lvl = f.rules.level(lvl, dir, func(name string) bool {
+			i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
+			return i < len(ents) && ents[i].Name() == name
+		})
 		if o.SortModified {
 			// ties keep the directory's own order, as in rg
 			if d, err := os.Open(dir); err == nil {
@@ -105,9 +135,10 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			}
 			sortByModTime(ents, o.SortReverse)
 		}
+		var items []item
 		for _, e := range ents {
 			name := e.Name()
-			p := dir + "/" + name
+			p := dir + "/" + name // dir is absolute and clean
 			if dir == "/" {
 				p = "/" + name
 			}
@@ -127,7 +158,7 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 				target = info
 				isDir, size = info.IsDir(), info.Size()
 				if !isDir && !info.Mode().IsRegular() {
-					continue
+					continue // FIFOs, devices and sockets are not searched
 				}
 			} else if !isDir && !e.Type().IsRegular() {
 				continue // FIFOs, devices and sockets are not searched
@@ -139,18 +170,18 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 				if o.MaxDepthSet && depth+1 > o.MaxDepth {
 					continue
 				}
+				it := item{name: name, path: p, shown: show}
 				if o.Follow {
 					info := target
 					if info == nil {
-						info, err = os.Stat(p)
-						if err != nil {
+						if info, err = os.Stat(p); err != nil {
 							continue
 						}
 					}
-					id := idOf(info)
+					it.id = idOf(info)
 					loop := -1
 					for k, a := range ancestors {
-						if a == id {
+						if a == it.id {
 							loop = k
 						}
 					}
@@ -158,10 +189,9 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 						errs = append(errs, &WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + errPath(root, ancestorPaths[loop])})
 						continue
 					}
-					walk(p, show, lvl, depth+1, append(ancestors[:len(ancestors):len(ancestors)], id), append(ancestorPaths[:len(ancestorPaths):len(ancestorPaths)], show))
-					continue
 				}
-				walk(p, show, lvl, depth+1, nil, nil)
+				it.sub = ra.ask(p)
+				items = append(items, it)
 				continue
 			}
 			if o.MaxDepthSet && depth+1 > o.MaxDepth {
@@ -182,15 +212,82 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 					continue
 				}
 			}
-			files = append(files, File{Path: show, Abs: p, Size: size})
+			items = append(items, item{name: name, path: p, shown: show, size: size})
+		}
+		for _, it := range items {
+			if stopped {
+				return
+			}
+			if it.sub != nil {
+				if o.Follow {
+					walk(it.sub, it.path, it.shown, lvl, depth+1, append(ancestors[:len(ancestors):len(ancestors)], it.id),
+						append(ancestorPaths[:len(ancestorPaths):len(ancestorPaths)], it.shown))
+				} else {
+					walk(it.sub, it.path, it.shown, lvl, depth+1, nil, nil)
+				}
+			} else if !fn(File{Path: it.shown, Abs: it.path, Size: it.size}) {
+				stopped = true
+			}
 		}
 	}
 	var anc []dirID
 	if o.Follow {
 		anc = []dirID{idOf(st)}
 	}
-	walk(abs, root, f.rules.parents(abs), 0, anc, []string{root})
-	return files, errs
+	walk(ra.ask(abs), abs, root, f.rules.parents(abs), 0, anc, []string{root})
+	return errs
+}
+
+// readAheadWorkers list directories ahead of the walk, so that the walk,
+// one goroutine that keeps the order, seldom waits for the file system.
+const readAheadWorkers = 2
+
+// listing is one directory's entries, read once by whoever comes first:
+// a read-ahead worker, or the walk when it gets there before them.
+type listing struct {
+	dir  string
+	once sync.Once
+	ents []os.DirEntry
+	err  error
+}
+
+func (l *listing) get() ([]os.DirEntry, error) {
+	l.once.Do(func() { l.ents, l.err = os.ReadDir(l.dir) })
+	return l.ents, l.err
+}
+
+type readAhead struct {
+	q    chan *listing
+	stop atomic.Bool
+}
+
+func newReadAhead(workers int) *readAhead {
+	ra := &readAhead{q: make(chan *listing, 1<<12)}
+	for range workers {
+		go func() {
+			for l := range ra.q {
+				if !ra.stop.Load() {
+					l.get()
+				}
+			}
+		}()
+	}
+	return ra
+}
+
+// ask returns dir's listing, queued for reading ahead when there is room.
+func (ra *readAhead) ask(dir string) *listing {
+	l := &listing{dir: dir}
+	select {
+	case ra.q <- l:
+	default:
+	}
+	return l
+}
+
+func (ra *readAhead) close() {
+	ra.stop.Store(true)
+	close(ra.q)
 }
 
 // errPath is a path as rg names it in messages: with "./" when no root

@@ -1,7 +1,6 @@
 package grep
 
 import (
-	"bytes"
 	"unicode"
 	"unicode/utf8"
 )
@@ -22,36 +21,29 @@ func isWordRune(r rune) bool {
 		unicode.Is(unicode.Pc, r) || r == 0x200C || r == 0x200D
 }
 
-func (m *Matcher) findWords(buf []byte, limit int) []Span {
-	var out []Span
-	if m.required == nil {
-		return m.wordsIn(buf, 0, len(buf), limit, out)
+// adjustLine fixes the spans the regexp found in the line buf[start:end]
+// (subs[n:], relative to start): under -w the match is group 1, and no
+// match may hold invalid UTF-8 (utf8.go).
+func (m *Matcher) adjustLine(buf []byte, start, end int, subs []Span, n int) []Span {
+	if len(subs) == n {
+		return subs
 	}
-	hay := buf
-	if m.reqFold {
-		hay = asciiLower(nil, buf)
+	if m.word {
+		subs = subs[:n]
+		for _, s := range m.wordsIn(buf, start, end, 0, nil) {
+			subs = append(subs, Span{s.Start - start, s.End - start})
+		}
 	}
-	off := 0
-	for off < len(hay) {
-		i := bytes.Index(hay[off:], m.required)
-		if i < 0 {
+	for _, s := range subs[n:] {
+		if !utf8.Valid(buf[start+s.Start : start+s.End]) {
+			subs = subs[:n]
+			for _, s := range validRuns(m, buf, start, end) {
+				subs = append(subs, Span{s.Start - start, s.End - start})
+			}
 			break
 		}
-		at := off + i
-		start := bytes.LastIndexByte(buf[:at], '\n') + 1
-		end := bytes.IndexByte(buf[at:], '\n')
-		if end < 0 {
-			end = len(buf)
-		} else {
-			end += at
-		}
-		out = m.wordsIn(buf, start, end, limit, out)
-		if limit > 0 && len(out) >= limit {
-			return out[:limit]
-		}
-		off = end + 1
 	}
-	return out
+	return subs
 }
 
 // wordsIn finds the -w matches in buf[from:to] (from is a line start).
