@@ -50,9 +50,11 @@ func FuzzMatcher(f *testing.F) {
 		if mo.Multiline || mo.Word || so.Invert {
 			return
 		}
-		mm := m
-		if m.uni != nil && hasNonASCII(buf) {
-			mm = m.uni
+		uniFor := func(line []byte) *Matcher {
+			if m.uni != nil && (hasNonASCII(line) && m.uniLines || hasNonASCII(buf) && !m.uniLines || hasNonASCII(buf) && (so.Before > 0 || so.After > 0)) {
+				return m.uni
+			}
+			return m
 		}
 		n := 0
 		for start := 0; start < len(buf); {
@@ -67,7 +69,7 @@ func FuzzMatcher(f *testing.F) {
 			n++
 			line := buf[start:end]
 			if utf8.Valid(line) {
-				if want := mm.re.Match(line); want != reported[n] {
+				if want := uniFor(line).re.Match(line); want != reported[n] {
 					t.Fatalf("line %d %q: regexp says %v, search says %v", n, line, want, reported[n])
 				}
 			}

@@ -8,6 +8,7 @@ package grep
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -25,7 +26,10 @@ type Matcher struct {
 	exact     bool
 	multiline bool
 	word      bool     // -w: the match is the regexp's group 1 (word.go)
-	uni       *Matcher // \w \d \s as Unicode classes, for non-ASCII buffers (unicode.go)
+	uni       *Matcher // \w \d \s as Unicode classes, for non-ASCII text (unicode.go)
+	// uniLines: uni has the same prefilter, so it is used line by line,
+	// on the candidate lines that are not ASCII; else buffer by buffer.
+	uniLines bool
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -120,6 +124,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		if changed {
 			if u, err := Compile(uo); err == nil {
 				m.uni = u
+				m.uniLines = !m.multiline && reflect.DeepEqual(m.lits, u.lits)
 			}
 		}
 	}
@@ -139,7 +144,7 @@ type Span struct{ Start, End int }
 // Find returns the matches in buf, at most limit (0: all). Without -U
 // matches never span lines, as in rg.
 func (m *Matcher) Find(buf []byte, limit int) []Span {
-	if m.uni != nil && hasNonASCII(buf) {
+	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
 		return m.uni.Find(buf, limit)
 	}
 	if m.multiline {
@@ -173,7 +178,7 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 
 // HasMatch reports whether buf contains a match.
 func (m *Matcher) HasMatch(buf []byte) bool {
-	if m.uni != nil && hasNonASCII(buf) {
+	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
 		return m.uni.HasMatch(buf)
 	}
 	var ls lineSearch
@@ -231,10 +236,14 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
 		} else {
-			for _, loc := range m.re.FindAllIndex(line, -1) {
+			mm := m
+			if m.uniLines && hasNonASCII(line) {
+				mm = m.uni // Unicode \w \d \s (unicode.go)
+			}
+			for _, loc := range mm.re.FindAllIndex(line, -1) {
 				subs = append(subs, Span{loc[0], loc[1]})
 			}
-			subs = m.adjustLine(buf, start, textEnd, subs, n) // -w, invalid UTF-8 (word.go, utf8.go)
+			subs = mm.adjustLine(buf, start, textEnd, subs, n) // -w, invalid UTF-8 (word.go, utf8.go)
 			// An empty match at the end of a line that matched before is
 			// not a match of its own.
 			if k := len(subs); k-n > 1 && subs[k-1].Start == len(line) && subs[k-1].End == len(line) {

@@ -56,8 +56,8 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if buf = binaryPrepare(buf, o, &r); r.Skipped {
 		return r
 	}
-	if m.uni != nil && hasNonASCII(buf) {
-		m = m.uni // Unicode \w \d \s (unicode.go)
+	if m.uni != nil && (!m.uniLines || m.multiline || o.Invert || o.Before > 0 || o.After > 0) && hasNonASCII(buf) {
+		m = m.uni // Unicode \w \d \s, the whole buffer (unicode.go)
 	}
 	if m.multiline {
 		return searchMultiline(m, buf, o, r)
