@@ -27,7 +27,8 @@ type Matcher struct {
 	multiline bool
 	word      bool     // -w: the match is the regexp's group 1 (word.go)
 	uni       *Matcher // \w \d \s as Unicode classes, for non-ASCII text (unicode.go)
-	// uniLines: uni has the same prefilter, so it is used line by line,
+	// uniLines: uni has the same prefilter (candidate lines come from its
+	// literals, not from the regexp), so it is used line by line,
 	// on the candidate lines that are not ASCII; else buffer by buffer.
 	uniLines bool
 }
@@ -124,7 +125,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		if changed {
 			if u, err := Compile(uo); err == nil {
 				m.uni = u
-				m.uniLines = !m.multiline && reflect.DeepEqual(m.lits, u.lits)
+				m.uniLines = !m.multiline && m.lits != nil && reflect.DeepEqual(m.lits, u.lits)
 			}
 		}
 	}
