@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -42,14 +44,14 @@ Examples:
    agent-grep --json -w Add src/ | jq -c 'select(.type=="match")'
    agent-grep --files -g '*.md'
    agent-grep -c error app.log
-   agent-grep --format agent -C1 --max-total-matches 20 'Handler\(' .`,
+   agent-grep --format agent -C1 --max-total-matches 20 'Handler\(' .` + refusedText(),
 		Flags:  flags(),
 		Action: func(c *cli.Context) error { return run(c, env) },
 	}
 }
 
 func flags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "regexp", Aliases: []string{"e"}, Usage: "a `PATTERN` (repeatable; then every argument is a path)"},
 		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read patterns from `FILE`, one per line"},
 		&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "patterns are literal strings"},
@@ -108,5 +110,88 @@ func flags() []cli.Flag {
 		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
 		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
 		&cli.StringFlag{Name: "format", Usage: "`FORMAT`: standard (rg's, the default) or agent (the agent grep tool's numbered matches)"},
+		&cli.BoolFlag{Name: "unrestricted", Aliases: []string{"u"}, Count: new(int), Usage: "-u: --no-ignore; -uu: and --hidden; -uuu: and --binary"},
+		&cli.BoolFlag{Name: "no-messages", Usage: "print no warnings about unreadable files and paths (the exit status still says 2)"},
+		&cli.BoolFlag{Name: "include-zero", Usage: "with -c or --count-matches, also the files that matched nothing"},
+		&cli.BoolFlag{Name: "trim", Usage: "drop the leading white space of printed lines"},
+		&cli.BoolFlag{Name: "byte-offset", Aliases: []string{"b"}, Usage: "show the byte offset of each line (of each match with -o)"},
+		&cli.StringFlag{Name: "context-separator", Value: "--", Usage: "`SEPARATOR` between context groups"},
+		&cli.BoolFlag{Name: "no-context-separator", Usage: "no separator between context groups"},
+		&cli.BoolFlag{Name: "pretty", Aliases: []string{"p"}, Usage: "--color always --heading --line-number"},
+		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
+	}, unsupportedFlags()...)
+}
+
+// unsupported are rg 13 flags agent-grep refuses (exit 2) rather than
+// ignore; they are hidden from --help.
+var unsupported = []struct {
+	name, alias string
+	value       bool
+	why         string
+}{
+	{"pcre2", "P", false, "the engine is RE2: no look-around or backreferences"},
+	{"engine", "", true, "the engine is RE2"},
+	{"auto-hybrid-regex", "", false, "the engine is RE2"},
+	{"pcre2-version", "", false, "the engine is RE2"},
+	{"no-pcre2-unicode", "", false, "the engine is RE2"},
+	{"no-unicode", "", false, "patterns are always Unicode-aware"},
+	{"passthru", "", false, "not implemented"},
+	{"passthrough", "", false, "not implemented"},
+	{"pre", "", true, "no preprocessors"},
+	{"pre-glob", "", true, "no preprocessors"},
+	{"null-data", "", false, "lines always end in \\n"},
+	{"crlf", "", false, "lines always end in \\n"},
+	{"encoding", "E", true, "input is read as UTF-8"},
+	{"type-add", "", true, "the type table is rg's default one"},
+	{"type-clear", "", true, "the type table is rg's default one"},
+	{"ignore-file", "", true, "not implemented"},
+	{"ignore-file-case-insensitive", "", false, "not implemented"},
+	{"glob-case-insensitive", "", false, "use --iglob"},
+	{"no-ignore-parent", "", false, "not implemented"},
+	{"no-ignore-global", "", false, "not implemented"},
+	{"no-ignore-exclude", "", false, "not implemented"},
+	{"no-ignore-files", "", false, "not implemented"},
+	{"no-ignore-messages", "", false, "not implemented"},
+	{"no-require-git", "", false, "not implemented"},
+	{"one-file-system", "", false, "not implemented"},
+	{"path-separator", "", true, "not implemented"},
+	{"field-match-separator", "", true, "not implemented"},
+	{"field-context-separator", "", true, "not implemented"},
+	{"dfa-size-limit", "", true, "not implemented"},
+	{"regex-size-limit", "", true, "not implemented"},
+	{"line-buffered", "", false, "not implemented"},
+	{"block-buffered", "", false, "not implemented"},
+	{"mmap", "", false, "not implemented"},
+	{"no-mmap", "", false, "not implemented"},
+	{"debug", "", false, "not implemented"},
+	{"trace", "", false, "not implemented"},
+}
+
+// refusedText lists the refused rg flags for --help and the man page.
+func refusedText() string {
+	var names []string
+	for _, u := range unsupported {
+		n := "--" + u.name
+		if u.alias != "" {
+			n = "-" + u.alias + "/" + n
+		}
+		names = append(names, n)
 	}
+	return "\n\nrg flags refused with exit 2 (\"unsupported rg flag\"): " + strings.Join(names, ", ") + "."
+}
+
+func unsupportedFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, u := range unsupported {
+		var aliases []string
+		if u.alias != "" {
+			aliases = []string{u.alias}
+		}
+		if u.value {
+			out = append(out, &cli.StringFlag{Name: u.name, Aliases: aliases, Hidden: true})
+		} else {
+			out = append(out, &cli.BoolFlag{Name: u.name, Aliases: aliases, Hidden: true})
+		}
+	}
+	return out
 }

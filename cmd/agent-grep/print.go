@@ -39,12 +39,25 @@ type printer struct {
 	context            bool // -A/-B/-C: "--" between groups, across files too
 	jsonStats          grep.Stats
 	agent              *grep.AgentPrinter
+	includeZero        bool   // --include-zero
+	trim               bool   // --trim
+	byteOffset         bool   // -b
+	ctxSep             []byte // --context-separator (nil: none)
 }
 
 func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
 	p := &printer{w: w, first: true, color: env.Color(c.String("color"), env.StdoutTTY), maxCols: c.Int("max-columns"),
 		preview: c.Bool("max-columns-preview"), only: c.Bool("only-matching"), null: c.Bool("null"), column: c.Bool("column"),
-		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes"), invert: c.Bool("invert-match")}
+		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes"), invert: c.Bool("invert-match"),
+		includeZero: c.Bool("include-zero"), trim: c.Bool("trim"), byteOffset: c.Bool("byte-offset"), ctxSep: []byte(c.String("context-separator"))}
+	if c.Bool("no-context-separator") {
+		p.ctxSep = nil
+	}
+	if c.Bool("pretty") {
+		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
+		// TERM=dumb still count)
+		p.color = env.Color(c.String("color"), true)
+	}
 	switch {
 	case c.Bool("quiet"):
 		p.mode = "quiet"
@@ -77,6 +90,9 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 		p.withPath = false
 	}
 	p.lineNums = env.StdoutTTY || c.Bool("column") || p.mode == "vimgrep"
+	if c.Bool("pretty") {
+		p.lineNums = true
+	}
 	switch lastFlag(c, env.Args, "line-number", "no-line-number") {
 	case "line-number":
 		p.lineNums = true
@@ -86,15 +102,15 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 	if p.mode == "vimgrep" {
 		p.column = true
 	}
-	p.heading = env.StdoutTTY && p.withPath
+	p.heading = (env.StdoutTTY || c.Bool("pretty")) && p.withPath
 	switch lastFlag(c, env.Args, "heading", "no-heading") {
 	case "heading":
 		p.heading = true
 	case "no-heading":
 		p.heading = false
 	}
-	if p.mode == "vimgrep" {
-		p.heading = false
+	if p.mode == "vimgrep" || !p.withPath {
+		p.heading = false // rg: a heading only where paths are shown
 	}
 	return p
 }
@@ -173,7 +189,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		if p.mode == "count-matches" {
 			n = r.Matches
 		}
-		if n == 0 {
+		if n == 0 && !(p.includeZero && !r.Skipped) {
 			return true
 		}
 		var b []byte
@@ -232,16 +248,29 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			fmt.Fprintf(&out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 			break
 		}
-		if p.mode == "standard" && p.context && (l.Gap || (k == 0 && p.printed > 0 && !p.heading)) {
-			out.Write(p.sty("2", []byte("--")))
+		if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && p.printed > 0 && !p.heading)) {
+			out.Write(p.sty("2", p.ctxSep))
 			out.WriteByte('\n')
 		}
 		text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+		if p.trim {
+			// --trim: without the leading white space (match spans move)
+			cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
+			text = text[cut:]
+			var subs []grep.Span
+			for _, s := range l.Subs {
+				if s.End > cut {
+					subs = append(subs, grep.Span{Start: max(s.Start-cut, 0), End: s.End - cut})
+				}
+			}
+			l.Subs = subs
+			l.Offset += int64(cut)
+		}
 		sep := byte(':')
 		if !l.Match {
 			sep = '-'
 		}
-		prefix := func(col int) {
+		prefix := func(col int, off int64) {
 			if p.withPath && !p.heading {
 				out.Write(p.pathBytes(r.Path))
 				if p.null {
@@ -258,6 +287,10 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 				out.WriteString(strconv.Itoa(col))
 				out.WriteByte(sep)
 			}
+			if p.byteOffset {
+				out.WriteString(strconv.FormatInt(off, 10))
+				out.WriteByte(sep)
+			}
 		}
 		firstCol := 0
 		if len(l.Subs) > 0 {
@@ -265,7 +298,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		}
 		if p.mode == "vimgrep" && l.Match {
 			for _, s := range l.Subs {
-				prefix(s.Start + 1)
+				prefix(s.Start+1, l.Offset+int64(s.Start))
 				out.Write(p.longLine(text, l, true))
 				out.WriteByte('\n')
 			}
@@ -273,7 +306,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		}
 		if p.only && l.Match {
 			for _, s := range l.Subs {
-				prefix(s.Start + 1)
+				prefix(s.Start+1, l.Offset+int64(s.Start))
 				part := text[min(s.Start, len(text)):min(s.End, len(text))]
 				if p.replace != nil {
 					part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
@@ -287,7 +320,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			}
 			continue
 		}
-		prefix(firstCol)
+		prefix(firstCol, l.Offset)
 		out.Write(p.longLine(text, l, false))
 		out.WriteByte('\n')
 	}

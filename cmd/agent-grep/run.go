@@ -78,12 +78,21 @@ func run(c *cli.Context, env *app.Env) error {
 		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
 		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
 		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd}
+	unrestricted := c.Count("unrestricted") // rg's -u, -uu, -uuu
+	if unrestricted >= 1 {
+		wo.NoIgnore = true
+	}
+	if unrestricted >= 2 {
+		wo.Hidden = true
+	}
 	sortBy, sortRev := sortOrder(c)
 	wo.SortModified, wo.SortReverse = sortBy == "modified", sortRev
 	failed := false
 	warn := func(format string, a ...any) {
 		failed = true
-		app.Warnf(c, format, a...)
+		if !c.Bool("no-messages") {
+			app.Warnf(c, format, a...)
+		}
 	}
 	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
 	if noPatterns {
@@ -169,7 +178,7 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	countOnly := c.Bool("count") || c.Bool("count-matches") || c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
-		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary"), Slice: slice,
+		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary") || unrestricted >= 3, Slice: slice,
 		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
 	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
@@ -255,6 +264,11 @@ func run(c *cli.Context, env *app.Env) error {
 
 // checkFlags refuses flag values and combinations agent-grep cannot honour.
 func checkFlags(c *cli.Context) error {
+	for _, u := range unsupported {
+		if c.IsSet(u.name) {
+			return exit.Errorf(exit.Usage, "unsupported rg flag: --%s (%s)", u.name, u.why)
+		}
+	}
 	switch c.String("color") {
 	case "auto", "always", "never", "ansi":
 	default:
