@@ -3,8 +3,6 @@ package compact
 import (
 	"encoding/json"
 	"math"
-
-	"github.com/agentutils/agentutils/lib/session"
 )
 
 // Plan is what a compaction will do (prepareCompaction, §4.5); agent-compact
@@ -48,22 +46,22 @@ func (u usage) prompt() int {
 
 // LastUsage is the usage of the newest assistant message on the path that
 // did not end in an error or abort.
-func LastUsage(path []session.Record) (usage, bool) {
+func LastUsage(path []Entry) (usage, bool) {
 	for i := len(path) - 1; i >= 0; i-- {
-		raw := messageOf(path[i])
-		if raw == nil {
+		e := path[i]
+		if e.Type != "message" || e.info.role != "assistant" || e.info.usage == nil || e.info.stopReason == "error" || e.info.stopReason == "aborted" {
 			continue
 		}
-		m, _ := parse(raw)
-		if m.Role == "assistant" && m.StopReason != "error" && m.StopReason != "aborted" && m.Usage != nil {
-			return usage(*m.Usage), true
+		var u usage
+		if json.Unmarshal(e.info.usage, &u) == nil {
+			return u, true
 		}
 	}
 	return usage{}, false
 }
 
 // ContextTokens is what the threshold test counts: the last usage.
-func ContextTokens(path []session.Record) int {
+func ContextTokens(path []Entry) int {
 	u, _ := LastUsage(path)
 	return u.context()
 }
@@ -79,7 +77,7 @@ func OverThreshold(tokens, window, reserve int) bool {
 // Prepare plans a compaction of path (the active path, root first). It
 // reports false when there is nothing to do (the path is empty, already
 // ends in a compaction, or fits in the kept part).
-func Prepare(path []session.Record, s Settings) (Plan, bool) {
+func Prepare(path []Entry, s Settings) (Plan, bool) {
 	if len(path) == 0 || path[len(path)-1].Type == "compaction" {
 		return Plan{}, false
 	}
@@ -96,9 +94,7 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 		p.TokensBefore = u.context()
 		est := 0
 		for _, e := range path[start:] {
-			if m := session.MessageOf(e); m != nil {
-				est += EstimateTokens(m)
-			}
+			est += e.Tokens
 		}
 		if est > 0 {
 			if ratio := float64(u.prompt()) / float64(est); ratio > 1 && !math.IsInf(ratio, 0) {
@@ -119,8 +115,8 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 	collect := func(from, to int) []json.RawMessage {
 		var out []json.RawMessage
 		for _, e := range path[from:to] {
-			if m := session.MessageOf(e); m != nil {
-				out = append(out, m)
+			if e.Message != nil {
+				out = append(out, e.Message)
 			}
 		}
 		return out
@@ -147,11 +143,14 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 		}
 	}
 	p.Files = NewFileOps(prevDetails)
-	p.Files.Add(p.Summarize)
-	p.Files.Add(p.TurnPrefix)
+	for _, e := range path[start:cut.FirstKept] { // the summarized part and the turn prefix
+		if e.Message != nil && e.info.role == "assistant" {
+			p.Files.add(e.info.files)
+		}
+	}
 	p.SummarizeMessages, p.TurnPrefixCount, p.KeptMessages = len(p.Summarize), len(p.TurnPrefix), len(p.Kept)
-	for _, m := range p.Kept {
-		p.KeptTokens += EstimateTokens(m)
+	for _, e := range path[cut.FirstKept:] {
+		p.KeptTokens += e.Tokens
 	}
 	return p, true
 }

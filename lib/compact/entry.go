@@ -1,0 +1,369 @@
+package compact
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// Entry is a record of a session stream with what compaction asks of it,
+// read once: the message it contributes to the context, its role, its
+// token estimate and the few fields pruning and the threshold test use.
+// Its bytes are the record's (Raw is not copied), so a long session is
+// indexed without keeping decoded copies of it.
+type Entry struct {
+	session.Record
+	Message json.RawMessage // session.MessageOf(Record); nil when it contributes none
+	Role    string          // Message's role
+	Tokens  int             // EstimateTokens(Message)
+	info    msgInfo
+}
+
+// msgInfo is what one skim of an AgentMessage yields.
+type msgInfo struct {
+	role, stopReason, toolName string
+	provider, model            string
+	usage                      []byte // raw usage object of an assistant message
+	pruned, retried, toolCalls bool
+	tokens                     int
+	files                      []fileOp // read/write/edit tool calls with a path
+}
+
+// fileOp is a tool call FileOps tracks.
+type fileOp struct{ tool, path string }
+
+// ReadEntry reads one line of a session stream (without its newline) in
+// one pass over its bytes: the base fields (as session.ParseRecord) and the
+// message. Raw is line itself, not a copy. A line that is not a record
+// gets session.ParseRecord's error.
+func ReadEntry(line []byte) (Entry, error) {
+	var e Entry
+	var msg []byte
+	ok := true
+	good := session.Members(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			e.Type, ok = str(v)
+		case "id":
+			e.ID, ok = str(v)
+		case "parentId":
+			if string(v) != "null" {
+				e.ParentID, ok = str(v)
+			}
+		case "timestamp":
+			e.Timestamp, _ = str(v)
+		case "pending":
+			e.Pending = string(v) == "true"
+		case "message":
+			msg = v
+		}
+		return ok
+	})
+	if !good || e.Type == "" {
+		r, err := session.ParseRecord(line) // the reference reader decides, and says why
+		if err != nil {
+			return Entry{}, err
+		}
+		return index(r, member(r.Raw, "message")), nil
+	}
+	e.Raw = line
+	return index(e.Record, msg), nil
+}
+
+// Index reads records already parsed (tests, other callers of the
+// Record-based session API).
+func Index(recs []session.Record) []Entry {
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		var msg []byte
+		if r.Type == "message" {
+			msg = member(r.Raw, "message")
+		}
+		out[i] = index(r, msg)
+	}
+	return out
+}
+
+// index completes an Entry from its record and, for a message entry, the
+// raw value of its "message" member.
+func index(r session.Record, msg []byte) Entry {
+	e := Entry{Record: r}
+	switch r.Type {
+	case "message":
+		if len(msg) == 0 || msg[0] != '{' {
+			return e
+		}
+		e.info = skimMessage(msg)
+		if e.info.role == "assistant" && e.info.retried { // as session.MessageOf
+			return e
+		}
+		e.Message = msg
+	case "custom_message", "branch_summary":
+		if e.Message = session.MessageOf(r); e.Message == nil {
+			return e
+		}
+		e.info = skimMessage(e.Message)
+	default:
+		return e
+	}
+	e.Role, e.Tokens = e.info.role, e.info.tokens
+	return e
+}
+
+// Records are the entries' records.
+func Records(entries []Entry) []session.Record {
+	out := make([]session.Record, len(entries))
+	for i, e := range entries {
+		out[i] = e.Record
+	}
+	return out
+}
+
+// EstimateTokens is the reference's chars/4 estimate of one AgentMessage
+// (user images are not counted, tool-result images count 1200 tokens;
+// custom and file-mention messages are estimated like user ones).
+func EstimateTokens(raw json.RawMessage) int { return skimMessage(raw).tokens }
+
+// skimMessage reads an AgentMessage without decoding it: every stage
+// estimates every message, and decoding was most of agent-compact's time
+// on long sessions.
+func skimMessage(raw []byte) msgInfo {
+	var m msgInfo
+	var role, content, command, output, summary []byte
+	session.Members(raw, func(k, v []byte) bool {
+		switch string(k) {
+		case "role":
+			role = v
+		case "content":
+			content = v
+		case "command":
+			command = v
+		case "output":
+			output = v
+		case "summary":
+			summary = v
+		case "stopReason":
+			m.stopReason, _ = str(v)
+		case "toolName":
+			m.toolName, _ = str(v)
+		case "provider":
+			m.provider, _ = str(v)
+		case "model":
+			m.model, _ = str(v)
+		case "usage":
+			if len(v) > 0 && v[0] == '{' {
+				m.usage = v
+			}
+		case "prunedAt":
+			m.pruned = string(v) != "null"
+		case "retried":
+			m.retried = string(v) == "true"
+		}
+		return true
+	})
+	m.role, _ = str(role)
+	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
+	// blocks calls fn with each content block's type, text, thinking and
+	// name lengths and raw arguments (a string content is one text block).
+	blocks := func(fn func(typ []byte, text, thinking int, name, args []byte)) {
+		if len(content) > 0 && content[0] == '"' {
+			fn([]byte("text"), slen(content), 0, nil, nil)
+			return
+		}
+		session.Elements(content, func(b []byte) bool {
+			var typ, name, args []byte
+			text, thinking := 0, 0
+			session.Members(b, func(k, v []byte) bool {
+				switch string(k) {
+				case "type":
+					typ = v
+				case "text":
+					text = slen(v)
+				case "thinking":
+					thinking = slen(v)
+				case "name":
+					name = v
+				case "arguments":
+					args = v
+				}
+				return true
+			})
+			fn(bytes.Trim(typ, `"`), text, thinking, name, args)
+			return true
+		})
+	}
+	chars := 0
+	switch m.role {
+	case "user", "custom", "hookMessage", "fileMention", "pythonExecution":
+		blocks(func(typ []byte, text, _ int, _, _ []byte) {
+			chars += text
+			if string(typ) == "image" && m.role == "hookMessage" {
+				chars += imageChars
+			}
+		})
+	case "assistant":
+		blocks(func(typ []byte, text, thinking int, name, args []byte) {
+			chars += text + thinking
+			if string(typ) == "toolCall" {
+				chars += max(0, session.StrLen(name)) + len(args)
+				m.toolCalls = true
+				if op, ok := toolFile(name, args); ok {
+					m.files = append(m.files, op)
+				}
+			}
+		})
+	case "toolResult":
+		blocks(func(typ []byte, text, _ int, _, _ []byte) {
+			chars += text
+			if string(typ) == "image" {
+				chars += imageChars
+			}
+		})
+	case "bashExecution":
+		chars = slen(command) + slen(output)
+	case "branchSummary", "compactionSummary":
+		chars = slen(summary)
+	}
+	m.tokens = int(math.Ceil(float64(chars) / 4))
+	return m
+}
+
+// toolFile is the file a read, write, edit or apply_patch call names in
+// its "path" argument (matched as encoding/json does: in any case, the
+// last one wins).
+func toolFile(name, args []byte) (fileOp, bool) {
+	tool, _ := str(name)
+	switch tool {
+	case "read", "write", "edit", "apply_patch":
+	default:
+		return fileOp{}, false
+	}
+	path := ""
+	session.Members(args, func(k, v []byte) bool {
+		if strings.EqualFold(string(k), "path") {
+			path, _ = str(v)
+		}
+		return true
+	})
+	return fileOp{tool, path}, path != ""
+}
+
+// str decodes a JSON string value (without decoding when it has no escapes).
+func str(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 {
+		return string(in), true
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
+}
+
+// ActivePath is the path BuildContext resolves over a stream's entries
+// (reference §7.1: the last entry is the leaf): a pending record with the
+// id of an earlier one stands in its place, and the path runs from the
+// last entry up its parents (a missing parent ends it; a cycle is cut where
+// it closes). It returns indexes into entries, root first; for
+// 'agent-session open' output that is every entry, in order.
+func ActivePath(entries []Entry) []int {
+	if len(entries) == 0 {
+		return nil
+	}
+	byID := make(map[string]int, len(entries)) // id → the entry that holds it now
+	for i, e := range entries {
+		if e.ID == "" {
+			continue
+		}
+		if _, dup := byID[e.ID]; !dup || e.Pending {
+			byID[e.ID] = i
+		}
+	}
+	last := len(entries) - 1
+	if id := entries[last].ID; id != "" && byID[id] != last {
+		last = byID[id] // a pending replacement of an earlier entry is not a new leaf
+	}
+	var rev []int
+	seen := make(map[int]bool)
+	for i := last; !seen[i]; {
+		seen[i] = true
+		rev = append(rev, i)
+		p, ok := byID[entries[i].ParentID]
+		if entries[i].ParentID == "" || !ok {
+			break
+		}
+		i = p
+	}
+	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
+		rev[a], rev[b] = rev[b], rev[a]
+	}
+	return rev
+}
+
+// MissingFirstKept is the first-kept id of the newest compaction on path
+// when that entry is not on the path before it ("" when it is, or when
+// there is no compaction): the resolver then keeps nothing from before the
+// compaction but its summary.
+func MissingFirstKept(path []Entry) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type != "compaction" {
+			continue
+		}
+		v, _ := str(member(path[i].Raw, "firstKeptEntryId"))
+		if v == "" {
+			return ""
+		}
+		for _, e := range path[:i] {
+			if e.ID == v {
+				return ""
+			}
+		}
+		return v
+	}
+	return ""
+}
+
+// LastAssistant is the newest assistant message of the resolved context
+// (nil when a compaction or nothing comes after the last one).
+func LastAssistant(path []Entry) json.RawMessage {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == "compaction" {
+			return nil
+		}
+		if path[i].Message != nil {
+			if path[i].Role == "assistant" {
+				return path[i].Message
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// DefaultModel is the stream's "default" model as BuildContext folds it
+// over the path: the last model_change of the default role or the last
+// assistant message's provider/model.
+func DefaultModel(path []Entry) string {
+	model := ""
+	for _, e := range path {
+		switch e.Type {
+		case "model_change":
+			var v struct{ Model, Role, Provider, ModelID string }
+			json.Unmarshal(e.Raw, &v)
+			if v.Model == "" && v.Provider != "" && v.ModelID != "" {
+				v.Model = v.Provider + "/" + v.ModelID
+			}
+			if v.Model != "" && (v.Role == "" || v.Role == "default") {
+				model = v.Model
+			}
+		case "message":
+			if e.info.role == "assistant" && e.info.provider != "" && e.info.model != "" {
+				model = e.info.provider + "/" + e.info.model
+			}
+		}
+	}
+	return model
+}
