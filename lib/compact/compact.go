@@ -29,8 +29,9 @@ var Defaults = Settings{ReserveTokens: 16384, KeepRecentTokens: 20000, ProtectTo
 // imageChars is what an image in a tool result counts for (1200 tokens).
 const imageChars = 4800
 
-// protectedTools are never pruned.
-var protectedTools = map[string]bool{"read": true, "skill": true}
+// protectedTools are never pruned (with Claude Code's names, for imported
+// sessions).
+var protectedTools = map[string]bool{"read": true, "skill": true, "Read": true, "Skill": true}
 
 type message struct {
 	Role       string          `json:"role"`

@@ -29,11 +29,11 @@ type msgInfo struct {
 	usage                      []byte // raw usage object of an assistant message
 	pruned, retried, toolCalls bool
 	tokens                     int
-	files                      []fileOp // read/write/edit tool calls with a path
+	files                      []fileOp // the files of read/write/edit tool calls
 }
 
-// fileOp is a tool call FileOps tracks.
-type fileOp struct{ tool, path string }
+// fileOp is a file a tool call read ("read"), wrote ("write") or changed ("edit").
+type fileOp struct{ op, path string }
 
 // ReadEntry reads one line of a session stream (without its newline) in
 // one pass over its bytes: the base fields (as session.ParseRecord) and the
@@ -210,9 +210,7 @@ func skimMessage(raw []byte) msgInfo {
 			if string(typ) == "toolCall" {
 				chars += max(0, session.StrLen(name)) + len(args)
 				m.toolCalls = true
-				if op, ok := toolFile(name, args); ok {
-					m.files = append(m.files, op)
-				}
+				m.files = toolFiles(name, args, m.files)
 			}
 		})
 	case "toolResult":
@@ -231,24 +229,49 @@ func skimMessage(raw []byte) msgInfo {
 	return m
 }
 
-// toolFile is the file a read, write, edit or apply_patch call names in
-// its "path" argument (matched as encoding/json does: in any case, the
-// last one wins).
-func toolFile(name, args []byte) (fileOp, bool) {
+// fileTools maps the file tools of agentutils and pi, and of the agents
+// whose transcripts 'agent-session import' converts (Claude Code's Read,
+// Write, Edit, MultiEdit, NotebookEdit; Codex's apply_patch), to the
+// operation FileOps records.
+var fileTools = map[string]string{
+	"read": "read", "write": "write", "edit": "edit", "apply_patch": "edit",
+	"Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
+}
+
+// toolFiles are the files a file tool call names: its "path" argument
+// (also "file_path" and "notebook_path", matched as encoding/json matches
+// names: in any case, the last one wins), or for a patch without one the
+// files its "*** Add/Update/Delete File:" lines name.
+func toolFiles(name, args []byte, ops []fileOp) []fileOp {
 	tool, _ := str(name)
-	switch tool {
-	case "read", "write", "edit", "apply_patch":
-	default:
-		return fileOp{}, false
+	op := fileTools[tool]
+	if op == "" {
+		return ops
 	}
-	path := ""
+	path, patch := "", ""
 	session.Members(args, func(k, v []byte) bool {
-		if strings.EqualFold(string(k), "path") {
+		switch key := string(k); {
+		case strings.EqualFold(key, "path"), strings.EqualFold(key, "file_path"), strings.EqualFold(key, "notebook_path"):
 			path, _ = str(v)
+		case key == "input" || key == "patch":
+			patch, _ = str(v)
 		}
 		return true
 	})
-	return fileOp{tool, path}, path != ""
+	if path != "" {
+		return append(ops, fileOp{op, path})
+	}
+	if op != "edit" || patch == "" {
+		return ops
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		for _, h := range []struct{ prefix, op string }{{"*** Add File: ", "write"}, {"*** Update File: ", "edit"}, {"*** Delete File: ", "edit"}, {"*** Move to: ", "write"}} {
+			if p, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), h.prefix); ok && strings.TrimSpace(p) != "" {
+				ops = append(ops, fileOp{h.op, strings.TrimSpace(p)})
+			}
+		}
+	}
+	return ops
 }
 
 // str decodes a JSON string value (without decoding when it has no escapes).

@@ -3,6 +3,8 @@ package compact
 import (
 	"encoding/json"
 	"math"
+
+	"github.com/agentutils/agentutils/lib/session"
 )
 
 // Plan is what a compaction will do (prepareCompaction, §4.5); agent-compact
@@ -53,17 +55,49 @@ func LastUsage(path []Entry) (usage, bool) {
 			continue
 		}
 		var u usage
-		if json.Unmarshal(e.info.usage, &u) == nil {
+		if json.Unmarshal(e.info.usage, &u) == nil && u.context() > 0 { // all zeros: no usage (imported rollouts)
 			return u, true
 		}
 	}
 	return usage{}, false
 }
 
-// ContextTokens is what the threshold test counts: the last usage.
+// ContextTokens is what the threshold test counts: the last usage (§4.3).
+// A path without usage (a session imported from Codex has none) is
+// estimated instead, as the context BuildContext resolves: the newest
+// compaction's summary and kept entries, and everything after it.
 func ContextTokens(path []Entry) int {
-	u, _ := LastUsage(path)
-	return u.context()
+	if u, ok := LastUsage(path); ok {
+		return u.context()
+	}
+	return EstimateContext(path)
+}
+
+// EstimateContext is the chars/4 estimate of the context path resolves to.
+func EstimateContext(path []Entry) int {
+	from, total := 0, 0
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type != "compaction" {
+			continue
+		}
+		total = int(math.Ceil(float64(max(0, session.StrLen(member(path[i].Raw, "summary")))) / 4))
+		from = i + 1
+		if kept, _ := str(member(path[i].Raw, "firstKeptEntryId")); kept != "" {
+			for j := 0; j < i; j++ {
+				if path[j].ID == kept {
+					for _, e := range path[j:i] {
+						total += e.Tokens
+					}
+					break
+				}
+			}
+		}
+		break
+	}
+	for _, e := range path[from:] {
+		total += e.Tokens
+	}
+	return total
 }
 
 // OverThreshold is the reference's test: tokens > window − max(15%, reserve).
@@ -90,8 +124,8 @@ func Prepare(path []Entry, s Settings) (Plan, bool) {
 	}
 	start := prev + 1
 	p := Plan{KeepTokens: s.KeepRecentTokens}
+	p.TokensBefore = ContextTokens(path)
 	if u, ok := LastUsage(path); ok {
-		p.TokensBefore = u.context()
 		est := 0
 		for _, e := range path[start:] {
 			est += e.Tokens

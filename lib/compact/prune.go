@@ -109,12 +109,12 @@ func (f FileOps) Add(msgs []json.RawMessage) {
 
 func (f FileOps) add(ops []fileOp) {
 	for _, op := range ops {
-		switch op.tool {
+		switch op.op {
 		case "read":
 			f.Read[op.path] = true
 		case "write":
 			f.Written[op.path] = true
-		case "edit", "apply_patch":
+		case "edit":
 			f.Edited[op.path] = true
 		}
 	}
