@@ -84,7 +84,7 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		models = append(models, m)
 	}
-	if len(models) == 0 && resolveErr != nil && c.String("summarizer-cmd") == "" && (c.Bool("force") || c.String("replay") != "") {
+	if len(models) == 0 && resolveErr != nil && c.String("summarizer-cmd") == "" && !c.Bool("dry-run") && (c.Bool("force") || c.String("replay") != "") {
 		return exit.Wrap(exit.Usage, resolveErr)
 	}
 	var model llm.Model
