@@ -67,10 +67,10 @@ func ReadEntry(line []byte) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		return index(r, member(r.Raw, "message")), nil
+		return index(r, member(r.Raw, "message"), false), nil
 	}
 	e.Raw = line
-	return index(e.Record, msg), nil
+	return index(e.Record, msg, true), nil
 }
 
 // Index reads records already parsed (tests, other callers of the
@@ -82,21 +82,21 @@ func Index(recs []session.Record) []Entry {
 		if r.Type == "message" {
 			msg = member(r.Raw, "message")
 		}
-		out[i] = index(r, msg)
+		out[i] = index(r, msg, false)
 	}
 	return out
 }
 
 // index completes an Entry from its record and, for a message entry, the
-// raw value of its "message" member.
-func index(r session.Record, msg []byte) Entry {
+// raw value of its "message" member (checked: already checked as JSON).
+func index(r session.Record, msg []byte, checked bool) Entry {
 	e := Entry{Record: r}
 	switch r.Type {
 	case "message":
 		if len(msg) == 0 || msg[0] != '{' {
 			return e
 		}
-		e.info = skimMessage(msg)
+		e.info = skimMessage(msg, checked)
 		if e.info.role == "assistant" && e.info.retried { // as session.MessageOf
 			return e
 		}
@@ -105,7 +105,7 @@ func index(r session.Record, msg []byte) Entry {
 		if e.Message = session.MessageOf(r); e.Message == nil {
 			return e
 		}
-		e.info = skimMessage(e.Message)
+		e.info = skimMessage(e.Message, false)
 	default:
 		return e
 	}
@@ -125,15 +125,19 @@ func Records(entries []Entry) []session.Record {
 // EstimateTokens is the reference's chars/4 estimate of one AgentMessage
 // (user images are not counted, tool-result images count 1200 tokens;
 // custom and file-mention messages are estimated like user ones).
-func EstimateTokens(raw json.RawMessage) int { return skimMessage(raw).tokens }
+func EstimateTokens(raw json.RawMessage) int { return skimMessage(raw, false).tokens }
 
 // skimMessage reads an AgentMessage without decoding it: every stage
 // estimates every message, and decoding was most of agent-compact's time
 // on long sessions.
-func skimMessage(raw []byte) msgInfo {
+func skimMessage(raw []byte, checked bool) msgInfo {
+	// (checked: raw was checked with the record it is in, so it is walked
+	// without checking it again)
+	members := func(obj []byte, fn func(k, v []byte)) { eachMember(checked, obj, fn) }
+	elements := func(arr []byte, fn func(v []byte)) { eachElement(checked, arr, fn) }
 	var m msgInfo
 	var role, content, command, output, summary []byte
-	session.Members(raw, func(k, v []byte) bool {
+	members(raw, func(k, v []byte) {
 		switch string(k) {
 		case "role":
 			role = v
@@ -162,7 +166,6 @@ func skimMessage(raw []byte) msgInfo {
 		case "retried":
 			m.retried = string(v) == "true"
 		}
-		return true
 	})
 	m.role, _ = str(role)
 	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
@@ -173,10 +176,10 @@ func skimMessage(raw []byte) msgInfo {
 			fn([]byte("text"), slen(content), 0, nil, nil)
 			return
 		}
-		session.Elements(content, func(b []byte) bool {
+		elements(content, func(b []byte) {
 			var typ, name, args []byte
 			text, thinking := 0, 0
-			session.Members(b, func(k, v []byte) bool {
+			members(b, func(k, v []byte) {
 				switch string(k) {
 				case "type":
 					typ = v
@@ -189,10 +192,8 @@ func skimMessage(raw []byte) msgInfo {
 				case "arguments":
 					args = v
 				}
-				return true
 			})
 			fn(bytes.Trim(typ, `"`), text, thinking, name, args)
-			return true
 		})
 	}
 	chars := 0
@@ -210,7 +211,7 @@ func skimMessage(raw []byte) msgInfo {
 			if string(typ) == "toolCall" {
 				chars += max(0, session.StrLen(name)) + len(args)
 				m.toolCalls = true
-				m.files = toolFiles(name, args, m.files)
+				m.files = toolFiles(name, args, m.files, checked)
 			}
 		})
 	case "toolResult":
@@ -242,21 +243,20 @@ var fileTools = map[string]string{
 // (also "file_path" and "notebook_path", matched as encoding/json matches
 // names: in any case, the last one wins), or for a patch without one the
 // files its "*** Add/Update/Delete File:" lines name.
-func toolFiles(name, args []byte, ops []fileOp) []fileOp {
+func toolFiles(name, args []byte, ops []fileOp, checked bool) []fileOp {
 	tool, _ := str(name)
 	op := fileTools[tool]
 	if op == "" {
 		return ops
 	}
 	path, patch := "", ""
-	session.Members(args, func(k, v []byte) bool {
+	eachMember(checked, args, func(k, v []byte) {
 		switch key := string(k); {
 		case strings.EqualFold(key, "path"), strings.EqualFold(key, "file_path"), strings.EqualFold(key, "notebook_path"):
 			path, _ = str(v)
 		case key == "input" || key == "patch":
 			patch, _ = str(v)
 		}
-		return true
 	})
 	if path != "" {
 		return append(ops, fileOp{op, path})
@@ -272,6 +272,26 @@ func toolFiles(name, args []byte, ops []fileOp) []fileOp {
 		}
 	}
 	return ops
+}
+
+// eachMember calls fn with each member of the object obj, checking obj
+// unless it has been checked already.
+func eachMember(checked bool, obj []byte, fn func(k, v []byte)) {
+	if checked {
+		walkMembers(obj, fn)
+		return
+	}
+	session.Members(obj, func(k, v []byte) bool { fn(k, v); return true })
+}
+
+// eachElement calls fn with each element of the array arr, checking arr
+// unless it has been checked already.
+func eachElement(checked bool, arr []byte, fn func(v []byte)) {
+	if checked {
+		walkElements(arr, fn)
+		return
+	}
+	session.Elements(arr, func(v []byte) bool { fn(v); return true })
 }
 
 // str decodes a JSON string value (without decoding when it has no escapes).
@@ -296,29 +316,50 @@ func ActivePath(entries []Entry) []int {
 	if len(entries) == 0 {
 		return nil
 	}
-	byID := make(map[string]int, len(entries)) // id → the entry that holds it now
-	for i, e := range entries {
-		if e.ID == "" {
+	// session.BuildContext's applyPending: a pending record with the id of
+	// an earlier one takes its place.
+	out := make([]int, len(entries))
+	for i := range out {
+		out[i] = i
+	}
+	for _, e := range entries {
+		if !e.Pending {
 			continue
 		}
-		if _, dup := byID[e.ID]; !dup || e.Pending {
-			byID[e.ID] = i
+		out = out[:0]
+		pos := make(map[string]int, len(entries))
+		for i, e := range entries {
+			if p, ok := pos[e.ID]; ok && e.Pending {
+				out[p] = i
+				continue
+			}
+			if e.ID != "" {
+				pos[e.ID] = len(out)
+			}
+			out = append(out, i)
+		}
+		break
+	}
+	// session.Path from the last entry: ids name their first entry.
+	byID := make(map[string]int, len(out))
+	for p, i := range out {
+		if id := entries[i].ID; id != "" {
+			if _, dup := byID[id]; !dup {
+				byID[id] = p
+			}
 		}
 	}
-	last := len(entries) - 1
-	if id := entries[last].ID; id != "" && byID[id] != last {
-		last = byID[id] // a pending replacement of an earlier entry is not a new leaf
-	}
-	var rev []int
-	seen := make(map[int]bool)
-	for i := last; !seen[i]; {
-		seen[i] = true
-		rev = append(rev, i)
-		p, ok := byID[entries[i].ParentID]
-		if entries[i].ParentID == "" || !ok {
+	rev := make([]int, 0, len(out))
+	seen := make([]bool, len(out))
+	for p := len(out) - 1; !seen[p]; {
+		seen[p] = true
+		rev = append(rev, out[p])
+		parent := entries[out[p]].ParentID
+		q, ok := byID[parent]
+		if parent == "" || !ok {
 			break
 		}
-		i = p
+		p = q
 	}
 	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
 		rev[a], rev[b] = rev[b], rev[a]
@@ -389,4 +430,137 @@ func DefaultModel(path []Entry) string {
 		}
 	}
 	return model
+}
+
+// A walker for JSON that session.Members has already checked (the message
+// inside a record ReadEntry read): it finds members and elements without
+// checking them again, crossing strings with a vectorised byte search. On
+// bytes that are not JSON it stops early; it never reads out of bounds.
+
+// walkMembers calls fn with each member of the object obj.
+func walkMembers(obj []byte, fn func(k, v []byte)) {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipWS(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		ke := skipString(obj, i)
+		if ke < 0 {
+			return
+		}
+		key := obj[i+1 : ke-1]
+		i = skipWS(obj, ke)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipWS(obj, i+1)
+		ve := skipValue(obj, i)
+		if ve < 0 {
+			return
+		}
+		fn(key, obj[i:ve])
+		i = skipWS(obj, ve)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// walkElements calls fn with each element of the array arr.
+func walkElements(arr []byte, fn func(v []byte)) {
+	i := skipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i = skipWS(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return
+	}
+	for {
+		i = skipWS(arr, i)
+		ve := skipValue(arr, i)
+		if ve < 0 {
+			return
+		}
+		fn(arr[i:ve])
+		i = skipWS(arr, ve)
+		if i >= len(arr) || arr[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] ('"'),
+// or -1.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		k := i + j
+		n := 0
+		for k-n-1 >= i && b[k-n-1] == '\\' {
+			n++
+		}
+		i = k + 1
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipValue returns the index after the value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
 }

@@ -101,7 +101,7 @@ func (f FileOps) Add(msgs []json.RawMessage) {
 		if !bytes.Contains(raw, []byte(`"toolCall"`)) {
 			continue // no tool call: nothing to read
 		}
-		if m := skimMessage(raw); m.role == "assistant" {
+		if m := skimMessage(raw, false); m.role == "assistant" {
 			f.add(m.files)
 		}
 	}

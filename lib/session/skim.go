@@ -289,8 +289,44 @@ func literalOK(t []byte) bool {
 	case "":
 		return false
 	}
-	if t[0] != '-' && (t[0] < '0' || t[0] > '9') {
+	return numberOK(t)
+}
+
+// numberOK reports whether t is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberOK(t []byte) bool {
+	i := 0
+	if i < len(t) && t[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(t) && t[i] == '0':
+		i++
+	case digits() == 0:
 		return false
 	}
-	return json.Valid(t)
+	if i < len(t) && t[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		if i < len(t) && (t[i] == '+' || t[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(t)
 }

@@ -1,6 +1,9 @@
 package session
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // hasControl, eight bytes at a time, agrees with a byte-by-byte check.
 func FuzzHasControl(f *testing.F) {
@@ -16,6 +19,23 @@ func FuzzHasControl(f *testing.F) {
 			if got := hasControl(b[i:]); got != w {
 				t.Fatalf("hasControl(%q) = %v, want %v", b[i:], got, w)
 			}
+		}
+	})
+}
+
+// numberOK agrees with encoding/json on what a number is.
+func FuzzNumberOK(f *testing.F) {
+	for _, s := range []string{"0", "-0", "12", "1.5", "-1.5e10", "1E+2", "01", "1.", ".5", "-", "1e", "+1", "0x1", "1.5e-3", "Infinity"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) == 0 {
+			return
+		}
+		var n json.Number
+		want := json.Unmarshal([]byte(s), &n) == nil && string(n) == s
+		if got := numberOK([]byte(s)); got != want {
+			t.Fatalf("numberOK(%q) = %v, encoding/json %v", s, got, want)
 		}
 	})
 }
