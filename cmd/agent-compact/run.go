@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -169,6 +170,7 @@ func run(c *cli.Context, env *app.Env) error {
 	for _, p := range pruned {
 		repl = append(repl, splice{st.spans[at[p.Index]], p.Raw})
 	}
+	slices.SortFunc(repl, func(a, b splice) int { return a.span[0] - b.span[0] }) // path order need not be stream order
 	return writeStream(env.Stdout, in, repl, rec)
 }
 
