@@ -46,7 +46,7 @@ func ReadEntry(line []byte) (Entry, error) {
 	good := session.Members(line, func(k, v []byte) bool {
 		switch string(k) {
 		case "type":
-			e.Type, ok = str(v)
+			e.Type, ok = known(v)
 		case "id":
 			e.ID, ok = str(v)
 		case "parentId":
@@ -150,13 +150,13 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 		case "summary":
 			summary = v
 		case "stopReason":
-			m.stopReason, _ = str(v)
+			m.stopReason, _ = known(v)
 		case "toolName":
-			m.toolName, _ = str(v)
+			m.toolName, _ = known(v)
 		case "provider":
-			m.provider, _ = str(v)
+			m.provider, _ = known(v)
 		case "model":
-			m.model, _ = str(v)
+			m.model, _ = known(v)
 		case "usage":
 			if len(v) > 0 && v[0] == '{' {
 				m.usage = v
@@ -167,7 +167,7 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 			m.retried = string(v) == "true"
 		}
 	})
-	m.role, _ = str(role)
+	m.role, _ = known(role)
 	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
 	// blocks calls fn with each content block's type, text, thinking and
 	// name lengths and raw arguments (a string content is one text block).
@@ -292,6 +292,65 @@ func eachElement(checked bool, arr []byte, fn func(v []byte)) {
 		return
 	}
 	session.Elements(arr, func(v []byte) bool { fn(v); return true })
+}
+
+// known is str for values that repeat on every line (entry types, roles,
+// stop reasons, tool and provider names): the common ones are constants,
+// not a new string each time.
+func known(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case "message":
+			return "message", true
+		case "model_change":
+			return "model_change", true
+		case "thinking_level_change":
+			return "thinking_level_change", true
+		case "compaction":
+			return "compaction", true
+		case "branch_summary":
+			return "branch_summary", true
+		case "custom_message":
+			return "custom_message", true
+		case "custom":
+			return "custom", true
+		case "label":
+			return "label", true
+		case "user":
+			return "user", true
+		case "assistant":
+			return "assistant", true
+		case "toolResult":
+			return "toolResult", true
+		case "bashExecution":
+			return "bashExecution", true
+		case "stop":
+			return "stop", true
+		case "toolUse":
+			return "toolUse", true
+		case "length":
+			return "length", true
+		case "error":
+			return "error", true
+		case "aborted":
+			return "aborted", true
+		case "read":
+			return "read", true
+		case "bash":
+			return "bash", true
+		case "edit":
+			return "edit", true
+		case "write":
+			return "write", true
+		case "anthropic":
+			return "anthropic", true
+		case "openai":
+			return "openai", true
+		case "google":
+			return "google", true
+		}
+	}
+	return str(v)
 }
 
 // str decodes a JSON string value (without decoding when it has no escapes).
