@@ -162,7 +162,10 @@ func modelSplitPlan(c *cli.Context, env *app.Env, files []commit.FileDiff, cfg c
 		return commit.SplitPlan{}, err
 	}
 	defer done()
-	opts.MaxTokens = 8000
+	opts.MaxTokens = 8000 // a plan of many commits is long
+	if model.MaxTokens > 0 && model.MaxTokens < opts.MaxTokens {
+		opts.MaxTokens = model.MaxTokens
+	}
 	agent := &commit.SplitAgent{Files: files, Cfg: cfg}
 	now := func() int64 { return env.Now().UnixMilli() }
 	lc := llm.Context{SystemPrompt: commit.SplitSystemPrompt, Tools: commit.SplitTools(),
