@@ -78,6 +78,11 @@ func run(c *cli.Context, env *app.Env) error {
 		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
 		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
 		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd}
+	wo.NoIgnoreParent, wo.NoIgnoreGlobal = c.Bool("no-ignore-parent"), c.Bool("no-ignore-global")
+	wo.NoIgnoreExclude, wo.NoRequireGit = c.Bool("no-ignore-exclude"), c.Bool("no-require-git")
+	if c.Bool("glob-case-insensitive") {
+		wo.IGlobs, wo.Globs = append(wo.Globs, wo.IGlobs...), nil
+	}
 	unrestricted := c.Count("unrestricted") // rg's -u, -uu, -uuu
 	if unrestricted >= 1 {
 		wo.NoIgnore = true

@@ -28,7 +28,7 @@ type overrideGlob struct {
 
 func newFilter(o WalkOptions, abs string) (*filter, error) {
 	f := &filter{o: o, rules: &ignoreRules{o: o}}
-	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS {
+	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
 		f.rules.global = readIgnoreList("", o.GlobalIgnore)
 	}
 	ovs, err := CompileGlobs(o.Globs, o.IGlobs)

@@ -216,7 +216,7 @@ func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bo
 		if has(".gitignore") {
 			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"))
 		}
-		if l.hasGit {
+		if l.hasGit && !r.o.NoIgnoreExclude {
 			l.exclude = readIgnoreList(dir, filepath.Join(dir, ".git", "info", "exclude"))
 		}
 	}
@@ -242,6 +242,9 @@ func (r *ignoreRules) parents(root string) *ignoreLevel {
 	var l *ignoreLevel
 	for i := len(dirs) - 1; i >= 0; i-- {
 		l = r.level(l, dirs[i], nil)
+		if r.o.NoIgnoreParent {
+			l.rg, l.dot, l.git, l.exclude = nil, nil, nil, nil // only where .git is still counts
+		}
 	}
 	return l
 }
@@ -252,8 +255,8 @@ func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
 	if r.o.NoIgnore {
 		return 0
 	}
-	anyGit := false
-	for p := l; p != nil; p = p.parent {
+	anyGit := r.o.NoRequireGit
+	for p := l; p != nil && !anyGit; p = p.parent {
 		if p.hasGit {
 			anyGit = true
 			break
@@ -284,13 +287,18 @@ func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
 		}
 	}
 	if anyGit && r.global != nil && !r.o.NoIgnoreVCS {
-		// core.excludesFile: relative to the repository's top
+		// core.excludesFile: relative to the repository's top (the
+		// working directory outside one)
+		g := *r.global
+		g.dir = r.o.Cwd
 		for p := l; p != nil; p = p.parent {
 			if p.hasGit {
-				g := *r.global
 				g.dir = p.path
-				return g.match(abs, isDir)
+				break
 			}
+		}
+		if g.dir != "" {
+			return g.match(abs, isDir)
 		}
 	}
 	return 0

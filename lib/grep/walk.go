@@ -16,6 +16,10 @@ type WalkOptions struct {
 	NoIgnore     bool     // --no-ignore: no ignore files at all
 	NoIgnoreVCS  bool     // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
 	NoIgnoreDot  bool     // --no-ignore-dot: no .ignore (.rgignore still counts, as in rg)
+	// --no-ignore-parent (no ignore files above the root), --no-ignore-global
+	// (no core.excludesFile), --no-ignore-exclude (no .git/info/exclude),
+	// --no-require-git (git's ignore files count outside a repository too)
+	NoIgnoreParent, NoIgnoreGlobal, NoIgnoreExclude, NoRequireGit bool
 	Follow       bool     // -L
 	MaxDepth     int      // --max-depth, when MaxDepthSet (0: only the named paths)
 	MaxDepthSet  bool     // --max-depth was given
