@@ -12,24 +12,24 @@ import (
 
 // WalkOptions choose the files to search, with rg's meanings.
 type WalkOptions struct {
-	Hidden       bool     // --hidden
-	NoIgnore     bool     // --no-ignore: no ignore files at all
-	NoIgnoreVCS  bool     // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
-	NoIgnoreDot  bool     // --no-ignore-dot: no .ignore (.rgignore still counts, as in rg)
+	Hidden      bool // --hidden
+	NoIgnore    bool // --no-ignore: no ignore files at all
+	NoIgnoreVCS bool // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
+	NoIgnoreDot bool // --no-ignore-dot: no .ignore (.rgignore still counts, as in rg)
 	// --no-ignore-parent (no ignore files above the root), --no-ignore-global
 	// (no core.excludesFile), --no-ignore-exclude (no .git/info/exclude),
 	// --no-require-git (git's ignore files count outside a repository too)
 	NoIgnoreParent, NoIgnoreGlobal, NoIgnoreExclude, NoRequireGit bool
-	Follow       bool     // -L
-	MaxDepth     int      // --max-depth, when MaxDepthSet (0: only the named paths)
-	MaxDepthSet  bool     // --max-depth was given
-	MaxFilesize  int64    // --max-filesize (0: none)
-	Globs        []string // -g (a leading ! excludes), gitignore-style, matched against the path as printed
-	IGlobs       []string // --iglob: case-insensitive globs
-	Types        []string // -t
-	TypesNot     []string // -T
-	GlobalIgnore string   // core.excludesFile ("" for none)
-	Cwd          string   // the working directory: absolute paths below it match globs relative to it
+	Follow                                                        bool     // -L
+	MaxDepth                                                      int      // --max-depth, when MaxDepthSet (0: only the named paths)
+	MaxDepthSet                                                   bool     // --max-depth was given
+	MaxFilesize                                                   int64    // --max-filesize (0: none)
+	Globs                                                         []string // -g (a leading ! excludes), gitignore-style, matched against the path as printed
+	IGlobs                                                        []string // --iglob: case-insensitive globs
+	Types                                                         []string // -t
+	TypesNot                                                      []string // -T
+	GlobalIgnore                                                  string   // core.excludesFile ("" for none)
+	Cwd                                                           string   // the working directory: absolute paths below it match globs relative to it
 	// FilterGlobs (the agent tools' glob) only narrow the files that the
 	// ignore rules let through: matched against the path below the root,
 	// a glob without a slash at any depth.
