@@ -80,6 +80,12 @@ func run(c *cli.Context, env *app.Env) error {
 		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd}
 	wo.NoIgnoreParent, wo.NoIgnoreGlobal = c.Bool("no-ignore-parent"), c.Bool("no-ignore-global")
 	wo.NoIgnoreExclude, wo.NoRequireGit = c.Bool("no-ignore-exclude"), c.Bool("no-require-git")
+	wo.IgnoreFiles, wo.NoIgnoreFiles = c.StringSlice("ignore-file"), c.Bool("no-ignore-files")
+	for _, f := range wo.IgnoreFiles {
+		if _, err := os.Stat(f); err != nil && !wo.NoIgnoreFiles {
+			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays
+		}
+	}
 	if c.Bool("glob-case-insensitive") {
 		wo.IGlobs, wo.Globs = append(wo.Globs, wo.IGlobs...), nil
 	}

@@ -31,6 +31,13 @@ func newFilter(o WalkOptions, abs string) (*filter, error) {
 	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
 		f.rules.global = readIgnoreList("", o.GlobalIgnore)
 	}
+	if !o.NoIgnoreFiles {
+		for _, path := range o.IgnoreFiles {
+			if l := readIgnoreList(o.Cwd, path); l != nil {
+				f.rules.explicit = append(f.rules.explicit, l)
+			}
+		}
+	}
 	ovs, err := CompileGlobs(o.Globs, o.IGlobs)
 	if err != nil {
 		return nil, err

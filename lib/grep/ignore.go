@@ -194,8 +194,9 @@ type ignoreLevel struct {
 // core.excludesFile. Git's files count only inside a repository and stop
 // at its top.
 type ignoreRules struct {
-	o      WalkOptions
-	global *ignoreList
+	o        WalkOptions
+	global   *ignoreList
+	explicit []*ignoreList // --ignore-file, in the order given
 }
 
 // level reads the ignore files of dir; has says whether a name is in the
@@ -252,6 +253,18 @@ func (r *ignoreRules) parents(root string) *ignoreLevel {
 // ignored is the decision for abs (absolute, cleaned) in the directory
 // whose level is l: 1 ignored, -1 re-included (whitelisted), 0 none.
 func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
+	if m := r.ignoredByFiles(l, abs, isDir); m != 0 {
+		return m
+	}
+	for i := len(r.explicit) - 1; i >= 0; i-- {
+		if m := r.explicit[i].match(abs, isDir); m != 0 {
+			return m
+		}
+	}
+	return 0
+}
+
+func (r *ignoreRules) ignoredByFiles(l *ignoreLevel, abs string, isDir bool) int {
 	if r.o.NoIgnore {
 		return 0
 	}
@@ -298,7 +311,9 @@ func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
 			}
 		}
 		if g.dir != "" {
-			return g.match(abs, isDir)
+			if m := g.match(abs, isDir); m != 0 {
+				return m
+			}
 		}
 	}
 	return 0

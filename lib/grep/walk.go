@@ -20,6 +20,11 @@ type WalkOptions struct {
 	// (no core.excludesFile), --no-ignore-exclude (no .git/info/exclude),
 	// --no-require-git (git's ignore files count outside a repository too)
 	NoIgnoreParent, NoIgnoreGlobal, NoIgnoreExclude, NoRequireGit bool
+	// IgnoreFiles (--ignore-file) rank below every other ignore file, the
+	// later one first; their patterns are relative to Cwd, and --no-ignore
+	// does not turn them off (NoIgnoreFiles does), as in rg.
+	IgnoreFiles   []string
+	NoIgnoreFiles bool
 	Follow                                                        bool     // -L
 	MaxDepth                                                      int      // --max-depth, when MaxDepthSet (0: only the named paths)
 	MaxDepthSet                                                   bool     // --max-depth was given
