@@ -25,16 +25,16 @@ type WalkOptions struct {
 	// does not turn them off (NoIgnoreFiles does), as in rg.
 	IgnoreFiles   []string
 	NoIgnoreFiles bool
-	Follow                                                        bool     // -L
-	MaxDepth                                                      int      // --max-depth, when MaxDepthSet (0: only the named paths)
-	MaxDepthSet                                                   bool     // --max-depth was given
-	MaxFilesize                                                   int64    // --max-filesize (0: none)
-	Globs                                                         []string // -g (a leading ! excludes), gitignore-style, matched against the path as printed
-	IGlobs                                                        []string // --iglob: case-insensitive globs
-	Types                                                         []string // -t
-	TypesNot                                                      []string // -T
-	GlobalIgnore                                                  string   // core.excludesFile ("" for none)
-	Cwd                                                           string   // the working directory: absolute paths below it match globs relative to it
+	Follow        bool     // -L
+	MaxDepth      int      // --max-depth, when MaxDepthSet (0: only the named paths)
+	MaxDepthSet   bool     // --max-depth was given
+	MaxFilesize   int64    // --max-filesize (0: none)
+	Globs         []string // -g (a leading ! excludes), gitignore-style, matched against the path as printed
+	IGlobs        []string // --iglob: case-insensitive globs
+	Types         []string // -t
+	TypesNot      []string // -T
+	GlobalIgnore  string   // core.excludesFile ("" for none)
+	Cwd           string   // the working directory: absolute paths below it match globs relative to it
 	// FilterGlobs (the agent tools' glob) only narrow the files that the
 	// ignore rules let through: matched against the path below the root,
 	// a glob without a slash at any depth.
