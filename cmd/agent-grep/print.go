@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -43,6 +44,8 @@ type printer struct {
 	trim               bool   // --trim
 	byteOffset         bool   // -b
 	ctxSep             []byte // --context-separator (nil: none)
+	matchSep, ctxField string // --field-match-separator, --field-context-separator
+	pathSep            string // --path-separator ("": /)
 }
 
 func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
@@ -52,6 +55,10 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 		includeZero: c.Bool("include-zero"), trim: c.Bool("trim"), byteOffset: c.Bool("byte-offset"), ctxSep: []byte(c.String("context-separator"))}
 	if c.Bool("no-context-separator") {
 		p.ctxSep = nil
+	}
+	p.matchSep, p.ctxField = c.String("field-match-separator"), c.String("field-context-separator")
+	if s := c.String("path-separator"); s != "/" {
+		p.pathSep = s
 	}
 	if c.Bool("pretty") {
 		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
@@ -143,6 +150,9 @@ func (p *printer) emit(b []byte) bool {
 }
 
 func (p *printer) pathBytes(path string) []byte {
+	if p.pathSep != "" {
+		path = strings.ReplaceAll(path, "/", p.pathSep)
+	}
 	return p.sty("35", []byte(path))
 }
 
@@ -266,9 +276,9 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			l.Subs = subs
 			l.Offset += int64(cut)
 		}
-		sep := byte(':')
+		sep := p.matchSep
 		if !l.Match {
-			sep = '-'
+			sep = p.ctxField
 		}
 		prefix := func(col int, off int64) {
 			if p.withPath && !p.heading {
@@ -276,20 +286,20 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 				if p.null {
 					out.WriteByte(0)
 				} else {
-					out.WriteByte(sep)
+					out.WriteString(sep)
 				}
 			}
 			if p.lineNums {
 				out.Write(p.sty("32", []byte(strconv.Itoa(l.Number))))
-				out.WriteByte(sep)
+				out.WriteString(sep)
 			}
 			if p.column && l.Match && col > 0 {
 				out.WriteString(strconv.Itoa(col))
-				out.WriteByte(sep)
+				out.WriteString(sep)
 			}
 			if p.byteOffset {
 				out.WriteString(strconv.FormatInt(off, 10))
-				out.WriteByte(sep)
+				out.WriteString(sep)
 			}
 		}
 		firstCol := 0

@@ -130,6 +130,12 @@ func run(c *cli.Context, env *app.Env) error {
 			slice = slice && c.Bool("multiline")
 		}
 	}
+	switch {
+	case c.Bool("no-mmap"):
+		slice = c.Bool("multiline")
+	case c.Bool("mmap"):
+		slice = true
+	}
 	// Each path is a source: stdin, or the files of a walk, streamed into
 	// the search as the walk finds them; the walk's problems are warnings.
 	type source struct {
@@ -171,7 +177,7 @@ func run(c *cli.Context, env *app.Env) error {
 				continue
 			}
 			for f := range s.files {
-				w.WriteString(f.Path + sep)
+				w.WriteString(pathSep(c, f.Path) + sep)
 				n++
 			}
 			reportWalk(s)
@@ -179,6 +185,9 @@ func run(c *cli.Context, env *app.Env) error {
 		return status(n > 0, failed, c.Bool("quiet"))
 	}
 	before, after := c.Int("before-context"), c.Int("after-context")
+	if c.Bool("passthru") {
+		c.Set("context", strconv.Itoa(1<<30)) // every line: the others as context
+	}
 	if n := c.Int("context"); n > 0 {
 		if !c.IsSet("before-context") {
 			before = n
@@ -275,6 +284,9 @@ func run(c *cli.Context, env *app.Env) error {
 
 // checkFlags refuses flag values and combinations agent-grep cannot honour.
 func checkFlags(c *cli.Context) error {
+	if s := c.String("path-separator"); c.IsSet("path-separator") && len(s) != 1 {
+		return exit.Errorf(exit.Usage, "A path separator must be exactly one byte, but the given separator is %d bytes: %s\nIn some shells on Windows '/' is automatically expanded. Use '//' instead.", len(s), s)
+	}
 	for _, u := range unsupported {
 		if c.IsSet(u.name) {
 			return exit.Errorf(exit.Usage, "unsupported rg flag: --%s (%s)", u.name, u.why)
@@ -510,4 +522,12 @@ func orDot(p string) string {
 		return "."
 	}
 	return p
+}
+
+// pathSep applies --path-separator to a printed path.
+func pathSep(c *cli.Context, path string) string {
+	if s := c.String("path-separator"); s != "" && s != "/" {
+		return strings.ReplaceAll(path, "/", s)
+	}
+	return path
 }

@@ -12,11 +12,26 @@ func searchLateBinary(m *Matcher, path string, buf []byte, o SearchOptions) File
 	so := o
 	so.Text, so.CountOnly = true, false
 	r := SearchBuffer(m, path, buf, so)
-	for _, l := range r.Lines {
+	for k, l := range r.Lines {
 		if i := bytes.IndexByte(l.Text, 0); i >= 0 {
 			r.BinaryOffset = l.Offset + int64(i)
-			r.BinaryFrom = l.Offset
 			r.BytesSearched = min(r.BytesSearched, r.BinaryOffset)
+			if !o.SkipBinary {
+				r.BinaryFrom = l.Offset
+				break
+			}
+			// quit: what came before is kept, with rg's warning
+			r.Lines, r.BinaryQuit = r.Lines[:k], true
+			r.MatchedLines, r.Matches = 0, 0
+			for _, kept := range r.Lines {
+				if kept.Match {
+					r.MatchedLines++
+					r.Matches += len(kept.Subs)
+				}
+			}
+			if r.MatchedLines == 0 {
+				r.Lines, r.BinaryQuit, r.Skipped = nil, false, true
+			}
 			break
 		}
 	}

@@ -49,7 +49,7 @@ type SearchOptions struct {
 
 // SearchBuffer searches one file's contents.
 func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
-	if o.Slice && !o.Text && !o.SkipBinary && !m.multiline && lateNUL(buf) {
+	if o.Slice && !o.Text && !m.multiline && lateNUL(buf) {
 		return searchLateBinary(m, path, buf, o) // binary_slice.go
 	}
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
