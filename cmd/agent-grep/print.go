@@ -46,6 +46,7 @@ type printer struct {
 	ctxSep             []byte // --context-separator (nil: none)
 	matchSep, ctxField string // --field-match-separator, --field-context-separator
 	pathSep            string // --path-separator ("": /)
+	lineBuffered       bool   // --line-buffered
 }
 
 func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
@@ -57,6 +58,7 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 		p.ctxSep = nil
 	}
 	p.matchSep, p.ctxField = c.String("field-match-separator"), c.String("field-context-separator")
+	p.lineBuffered = lastFlag(c, env.Args, "line-buffered", "block-buffered") == "line-buffered"
 	if s := c.String("path-separator"); s != "/" {
 		p.pathSep = s
 	}
@@ -146,6 +148,9 @@ func (p *printer) emit(b []byte) bool {
 	}
 	p.w.Write(b)
 	p.printed += int64(len(b))
+	if p.lineBuffered {
+		p.w.Flush()
+	}
 	return true
 }
 

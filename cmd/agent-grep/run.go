@@ -22,16 +22,32 @@ import (
 func run(c *cli.Context, env *app.Env) error {
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()
+	types := grep.Types
+	if c.IsSet("type-add") || c.IsSet("type-clear") {
+		types = grep.RGTypes()
+		for _, t := range c.StringSlice("type-clear") {
+			delete(types, t)
+		}
+		for _, def := range c.StringSlice("type-add") {
+			if err := grep.AddTypeDef(types, def); err != nil {
+				return exit.Wrap(exit.Usage, err)
+			}
+		}
+	}
 	if c.Bool("type-list") {
-		_, err := w.WriteString(grep.TypeList())
+		out := grep.TypeList()
+		if c.IsSet("type-add") || c.IsSet("type-clear") {
+			out = grep.RenderTypeList(types)
+		}
+		_, err := w.WriteString(out)
 		return err
 	}
 	if err := checkFlags(c); err != nil {
 		return err
 	}
 	for _, t := range append(c.StringSlice("type"), c.StringSlice("type-not")...) {
-		if _, ok := grep.Types[t]; !ok {
-			return exit.Errorf(exit.Usage, "unrecognized file type: %s (see --type-list)", t)
+		if _, ok := types[t]; !ok {
+			return exit.Errorf(exit.Usage, "unrecognized file type: %s", t)
 		}
 	}
 	if _, err := grep.CompileGlobs(c.StringSlice("glob"), c.StringSlice("iglob")); err != nil {
@@ -77,10 +93,11 @@ func run(c *cli.Context, env *app.Env) error {
 	wo := grep.WalkOptions{Hidden: c.Bool("hidden"), NoIgnore: c.Bool("no-ignore"), NoIgnoreVCS: c.Bool("no-ignore-vcs"),
 		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
 		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
-		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd}
+		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd, TypeTable: types}
 	wo.NoIgnoreParent, wo.NoIgnoreGlobal = c.Bool("no-ignore-parent"), c.Bool("no-ignore-global")
 	wo.NoIgnoreExclude, wo.NoRequireGit = c.Bool("no-ignore-exclude"), c.Bool("no-require-git")
 	wo.IgnoreFiles, wo.NoIgnoreFiles = c.StringSlice("ignore-file"), c.Bool("no-ignore-files")
+	wo.OneFileSystem = c.Bool("one-file-system")
 	for _, f := range wo.IgnoreFiles {
 		if _, err := os.Stat(f); err != nil && !wo.NoIgnoreFiles {
 			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays

@@ -2,7 +2,10 @@ package grep
 
 import (
 	_ "embed"
+	"fmt"
 	"path"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -41,8 +44,60 @@ func parseTypes(s string) map[string][]string {
 // TypeList renders the table as --type-list prints it.
 func TypeList() string { return rgTypes }
 
-func typeMatch(name, t string) bool {
-	for _, g := range Types[t] {
+// RGTypes is a fresh copy of rg's own table (no aliases), for a command
+// line's --type-add and --type-clear to change.
+func RGTypes() map[string][]string {
+	t := parseTypes(rgTypes)
+	for a := range TypeAliases {
+		delete(t, a)
+	}
+	return t
+}
+
+// AddTypeDef applies one --type-add definition to table: "name:glob" adds
+// a glob, "name:include:a,b" adds the globs of other types.
+func AddTypeDef(table map[string][]string, def string) error {
+	bad := fmt.Errorf("invalid definition (format is type:glob, e.g., html:*.html)")
+	name, rest, ok := strings.Cut(def, ":")
+	if !ok || name == "" || rest == "" {
+		return bad
+	}
+	if inc, ok := strings.CutPrefix(rest, "include:"); ok {
+		for _, t := range strings.Split(inc, ",") {
+			globs, known := table[t]
+			if !known {
+				return bad
+			}
+			table[name] = append(table[name], globs...)
+		}
+	} else {
+		table[name] = append(table[name], rest)
+	}
+	g := table[name]
+	sort.Strings(g)
+	table[name] = slices.Compact(g)
+	return nil
+}
+
+// RenderTypeList prints table as --type-list does.
+func RenderTypeList(table map[string][]string) string {
+	names := make([]string, 0, len(table))
+	for n := range table {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(n + ": " + strings.Join(table[n], ", ") + "\n")
+	}
+	return b.String()
+}
+
+func typeMatch(name, t string, table map[string][]string) bool {
+	if table == nil {
+		table = Types
+	}
+	for _, g := range table[t] {
 		if ok, _ := path.Match(g, name); ok {
 			return true
 		}
@@ -54,7 +109,7 @@ func typeMatch(name, t string) bool {
 // selected (which also lets a hidden file through, as in rg), 0 no opinion.
 func typeDecision(name string, o WalkOptions) int {
 	for _, t := range o.TypesNot {
-		if typeMatch(name, t) {
+		if typeMatch(name, t, o.TypeTable) {
 			return -1
 		}
 	}
@@ -62,7 +117,7 @@ func typeDecision(name string, o WalkOptions) int {
 		return 0
 	}
 	for _, t := range o.Types {
-		if typeMatch(name, t) {
+		if typeMatch(name, t, o.TypeTable) {
 			return 1
 		}
 	}

@@ -25,16 +25,18 @@ type WalkOptions struct {
 	// does not turn them off (NoIgnoreFiles does), as in rg.
 	IgnoreFiles   []string
 	NoIgnoreFiles bool
-	Follow        bool     // -L
-	MaxDepth      int      // --max-depth, when MaxDepthSet (0: only the named paths)
-	MaxDepthSet   bool     // --max-depth was given
-	MaxFilesize   int64    // --max-filesize (0: none)
-	Globs         []string // -g (a leading ! excludes), gitignore-style, matched against the path as printed
-	IGlobs        []string // --iglob: case-insensitive globs
-	Types         []string // -t
-	TypesNot      []string // -T
-	GlobalIgnore  string   // core.excludesFile ("" for none)
-	Cwd           string   // the working directory: absolute paths below it match globs relative to it
+	OneFileSystem bool                // --one-file-system: stay on the file system of the root
+	Follow        bool                // -L
+	MaxDepth      int                 // --max-depth, when MaxDepthSet (0: only the named paths)
+	MaxDepthSet   bool                // --max-depth was given
+	MaxFilesize   int64               // --max-filesize (0: none)
+	Globs         []string            // -g (a leading ! excludes), gitignore-style, matched against the path as printed
+	IGlobs        []string            // --iglob: case-insensitive globs
+	Types         []string            // -t
+	TypesNot      []string            // -T
+	TypeTable     map[string][]string // the type table after --type-add/--type-clear (nil: Types)
+	GlobalIgnore  string              // core.excludesFile ("" for none)
+	Cwd           string              // the working directory: absolute paths below it match globs relative to it
 	// FilterGlobs (the agent tools' glob) only narrow the files that the
 	// ignore rules let through: matched against the path below the root,
 	// a glob without a slash at any depth.
@@ -113,6 +115,7 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 		}
 		return dirID{}
 	}
+	rootDev := idOf(st).dev
 	// Each directory is listed, then its entries are filtered, then its
 	// subdirectories are handed to the read-ahead, then files and
 	// subdirectories are visited in order.
@@ -178,6 +181,15 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 			if isDir {
 				if o.MaxDepthSet && depth+1 > o.MaxDepth {
 					continue
+				}
+				if o.OneFileSystem {
+					info := target
+					if info == nil {
+						info, _ = os.Stat(p)
+					}
+					if info != nil && idOf(info).dev != rootDev {
+						continue
+					}
 				}
 				it := item{name: name, path: p, shown: show}
 				if o.Follow {
