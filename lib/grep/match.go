@@ -99,21 +99,18 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	}
 	m := &Matcher{re: re, multiline: o.Multiline || o.DotAll, word: o.Word && !o.Line}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		m.lits = requiredLits(parsed.Simplify())
-	}
-	if len(o.Patterns) == 1 && !o.Word && !o.Line && len(m.lits) == 1 {
-		p := o.Patterns[0]
-		if !o.Fixed {
-			if prefix, complete := regexp.MustCompile(p).LiteralPrefix(); complete {
-				p = prefix
-			} else {
-				p = ""
+		simple := parsed.Simplify()
+		m.lits = requiredLits(simple)
+		// A pattern that is one literal (-F, a plain word, (?i)word) is
+		// found by the literal scan alone: the regexp never runs, which
+		// matters on long lines.
+		if !o.Word && !o.Line && simple.Op == syntax.OpLiteral && len(m.lits) == 1 {
+			want, folded := string(simple.Rune), simple.Flags&syntax.FoldCase != 0
+			if folded {
+				want = strings.ToLower(want)
 			}
+			m.exact = m.lits[0].fold == folded && string(m.lits[0].s) == want
 		}
-		if fold {
-			p = strings.ToLower(p)
-		}
-		m.exact = p != "" && string(m.lits[0].s) == p
 	}
 	if !o.Fixed {
 		uo, changed := o, false
