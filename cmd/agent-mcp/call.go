@@ -26,8 +26,9 @@ func callCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "SERVER TOOL [ARGS_JSON|-]",
 		Description: "Calls TOOL with the arguments object ARGS_JSON ('-' reads it from stdin; missing means {}) and prints " +
 			"{\"content\":[…],\"details\":{…},\"isError\":…} on stdout: text and image blocks as MCP sent them, other blocks " +
-			"as text, structuredContent in details. Exit status 1 when the tool reports an error, 2 for an unknown " +
-			"server or tool or bad arguments, 124 when a time limit ran out.\n\n" +
+			"as text, structuredContent in details. Exit status 1 when the tool reports an error or the server fails, 2 for an unknown " +
+			"server or tool or bad arguments, 4 when the server wants authentication (HTTP 401/403: run 'agent-mcp auth SERVER'), " +
+			"124 when a time limit ran out.\n\n" +
 			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
 			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
@@ -182,6 +183,9 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 	var ce *connErr
 	if errors.As(err, &ce) || ctx.Err() != nil {
 		return err
+	}
+	if ae := s.authErr(); ae != nil { // the token expired or was revoked mid-session
+		return ae
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {

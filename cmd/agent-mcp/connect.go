@@ -55,10 +55,25 @@ type connErr struct {
 func (e *connErr) Error() string { return e.err.Error() }
 func (e *connErr) Unwrap() error { return e.err }
 func (e *connErr) ExitCode() int {
-	if e.kind == "timeout" {
+	switch e.kind {
+	case "timeout":
 		return exit.Timeout
+	case "auth_required":
+		return exit.Auth
 	}
 	return exit.Failure
+}
+
+// authErr is the auth_required error of a server that answered 401/403.
+func (s *session) authErr() error {
+	if s.http == nil {
+		return nil
+	}
+	if st := s.http.status(); st == 401 || st == 403 {
+		name := s.e.Name
+		return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
+	}
+	return nil
 }
 
 // open connects to a server within its connect timeout.
@@ -179,10 +194,8 @@ func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Du
 	case cctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
 		return &connErr{name, "timeout", fmt.Errorf("connection to MCP server %q timed out after %s", name, timeout)}
 	}
-	if s.http != nil {
-		if st := s.http.status(); st == 401 || st == 403 {
-			return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
-		}
+	if ae := s.authErr(); ae != nil {
+		return ae
 	}
 	msg := err.Error()
 	if s.stderr != nil {
