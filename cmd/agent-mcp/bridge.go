@@ -53,12 +53,12 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			"agent name, e.g. `mcp__github__create_issue` or `mcp__github__.*`. agent-chat fires hooks itself and says \"hooks\": false.\n\n" +
 			"Examples:\n\n    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
 			"    agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' …",
-		Flags: commonFlags(
+		Flags: commonFlags(append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "servers", Usage: "only these servers (comma-separated or repeated)"},
 			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool name form: default, v12 or v15 (the reference agent's older forms, for old transcripts)"},
 			&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call when hello.hooks is true; repeatable"},
 			&cli.StringSliceFlag{Name: "hooks-dir", Usage: "`DIR` with pre/<tool> and post/<tool> hook executables (<tool> is the agent name or *), run when hello.hooks is true; repeatable"},
-		),
+		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
 				return exit.Errorf(exit.Usage, "--naming: %v", err)
@@ -187,6 +187,12 @@ func (b *bridge) run(ctx context.Context) error {
 	}
 	b.r = r
 	r.terminate = 2 * time.Second
+	if r.sampler, err = newSampler(b.c, b.env); err != nil {
+		return err
+	}
+	if r.sampler != nil {
+		defer r.sampler.close()
+	}
 	es, err := r.selected(nil)
 	if err != nil {
 		return err
@@ -569,6 +575,9 @@ func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, arg
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail("MCP error: cancelled")
+		}
+		if b.r.sampler == nil && samplingRefused(err) {
+			return fail("MCP error: the server asked for sampling, declined: %s", noSampling)
 		}
 		return fail("MCP error: %v", err)
 	}

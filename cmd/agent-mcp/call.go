@@ -32,10 +32,10 @@ func callCommand(env *app.Env) *cli.Command {
 			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
 			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
-		Flags: commonFlags(
+		Flags: commonFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "text", Usage: "print only the joined text of the result"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},
-		),
+		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 || c.NArg() > 3 {
 				return exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
@@ -50,6 +50,12 @@ func callCommand(env *app.Env) *cli.Command {
 			r, err := newRunner(c, env)
 			if err != nil {
 				return err
+			}
+			if r.sampler, err = newSampler(c, env); err != nil {
+				return err
+			}
+			if r.sampler != nil {
+				defer r.sampler.close()
 			}
 			e, err := r.server(c.Args().Get(0))
 			if err != nil {
@@ -186,6 +192,9 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 	}
 	if ae := s.authErr(); ae != nil { // the token expired or was revoked mid-session
 		return ae
+	}
+	if s.r.sampler == nil && samplingRefused(err) {
+		return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.e.Name, tool, noSampling)}
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {

@@ -34,6 +34,8 @@ type runner struct {
 
 	connectTimeout, toolTimeout *time.Duration // nil: not given on the command line
 	serverLog                   string
+	// sampler answers servers' sampling requests (nil: declined).
+	sampler *sampler
 	// terminate is how long a stdio server gets to exit after its stdin is
 	// closed, and again after SIGTERM, before it is killed. One-shot
 	// commands keep it short: some servers ignore EOF on stdin.

@@ -93,8 +93,14 @@ func (s *session) client() *mcp.Client {
 	if o.Capabilities == nil {
 		o.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
 	}
+	if s.r.sampler != nil {
+		o.CreateMessageHandler = s.r.sampler.handler(s.e.Name)
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()}, &o)
 	c.AddRoots(&mcp.Root{URI: "file://" + s.r.cwd, Name: filepath.Base(s.r.cwd)})
+	if s.r.sampler == nil {
+		c.AddReceivingMiddleware(declineSampling(s.e.Name, func(m string) { app.Warnf(s.r.c, "%s", m) }))
+	}
 	return c
 }
 
@@ -206,8 +212,18 @@ func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Du
 	return &connErr{name, "connection", fmt.Errorf("MCP server %q: %s", name, msg)}
 }
 
+// memoryKey is the context key of a test's transports: a
+// func(server string) mcp.Transport whose non-nil answer (the SDK's
+// in-memory transport to a server in the test) replaces the configured one.
+type memoryKey struct{}
+
 // transport builds the SDK transport of a server.
 func (s *session) transport(typ string) (mcp.Transport, error) {
+	if f, ok := s.r.c.Context.Value(memoryKey{}).(func(string) mcp.Transport); ok {
+		if t := f(s.e.Name); t != nil {
+			return t, nil
+		}
+	}
 	sv := s.e.Server
 	switch typ {
 	case "", "stdio":
