@@ -22,6 +22,13 @@ import (
 // and connects the Go SDK's client to it.
 func serveClient(t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, string) {
 	t.Helper()
+	return serveClientVersion(t, opts, "", args...)
+}
+
+// serveClientVersion is serveClient with the client offering protocol
+// version (the SDK's newest when "").
+func serveClientVersion(t *testing.T, opts *mcp.ClientOptions, version string, args ...string) (*mcp.ClientSession, string) {
+	t.Helper()
 	bin, err := testbin.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func serveClient(t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.Cl
 	cmd := exec.Command(filepath.Join(bin, "agent-mcp"), append([]string{"serve", "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools")}, args...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,5 +211,58 @@ func TestServeHTTP(t *testing.T) {
 	cmd.Env = append(os.Environ(), "AGENT_MCP_SERVE_TOKEN=")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs --token") {
 		t.Errorf("0.0.0.0 without a token: %v %s", err, out)
+	}
+}
+
+// TestServeElicitation: a tool's requests (kinds confirm and ask) reach the
+// MCP client as elicitation, as multi round-trip input requests for the
+// newest protocol and as elicitation/create requests for older ones; the
+// answers go back to the tool. A client without elicitation is asked
+// nothing and the requests are cancelled.
+func TestServeElicitation(t *testing.T) {
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			n := 0
+			handler := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				n++
+				asked = append(asked, req.Params.Message)
+				schema, _ := json.Marshal(req.Params.RequestedSchema)
+				switch {
+				case strings.Contains(string(schema), `"confirm"`) && n == 1:
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+				case strings.Contains(string(schema), `"confirm"`):
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				case strings.Contains(string(schema), `"enum":["red","blue"]`) && n == 3:
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "blue"}}, nil
+				}
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
+			cs, _ := serveClientVersion(t, &mcp.ClientOptions{ElicitationHandler: handler}, version, "--tools", "confirm,question")
+			for _, c := range []struct{ tool, want string }{{"confirm", "true false"}, {"question", `"blue" cancelled`}} {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: map[string]any{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := res.Content[0].(*mcp.TextContent).Text; got != c.want {
+					t.Errorf("%s: %q, want %q", c.tool, got, c.want)
+				}
+			}
+			want := []string{"Delete\nDelete build/ (1 of 2)?", "Delete\nDelete build/ (2 of 2)?", "Colour 1?", "Colour 2?"}
+			if d := cmp.Diff(want, asked); d != "" {
+				t.Errorf("asked (-want +got):\n%s", d)
+			}
+		})
+	}
+	cs, _ := serveClient(t, nil, "--tools", "confirm")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "cancelled cancelled" {
+		t.Errorf("without elicitation: %q", got)
 	}
 }

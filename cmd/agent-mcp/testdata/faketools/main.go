@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -17,7 +18,21 @@ var (
 	mu      sync.Mutex
 	cwd     string
 	cancels = map[string]chan struct{}{}
+	answers = map[string]chan *event.Answer{}
+	nask    int
 )
+
+// ask sends a request and waits for its answer.
+func ask(kind, payload string) *event.Answer {
+	mu.Lock()
+	nask++
+	id := fmt.Sprintf("r%d", nask)
+	ch := make(chan *event.Answer, 1)
+	answers[id] = ch
+	mu.Unlock()
+	send(&event.ToolAsk{RequestID: id, Kind: kind, Payload: json.RawMessage(payload)})
+	return <-ch
+}
 
 func send(v any) {
 	b, _ := event.EncodeTool(v)
@@ -45,7 +60,16 @@ func main() {
 				{Name: "write", Label: "Write", Description: "Write a file.", Parameters: obj, Concurrency: event.Exclusive},
 				{Name: "bash", Label: "Bash", Description: "Run a command.", Parameters: obj, Concurrency: event.Exclusive},
 				{Name: "weird", Description: "A tool of no known class.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
+				{Name: "confirm", Description: "Ask to confirm, twice.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
+				{Name: "question", Description: "Ask a question with options.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
 			}})
+		case *event.Answer:
+			mu.Lock()
+			if ch, ok := answers[m.RequestID]; ok {
+				ch <- m
+				delete(answers, m.RequestID)
+			}
+			mu.Unlock()
 		case *event.Cancel:
 			mu.Lock()
 			if ch, ok := cancels[m.ID]; ok {
@@ -96,6 +120,22 @@ func run(c *event.Call, cancel chan struct{}) *event.Result {
 			return fail("Command aborted")
 		}
 		return &event.Result{ID: c.ID, Content: []event.Content{event.Text("ran " + a.Command), {Type: "image", Data: "iVBORw==", MimeType: "image/png"}}}
+	case "confirm", "question":
+		var got []string
+		for i := 1; i <= 2; i++ {
+			var a *event.Answer
+			if c.Name == "confirm" {
+				a = ask("confirm", fmt.Sprintf(`{"title":"Delete","message":"Delete build/ (%d of 2)?"}`, i))
+			} else {
+				a = ask("ask", fmt.Sprintf(`{"question":"Colour %d?","options":["red","blue"]}`, i))
+			}
+			if a.Cancelled {
+				got = append(got, "cancelled")
+			} else {
+				got = append(got, string(a.Value))
+			}
+		}
+		return &event.Result{ID: c.ID, Content: []event.Content{event.Text(strings.Join(got, " "))}}
 	}
 	return &event.Result{ID: c.ID, Content: []event.Content{event.Text("weird")}}
 }
