@@ -18,7 +18,9 @@ func newApp(env *app.Env) *cli.App {
 			"MCP tool to agent-chat as a tool co-process, named `mcp__<server>__<tool>`.\n\n" +
 			"Project-level servers (files inside the project directory) run commands from the repository, " +
 			"so they are used only for trusted projects: pass --trust, or list the project in \"trustedProjects\" " +
-			"of the user file $XDG_CONFIG_HOME/agentutils/mcp.json (or in $XDG_DATA_HOME/agentutils/trust.json).\n\n" +
+			"of the user file $XDG_CONFIG_HOME/agentutils/mcp.json (or in $XDG_DATA_HOME/agentutils/trust.json). " +
+			"On a terminal (stdin and stderr), the commands that run servers ask once: yes records the project in " +
+			"trust.json, once trusts it for this run; in pipes, and in bridge and serve, nobody is asked.\n\n" +
 			"Examples:\n\n" +
 			"    agent-mcp servers --all\n" +
 			"    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
