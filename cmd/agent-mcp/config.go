@@ -40,7 +40,9 @@ type runner struct {
 	sampler *sampler
 	// terminate is how long a stdio server gets to exit after its stdin is
 	// closed, and again after SIGTERM, before it is killed. One-shot
-	// commands keep it short: some servers ignore EOF on stdin.
+	// commands keep it short (50 ms; the reference agent sends SIGTERM at
+	// once): they have their answer, and some servers take long to exit on
+	// EOF (server-everything: ~370 ms) or ignore it.
 	terminate time.Duration
 }
 
@@ -48,7 +50,7 @@ func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
 
 // newRunner reads the flags and discovers the servers.
 func newRunner(c *cli.Context, env *app.Env) (*runner, error) {
-	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 200 * time.Millisecond}
+	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 50 * time.Millisecond}
 	if d := c.String("cwd"); d != "" {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(env.Dir, d)
