@@ -534,6 +534,16 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 		return &event.Result{Content: []event.Content{event.Text(fmt.Sprintf(format, args...))}, IsError: true}
 	}
 	if !ok {
+		b.mu.Lock()
+		names := make([]string, 0, len(b.byName))
+		for n := range b.byName {
+			names = append(names, n)
+		}
+		b.mu.Unlock()
+		sort.Strings(names)
+		if sug := mcpconfig.Suggest(call.Name, names); len(sug) > 0 {
+			return fail("MCP error: unknown tool %q (did you mean %s?)", call.Name, strings.Join(sug, ", "))
+		}
 		return fail("MCP error: unknown tool %q", call.Name)
 	}
 	select {
