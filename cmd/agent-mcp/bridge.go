@@ -63,6 +63,7 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
 				return exit.Errorf(exit.Usage, "--naming: %v", err)
 			}
+			longRunningGC(env)
 			hs, err := loadHooks(c, env)
 			if err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,6 +83,7 @@ func serveCommand(env *app.Env) *cli.Command {
 			if c.NArg() > 0 {
 				return exit.Errorf(exit.Usage, "serve: no arguments expected")
 			}
+			longRunningGC(env)
 			cwd := env.Dir
 			if d := c.String("cwd"); d != "" {
 				cwd = d
@@ -151,6 +153,19 @@ func serveCommand(env *app.Env) *cli.Command {
 			}
 			return nil
 		},
+	}
+}
+
+// longRunningGC lets the heap of a long-running serve or bridge grow to 3x
+// its live size between collections (GOGC=200) unless GOGC is set: the
+// SDK's JSON decoding allocates a large buffer per message, and with the
+// default GOGC=100 garbage collection took about half the CPU time of
+// bench-agent-mcp's serve throughput run (2000 read calls, median of 5: bridge+serve+
+// agent-tool CPU 1.5 s -> 0.95 s, wall 1.45 s -> 0.88 s; bridge peak RSS 66 -> 76 MB with all 2000
+// calls in flight at once; GOGC=400 saved little more for 105 MB).
+func longRunningGC(env *app.Env) {
+	if env.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
 	}
 }
 
