@@ -43,7 +43,8 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
 			"`instructions` (4000 characters per server, labelled as server-provided), a server's elicitation becomes a " +
 			"`request` of kind elicit (the `answer` value is the content, or {action, content}), and a tool list changed by " +
-			"the server or by a reconnect is sent again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
+			"the server or by a reconnect is sent again with replace: true. The project directory is hello's cwd unless --cwd is given. " +
+			"Servers' sampling requests are answered with --sampling-model as in `agent-mcp call`, else declined.\n\n" +
 			"--naming v12 gives `mcp_<server>_<tool>` and --naming v15 `mcp__<server>_<tool>` (lowercase, digits dropped), " +
 			"the reference agent's forms.\n\n" +
 			"Hooks: when hello says \"hooks\": true (the parent leaves the tool hooks to its co-processes), the PreToolUse and " +

@@ -29,6 +29,9 @@ func callCommand(env *app.Env) *cli.Command {
 			"as text, structuredContent in details. Exit status 1 when the tool reports an error or the server fails, 2 for an unknown " +
 			"server or tool or bad arguments, 4 when the server wants authentication (HTTP 401/403: run 'agent-mcp auth SERVER'), " +
 			"124 when a time limit ran out.\n\n" +
+			"A server that asks for a model completion (sampling/createMessage) gets one from --sampling-model (or " +
+			"AGENT_MCP_SAMPLING_MODEL; agent-chat's catalog, models.toml and key variables; --record/--replay cassettes); " +
+			"without a model, sampling is not offered and such a request is declined with a note on stderr.\n\n" +
 			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
 			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
