@@ -197,6 +197,13 @@ type pendingCall struct {
 	mu       sync.Mutex
 	progress func(event.ToolOutput) // of the latest round
 	ask      *event.ToolAsk         // the ask a parked call waits on
+	gone     bool                   // its request was cancelled or its client went away
+}
+
+func (p *pendingCall) isGone() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gone
 }
 
 func (p *pendingCall) report(o event.ToolOutput) {
@@ -292,8 +299,10 @@ func (tp *toolProc) read(sc *bufio.Scanner) {
 				p.report(m.PartialResult)
 			}
 		case *event.ToolAsk:
-			if p := tp.asker(m); p != nil {
+			if p := tp.asker(m); p != nil && !p.isGone() {
 				p.asks <- m
+			} else if p != nil {
+				_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
 			} else {
 				tp.warn(fmt.Sprintf("--tools-cmd: request %q cancelled: no single running call it could belong to", m.RequestID))
 				_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
@@ -315,7 +324,7 @@ func (tp *toolProc) read(sc *bufio.Scanner) {
 	tp.mu.Unlock()
 }
 
-func (tp *toolProc) stop() {
+func (tp *toolProc) closeIn() {
 	tp.in.Close() // EOF: the co-process finishes and exits
 	done := make(chan struct{})
 	go func() { tp.cmd.Wait(); close(done) }()
@@ -349,6 +358,42 @@ func (tp *toolProc) start(name string, args json.RawMessage, progress func(event
 		return nil, &event.Result{Content: []event.Content{event.Text("tool process: " + err.Error())}, IsError: true}
 	}
 	return p, nil
+}
+
+// unpark gives up a parked call (its client went away, or serve ends):
+// its ask and any later ones are cancelled, and the call too.
+func (tp *toolProc) unpark(st string) {
+	tp.mu.Lock()
+	p := tp.parked[st]
+	delete(tp.parked, st)
+	tp.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.gone = true
+	a := p.ask
+	p.ask = nil
+	p.mu.Unlock()
+	if a != nil {
+		_ = tp.write(&event.Answer{RequestID: a.RequestID, Cancelled: true})
+	}
+	_ = tp.write(&event.Cancel{ID: p.id})
+}
+
+// stop ends the co-process: parked calls are given up first, so their
+// tools can finish; then EOF.
+func (tp *toolProc) stop() {
+	tp.mu.Lock()
+	var sts []string
+	for st := range tp.parked {
+		sts = append(sts, st)
+	}
+	tp.mu.Unlock()
+	for _, st := range sts {
+		tp.unpark(st)
+	}
+	tp.closeIn()
 }
 
 // asker is the running call a co-process's request belongs to: the one its
@@ -424,6 +469,12 @@ func (tp *toolProc) serveCall(ctx context.Context, req *mcp.CallToolRequest, nam
 				p.mu.Lock()
 				p.ask = a
 				p.mu.Unlock()
+				// A client that goes away without retrying must not leave
+				// the tool waiting: its ask is cancelled and the call too.
+				go func() {
+					_ = ss.Wait()
+					tp.unpark(st)
+				}()
 				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ask": params}, RequestState: st}
 			}
 			res, err := ss.Elicit(ctx, params)
@@ -433,8 +484,20 @@ func (tp *toolProc) serveCall(ctx context.Context, req *mcp.CallToolRequest, nam
 			}
 			_ = tp.write(askAnswer(a, res))
 		case <-ctx.Done():
+			// The request was cancelled or its client went away: cancel
+			// the call, and any more asks, until its result.
+			p.mu.Lock()
+			p.gone = true
+			p.mu.Unlock()
 			_ = tp.write(&event.Cancel{ID: p.id})
-			return toMCPResult(<-p.result)
+			for {
+				select {
+				case r := <-p.result:
+					return toMCPResult(r)
+				case a := <-p.asks:
+					_ = tp.write(&event.Answer{RequestID: a.RequestID, Cancelled: true})
+				}
+			}
 		}
 	}
 }

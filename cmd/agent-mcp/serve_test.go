@@ -266,3 +266,99 @@ func TestServeElicitation(t *testing.T) {
 		t.Errorf("without elicitation: %q", got)
 	}
 }
+
+// TestServeElicitationClientGone: a call whose client goes away (HTTP
+// session closed) while a tool waits for an answer — asked directly, or
+// parked for a multi round-trip answer — gets its asks cancelled instead of
+// waiting for ever.
+func TestServeElicitationClientGone(t *testing.T) {
+	// Over HTTP the SDK's client speaks at most 2025-11-25: asked directly.
+	t.Run("http", func(t *testing.T) { serveElicitationClientGone(t, "2025-11-25") })
+	// A 2026-07-28 client over stdio: the call is parked; the client closes.
+	t.Run("parked", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "answers.log")
+		t.Setenv("FAKETOOLS_LOG", log)
+		asked := make(chan struct{})
+		release := make(chan struct{})
+		handler := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			close(asked)
+			<-release
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		}
+		cs, _ := serveClient(t, &mcp.ClientOptions{ElicitationHandler: handler}, "--tools", "confirm")
+		if got := cs.InitializeResult().ProtocolVersion; got < "2026-07-28" {
+			t.Fatalf("protocol %s: no multi round-trip", got)
+		}
+		go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+		<-asked
+		closed := make(chan struct{})
+		go func() { cs.Close(); close(closed) }()
+		defer close(release)
+		// The parked ask is cancelled by serve before it ends the tool
+		// process; the tool's next ask may come after EOF.
+		<-closed
+		b, _ := os.ReadFile(log)
+		if l := string(b); !strings.HasPrefix(l, "confirm 1: cancelled\nconfirm 2: cancelled") {
+			t.Fatalf("the tool's asks after the client left: %q", b)
+		}
+	})
+}
+
+func serveElicitationClientGone(t *testing.T, version string) {
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	log := filepath.Join(t.TempDir(), "answers.log")
+	srv := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--tools", "confirm", "--http", addr)
+	srv.Env = append(os.Environ(), "FAKETOOLS_LOG="+log)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var cs *mcp.ClientSession
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	handler := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		close(asked)
+		<-release // the person never answers; the client is closed meanwhile
+		return nil, ctx.Err()
+	}
+	cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler}).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("protocol %s, want %s", got, version)
+	}
+	callCtx, stop := context.WithCancel(ctx)
+	go cs.CallTool(callCtx, &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+	<-asked
+	stop()
+	go cs.Close() // DELETE: the server's session ends
+	for i := 0; i < 200; i++ {
+		if b, _ := os.ReadFile(log); string(b) == "confirm 1: cancelled\nconfirm 2: cancelled\n" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, _ := os.ReadFile(log)
+	t.Fatalf("the tool's asks after the client left: %q", b)
+}

@@ -20,6 +20,7 @@ var (
 	cancels = map[string]chan struct{}{}
 	answers = map[string]chan *event.Answer{}
 	nask    int
+	eof     bool // stdin ended: asks are cancelled at once
 )
 
 // ask sends a request and waits for its answer.
@@ -27,6 +28,10 @@ func ask(kind, payload string) *event.Answer {
 	mu.Lock()
 	nask++
 	id := fmt.Sprintf("r%d", nask)
+	if eof {
+		mu.Unlock()
+		return &event.Answer{RequestID: id, Cancelled: true, Value: json.RawMessage(`"eof"`)}
+	}
 	ch := make(chan *event.Answer, 1)
 	answers[id] = ch
 	mu.Unlock()
@@ -89,6 +94,14 @@ func main() {
 			}()
 		}
 	}
+	// EOF: nobody will answer any more.
+	mu.Lock()
+	eof = true
+	for id, ch := range answers {
+		ch <- &event.Answer{RequestID: id, Cancelled: true, Value: json.RawMessage(`"eof"`)}
+		delete(answers, id)
+	}
+	mu.Unlock()
 	wg.Wait()
 }
 
@@ -129,10 +142,17 @@ func run(c *event.Call, cancel chan struct{}) *event.Result {
 			} else {
 				a = ask("ask", fmt.Sprintf(`{"question":"Colour %d?","options":["red","blue"]}`, i))
 			}
-			if a.Cancelled {
+			if a.Cancelled && string(a.Value) == `"eof"` {
+				got = append(got, "cancelled at EOF")
+			} else if a.Cancelled {
 				got = append(got, "cancelled")
 			} else {
 				got = append(got, string(a.Value))
+			}
+			if f := os.Getenv("FAKETOOLS_LOG"); f != "" {
+				fh, _ := os.OpenFile(f, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				fmt.Fprintf(fh, "%s %d: %s\n", c.Name, i, got[len(got)-1])
+				fh.Close()
 			}
 		}
 		return &event.Result{ID: c.ID, Content: []event.Content{event.Text(strings.Join(got, " "))}}
