@@ -26,8 +26,7 @@ func newApp(env *app.Env) *cli.App {
 			"    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
 			"    agent-mcp tools everything\n" +
 			"    agent-mcp call everything echo '{\"message\":\"hi\"}' --text\n" +
-			"    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'" +
-			app.ExitStatusMarkdown(),
+			"    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'",
 		Commands: []*cli.Command{
 			serversCommand(env),
 			listCommand(env),
