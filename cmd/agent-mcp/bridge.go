@@ -591,6 +591,9 @@ func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, arg
 		if b.r.sampler == nil && samplingRefused(err) {
 			return fail("MCP error: the server asked for sampling, declined: %s", noSampling)
 		}
+		if retriable(err) {
+			return fail("MCP error: %v", rt.srv.s.gone(rt.tool, err))
+		}
 		return fail("MCP error: %v", err)
 	}
 	out, err := mcptool.Convert(rt.srv.e.Name, rt.tool, raw)

@@ -220,5 +220,20 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.e.Name, tool, je.Code, je.Message)
 		}
 	}
+	if retriable(err) {
+		return &connErr{s.e.Name, "connection", s.gone(tool, err)}
+	}
 	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
+}
+
+// gone explains a call that failed on a connection that went away again
+// after the reconnect and retry.
+func (s *session) gone(tool string, err error) error {
+	msg := fmt.Sprintf("MCP server %q closed the connection during the call of %q, also after a reconnect (did it exit or crash?)", s.e.Name, tool)
+	if s.stderr != nil {
+		if tail := s.stderr.last(); tail != "" {
+			msg += " (server stderr: " + tail + ")"
+		}
+	}
+	return fmt.Errorf("%s: %w", msg, err)
 }
