@@ -37,7 +37,6 @@ type session struct {
 	cs     *mcp.ClientSession
 	http   *httpRecorder
 	stderr *stderrTail
-	cmd    *exec.Cmd // the stdio server process of the latest attempt
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
 	// onReconnect runs after a successful reconnect (the bridge re-lists
@@ -145,8 +144,13 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		return nil, err
 	}
 	var connected atomic.Bool
-	if sse, ok := t.(*mcp.SSEClientTransport); ok {
-		t = &detached{sse, &connected}
+	var k *killable
+	switch tt := t.(type) {
+	case *mcp.SSEClientTransport:
+		t = &detached{tt, &connected}
+	case *mcp.CommandTransport:
+		k = &killable{CommandTransport: tt}
+		t = k
 	}
 	// A server that does not answer in time is killed at once: the SDK's
 	// polite close (stdin, then 5 s, then SIGTERM) would outlast the timeout.
@@ -155,8 +159,8 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 	go func() {
 		select {
 		case <-ctx.Done():
-			if !connected.Load() && s.cmd != nil && s.cmd.Process != nil {
-				_ = s.cmd.Process.Kill()
+			if !connected.Load() && k != nil {
+				k.kill()
 			}
 		case <-stop:
 		}
@@ -166,6 +170,37 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		connected.Store(true)
 	}
 	return cs, err
+}
+
+// killable is a stdio transport whose server process a connect timeout can
+// kill without racing exec.Cmd.Start (which sets Cmd.Process).
+type killable struct {
+	*mcp.CommandTransport
+	mu     sync.Mutex
+	proc   *os.Process
+	killed bool
+}
+
+func (k *killable) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := k.CommandTransport.Connect(ctx)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err == nil {
+		k.proc = k.Command.Process
+		if k.killed {
+			_ = k.proc.Kill()
+		}
+	}
+	return c, err
+}
+
+func (k *killable) kill() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.killed = true
+	if k.proc != nil {
+		_ = k.proc.Kill()
+	}
 }
 
 // detached runs a legacy SSE transport's long-lived GET stream on a context
@@ -256,7 +291,6 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		s.cmd = cmd
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.r.terminate}, nil
 	case "http", "sse":
 		headers := map[string]string{}

@@ -245,3 +245,80 @@ func TestInMemoryServer(t *testing.T) {
 		t.Fatalf("death and reconnect: exit %d, %q, %s", code, out, errs)
 	}
 }
+
+// TestBridgeInMemory: progress notifications become updates before the
+// result, a tool added by the server (tools/list_changed) is offered again
+// with replace: true and can be called, and a cancel reaches the server —
+// the SDK's server over in-memory transports behind the bridge.
+func TestBridgeInMemory(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	release := make(chan struct{})
+	srv.AddTool(&mcp.Tool{Name: "work", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Total: 2, Message: "half"})
+		<-release // the test has seen the update
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "worked"}}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "grow", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		srv.AddTool(&mcp.Tool{Name: "grown", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "new"}}}, nil
+		})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grew"}}}, nil
+	})
+	cancelled := make(chan struct{})
+	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Message: "waiting"})
+		<-ctx.Done()
+		close(cancelled)
+		return nil, ctx.Err()
+	})
+	ctx := context.WithValue(context.Background(), memoryKey{}, func(name string) mcp.Transport {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			t.Errorf("server connect: %v", err)
+		}
+		return ct
+	})
+	p := startBridgeCtx(t, ctx, `{"mcpServers":{"mem":{"command":"in-memory"}}}`, "mcp__mem__work")
+
+	p.send(`{"type":"call","id":"w1","name":"mcp__mem__work","arguments":{}}`)
+	if l := p.next(); l != `{"type":"update","id":"w1","partialResult":{"content":[{"type":"text","text":"1/2 half"}],"details":{"message":"half","progress":1,"total":2}}}` {
+		t.Fatalf("want the progress update, got %s", l)
+	}
+	close(release)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"result","id":"w1","content":[{"type":"text","text":"worked"}]`) {
+		t.Fatalf("want the result, got %s", l)
+	}
+
+	p.send(`{"type":"call","id":"g1","name":"mcp__mem__grow","arguments":{}}`)
+	sawResult, sawTools := false, false
+	for !sawResult || !sawTools {
+		l := p.next()
+		switch {
+		case strings.HasPrefix(l, `{"type":"result","id":"g1","content":[{"type":"text","text":"grew"}]`):
+			sawResult = true
+		case strings.HasPrefix(l, `{"type":"tools"`):
+			if !strings.Contains(l, `"name":"mcp__mem__grown"`) || !strings.HasSuffix(l, `"replace":true}`) {
+				t.Fatalf("tools update %s", l)
+			}
+			sawTools = true
+		default:
+			t.Fatalf("unexpected %s", l)
+		}
+	}
+	p.send(`{"type":"call","id":"g2","name":"mcp__mem__grown","arguments":{}}`)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"result","id":"g2","content":[{"type":"text","text":"new"}]`) {
+		t.Fatalf("call of the new tool: %s", l)
+	}
+
+	p.send(`{"type":"call","id":"k1","name":"mcp__mem__wait","arguments":{}}`)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"update","id":"k1"`) {
+		t.Fatalf("want the waiting update, got %s", l)
+	}
+	p.send(`{"type":"cancel","id":"k1"}`)
+	if l := p.next(); !strings.HasPrefix(l, `{"type":"result","id":"k1","content":[{"type":"text","text":"MCP error: cancelled"}],"isError":true`) {
+		t.Fatalf("want a cancelled result, got %s", l)
+	}
+	<-cancelled // notifications/cancelled reached the server's handler
+	p.close()
+}
