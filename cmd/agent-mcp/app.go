@@ -1,12 +1,20 @@
 package main
 
 import (
+	"io"
+	"sync"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 )
 
 func newApp(env *app.Env) *cli.App {
+	// Servers are connected in parallel, and their stderr lines and our
+	// warnings meet on one stream: one write at a time.
+	if _, ok := env.Stderr.(*syncWriter); !ok {
+		env.Stderr = &syncWriter{w: env.Stderr}
+	}
 	a := &cli.App{
 		Name:  "agent-mcp",
 		Usage: "use MCP servers from the shell and from agent-chat",
@@ -54,6 +62,18 @@ func newApp(env *app.Env) *cli.App {
 		c.HideHelpCommand = len(c.Subcommands) == 0
 	}
 	return a
+}
+
+// syncWriter serialises writes to a stream shared by goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // commonFlags are accepted by every subcommand that reads the configuration.
