@@ -21,6 +21,7 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
 // protocolVersions are offered newest first when a server rejects the SDK's
@@ -144,13 +145,9 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		return nil, err
 	}
 	var connected atomic.Bool
-	var k *killable
-	switch tt := t.(type) {
-	case *mcp.SSEClientTransport:
-		t = &detached{tt, &connected}
-	case *mcp.CommandTransport:
-		k = &killable{CommandTransport: tt}
-		t = k
+	k, _ := t.(*stdioTransport)
+	if sse, ok := t.(*mcp.SSEClientTransport); ok {
+		t = &detached{sse, &connected}
 	}
 	// A server that does not answer in time is killed at once: the SDK's
 	// polite close (stdin, then 5 s, then SIGTERM) would outlast the timeout.
@@ -170,37 +167,6 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		connected.Store(true)
 	}
 	return cs, err
-}
-
-// killable is a stdio transport whose server process a connect timeout can
-// kill without racing exec.Cmd.Start (which sets Cmd.Process).
-type killable struct {
-	*mcp.CommandTransport
-	mu     sync.Mutex
-	proc   *os.Process
-	killed bool
-}
-
-func (k *killable) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := k.CommandTransport.Connect(ctx)
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if err == nil {
-		k.proc = k.Command.Process
-		if k.killed {
-			_ = k.proc.Kill()
-		}
-	}
-	return c, err
-}
-
-func (k *killable) kill() {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.killed = true
-	if k.proc != nil {
-		_ = k.proc.Kill()
-	}
 }
 
 // detached runs a legacy SSE transport's long-lived GET stream on a context
@@ -242,6 +208,9 @@ func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Du
 	if s.stderr != nil {
 		if tail := s.stderr.last(); tail != "" {
 			msg += " (server stderr: " + tail + ")"
+		}
+		if junk := s.stderr.lastJunk(); junk != "" {
+			msg += " (server stdout, not JSON-RPC: " + junk + ")"
 		}
 	}
 	return &connErr{name, "connection", fmt.Errorf("MCP server %q: %s", name, msg)}
@@ -291,7 +260,10 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.r.terminate}, nil
+		tail := s.stderr
+		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: func(line string) {
+			tail.junk(line)
+		}}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
@@ -363,6 +335,7 @@ type stderrTail struct {
 	mu     sync.Mutex
 	buf    []byte
 	tail   string
+	stdout string // the last line skipped on stdout
 	lines  int
 }
 
@@ -391,6 +364,26 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// junk reports a line of the server's stdout that is not JSON-RPC: it is
+// skipped, shown like a stderr line, and kept for error messages.
+func (t *stderrTail) junk(line string) {
+	line = mcptool.Clip(line, 200)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stdout = line
+	t.lines++
+	if t.lines < maxStderrLines {
+		fmt.Fprintf(t.w, "%snot JSON-RPC on stdout, skipped: %s\n", t.prefix, line)
+	}
+}
+
+// lastJunk is the last line skipped on stdout.
+func (t *stderrTail) lastJunk() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stdout
 }
 
 func (t *stderrTail) last() string {

@@ -23,7 +23,7 @@ func main() {
 	sse := flag.Bool("sse", false, "with -http: serve the legacy HTTP+SSE protocol instead")
 	addrFile := flag.String("addr-file", "", "write the listening URL here")
 	token := flag.String("token", "", "with -http: require this bearer token")
-	mode := flag.String("mode", "", "misbehave: garbage, exit, hang")
+	mode := flag.String("mode", "", "misbehave: garbage, exit, hang, banner (a line of text on stdout first), old (protocol 2025-03-26 only)")
 	pageSize := flag.Int("page-size", 2, "tools per tools/list page")
 	flag.Parse()
 
@@ -39,6 +39,8 @@ func main() {
 	case "old":
 		oldServer()
 		return
+	case "banner":
+		fmt.Println("mcptestserver 1.0.0 starting on stdio")
 	}
 
 	if d, err := time.ParseDuration(os.Getenv("MCPTEST_START_DELAY")); err == nil {
