@@ -1,12 +1,20 @@
 package main
 
 import (
+	"io"
+	"sync"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 )
 
 func newApp(env *app.Env) *cli.App {
+	// Servers are connected in parallel, and their stderr lines and our
+	// warnings meet on one stream: one write at a time.
+	if _, ok := env.Stderr.(*syncWriter); !ok {
+		env.Stderr = &syncWriter{w: env.Stderr}
+	}
 	a := &cli.App{
 		Name:  "agent-mcp",
 		Usage: "use MCP servers from the shell and from agent-chat",
@@ -18,14 +26,15 @@ func newApp(env *app.Env) *cli.App {
 			"MCP tool to agent-chat as a tool co-process, named `mcp__<server>__<tool>`.\n\n" +
 			"Project-level servers (files inside the project directory) run commands from the repository, " +
 			"so they are used only for trusted projects: pass --trust, or list the project in \"trustedProjects\" " +
-			"of the user file $XDG_CONFIG_HOME/agentutils/mcp.json (or in $XDG_DATA_HOME/agentutils/trust.json).\n\n" +
+			"of the user file $XDG_CONFIG_HOME/agentutils/mcp.json (or in $XDG_DATA_HOME/agentutils/trust.json). " +
+			"On a terminal (stdin and stderr), the commands that run servers ask once: yes records the project in " +
+			"trust.json, once trusts it for this run; in pipes, and in bridge and serve, nobody is asked.\n\n" +
 			"Examples:\n\n" +
 			"    agent-mcp servers --all\n" +
 			"    agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything\n" +
 			"    agent-mcp tools everything\n" +
 			"    agent-mcp call everything echo '{\"message\":\"hi\"}' --text\n" +
-			"    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'" +
-			app.ExitStatusMarkdown(),
+			"    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'list my open issues'",
 		Commands: []*cli.Command{
 			serversCommand(env),
 			listCommand(env),
@@ -53,6 +62,18 @@ func newApp(env *app.Env) *cli.App {
 		c.HideHelpCommand = len(c.Subcommands) == 0
 	}
 	return a
+}
+
+// syncWriter serialises writes to a stream shared by goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // commonFlags are accepted by every subcommand that reads the configuration.

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/exit"
 )
 
 // fakeOAuth is an authorization server (RFC 8414 metadata, RFC 7591
@@ -143,7 +144,7 @@ func TestOAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errb strings.Builder
-	if code, _ := runIn(t, home, &errb, "call", "r", "whoami"); code != 1 || !strings.Contains(errb.String(), "HTTP 401") || !strings.Contains(errb.String(), "agent-mcp auth r") {
+	if code, _ := runIn(t, home, &errb, "call", "r", "whoami"); code != exit.Auth || !strings.Contains(errb.String(), "HTTP 401") || !strings.Contains(errb.String(), "agent-mcp auth r") {
 		t.Fatalf("before login: exit %d, stderr %s", code, errb.String())
 	}
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -41,21 +43,34 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
 			"`instructions` (4000 characters per server, labelled as server-provided), a server's elicitation becomes a " +
 			"`request` of kind elicit (the `answer` value is the content, or {action, content}), and a tool list changed by " +
-			"the server or by a reconnect is sent again with replace: true. The project directory is hello's cwd unless --cwd is given.\n\n" +
+			"the server or by a reconnect is sent again with replace: true. The project directory is hello's cwd unless --cwd is given. " +
+			"Servers' sampling requests are answered with --sampling-model as in `agent-mcp call`, else declined.\n\n" +
 			"--naming v12 gives `mcp_<server>_<tool>` and --naming v15 `mcp__<server>_<tool>` (lowercase, digits dropped), " +
 			"the reference agent's forms.\n\n" +
+			"Hooks: when hello says \"hooks\": true (the parent leaves the tool hooks to its co-processes), the PreToolUse and " +
+			"PostToolUse hooks of --settings files and --hooks-dir directories run around each call, with Claude Code's " +
+			"contract (exit 2 blocks with stderr as the reason; a JSON verdict may deny, rewrite the arguments, replace the " +
+			"content or add context; a failing PreToolUse hook blocks unless its on_error is \"allow\"); matchers see the " +
+			"agent name, e.g. `mcp__github__create_issue` or `mcp__github__.*`. agent-chat fires hooks itself and says \"hooks\": false.\n\n" +
 			"Examples:\n\n    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
 			"    agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' …",
-		Flags: commonFlags(
+		Flags: commonFlags(append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "servers", Usage: "only these servers (comma-separated or repeated)"},
 			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool name form: default, v12 or v15 (the reference agent's older forms, for old transcripts)"},
-		),
+			&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call when hello.hooks is true; repeatable"},
+			&cli.StringSliceFlag{Name: "hooks-dir", Usage: "`DIR` with pre/<tool> and post/<tool> hook executables (<tool> is the agent name or *), run when hello.hooks is true; repeatable"},
+		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
 				return exit.Errorf(exit.Usage, "--naming: %v", err)
 			}
+			longRunningGC(env)
+			hs, err := loadHooks(c, env)
+			if err != nil {
+				return err
+			}
 			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{},
-				asks: map[string]chan *event.Answer{}, early: map[string]*event.Answer{}}
+				asks: map[string]chan *event.Answer{}, early: map[string]*event.Answer{}, hooks: hs}
 			return b.run(c.Context)
 		},
 	}
@@ -91,6 +106,11 @@ type bridge struct {
 
 	// allow is hello's tool allowlist (nil: every tool).
 	allow map[string]bool
+
+	// hooks run around each call when hello.hooks is true (runHooks).
+	hooks     []hooks.Hook
+	runHooks  bool
+	sessionID string
 
 	asks  map[string]chan *event.Answer
 	early map[string]*event.Answer
@@ -158,6 +178,8 @@ func (b *bridge) run(ctx context.Context) error {
 		hello = h
 	}
 	b.stateDir = hello.StateDir
+	b.sessionID = hello.SessionID
+	b.runHooks = hello.Hooks != nil && *hello.Hooks && len(b.hooks) > 0
 	if hello.Cwd != "" && !b.c.IsSet("cwd") {
 		_ = b.c.Set("cwd", hello.Cwd)
 	}
@@ -167,6 +189,12 @@ func (b *bridge) run(ctx context.Context) error {
 	}
 	b.r = r
 	r.terminate = 2 * time.Second
+	if r.sampler, err = newSampler(b.c, b.env); err != nil {
+		return err
+	}
+	if r.sampler != nil {
+		defer r.sampler.close()
+	}
 	es, err := r.selected(nil)
 	if err != nil {
 		return err
@@ -395,6 +423,9 @@ func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
 	b.send(msg)
 	b.answered = true
 	b.toolsMu.Unlock()
+	if len(b.hooks) > 0 && !b.runHooks {
+		b.logf("warn", "agent-mcp bridge: the hooks of --settings/--hooks-dir do not run: hello.hooks is not true, so the parent fires them")
+	}
 }
 
 // spill writes a call's full text output to hello's stateDir (else the
@@ -505,6 +536,16 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 		return &event.Result{Content: []event.Content{event.Text(fmt.Sprintf(format, args...))}, IsError: true}
 	}
 	if !ok {
+		b.mu.Lock()
+		names := make([]string, 0, len(b.byName))
+		for n := range b.byName {
+			names = append(names, n)
+		}
+		b.mu.Unlock()
+		sort.Strings(names)
+		if sug := mcpconfig.Suggest(call.Name, names); len(sug) > 0 {
+			return fail("MCP error: unknown tool %q (did you mean %s?)", call.Name, strings.Join(sug, ", "))
+		}
 		return fail("MCP error: unknown tool %q", call.Name)
 	}
 	select {
@@ -519,10 +560,39 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	if len(args) == 0 || string(args) == "null" || args[0] != '{' {
 		args = json.RawMessage("{}")
 	}
+	var in hooks.Input
+	if b.runHooks {
+		in = hooks.Input{Event: "tool_call", SessionID: b.sessionID, Cwd: b.r.cwd, ToolName: call.Name, ToolCallID: call.ID, ToolInput: args}
+		v := hooks.Run(ctx, b.hooks, in, b.hookEnv(), b.hookWarn)
+		if v.Block {
+			return fail("Blocked by hook: %s", v.Reason)
+		}
+		if v.UpdatedInput != nil {
+			if u := bytes.TrimSpace(v.UpdatedInput); len(u) == 0 || u[0] != '{' || !json.Valid(u) {
+				return fail("Blocked by hook: its updated_input is not a JSON object: %s", mcptool.Clip(string(v.UpdatedInput), 200))
+			}
+			args = v.UpdatedInput
+		}
+	}
+	res := b.callServer(ctx, rt, call, args, fail)
+	if b.runHooks {
+		b.afterHooks(ctx, in, args, res)
+	}
+	return res
+}
+
+// callServer runs the MCP call and converts its result.
+func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, args json.RawMessage, fail func(string, ...any) *event.Result) *event.Result {
 	raw, err := rt.srv.s.callTool(ctx, rt.tool, args, call.ID)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail("MCP error: cancelled")
+		}
+		if b.r.sampler == nil && samplingRefused(err) {
+			return fail("MCP error: the server asked for sampling, declined: %s", noSampling)
+		}
+		if retriable(err) {
+			return fail("MCP error: %v", rt.srv.s.gone(rt.tool, err))
 		}
 		return fail("MCP error: %v", err)
 	}
@@ -544,6 +614,41 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	details, _ := json.Marshal(d)
 	return &event.Result{Content: out.Content, Details: details, IsError: out.IsError}
 }
+
+// afterHooks runs the PostToolUse hooks on a result and applies their
+// verdict: replaced content, a flipped error status, added context.
+func (b *bridge) afterHooks(ctx context.Context, in hooks.Input, args json.RawMessage, res *event.Result) {
+	content, _ := json.Marshal(res.Content)
+	isErr := res.IsError
+	details := res.Details
+	if len(details) == 0 {
+		details = json.RawMessage("null")
+	}
+	in.Event, in.ToolInput = "tool_result", args
+	in.Content, in.Details, in.IsError = content, res.Details, &isErr
+	in.ToolResponse, _ = json.Marshal(map[string]any{"content": res.Content, "details": details, "isError": res.IsError})
+	v := hooks.Run(ctx, b.hooks, in, b.hookEnv(), b.hookWarn)
+	if v.Content != nil {
+		var cs []event.Content
+		if err := json.Unmarshal(v.Content, &cs); err == nil {
+			res.Content = cs
+		} else {
+			b.hookWarn(fmt.Sprintf("PostToolUse content of %s ignored: %v", in.ToolName, err))
+		}
+	}
+	if v.IsError != nil {
+		res.IsError = *v.IsError
+	}
+	for _, extra := range v.AdditionalContext {
+		res.Content = append(res.Content, event.Text(extra))
+	}
+}
+
+func (b *bridge) hookEnv() []string {
+	return []string{"AGENT_PROJECT_DIR=" + b.r.cwd, "CLAUDE_PROJECT_DIR=" + b.r.cwd, "AGENT_HAS_UI=0"}
+}
+
+func (b *bridge) hookWarn(msg string) { b.logf("warn", "agent-mcp bridge: %s", msg) }
 
 // elicit forwards a server's elicitation/create to the parent as a request
 // of kind "elicit" and turns the answer into the MCP result: a value with an
@@ -588,4 +693,35 @@ func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams)
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// loadHooks reads the hooks of --settings files and --hooks-dir directories.
+func loadHooks(c *cli.Context, env *app.Env) ([]hooks.Hook, error) {
+	var hs []hooks.Hook
+	for _, f := range c.StringSlice("settings") {
+		h, err := hooks.LoadSettings(env.Abs(f))
+		if err != nil {
+			return nil, exit.Errorf(exit.Usage, "--settings: %v", err)
+		}
+		hs = append(hs, h...)
+	}
+	for _, d := range c.StringSlice("hooks-dir") {
+		d = env.Abs(d)
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, exit.Errorf(exit.Usage, "--hooks-dir %s: not a directory", d)
+		}
+		h, warnings := hooks.LoadDir(d)
+		for _, w := range warnings {
+			app.Warnf(c, "%s", w)
+		}
+		hs = append(hs, h...)
+	}
+	// Only the tool events apply to a co-process.
+	var out []hooks.Hook
+	for _, h := range hs {
+		if h.Event == "tool_call" || h.Event == "tool_result" {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }

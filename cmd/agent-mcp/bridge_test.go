@@ -34,6 +34,12 @@ func startBridge(t *testing.T, serverEnv string) *bridgeProc {
 }
 
 func startBridgeConfig(t *testing.T, cfg string) *bridgeProc {
+	return startBridgeCtx(t, context.Background(), cfg, "mcp__t__slow")
+}
+
+// startBridgeCtx starts the bridge with ctx (which may carry in-memory
+// transports) and checks that its first tools message names firstTool.
+func startBridgeCtx(t *testing.T, base context.Context, cfg, firstTool string) *bridgeProc {
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -49,7 +55,7 @@ func startBridgeConfig(t *testing.T, cfg string) *bridgeProc {
 			return ""
 		},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(base, 30*time.Second)
 	t.Cleanup(cancel)
 	p := &bridgeProc{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan int, 1), home: home}
 	p.out.Buffer(make([]byte, 1<<20), 1<<20)
@@ -58,7 +64,7 @@ func startBridgeConfig(t *testing.T, cfg string) *bridgeProc {
 		outW.Close()
 	}()
 	p.send(`{"type":"hello","cwd":"` + home + `"}`)
-	if l := p.next(); !strings.Contains(l, `"name":"mcp__t__slow"`) {
+	if l := p.next(); !strings.Contains(l, `"name":"`+firstTool+`"`) {
 		t.Fatalf("first line %s", l)
 	}
 	return p

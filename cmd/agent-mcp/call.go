@@ -26,15 +26,19 @@ func callCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "SERVER TOOL [ARGS_JSON|-]",
 		Description: "Calls TOOL with the arguments object ARGS_JSON ('-' reads it from stdin; missing means {}) and prints " +
 			"{\"content\":[…],\"details\":{…},\"isError\":…} on stdout: text and image blocks as MCP sent them, other blocks " +
-			"as text, structuredContent in details. Exit status 1 when the tool reports an error, 2 for an unknown " +
-			"server or tool or bad arguments, 124 when a time limit ran out.\n\n" +
+			"as text, structuredContent in details. Exit status 1 when the tool reports an error or the server fails, 2 for an unknown " +
+			"server or tool or bad arguments, 4 when the server wants authentication (HTTP 401/403: run 'agent-mcp auth SERVER'), " +
+			"124 when a time limit ran out.\n\n" +
+			"A server that asks for a model completion (sampling/createMessage) gets one from --sampling-model (or " +
+			"AGENT_MCP_SAMPLING_MODEL; agent-chat's catalog, models.toml and key variables; --record/--replay cassettes); " +
+			"without a model, sampling is not offered and such a request is declined with a note on stderr.\n\n" +
 			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
 			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
-		Flags: commonFlags(
+		Flags: commonFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "text", Usage: "print only the joined text of the result"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},
-		),
+		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 || c.NArg() > 3 {
 				return exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
@@ -49,6 +53,12 @@ func callCommand(env *app.Env) *cli.Command {
 			r, err := newRunner(c, env)
 			if err != nil {
 				return err
+			}
+			if r.sampler, err = newSampler(c, env); err != nil {
+				return err
+			}
+			if r.sampler != nil {
+				defer r.sampler.close()
 			}
 			e, err := r.server(c.Args().Get(0))
 			if err != nil {
@@ -183,6 +193,12 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 	if errors.As(err, &ce) || ctx.Err() != nil {
 		return err
 	}
+	if ae := s.authErr(); ae != nil { // the token expired or was revoked mid-session
+		return ae
+	}
+	if s.r.sampler == nil && samplingRefused(err) {
+		return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.e.Name, tool, noSampling)}
+	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {
 		if tools, lerr := s.listTools(ctx); lerr == nil {
@@ -204,5 +220,20 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.e.Name, tool, je.Code, je.Message)
 		}
 	}
+	if retriable(err) {
+		return &connErr{s.e.Name, "connection", s.gone(tool, err)}
+	}
 	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
+}
+
+// gone explains a call that failed on a connection that went away again
+// after the reconnect and retry.
+func (s *session) gone(tool string, err error) error {
+	msg := fmt.Sprintf("MCP server %q closed the connection during the call of %q, also after a reconnect (did it exit or crash?)", s.e.Name, tool)
+	if s.stderr != nil {
+		if tail := s.stderr.last(); tail != "" {
+			msg += " (server stderr: " + tail + ")"
+		}
+	}
+	return fmt.Errorf("%s: %w", msg, err)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
 // runner is what every subcommand shares: the environment, the flags and the
@@ -34,9 +36,13 @@ type runner struct {
 
 	connectTimeout, toolTimeout *time.Duration // nil: not given on the command line
 	serverLog                   string
+	// sampler answers servers' sampling requests (nil: declined).
+	sampler *sampler
 	// terminate is how long a stdio server gets to exit after its stdin is
 	// closed, and again after SIGTERM, before it is killed. One-shot
-	// commands keep it short: some servers ignore EOF on stdin.
+	// commands keep it short (50 ms; the reference agent sends SIGTERM at
+	// once): they have their answer, and some servers take long to exit on
+	// EOF (server-everything: ~370 ms) or ignore it.
 	terminate time.Duration
 }
 
@@ -44,7 +50,7 @@ func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
 
 // newRunner reads the flags and discovers the servers.
 func newRunner(c *cli.Context, env *app.Env) (*runner, error) {
-	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 200 * time.Millisecond}
+	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 50 * time.Millisecond}
 	if d := c.String("cwd"); d != "" {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(env.Dir, d)
@@ -136,6 +142,12 @@ func (r *runner) discover() error {
 	// Trust needs the user's trustedProjects, so merge once to read them.
 	first := mcpconfig.Merge(append([]mcpconfig.Found(nil), found...), opts)
 	opts.Trusted = r.c.Bool("trust") || r.isTrusted(first.TrustedProjects)
+	if !opts.Trusted && len(first.SkippedUntrusted) > 0 && r.mayAsk() {
+		var err error
+		if opts.Trusted, err = r.askTrust(first.SkippedUntrusted); err != nil {
+			return err
+		}
+	}
 	r.trusted = opts.Trusted
 	r.res = mcpconfig.Merge(found, opts)
 	if len(r.res.SkippedUntrusted) > 0 {
@@ -151,6 +163,72 @@ func (r *runner) discover() error {
 			strings.Join(names, ", "), r.cwd, r.userFile())
 	}
 	return nil
+}
+
+// askingCommands are the subcommands that may ask on a terminal whether to
+// trust a project (the ones that run servers; never bridge or serve, whose
+// stdin is a protocol).
+var askingCommands = map[string]bool{"list": true, "tools": true, "call": true, "resources": true,
+	"read": true, "prompts": true, "prompt": true, "test": true}
+
+// mayAsk says whether this run can ask a person: a connecting command with
+// stdin and stderr on a terminal.
+func (r *runner) mayAsk() bool {
+	return r.env.StdinTTY && r.env.StderrTTY && askingCommands[r.c.Command.Name]
+}
+
+// askTrust asks on the terminal whether to use the project's own servers:
+// y trusts the project from now on (trust.json), o for this run only, and
+// anything else (or EOF) keeps them off.
+func (r *runner) askTrust(skipped []mcpconfig.Entry) (bool, error) {
+	var lines []string
+	seen := map[string]bool{}
+	for _, e := range skipped {
+		if seen[e.Name] {
+			continue
+		}
+		seen[e.Name] = true
+		what := e.Server.Command
+		if what == "" {
+			what = e.Server.URL
+		} else if len(e.Server.Args) > 0 {
+			what += " " + strings.Join(e.Server.Args, " ")
+		}
+		lines = append(lines, fmt.Sprintf("  %s: %s (%s)", e.Name, mcptool.Clip(what, 120), e.Path))
+	}
+	fmt.Fprintf(r.env.Stderr, "agent-mcp: the project %s configures MCP servers that run commands from the repository:\n%s\n"+
+		"Use them? [y] yes, and trust this project from now on; [o] only this once; [N] no: ", r.cwd, strings.Join(lines, "\n"))
+	line, _ := bufio.NewReader(r.env.Stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		if err := r.recordTrust(); err != nil {
+			return false, exit.Errorf(exit.Failure, "recording trust: %v", err)
+		}
+		fmt.Fprintf(r.env.Stderr, "agent-mcp: %s is trusted (%s)\n", r.cwd, filepath.Join(r.dirs.Data, "trust.json"))
+		return true, nil
+	case "o", "once":
+		return true, nil
+	}
+	return false, nil
+}
+
+// recordTrust adds the project to trust.json ([{root, trustedAt}]).
+func (r *runner) recordTrust() error {
+	path := filepath.Join(r.dirs.Data, "trust.json")
+	var list []map[string]any
+	if data, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(data, &list); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	list = append(list, map[string]any{"root": r.cwd, "trustedAt": r.env.Now().UTC().Format(time.RFC3339)})
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(data, '\n'))
 }
 
 func isDir(err error) bool {

@@ -21,6 +21,7 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
 // protocolVersions are offered newest first when a server rejects the SDK's
@@ -37,7 +38,6 @@ type session struct {
 	cs     *mcp.ClientSession
 	http   *httpRecorder
 	stderr *stderrTail
-	cmd    *exec.Cmd // the stdio server process of the latest attempt
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
 	// onReconnect runs after a successful reconnect (the bridge re-lists
@@ -55,10 +55,25 @@ type connErr struct {
 func (e *connErr) Error() string { return e.err.Error() }
 func (e *connErr) Unwrap() error { return e.err }
 func (e *connErr) ExitCode() int {
-	if e.kind == "timeout" {
+	switch e.kind {
+	case "timeout":
 		return exit.Timeout
+	case "auth_required":
+		return exit.Auth
 	}
 	return exit.Failure
+}
+
+// authErr is the auth_required error of a server that answered 401/403.
+func (s *session) authErr() error {
+	if s.http == nil {
+		return nil
+	}
+	if st := s.http.status(); st == 401 || st == 403 {
+		name := s.e.Name
+		return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
+	}
+	return nil
 }
 
 // open connects to a server within its connect timeout.
@@ -78,8 +93,14 @@ func (s *session) client() *mcp.Client {
 	if o.Capabilities == nil {
 		o.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
 	}
+	if s.r.sampler != nil {
+		o.CreateMessageHandler = s.r.sampler.handler(s.e.Name)
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()}, &o)
 	c.AddRoots(&mcp.Root{URI: "file://" + s.r.cwd, Name: filepath.Base(s.r.cwd)})
+	if s.r.sampler == nil {
+		c.AddReceivingMiddleware(declineSampling(s.e.Name, func(m string) { app.Warnf(s.r.c, "%s", m) }))
+	}
 	return c
 }
 
@@ -124,6 +145,7 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		return nil, err
 	}
 	var connected atomic.Bool
+	k, _ := t.(*stdioTransport)
 	if sse, ok := t.(*mcp.SSEClientTransport); ok {
 		t = &detached{sse, &connected}
 	}
@@ -134,8 +156,8 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 	go func() {
 		select {
 		case <-ctx.Done():
-			if !connected.Load() && s.cmd != nil && s.cmd.Process != nil {
-				_ = s.cmd.Process.Kill()
+			if !connected.Load() && k != nil {
+				k.kill()
 			}
 		case <-stop:
 		}
@@ -179,22 +201,33 @@ func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Du
 	case cctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
 		return &connErr{name, "timeout", fmt.Errorf("connection to MCP server %q timed out after %s", name, timeout)}
 	}
-	if s.http != nil {
-		if st := s.http.status(); st == 401 || st == 403 {
-			return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
-		}
+	if ae := s.authErr(); ae != nil {
+		return ae
 	}
 	msg := err.Error()
 	if s.stderr != nil {
 		if tail := s.stderr.last(); tail != "" {
 			msg += " (server stderr: " + tail + ")"
 		}
+		if junk := s.stderr.lastJunk(); junk != "" {
+			msg += " (server stdout, not JSON-RPC: " + junk + ")"
+		}
 	}
 	return &connErr{name, "connection", fmt.Errorf("MCP server %q: %s", name, msg)}
 }
 
+// memoryKey is the context key of a test's transports: a
+// func(server string) mcp.Transport whose non-nil answer (the SDK's
+// in-memory transport to a server in the test) replaces the configured one.
+type memoryKey struct{}
+
 // transport builds the SDK transport of a server.
 func (s *session) transport(typ string) (mcp.Transport, error) {
+	if f, ok := s.r.c.Context.Value(memoryKey{}).(func(string) mcp.Transport); ok {
+		if t := f(s.e.Name); t != nil {
+			return t, nil
+		}
+	}
 	sv := s.e.Server
 	switch typ {
 	case "", "stdio":
@@ -227,8 +260,10 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		s.cmd = cmd
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.r.terminate}, nil
+		tail := s.stderr
+		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: func(line string) {
+			tail.junk(line)
+		}}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
@@ -300,6 +335,7 @@ type stderrTail struct {
 	mu     sync.Mutex
 	buf    []byte
 	tail   string
+	stdout string // the last line skipped on stdout
 	lines  int
 }
 
@@ -328,6 +364,26 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// junk reports a line of the server's stdout that is not JSON-RPC: it is
+// skipped, shown like a stderr line, and kept for error messages.
+func (t *stderrTail) junk(line string) {
+	line = mcptool.Clip(line, 200)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stdout = line
+	t.lines++
+	if t.lines < maxStderrLines {
+		fmt.Fprintf(t.w, "%snot JSON-RPC on stdout, skipped: %s\n", t.prefix, line)
+	}
+}
+
+// lastJunk is the last line skipped on stdout.
+func (t *stderrTail) lastJunk() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stdout
 }
 
 func (t *stderrTail) last() string {

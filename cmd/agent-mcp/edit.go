@@ -213,7 +213,7 @@ func testCommand(env *app.Env) *cli.Command {
 		Usage:     "connect to a server and report what it offers",
 		ArgsUsage: "NAME",
 		Description: "Connects, initializes and lists tools, resources and prompts; prints the server's name, version, " +
-			"protocol version and counts. Exit status 1 when the server fails (with an 'agent-mcp auth' hint for HTTP 401).\n\n" +
+			"protocol version and counts. Exit status 1 when the server fails, 4 when it wants authentication (HTTP 401/403, with an 'agent-mcp auth' hint).\n\n" +
 			"Example:\n\n    agent-mcp test everything",
 		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}),
 		Action: func(c *cli.Context) error {

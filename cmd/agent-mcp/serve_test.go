@@ -22,6 +22,13 @@ import (
 // and connects the Go SDK's client to it.
 func serveClient(t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, string) {
 	t.Helper()
+	return serveClientVersion(t, opts, "", args...)
+}
+
+// serveClientVersion is serveClient with the client offering protocol
+// version (the SDK's newest when "").
+func serveClientVersion(t *testing.T, opts *mcp.ClientOptions, version string, args ...string) (*mcp.ClientSession, string) {
+	t.Helper()
 	bin, err := testbin.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func serveClient(t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.Cl
 	cmd := exec.Command(filepath.Join(bin, "agent-mcp"), append([]string{"serve", "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools")}, args...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,4 +212,153 @@ func TestServeHTTP(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs --token") {
 		t.Errorf("0.0.0.0 without a token: %v %s", err, out)
 	}
+}
+
+// TestServeElicitation: a tool's requests (kinds confirm and ask) reach the
+// MCP client as elicitation, as multi round-trip input requests for the
+// newest protocol and as elicitation/create requests for older ones; the
+// answers go back to the tool. A client without elicitation is asked
+// nothing and the requests are cancelled.
+func TestServeElicitation(t *testing.T) {
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			n := 0
+			handler := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				n++
+				asked = append(asked, req.Params.Message)
+				schema, _ := json.Marshal(req.Params.RequestedSchema)
+				switch {
+				case strings.Contains(string(schema), `"confirm"`) && n == 1:
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+				case strings.Contains(string(schema), `"confirm"`):
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				case strings.Contains(string(schema), `"enum":["red","blue"]`) && n == 3:
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "blue"}}, nil
+				}
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
+			cs, _ := serveClientVersion(t, &mcp.ClientOptions{ElicitationHandler: handler}, version, "--tools", "confirm,question")
+			for _, c := range []struct{ tool, want string }{{"confirm", "true false"}, {"question", `"blue" cancelled`}} {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: map[string]any{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := res.Content[0].(*mcp.TextContent).Text; got != c.want {
+					t.Errorf("%s: %q, want %q", c.tool, got, c.want)
+				}
+			}
+			want := []string{"Delete\nDelete build/ (1 of 2)?", "Delete\nDelete build/ (2 of 2)?", "Colour 1?", "Colour 2?"}
+			if d := cmp.Diff(want, asked); d != "" {
+				t.Errorf("asked (-want +got):\n%s", d)
+			}
+		})
+	}
+	cs, _ := serveClient(t, nil, "--tools", "confirm")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "cancelled cancelled" {
+		t.Errorf("without elicitation: %q", got)
+	}
+}
+
+// TestServeElicitationClientGone: a call whose client goes away (HTTP
+// session closed) while a tool waits for an answer — asked directly, or
+// parked for a multi round-trip answer — gets its asks cancelled instead of
+// waiting for ever.
+func TestServeElicitationClientGone(t *testing.T) {
+	// Over HTTP the SDK's client speaks at most 2025-11-25: asked directly.
+	t.Run("http", func(t *testing.T) { serveElicitationClientGone(t, "2025-11-25") })
+	// A 2026-07-28 client over stdio: the call is parked; the client closes.
+	t.Run("parked", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "answers.log")
+		t.Setenv("FAKETOOLS_LOG", log)
+		asked := make(chan struct{})
+		release := make(chan struct{})
+		handler := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			close(asked)
+			<-release
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		}
+		cs, _ := serveClient(t, &mcp.ClientOptions{ElicitationHandler: handler}, "--tools", "confirm")
+		if got := cs.InitializeResult().ProtocolVersion; got < "2026-07-28" {
+			t.Fatalf("protocol %s: no multi round-trip", got)
+		}
+		go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+		<-asked
+		closed := make(chan struct{})
+		go func() { cs.Close(); close(closed) }()
+		defer close(release)
+		// The parked ask is cancelled by serve before it ends the tool
+		// process; the tool's next ask may come after EOF.
+		<-closed
+		b, _ := os.ReadFile(log)
+		if l := string(b); !strings.HasPrefix(l, "confirm 1: cancelled\nconfirm 2: cancelled") {
+			t.Fatalf("the tool's asks after the client left: %q", b)
+		}
+	})
+}
+
+func serveElicitationClientGone(t *testing.T, version string) {
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	log := filepath.Join(t.TempDir(), "answers.log")
+	srv := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--tools", "confirm", "--http", addr)
+	srv.Env = append(os.Environ(), "FAKETOOLS_LOG="+log)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var cs *mcp.ClientSession
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	handler := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		close(asked)
+		<-release // the person never answers; the client is closed meanwhile
+		return nil, ctx.Err()
+	}
+	cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler}).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("protocol %s, want %s", got, version)
+	}
+	callCtx, stop := context.WithCancel(ctx)
+	go cs.CallTool(callCtx, &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+	<-asked
+	stop()
+	go cs.Close() // DELETE: the server's session ends
+	for i := 0; i < 200; i++ {
+		if b, _ := os.ReadFile(log); string(b) == "confirm 1: cancelled\nconfirm 2: cancelled\n" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, _ := os.ReadFile(log)
+	t.Fatalf("the tool's asks after the client left: %q", b)
 }

@@ -64,7 +64,7 @@ func listCommand(env *app.Env) *cli.Command {
 		Usage:     "connect to servers and show their status and tool names",
 		ArgsUsage: "[SERVER…]",
 		Description: "Connects to every enabled server (or the ones named), in parallel, and prints one line per server. " +
-			"Exit status 1 when any server failed.\n\n" +
+			"Exit status 1 when any server failed, 4 when every failed server wants authentication (HTTP 401/403).\n\n" +
 			"Examples:\n\n    agent-mcp list\n    agent-mcp list --json github | jq .tools\n    agent-mcp list --cached",
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
@@ -89,11 +89,14 @@ func listCommand(env *app.Env) *cli.Command {
 				}()
 			}
 			wg.Wait()
-			failed := 0
+			failed, auth := 0, 0
 			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 			for _, st := range statuses {
 				if st.Status != "connected" {
 					failed++
+					if st.AuthRequired {
+						auth++
+					}
 				}
 				if c.Bool("json") {
 					if err := writeJSON(r, st); err != nil {
@@ -116,6 +119,9 @@ func listCommand(env *app.Env) *cli.Command {
 			}
 			if c.Context.Err() != nil {
 				return exit.Wrap(exit.Interrupted, c.Context.Err())
+			}
+			if failed > 0 && auth == failed {
+				return exit.Silent(exit.Auth)
 			}
 			if failed > 0 {
 				return exit.Silent(exit.Failure)

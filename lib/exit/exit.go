@@ -17,6 +17,7 @@ const (
 	Failure     = 1   // no result (no match, lint failed) or a runtime failure
 	Usage       = 2   // bad usage, bad configuration or bad input
 	Overflow    = 3   // the model's context window overflowed (agent-chat)
+	Auth        = 4   // an MCP server wants authentication (agent-mcp; see 'agent-mcp auth')
 	Timeout     = 124 // a time limit ran out
 	Interrupted = 130 // interrupted by SIGINT/SIGTERM or an abort
 )
@@ -33,6 +34,7 @@ var Table = []struct {
 	{Failure, "no result (nothing matched, lint failed) or a runtime failure"},
 	{Usage, "usage error, bad configuration or bad input (the message says what and where)"},
 	{Overflow, "context overflow: the conversation no longer fits the model (agent-chat)"},
+	{Auth, "authentication required: an MCP server answered HTTP 401 or 403 (agent-mcp; 'agent-mcp auth SERVER' logs in)"},
 	{Timeout, "a time limit ran out"},
 	{Interrupted, "interrupted (SIGINT, SIGTERM or an abort)"},
 }

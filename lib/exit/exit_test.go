@@ -20,6 +20,7 @@ func TestCode(t *testing.T) {
 		{"wrap nil", Wrap(Usage, nil), OK},
 		{"silent", Silent(Interrupted), Interrupted},
 		{"overflow", Wrap(Overflow, errors.New("too long")), Overflow},
+		{"auth", Wrap(Auth, errors.New("HTTP 401")), Auth},
 	}
 	for _, c := range cases {
 		if got := Code(c.err); got != c.want {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -17,7 +18,26 @@ var (
 	mu      sync.Mutex
 	cwd     string
 	cancels = map[string]chan struct{}{}
+	answers = map[string]chan *event.Answer{}
+	nask    int
+	eof     bool // stdin ended: asks are cancelled at once
 )
+
+// ask sends a request and waits for its answer.
+func ask(kind, payload string) *event.Answer {
+	mu.Lock()
+	nask++
+	id := fmt.Sprintf("r%d", nask)
+	if eof {
+		mu.Unlock()
+		return &event.Answer{RequestID: id, Cancelled: true, Value: json.RawMessage(`"eof"`)}
+	}
+	ch := make(chan *event.Answer, 1)
+	answers[id] = ch
+	mu.Unlock()
+	send(&event.ToolAsk{RequestID: id, Kind: kind, Payload: json.RawMessage(payload)})
+	return <-ch
+}
 
 func send(v any) {
 	b, _ := event.EncodeTool(v)
@@ -45,7 +65,16 @@ func main() {
 				{Name: "write", Label: "Write", Description: "Write a file.", Parameters: obj, Concurrency: event.Exclusive},
 				{Name: "bash", Label: "Bash", Description: "Run a command.", Parameters: obj, Concurrency: event.Exclusive},
 				{Name: "weird", Description: "A tool of no known class.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
+				{Name: "confirm", Description: "Ask to confirm, twice.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
+				{Name: "question", Description: "Ask a question with options.", Parameters: json.RawMessage(`{}`), Concurrency: event.Shared},
 			}})
+		case *event.Answer:
+			mu.Lock()
+			if ch, ok := answers[m.RequestID]; ok {
+				ch <- m
+				delete(answers, m.RequestID)
+			}
+			mu.Unlock()
 		case *event.Cancel:
 			mu.Lock()
 			if ch, ok := cancels[m.ID]; ok {
@@ -65,6 +94,14 @@ func main() {
 			}()
 		}
 	}
+	// EOF: nobody will answer any more.
+	mu.Lock()
+	eof = true
+	for id, ch := range answers {
+		ch <- &event.Answer{RequestID: id, Cancelled: true, Value: json.RawMessage(`"eof"`)}
+		delete(answers, id)
+	}
+	mu.Unlock()
 	wg.Wait()
 }
 
@@ -96,6 +133,29 @@ func run(c *event.Call, cancel chan struct{}) *event.Result {
 			return fail("Command aborted")
 		}
 		return &event.Result{ID: c.ID, Content: []event.Content{event.Text("ran " + a.Command), {Type: "image", Data: "iVBORw==", MimeType: "image/png"}}}
+	case "confirm", "question":
+		var got []string
+		for i := 1; i <= 2; i++ {
+			var a *event.Answer
+			if c.Name == "confirm" {
+				a = ask("confirm", fmt.Sprintf(`{"title":"Delete","message":"Delete build/ (%d of 2)?"}`, i))
+			} else {
+				a = ask("ask", fmt.Sprintf(`{"question":"Colour %d?","options":["red","blue"]}`, i))
+			}
+			if a.Cancelled && string(a.Value) == `"eof"` {
+				got = append(got, "cancelled at EOF")
+			} else if a.Cancelled {
+				got = append(got, "cancelled")
+			} else {
+				got = append(got, string(a.Value))
+			}
+			if f := os.Getenv("FAKETOOLS_LOG"); f != "" {
+				fh, _ := os.OpenFile(f, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				fmt.Fprintf(fh, "%s %d: %s\n", c.Name, i, got[len(got)-1])
+				fh.Close()
+			}
+		}
+		return &event.Result{ID: c.ID, Content: []event.Content{event.Text(strings.Join(got, " "))}}
 	}
 	return &event.Result{ID: c.ID, Content: []event.Content{event.Text("weird")}}
 }

@@ -23,7 +23,7 @@ func main() {
 	sse := flag.Bool("sse", false, "with -http: serve the legacy HTTP+SSE protocol instead")
 	addrFile := flag.String("addr-file", "", "write the listening URL here")
 	token := flag.String("token", "", "with -http: require this bearer token")
-	mode := flag.String("mode", "", "misbehave: garbage, exit, hang")
+	mode := flag.String("mode", "", "misbehave: garbage, exit, hang, banner (a line of text on stdout first), old (protocol 2025-03-26 only)")
 	pageSize := flag.Int("page-size", 2, "tools per tools/list page")
 	flag.Parse()
 
@@ -39,6 +39,8 @@ func main() {
 	case "old":
 		oldServer()
 		return
+	case "banner":
+		fmt.Println("mcptestserver 1.0.0 starting on stdio")
 	}
 
 	if d, err := time.ParseDuration(os.Getenv("MCPTEST_START_DELAY")); err == nil {
@@ -207,6 +209,33 @@ func server(pageSize int) *mcp.Server {
 				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("extra"), nil })
 			return text("grown"), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "sample", Description: "Ask the client's model (sampling).", InputSchema: obj(`"prompt":{"type":"string"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Multi round-trip, as for ask.
+			if len(req.Params.InputResponses) == 0 {
+				prompt, _ := args(req)["prompt"].(string)
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"s": &mcp.CreateMessageParams{MaxTokens: 100,
+					SystemPrompt: "Answer in one word.", Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: prompt}}}}}}, nil
+			}
+			var model, stop string
+			var content mcp.Content
+			switch res := req.Params.InputResponses["s"].(type) {
+			case *mcp.CreateMessageResult:
+				model, stop, content = res.Model, res.StopReason, res.Content
+			case *mcp.CreateMessageWithToolsResult:
+				model, stop = res.Model, res.StopReason
+				if len(res.Content) == 1 {
+					content = res.Content[0]
+				}
+			default:
+				return text(fmt.Sprintf("no answer (%T)", res)), nil
+			}
+			t, _ := content.(*mcp.TextContent)
+			if t == nil {
+				return text("not text"), nil
+			}
+			return text("the model (" + model + ", " + stop + ") said: " + t.Text), nil
+		})
 	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello world"}}}, nil
@@ -230,16 +259,43 @@ func server(pageSize int) *mcp.Server {
 func oldServer() {
 	sc := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
+	var sampling json.RawMessage // the id of a tools/call waiting for sampling
 	for sc.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
 				ProtocolVersion string `json:"protocolVersion"`
+				Name            string `json:"name"`
 			} `json:"params"`
+			Result *struct {
+				Content struct{ Text string } `json:"content"`
+				Model   string                `json:"model"`
+			} `json:"result"`
+			Error *struct{ Message string } `json:"error"`
 		}
 		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
 			continue // notifications
+		}
+		if m.Method == "" && string(m.ID) == `"sample-1"` && sampling != nil {
+			// The client's answer to our sampling/createMessage.
+			text, isErr := "", false
+			if m.Error != nil {
+				text, isErr = "sampling failed: "+m.Error.Message, true
+			} else if m.Result != nil {
+				text = "the model (" + m.Result.Model + ") said: " + m.Result.Content.Text
+			}
+			out.Encode(map[string]any{"jsonrpc": "2.0", "id": sampling, "result": map[string]any{
+				"content": []any{map[string]any{"type": "text", "text": text}}, "isError": isErr}})
+			sampling = nil
+			continue
+		}
+		if m.Method == "tools/call" && m.Params.Name == "sample" {
+			// A server of 2025-03-26 asks the client's model with a request.
+			sampling = m.ID
+			out.Encode(map[string]any{"jsonrpc": "2.0", "id": "sample-1", "method": "sampling/createMessage", "params": map[string]any{
+				"maxTokens": 50, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Say hi."}}}}})
+			continue
 		}
 		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
 		switch m.Method {

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/llm"
+)
+
+// Sampling: a server's sampling/createMessage request is answered by the
+// model named with --sampling-model (or AGENT_MCP_SAMPLING_MODEL), through
+// lib/llm with agent-chat's catalog, models.toml and key variables. Without
+// one, agent-mcp does not offer sampling and declines such requests with a
+// message that says how to enable it.
+
+const samplingMethod = "sampling/createMessage"
+
+// samplingFlags are the flags of the commands that may be asked to sample.
+func samplingFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "sampling-model", Usage: "answer servers' sampling requests (sampling/createMessage) with this model, `provider/id` as in agent-chat (default: $AGENT_MCP_SAMPLING_MODEL; none: decline them)"},
+		&cli.StringFlag{Name: "models-file", Usage: "models.toml `FILE` for --sampling-model (default: $XDG_CONFIG_HOME/agentutils/models.toml)"},
+		&cli.StringFlag{Name: "record", Usage: "record the sampling model's exchanges to a cassette `FILE` (formats/cassette)"},
+		&cli.StringFlag{Name: "replay", Usage: "answer sampling requests from a cassette `FILE` instead of the network"},
+	}
+}
+
+// sampler answers sampling requests with one model.
+type sampler struct {
+	client *provider.Client
+	model  llm.Model
+	opts   llm.Options
+	warn   func(string)
+	now    func() int64
+	close  func()
+	// mu makes calls sequential, so a cassette's order is the calls' order.
+	mu sync.Mutex
+}
+
+// newSampler builds the sampler of the flags; nil when no model is named.
+func newSampler(c *cli.Context, env *app.Env) (*sampler, error) {
+	pattern := c.String("sampling-model")
+	if pattern == "" {
+		pattern = env.Getenv("AGENT_MCP_SAMPLING_MODEL")
+	}
+	if pattern == "" {
+		if c.String("record") != "" || c.String("replay") != "" {
+			return nil, exit.Errorf(exit.Usage, "--record and --replay are for sampling: they need --sampling-model")
+		}
+		return nil, nil
+	}
+	cat, err := provider.LoadCatalog(env.Abs(c.String("models-file")), env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	model, thinking, err := cat.Resolve(pattern)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "--sampling-model: %v", err)
+	}
+	s := &sampler{model: model, opts: llm.Options{Thinking: thinking}, close: func() {},
+		warn: func(m string) { app.Warnf(c, "%s", m) }, now: func() int64 { return env.Now().UnixMilli() }}
+	s.client = &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Warn: s.warn}
+	if f := c.String("replay"); f != "" {
+		data, err := os.ReadFile(env.Abs(f))
+		if err != nil {
+			return nil, exit.Wrap(exit.Usage, err)
+		}
+		if s.client.Replay, err = provider.ReadCassette(f, data); err != nil {
+			return nil, exit.Wrap(exit.Usage, err)
+		}
+	} else {
+		k, err := cat.ResolveKey(model, "", env.Getenv)
+		if err != nil {
+			return nil, exit.Errorf(exit.Usage, "--sampling-model: %v", err)
+		}
+		if k.Command != "" {
+			return nil, exit.Errorf(exit.Usage, "--sampling-model: %s: key commands are only supported by agent-chat", k.Source)
+		}
+		s.opts.APIKey = k.Value
+		s.client.Secrets = []string{k.Value}
+	}
+	if f := c.String("record"); f != "" {
+		fh, err := os.OpenFile(env.Abs(f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return nil, exit.Wrap(exit.Usage, err)
+		}
+		s.client.Record = provider.NewRecorder(fh)
+		s.close = func() { fh.Close() }
+	}
+	return s, nil
+}
+
+// handler answers one server's sampling requests.
+func (s *sampler) handler(server string) func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		p := req.Params
+		lc := llm.Context{SystemPrompt: p.SystemPrompt}
+		for i, m := range p.Messages {
+			if m == nil {
+				continue
+			}
+			role := string(m.Role)
+			if role != "user" && role != "assistant" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("sampling: message %d: role %q is neither user nor assistant", i, role)}
+			}
+			msg := llm.Message{Role: role, Timestamp: s.now()}
+			switch c := m.Content.(type) {
+			case *mcp.TextContent:
+				msg.Content = []llm.Content{llm.TextBlock(c.Text)}
+			case *mcp.ImageContent:
+				msg.Content = []llm.Content{llm.ImageBlock(base64.StdEncoding.EncodeToString(c.Data), c.MIMEType)}
+			case *mcp.AudioContent:
+				msg.Content = []llm.Content{llm.TextBlock("[Audio: " + c.MIMEType + "]")}
+			default:
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("sampling: message %d: unsupported content %T", i, m.Content)}
+			}
+			if role == "assistant" {
+				msg.API, msg.Provider, msg.Model, msg.StopReason = s.model.API, s.model.Provider, s.model.ID, llm.StopStop
+			}
+			lc.Messages = append(lc.Messages, msg)
+		}
+		if len(lc.Messages) == 0 {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "sampling: no messages"}
+		}
+		opts := s.opts
+		if p.MaxTokens > 0 {
+			opts.MaxTokens = int(p.MaxTokens)
+			if s.model.MaxTokens > 0 && opts.MaxTokens > s.model.MaxTokens {
+				opts.MaxTokens = s.model.MaxTokens
+			}
+		}
+		if p.Temperature != 0 {
+			t := p.Temperature
+			opts.Temperature = &t
+		}
+		s.mu.Lock()
+		final, err := s.client.Stream(ctx, s.model, lc, opts, func(llm.Event) {})
+		s.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("sampling with %s: %v", s.model.Ref(), err)
+		}
+		if final.StopReason == llm.StopError || final.StopReason == llm.StopAborted {
+			return nil, fmt.Errorf("sampling with %s failed: %s", s.model.Ref(), final.ErrorMessage)
+		}
+		tokens := 0
+		if final.Usage != nil {
+			tokens = final.Usage.TotalTokens
+		}
+		s.warn(fmt.Sprintf("%s: answered a sampling request with %s (%d tokens)", server, s.model.Ref(), tokens))
+		stop := map[string]string{llm.StopStop: "endTurn", llm.StopLength: "maxTokens", llm.StopToolUse: "toolUse"}[final.StopReason]
+		return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: final.Text()}, Model: s.model.ID, Role: "assistant", StopReason: stop}, nil
+	}
+}
+
+// declineSampling answers sampling requests when no model is configured
+// (the capability is not offered, but a server may ask anyway).
+func declineSampling(server string, warn func(string)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != samplingMethod {
+				return next(ctx, method, req)
+			}
+			warn(fmt.Sprintf("%s: declined a sampling request: %s", server, noSampling))
+			// -1 is the code of the spec's example of a refused sampling request.
+			return nil, &jsonrpc.Error{Code: -1, Message: "sampling declined: " + noSampling}
+		}
+	}
+}
+
+const noSampling = "agent-mcp has no model for sampling (give --sampling-model provider/id or set AGENT_MCP_SAMPLING_MODEL)"
+
+// samplingRefused reports the SDK's error for a multi round-trip sampling
+// request made to a client without the capability.
+func samplingRefused(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "does not support CreateMessage")
+}

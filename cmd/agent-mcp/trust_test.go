@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/exit"
+)
+
+// TestTrustPrompt: on a terminal, a command that would run a project's own
+// servers asks once (yes remembers, once does not, no keeps them off); in
+// pipes it never asks; --trust needs no answer.
+func TestTrustPrompt(t *testing.T) {
+	srv := filepath.Join(testServer(t), "mcptestserver")
+	home, proj := t.TempDir(), t.TempDir()
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": map[string]any{"command": srv}}})
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(tty bool, answer string, args ...string) (int, string, string) {
+		var out, errb strings.Builder
+		env := &app.Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: proj, Now: time.Now,
+			StdinTTY: tty, StderrTTY: tty,
+			Getenv: func(k string) string {
+				if k == "AGENTUTILS_HOME" || k == "HOME" {
+					return home
+				}
+				return ""
+			}}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		code := app.Run(ctx, newApp, env, append([]string{"agent-mcp"}, args...))
+		return code, out.String(), errb.String()
+	}
+	call := []string{"call", "--text", "proj", "echo", `{"message":"from the project"}`}
+	const prompt = "Use them? [y] yes, and trust this project from now on; [o] only this once; [N] no: "
+
+	code, _, errs := run(false, "y\n", call...)
+	if code != exit.Usage || strings.Contains(errs, prompt) || !strings.Contains(errs, `server "proj" is configured by the untrusted project`) {
+		t.Fatalf("in a pipe: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(true, "n\n", call...)
+	if code != exit.Usage || !strings.Contains(errs, "configures MCP servers that run commands from the repository:\n  proj: "+srv+" (") || !strings.Contains(errs, prompt) {
+		t.Fatalf("answered no: exit %d, %s", code, errs)
+	}
+	code, out, errs := run(true, "o\n", call...)
+	if code != 0 || out != "from the project\n" || !strings.Contains(errs, prompt) {
+		t.Fatalf("answered once: exit %d, %q, %s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(home, "trust.json")); err == nil {
+		t.Fatal("once wrote trust.json")
+	}
+	// bridge never asks (its stdin is the protocol): the project's servers stay off.
+	hello := `{"type":"hello","cwd":"` + proj + `"}` + "\n"
+	if code, out, errs := run(true, hello, "bridge"); code != 0 || strings.Contains(errs, prompt) || strings.Contains(out, "mcp__proj__") ||
+		!strings.Contains(errs, "ignoring the project's MCP servers (proj)") {
+		t.Fatalf("bridge: exit %d, %s, %s", code, out, errs)
+	}
+	if code, out, errs := run(false, "", append(call, "--trust")...); code != 0 || out != "from the project\n" || strings.Contains(errs, prompt) {
+		t.Fatalf("--trust: exit %d, %q, %s", code, out, errs)
+	}
+	code, out, errs = run(true, "y\n", call...)
+	if code != 0 || out != "from the project\n" || !strings.Contains(errs, "is trusted") {
+		t.Fatalf("answered yes: exit %d, %q, %s", code, out, errs)
+	}
+	var list []struct{ Root, TrustedAt string }
+	data, _ := os.ReadFile(filepath.Join(home, "trust.json"))
+	if err := json.Unmarshal(data, &list); err != nil || len(list) != 1 || list[0].Root != proj || list[0].TrustedAt == "" {
+		t.Fatalf("trust.json: %s (%v)", data, err)
+	}
+	// Remembered: no question, in a pipe too.
+	if code, out, errs := run(false, "", call...); code != 0 || out != "from the project\n" || strings.Contains(errs, prompt) {
+		t.Fatalf("after yes: exit %d, %q, %s", code, out, errs)
+	}
+}
