@@ -30,8 +30,19 @@ type stream struct {
 // any request is sent.
 func readStream(r io.Reader) (*stream, error) {
 	s := &stream{rest: bufio.NewReaderSize(r, 256<<10)}
+	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		line, err := s.rest.ReadBytes('\n')
+		// ReadSlice: the line stays in the reader's buffer until
+		// ParseRecord keeps its one copy.
+		line, err := s.rest.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = s.rest.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(line) == 0 && err != nil {
 			if err == io.EOF {
 				return s, nil
@@ -77,18 +88,24 @@ func readStream(r io.Reader) (*stream, error) {
 	}
 }
 
-// contextMessages resolves the records into the model's messages.
+// contextMessages resolves the records into the model's messages. The
+// records are consumed: each one's bytes are let go once its message is
+// decoded, so a long history is held in one form at a time.
 func (s *stream) contextMessages() (session.Context, []llm.Message, error) {
 	ctx, err := session.BuildContext(s.records, nil)
+	s.records = nil
 	if err != nil {
 		return ctx, nil, exit.Wrap(exit.Usage, err)
 	}
-	var msgs []llm.Message
-	for i, raw := range session.ConvertToLLM(ctx.Messages) {
-		var m llm.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
+	raws := session.ConvertToLLM(ctx.Messages)
+	ctx.Messages = nil
+	msgs := make([]llm.Message, 0, len(raws))
+	for i, raw := range raws {
+		m, err := llm.DecodeMessage(raw)
+		if err != nil {
 			return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v", i+1, err)
 		}
+		raws[i] = nil
 		msgs = append(msgs, m)
 	}
 	return ctx, msgs, nil

@@ -11,7 +11,10 @@ type Request struct {
 	Method string
 	URL    string
 	Header map[string]string
-	Body   []byte
+	// Body is the JSON body when it was built as bytes; codecs leave it nil
+	// and keep the value tree, which WriteBody encodes on demand.
+	Body    []byte
+	payload any
 }
 
 // Codec builds requests and decoders for one wire API.
@@ -118,11 +121,7 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 	if o.Temperature != nil {
 		body["temperature"] = *o.Temperature
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
-	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/v1/messages", Header: h, Body: b}, nil
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/v1/messages", Header: h, payload: body}, nil
 }
 
 func adaptive(m Model) bool {
@@ -397,10 +396,6 @@ func (d *anthropicDecoder) End(err error) []Event { return d.b.endOfBody(err) }
 // post builds a streaming JSON POST to path under the model's base URL,
 // with the key in keyHeader (left out when empty) and the model's headers.
 func post(m Model, path string, body any, keyHeader, key string) (Request, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
 	if key != "" {
 		h[keyHeader] = key
@@ -408,7 +403,7 @@ func post(m Model, path string, body any, keyHeader, key string) (Request, error
 	for k, v := range m.Headers {
 		h[strings.ToLower(k)] = v
 	}
-	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, Body: b}, nil
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, payload: body}, nil
 }
 
 // bearer is an Authorization value for key ("" for none or keyless "N/A").
