@@ -82,9 +82,8 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 		return safeID(id, 40)
 	}
 	level := m.ClampThinking(o.Thinking)
-	hist := Normalize(c.Messages, m, idFn)
 	hasToolCalls := false
-	for _, msg := range hist {
+	for _, msg := range c.Messages {
 		for _, b := range msg.Content {
 			if msg.Role == "assistant" && b.Type == "toolCall" {
 				hasToolCalls = true
@@ -100,7 +99,9 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			}
 			emit(map[string]any{"role": role, "content": c.SystemPrompt})
 		}
-		completionsMessages(hist, m, mistral, emit)
+		w := &completionsMessages{m: m, mistral: mistral, emit: emit}
+		NormalizeEach(c.Messages, m, idFn, w.add)
+		w.flush()
 	})
 	body := map[string]any{"model": m.ID, "messages": msgs, "stream": true, "stream_options": map[string]any{"include_usage": true}}
 	if *cp.SupportsStore {
@@ -144,79 +145,88 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 	return post(m, "/chat/completions", body, "authorization", bearer(o.APIKey))
 }
 
-// completionsMessages emits the chat messages of a normalised history.
-func completionsMessages(hist []Message, m Model, mistral bool, emit func(any)) {
-	for i := 0; i < len(hist); i++ {
-		msg := hist[i]
-		switch msg.Role {
-		case "user":
-			emit(completionsUser(msg.Content, m))
-		case "assistant":
-			am := map[string]any{"role": "assistant"}
-			var text []string // joined at the end: one part is not copied
-			var calls []any
-			for _, b := range msg.Content {
-				switch b.Type {
-				case "text":
-					if b.Text != "" {
-						text = append(text, b.Text)
-					}
-				case "thinking":
-					if b.Thinking == "" {
-						continue
-					}
-					field := b.ThinkingSignature
-					if mistral || field == "" || strings.ContainsAny(field, "{ ") {
-						text = append(text, b.Thinking+"\n\n")
-					} else {
-						am[field] = b.Thinking
-					}
-				case "toolCall":
-					calls = append(calls, map[string]any{"id": b.ID, "type": "function",
-						"function": map[string]any{"name": b.Name, "arguments": string(objectSchema(b.Arguments))}})
+// completionsMessages turns a normalised history into chat messages one at
+// a time. Consecutive tool results become "tool" messages, and the images
+// they returned follow them in one user message.
+type completionsMessages struct {
+	m       Model
+	mistral bool
+	emit    func(any)
+	images  []Content // from the current run of tool results
+}
+
+func (w *completionsMessages) flush() {
+	if len(w.images) > 0 {
+		w.emit(completionsUser(append([]Content{TextBlock("Attached image(s) from tool result:")}, w.images...), w.m))
+		w.images = nil
+	}
+}
+
+func (w *completionsMessages) add(msg Message) {
+	if msg.Role != "toolResult" {
+		w.flush()
+	}
+	m, mistral := w.m, w.mistral
+	switch msg.Role {
+	case "user":
+		w.emit(completionsUser(msg.Content, m))
+	case "assistant":
+		am := map[string]any{"role": "assistant"}
+		var text []string // joined at the end: one part is not copied
+		var calls []any
+		for _, b := range msg.Content {
+			switch b.Type {
+			case "text":
+				if b.Text != "" {
+					text = append(text, b.Text)
 				}
-			}
-			if len(text) == 0 && len(calls) == 0 {
-				continue
-			}
-			if len(text) > 0 {
-				am["content"] = strings.Join(text, "")
-			} else if mistral {
-				am["content"] = ""
-			} else {
-				am["content"] = nil
-			}
-			if len(calls) > 0 {
-				am["tool_calls"] = calls
-			}
-			emit(am)
-		case "toolResult":
-			var images []Content
-			for ; i < len(hist) && hist[i].Role == "toolResult"; i++ {
-				r := hist[i]
-				var texts []string
-				for _, b := range r.Content {
-					if b.Type == "text" {
-						texts = append(texts, b.Text)
-					} else if b.Type == "image" && m.Images() {
-						images = append(images, b)
-					}
+			case "thinking":
+				if b.Thinking == "" {
+					continue
 				}
-				content := strings.Join(texts, "\n")
-				if content == "" {
-					content = "(see attached image)"
+				field := b.ThinkingSignature
+				if mistral || field == "" || strings.ContainsAny(field, "{ ") {
+					text = append(text, b.Thinking+"\n\n")
+				} else {
+					am[field] = b.Thinking
 				}
-				tm := map[string]any{"role": "tool", "tool_call_id": r.ToolCallID, "content": content}
-				if mistral {
-					tm["name"] = r.ToolName
-				}
-				emit(tm)
-			}
-			i--
-			if len(images) > 0 {
-				emit(completionsUser(append([]Content{TextBlock("Attached image(s) from tool result:")}, images...), m))
+			case "toolCall":
+				calls = append(calls, map[string]any{"id": b.ID, "type": "function",
+					"function": map[string]any{"name": b.Name, "arguments": string(objectSchema(b.Arguments))}})
 			}
 		}
+		if len(text) == 0 && len(calls) == 0 {
+			return
+		}
+		if len(text) > 0 {
+			am["content"] = strings.Join(text, "")
+		} else if mistral {
+			am["content"] = ""
+		} else {
+			am["content"] = nil
+		}
+		if len(calls) > 0 {
+			am["tool_calls"] = calls
+		}
+		w.emit(am)
+	case "toolResult":
+		var texts []string
+		for _, b := range msg.Content {
+			if b.Type == "text" {
+				texts = append(texts, b.Text)
+			} else if b.Type == "image" && m.Images() {
+				w.images = append(w.images, b)
+			}
+		}
+		content := strings.Join(texts, "\n")
+		if content == "" {
+			content = "(see attached image)"
+		}
+		tm := map[string]any{"role": "tool", "tool_call_id": msg.ToolCallID, "content": content}
+		if mistral {
+			tm["name"] = msg.ToolName
+		}
+		w.emit(tm)
 	}
 }
 
