@@ -25,10 +25,33 @@ func changelogCommand(env *app.Env) *cli.Command {
 			"are inserted in canonical order, and every other line (unknown sections, * bullets, wrapped lines, " +
 			"prose) is kept byte for byte. The file is replaced atomically.\n\n" +
 			"Examples:\n\n" +
+			"   agent-commit changelog targets\n" +
 			"   agent-commit changelog show\n" +
 			"   agent-commit changelog add --section Fixed 'Crash on empty input'\n" +
 			"   echo '{\"entries\":{\"Added\":[\"Paging\"]}}' | agent-commit changelog apply -",
 		Subcommands: []*cli.Command{
+			{
+				Name:  "targets",
+				Usage: "list the CHANGELOG.md files the staged changes belong to, as JSON",
+				Description: "For each staged file, the nearest tracked CHANGELOG.md at or above its directory, up to the " +
+					"repository root; paths are repository-relative. These are the files agent-commit commit adds entries to. " +
+					"Prints [] when there are none.",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return exit.Errorf(exit.Usage, "targets takes no arguments")
+					}
+					if err := inRepo(c, env); err != nil {
+						return err
+					}
+					targets, _, err := changelogTargets(c, env)
+					if err != nil {
+						return err
+					}
+					b, _ := json.Marshal(targets)
+					_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+					return err
+				},
+			},
 			{
 				Name:  "show",
 				Usage: "print the [Unreleased] section as JSON",

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/commit"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -25,4 +28,56 @@ func git(ctx context.Context, env *app.Env, args ...string) (string, error) {
 		return out.String(), exit.Errorf(exit.Usage, "git %s: %s", args[0], msg)
 	}
 	return out.String(), nil
+}
+
+// Limits on the diff text kept in memory: a file's text up to what one map
+// call sends, and 16 MiB in all. Counts and spans cover the whole diff.
+const (
+	keepFileBytes  = 200000
+	keepTotalBytes = 16 << 20
+)
+
+// stagedDiff streams `git diff --cached ARGS` through the diff parser, so a
+// huge diff costs bounded memory. With spool, the raw diff is also copied to
+// a temporary file (the caller removes it) for cutting patches by span.
+func stagedDiff(ctx context.Context, env *app.Env, spool bool, args ...string) ([]commit.FileDiff, *os.File, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"diff", "--cached"}, args...)...)
+	cmd.Dir = env.Dir
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	var f *os.File
+	var r io.Reader = out
+	if spool {
+		if f, err = os.CreateTemp("", "agent-commit-diff-*"); err != nil {
+			return nil, nil, err
+		}
+		r = io.TeeReader(out, f)
+	}
+	fail := func(err error) ([]commit.FileDiff, *os.File, error) {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	files, perr := commit.ParseDiffReader(r, keepFileBytes, keepTotalBytes)
+	io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fail(exit.Errorf(exit.Usage, "git diff: %s", msg))
+	}
+	if perr != nil {
+		return fail(exit.Errorf(exit.Failure, "reading git diff: %v", perr))
+	}
+	return files, f, nil
 }

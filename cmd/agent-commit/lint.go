@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,6 +205,9 @@ func repoRoot(dir string) string {
 }
 
 func commentChar(c *cli.Context, env *app.Env) string {
+	if !mayConfigCommentChar(env) {
+		return "#" // no config git reads can set it: spare the git process
+	}
 	out, err := git(c.Context, env, "config", "core.commentChar")
 	cc := strings.TrimSpace(out)
 	if err != nil || cc == "" || cc == "auto" {
@@ -230,4 +235,82 @@ func abs(env *app.Env, p string) string {
 		return p
 	}
 	return filepath.Join(env.Dir, p)
+}
+
+// mayConfigCommentChar reports whether any configuration git would read here
+// could set core.commentChar: a config file that names it (in any case) or
+// includes another file, or settings passed in the environment (git -c).
+// Only then is git asked; a commit-msg hook then costs one process, not two.
+func mayConfigCommentChar(env *app.Env) bool {
+	if strings.Contains(strings.ToLower(env.Getenv("GIT_CONFIG_PARAMETERS")), "commentchar") || env.Getenv("GIT_CONFIG_COUNT") != "" {
+		return true
+	}
+	var files []string
+	if env.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if f := env.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
+			files = append(files, f)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	if f := env.Getenv("GIT_CONFIG_GLOBAL"); f != "" {
+		files = append(files, f)
+	} else {
+		home := env.Getenv("HOME")
+		xdg := env.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	gitDir := env.Getenv("GIT_DIR")
+	if gitDir != "" {
+		gitDir = abs(env, gitDir)
+	} else {
+		dot := filepath.Join(repoRoot(env.Dir), ".git")
+		st, err := os.Stat(dot)
+		switch {
+		case err != nil:
+			return true // no repository found our way: let git decide
+		case st.IsDir():
+			gitDir = dot
+		default:
+			data, err := os.ReadFile(dot)
+			d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+			if err != nil || !ok {
+				return true
+			}
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(filepath.Dir(dot), d)
+			}
+			gitDir = d
+		}
+	}
+	files = append(files, filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"))
+	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		d := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(gitDir, d)
+		}
+		files = append(files, filepath.Join(d, "config"), filepath.Join(d, "config.worktree"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if os.IsNotExist(err) || errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return true
+		}
+		low := strings.ToLower(string(data))
+		if strings.Contains(low, "commentchar") || strings.Contains(low, "[include") {
+			return true
+		}
+	}
+	return false
 }

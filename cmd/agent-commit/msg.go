@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/commit"
-	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 )
@@ -61,7 +59,8 @@ func runMsg(c *cli.Context, env *app.Env) error {
 		return exit.Errorf(exit.Usage, "-n must be at least 1")
 	}
 	i := 0
-	return generateMessages(c, env, n, func(m string) error {
+	return generateMessages(c, env, n, nil, func(a commit.Analysis) error {
+		m := a.Render()
 		i++
 		if n == 1 {
 			_, err := fmt.Fprintln(env.Stdout, m)
@@ -77,16 +76,18 @@ func runMsg(c *cli.Context, env *app.Env) error {
 	})
 }
 
-// generateMessage asks the model for one message for the staged diff.
-func generateMessage(c *cli.Context, env *app.Env) (string, error) {
-	var msg string
-	err := generateMessages(c, env, 1, func(m string) error { msg = m; return nil })
+// generateMessage asks the model for one message for the staged diff, with
+// changelog entries for targets when there are any.
+func generateMessage(c *cli.Context, env *app.Env, targets []commit.ChangelogTarget) (commit.Analysis, error) {
+	var msg commit.Analysis
+	err := generateMessages(c, env, 1, targets, func(a commit.Analysis) error { msg = a; return nil })
 	return msg, err
 }
 
 // generateMessages asks the model for n messages for the staged diff, each
-// re-asked until it passes lint, and hands each to emit.
-func generateMessages(c *cli.Context, env *app.Env, n int, emit func(string) error) error {
+// re-asked until it passes lint (and, with targets, carries valid changelog
+// entries for them), and hands each to emit.
+func generateMessages(c *cli.Context, env *app.Env, n int, targets []commit.ChangelogTarget, emit func(commit.Analysis) error) error {
 	if c.Int("attempts") < 1 {
 		return exit.Errorf(exit.Usage, "--attempts must be at least 1")
 	}
@@ -97,35 +98,38 @@ func generateMessages(c *cli.Context, env *app.Env, n int, emit func(string) err
 	if err != nil {
 		return err
 	}
-	if _, err := git(c.Context, env, "rev-parse", "--git-dir"); err != nil {
+	if err := inRepo(c, env); err != nil {
 		return err
 	}
-	diff, err := git(c.Context, env, "diff", "--cached", "-M", "--no-ext-diff", "--ignore-submodules")
+	files, _, err := stagedDiff(c.Context, env, false, "-M", "--no-ext-diff", "--ignore-submodules")
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(diff) == "" {
+	if len(files) == 0 {
 		return exit.Errorf(exit.Failure, "nothing staged (git add the changes first)")
 	}
 	numstat, err := git(c.Context, env, "diff", "--cached", "-M", "--numstat", "--ignore-submodules")
 	if err != nil {
 		return err
 	}
-	cands, _, _ := commit.Scopes(commit.ParseNumstat(numstat))
-	files := commit.ParseDiff(diff)
+	var scopes commit.ScopeHint
+	scopes.Cands, scopes.Wide, scopes.Pattern = commit.Scopes(commit.ParseNumstat(numstat))
 
 	client, model, opts, done, err := modelClient(c, env)
 	if err != nil {
 		return err
 	}
 	defer done()
-	prompt := commit.MsgPrompt(files, cands, c.String("context"))
+	prompt := commit.MsgPrompt(files, scopes, c.String("context"))
 	if mapped, big := commit.MapFiles(files); big && !c.Bool("no-map-reduce") {
 		obs, err := mapPhase(c, env, client, model, opts, mapped)
 		if err != nil {
 			return err
 		}
-		prompt = commit.ReducePrompt(mapped, obs, cands, c.String("context"))
+		prompt = commit.ReducePrompt(mapped, obs, scopes, c.String("context"))
+	}
+	if len(targets) > 0 {
+		prompt += commit.ChangelogPrompt(targets)
 	}
 	lc := llm.Context{SystemPrompt: commit.MsgSystemPrompt,
 		Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}}
@@ -149,10 +153,13 @@ func generateMessages(c *cli.Context, env *app.Env, n int, emit func(string) err
 				problems = perr.Error()
 			} else {
 				problems = a.Check(cfg)
+				if len(targets) > 0 {
+					problems = strings.TrimSpace(problems + "\n" + commit.CheckChangelog(a.Changelog, targets))
+				}
 			}
 			if problems == "" {
 				ok = true
-				if err := emit(a.Render()); err != nil {
+				if err := emit(a); err != nil {
 					return err
 				}
 				break
@@ -218,20 +225,9 @@ func mapPhase(c *cli.Context, env *app.Env, client *provider.Client, model llm.M
 // catalog, models.toml and key variables) and sets up --record/--replay.
 func modelClient(c *cli.Context, env *app.Env) (*provider.Client, llm.Model, llm.Options, func(), error) {
 	none := func() {}
-	path := c.String("models-file")
-	explicit := path != ""
-	if explicit {
-		path = abs(env, path)
-	} else {
-		path = filepath.Join(dirs.Resolve(env.Getenv).Config, "models.toml")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil && (explicit || !os.IsNotExist(err)) {
-		return nil, llm.Model{}, llm.Options{}, none, exit.Wrap(exit.Usage, err)
-	}
-	cat, err := llm.LoadCatalog(data, path, env.Getenv)
+	cat, err := provider.LoadCatalog(env.Abs(c.String("models-file")), env.Getenv) // agent-chat's loader
 	if err != nil {
-		return nil, llm.Model{}, llm.Options{}, none, exit.Wrap(exit.Usage, err)
+		return nil, llm.Model{}, llm.Options{}, none, err
 	}
 	var model llm.Model
 	if p := c.String("model"); p != "" {

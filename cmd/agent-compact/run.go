@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -32,51 +31,37 @@ func run(c *cli.Context, env *app.Env) error {
 	default:
 		return exit.Errorf(exit.Usage, "--events %q: use stderr or none", c.String("events"))
 	}
-	// Read the whole stream: its lines (for pass-through) and its records.
-	var lines [][]byte
-	var path []session.Record
-	var header *session.Header
-	r := bufio.NewReaderSize(env.Stdin, 256<<10)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			t := bytes.TrimRight(line, "\r\n")
-			if len(bytes.TrimSpace(t)) > 0 {
-				rec, perr := session.ParseRecord(t)
-				if perr != nil {
-					return exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, perr)
-				}
-				switch rec.Type {
-				case "error":
-					env.Stdout.Write(append(append([]byte(nil), t...), '\n'))
-					return exit.Silent(exit.Failure)
-				case "session":
-					if header == nil {
-						h, _ := session.ParseHeader(t)
-						header = &h
-					}
-				default:
-					path = append(path, rec)
-				}
-				lines = append(lines, append([]byte(nil), t...))
-			}
+	in, err := readAll(env.Stdin)
+	if err != nil {
+		return err
+	}
+	st, err := readStream(in)
+	if err != nil {
+		return err
+	}
+	if st.errorLine != nil { // an upstream stage failed: pass its error on, and fail
+		env.Stdout.Write(append(append([]byte(nil), st.errorLine...), '\n'))
+		return exit.Silent(exit.Failure)
+	}
+	header := st.header
+	// The path BuildContext resolves over the stream (for 'agent-session
+	// open' output, every entry); the rest of the stream passes through.
+	at := compact.ActivePath(st.entries)
+	path := st.entries
+	if !identity(at, len(path)) { // not one chain: take the path out
+		path = make([]compact.Entry, len(at))
+		for k, i := range at {
+			path[k] = st.entries[i]
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	}
+	if id := compact.MissingFirstKept(path); id != "" {
+		app.Warnf(c, "the newest compaction keeps from entry %q, which is not on the path: the context holds only its summary and what follows it", id)
 	}
 	settings := compact.Settings{ReserveTokens: c.Int("reserve-tokens"), KeepRecentTokens: c.Int("keep-recent-tokens"),
 		ProtectTokens: compact.Defaults.ProtectTokens, MinimumSavings: compact.Defaults.MinimumSavings}
 	branch := c.Bool("branch-summary")
 	if branch && (c.String("from") == "" || c.String("to") == "") {
 		return exit.Errorf(exit.Usage, "--branch-summary needs --from OLD_LEAF and --to TARGET")
-	}
-	sctx, err := session.BuildContext(path, nil)
-	if err != nil && !branch { // a --all stream need not be one path
-		return exit.Wrap(exit.Usage, err)
 	}
 	cat, err := loadCatalog(c, env)
 	if err != nil {
@@ -85,8 +70,10 @@ func run(c *cli.Context, env *app.Env) error {
 	// --model names candidates, tried in order; the first that resolves sets
 	// the window.
 	patterns := c.StringSlice("model")
-	if len(patterns) == 0 && sctx.Models["default"] != "" {
-		patterns = []string{sctx.Models["default"]}
+	if len(patterns) == 0 {
+		if m := compact.DefaultModel(path); m != "" {
+			patterns = []string{m}
+		}
 	}
 	var models []llm.Model
 	var resolveErr error
@@ -98,7 +85,7 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		models = append(models, m)
 	}
-	if len(models) == 0 && resolveErr != nil && c.String("summarizer-cmd") == "" && (c.Bool("force") || c.String("replay") != "") {
+	if len(models) == 0 && resolveErr != nil && c.String("summarizer-cmd") == "" && !c.Bool("dry-run") && (c.Bool("force") || c.String("replay") != "") {
 		return exit.Wrap(exit.Usage, resolveErr)
 	}
 	var model llm.Model
@@ -110,14 +97,14 @@ func run(c *cli.Context, env *app.Env) error {
 		window = model.ContextWindow
 	}
 	if branch {
-		return branchSummary(c, env, cat, models, header, path, window)
+		return branchSummary(c, env, cat, models, header, compact.Records(st.entries), window)
 	}
 
 	// Overflow: the last assistant message failed because the context is too big.
 	overflow := false
-	if n := len(sctx.Messages); n > 0 {
+	if raw := compact.LastAssistant(path); raw != nil {
 		var last llm.Message
-		if json.Unmarshal(sctx.Messages[n-1], &last) == nil && last.Role == "assistant" && last.StopReason == llm.StopError {
+		if json.Unmarshal(raw, &last) == nil && last.StopReason == llm.StopError {
 			overflow = llm.IsOverflow(last, window)
 		}
 	}
@@ -134,6 +121,11 @@ func run(c *cli.Context, env *app.Env) error {
 
 	if c.Bool("dry-run") {
 		plan, ok := compact.Prepare(path, settings)
+		if ok && compactNow {
+			if err := checkKept(window, settings); err != nil {
+				return err
+			}
+		}
 		out := map[string]any{"compact": compactNow && ok, "reason": reason(force, overflow, compactNow), "tokens": tokens,
 			"contextWindow": window, "prunedEntries": len(pruned), "prunedTokens": saved}
 		if ok {
@@ -156,6 +148,9 @@ func run(c *cli.Context, env *app.Env) error {
 			app.Warnf(c, "%s (the stream passes through)", msg)
 		}
 		if ok {
+			if err := checkKept(window, settings); err != nil {
+				return err
+			}
 			why := reason(force, overflow, compactNow)
 			emit(c, env, event.Event{Type: event.CompactionStart, Reason: why, ContextTokens: tokens, ContextWindow: window, Model: model.Ref()})
 			rec, err = summarize(c, env, cat, models, header, path, plan)
@@ -169,28 +164,27 @@ func run(c *cli.Context, env *app.Env) error {
 			}
 		}
 	}
-	w := bufio.NewWriter(env.Stdout)
-	defer w.Flush()
-	byIndex := map[int][]byte{}
+	// The stream as it came, with the pruned entries in place and the
+	// compaction record after it.
+	var repl []splice
 	for _, p := range pruned {
-		byIndex[p.Index] = p.Raw
+		repl = append(repl, splice{st.spans[at[p.Index]], p.Raw})
 	}
-	ei := 0
-	for _, l := range lines {
-		if h, err := session.Peek(l); err == nil && h.Type != "session" {
-			if repl, ok := byIndex[ei]; ok {
-				l = repl
-			}
-			ei++
+	slices.SortFunc(repl, func(a, b splice) int { return a.span[0] - b.span[0] }) // path order need not be stream order
+	return writeStream(env.Stdout, in, repl, rec)
+}
+
+// identity reports whether at is 0, 1, …, n-1.
+func identity(at []int, n int) bool {
+	if len(at) != n {
+		return false
+	}
+	for k, i := range at {
+		if k != i {
+			return false
 		}
-		w.Write(l)
-		w.WriteByte('\n')
 	}
-	if rec != nil {
-		w.Write(rec)
-		w.WriteByte('\n')
-	}
-	return nil
+	return true
 }
 
 func reason(force, overflow, compactNow bool) string {
@@ -206,7 +200,7 @@ func reason(force, overflow, compactNow bool) string {
 }
 
 // summarize asks the model for the summary and builds the compaction record.
-func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, path []session.Record, plan compact.Plan) ([]byte, error) {
+func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, path []compact.Entry, plan compact.Plan) ([]byte, error) {
 	summary, err := withSummarizer(c, env, cat, models, header, func(ask func(string) (string, error)) (string, error) {
 		return summaryText(c, plan, ask)
 	})

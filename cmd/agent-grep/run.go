@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"iter"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,36 +68,60 @@ func run(c *cli.Context, env *app.Env) error {
 		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxFilesize: maxSize,
 		Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"), TypesNot: c.StringSlice("type-not"),
 		GlobalIgnore: globalIgnore(env)}
-	var files []grep.File
 	failed := false
 	warn := func(format string, a ...any) {
 		failed = true
 		app.Warnf(c, format, a...)
 	}
 	stdin := false
+	var roots []string
 	for _, p := range paths {
 		if p == "-" {
 			stdin = true
-			continue
+		} else if _, err := os.Stat(orDot(p)); err != nil {
+			warn("%v", err) // a missing path is reported at once, as rg does
+		} else {
+			roots = append(roots, p)
 		}
-		fs, errs := grep.Walk(p, wo)
-		for _, e := range errs {
+	}
+	// The files stream from the walk into the search; the walk's errors are
+	// reported as warnings when it ends.
+	var walkErrs []error
+	files := func(yield func(grep.File) bool) {
+		for _, root := range roots {
+			stopped := false
+			walkErrs = append(walkErrs, grep.WalkFunc(root, wo, func(f grep.File) bool {
+				stopped = !yield(f)
+				return !stopped
+			})...)
+			if stopped {
+				return
+			}
+		}
+	}
+	reportWalk := func() {
+		for _, e := range walkErrs {
 			warn("%v", e)
 		}
-		files = append(files, fs...)
+		walkErrs = nil
 	}
-	if c.String("sort") == "modified" {
-		sortModified(files)
-	}
-	if c.Bool("files") {
-		sep := "\n"
-		if c.Bool("null") {
-			sep = "\x00"
+	if c.String("sort") == "modified" || c.Bool("files") {
+		list := slices.Collect(iter.Seq[grep.File](files))
+		reportWalk()
+		if c.String("sort") == "modified" {
+			sortModified(list)
 		}
-		for _, f := range files {
-			w.WriteString(f.Path + sep)
+		if c.Bool("files") {
+			sep := "\n"
+			if c.Bool("null") {
+				sep = "\x00"
+			}
+			for _, f := range list {
+				w.WriteString(f.Path + sep)
+			}
+			return status(len(list) > 0, failed)
 		}
-		return status(len(files) > 0, failed)
+		files = slices.Values(list)
 	}
 	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: c.Bool("ignore-case") && !c.Bool("case-sensitive"),
 		SmartCase: c.Bool("smart-case") && !c.Bool("case-sensitive"), Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
@@ -114,11 +140,12 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	countOnly := c.Bool("count") || c.Bool("count-matches") || c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
-		CountOnly: countOnly, Text: c.Bool("text"), Decompress: c.Bool("search-zip")}
+		CountOnly: countOnly, Text: c.Bool("text"), Decompress: c.Bool("search-zip"),
+		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
 	if countOnly {
 		so.Before, so.After = 0, 0
 	}
-	p := newPrinter(c, env, w, len(paths) > 1 || stdin == false && (len(files) > 1 || isDirArg(paths)))
+	p := newPrinter(c, env, w, len(paths) > 1 || !stdin && isDirArg(paths))
 	p.context = before > 0 || after > 0
 	if c.String("replace") != "" || c.IsSet("replace") {
 		p.replace = &replacer{re: m, tmpl: c.String("replace")}
@@ -156,6 +183,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if !stop && !(c.Bool("quiet") && matched) {
 		grep.Search(c.Context, m, files, so, c.Int("threads"), handle)
 	}
+	reportWalk()
 	total.BytesPrinted = p.printed
 	p.finish(total, time.Since(start))
 	if p.stopped != "" {
@@ -249,4 +277,11 @@ func readableStdin(env *app.Env) bool {
 	}
 	m := st.Mode()
 	return m&os.ModeNamedPipe != 0 || m.IsRegular() || m&os.ModeSocket != 0
+}
+
+func orDot(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
 }

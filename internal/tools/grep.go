@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -65,7 +66,7 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 	var b strings.Builder
 	n, shown, filesWith := 0, 0, 0
 	limited := false
-	grep.Search(ctx, m, files, grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, func(r grep.FileResult) bool {
+	grep.Search(ctx, m, slices.Values(files), grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, func(r grep.FileResult) bool {
 		if r.Err != nil || r.MatchedLines == 0 {
 			return true
 		}

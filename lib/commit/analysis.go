@@ -14,6 +14,9 @@ type Analysis struct {
 	Summary  string   `json:"summary"`
 	Details  []string `json:"details,omitempty"`
 	Breaking string   `json:"breaking,omitempty"` // the BREAKING CHANGE text; "" when none
+	// Changelog holds entries per changelog path and category, when they
+	// were asked for (commit without --no-changelog).
+	Changelog map[string]map[string][]string `json:"changelog,omitempty"`
 }
 
 // DiffBudget is the most diff text sent to the model (commit.md §6.9 item 12).
@@ -29,47 +32,76 @@ Read the staged diff and answer with ONE JSON object and nothing else:
 - details: up to 6 short sentences ending with a period, for what a reviewer needs to know; [] for small changes.
 - breaking: a sentence describing an incompatible change, or "" when there is none.`
 
+// ScopeHint is the scope analysis of a change (Scopes' results).
+type ScopeHint struct {
+	Cands   []ScopeCandidate
+	Wide    bool
+	Pattern string
+}
+
+// prompt says what the scope analysis found, as the reference's scope
+// candidates text does: the top 5 candidates of at least 10%, or for a wide
+// change its cross-cutting pattern or no scope.
+func (h ScopeHint) prompt() string {
+	switch {
+	case h.Wide && h.Pattern != "":
+		return fmt.Sprintf("Scope candidates: (cross-cutting: %s) - the change spans several components.\n\n", h.Pattern)
+	case h.Wide:
+		return "Scope candidates: (none - multi-component change) - leave the scope empty.\n\n"
+	}
+	var b strings.Builder
+	for i, c := range h.Cands {
+		if i == 5 || c.Percent < 10 {
+			break
+		}
+		conf := "high confidence"
+		if !c.High {
+			conf = "moderate confidence"
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%.0f%%, %s)", c.Scope, c.Percent, conf)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "Scope candidates (share of changed lines): " + b.String() + "\nPrefer a two-segment scope marked high confidence.\n\n"
+}
+
 // MsgPrompt assembles the user prompt: optional context from the user, the
 // scope candidates, the excluded lock files by name, and the diff of the
 // other files cut to DiffBudget characters.
-func MsgPrompt(files []FileDiff, cands []ScopeCandidate, userContext string) string {
+func MsgPrompt(files []FileDiff, scopes ScopeHint, userContext string) string {
 	var b strings.Builder
 	if userContext != "" {
 		fmt.Fprintf(&b, "Context from the author:\n%s\n\n", userContext)
 	}
-	if len(cands) > 0 {
-		b.WriteString("Scope candidates (share of changed lines):")
-		for i, c := range cands {
-			if i == 5 || c.Percent < 10 {
-				break
-			}
-			fmt.Fprintf(&b, " %s (%.0f%%)", c.Scope, c.Percent)
-		}
-		b.WriteString("\n\n")
-	}
+	b.WriteString(scopes.prompt())
 	var excluded []string
 	var diff strings.Builder
+	rest := 0 // characters left out once the budget is used
 	for _, f := range files {
 		if Excluded(f.Path) {
 			excluded = append(excluded, f.Path)
 			continue
 		}
-		diff.WriteString(f.Header)
-		if f.Binary {
+		if diff.Len() > DiffBudget {
+			rest += diffSize(f)
 			continue
 		}
-		for _, h := range f.Hunks {
-			diff.WriteString(h.Content)
-			diff.WriteString("\n")
-		}
+		diff.WriteString(fileText(f))
 	}
 	if len(excluded) > 0 {
 		fmt.Fprintf(&b, "Lock files changed (diff not shown): %s\n\n", strings.Join(excluded, ", "))
 	}
 	d := diff.String()
-	if len(d) > DiffBudget {
-		cut := strings.LastIndex(d[:DiffBudget], "\n") + 1
-		d = d[:cut] + fmt.Sprintf("... (truncated %d characters) ...\n", len(d)-cut)
+	if len(d) > DiffBudget || rest > 0 {
+		cut := len(d)
+		if cut > DiffBudget {
+			cut = strings.LastIndex(d[:DiffBudget], "\n") + 1
+		}
+		d = d[:cut] + fmt.Sprintf("... (truncated %d characters) ...\n", len(d)-cut+rest)
 	}
 	b.WriteString("Staged diff:\n")
 	b.WriteString(d)

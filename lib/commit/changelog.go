@@ -2,7 +2,7 @@ package commit
 
 import (
 	"errors"
-	"regexp"
+	"fmt"
 	"strings"
 )
 
@@ -12,7 +12,7 @@ var Categories = []string{"Breaking Changes", "Added", "Changed", "Deprecated", 
 // ErrNoUnreleased is returned when a changelog has no [Unreleased] heading.
 var ErrNoUnreleased = errors.New("no [Unreleased] section found in changelog")
 
-var unreleasedRe = regexp.MustCompile(`(?i)^##\s+\[?Unreleased\]?`)
+var unreleasedRe = lazyRe(`(?i)^##\s+\[?Unreleased\]?`)
 
 // Section is one "### Name" block of the [Unreleased] section. Items are the
 // bullet entries ("- " or "* "), with wrapped continuation lines joined.
@@ -34,7 +34,7 @@ func ParseUnreleased(text string) (Unreleased, error) {
 	lines := strings.Split(text, "\n")
 	u := Unreleased{Start: -1}
 	for i, l := range lines {
-		if unreleasedRe.MatchString(strings.TrimSpace(l)) {
+		if unreleasedRe().MatchString(strings.TrimSpace(l)) {
 			u.Start = i
 			break
 		}
@@ -277,4 +277,127 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// ChangelogTarget is a CHANGELOG.md and the staged files it covers.
+type ChangelogTarget struct {
+	Path  string   `json:"path"`
+	Files []string `json:"files"`
+}
+
+// ChangelogTargets finds, for each staged file, the nearest CHANGELOG.md at
+// or above its directory up to the repository root (paths repo-relative,
+// commit.md §4.1 with the §6.9 item 6 fix); tracked reports whether a
+// changelog path is tracked. Changelog files themselves are skipped. The
+// result is sorted by path.
+func ChangelogTargets(staged []string, tracked func(string) bool) []ChangelogTarget {
+	by := map[string]*ChangelogTarget{}
+	var order []string
+	for _, f := range staged {
+		if strings.HasSuffix(strings.ToLower(f), "changelog.md") {
+			continue
+		}
+		dir := f
+		for {
+			i := strings.LastIndex(dir, "/")
+			if i < 0 {
+				dir = ""
+			} else {
+				dir = dir[:i]
+			}
+			p := "CHANGELOG.md"
+			if dir != "" {
+				p = dir + "/CHANGELOG.md"
+			}
+			if tracked(p) {
+				if by[p] == nil {
+					by[p] = &ChangelogTarget{Path: p}
+					order = append(order, p)
+				}
+				by[p].Files = append(by[p].Files, f)
+				break
+			}
+			if dir == "" {
+				break
+			}
+		}
+	}
+	sortStrings(order)
+	out := make([]ChangelogTarget, 0, len(order))
+	for _, p := range order {
+		out = append(out, *by[p])
+	}
+	return out
+}
+
+// ChangelogPrompt asks for changelog entries in the same answer as the
+// message, one object per target.
+func ChangelogPrompt(targets []ChangelogTarget) string {
+	var b strings.Builder
+	b.WriteString("\nAlso add \"changelog\" to the JSON object: {\"<changelog path>\": {\"<category>\": [\"entry\", ...]}} with one key for each ")
+	b.WriteString("of these files (an empty object {} when the change is not user-visible):\n")
+	for _, t := range targets {
+		fmt.Fprintf(&b, "- %s (covers %s)\n", t.Path, strings.Join(t.Files, ", "))
+	}
+	b.WriteString("Categories: " + strings.Join(Categories, ", ") + ". Entries describe what users notice, start with a past-tense ")
+	b.WriteString("verb, take one line and have no trailing period; leave out internal refactors, tests and formatting.\n")
+	return b.String()
+}
+
+// CheckChangelog validates the changelog part of an answer against the
+// targets asked for; "" when it is fine.
+func CheckChangelog(cl map[string]map[string][]string, targets []ChangelogTarget) string {
+	var probs []string
+	want := map[string]bool{}
+	for _, t := range targets {
+		want[t.Path] = true
+		if _, ok := cl[t.Path]; !ok {
+			probs = append(probs, "changelog: missing the entry for "+t.Path+" (use {} when nothing is user-visible)")
+		}
+	}
+	for _, p := range orderedKeysAny(cl) {
+		if !want[p] {
+			probs = append(probs, "changelog: not expected: "+p)
+			continue
+		}
+		for cat, items := range cl[p] {
+			if indexOf(Categories, cat) < 0 {
+				probs = append(probs, fmt.Sprintf("changelog: unknown category for %s: %s (use one of %s)", p, cat, strings.Join(Categories, ", ")))
+			}
+			for _, it := range items {
+				if strings.TrimSpace(it) == "" {
+					probs = append(probs, "changelog: empty entry in "+p+" "+cat)
+				}
+			}
+		}
+	}
+	sortStrings(probs)
+	return strings.Join(probs, "\n")
+}
+
+// NormalizeEntries trims entries, strips one trailing period and drops
+// empty and duplicate ones (commit.md §3.3 propose_changelog).
+func NormalizeEntries(m map[string][]string) map[string][]string {
+	out := map[string][]string{}
+	for cat, items := range m {
+		seen := map[string]bool{}
+		for _, it := range items {
+			it = strings.TrimSuffix(strings.TrimSpace(it), ".")
+			if it == "" || seen[strings.ToLower(it)] {
+				continue
+			}
+			seen[strings.ToLower(it)] = true
+			out[cat] = append(out[cat], it)
+		}
+	}
+	return out
+}
+
+func orderedKeysAny[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sortStrings(ks)
+	return ks
 }

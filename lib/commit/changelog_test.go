@@ -133,3 +133,17 @@ func FuzzChangelog(f *testing.F) {
 		}
 	})
 }
+
+func TestChangelogTargets(t *testing.T) {
+	tracked := map[string]bool{"CHANGELOG.md": true, "pkg/x/CHANGELOG.md": true}
+	got := ChangelogTargets([]string{"pkg/x/y/z.go", "pkg/a.go", "README.md", "pkg/x/CHANGELOG.md", "docs/changelog.md"},
+		func(p string) bool { return tracked[p] })
+	want := []ChangelogTarget{{Path: "CHANGELOG.md", Files: []string{"pkg/a.go", "README.md"}}, {Path: "pkg/x/CHANGELOG.md", Files: []string{"pkg/x/y/z.go"}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Error(d)
+	}
+	if p := CheckChangelog(map[string]map[string][]string{"CHANGELOG.md": {"Misc": {"x"}}, "other.md": {}}, want); p !=
+		"changelog: missing the entry for pkg/x/CHANGELOG.md (use {} when nothing is user-visible)\nchangelog: not expected: other.md\nchangelog: unknown category for CHANGELOG.md: Misc (use one of Breaking Changes, Added, Changed, Deprecated, Removed, Fixed, Security)" {
+		t.Errorf("CheckChangelog = %q", p)
+	}
+}

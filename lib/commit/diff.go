@@ -1,8 +1,10 @@
 package commit
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,10 +16,19 @@ type FileDiff struct {
 	OldPath   string `json:"old_path,omitempty"` // set for renames and copies
 	Status    string `json:"status"`             // added, deleted, modified, renamed, copied
 	Binary    bool   `json:"binary,omitempty"`
-	Header    string `json:"-"` // the lines before the first hunk
+	Header    string `json:"-"` // the lines before the first hunk (as kept, see Truncated)
 	Hunks     []Hunk `json:"hunks,omitempty"`
 	Additions int    `json:"additions"`
 	Deletions int    `json:"deletions"`
+	// Truncated is set when the parser kept only part of the file's text
+	// (ParseDiffReader's limits); counts, hunk headers and spans are whole.
+	Truncated bool `json:"truncated,omitempty"`
+	// Off and Size are the byte span of the file's section in the diff, and
+	// HeaderSize the span of its header: patches are cut from the diff by
+	// these, not from the kept text.
+	Off        int64 `json:"-"`
+	Size       int64 `json:"-"`
+	HeaderSize int64 `json:"-"`
 }
 
 // Hunk is one @@ block; Index is 0-based within its file.
@@ -27,85 +38,51 @@ type Hunk struct {
 	OldLines int    `json:"old_lines"`
 	NewStart int    `json:"new_start"`
 	NewLines int    `json:"new_lines"`
-	Content  string `json:"-"` // the header line plus its lines
+	Content  string `json:"-"` // the header line plus its lines (as kept)
+	Off      int64  `json:"-"` // byte span of the hunk in the diff, newline included
+	Size     int64  `json:"-"`
 }
 
 var (
-	diffGitRe  = regexp.MustCompile(`^diff --git (?:"?a/)(.+?)"? (?:"?b/)(.+?)"?$`)
-	hunkHeadRe = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+	diffGitRe  = lazyRe(`^diff --git (?:"?a/)(.+?)"? (?:"?b/)(.+?)"?$`)
+	hunkHeadRe = lazyRe(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 )
 
-// ParseDiff splits `git diff` output into files and hunks. Renames, copies,
-// new and deleted files, mode changes and binary files are recognised;
-// C-quoted paths are unquoted.
+// ParseDiff splits `git diff` output into files and hunks, keeping all of
+// the text. Renames, copies, new and deleted files, mode changes and binary
+// files are recognised; C-quoted paths are unquoted.
 func ParseDiff(diff string) []FileDiff {
-	var files []FileDiff
-	var cur *FileDiff
-	var hunk *strings.Builder
-	flush := func() {
-		if cur != nil && hunk != nil {
-			cur.Hunks[len(cur.Hunks)-1].Content = strings.TrimSuffix(hunk.String(), "\n")
+	files, _ := ParseDiffReader(strings.NewReader(diff), -1, -1)
+	return files
+}
+
+// ParseDiffReader is ParseDiff over a stream with bounded memory: it keeps at
+// most keepFile bytes of each file's text and keepTotal bytes in all
+// (negative: no limit), and marks files it cut as Truncated. Line counts,
+// hunk headers and byte spans always cover the whole diff.
+func ParseDiffReader(r io.Reader, keepFile, keepTotal int) ([]FileDiff, error) {
+	p := &diffParser{keepFile: keepFile, keepTotal: keepTotal}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			p.line(chunk)
 		}
-		hunk = nil
-	}
-	for _, l := range strings.SplitAfter(diff, "\n") {
-		line := strings.TrimSuffix(l, "\n")
-		if strings.HasPrefix(line, "diff --git ") {
-			flush()
-			files = append(files, FileDiff{Status: "modified"})
-			cur = &files[len(files)-1]
-			cur.Header = l
-			if g := diffGitRe.FindStringSubmatch(line); g != nil {
-				cur.OldPath, cur.Path = unquote(g[1]), unquote(g[2])
-			}
-			continue
+		for err == bufio.ErrBufferFull { // a very long line: the rest only counts
+			chunk, err = br.ReadSlice('\n')
+			p.more(chunk)
 		}
-		if cur == nil {
-			continue
+		if err == io.EOF {
+			break
 		}
-		if hunk == nil && !strings.HasPrefix(line, "@@") {
-			cur.Header += l
-			switch {
-			case strings.HasPrefix(line, "new file mode"):
-				cur.Status = "added"
-			case strings.HasPrefix(line, "deleted file mode"):
-				cur.Status = "deleted"
-			case strings.HasPrefix(line, "rename from "):
-				cur.Status, cur.OldPath = "renamed", unquote(line[len("rename from "):])
-			case strings.HasPrefix(line, "rename to "):
-				cur.Path = unquote(line[len("rename to "):])
-			case strings.HasPrefix(line, "copy from "):
-				cur.Status, cur.OldPath = "copied", unquote(line[len("copy from "):])
-			case strings.HasPrefix(line, "copy to "):
-				cur.Path = unquote(line[len("copy to "):])
-			case strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch":
-				cur.Binary = true
-			}
-			continue
-		}
-		if strings.HasPrefix(line, "@@") {
-			flush()
-			h := Hunk{Index: len(cur.Hunks)}
-			if g := hunkHeadRe.FindStringSubmatch(line); g != nil {
-				h.OldStart, h.OldLines = atoi(g[1], 0), atoi(g[2], 1)
-				h.NewStart, h.NewLines = atoi(g[3], 0), atoi(g[4], 1)
-			}
-			cur.Hunks = append(cur.Hunks, h)
-			hunk = &strings.Builder{}
-			hunk.WriteString(l)
-			continue
-		}
-		hunk.WriteString(l)
-		switch {
-		case strings.HasPrefix(line, "+"):
-			cur.Additions++
-		case strings.HasPrefix(line, "-"):
-			cur.Deletions++
+		if err != nil {
+			return nil, err
 		}
 	}
-	flush()
-	for i := range files {
-		f := &files[i]
+	p.at = p.off
+	p.endFile()
+	for i := range p.files {
+		f := &p.files[i]
 		if f.Status == "deleted" && f.OldPath != "" {
 			f.Path = f.OldPath
 		}
@@ -113,7 +90,161 @@ func ParseDiff(diff string) []FileDiff {
 			f.OldPath = ""
 		}
 	}
-	return files
+	return p.files, nil
+}
+
+type diffParser struct {
+	files               []FileDiff
+	off                 int64 // bytes read
+	at                  int64 // where the current line starts: the end of what it closes
+	keepFile, keepTotal int
+	kept, fileKept      int
+	hunk                *strings.Builder // nil outside a hunk
+}
+
+func (p *diffParser) cur() *FileDiff {
+	if len(p.files) == 0 {
+		return nil
+	}
+	return &p.files[len(p.files)-1]
+}
+
+// keep reports whether n more bytes of text may be kept, and marks the
+// file truncated when not.
+func (p *diffParser) keep(n int) bool {
+	if p.cur().Truncated {
+		return false
+	}
+	if (p.keepFile >= 0 && p.fileKept+n > p.keepFile) || (p.keepTotal >= 0 && p.kept+n > p.keepTotal) {
+		p.cur().Truncated = true
+		return false
+	}
+	p.fileKept += n
+	p.kept += n
+	return true
+}
+
+func (p *diffParser) endHunk() {
+	f := p.cur()
+	if f == nil || p.hunk == nil {
+		return
+	}
+	h := &f.Hunks[len(f.Hunks)-1]
+	h.Content = strings.TrimSuffix(p.hunk.String(), "\n")
+	h.Size = p.at - h.Off
+	p.hunk = nil
+}
+
+func (p *diffParser) endFile() {
+	p.endHunk()
+	if f := p.cur(); f != nil {
+		f.Size = p.at - f.Off
+		if len(f.Hunks) == 0 {
+			f.HeaderSize = f.Size
+		}
+	}
+}
+
+func (p *diffParser) line(b []byte) {
+	start := p.off
+	p.at = start
+	p.off += int64(len(b))
+	if bytes.HasPrefix(b, []byte("diff --git ")) {
+		p.endFile()
+		p.files = append(p.files, FileDiff{Status: "modified", Off: start})
+		p.fileKept = 0
+		f := p.cur()
+		l := string(b)
+		p.keep(len(l))
+		f.Header = l
+		if g := diffGitRe().FindStringSubmatch(strings.TrimSuffix(l, "\n")); g != nil {
+			f.OldPath, f.Path = unquote(g[1]), unquote(g[2])
+		}
+		return
+	}
+	f := p.cur()
+	if f == nil {
+		return
+	}
+	if p.hunk == nil && !bytes.HasPrefix(b, []byte("@@")) {
+		line := strings.TrimSuffix(string(b), "\n")
+		switch {
+		case strings.HasPrefix(line, "new file mode"):
+			f.Status = "added"
+		case strings.HasPrefix(line, "deleted file mode"):
+			f.Status = "deleted"
+		case strings.HasPrefix(line, "rename from "):
+			f.Status, f.OldPath = "renamed", unquote(line[len("rename from "):])
+		case strings.HasPrefix(line, "rename to "):
+			f.Path = unquote(line[len("rename to "):])
+		case strings.HasPrefix(line, "copy from "):
+			f.Status, f.OldPath = "copied", unquote(line[len("copy from "):])
+		case strings.HasPrefix(line, "copy to "):
+			f.Path = unquote(line[len("copy to "):])
+		case strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch":
+			f.Binary = true
+		}
+		if !f.Truncated && p.keep(len(b)) {
+			f.Header += string(b)
+		}
+		return
+	}
+	if bytes.HasPrefix(b, []byte("@@")) {
+		if len(f.Hunks) == 0 {
+			f.HeaderSize = start - f.Off
+		}
+		p.endHunk()
+		h := Hunk{Index: len(f.Hunks), Off: start}
+		if g := hunkHeadRe().FindSubmatch(b); g != nil {
+			h.OldStart, h.OldLines = atoi(string(g[1]), 0), atoi(string(g[2]), 1)
+			h.NewStart, h.NewLines = atoi(string(g[3]), 0), atoi(string(g[4]), 1)
+		}
+		f.Hunks = append(f.Hunks, h)
+		p.hunk = &strings.Builder{}
+		if p.keep(len(b)) {
+			p.hunk.Write(b)
+		}
+		return
+	}
+	switch b[0] {
+	case '+':
+		f.Additions++
+	case '-':
+		f.Deletions++
+	}
+	if !f.Truncated && p.keep(len(b)) {
+		p.hunk.Write(b)
+	}
+}
+
+// more is the continuation of a line longer than the read buffer.
+func (p *diffParser) more(b []byte) {
+	p.off += int64(len(b))
+	f := p.cur()
+	if f == nil || f.Truncated || !p.keep(len(b)) {
+		return
+	}
+	if p.hunk != nil {
+		p.hunk.Write(b)
+	} else {
+		f.Header += string(b)
+	}
+}
+
+// Span is a byte range of the captured diff.
+type Span struct {
+	Off int64 `json:"off"`
+	Len int64 `json:"len"`
+}
+
+// SpanReader reads the spans of src one after the other: a patch cut from
+// the captured diff without holding it in memory.
+func SpanReader(src io.ReaderAt, spans []Span) io.Reader {
+	rs := make([]io.Reader, len(spans))
+	for i, s := range spans {
+		rs[i] = io.NewSectionReader(src, s.Off, s.Len)
+	}
+	return io.MultiReader(rs...)
 }
 
 func atoi(s string, def int) int {
@@ -145,7 +276,7 @@ type NumstatEntry struct {
 	Binary    bool   `json:"binary,omitempty"`
 }
 
-var braceRenameRe = regexp.MustCompile(`^(.*)\{(.*) => (.*)\}(.*)$`)
+var braceRenameRe = lazyRe(`^(.*)\{(.*) => (.*)\}(.*)$`)
 
 // ParseNumstat reads `git diff --numstat`. Rename notation becomes the new
 // path, keeping the suffix after the brace (src/{a => b}/x.go → src/b/x.go,
@@ -167,7 +298,7 @@ func ParseNumstat(out string) []NumstatEntry {
 
 // RenamedPath resolves numstat's rename notation to the new path.
 func RenamedPath(p string) string {
-	if g := braceRenameRe.FindStringSubmatch(p); g != nil {
+	if g := braceRenameRe().FindStringSubmatch(p); g != nil {
 		return path.Clean(g[1] + g[3] + g[4])
 	}
 	if old, nw, ok := strings.Cut(p, " => "); ok && old != "" {

@@ -135,14 +135,54 @@ func TestScopes(t *testing.T) {
 func FuzzParseDiff(f *testing.F) {
 	f.Add("diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-a\n+b\n+c\n")
 	f.Add("diff --git a/y b/z\nsimilarity index 100%\nrename from y\nrename to z\n")
+	f.Add("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@ -9 +9 @@\n-c\n+d\n\\ No newline at end of file\ndiff --git a/b b/b\nGIT binary patch\nliteral 3\nKcm\n\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, fd := range ParseDiff(s) {
-			for i, h := range fd.Hunks {
-				if h.Index != i {
-					t.Fatal("hunk index")
-				}
+		files := ParseDiff(s)
+		checkSpans(t, s, files, false)
+		small, err := ParseDiffReader(strings.NewReader(s), 7, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSpans(t, s, small, true)
+		if len(small) != len(files) {
+			t.Fatalf("limits changed the files: %d != %d", len(small), len(files))
+		}
+		for i := range files {
+			a, b := files[i], small[i]
+			if a.Path != b.Path || a.Additions != b.Additions || a.Deletions != b.Deletions || len(a.Hunks) != len(b.Hunks) || a.Off != b.Off || a.Size != b.Size {
+				t.Fatalf("limits changed file %d: %+v vs %+v", i, a, b)
 			}
 		}
 		ParseNumstat(s)
 	})
+}
+
+// checkSpans: the files' spans tile the diff from the first "diff --git",
+// and each hunk's span is its text (when kept whole).
+func checkSpans(t *testing.T, s string, files []FileDiff, limited bool) {
+	t.Helper()
+	if len(files) == 0 {
+		return
+	}
+	at := files[0].Off
+	for _, fd := range files {
+		if fd.Off != at || fd.HeaderSize > fd.Size {
+			t.Fatalf("file %s: off %d size %d header %d, want off %d", fd.Path, fd.Off, fd.Size, fd.HeaderSize, at)
+		}
+		at += fd.Size
+		for i, h := range fd.Hunks {
+			if h.Index != i {
+				t.Fatal("hunk index")
+			}
+			if !limited && s[h.Off:h.Off+h.Size] != h.Content+"\n" && s[h.Off:h.Off+h.Size] != h.Content {
+				t.Fatalf("hunk span %q != content %q", s[h.Off:h.Off+h.Size], h.Content)
+			}
+		}
+		if !limited && len(fd.Hunks) > 0 && s[fd.Off:fd.Off+fd.HeaderSize] != fd.Header {
+			t.Fatalf("header span %q != %q", s[fd.Off:fd.Off+fd.HeaderSize], fd.Header)
+		}
+	}
+	if at != int64(len(s)) {
+		t.Fatalf("spans end at %d, diff has %d bytes", at, len(s))
+	}
 }

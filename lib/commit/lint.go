@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Level is a rule severity as commitlint numbers it: 0 off, 1 warning, 2 error.
@@ -81,36 +83,70 @@ type Result struct {
 	Warnings []Problem `json:"warnings"`
 }
 
-var ignoreRes = []*regexp.Regexp{
-	regexp.MustCompile(`(?m)^((Merge pull request)|(Merge (.*?) into (.*?)|(Merge branch (.*?)))(?:\r?\n)*$)`),
-	regexp.MustCompile(`(?m)^(Merge tag (.*?))(?:\r?\n)*$`),
-	regexp.MustCompile(`^(R|r)evert (.*)`),
-	regexp.MustCompile(`^(R|r)eapply (.*)`),
-	regexp.MustCompile(`^(amend|fixup|squash)!`),
-	regexp.MustCompile(`^(Merged (.*?)(in|into) (.*)|Merged PR (.*): (.*))`),
-	regexp.MustCompile(`^Merge remote-tracking branch(\s*)(.*)`),
-	regexp.MustCompile(`^Automatic merge(.*)`),
-	regexp.MustCompile(`^Auto-merged (.*?) into (.*)`),
+var ignoreRes = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^((Merge pull request)|(Merge (.*?) into (.*?)|(Merge branch (.*?)))(?:\r?\n)*$)`),
+		regexp.MustCompile(`(?m)^(Merge tag (.*?))(?:\r?\n)*$`),
+		regexp.MustCompile(`^(R|r)evert (.*)`),
+		regexp.MustCompile(`^(R|r)eapply (.*)`),
+		regexp.MustCompile(`^(amend|fixup|squash)!`),
+		regexp.MustCompile(`^(Merged (.*?)(in|into) (.*)|Merged PR (.*): (.*))`),
+		regexp.MustCompile(`^Merge remote-tracking branch(\s*)(.*)`),
+		regexp.MustCompile(`^Automatic merge(.*)`),
+		regexp.MustCompile(`^Auto-merged (.*?) into (.*)`),
+	}
+})
+
+// ignorePrefixes are the literal starts of the ignore patterns that are
+// anchored at the message start; the others need "Merge" in the message.
+var ignorePrefixes = []string{"Revert ", "revert ", "Reapply ", "reapply ", "amend!", "fixup!", "squash!", "Automatic merge", "Auto-merged "}
+
+// mayBeIgnored is a cheap test that is true whenever an ignore pattern can
+// match, so most messages never compile them.
+func mayBeIgnored(msg string) bool {
+	if strings.Contains(msg, "Merge") {
+		return true
+	}
+	for _, p := range ignorePrefixes {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
-var semverRe = regexp.MustCompile(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
-var skipCI1 = regexp.MustCompile(`(?i)\[(skip|ci)(-|\s)(ci|skip)\]`)
-var skipCI2 = regexp.MustCompile(`(?i)\((skip|ci)(-|\s)(ci|skip)\)`)
-var releasePrefixRe = regexp.MustCompile(`^chore(\([^)]+\))?:`)
+var semverRe = lazyRe(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+var skipCI1 = lazyRe(`(?i)\[(skip|ci)(-|\s)(ci|skip)\]`)
+var skipCI2 = lazyRe(`(?i)\((skip|ci)(-|\s)(ci|skip)\)`)
+var releasePrefixRe = lazyRe(`^chore(\([^)]+\))?:`)
 
 // Ignored reports whether commitlint's default ignores skip the message:
 // merges, reverts, reapplies, fixup!/squash!/amend! and release versions.
 func Ignored(msg string) bool {
-	for _, re := range ignoreRes {
-		if re.MatchString(msg) {
-			return true
+	if mayBeIgnored(msg) {
+		for _, re := range ignoreRes() {
+			if re.MatchString(msg) {
+				return true
+			}
 		}
 	}
 	first, _, _ := strings.Cut(msg, "\n")
-	v := releasePrefixRe.ReplaceAllString(first, "")
-	v = skipCI1.ReplaceAllString(v, "")
-	v = skipCI2.ReplaceAllString(v, "")
-	return semverRe.MatchString(strings.TrimSpace(v))
+	v := first
+	if strings.HasPrefix(v, "chore") {
+		v = releasePrefixRe().ReplaceAllString(v, "")
+	}
+	if strings.Contains(v, "[") {
+		v = skipCI1().ReplaceAllString(v, "")
+	}
+	if strings.Contains(v, "(") {
+		v = skipCI2().ReplaceAllString(v, "")
+	}
+	v = strings.TrimSpace(v)
+	// A version starts with v, = or a digit; anything else cannot match.
+	if v == "" || !(v[0] == 'v' || v[0] == '=' || (v[0] >= '0' && v[0] <= '9')) {
+		return false
+	}
+	return semverRe().MatchString(v)
 }
 
 // Lint checks a cleaned message against cfg. Rules run in name order, as
@@ -219,7 +255,7 @@ func listValue(v any) []string {
 
 func maxLineLength(s string, n int) bool {
 	for _, l := range strings.Split(s, "\n") {
-		if jsLen(l) > n && !urlRe.MatchString(l) {
+		if jsLen(l) > n && !urlRe().MatchString(l) {
 			return false
 		}
 	}
@@ -227,17 +263,27 @@ func maxLineLength(s string, n int) bool {
 }
 
 // urlRe exempts lines with a URL from the line-length rules, as commitlint does.
-var urlRe = regexp.MustCompile(`\bhttps?://\S+`)
+var urlRe = lazyRe(`\bhttps?://\S+`)
 
-var scopeSplitRe = regexp.MustCompile(`[/\\,]\s?`)
+var scopeSplitRe = lazyRe(`[/\\,]\s?`)
 
-var startsWithLetter = regexp.MustCompile(`^[\p{Ll}\p{Lu}\p{Lt}]`)
-var quotedRe = regexp.MustCompile("`.*?`|\".*?\"|'.*?'")
+// startsWithLetter is /^[\p{Ll}\p{Lu}\p{Lt}]/ without compiling the
+// Unicode classes.
+func startsWithLetter(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return n > 0 && r != utf8.RuneError && (unicode.Is(unicode.Ll, r) || unicode.Is(unicode.Lu, r) || unicode.Is(unicode.Lt, r))
+}
+
+var quotedRe = lazyRe("`.*?`|\".*?\"|'.*?'")
 
 // ensureCase is @commitlint/ensure's case check: quoted parts are ignored,
 // and an empty or digit-led transform always passes.
 func ensureCase(raw, target string) bool {
-	in := strings.TrimSpace(quotedRe.ReplaceAllString(raw, ""))
+	in := raw
+	if strings.ContainsAny(raw, "`\"'") {
+		in = quotedRe().ReplaceAllString(raw, "")
+	}
+	in = strings.TrimSpace(in)
 	t := toCase(in, target)
 	if t == "" || (t[0] >= '0' && t[0] <= '9') {
 		return true
@@ -252,9 +298,67 @@ func upperFirst(s string) string {
 	return s
 }
 
-var wordRe = regexp.MustCompile(`[A-Z]{2,}(?:[a-z]+)?|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[\p{L}]+`)
+// wordPattern is lodash's word split as commitlint's case rules use it;
+// words is a hand-written matcher for it (FuzzWords checks them against
+// each other), because compiling \p{L} costs a linting process more than
+// the whole lint.
+const wordPattern = `[A-Z]{2,}(?:[a-z]+)?|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[\p{L}]+`
 
-func words(s string) []string { return wordRe.FindAllString(s, -1) }
+func words(s string) []string {
+	var out []string
+	isUp := func(i int) bool { return i < len(s) && s[i] >= 'A' && s[i] <= 'Z' }
+	isLow := func(i int) bool { return i < len(s) && s[i] >= 'a' && s[i] <= 'z' }
+	isDigit := func(i int) bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	letterAt := func(i int) int { // width of the letter at i, 0 when none
+		if i >= len(s) {
+			return 0
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 || !unicode.IsLetter(r) {
+			return 0
+		}
+		return n
+	}
+	for i := 0; i < len(s); {
+		j := i
+		switch {
+		case isUp(i):
+			for isUp(j) {
+				j++
+			}
+			switch {
+			case j-i >= 2: // [A-Z]{2,}(?:[a-z]+)?
+				for isLow(j) {
+					j++
+				}
+			case isLow(j): // [A-Z]?[a-z]+
+				for isLow(j) {
+					j++
+				}
+			} // else [A-Z]+: the one capital
+		case isLow(i):
+			for isLow(j) {
+				j++
+			}
+		case isDigit(i):
+			for isDigit(j) {
+				j++
+			}
+		default:
+			for n := letterAt(j); n > 0; n = letterAt(j) {
+				j += n
+			}
+		}
+		if j == i {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			i += n
+			continue
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
 
 func toCase(in, target string) string {
 	switch target {
@@ -311,13 +415,13 @@ func caseRule(field string) ruleFunc {
 		if v == "" {
 			return nil
 		}
-		if field == "subject" && !startsWithLetter.MatchString(v) {
+		if field == "subject" && !startsWithLetter(v) {
 			return nil
 		}
 		cases := listValue(rc.Value)
 		vals := []string{v}
 		if field == "scope" {
-			vals = scopeSplitRe.Split(v, -1)
+			vals = scopeSplitRe().Split(v, -1)
 		}
 		ok := true
 		for _, x := range vals {
@@ -376,7 +480,7 @@ var rules = map[string]ruleFunc{
 			return nil
 		}
 		ok := true
-		for _, s := range scopeSplitRe.Split(m.Scope, -1) {
+		for _, s := range scopeSplitRe().Split(m.Scope, -1) {
 			in := false
 			for _, v := range vals {
 				if v == s {

@@ -13,16 +13,30 @@ const (
 	MapAttempts           = 3     // tries per map call (linear backoff)
 )
 
-// fileText is a file's diff section as sent to the model.
+// fileText is a file's diff section as sent to the model; a file the parser
+// did not keep whole ends with a marker.
 func fileText(f FileDiff) string {
 	var b strings.Builder
 	b.WriteString(f.Header)
 	if !f.Binary {
 		for _, h := range f.Hunks {
-			b.WriteString(h.Content + "\n")
+			if h.Content != "" {
+				b.WriteString(h.Content + "\n")
+			}
 		}
 	}
+	if f.Truncated {
+		fmt.Fprintf(&b, "... (cut: this file's diff has %d bytes, +%d -%d lines) ...\n", f.Size, f.Additions, f.Deletions)
+	}
 	return b.String()
+}
+
+// diffSize is the size of a file's diff section.
+func diffSize(f FileDiff) int {
+	if f.Size > 0 {
+		return int(f.Size)
+	}
+	return len(fileText(f))
 }
 
 // MapFiles returns the files a map phase looks at (lock files excluded) and
@@ -35,7 +49,7 @@ func MapFiles(files []FileDiff) ([]FileDiff, bool) {
 			continue
 		}
 		out = append(out, f)
-		if len(fileText(f))/4 > MapReduceMaxFileToken {
+		if diffSize(f)/4 > MapReduceMaxFileToken {
 			big = true
 		}
 	}
@@ -59,21 +73,12 @@ func MapPrompt(f FileDiff) string {
 
 // ReducePrompt replaces the diff with the per-file observations for the
 // analysis call of a big change.
-func ReducePrompt(files []FileDiff, observations []string, cands []ScopeCandidate, userContext string) string {
+func ReducePrompt(files []FileDiff, observations []string, scopes ScopeHint, userContext string) string {
 	var b strings.Builder
 	if userContext != "" {
 		fmt.Fprintf(&b, "Context from the author:\n%s\n\n", userContext)
 	}
-	if len(cands) > 0 {
-		b.WriteString("Scope candidates (share of changed lines):")
-		for i, c := range cands {
-			if i == 5 || c.Percent < 10 {
-				break
-			}
-			fmt.Fprintf(&b, " %s (%.0f%%)", c.Scope, c.Percent)
-		}
-		b.WriteString("\n\n")
-	}
+	b.WriteString(scopes.prompt())
 	b.WriteString("The change is large; here are observations per file instead of the diff.\n\n")
 	for i, f := range files {
 		fmt.Fprintf(&b, "## %s (%s, +%d -%d)\n%s\n\n", f.Path, f.Status, f.Additions, f.Deletions, strings.TrimSpace(observations[i]))

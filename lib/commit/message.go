@@ -5,7 +5,6 @@
 package commit
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -35,15 +34,51 @@ type Note struct {
 	Text  string `json:"text"`
 }
 
-// headerRe is conventional-commits-parser's headerPattern in the
+// headerPattern is conventional-commits-parser's headerPattern in the
 // conventionalcommits preset: JS \w is ASCII, the type may be empty and the
-// scope is greedy.
-var headerRe = regexp.MustCompile(`^([A-Za-z0-9_]*)(?:\((.*)\))?(!?): (.*)$`)
+// scope is greedy. matchHeader is a hand-written matcher for it
+// (FuzzMatchHeader checks them against each other), so a linting process
+// compiles no regexp for the header.
+const headerPattern = `^([A-Za-z0-9_]*)(?:\((.*)\))?(!?): (.*)$`
+
+// matchHeader returns type, scope, bang and subject as the pattern's groups.
+func matchHeader(h string) (typ, scope string, bang bool, subject string, ok bool) {
+	if strings.Contains(h, "\n") {
+		return "", "", false, "", false // . and $ stop at a newline
+	}
+	i := 0
+	for i < len(h) && (h[i] == '_' || h[i] >= 'a' && h[i] <= 'z' || h[i] >= 'A' && h[i] <= 'Z' || h[i] >= '0' && h[i] <= '9') {
+		i++
+	}
+	typ = h[:i]
+	rest := func(k int) (bool, string, bool) { // (!?): (.*)$ at k
+		if strings.HasPrefix(h[k:], "!: ") {
+			return true, h[k+3:], true
+		}
+		if strings.HasPrefix(h[k:], ": ") {
+			return false, h[k+2:], true
+		}
+		return false, "", false
+	}
+	if i < len(h) && h[i] == '(' {
+		// (.*) is greedy: the last ")" after which the rest matches.
+		for j := strings.LastIndexByte(h, ')'); j > i; j = strings.LastIndexByte(h[:j], ')') {
+			if b, sub, ok := rest(j + 1); ok {
+				return typ, h[i+1 : j], b, sub, true
+			}
+		}
+		return "", "", false, "", false
+	}
+	if b, sub, ok := rest(i); ok {
+		return typ, "", b, sub, true
+	}
+	return "", "", false, "", false
+}
 
 var (
-	notesRe   = regexp.MustCompile(`^[\s|*]*(BREAKING CHANGE|BREAKING-CHANGE)[:\s]+(.*)`)
-	refPartRe = regexp.MustCompile(`#[\w-]*\d`)
-	trailerRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]*|BREAKING CHANGE): (.*)$|^([A-Za-z][A-Za-z0-9-]*) (#.*)$`)
+	notesRe   = lazyRe(`^[\s|*]*(BREAKING CHANGE|BREAKING-CHANGE)[:\s]+(.*)`)
+	refPartRe = lazyRe(`#[\w-]*\d`)
+	trailerRe = lazyRe(`^([A-Za-z][A-Za-z0-9-]*|BREAKING CHANGE): (.*)$|^([A-Za-z][A-Za-z0-9-]*) (#.*)$`)
 )
 
 // Clean prepares a message the way git does for commit-msg: comment lines
@@ -81,9 +116,9 @@ func Parse(raw string) Message {
 	raw = strings.ReplaceAll(raw, "\r\n", "\n")
 	lines := strings.Split(raw, "\n")
 	m := Message{Raw: raw, Lines: lines, Header: lines[0]}
-	if g := headerRe.FindStringSubmatch(m.Header); g != nil {
+	if typ, scope, bang, subject, ok := matchHeader(m.Header); ok {
 		m.HeaderMatched = true
-		m.Type, m.Scope, m.Bang, m.Subject = g[1], g[2], g[3] == "!", g[4]
+		m.Type, m.Scope, m.Bang, m.Subject = typ, scope, bang, subject
 		m.Breaking = m.Bang
 	}
 	rest := lines[1:]
@@ -92,7 +127,7 @@ func Parse(raw string) Message {
 	inFooter := false
 	for _, l := range rest {
 		if !inFooter {
-			if notesRe.MatchString(l) || refPartRe.MatchString(l) {
+			if (strings.Contains(l, "BREAKING") && notesRe().MatchString(l)) || (strings.Contains(l, "#") && refPartRe().MatchString(l)) {
 				inFooter = true
 			}
 		}
@@ -106,13 +141,13 @@ func Parse(raw string) Message {
 	m.Footer = trimBlank(footer)
 	var cur *Note
 	for _, l := range footer {
-		if g := notesRe.FindStringSubmatch(l); g != nil {
+		if g := notesRe().FindStringSubmatch(l); g != nil {
 			m.Notes = append(m.Notes, Note{Title: g[1], Text: strings.TrimSpace(g[2])})
 			m.Breaking = true
 			cur = &m.Notes[len(m.Notes)-1]
 			continue
 		}
-		if trailerRe.MatchString(l) {
+		if trailerRe().MatchString(l) {
 			cur = nil
 			continue
 		}
@@ -142,7 +177,7 @@ func trailers(rest []string) []Note {
 	}
 	var out []Note
 	for _, l := range rest[start:end] {
-		g := trailerRe.FindStringSubmatch(l)
+		g := trailerRe().FindStringSubmatch(l)
 		if g == nil {
 			if len(out) > 0 && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
 				out[len(out)-1].Text += "\n" + strings.TrimSpace(l)

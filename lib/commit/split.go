@@ -33,6 +33,30 @@ type Change struct {
 	End     int    `json:"end,omitempty"`
 }
 
+// UnmarshalJSON accepts the flat selector and the reference's nested form
+// {"path","hunks":{"type":"all"|"indices"|"lines",…}}.
+func (c *Change) UnmarshalJSON(b []byte) error {
+	type flat Change
+	var in struct {
+		flat
+		Hunks *struct {
+			Type    string `json:"type"`
+			Indices []int  `json:"indices"`
+			Start   int    `json:"start"`
+			End     int    `json:"end"`
+		} `json:"hunks"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*c = Change(in.flat)
+	if h := in.Hunks; h != nil && c.Kind == "" {
+		c.Kind, c.Indices, c.Start, c.End = h.Type, h.Indices, h.Start, h.End
+	}
+	c.Path = strings.TrimPrefix(c.Path, "./")
+	return nil
+}
+
 // ParseSplitPlan reads a plan; a top-level {"split": {...}} wrapper (the
 // full plan document) is accepted too.
 func ParseSplitPlan(data []byte) (SplitPlan, error) {
@@ -102,12 +126,25 @@ var manifests = map[string][]string{
 	"gradle.lockfile": {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
 }
 
+// SplitRun is a validated plan ready to execute: the plan as it will be
+// made (hidden lock files attached), the execution order, each commit's
+// patch as spans of the captured staged diff (read them with SpanReader),
+// and warnings.
+type SplitRun struct {
+	Plan     SplitPlan
+	Order    []int
+	Patches  map[int][]Span
+	Warnings []string
+}
+
 // PlanSplit validates a plan against the staged diff and returns, per commit
 // in execution order, the patch to apply, plus warnings. Staged lock files
 // the plan leaves out go with the commit that touches their manifest (same
 // directory first, then any), else the last commit. Every message must pass
-// lint with cfg.
-func PlanSplit(p SplitPlan, files []FileDiff, cfg Config) (order []int, patches map[int]string, warnings []string, err error) {
+// lint with cfg. p itself is not changed.
+func PlanSplit(p SplitPlan, files []FileDiff, cfg Config) (SplitRun, error) {
+	p = p.Clone()
+	var run SplitRun
 	byPath := map[string]*FileDiff{}
 	for i := range files {
 		byPath[files[i].Path] = &files[i]
@@ -115,23 +152,27 @@ func PlanSplit(p SplitPlan, files []FileDiff, cfg Config) (order []int, patches 
 	owner := map[string]int{}
 	for i, c := range p.Commits {
 		if probs := c.Check(cfg); probs != "" {
-			return nil, nil, nil, fmt.Errorf("commit %d (%q): %s", i, c.Render(), strings.ReplaceAll(probs, "\n", "; "))
+			return run, fmt.Errorf("commit %d (%q): %s", i, c.Render(), strings.ReplaceAll(probs, "\n", "; "))
 		}
 		if len(c.Changes) == 0 {
-			return nil, nil, nil, fmt.Errorf("commit %d has no changes", i)
+			return run, fmt.Errorf("commit %d has no changes", i)
 		}
 		for _, ch := range c.Changes {
 			if byPath[ch.Path] == nil {
-				return nil, nil, nil, fmt.Errorf("commit %d: %s is not in the staged diff", i, ch.Path)
+				return run, fmt.Errorf("commit %d: %s is not in the staged diff", i, ch.Path)
 			}
-			if o, ok := owner[ch.Path]; ok && o != i {
-				return nil, nil, nil, fmt.Errorf("%s is in commits %d and %d; a file goes in one commit", ch.Path, o, i)
+			if o, ok := owner[ch.Path]; ok {
+				if o == i {
+					return run, fmt.Errorf("commit %d lists %s twice", i, ch.Path)
+				}
+				return run, fmt.Errorf("%s is in commits %d and %d; a file goes in one commit", ch.Path, o, i)
 			}
 			owner[ch.Path] = i
 		}
 	}
-	if order, err = TopoOrder(p.Commits); err != nil {
-		return nil, nil, nil, err
+	order, err := TopoOrder(p.Commits)
+	if err != nil {
+		return run, err
 	}
 	// Hidden lock files join the commit of their manifest.
 	for _, f := range files {
@@ -161,28 +202,27 @@ func PlanSplit(p SplitPlan, files []FileDiff, cfg Config) (order []int, patches 
 		p.Commits[best].Changes = append(p.Commits[best].Changes, Change{Path: f.Path, Kind: "all"})
 		owner[f.Path] = best
 	}
-	patches = map[int]string{}
+	patches := map[int][]Span{}
+	var warnings []string
 	for i, c := range p.Commits {
-		var b strings.Builder
 		for _, ch := range c.Changes {
 			f := byPath[ch.Path]
 			part, left, err := selectHunks(f, ch)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("commit %d: %v", i, err)
+				return run, fmt.Errorf("commit %d: %v", i, err)
 			}
 			if len(left) > 0 {
 				warnings = append(warnings, fmt.Sprintf("left staged: %s hunks %s", f.Path, joinInts(left)))
 			}
-			b.WriteString(part)
+			patches[i] = append(patches[i], part...)
 		}
-		patches[i] = b.String()
 	}
 	for _, f := range files {
 		if _, ok := owner[f.Path]; !ok {
 			warnings = append(warnings, "left staged: "+f.Path+" (in no commit of the plan)")
 		}
 	}
-	return order, patches, warnings, nil
+	return SplitRun{Plan: p, Order: order, Patches: patches, Warnings: warnings}, nil
 }
 
 func joinInts(ns []int) string {
@@ -193,53 +233,48 @@ func joinInts(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-// selectHunks builds a file's patch section for a selector and lists the
-// 1-based hunks it leaves out.
-func selectHunks(f *FileDiff, ch Change) (string, []int, error) {
-	whole := func() string {
-		var b strings.Builder
-		b.WriteString(f.Header)
-		for _, h := range f.Hunks {
-			b.WriteString(h.Content + "\n")
-		}
-		return b.String()
-	}
+// selectHunks picks a file's patch section for a selector (as spans of the
+// diff) and lists the 1-based hunks it leaves out.
+func selectHunks(f *FileDiff, ch Change) ([]Span, []int, error) {
 	switch ch.Kind {
 	case "", "all":
-		return whole(), nil, nil
+		return []Span{{f.Off, f.Size}}, nil, nil
 	case "indices", "lines":
 	default:
-		return "", nil, fmt.Errorf("%s: unknown change kind %q (all, indices, lines)", f.Path, ch.Kind)
+		return nil, nil, fmt.Errorf("%s: unknown change kind %q (all, indices, lines)", f.Path, ch.Kind)
 	}
 	if f.Binary {
-		return "", nil, fmt.Errorf("cannot select hunks for binary file %s", f.Path)
+		return nil, nil, fmt.Errorf("cannot select hunks for binary file %s", f.Path)
 	}
-	var b strings.Builder
-	b.WriteString(f.Header)
+	if ch.Kind == "lines" && (ch.Start < 1 || ch.End < ch.Start) {
+		return nil, nil, fmt.Errorf("%s: lines %d-%d: want 1 <= start <= end", f.Path, ch.Start, ch.End)
+	}
+	if ch.Kind == "indices" && len(ch.Indices) == 0 {
+		return nil, nil, fmt.Errorf("%s: kind indices needs 1-based hunk numbers in indices", f.Path)
+	}
+	for _, x := range ch.Indices {
+		if x < 1 || x > len(f.Hunks) {
+			return nil, nil, fmt.Errorf("%s: hunk %d out of range 1..%d", f.Path, x, len(f.Hunks))
+		}
+	}
+	spans := []Span{{f.Off, f.HeaderSize}}
 	var left []int
-	n := 0
 	for _, h := range f.Hunks {
-		pick := false
+		var pick bool
 		if ch.Kind == "indices" {
-			for _, x := range ch.Indices {
-				if x < 1 || x > len(f.Hunks) {
-					return "", nil, fmt.Errorf("%s: hunk %d out of range 1..%d", f.Path, x, len(f.Hunks))
-				}
-				pick = pick || x == h.Index+1
-			}
+			pick = containsInt(ch.Indices, h.Index+1)
 		} else {
 			end := h.NewStart + h.NewLines - 1
 			pick = h.NewStart <= ch.End && end >= ch.Start
 		}
 		if pick {
-			b.WriteString(h.Content + "\n")
-			n++
+			spans = append(spans, Span{h.Off, h.Size})
 		} else {
 			left = append(left, h.Index+1)
 		}
 	}
-	if n == 0 {
-		return "", nil, fmt.Errorf("no hunks selected for %s", f.Path)
+	if len(spans) == 1 {
+		return nil, nil, fmt.Errorf("no hunks selected for %s", f.Path)
 	}
-	return b.String(), left, nil
+	return spans, left, nil
 }

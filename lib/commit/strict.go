@@ -1,7 +1,6 @@
 package commit
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -29,7 +28,7 @@ func setOf(s string) map[string]bool {
 	return m
 }
 
-var nonAZ = regexp.MustCompile(`[^a-z]`)
+var nonAZ = lazyRe(`[^a-z]`)
 
 // PastTense reports whether the first word of a summary reads as a past-tense verb.
 func PastTense(summary string) bool {
@@ -37,7 +36,7 @@ func PastTense(summary string) bool {
 	if len(f) == 0 {
 		return false
 	}
-	w := nonAZ.ReplaceAllString(strings.ToLower(f[0]), "")
+	w := nonAZ().ReplaceAllString(strings.ToLower(f[0]), "")
 	return pastTense[w] || (strings.HasSuffix(w, "ed") && !notPast[w])
 }
 
@@ -61,7 +60,7 @@ func wordList(prefix string, list []string) ruleFunc {
 	}
 }
 
-var scopeSegRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-_]*$`)
+var scopeSegRe = lazyRe(`^[a-z0-9][a-z0-9-_]*$`)
 
 // ValidScope is the reference's validateScope: at most two lowercase
 // segments separated by "/".
@@ -74,7 +73,7 @@ func ValidScope(scope string) bool {
 		return false
 	}
 	for _, s := range segs {
-		if !scopeSegRe.MatchString(s) {
+		if !scopeSegRe().MatchString(s) {
 			return false
 		}
 	}

@@ -9,7 +9,6 @@ package compact
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"sort"
 	"strings"
 
@@ -30,8 +29,9 @@ var Defaults = Settings{ReserveTokens: 16384, KeepRecentTokens: 20000, ProtectTo
 // imageChars is what an image in a tool result counts for (1200 tokens).
 const imageChars = 4800
 
-// protectedTools are never pruned.
-var protectedTools = map[string]bool{"read": true, "skill": true}
+// protectedTools are never pruned (with Claude Code's names, for imported
+// sessions).
+var protectedTools = map[string]bool{"read": true, "skill": true, "Read": true, "Skill": true}
 
 type message struct {
 	Role       string          `json:"role"`
@@ -66,90 +66,6 @@ func parse(raw json.RawMessage) (message, []block) {
 		json.Unmarshal(m.Content, &bs)
 	}
 	return m, bs
-}
-
-// EstimateTokens is the reference's chars/4 estimate of one AgentMessage
-// (user images are not counted, tool-result images count 1200 tokens;
-// custom and file-mention messages are estimated like user ones).
-func EstimateTokens(raw json.RawMessage) int {
-	// Skimmed, not decoded: every stage estimates every message, and
-	// decoding was most of agent-compact's time on long sessions.
-	var role, content, command, output, summary []byte
-	session.Members(raw, func(k, v []byte) bool {
-		switch string(k) {
-		case "role":
-			role = v
-		case "content":
-			content = v
-		case "command":
-			command = v
-		case "output":
-			output = v
-		case "summary":
-			summary = v
-		}
-		return true
-	})
-	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
-	r := string(bytes.Trim(role, `"`))
-	// blocks calls fn with each content block's type, text, thinking, name
-	// and raw arguments (a string content is one text block).
-	blocks := func(fn func(typ string, text, thinking, name int, args []byte)) {
-		if len(content) > 0 && content[0] == '"' {
-			fn("text", slen(content), 0, 0, nil)
-			return
-		}
-		session.Elements(content, func(b []byte) bool {
-			var typ, args []byte
-			text, thinking, name := 0, 0, 0
-			session.Members(b, func(k, v []byte) bool {
-				switch string(k) {
-				case "type":
-					typ = v
-				case "text":
-					text = slen(v)
-				case "thinking":
-					thinking = slen(v)
-				case "name":
-					name = slen(v)
-				case "arguments":
-					args = v
-				}
-				return true
-			})
-			fn(string(bytes.Trim(typ, `"`)), text, thinking, name, args)
-			return true
-		})
-	}
-	chars := 0
-	switch r {
-	case "user", "custom", "hookMessage", "fileMention", "pythonExecution":
-		blocks(func(typ string, text, _, _ int, _ []byte) {
-			chars += text
-			if typ == "image" && r == "hookMessage" {
-				chars += imageChars
-			}
-		})
-	case "assistant":
-		blocks(func(typ string, text, thinking, name int, args []byte) {
-			chars += text + thinking
-			if typ == "toolCall" {
-				chars += name + len(args)
-			}
-		})
-	case "toolResult":
-		blocks(func(typ string, text, _, _ int, _ []byte) {
-			chars += text
-			if typ == "image" {
-				chars += imageChars
-			}
-		})
-	case "bashExecution":
-		chars = slen(command) + slen(output)
-	case "branchSummary", "compactionSummary":
-		chars = slen(summary)
-	}
-	return int(math.Ceil(float64(chars) / 4))
 }
 
 // messageOf is the AgentMessage of a message entry (nil for other entries).
@@ -200,13 +116,13 @@ type Cut struct {
 // FindCutPoint walks back from end until keep tokens are kept and cuts at
 // the next valid point (never at a tool result), pulls leading metadata
 // into the kept part, and detects a split turn (§4.6).
-func FindCutPoint(entries []session.Record, start, end, keep int) Cut {
+func FindCutPoint(entries []Entry, start, end, keep int) Cut {
 	valid := func(i int) bool {
 		switch entries[i].Type {
 		case "custom_message", "branch_summary":
 			return true
 		case "message":
-			switch roleOf(entries[i]) {
+			switch entries[i].info.role {
 			case "user", "assistant", "bashExecution", "hookMessage", "branchSummary", "compactionSummary":
 				return true
 			}
@@ -225,11 +141,10 @@ func FindCutPoint(entries []session.Record, start, end, keep int) Cut {
 	cut := cuts[0]
 	total := 0
 	for i := end - 1; i >= start; i-- {
-		m := messageOf(entries[i])
-		if m == nil {
+		if entries[i].Type != "message" || entries[i].Message == nil {
 			continue
 		}
-		total += EstimateTokens(m)
+		total += entries[i].Tokens
 		if total >= keep {
 			for _, c := range cuts {
 				if c >= i {
@@ -248,7 +163,7 @@ func FindCutPoint(entries []session.Record, start, end, keep int) Cut {
 	for first < end && entries[first].Type != "message" {
 		first++
 	}
-	if first < end && roleOf(entries[first]) == "user" {
+	if first < end && entries[first].info.role == "user" {
 		return Cut{FirstKept: cut, TurnStart: -1}
 	}
 	turn := -1
@@ -258,7 +173,7 @@ func FindCutPoint(entries []session.Record, start, end, keep int) Cut {
 			turn = i
 			break
 		}
-		if r := roleOf(entries[i]); r == "user" || r == "bashExecution" {
+		if r := entries[i].info.role; r == "user" || r == "bashExecution" {
 			turn = i
 			break
 		}

@@ -34,11 +34,11 @@ func entry(t *testing.T, id, role string, tokens int) session.Record {
 // The reference's worked example (§4.6): keep 20000, the cut lands on the
 // assistant at 7 inside the turn that starts at 4.
 func TestFindCutPointWorkedExample(t *testing.T) {
-	path := []session.Record{
+	path := Index([]session.Record{
 		entry(t, "0", "user", 100), entry(t, "1", "assistant", 500), entry(t, "2", "toolResult", 30000),
 		entry(t, "3", "assistant", 200), entry(t, "4", "user", 50), entry(t, "5", "assistant", 300),
 		entry(t, "6", "toolResult", 25000), entry(t, "7", "assistant", 400),
-	}
+	})
 	got := FindCutPoint(path, 0, len(path), 20000)
 	if d := cmp.Diff(Cut{FirstKept: 7, TurnStart: 4, Split: true}, got); d != "" {
 		t.Error(d)
@@ -58,7 +58,7 @@ func TestPrune(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		path = append(path, entry(t, fmt.Sprint("u", i), "user", 10), entry(t, fmt.Sprint("t", i), "toolResult", 15000))
 	}
-	out, saved := Prune(path, Defaults, 99)
+	out, saved := Prune(Index(path), Defaults, 99)
 	// newest 40k of tool output protected: t5, t4, t3 (crossing 40k) kept; t2, t1, t0 pruned
 	var ids []string
 	for _, p := range out {
@@ -71,7 +71,7 @@ func TestPrune(t *testing.T) {
 	if d := cmp.Diff([]string{"t0", "t1", "t2"}, ids); d != "" || saved < 40000 {
 		t.Errorf("pruned %v saved %d: %s", ids, saved, d)
 	}
-	if out, _ := Prune(path[:6], Defaults, 99); out != nil {
+	if out, _ := Prune(Index(path[:6]), Defaults, 99); out != nil {
 		t.Errorf("nothing worth pruning in a short path: %d", len(out))
 	}
 }
@@ -111,7 +111,7 @@ func FuzzFindCutPoint(f *testing.F) {
 		for i, r := range roles {
 			path = append(path, entry(t, fmt.Sprint(i), []string{"user", "assistant", "toolResult"}[int(r)%3], int(r)))
 		}
-		c := FindCutPoint(path, 0, len(path), keep%100000)
+		c := FindCutPoint(Index(path), 0, len(path), keep%100000)
 		if len(path) > 0 && (c.FirstKept < 0 || c.FirstKept >= len(path)) {
 			t.Fatalf("cut %d outside the path of %d", c.FirstKept, len(path))
 		}

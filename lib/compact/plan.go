@@ -48,24 +48,56 @@ func (u usage) prompt() int {
 
 // LastUsage is the usage of the newest assistant message on the path that
 // did not end in an error or abort.
-func LastUsage(path []session.Record) (usage, bool) {
+func LastUsage(path []Entry) (usage, bool) {
 	for i := len(path) - 1; i >= 0; i-- {
-		raw := messageOf(path[i])
-		if raw == nil {
+		e := path[i]
+		if e.Type != "message" || e.info.role != "assistant" || e.info.usage == nil || e.info.stopReason == "error" || e.info.stopReason == "aborted" {
 			continue
 		}
-		m, _ := parse(raw)
-		if m.Role == "assistant" && m.StopReason != "error" && m.StopReason != "aborted" && m.Usage != nil {
-			return usage(*m.Usage), true
+		var u usage
+		if json.Unmarshal(e.info.usage, &u) == nil && u.context() > 0 { // all zeros: no usage (imported rollouts)
+			return u, true
 		}
 	}
 	return usage{}, false
 }
 
-// ContextTokens is what the threshold test counts: the last usage.
-func ContextTokens(path []session.Record) int {
-	u, _ := LastUsage(path)
-	return u.context()
+// ContextTokens is what the threshold test counts: the last usage (§4.3).
+// A path without usage (a session imported from Codex has none) is
+// estimated instead, as the context BuildContext resolves: the newest
+// compaction's summary and kept entries, and everything after it.
+func ContextTokens(path []Entry) int {
+	if u, ok := LastUsage(path); ok {
+		return u.context()
+	}
+	return EstimateContext(path)
+}
+
+// EstimateContext is the chars/4 estimate of the context path resolves to.
+func EstimateContext(path []Entry) int {
+	from, total := 0, 0
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type != "compaction" {
+			continue
+		}
+		total = int(math.Ceil(float64(max(0, session.StrLen(member(path[i].Raw, "summary")))) / 4))
+		from = i + 1
+		if kept, _ := str(member(path[i].Raw, "firstKeptEntryId")); kept != "" {
+			for j := 0; j < i; j++ {
+				if path[j].ID == kept {
+					for _, e := range path[j:i] {
+						total += e.Tokens
+					}
+					break
+				}
+			}
+		}
+		break
+	}
+	for _, e := range path[from:] {
+		total += e.Tokens
+	}
+	return total
 }
 
 // OverThreshold is the reference's test: tokens > window − max(15%, reserve).
@@ -79,7 +111,7 @@ func OverThreshold(tokens, window, reserve int) bool {
 // Prepare plans a compaction of path (the active path, root first). It
 // reports false when there is nothing to do (the path is empty, already
 // ends in a compaction, or fits in the kept part).
-func Prepare(path []session.Record, s Settings) (Plan, bool) {
+func Prepare(path []Entry, s Settings) (Plan, bool) {
 	if len(path) == 0 || path[len(path)-1].Type == "compaction" {
 		return Plan{}, false
 	}
@@ -92,13 +124,11 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 	}
 	start := prev + 1
 	p := Plan{KeepTokens: s.KeepRecentTokens}
+	p.TokensBefore = ContextTokens(path)
 	if u, ok := LastUsage(path); ok {
-		p.TokensBefore = u.context()
 		est := 0
 		for _, e := range path[start:] {
-			if m := session.MessageOf(e); m != nil {
-				est += EstimateTokens(m)
-			}
+			est += e.Tokens
 		}
 		if est > 0 {
 			if ratio := float64(u.prompt()) / float64(est); ratio > 1 && !math.IsInf(ratio, 0) {
@@ -119,8 +149,8 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 	collect := func(from, to int) []json.RawMessage {
 		var out []json.RawMessage
 		for _, e := range path[from:to] {
-			if m := session.MessageOf(e); m != nil {
-				out = append(out, m)
+			if e.Message != nil {
+				out = append(out, e.Message)
 			}
 		}
 		return out
@@ -147,11 +177,14 @@ func Prepare(path []session.Record, s Settings) (Plan, bool) {
 		}
 	}
 	p.Files = NewFileOps(prevDetails)
-	p.Files.Add(p.Summarize)
-	p.Files.Add(p.TurnPrefix)
+	for _, e := range path[start:cut.FirstKept] { // the summarized part and the turn prefix
+		if e.Message != nil && e.info.role == "assistant" {
+			p.Files.add(e.info.files)
+		}
+	}
 	p.SummarizeMessages, p.TurnPrefixCount, p.KeptMessages = len(p.Summarize), len(p.TurnPrefix), len(p.Kept)
-	for _, m := range p.Kept {
-		p.KeptTokens += EstimateTokens(m)
+	for _, e := range path[cut.FirstKept:] {
+		p.KeptTokens += e.Tokens
 	}
 	return p, true
 }

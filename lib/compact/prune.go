@@ -23,25 +23,21 @@ type Pruned struct {
 // are kept; the rest is pruned when that saves at least MinimumSavings.
 // now is the prunedAt stamp (Unix ms). It returns the changed entries and
 // the tokens saved.
-func Prune(path []session.Record, s Settings, now int64) ([]Pruned, int) {
+func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
 	type cand struct{ i, tokens int }
 	var cands []cand
 	acc := 0
 	for i := len(path) - 1; i >= 0; i-- {
-		raw := messageOf(path[i])
-		if raw == nil {
+		e := path[i]
+		if e.Type != "message" || e.Role != "toolResult" {
 			continue
 		}
-		m, _ := parse(raw)
-		if m.Role != "toolResult" {
-			continue
-		}
-		t := EstimateTokens(raw)
-		if len(m.PrunedAt) > 0 && string(m.PrunedAt) != "null" {
+		t := e.Tokens
+		if e.info.pruned {
 			acc += t
 			continue
 		}
-		if acc < s.ProtectTokens || protectedTools[m.ToolName] {
+		if acc < s.ProtectTokens || protectedTools[e.info.toolName] {
 			acc += t
 			continue
 		}
@@ -98,32 +94,28 @@ func NewFileOps(prevDetails json.RawMessage) FileOps {
 	return f
 }
 
-// Add records the read/write/edit tool calls of assistant messages.
+// Add records the read/write/edit tool calls of assistant messages. It
+// skims the messages: only the tool calls' names and paths are decoded.
 func (f FileOps) Add(msgs []json.RawMessage) {
 	for _, raw := range msgs {
 		if !bytes.Contains(raw, []byte(`"toolCall"`)) {
-			continue // no tool call: nothing to decode
+			continue // no tool call: nothing to read
 		}
-		m, bs := parse(raw)
-		if m.Role != "assistant" {
-			continue
+		if m := skimMessage(raw, false); m.role == "assistant" {
+			f.add(m.files)
 		}
-		for _, b := range bs {
-			if b.Type != "toolCall" {
-				continue
-			}
-			var a struct{ Path string }
-			if json.Unmarshal(b.Arguments, &a) != nil || a.Path == "" {
-				continue
-			}
-			switch b.Name {
-			case "read":
-				f.Read[a.Path] = true
-			case "write":
-				f.Written[a.Path] = true
-			case "edit", "apply_patch":
-				f.Edited[a.Path] = true
-			}
+	}
+}
+
+func (f FileOps) add(ops []fileOp) {
+	for _, op := range ops {
+		switch op.op {
+		case "read":
+			f.Read[op.path] = true
+		case "write":
+			f.Written[op.path] = true
+		case "edit":
+			f.Edited[op.path] = true
 		}
 	}
 }

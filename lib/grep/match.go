@@ -16,11 +16,14 @@ import (
 
 // Matcher finds matches in a buffer.
 type Matcher struct {
-	re       *regexp.Regexp
-	literal  []byte // set when the whole pattern is a literal: bytes.Index
-	fold     bool
-	required []byte // a literal every match contains (lowered when reqFold)
-	reqFold  bool
+	re *regexp.Regexp
+	// lits is the prefilter: every match contains one of them (nil: none
+	// known). Without -U the search runs the regexp only on lines holding one.
+	lits litSet
+	// exact: lits[0] is the whole pattern, so its occurrences are the
+	// matches and the regexp is never run.
+	exact     bool
+	multiline bool
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -81,26 +84,23 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if err != nil {
 		return nil, regexError(strings.Join(o.Patterns, "|"), err)
 	}
-	m := &Matcher{re: re, fold: fold}
-	if !o.Multiline && !o.DotAll {
-		// Lines are searched one by one (as rg does without -U), and only
-		// those holding a literal every match needs.
-		if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-			if req := requiredLiteral(parsed.Simplify()); len(req) >= 2 && isASCII(req) {
-				m.required = []byte(req)
-				m.reqFold = fold || parsed.Flags&syntax.FoldCase != 0 || strings.ToLower(req) != req && false
-				if fold {
-					m.required = []byte(strings.ToLower(req))
-				}
+	m := &Matcher{re: re, multiline: o.Multiline || o.DotAll}
+	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		m.lits = requiredLits(parsed.Simplify())
+	}
+	if len(o.Patterns) == 1 && !o.Word && !o.Line && len(m.lits) == 1 {
+		p := o.Patterns[0]
+		if !o.Fixed {
+			if prefix, complete := regexp.MustCompile(p).LiteralPrefix(); complete {
+				p = prefix
+			} else {
+				p = ""
 			}
 		}
-	}
-	if len(o.Patterns) == 1 && !o.Word && !o.Line && !fold {
-		if o.Fixed {
-			m.literal = []byte(o.Patterns[0])
-		} else if prefix, complete := regexp.MustCompile(o.Patterns[0]).LiteralPrefix(); complete && prefix != "" {
-			m.literal = []byte(prefix)
+		if fold {
+			p = strings.ToLower(p)
 		}
+		m.exact = p != "" && string(m.lits[0].s) == p
 	}
 	if !o.Multiline && !o.DotAll {
 		// A pattern that can match a newline would match across lines; rg
@@ -130,47 +130,123 @@ func regexError(p string, err error) error {
 // Span is a match: byte offsets in the searched buffer.
 type Span struct{ Start, End int }
 
-// Find returns the matches in buf, at most limit (0: all). Empty matches
-// are kept only at the start of a line (so ^ and $ patterns match lines).
+// Find returns the matches in buf, at most limit (0: all). Without -U
+// matches never span lines, as in rg.
 func (m *Matcher) Find(buf []byte, limit int) []Span {
+	if m.multiline {
+		var out []Span
+		n := -1
+		if limit > 0 {
+			n = limit
+		}
+		for _, loc := range m.re.FindAllIndex(buf, n) {
+			out = append(out, Span{loc[0], loc[1]})
+		}
+		return out
+	}
 	var out []Span
-	if m.literal != nil {
-		off := 0
-		for {
-			i := bytes.Index(buf[off:], m.literal)
-			if i < 0 {
-				return out
-			}
-			s := off + i
-			out = append(out, Span{s, s + len(m.literal)})
+	var ls lineSearch
+	ls.reset(m)
+	for off := 0; ; {
+		start, end, subs := ls.next(buf, off, nil)
+		if start < 0 {
+			return out
+		}
+		for _, s := range subs {
+			out = append(out, Span{start + s.Start, start + s.End})
 			if limit > 0 && len(out) >= limit {
 				return out
 			}
-			off = s + len(m.literal)
 		}
+		off = end
 	}
-	if m.required != nil {
-		return m.findByLines(buf, limit)
-	}
-	n := -1
-	if limit > 0 {
-		n = limit
-	}
-	for _, loc := range m.re.FindAllIndex(buf, n) {
-		out = append(out, Span{loc[0], loc[1]})
-	}
-	return out
 }
 
 // HasMatch reports whether buf contains a match.
 func (m *Matcher) HasMatch(buf []byte) bool {
-	if m.literal != nil {
-		return bytes.Contains(buf, m.literal)
+	var ls lineSearch
+	ls.reset(m)
+	if m.multiline {
+		// the literals still rule out a file that holds none of them
+		return (m.lits == nil || ls.pf.find(buf, 0) >= 0) && m.re.Match(buf)
 	}
-	if m.required != nil {
-		return len(m.findByLines(buf, 1)) > 0
+	start, _, _ := ls.next(buf, 0, nil)
+	return start >= 0
+}
+
+// lineSearch finds the lines of one buffer that hold a match, in order.
+type lineSearch struct {
+	m  *Matcher
+	pf prefilter
+}
+
+func (ls *lineSearch) reset(m *Matcher) {
+	ls.m = m
+	if m.lits != nil {
+		ls.pf.reset(m.lits)
 	}
-	return m.re.Match(buf)
+}
+
+// next finds the first line starting at or after off (a line start) that
+// holds a match. It returns the line's start, its end (past the newline,
+// if any) and the match spans relative to the line appended to subs;
+// start is -1 when no line matches.
+func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, out []Span) {
+	m := ls.m
+	for off < len(buf) {
+		var at int
+		if m.lits != nil {
+			at = ls.pf.find(buf, off)
+		} else if loc := m.re.FindIndex(buf[off:]); loc != nil {
+			at = off + loc[0]
+		} else {
+			at = -1
+		}
+		if at < 0 {
+			return -1, 0, subs
+		}
+		start = off + bytes.LastIndexByte(buf[off:at], '\n') + 1
+		if start >= len(buf) {
+			return -1, 0, subs // an empty match after the last newline: no line there
+		}
+		textEnd := len(buf)
+		end = len(buf)
+		if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
+			textEnd, end = at+i, at+i+1
+		}
+		line := buf[start:textEnd]
+		n := len(subs)
+		if m.exact {
+			subs = ls.literalSpans(line, subs, at-start)
+		} else {
+			for _, loc := range m.re.FindAllIndex(line, -1) {
+				subs = append(subs, Span{loc[0], loc[1]})
+			}
+			// An empty match at the end of a line that matched before is
+			// not a match of its own.
+			if k := len(subs); k-n > 1 && subs[k-1].Start == len(line) && subs[k-1].End == len(line) {
+				subs = subs[:k-1]
+			}
+		}
+		if len(subs) > n {
+			return start, end, subs
+		}
+		off = end
+	}
+	return -1, 0, subs
+}
+
+// literalSpans appends the occurrences of the exact literal in line, the
+// first of which is known to start at first.
+func (ls *lineSearch) literalSpans(line []byte, subs []Span, first int) []Span {
+	l := &ls.m.lits[0]
+	var st litScan
+	for at := first; at >= 0; {
+		subs = append(subs, Span{at, at + len(l.s)})
+		st = litScan{next: -2, lo: -2, up: -2}
+		at = l.index(line, at+len(l.s), &st)
+	}
+	return subs
 }
 
 // Expand replaces each match in text with tmpl ($1, ${name} expand as in

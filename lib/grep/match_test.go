@@ -1,6 +1,7 @@
 package grep
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -78,5 +79,96 @@ func FuzzSearchBuffer(f *testing.F) {
 			return
 		}
 		SearchBuffer(m, "f", buf, SearchOptions{Before: b % 4, After: a % 4})
+	})
+}
+
+// referenceFind is what Find must return: the regexp run on each line
+// alone, no prefilter, no literal shortcut.
+func referenceFind(m *Matcher, buf []byte) []Span {
+	var out []Span
+	for start := 0; start < len(buf); {
+		end := bytes.IndexByte(buf[start:], '\n')
+		next := start + end + 1
+		if end < 0 {
+			end, next = len(buf)-start, len(buf)
+		}
+		line := buf[start : start+end]
+		locs := m.re.FindAllIndex(line, -1)
+		if k := len(locs); k > 1 && locs[k-1][0] == len(line) && locs[k-1][1] == len(line) {
+			locs = locs[:k-1]
+		}
+		for _, l := range locs {
+			out = append(out, Span{start + l[0], start + l[1]})
+		}
+		start = next
+	}
+	return out
+}
+
+var prefilterCases = []MatchOptions{
+	{Patterns: []string{"ErrUnexpectedEOF"}},
+	{Patterns: []string{"errunexpectedeof"}, IgnoreCase: true},
+	{Patterns: []string{"Kelvin"}, IgnoreCase: true},
+	{Patterns: []string{"sks"}, IgnoreCase: true},
+	{Patterns: []string{`\w+Handler\(`}},
+	{Patterns: []string{`(Unmarshal|Marshal)Indent`}},
+	{Patterns: []string{`foo|bar|baz`}},
+	{Patterns: []string{`foo|bar|baz`}, IgnoreCase: true},
+	{Patterns: []string{`a.c`, `x+y`}},
+	{Patterns: []string{"Reader"}, Word: true},
+	{Patterns: []string{"reader"}, Word: true, IgnoreCase: true},
+	{Patterns: []string{"ab"}, Line: true},
+	{Patterns: []string{"a.b", "(?i)Q"}, Fixed: true},
+	{Patterns: []string{"$"}},
+	{Patterns: []string{"^"}},
+	{Patterns: []string{"a*"}},
+	{Patterns: []string{`(?i)abc(?-i)DEF`}},
+	{Patterns: []string{`[0-9]+px`}},
+	{Patterns: []string{`éte`}, IgnoreCase: true},
+	{Patterns: []string{`aa`}},
+}
+
+// The prefilter and the literal shortcut never change what matches.
+func TestFindAgreesWithReference(t *testing.T) {
+	texts := []string{
+		"ErrUnexpectedEOF\nerrUNEXPECTEDeof x\n", "\u212Aelvin kelvin KELVIN\n", "ſkS sKs\n", "myHandler( x\nHandler(\n",
+		"json.MarshalIndent UnmarshalIndent\n", "foo\nBAR baz\nqux", "abc\nxxy\naXc\n", "Reader readers aReader Reader\n",
+		"ab\nab \nab", "", "\n\n", "a\naa\nb\n", "abcDEF ABCdef AbCDEF\n", "12px 3 px\n", "ÉTÉ été\n", "aaaa\naa aa\n",
+		"a.b (?i)q (?i)Q\n",
+	}
+	for _, mo := range prefilterCases {
+		m, err := Compile(mo)
+		if err != nil {
+			t.Fatalf("%v: %v", mo.Patterns, err)
+		}
+		for _, s := range texts {
+			if d := cmp.Diff(referenceFind(m, []byte(s)), m.Find([]byte(s), 0)); d != "" {
+				t.Errorf("%v %+v on %q (-reference +Find):\n%s", mo.Patterns, mo, s, d)
+			}
+		}
+	}
+}
+
+func FuzzFindAgreesWithReference(f *testing.F) {
+	f.Add(0, []byte("ErrUnexpectedEOF\nerrUNEXPECTEDeof x\n"))
+	f.Add(2, []byte("\u212Aelvin kelvin\n"))
+	f.Add(6, []byte("foo\nBAR baz\n"))
+	f.Fuzz(func(t *testing.T, which int, buf []byte) {
+		mo := prefilterCases[uint(which)%uint(len(prefilterCases))]
+		m, err := Compile(mo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(referenceFind(m, buf), m.Find(buf, 0)); d != "" {
+			t.Errorf("%v on %q (-reference +Find):\n%s", mo.Patterns, buf, d)
+		}
+		r := SearchBuffer(m, "f", buf, SearchOptions{Text: true})
+		n := 0
+		for _, l := range r.Lines {
+			n += len(l.Subs)
+		}
+		if n != r.Matches {
+			t.Errorf("matches %d, spans %d", r.Matches, n)
+		}
 	})
 }

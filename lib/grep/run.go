@@ -5,98 +5,128 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
-	"os"
+	"iter"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
 
 // Search searches files in parallel (threads workers, 0: one per CPU) and
 // calls emit with each result in the files' order, as soon as it and every
-// result before it are ready. emit returning false stops the search.
-func Search(ctx context.Context, m *Matcher, files []File, o SearchOptions, threads int, emit func(FileResult) bool) {
+// result before it are ready. files is pulled in a goroutine of its own, so
+// a walk (WalkFunc) runs alongside the search. emit returning false stops
+// the search.
+func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptions, threads int, emit func(FileResult) bool) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	results := make([]chan FileResult, len(files))
-	for i := range results {
-		results[i] = make(chan FileResult, 1)
+	// Files go to the workers in batches, and come back as batches, in
+	// order: one channel hand-off per file costs more than searching a
+	// small one.
+	type job struct {
+		files []File
+		out   chan []FileResult
 	}
-	jobs := make(chan int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
+	jobs := make(chan job, threads*4)
+	// order carries each batch's result channel in file order: the results
+	// come back in any order, and are handed out in this one.
+	order := make(chan chan []FileResult, 1024)
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		var batch []File
+		send := func() bool {
+			j := job{batch, make(chan []FileResult, 1)}
+			batch = nil
+			select {
+			case order <- j.out:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case jobs <- j:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for f := range files {
+			batch = append(batch, f)
+			if len(batch) == searchBatch && !send() {
+				return
+			}
+		}
+		if len(batch) > 0 {
+			send()
+		}
+	}()
 	for w := 0; w < threads; w++ {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			var buf []byte // reused: results keep copies of their lines only
-			for i := range jobs {
-				f := files[i]
-				data, err := readInto(buf, f.Abs, o.Decompress)
-				if err != nil {
-					results[i] <- FileResult{Path: f.Path, Err: err, BinaryOffset: -1}
-					continue
+			for j := range jobs {
+				rs := make([]FileResult, len(j.files))
+				for k, f := range j.files {
+					if ctx.Err() != nil {
+						rs[k] = FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1}
+						continue
+					}
+					data, err := readInto(buf, f.Abs, o.Decompress)
+					if err != nil {
+						rs[k] = FileResult{Path: f.Path, Err: err, BinaryOffset: -1}
+						continue
+					}
+					buf = data[:0]
+					fo := o
+					fo.SkipBinary = !f.Named
+					rs[k] = SearchBuffer(m, f.Path, data, fo)
+					copyLines(rs[k].Lines)
 				}
-				buf = data[:0]
-				fo := o
-				fo.SkipBinary = !f.Named
-				r := SearchBuffer(m, f.Path, data, fo)
-				for k := range r.Lines {
-					r.Lines[k].Text = append([]byte(nil), r.Lines[k].Text...)
-				}
-				results[i] <- r
+				j.out <- rs
 			}
 		}()
 	}
-	go func() {
-		defer close(jobs)
-		for i := range files {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for i := range files {
+	for out := range order {
+		var rs []FileResult
 		select {
-		case r := <-results[i]:
-			if !emit(r) {
-				cancel()
-				go func() { wg.Wait() }()
-				return
-			}
+		case rs = <-out:
 		case <-ctx.Done():
 			return
 		}
+		for _, r := range rs {
+			if !emit(r) {
+				return
+			}
+		}
 	}
-	wg.Wait()
+}
+
+// searchBatch is how many files a worker takes at a time.
+const searchBatch = 16
+
+// copyLines gives lines their own copies of their text (one allocation),
+// so the read buffer can be reused for the next file.
+func copyLines(lines []Line) {
+	n := 0
+	for _, l := range lines {
+		n += len(l.Text)
+	}
+	all := make([]byte, 0, n)
+	for k := range lines {
+		s := len(all)
+		all = append(all, lines[k].Text...)
+		lines[k].Text = all[s:len(all):len(all)]
+	}
 }
 
 // readInto reads a whole file into buf's storage (grown when needed),
 // decompressed when asked and it is .gz or .zst.
 func readInto(buf []byte, path string, decompress bool) ([]byte, error) {
-	f, err := os.Open(path)
+	buf, err := readFile(buf, path)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, max(64<<10, cap(buf)))...)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	data := buf
 	if !decompress {

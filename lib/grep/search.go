@@ -32,6 +32,7 @@ type SearchOptions struct {
 	MaxCount      int  // -m, per file (0: no limit)
 	Before, After int  // -B, -A
 	CountOnly     bool // -c/-l/-q need no lines
+	FirstOnly     bool // -l/-q/--files-without-match: the first matching line settles a file
 	Text          bool // -a: search binary files as text
 	Decompress    bool // -z: search .gz and .zst files decompressed
 	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
@@ -58,7 +59,13 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 			}
 		}
 	}
-	if len(buf) == 0 || (!o.Invert && !m.HasMatch(buf)) {
+	if len(buf) == 0 {
+		return r
+	}
+	if !o.Invert && o.Before == 0 && o.After == 0 && !m.multiline {
+		return searchMatches(m, buf, o, r)
+	}
+	if !o.Invert && !m.HasMatch(buf) {
 		return r
 	}
 	spans := m.Find(buf, 0)
@@ -69,7 +76,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	}
 	var matched []lineInfo
 	si := 0
-	lineNo := make(map[int]int)
+	var lineNo []int   // the line number of each matched line
 	var all []lineInfo // kept only when context or invert needs every line
 	needAll := o.Invert || o.Before > 0 || o.After > 0
 	n := 0
@@ -100,7 +107,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		if (len(li.subs) > 0) != o.Invert {
 			matched = append(matched, li)
-			lineNo[len(matched)-1] = n
+			lineNo = append(lineNo, n)
 		}
 		start = end
 	}
@@ -131,7 +138,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		return r
 	}
-	isMatch := map[int]bool{}
+	isMatch := make(map[int]bool, len(matched))
 	for i := range matched {
 		isMatch[lineNo[i]] = true
 	}
@@ -153,6 +160,39 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 			r.Lines = append(r.Lines, l)
 			printed = k
 		}
+	}
+	return r
+}
+
+// searchMatches is the common case (no context, no -v, no -U): it visits
+// only the lines that match, counting the newlines before each to number
+// it, and never looks at the rest of the file line by line.
+func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileResult {
+	var ls lineSearch
+	ls.reset(m)
+	lineNo, counted := 1, 0
+	var subs []Span
+	for off := 0; off < len(buf); {
+		start, end, got := ls.next(buf, off, subs[:0])
+		if start < 0 {
+			break
+		}
+		subs = got
+		r.MatchedLines++
+		r.Matches += len(subs)
+		if o.FirstOnly {
+			break
+		}
+		if !o.CountOnly {
+			lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
+			counted = start
+			r.Lines = append(r.Lines, Line{Number: lineNo, Offset: int64(start), Text: buf[start:end], Match: true,
+				Subs: append([]Span(nil), subs...)})
+		}
+		if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
+			break
+		}
+		off = end
 	}
 	return r
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -38,21 +40,35 @@ type File struct {
 // ignoreFiles are read in every directory, in rg's order (later wins).
 var vcsFiles, dotFiles = []string{".gitignore"}, []string{".ignore", ".rgignore"}
 
-// Walk lists the files under root that a search visits, sorted by path.
+// Walk lists the files under root that a search visits, in path order.
+func Walk(root string, o WalkOptions) ([]File, []error) {
+	var files []File
+	errs := WalkFunc(root, o, func(f File) bool {
+		files = append(files, f)
+		return true
+	})
+	return files, errs
+}
+
+// WalkFunc calls fn with each file under root that a search visits, in
+// path order (a directory's entries sorted by name, each directory's
+// files where its name sorts: rg's --sort path), as it finds them, so a
+// search can start before the walk ends. fn returning false stops the walk.
 // An explicitly named file is always searched, ignored or not (as in rg).
 // An empty root is the working directory, printed without a "./" prefix
 // (rg's output when no path is given).
-func Walk(root string, o WalkOptions) ([]File, []error) {
+func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	dir := root
 	if dir == "" {
 		dir = "."
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, []error{err}
+		return []error{err}
 	}
 	if !st.IsDir() {
-		return []File{{Path: root, Abs: root, Size: st.Size(), Named: true}}, nil
+		fn(File{Path: root, Abs: root, Size: st.Size(), Named: true})
+		return nil
 	}
 	abs, _ := filepath.Abs(dir)
 	inRepo := gitRoot(abs) != ""
@@ -75,28 +91,57 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			}
 		}
 	}
-	var files []File
 	var errs []error
-	var walk func(dir string, rel []string, pats []gitignore.Pattern, depth int)
-	walk = func(dir string, rel []string, pats []gitignore.Pattern, depth int) {
-		if !o.NoIgnore {
-			if !o.NoIgnoreVCS && inRepo {
-				for _, f := range vcsFiles {
-					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
-				}
-			}
-			if !o.NoIgnoreDot {
-				for _, f := range dotFiles {
-					pats = append(pats, readPatterns(filepath.Join(dir, f), rel)...)
-				}
-			}
-		}
-		m := gitignore.NewMatcher(pats)
-		ents, err := os.ReadDir(dir)
+	stopped := false
+	ra := newReadAhead(readAheadWorkers)
+	defer ra.close()
+	// Each directory is listed, then its entries are filtered, then its
+	// subdirectories are handed to the read-ahead, then files and
+	// subdirectories are visited in order.
+	type item struct {
+		name, path string
+		size       int64
+		rel        []string // set for a subdirectory
+		sub        *listing // set for a subdirectory
+	}
+	var walk func(l *listing, dir string, rel []string, pats []gitignore.Pattern, depth int)
+	walk = func(l *listing, dir string, rel []string, pats []gitignore.Pattern, depth int) {
+		ents, err := l.get()
 		if err != nil {
 			errs = append(errs, err)
 			return
 		}
+		if !o.NoIgnore {
+			// Only the ignore files the listing shows are opened: trying
+			// each name in every directory was a failed open per name.
+			has := func(name string) bool {
+				i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
+				return i < len(ents) && ents[i].Name() == name
+			}
+			if !o.NoIgnoreVCS && inRepo {
+				for _, f := range vcsFiles {
+					if has(f) {
+						pats = append(pats, readPatterns(dir+"/"+f, rel)...)
+					}
+				}
+			}
+			if !o.NoIgnoreDot {
+				for _, f := range dotFiles {
+					if has(f) {
+						pats = append(pats, readPatterns(dir+"/"+f, rel)...)
+					}
+				}
+			}
+		}
+		var m gitignore.Matcher
+		if len(pats) > 0 {
+			m = gitignore.NewMatcher(pats)
+		}
+		prefix := ""
+		if len(rel) > 0 {
+			prefix = strings.Join(rel, "/") + "/"
+		}
+		var items []item
 		for _, e := range ents {
 			name := e.Name()
 			if name == ".git" {
@@ -105,7 +150,7 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			if !o.Hidden && strings.HasPrefix(name, ".") {
 				continue
 			}
-			p := filepath.Join(dir, name)
+			p := dir + "/" + name // dir is absolute and clean
 			isDir := e.IsDir()
 			var size int64 = -1 // a stat only when something needs it
 			if e.Type()&os.ModeSymlink != 0 {
@@ -120,20 +165,26 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 			} else if !isDir && !e.Type().IsRegular() {
 				continue // FIFOs, devices and sockets are not searched
 			}
-			r := append(append([]string(nil), rel...), name)
-			if len(pats) > 0 && m.Match(r, isDir) {
-				continue
+			var r []string
+			if len(pats) > 0 {
+				r = append(append(make([]string, 0, len(rel)+1), rel...), name)
+				if m.Match(r, isDir) {
+					continue
+				}
 			}
 			if isDir {
 				if o.MaxDepth == 0 || depth < o.MaxDepth {
-					walk(p, r, pats, depth+1)
+					if r == nil {
+						r = append(append(make([]string, 0, len(rel)+1), rel...), name)
+					}
+					items = append(items, item{name: name, path: p, rel: r, sub: ra.ask(p)})
 				}
 				continue
 			}
 			if o.MaxDepth > 0 && depth+1 > o.MaxDepth {
 				continue
 			}
-			relPath := strings.Join(r, "/")
+			relPath := prefix + name
 			if !globsAllow(relPath, name, o) || !typesAllow(name, o) {
 				continue
 			}
@@ -149,12 +200,73 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 					continue
 				}
 			}
-			files = append(files, File{Path: join(root, relPath), Abs: p, Size: size})
+			items = append(items, item{name: name, path: p, size: size})
+		}
+		for _, it := range items {
+			if stopped {
+				return
+			}
+			if it.sub != nil {
+				walk(it.sub, it.path, it.rel, pats, depth+1)
+			} else if !fn(File{Path: join(root, prefix+it.name), Abs: it.path, Size: it.size}) {
+				stopped = true
+			}
 		}
 	}
-	walk(abs, nil, base, 0)
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, errs
+	walk(ra.ask(abs), abs, nil, base, 0)
+	return errs
+}
+
+// readAheadWorkers list directories ahead of the walk, so that the walk,
+// one goroutine that keeps the order, seldom waits for the file system.
+const readAheadWorkers = 2
+
+// listing is one directory's entries, read once by whoever comes first:
+// a read-ahead worker, or the walk when it gets there before them.
+type listing struct {
+	dir  string
+	once sync.Once
+	ents []os.DirEntry
+	err  error
+}
+
+func (l *listing) get() ([]os.DirEntry, error) {
+	l.once.Do(func() { l.ents, l.err = os.ReadDir(l.dir) })
+	return l.ents, l.err
+}
+
+type readAhead struct {
+	q    chan *listing
+	stop atomic.Bool
+}
+
+func newReadAhead(workers int) *readAhead {
+	ra := &readAhead{q: make(chan *listing, 1<<12)}
+	for range workers {
+		go func() {
+			for l := range ra.q {
+				if !ra.stop.Load() {
+					l.get()
+				}
+			}
+		}()
+	}
+	return ra
+}
+
+// ask returns dir's listing, queued for reading ahead when there is room.
+func (ra *readAhead) ask(dir string) *listing {
+	l := &listing{dir: dir}
+	select {
+	case ra.q <- l:
+	default:
+	}
+	return l
+}
+
+func (ra *readAhead) close() {
+	ra.stop.Store(true)
+	close(ra.q)
 }
 
 func join(root, rel string) string {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -197,11 +198,8 @@ func (s *skimmer) str() bool {
 		if j < 0 {
 			return false
 		}
-		seg := s.b[s.i : s.i+j]
-		for _, c := range seg {
-			if c < 0x20 {
-				return false
-			}
+		if hasControl(s.b[s.i : s.i+j]) {
+			return false
 		}
 		// An odd run of backslashes before the quote escapes it.
 		k := j
@@ -213,6 +211,24 @@ func (s *skimmer) str() bool {
 			return true
 		}
 	}
+}
+
+// hasControl reports whether seg holds a byte below 0x20, eight bytes at a
+// time (a word has one exactly when (w - 0x20…20) &^ w & 0x80…80 != 0).
+func hasControl(seg []byte) bool {
+	for len(seg) >= 8 {
+		w := binary.LittleEndian.Uint64(seg)
+		if (w-0x2020202020202020)&^w&0x8080808080808080 != 0 {
+			return true
+		}
+		seg = seg[8:]
+	}
+	for _, c := range seg {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *skimmer) value(depth int) bool {
@@ -273,8 +289,44 @@ func literalOK(t []byte) bool {
 	case "":
 		return false
 	}
-	if t[0] != '-' && (t[0] < '0' || t[0] > '9') {
+	return numberOK(t)
+}
+
+// numberOK reports whether t is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberOK(t []byte) bool {
+	i := 0
+	if i < len(t) && t[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(t) && t[i] == '0':
+		i++
+	case digits() == 0:
 		return false
 	}
-	return json.Valid(t)
+	if i < len(t) && t[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		if i < len(t) && (t[i] == '+' || t[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(t)
 }

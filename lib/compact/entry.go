@@ -1,0 +1,625 @@
+package compact
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// Entry is a record of a session stream with what compaction asks of it,
+// read once: the message it contributes to the context, its role, its
+// token estimate and the few fields pruning and the threshold test use.
+// Its bytes are the record's (Raw is not copied), so a long session is
+// indexed without keeping decoded copies of it.
+type Entry struct {
+	session.Record
+	Message json.RawMessage // session.MessageOf(Record); nil when it contributes none
+	Role    string          // Message's role
+	Tokens  int             // EstimateTokens(Message)
+	info    msgInfo
+}
+
+// msgInfo is what one skim of an AgentMessage yields.
+type msgInfo struct {
+	role, stopReason, toolName string
+	provider, model            string
+	usage                      []byte // raw usage object of an assistant message
+	pruned, retried, toolCalls bool
+	tokens                     int
+	files                      []fileOp // the files of read/write/edit tool calls
+}
+
+// fileOp is a file a tool call read ("read"), wrote ("write") or changed ("edit").
+type fileOp struct{ op, path string }
+
+// ReadEntry reads one line of a session stream (without its newline) in
+// one pass over its bytes: the base fields (as session.ParseRecord) and the
+// message. Raw is line itself, not a copy. A line that is not a record
+// gets session.ParseRecord's error.
+func ReadEntry(line []byte) (Entry, error) {
+	var e Entry
+	var msg []byte
+	ok := true
+	good := session.Members(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			e.Type, ok = known(v)
+		case "id":
+			e.ID, ok = str(v)
+		case "parentId":
+			if string(v) != "null" {
+				e.ParentID, ok = str(v)
+			}
+		case "timestamp":
+			e.Timestamp, _ = str(v)
+		case "pending":
+			e.Pending = string(v) == "true"
+		case "message":
+			msg = v
+		}
+		return ok
+	})
+	if !good || e.Type == "" {
+		r, err := session.ParseRecord(line) // the reference reader decides, and says why
+		if err != nil {
+			return Entry{}, err
+		}
+		return index(r, member(r.Raw, "message"), false), nil
+	}
+	e.Raw = line
+	return index(e.Record, msg, true), nil
+}
+
+// Index reads records already parsed (tests, other callers of the
+// Record-based session API).
+func Index(recs []session.Record) []Entry {
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		var msg []byte
+		if r.Type == "message" {
+			msg = member(r.Raw, "message")
+		}
+		out[i] = index(r, msg, false)
+	}
+	return out
+}
+
+// index completes an Entry from its record and, for a message entry, the
+// raw value of its "message" member (checked: already checked as JSON).
+func index(r session.Record, msg []byte, checked bool) Entry {
+	e := Entry{Record: r}
+	switch r.Type {
+	case "message":
+		if len(msg) == 0 || msg[0] != '{' {
+			return e
+		}
+		e.info = skimMessage(msg, checked)
+		if e.info.role == "assistant" && e.info.retried { // as session.MessageOf
+			return e
+		}
+		e.Message = msg
+	case "custom_message", "branch_summary":
+		if e.Message = session.MessageOf(r); e.Message == nil {
+			return e
+		}
+		e.info = skimMessage(e.Message, false)
+	default:
+		return e
+	}
+	e.Role, e.Tokens = e.info.role, e.info.tokens
+	return e
+}
+
+// Records are the entries' records.
+func Records(entries []Entry) []session.Record {
+	out := make([]session.Record, len(entries))
+	for i, e := range entries {
+		out[i] = e.Record
+	}
+	return out
+}
+
+// EstimateTokens is the reference's chars/4 estimate of one AgentMessage
+// (user images are not counted, tool-result images count 1200 tokens;
+// custom and file-mention messages are estimated like user ones).
+func EstimateTokens(raw json.RawMessage) int { return skimMessage(raw, false).tokens }
+
+// skimMessage reads an AgentMessage without decoding it: every stage
+// estimates every message, and decoding was most of agent-compact's time
+// on long sessions.
+func skimMessage(raw []byte, checked bool) msgInfo {
+	// (checked: raw was checked with the record it is in, so it is walked
+	// without checking it again)
+	members := func(obj []byte, fn func(k, v []byte)) { eachMember(checked, obj, fn) }
+	elements := func(arr []byte, fn func(v []byte)) { eachElement(checked, arr, fn) }
+	var m msgInfo
+	var role, content, command, output, summary []byte
+	members(raw, func(k, v []byte) {
+		switch string(k) {
+		case "role":
+			role = v
+		case "content":
+			content = v
+		case "command":
+			command = v
+		case "output":
+			output = v
+		case "summary":
+			summary = v
+		case "stopReason":
+			m.stopReason, _ = known(v)
+		case "toolName":
+			m.toolName, _ = known(v)
+		case "provider":
+			m.provider, _ = known(v)
+		case "model":
+			m.model, _ = known(v)
+		case "usage":
+			if len(v) > 0 && v[0] == '{' {
+				m.usage = v
+			}
+		case "prunedAt":
+			m.pruned = string(v) != "null"
+		case "retried":
+			m.retried = string(v) == "true"
+		}
+	})
+	m.role, _ = known(role)
+	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
+	// blocks calls fn with each content block's type, text, thinking and
+	// name lengths and raw arguments (a string content is one text block).
+	blocks := func(fn func(typ []byte, text, thinking int, name, args []byte)) {
+		if len(content) > 0 && content[0] == '"' {
+			fn([]byte("text"), slen(content), 0, nil, nil)
+			return
+		}
+		elements(content, func(b []byte) {
+			var typ, name, args []byte
+			text, thinking := 0, 0
+			members(b, func(k, v []byte) {
+				switch string(k) {
+				case "type":
+					typ = v
+				case "text":
+					text = slen(v)
+				case "thinking":
+					thinking = slen(v)
+				case "name":
+					name = v
+				case "arguments":
+					args = v
+				}
+			})
+			fn(bytes.Trim(typ, `"`), text, thinking, name, args)
+		})
+	}
+	chars := 0
+	switch m.role {
+	case "user", "custom", "hookMessage", "fileMention", "pythonExecution":
+		blocks(func(typ []byte, text, _ int, _, _ []byte) {
+			chars += text
+			if string(typ) == "image" && m.role == "hookMessage" {
+				chars += imageChars
+			}
+		})
+	case "assistant":
+		blocks(func(typ []byte, text, thinking int, name, args []byte) {
+			chars += text + thinking
+			if string(typ) == "toolCall" {
+				chars += max(0, session.StrLen(name)) + len(args)
+				m.toolCalls = true
+				m.files = toolFiles(name, args, m.files, checked)
+			}
+		})
+	case "toolResult":
+		blocks(func(typ []byte, text, _ int, _, _ []byte) {
+			chars += text
+			if string(typ) == "image" {
+				chars += imageChars
+			}
+		})
+	case "bashExecution":
+		chars = slen(command) + slen(output)
+	case "branchSummary", "compactionSummary":
+		chars = slen(summary)
+	}
+	m.tokens = int(math.Ceil(float64(chars) / 4))
+	return m
+}
+
+// fileTools maps the file tools of agentutils and pi, and of the agents
+// whose transcripts 'agent-session import' converts (Claude Code's Read,
+// Write, Edit, MultiEdit, NotebookEdit; Codex's apply_patch), to the
+// operation FileOps records.
+var fileTools = map[string]string{
+	"read": "read", "write": "write", "edit": "edit", "apply_patch": "edit",
+	"Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
+}
+
+// toolFiles are the files a file tool call names: its "path" argument
+// (also "file_path" and "notebook_path", matched as encoding/json matches
+// names: in any case, the last one wins), or for a patch without one the
+// files its "*** Add/Update/Delete File:" lines name.
+func toolFiles(name, args []byte, ops []fileOp, checked bool) []fileOp {
+	tool, _ := str(name)
+	op := fileTools[tool]
+	if op == "" {
+		return ops
+	}
+	path, patch := "", ""
+	eachMember(checked, args, func(k, v []byte) {
+		switch key := string(k); {
+		case strings.EqualFold(key, "path"), strings.EqualFold(key, "file_path"), strings.EqualFold(key, "notebook_path"):
+			path, _ = str(v)
+		case key == "input" || key == "patch":
+			patch, _ = str(v)
+		}
+	})
+	if path != "" {
+		return append(ops, fileOp{op, path})
+	}
+	if op != "edit" || patch == "" {
+		return ops
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		for _, h := range []struct{ prefix, op string }{{"*** Add File: ", "write"}, {"*** Update File: ", "edit"}, {"*** Delete File: ", "edit"}, {"*** Move to: ", "write"}} {
+			if p, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), h.prefix); ok && strings.TrimSpace(p) != "" {
+				ops = append(ops, fileOp{h.op, strings.TrimSpace(p)})
+			}
+		}
+	}
+	return ops
+}
+
+// eachMember calls fn with each member of the object obj, checking obj
+// unless it has been checked already.
+func eachMember(checked bool, obj []byte, fn func(k, v []byte)) {
+	if checked {
+		walkMembers(obj, fn)
+		return
+	}
+	session.Members(obj, func(k, v []byte) bool { fn(k, v); return true })
+}
+
+// eachElement calls fn with each element of the array arr, checking arr
+// unless it has been checked already.
+func eachElement(checked bool, arr []byte, fn func(v []byte)) {
+	if checked {
+		walkElements(arr, fn)
+		return
+	}
+	session.Elements(arr, func(v []byte) bool { fn(v); return true })
+}
+
+// known is str for values that repeat on every line (entry types, roles,
+// stop reasons, tool and provider names): the common ones are constants,
+// not a new string each time.
+func known(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case "message":
+			return "message", true
+		case "model_change":
+			return "model_change", true
+		case "thinking_level_change":
+			return "thinking_level_change", true
+		case "compaction":
+			return "compaction", true
+		case "branch_summary":
+			return "branch_summary", true
+		case "custom_message":
+			return "custom_message", true
+		case "custom":
+			return "custom", true
+		case "label":
+			return "label", true
+		case "user":
+			return "user", true
+		case "assistant":
+			return "assistant", true
+		case "toolResult":
+			return "toolResult", true
+		case "bashExecution":
+			return "bashExecution", true
+		case "stop":
+			return "stop", true
+		case "toolUse":
+			return "toolUse", true
+		case "length":
+			return "length", true
+		case "error":
+			return "error", true
+		case "aborted":
+			return "aborted", true
+		case "read":
+			return "read", true
+		case "bash":
+			return "bash", true
+		case "edit":
+			return "edit", true
+		case "write":
+			return "write", true
+		case "anthropic":
+			return "anthropic", true
+		case "openai":
+			return "openai", true
+		case "google":
+			return "google", true
+		}
+	}
+	return str(v)
+}
+
+// str decodes a JSON string value (without decoding when it has no escapes).
+func str(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 {
+		return string(in), true
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
+}
+
+// ActivePath is the path BuildContext resolves over a stream's entries
+// (reference §7.1: the last entry is the leaf): a pending record with the
+// id of an earlier one stands in its place, and the path runs from the
+// last entry up its parents (a missing parent ends it; a cycle is cut where
+// it closes). It returns indexes into entries, root first; for
+// 'agent-session open' output that is every entry, in order.
+func ActivePath(entries []Entry) []int {
+	if len(entries) == 0 {
+		return nil
+	}
+	// session.BuildContext's applyPending: a pending record with the id of
+	// an earlier one takes its place.
+	out := make([]int, len(entries))
+	for i := range out {
+		out[i] = i
+	}
+	for _, e := range entries {
+		if !e.Pending {
+			continue
+		}
+		out = out[:0]
+		pos := make(map[string]int, len(entries))
+		for i, e := range entries {
+			if p, ok := pos[e.ID]; ok && e.Pending {
+				out[p] = i
+				continue
+			}
+			if e.ID != "" {
+				pos[e.ID] = len(out)
+			}
+			out = append(out, i)
+		}
+		break
+	}
+	// session.Path from the last entry: ids name their first entry.
+	byID := make(map[string]int, len(out))
+	for p, i := range out {
+		if id := entries[i].ID; id != "" {
+			if _, dup := byID[id]; !dup {
+				byID[id] = p
+			}
+		}
+	}
+	rev := make([]int, 0, len(out))
+	seen := make([]bool, len(out))
+	for p := len(out) - 1; !seen[p]; {
+		seen[p] = true
+		rev = append(rev, out[p])
+		parent := entries[out[p]].ParentID
+		q, ok := byID[parent]
+		if parent == "" || !ok {
+			break
+		}
+		p = q
+	}
+	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
+		rev[a], rev[b] = rev[b], rev[a]
+	}
+	return rev
+}
+
+// MissingFirstKept is the first-kept id of the newest compaction on path
+// when that entry is not on the path before it ("" when it is, or when
+// there is no compaction): the resolver then keeps nothing from before the
+// compaction but its summary.
+func MissingFirstKept(path []Entry) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type != "compaction" {
+			continue
+		}
+		v, _ := str(member(path[i].Raw, "firstKeptEntryId"))
+		if v == "" {
+			return ""
+		}
+		for _, e := range path[:i] {
+			if e.ID == v {
+				return ""
+			}
+		}
+		return v
+	}
+	return ""
+}
+
+// LastAssistant is the newest assistant message of the resolved context
+// (nil when a compaction or nothing comes after the last one).
+func LastAssistant(path []Entry) json.RawMessage {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == "compaction" {
+			return nil
+		}
+		if path[i].Message != nil {
+			if path[i].Role == "assistant" {
+				return path[i].Message
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// DefaultModel is the stream's "default" model as BuildContext folds it
+// over the path: the last model_change of the default role or the last
+// assistant message's provider/model.
+func DefaultModel(path []Entry) string {
+	model := ""
+	for _, e := range path {
+		switch e.Type {
+		case "model_change":
+			var v struct{ Model, Role, Provider, ModelID string }
+			json.Unmarshal(e.Raw, &v)
+			if v.Model == "" && v.Provider != "" && v.ModelID != "" {
+				v.Model = v.Provider + "/" + v.ModelID
+			}
+			if v.Model != "" && (v.Role == "" || v.Role == "default") {
+				model = v.Model
+			}
+		case "message":
+			if e.info.role == "assistant" && e.info.provider != "" && e.info.model != "" {
+				model = e.info.provider + "/" + e.info.model
+			}
+		}
+	}
+	return model
+}
+
+// A walker for JSON that session.Members has already checked (the message
+// inside a record ReadEntry read): it finds members and elements without
+// checking them again, crossing strings with a vectorised byte search. On
+// bytes that are not JSON it stops early; it never reads out of bounds.
+
+// walkMembers calls fn with each member of the object obj.
+func walkMembers(obj []byte, fn func(k, v []byte)) {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipWS(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		ke := skipString(obj, i)
+		if ke < 0 {
+			return
+		}
+		key := obj[i+1 : ke-1]
+		i = skipWS(obj, ke)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipWS(obj, i+1)
+		ve := skipValue(obj, i)
+		if ve < 0 {
+			return
+		}
+		fn(key, obj[i:ve])
+		i = skipWS(obj, ve)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// walkElements calls fn with each element of the array arr.
+func walkElements(arr []byte, fn func(v []byte)) {
+	i := skipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i = skipWS(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return
+	}
+	for {
+		i = skipWS(arr, i)
+		ve := skipValue(arr, i)
+		if ve < 0 {
+			return
+		}
+		fn(arr[i:ve])
+		i = skipWS(arr, ve)
+		if i >= len(arr) || arr[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] ('"'),
+// or -1.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		k := i + j
+		n := 0
+		for k-n-1 >= i && b[k-n-1] == '\\' {
+			n++
+		}
+		i = k + 1
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipValue returns the index after the value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}

@@ -1,0 +1,41 @@
+package session
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// hasControl, eight bytes at a time, agrees with a byte-by-byte check.
+func FuzzHasControl(f *testing.F) {
+	f.Add([]byte("plain text, no control"))
+	f.Add([]byte("0123456\x1f89abcdef"))
+	f.Add([]byte("\xff\xfe\x80\x7f\x20\x21\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b) && i < 9; i++ { // every alignment
+			w := false
+			for _, c := range b[i:] {
+				w = w || c < 0x20
+			}
+			if got := hasControl(b[i:]); got != w {
+				t.Fatalf("hasControl(%q) = %v, want %v", b[i:], got, w)
+			}
+		}
+	})
+}
+
+// numberOK agrees with encoding/json on what a number is.
+func FuzzNumberOK(f *testing.F) {
+	for _, s := range []string{"0", "-0", "12", "1.5", "-1.5e10", "1E+2", "01", "1.", ".5", "-", "1e", "+1", "0x1", "1.5e-3", "Infinity"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) == 0 {
+			return
+		}
+		var n json.Number
+		want := json.Unmarshal([]byte(s), &n) == nil && string(n) == s
+		if got := numberOK([]byte(s)); got != want {
+			t.Fatalf("numberOK(%q) = %v, encoding/json %v", s, got, want)
+		}
+	})
+}
