@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -12,32 +14,44 @@ func newApp(env *app.Env) *cli.App {
 		Usage:                  "search files for a regex, ripgrep-compatible",
 		ArgsUsage:              "PATTERN [PATH...]",
 		UseShortOptionHandling: true,
-		HideHelpCommand:        true,
-		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax), with
-ripgrep's flags, output formats and exit codes: 0 when something matched, 1 when nothing did, 2 on
-an error (a bad regex names the position; an unreadable file is a warning and the search goes on).
-Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
-core.excludesFile, .ignore and .rgignore exclude are skipped; binary files (a NUL byte) are searched
-up to their first NUL. Output is sorted by path, whatever the parallelism. --json prints exactly
-ripgrep's JSON Lines. rg flags that agent-grep does not implement are refused (exit 2), never
-ignored.
+		// "-g '*.{go,md}'" and "-e 'a,b'" are one value each
+		DisableSliceFlagSeparator: true,
+		HideHelpCommand:           true,
+		Description: `agent-grep searches files for lines matching a regular expression (Go's RE2 syntax, with \w \d
+\s as Unicode classes as in rg), with ripgrep 13's flags, output formats and exit codes: 0 when
+something matched, 1 when nothing did, 2 on an error (a bad regex names the position; an
+unreadable file or a missing path is a warning, the search goes on and the exit status is 2).
+A later flag overrides an earlier one (-s -i is -i).
 
-For agents: --max-total-matches N stops after N matches in all, --max-bytes N stops when the
-output would pass N bytes; both say so on stderr (and in the JSON summary's "x_agent").
+Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
+core.excludesFile, .ignore and .rgignore exclude are skipped (ignore files are read as git reads
+them); -g/--iglob globs come first (a match either way is final). Binary files (a NUL byte) found
+by walking are skipped; named files are searched and print "binary file matches" instead of the
+lines (--binary does this for walked files too, -a searches everything as text). Output is sorted
+by path (rg's --sort path) whatever the parallelism; --sort none prints in completion order.
+--json prints exactly ripgrep's JSON Lines. Flags of rg that agent-grep does not implement (-P,
+--pre, --passthru, …) are refused (exit 2), never ignored.
+
+For agents: --max-total-matches N stops after N matches in all, --max-bytes N stops before the
+output passes N bytes; both say so on stderr and, with --json, in the summary record's
+"x_agent". --format agent prints the agent grep tool's text (numbered matches, ">>" on the match
+line, context indented, a bracketed notice when a limit cut it), the text agent-tool's grep tool
+returns.
 
 Examples:
    agent-grep -n 'func main' .
    agent-grep -i -t go -C2 'todo|fixme'
    agent-grep --json -w Add src/ | jq -c 'select(.type=="match")'
    agent-grep --files -g '*.md'
-   agent-grep -c error app.log`,
+   agent-grep -c error app.log
+   agent-grep --format agent -C1 --max-total-matches 20 'Handler\(' .` + refusedText(),
 		Flags:  flags(),
 		Action: func(c *cli.Context) error { return run(c, env) },
 	}
 }
 
 func flags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "regexp", Aliases: []string{"e"}, Usage: "a `PATTERN` (repeatable; then every argument is a path)"},
 		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read patterns from `FILE`, one per line"},
 		&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "patterns are literal strings"},
@@ -71,28 +85,112 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "ripgrep's JSON Lines (begin/match/context/end/summary)"},
 		&cli.BoolFlag{Name: "stats", Usage: "print search statistics at the end"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing; the exit code says whether something matched"},
-		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes"},
+		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes (\"[Omitted long matching line]\")"},
 		&cli.BoolFlag{Name: "max-columns-preview", Usage: "with -M, show the start of long lines instead of omitting them"},
-		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB`"},
+		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB` (gitignore syntax, {a,b} alternates; overrides ignore files)"},
 		&cli.StringSliceFlag{Name: "iglob", Usage: "like --glob, case-insensitive"},
+		&cli.BoolFlag{Name: "glob-case-insensitive", Usage: "every --glob is case-insensitive (an --iglob)"},
 		&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only files of `TYPE` (see --type-list)"},
 		&cli.StringSliceFlag{Name: "type-not", Aliases: []string{"T"}, Usage: "no files of `TYPE`"},
 		&cli.BoolFlag{Name: "type-list", Usage: "list the file types and exit"},
+		&cli.StringSliceFlag{Name: "type-add", Usage: "add `TYPE:GLOB` (or TYPE:include:A,B) to the type table"},
+		&cli.StringSliceFlag{Name: "type-clear", Usage: "remove `TYPE` from the type table (before --type-add)"},
 		&cli.BoolFlag{Name: "hidden", Aliases: []string{"."}, Usage: "search hidden files and directories"},
 		&cli.BoolFlag{Name: "no-ignore", Usage: "do not read ignore files"},
 		&cli.BoolFlag{Name: "no-ignore-vcs", Usage: "do not read .gitignore, .git/info/exclude or core.excludesFile"},
-		&cli.BoolFlag{Name: "no-ignore-dot", Usage: "do not read .ignore or .rgignore"},
+		&cli.BoolFlag{Name: "no-ignore-dot", Usage: "do not read .ignore files (.rgignore still counts, as in rg)"},
+		&cli.BoolFlag{Name: "no-ignore-parent", Usage: "do not read ignore files in the directories above a path searched"},
+		&cli.BoolFlag{Name: "no-ignore-global", Usage: "do not read core.excludesFile"},
+		&cli.BoolFlag{Name: "no-ignore-exclude", Usage: "do not read .git/info/exclude"},
+		&cli.BoolFlag{Name: "no-require-git", Usage: "read git's ignore files outside a git repository too"},
+		&cli.StringSliceFlag{Name: "ignore-file", Usage: "also ignore what the gitignore-style `PATH` lists (relative to the working directory; below every other ignore file)"},
+		&cli.BoolFlag{Name: "no-ignore-files", Usage: "do not read the --ignore-file files"},
 		&cli.BoolFlag{Name: "follow", Aliases: []string{"L"}, Usage: "follow symbolic links"},
-		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d"}, Usage: "descend at most `NUM` directories"},
+		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d"}, Usage: "descend at most `NUM` directories (0: only the paths given)"},
 		&cli.StringFlag{Name: "max-filesize", Usage: "skip files larger than `SIZE` (K, M, G suffixes)"},
 		&cli.BoolFlag{Name: "text", Aliases: []string{"a"}, Usage: "search binary files as text"},
-		&cli.BoolFlag{Name: "binary", Usage: "search binary files but stop at the first NUL (the default for named files)"},
-		&cli.BoolFlag{Name: "search-zip", Aliases: []string{"z"}, Usage: "search gzip and zstd files decompressed"},
+		&cli.BoolFlag{Name: "binary", Usage: "search binary files found by walking as named ones are (\"binary file matches\")"},
+		&cli.BoolFlag{Name: "search-zip", Aliases: []string{"z"}, Usage: "search .gz, .bz2 and .zst files decompressed"},
 		&cli.BoolFlag{Name: "files", Usage: "list the files that would be searched"},
-		&cli.StringFlag{Name: "sort", Value: "path", Usage: "`ORDER`: path, modified or none"},
+		&cli.StringFlag{Name: "sort", Usage: "`ORDER`: path (the default), modified or none"},
+		&cli.StringFlag{Name: "sortr", Usage: "like --sort, in reverse `ORDER`"},
 		&cli.IntFlag{Name: "threads", Aliases: []string{"j"}, Usage: "`NUM` search threads (default: one per CPU)"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never (auto: on a terminal, unless NO_COLOR is set)"},
 		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
 		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
+		&cli.StringFlag{Name: "format", Usage: "`FORMAT`: standard (rg's, the default) or agent (the agent grep tool's numbered matches)"},
+		&cli.BoolFlag{Name: "unrestricted", Aliases: []string{"u"}, Count: new(int), Usage: "-u: --no-ignore; -uu: and --hidden; -uuu: and --binary"},
+		&cli.BoolFlag{Name: "no-messages", Usage: "print no warnings about unreadable files and paths (the exit status still says 2)"},
+		&cli.BoolFlag{Name: "include-zero", Usage: "with -c or --count-matches, also the files that matched nothing"},
+		&cli.BoolFlag{Name: "trim", Usage: "drop the leading white space of printed lines"},
+		&cli.BoolFlag{Name: "byte-offset", Aliases: []string{"b"}, Usage: "show the byte offset of each line (of each match with -o)"},
+		&cli.StringFlag{Name: "context-separator", Value: "--", Usage: "`SEPARATOR` between context groups"},
+		&cli.BoolFlag{Name: "no-context-separator", Usage: "no separator between context groups"},
+		&cli.BoolFlag{Name: "pretty", Aliases: []string{"p"}, Usage: "--color always --heading --line-number"},
+		&cli.BoolFlag{Name: "passthru", Aliases: []string{"passthrough"}, Usage: "print every line, the non-matching ones as context"},
+		&cli.StringFlag{Name: "path-separator", Usage: "print paths with `SEPARATOR` (one byte) instead of /"},
+		&cli.StringFlag{Name: "field-match-separator", Value: ":", Usage: "`SEPARATOR` after the path, line and column of a match line"},
+		&cli.StringFlag{Name: "field-context-separator", Value: "-", Usage: "`SEPARATOR` after the path and line of a context line"},
+		&cli.BoolFlag{Name: "mmap", Usage: "read every file whole, as rg's memory maps do (where it looks for binary data changes)"},
+		&cli.BoolFlag{Name: "no-mmap", Usage: "read every file through rg's 64 KiB buffer"},
+		&cli.BoolFlag{Name: "no-ignore-messages", Usage: "print no ignore-file parse errors (agent-grep prints none; accepted for rg command lines)"},
+		&cli.BoolFlag{Name: "line-buffered", Usage: "flush the output after each file's lines (as they are found)"},
+		&cli.BoolFlag{Name: "block-buffered", Usage: "flush the output in 64 KiB blocks (the default)"},
+		&cli.BoolFlag{Name: "one-file-system", Usage: "do not descend into directories on other file systems"},
+		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
+	}, unsupportedFlags()...)
+}
+
+// unsupported are rg 13 flags agent-grep refuses (exit 2) rather than
+// ignore; they are hidden from --help.
+var unsupported = []struct {
+	name, alias string
+	value       bool
+	why         string
+}{
+	{"pcre2", "P", false, "the engine is RE2: no look-around or backreferences"},
+	{"engine", "", true, "the engine is RE2"},
+	{"auto-hybrid-regex", "", false, "the engine is RE2"},
+	{"pcre2-version", "", false, "the engine is RE2"},
+	{"no-pcre2-unicode", "", false, "the engine is RE2"},
+	{"no-unicode", "", false, "patterns are always Unicode-aware"},
+	{"pre", "", true, "no preprocessors"},
+	{"pre-glob", "", true, "no preprocessors"},
+	{"null-data", "", false, "lines always end in \\n"},
+	{"crlf", "", false, "lines always end in \\n"},
+	{"encoding", "E", true, "input is read as UTF-8"},
+	{"ignore-file-case-insensitive", "", false, "not implemented"},
+	{"dfa-size-limit", "", true, "not implemented"},
+	{"regex-size-limit", "", true, "not implemented"},
+	{"debug", "", false, "not implemented"},
+	{"trace", "", false, "not implemented"},
+}
+
+// refusedText lists the refused rg flags for --help and the man page.
+func refusedText() string {
+	var names []string
+	for _, u := range unsupported {
+		n := "--" + u.name
+		if u.alias != "" {
+			n = "-" + u.alias + "/" + n
+		}
+		names = append(names, n)
 	}
+	return "\n\nrg flags refused with exit 2 (\"unsupported rg flag\"): " + strings.Join(names, ", ") + "."
+}
+
+func unsupportedFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, u := range unsupported {
+		var aliases []string
+		if u.alias != "" {
+			aliases = []string{u.alias}
+		}
+		if u.value {
+			out = append(out, &cli.StringFlag{Name: u.name, Aliases: aliases, Hidden: true})
+		} else {
+			out = append(out, &cli.BoolFlag{Name: u.name, Aliases: aliases, Hidden: true})
+		}
+	}
+	return out
 }

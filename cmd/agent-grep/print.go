@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,12 +19,13 @@ import (
 // --max-bytes and matches for --max-total-matches.
 type printer struct {
 	w                  *bufio.Writer
-	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep
+	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
 	withPath, lineNums bool
 	heading, column    bool
 	only               bool
 	null               bool
 	color              bool
+	invert             bool
 	maxCols            int
 	preview            bool
 	replace            *replacer
@@ -30,20 +33,45 @@ type printer struct {
 	maxTotal, maxBytes int
 	printed            int64
 	total              int
-	stopped            string
+	filesWith          int
+	stopped            string // why the output stopped early (a budget), for the final notice
+	reason             string // max_total_matches or max_bytes
 	first              bool
 	context            bool // -A/-B/-C: "--" between groups, across files too
-	jsonPrinted        int64
 	jsonStats          grep.Stats
+	agent              *grep.AgentPrinter
+	includeZero        bool   // --include-zero
+	trim               bool   // --trim
+	byteOffset         bool   // -b
+	ctxSep             []byte // --context-separator (nil: none)
+	matchSep, ctxField string // --field-match-separator, --field-context-separator
+	pathSep            string // --path-separator ("": /)
+	lineBuffered       bool   // --line-buffered
 }
 
 func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
 	p := &printer{w: w, first: true, color: env.Color(c.String("color"), env.StdoutTTY), maxCols: c.Int("max-columns"),
 		preview: c.Bool("max-columns-preview"), only: c.Bool("only-matching"), null: c.Bool("null"), column: c.Bool("column"),
-		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes")}
+		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes"), invert: c.Bool("invert-match"),
+		includeZero: c.Bool("include-zero"), trim: c.Bool("trim"), byteOffset: c.Bool("byte-offset"), ctxSep: []byte(c.String("context-separator"))}
+	if c.Bool("no-context-separator") {
+		p.ctxSep = nil
+	}
+	p.matchSep, p.ctxField = c.String("field-match-separator"), c.String("field-context-separator")
+	p.lineBuffered = lastFlag(c, env.Args, "line-buffered", "block-buffered") == "line-buffered"
+	if s := c.String("path-separator"); s != "/" {
+		p.pathSep = s
+	}
+	if c.Bool("pretty") {
+		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
+		// TERM=dumb still count)
+		p.color = env.Color(c.String("color"), true)
+	}
 	switch {
 	case c.Bool("quiet"):
 		p.mode = "quiet"
+	case c.String("format") == "agent":
+		p.mode = "agent"
 	case c.Bool("json"):
 		p.mode = "json"
 	case c.Bool("files-with-matches"):
@@ -53,74 +81,114 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 	case c.Bool("count-matches"):
 		p.mode = "count-matches"
 	case c.Bool("count"):
-		p.mode = "count"
+		if p.only {
+			p.mode = "count-matches" // rg: -c with -o counts matches
+		} else {
+			p.mode = "count"
+		}
 	case c.Bool("vimgrep"):
 		p.mode = "vimgrep"
 	default:
 		p.mode = "standard"
 	}
-	p.withPath = multi
-	if c.Bool("with-filename") {
+	p.withPath = multi || p.mode == "vimgrep"
+	switch lastFlag(c, env.Args, "with-filename", "no-filename") {
+	case "with-filename":
 		p.withPath = true
-	}
-	if c.Bool("no-filename") {
+	case "no-filename":
 		p.withPath = false
 	}
-	p.lineNums = env.StdoutTTY || c.Bool("column")
-	if c.Bool("line-number") {
+	p.lineNums = env.StdoutTTY || c.Bool("column") || p.mode == "vimgrep"
+	if c.Bool("pretty") {
 		p.lineNums = true
 	}
-	if c.Bool("no-line-number") {
+	switch lastFlag(c, env.Args, "line-number", "no-line-number") {
+	case "line-number":
+		p.lineNums = true
+	case "no-line-number":
 		p.lineNums = false
 	}
-	p.heading = env.StdoutTTY && p.withPath
-	if c.Bool("heading") {
-		p.heading = true
+	if p.mode == "vimgrep" {
+		p.column = true
 	}
-	if c.Bool("no-heading") {
+	p.heading = (env.StdoutTTY || c.Bool("pretty")) && p.withPath
+	switch lastFlag(c, env.Args, "heading", "no-heading") {
+	case "heading":
+		p.heading = true
+	case "no-heading":
 		p.heading = false
+	}
+	if p.mode == "vimgrep" || !p.withPath {
+		p.heading = false // rg: a heading only where paths are shown
 	}
 	return p
 }
 
+// rg's colours: paths magenta, line numbers green, matches bold red.
 func (p *printer) sty(code string, b []byte) []byte {
 	if !p.color {
 		return b
 	}
-	return append(append([]byte("\x1b["+code+"m"), b...), "\x1b[0m"...)
+	return append(append([]byte("\x1b[0m\x1b["+code+"m"), b...), "\x1b[0m"...)
+}
+
+func (p *printer) matchStyle(b []byte) []byte {
+	if !p.color {
+		return b
+	}
+	return append(append([]byte("\x1b[0m\x1b[1m\x1b[31m"), b...), "\x1b[0m"...)
 }
 
 // emit writes one output unit, unless it would pass --max-bytes.
 func (p *printer) emit(b []byte) bool {
 	if p.maxBytes > 0 && p.printed+int64(len(b)) > int64(p.maxBytes) {
-		p.stopped = fmt.Sprintf("output stopped at %d bytes (--max-bytes %d); narrow the search", p.printed, p.maxBytes)
+		p.stopped = fmt.Sprintf("output stopped at %d bytes (--max-bytes %d); narrow the search or raise the limit", p.printed, p.maxBytes)
+		p.reason = "max_bytes"
 		return false
 	}
 	p.w.Write(b)
 	p.printed += int64(len(b))
+	if p.lineBuffered {
+		p.w.Flush()
+	}
 	return true
 }
 
 func (p *printer) pathBytes(path string) []byte {
-	b := p.sty("35", []byte(path))
-	return b
+	if p.pathSep != "" {
+		path = strings.ReplaceAll(path, "/", p.pathSep)
+	}
+	return p.sty("35", []byte(path))
 }
 
-func (p *printer) sep() string {
+func (p *printer) eol() []byte {
 	if p.null {
-		return "\x00"
+		return []byte{0}
 	}
-	return ":"
+	return []byte{'\n'}
 }
 
 // file prints one file's result; false stops the search.
 func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	if p.maxTotal > 0 && p.total >= p.maxTotal {
-		return false
+		if r.MatchedLines > 0 && p.mode != "quiet" {
+			p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
+			p.reason = "max_total_matches"
+			return false
+		}
+		return true
+	}
+	if r.MatchedLines > 0 {
+		p.filesWith++
+	}
+	if r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches" || p.mode == "files-without") {
+		return true // rg prints no count for a file it stopped at binary data
 	}
 	switch p.mode {
 	case "quiet":
 		return true
+	case "agent":
+		return p.agent.Add(r)
 	case "files":
 		if r.MatchedLines > 0 {
 			return p.emit(append(p.pathBytes(r.Path), p.eol()...))
@@ -136,16 +204,32 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		if p.mode == "count-matches" {
 			n = r.Matches
 		}
-		if n == 0 {
+		if n == 0 && !(p.includeZero && !r.Skipped) {
 			return true
 		}
 		var b []byte
 		if p.withPath {
-			b = append(append(b, p.pathBytes(r.Path)...), p.sep()...)
+			b = append(b, p.pathBytes(r.Path)...)
+			if p.null {
+				b = append(b, 0)
+			} else {
+				b = append(b, ':')
+			}
 		}
 		return p.emit(append(strconv.AppendInt(b, int64(n), 10), '\n'))
 	case "json":
+		if p.invert {
+			r.Matches = 0 // rg counts no matches in inverted lines
+		}
 		recs, st := grep.JSONRecords(p.budget(r), elapsed)
+		// a file's records go out whole or not at all (--max-bytes)
+		var all []byte
+		for _, rec := range recs {
+			all = append(append(all, rec...), '\n')
+		}
+		if len(all) > 0 && !p.emit(all) {
+			return false
+		}
 		// rg's summary adds up the files that printed records
 		p.jsonStats.Searches += st.Searches
 		p.jsonStats.SearchesWithMatch += st.SearchesWithMatch
@@ -154,16 +238,11 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		p.jsonStats.Matches += st.Matches
 		p.jsonStats.BytesPrinted += st.BytesPrinted
 		p.jsonStats.Elapsed = st.Elapsed
-		for _, rec := range recs {
-			if !p.emit(append(rec, '\n')) {
-				return false
-			}
-		}
 		return p.stopped == ""
 	}
 	r = p.budget(r)
 	if len(r.Lines) == 0 {
-		return true
+		return p.stopped == ""
 	}
 	var out bytes.Buffer
 	if p.heading && p.mode == "standard" {
@@ -174,73 +253,173 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		out.WriteByte('\n')
 	}
 	p.first = false
-	for k, l := range r.Lines {
-		if p.mode == "standard" && (l.Gap || (k == 0 && p.context && p.printed > 0)) {
-			out.Write(p.sty("2", []byte("--")))
+	for k, l := range physicalLines(r.Lines) {
+		if r.BinaryFrom >= 0 && l.Offset >= r.BinaryFrom && l.Match {
+			// rg stops at the first match after binary data, with a note
+			if p.withPath {
+				out.Write(p.pathBytes(r.Path))
+				out.WriteString(": ")
+			}
+			fmt.Fprintf(&out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+			break
+		}
+		if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && p.printed > 0 && !p.heading)) {
+			out.Write(p.sty("2", p.ctxSep))
 			out.WriteByte('\n')
 		}
-		text := bytes.TrimRight(l.Text, "\r\n")
-		if p.mode == "vimgrep" {
+		text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+		if p.trim {
+			// --trim: without the leading white space (match spans move)
+			cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
+			text = text[cut:]
+			var subs []grep.Span
 			for _, s := range l.Subs {
-				fmt.Fprintf(&out, "%s:%d:%d:%s\n", r.Path, l.Number, s.Start+1, text)
+				if s.End > cut {
+					subs = append(subs, grep.Span{Start: max(s.Start-cut, 0), End: s.End - cut})
+				}
 			}
-			continue
+			l.Subs = subs
+			l.Offset += int64(cut)
 		}
-		sep := byte(':')
+		sep := p.matchSep
 		if !l.Match {
-			sep = '-'
+			sep = p.ctxField
 		}
-		prefix := func() {
+		prefix := func(col int, off int64) {
 			if p.withPath && !p.heading {
 				out.Write(p.pathBytes(r.Path))
 				if p.null {
 					out.WriteByte(0)
 				} else {
-					out.WriteByte(sep)
+					out.WriteString(sep)
 				}
 			}
 			if p.lineNums {
 				out.Write(p.sty("32", []byte(strconv.Itoa(l.Number))))
-				out.WriteByte(sep)
+				out.WriteString(sep)
 			}
-			if p.column && l.Match && len(l.Subs) > 0 {
-				out.WriteString(strconv.Itoa(l.Subs[0].Start + 1))
-				out.WriteByte(sep)
+			if p.column && l.Match && col > 0 {
+				out.WriteString(strconv.Itoa(col))
+				out.WriteString(sep)
+			}
+			if p.byteOffset {
+				out.WriteString(strconv.FormatInt(off, 10))
+				out.WriteString(sep)
 			}
 		}
-		if p.only && l.Match {
+		firstCol := 0
+		if len(l.Subs) > 0 {
+			firstCol = l.Subs[0].Start + 1
+		}
+		if p.mode == "vimgrep" && l.Match {
 			for _, s := range l.Subs {
-				prefix()
-				part := text[min(s.Start, len(text)):min(s.End, len(text))]
-				if p.replace != nil {
-					part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
-				}
-				out.Write(p.sty("1;31", part))
+				prefix(s.Start+1, l.Offset+int64(s.Start))
+				out.Write(p.longLine(text, l, true))
 				out.WriteByte('\n')
 			}
 			continue
 		}
-		prefix()
-		if p.maxCols > 0 && len(text) > p.maxCols {
-			if p.preview {
-				out.Write(text[:p.maxCols])
-				out.WriteString(" [... omitted end of long line]\n")
-			} else {
-				fmt.Fprintf(&out, "[Omitted long line with %d matches]\n", len(l.Subs))
+		if p.only && l.Match {
+			for _, s := range l.Subs {
+				prefix(s.Start+1, l.Offset+int64(s.Start))
+				part := text[min(s.Start, len(text)):min(s.End, len(text))]
+				if p.replace != nil {
+					part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
+				}
+				if p.maxCols > 0 && len(part) > p.maxCols {
+					out.WriteString("[Omitted long matching line]\n")
+					continue
+				}
+				out.Write(p.matchStyle(part))
+				out.WriteByte('\n')
 			}
 			continue
 		}
-		out.Write(p.highlight(text, l))
+		prefix(firstCol, l.Offset)
+		out.Write(p.longLine(text, l, false))
 		out.WriteByte('\n')
+	}
+	if r.BinaryQuit && r.MatchedLines > 0 {
+		if p.withPath {
+			out.Write(p.pathBytes(r.Path))
+			out.WriteString(": ")
+		}
+		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 	}
 	return p.emit(out.Bytes())
 }
 
-func (p *printer) eol() []byte {
-	if p.null {
-		return []byte{0}
+// longLine is a line as printed: highlighted or replaced, or rg's note
+// when -M omits it.
+func (p *printer) longLine(text []byte, l grep.Line, perMatch bool) []byte {
+	slow := p.color || p.replace != nil || perMatch
+	if p.maxCols <= 0 || len(text) <= p.maxCols {
+		return p.highlight(text, l)
 	}
-	return []byte{'\n'}
+	if p.preview {
+		cut := p.maxCols
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		if !slow || !l.Match {
+			return append(append([]byte(nil), p.highlight(text[:cut], grep.Line{})...), " [... omitted end of long line]"...)
+		}
+		var in []grep.Span
+		more := 0
+		for _, s := range l.Subs {
+			if s.Start < cut {
+				in = append(in, grep.Span{Start: s.Start, End: min(s.End, cut)})
+			} else {
+				more++
+			}
+		}
+		head := p.highlight(text[:cut], grep.Line{Match: true, Subs: in})
+		return append(append([]byte(nil), head...), fmt.Sprintf(" [... %d more matches]", more)...)
+	}
+	if slow && l.Match {
+		return []byte(fmt.Sprintf("[Omitted long line with %d matches]", len(l.Subs)))
+	}
+	if l.Match {
+		return []byte("[Omitted long matching line]")
+	}
+	return []byte("[Omitted long context line]")
+}
+
+// physicalLines splits -U records that hold several lines into one Line
+// per line, each with the parts of the matches on it.
+func physicalLines(lines []grep.Line) []grep.Line {
+	multi := false
+	for _, l := range lines {
+		if i := bytes.IndexByte(l.Text, '\n'); i >= 0 && i < len(l.Text)-1 {
+			multi = true
+			break
+		}
+	}
+	if !multi {
+		return lines
+	}
+	var out []grep.Line
+	for _, l := range lines {
+		start := 0
+		for k := 0; start < len(l.Text); k++ {
+			end := bytes.IndexByte(l.Text[start:], '\n')
+			if end < 0 {
+				end = len(l.Text)
+			} else {
+				end += start + 1
+			}
+			pl := grep.Line{Number: l.Number + k, Offset: l.Offset + int64(start), Text: l.Text[start:end], Match: l.Match, Gap: l.Gap && k == 0}
+			for _, s := range l.Subs {
+				a, b := max(s.Start, start), min(s.End, end)
+				if a < b || (s.Start == s.End && s.Start >= start && s.Start < end) {
+					pl.Subs = append(pl.Subs, grep.Span{Start: a - start, End: b - start})
+				}
+			}
+			out = append(out, pl)
+			start = end
+		}
+	}
+	return out
 }
 
 // highlight colours the matches of a line, or replaces them (--replace).
@@ -260,7 +439,7 @@ func (p *printer) highlight(text []byte, l grep.Line) []byte {
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
-		b = append(b, p.sty("1;31", part)...)
+		b = append(b, p.matchStyle(part)...)
 		last = end
 	}
 	return append(b, text[last:]...)
@@ -276,7 +455,8 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 	for _, l := range r.Lines {
 		if l.Match {
 			if left == 0 {
-				p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches); narrow the search or raise the limit", p.maxTotal)
+				p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
+				p.reason = "max_total_matches"
 				break
 			}
 			left--
@@ -284,19 +464,41 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 		kept = append(kept, l)
 	}
 	p.total = p.maxTotal - left
+	if len(kept) < len(r.Lines) {
+		// the stats of what is printed
+		r.MatchedLines, r.Matches = 0, 0
+		for _, l := range kept {
+			if l.Match {
+				r.MatchedLines++
+				r.Matches += len(l.Subs)
+			}
+		}
+	}
 	r.Lines = kept
 	return r
 }
 
-func (p *printer) finish(st grep.Stats, elapsed time.Duration) {
-	if p.mode == "json" {
-		js := p.jsonStats
-		p.w.Write(grep.JSONSummary(elapsed, js))
+// finish writes what comes after the results: the JSON summary (with
+// "x_agent" under an agent budget), rg's --stats, the agent text and its
+// notices.
+func (p *printer) finish(st grep.Stats, searching, elapsed time.Duration) {
+	switch p.mode {
+	case "json":
+		var ag *grep.AgentSummary
+		if p.maxTotal > 0 || p.maxBytes > 0 {
+			ag = &grep.AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.jsonStats.SearchesWithMatch, TotalMatches: p.jsonStats.Matches}
+		}
+		p.w.Write(grep.JSONSummary(elapsed, p.jsonStats, ag))
+		p.w.WriteByte('\n')
+		return
+	case "agent":
+		res := p.agent.Finish()
+		p.w.WriteString(res.Text)
 		p.w.WriteByte('\n')
 		return
 	}
 	if p.stats {
-		fmt.Fprintf(p.w, "\n%d matches\n%d matched lines\n%d files contained matches\n%d files searched\n%d bytes printed\n%d bytes searched\n%.6f seconds\n",
-			st.Matches, st.MatchedLines, st.SearchesWithMatch, st.Searches, st.BytesPrinted, st.BytesSearched, elapsed.Seconds())
+		fmt.Fprintf(p.w, "\n%d matches\n%d matched lines\n%d files contained matches\n%d files searched\n%d bytes printed\n%d bytes searched\n%.6f seconds spent searching\n%.6f seconds\n",
+			st.Matches, st.MatchedLines, st.SearchesWithMatch, st.Searches, st.BytesPrinted, st.BytesSearched, searching.Seconds(), elapsed.Seconds())
 	}
 }

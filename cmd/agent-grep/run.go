@@ -6,8 +6,8 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -22,27 +22,52 @@ import (
 func run(c *cli.Context, env *app.Env) error {
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()
+	types := grep.Types
+	if c.IsSet("type-add") || c.IsSet("type-clear") {
+		types = grep.RGTypes()
+		for _, t := range c.StringSlice("type-clear") {
+			delete(types, t)
+		}
+		for _, def := range c.StringSlice("type-add") {
+			if err := grep.AddTypeDef(types, def); err != nil {
+				return exit.Wrap(exit.Usage, err)
+			}
+		}
+	}
 	if c.Bool("type-list") {
-		_, err := w.WriteString(grep.TypeList())
+		out := grep.TypeList()
+		if c.IsSet("type-add") || c.IsSet("type-clear") {
+			out = grep.RenderTypeList(types)
+		}
+		_, err := w.WriteString(out)
+		return err
+	}
+	if err := checkFlags(c); err != nil {
 		return err
 	}
 	for _, t := range append(c.StringSlice("type"), c.StringSlice("type-not")...) {
-		if _, ok := grep.Types[t]; !ok {
-			return exit.Errorf(exit.Usage, "unrecognized file type: %s (see --type-list)", t)
+		if _, ok := types[t]; !ok {
+			return exit.Errorf(exit.Usage, "unrecognized file type: %s", t)
 		}
+	}
+	if _, err := grep.CompileGlobs(c.StringSlice("glob"), c.StringSlice("iglob")); err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
 	args := c.Args().Slice()
 	patterns := c.StringSlice("regexp")
 	for _, f := range c.StringSlice("file") {
 		data, err := readArg(env, f)
 		if err != nil {
-			return exit.Errorf(exit.Usage, "%s: %v", f, err)
+			return exit.Errorf(exit.Usage, "%s: %s", f, grep.ErrText(err))
 		}
-		for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-			patterns = append(patterns, strings.TrimRight(l, "\r"))
+		if len(data) > 0 {
+			for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+				patterns = append(patterns, strings.TrimSuffix(l, "\r"))
+			}
 		}
 	}
-	if len(patterns) == 0 && !c.Bool("files") {
+	noPatterns := len(patterns) == 0 && c.IsSet("file") // -f with an empty file: nothing can match
+	if len(patterns) == 0 && !c.Bool("files") && !c.IsSet("file") {
 		if len(args) == 0 {
 			return exit.Errorf(exit.Usage, "no pattern given (usage: agent-grep PATTERN [PATH...])")
 		}
@@ -64,72 +89,122 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		maxSize = n
 	}
+	cwd, _ := filepath.Abs(".")
 	wo := grep.WalkOptions{Hidden: c.Bool("hidden"), NoIgnore: c.Bool("no-ignore"), NoIgnoreVCS: c.Bool("no-ignore-vcs"),
-		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxFilesize: maxSize,
-		Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"), TypesNot: c.StringSlice("type-not"),
-		GlobalIgnore: globalIgnore(env)}
+		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
+		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
+		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd, TypeTable: types}
+	wo.NoIgnoreParent, wo.NoIgnoreGlobal = c.Bool("no-ignore-parent"), c.Bool("no-ignore-global")
+	wo.NoIgnoreExclude, wo.NoRequireGit = c.Bool("no-ignore-exclude"), c.Bool("no-require-git")
+	wo.IgnoreFiles, wo.NoIgnoreFiles = c.StringSlice("ignore-file"), c.Bool("no-ignore-files")
+	wo.OneFileSystem = c.Bool("one-file-system")
+	for _, f := range wo.IgnoreFiles {
+		if _, err := os.Stat(f); err != nil && !wo.NoIgnoreFiles {
+			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays
+		}
+	}
+	if c.Bool("glob-case-insensitive") {
+		wo.IGlobs, wo.Globs = append(wo.Globs, wo.IGlobs...), nil
+	}
+	unrestricted := c.Count("unrestricted") // rg's -u, -uu, -uuu
+	if unrestricted >= 1 {
+		wo.NoIgnore = true
+	}
+	if unrestricted >= 2 {
+		wo.Hidden = true
+	}
+	sortBy, sortRev := sortOrder(c)
+	wo.SortModified, wo.SortReverse = sortBy == "modified", sortRev
 	failed := false
 	warn := func(format string, a ...any) {
 		failed = true
-		app.Warnf(c, format, a...)
+		if !c.Bool("no-messages") {
+			app.Warnf(c, format, a...)
+		}
 	}
-	stdin := false
-	var roots []string
+	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
+	if noPatterns {
+		patterns = []string{"x"} // never run: only for the flag checks below
+	}
+	var m *grep.Matcher
+	if !c.Bool("files") {
+		caseMode := lastFlag(c, env.Args, "case-sensitive", "ignore-case", "smart-case")
+		var err error
+		m, err = grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: caseMode == "ignore-case",
+			SmartCase: caseMode == "smart-case", Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
+			Multiline: c.Bool("multiline"), DotAll: dotall})
+		if err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+	}
+	// rg reads up to ten named files whole (a memory map), anything else
+	// through its buffer; this changes where it notices binary data.
+	slice := len(paths) <= 10 || c.Bool("multiline")
 	for _, p := range paths {
 		if p == "-" {
-			stdin = true
-		} else if _, err := os.Stat(orDot(p)); err != nil {
-			warn("%v", err) // a missing path is reported at once, as rg does
-		} else {
-			roots = append(roots, p)
+			slice = c.Bool("multiline")
+		} else if st, err := os.Stat(orDot(p)); err != nil || !st.Mode().IsRegular() {
+			slice = slice && c.Bool("multiline")
 		}
 	}
-	// The files stream from the walk into the search; the walk's errors are
-	// reported as warnings when it ends.
-	var walkErrs []error
-	files := func(yield func(grep.File) bool) {
-		for _, root := range roots {
-			stopped := false
-			walkErrs = append(walkErrs, grep.WalkFunc(root, wo, func(f grep.File) bool {
-				stopped = !yield(f)
-				return !stopped
-			})...)
-			if stopped {
-				return
+	switch {
+	case c.Bool("no-mmap"):
+		slice = c.Bool("multiline")
+	case c.Bool("mmap"):
+		slice = true
+	}
+	// Each path is a source: stdin, or the files of a walk, streamed into
+	// the search as the walk finds them; the walk's problems are warnings.
+	type source struct {
+		stdin bool
+		files iter.Seq[grep.File]
+		errs  []error
+	}
+	sources := make([]*source, len(paths))
+	for i, p := range paths {
+		s := &source{stdin: p == "-"}
+		if !s.stdin {
+			root := p
+			s.files = func(yield func(grep.File) bool) {
+				s.errs = append(s.errs, grep.WalkFunc(root, wo, yield)...)
+			}
+			if sortBy == "path" && sortRev {
+				// reversed: each directory's entries in reverse, as rg
+				list := slices.Collect(s.files)
+				slices.Reverse(list)
+				s.files = slices.Values(list)
 			}
 		}
+		sources[i] = s
 	}
-	reportWalk := func() {
-		for _, e := range walkErrs {
+	reportWalk := func(s *source) {
+		for _, e := range s.errs {
 			warn("%v", e)
 		}
-		walkErrs = nil
+		s.errs = nil
 	}
-	if c.String("sort") == "modified" || c.Bool("files") {
-		list := slices.Collect(iter.Seq[grep.File](files))
-		reportWalk()
-		if c.String("sort") == "modified" {
-			sortModified(list)
+	if c.Bool("files") {
+		sep := "\n"
+		if c.Bool("null") {
+			sep = "\x00"
 		}
-		if c.Bool("files") {
-			sep := "\n"
-			if c.Bool("null") {
-				sep = "\x00"
+		n := 0
+		for _, s := range sources {
+			if s.stdin {
+				continue
 			}
-			for _, f := range list {
-				w.WriteString(f.Path + sep)
+			for f := range s.files {
+				w.WriteString(pathSep(c, f.Path) + sep)
+				n++
 			}
-			return status(len(list) > 0, failed)
+			reportWalk(s)
 		}
-		files = slices.Values(list)
-	}
-	m, err := grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: c.Bool("ignore-case") && !c.Bool("case-sensitive"),
-		SmartCase: c.Bool("smart-case") && !c.Bool("case-sensitive"), Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
-		Multiline: c.Bool("multiline"), DotAll: c.Bool("multiline-dotall")})
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
+		return status(n > 0, failed, c.Bool("quiet"))
 	}
 	before, after := c.Int("before-context"), c.Int("after-context")
+	if c.Bool("passthru") {
+		c.Set("context", strconv.Itoa(1<<30)) // every line: the others as context
+	}
 	if n := c.Int("context"); n > 0 {
 		if !c.IsSet("before-context") {
 			before = n
@@ -140,61 +215,148 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	countOnly := c.Bool("count") || c.Bool("count-matches") || c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
-		CountOnly: countOnly, Text: c.Bool("text"), Decompress: c.Bool("search-zip"),
+		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary") || unrestricted >= 3, Slice: slice,
 		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
-	if countOnly {
+	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
 	}
-	p := newPrinter(c, env, w, len(paths) > 1 || !stdin && isDirArg(paths))
-	p.context = before > 0 || after > 0
-	if c.String("replace") != "" || c.IsSet("replace") {
+	if noPatterns || c.IsSet("max-count") && c.Int("max-count") == 0 {
+		return status(false, failed, c.Bool("quiet")) // rg -m0: nothing can match
+	}
+	multi := len(paths) > 1 || isDirArg(paths)
+	p := newPrinter(c, env, w, multi)
+	p.context = so.Before > 0 || so.After > 0
+	if p.mode == "agent" {
+		single := len(paths) == 1 && !isDirArg(paths)
+		p.agent = grep.NewAgentPrinter(grep.AgentOptions{Limit: c.Int("max-total-matches"), Before: before, After: after,
+			MaxBytes: c.Int("max-bytes"), Name: func(path string) string {
+				if single {
+					return filepath.Base(path)
+				}
+				return path
+			}})
+		p.maxTotal, p.maxBytes = 0, 0 // the agent text applies them itself
+		so.MaxCount = 0
+	}
+	if c.IsSet("replace") {
 		p.replace = &replacer{re: m, tmpl: c.String("replace")}
 	}
 	start := time.Now()
 	var total grep.Stats
+	var searching time.Duration
 	matched := false
 	stop := false
 	handle := func(r grep.FileResult) bool {
 		if r.Err != nil {
-			warn("%s: %v", r.Path, r.Err)
+			warn("%s: %s", r.Path, grep.ErrText(r.Err))
 			return true
 		}
 		total.Searches++
 		total.BytesSearched += r.BytesSearched
-		if r.MatchedLines > 0 {
+		if r.MatchedLines > 0 && !(r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches")) {
 			matched = true
 			total.SearchesWithMatch++
 			total.MatchedLines += r.MatchedLines
-			total.Matches += r.Matches
+			if !so.Invert {
+				total.Matches += r.Matches
+			}
 		}
+		before := p.printed
 		if !p.file(r, time.Since(start)) {
 			stop = true
 			return false
 		}
+		total.BytesPrinted += p.printed - before
 		return !(c.Bool("quiet") && matched)
 	}
-	if stdin {
-		data, err := io.ReadAll(env.Stdin)
-		if err != nil {
-			return err
+	for _, s := range sources {
+		if stop || (c.Bool("quiet") && matched) {
+			break
 		}
-		handle(grep.SearchBuffer(m, "<stdin>", data, so))
+		t0 := time.Now()
+		if s.stdin {
+			data, err := io.ReadAll(env.Stdin)
+			if err != nil {
+				warn("<stdin>: %s", grep.ErrText(err))
+				continue
+			}
+			sto := so
+			sto.Slice = c.Bool("multiline")
+			handle(grep.SearchBuffer(m, "<stdin>", data, sto))
+		} else {
+			grep.Search(c.Context, m, s.files, so, c.Int("threads"), handle)
+			reportWalk(s)
+		}
+		searching += time.Since(t0)
 	}
-	if !stop && !(c.Bool("quiet") && matched) {
-		grep.Search(c.Context, m, files, so, c.Int("threads"), handle)
+	if p.mode != "standard" && p.mode != "vimgrep" {
+		total.BytesPrinted = 0 // rg counts the bytes of printed lines only
 	}
-	reportWalk()
-	total.BytesPrinted = p.printed
-	p.finish(total, time.Since(start))
+	p.finish(total, searching, time.Since(start))
 	if p.stopped != "" {
 		app.Warnf(c, "%s", p.stopped)
 	}
-	return status(matched, failed)
+	return status(matched, failed, c.Bool("quiet"))
 }
 
-func status(matched, failed bool) error {
+// checkFlags refuses flag values and combinations agent-grep cannot honour.
+func checkFlags(c *cli.Context) error {
+	if s := c.String("path-separator"); c.IsSet("path-separator") && len(s) != 1 {
+		return exit.Errorf(exit.Usage, "A path separator must be exactly one byte, but the given separator is %d bytes: %s\nIn some shells on Windows '/' is automatically expanded. Use '//' instead.", len(s), s)
+	}
+	for _, u := range unsupported {
+		if c.IsSet(u.name) {
+			return exit.Errorf(exit.Usage, "unsupported rg flag: --%s (%s)", u.name, u.why)
+		}
+	}
+	switch c.String("color") {
+	case "auto", "always", "never", "ansi":
+	default:
+		return exit.Errorf(exit.Usage, "--color: %q is not one of auto, always, never", c.String("color"))
+	}
+	for _, name := range []string{"sort", "sortr"} {
+		switch v := c.String(name); v {
+		case "", "path", "modified", "none":
+		case "accessed", "created":
+			return exit.Errorf(exit.Usage, "--%s %s is not supported (path, modified or none)", name, v)
+		default:
+			return exit.Errorf(exit.Usage, "--%s: %q is not one of path, modified, none", name, v)
+		}
+	}
+	switch f := c.String("format"); f {
+	case "", "standard":
+	case "agent":
+		for _, other := range []string{"json", "count", "count-matches", "files-with-matches", "files-without-match", "vimgrep", "only-matching", "replace", "files", "stats"} {
+			if c.IsSet(other) {
+				return exit.Errorf(exit.Usage, "--format agent cannot be combined with --%s", other)
+			}
+		}
+	default:
+		return exit.Errorf(exit.Usage, "--format: %q is not one of standard, agent", f)
+	}
+	for _, n := range []string{"max-total-matches", "max-bytes", "max-count", "max-columns", "threads", "after-context", "before-context", "context", "max-depth"} {
+		if c.Int(n) < 0 {
+			return exit.Errorf(exit.Usage, "--%s: must not be negative", n)
+		}
+	}
+	return nil
+}
+
+func sortOrder(c *cli.Context) (string, bool) {
+	if v := c.String("sortr"); v != "" {
+		return v, true
+	}
+	if v := c.String("sort"); v != "" {
+		return v, false
+	}
+	return "path", false
+}
+
+// status is rg's exit code: 0 when something matched (and nothing failed,
+// unless -q), 2 when something failed, 1 otherwise.
+func status(matched, failed, quiet bool) error {
 	switch {
-	case matched:
+	case matched && (quiet || !failed):
 		return nil
 	case failed:
 		return exit.Silent(exit.Usage)
@@ -223,40 +385,77 @@ func readArg(env *app.Env, f string) ([]byte, error) {
 
 func parseSize(s string) (int64, error) {
 	mult := int64(1)
+	num := s
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":
-		mult, s = 1<<10, s[:len(s)-1]
+		mult, num = 1<<10, s[:len(s)-1]
 	case "M":
-		mult, s = 1<<20, s[:len(s)-1]
+		mult, num = 1<<20, s[:len(s)-1]
 	case "G":
-		mult, s = 1<<30, s[:len(s)-1]
+		mult, num = 1<<30, s[:len(s)-1]
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("not a size: %q", s)
+		return 0, fmt.Errorf("not a size: %q (a number with an optional K, M or G suffix)", s)
 	}
 	return n * mult, nil
 }
 
-// globalIgnore is git's core.excludesFile default ($XDG_CONFIG_HOME/git/ignore).
+// globalIgnore is git's core.excludesFile: the value set in ~/.gitconfig or
+// $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore.
 func globalIgnore(env *app.Env) string {
-	if x := env.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return x + "/git/ignore"
+	home := env.Getenv("HOME")
+	xdg := env.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = home + "/.config"
 	}
-	if h := env.Getenv("HOME"); h != "" {
-		return h + "/.config/git/ignore"
+	var configs []string
+	if xdg != "" {
+		configs = append(configs, xdg+"/git/config")
+	}
+	if home != "" {
+		configs = append(configs, home+"/.gitconfig") // read last: it wins, as in git
+	}
+	found := ""
+	for _, cf := range configs {
+		if v := excludesFile(cf); v != "" {
+			found = v
+		}
+	}
+	if found != "" {
+		if strings.HasPrefix(found, "~/") && home != "" {
+			found = home + found[1:]
+		}
+		return found
+	}
+	if xdg != "" {
+		return xdg + "/git/ignore"
 	}
 	return ""
 }
 
-func sortModified(files []grep.File) {
-	mod := map[string]time.Time{}
-	for _, f := range files {
-		if st, err := os.Stat(f.Abs); err == nil {
-			mod[f.Abs] = st.ModTime()
+// excludesFile reads core.excludesFile from a git config file.
+func excludesFile(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	section, val := "", ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		if section != "core" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "excludesfile") {
+			val = strings.Trim(strings.TrimSpace(v), `"`)
 		}
 	}
-	sort.SliceStable(files, func(i, j int) bool { return mod[files[i].Abs].Before(mod[files[j].Abs]) })
+	return val
 }
 
 type replacer struct {
@@ -279,9 +478,73 @@ func readableStdin(env *app.Env) bool {
 	return m&os.ModeNamedPipe != 0 || m.IsRegular() || m&os.ModeSocket != 0
 }
 
+// lastFlag is which of the named (long) flags comes last on the command
+// line: rg lets later flags override earlier ones (-s -i is -i).
+func lastFlag(c *cli.Context, args []string, names ...string) string {
+	short := map[string]string{}
+	takes := map[string]bool{}
+	for _, f := range c.App.Flags {
+		fn := f.Names()
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range fn {
+			if len(n) == 1 {
+				short[n] = fn[0]
+				takes[n] = !isBool
+			}
+		}
+	}
+	last := ""
+	for i, a := range args {
+		if i == 0 {
+			continue
+		}
+		if a == "--" {
+			break
+		}
+		switch {
+		case strings.HasPrefix(a, "--"):
+			n, _, _ := strings.Cut(a[2:], "=")
+			for _, want := range names {
+				if n == want {
+					last = want
+				}
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for _, ch := range a[1:] {
+				long := short[string(ch)]
+				for _, want := range names {
+					if long == want {
+						last = want
+					}
+				}
+				if takes[string(ch)] {
+					break // the rest is the flag's value
+				}
+			}
+		}
+	}
+	if last == "" {
+		for _, n := range names {
+			if c.Bool(n) {
+				last = n
+			}
+		}
+	}
+	return last
+}
+
+// orDot is "." for the empty root (the working directory).
 func orDot(p string) string {
 	if p == "" {
 		return "."
 	}
 	return p
+}
+
+// pathSep applies --path-separator to a printed path.
+func pathSep(c *cli.Context, path string) string {
+	if s := c.String("path-separator"); s != "" && s != "/" {
+		return strings.ReplaceAll(path, "/", s)
+	}
+	return path
 }

@@ -48,6 +48,11 @@ type Env struct {
 	// {"type":"error","code":N,"message":…} record, so the next stage of a
 	// JSONL pipeline sees it. JSONL-stage actions set it.
 	ErrorRecord bool
+
+	// Args are the command line as given (Run sets them), for commands
+	// where the order of flags matters (agent-grep: the last of -i/-s/-S
+	// wins, as in rg).
+	Args []string
 }
 
 // Spec builds a command's application for an environment.
@@ -86,6 +91,7 @@ func Main(spec Spec) int {
 // Run runs the application with args (args[0] is the program name) and
 // returns the exit status. Nothing below it calls os.Exit.
 func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
+	env.Args = args
 	a := spec(env)
 	prepare(a, env)
 	err := a.RunContext(ctx, interspersed(a, args))

@@ -42,7 +42,7 @@ func interspersed(a *cli.App, args []string) []string {
 	for i := 0; i < len(rest); i++ {
 		tok := rest[i]
 		if tok == "--" {
-			pos = append(pos, rest[i:]...)
+			pos = append(pos, rest[i+1:]...)
 			break
 		}
 		if !strings.HasPrefix(tok, "-") || tok == "-" {
@@ -64,14 +64,15 @@ func interspersed(a *cli.App, args []string) []string {
 			fl = append(fl, rest[i])
 		}
 	}
-	if len(pos) > 0 && pos[0] == "--" {
-		return append(append(out, fl...), pos...)
+	if len(fl) == 0 {
+		return args
 	}
-	if len(pos) > 0 && len(fl) > 0 {
-		// Positionals after "--" so one that starts with '-' is not a flag.
+	if len(pos) > 0 {
+		// Positionals after "--" so one that starts with '-' is not a flag
+		// (a "--" of the user's own ends up here, once).
 		return append(append(append(out, fl...), "--"), pos...)
 	}
-	return append(append(out, fl...), pos...)
+	return append(out, fl...)
 }
 
 func takesValue(flags []cli.Flag, name string) bool {

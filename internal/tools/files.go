@@ -421,7 +421,7 @@ func findTool() Tool {
 			// lib/grep's walker: .gitignore and friends as git applies them;
 			// when that finds nothing, once more without ignore files.
 			for _, noIgnore := range []bool{false, true} {
-				files, _ := grep.Walk(root, grep.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, Globs: []string{glob}})
+				files, _ := grep.Walk(root, grep.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, SkipGitDir: true, FilterGlobs: []string{glob}})
 				for _, f := range files {
 					if ctx.Err() != nil {
 						return event.ToolOutput{}, ctx.Err()

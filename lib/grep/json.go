@@ -1,6 +1,7 @@
 package grep
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,70 @@ func NewData(b []byte) Data {
 	}
 	s := base64.StdEncoding.EncodeToString(b)
 	return Data{Bytes: &s}
+}
+
+// MarshalJSON writes the string as serde_json (rg) does: only '"', '\\'
+// and control characters are escaped (\b \f \n \r \t short, others
+// \u00xx); '<', '>', '&' and U+2028 stay as they are.
+func (d Data) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if d.Bytes != nil {
+		b.WriteString(`{"bytes":`)
+		writeJSONString(&b, *d.Bytes)
+	} else {
+		b.WriteString(`{"text":`)
+		s := ""
+		if d.Text != nil {
+			s = *d.Text
+		}
+		writeJSONString(&b, s)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var esc string
+		switch {
+		case c == '"':
+			esc = `\"`
+		case c == '\\':
+			esc = `\\`
+		case c == '\n':
+			esc = `\n`
+		case c == '\r':
+			esc = `\r`
+		case c == '\t':
+			esc = `\t`
+		case c == '\b':
+			esc = `\b`
+		case c == '\f':
+			esc = `\f`
+		case c < 0x20:
+			esc = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
+		default:
+			continue
+		}
+		b.WriteString(s[start:i])
+		b.WriteString(esc)
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}
+
+// marshal encodes v without Go's HTML escaping (rg does not escape).
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }
 
 type jsonSub struct {
@@ -77,7 +142,7 @@ func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
 	}
 	path := NewData([]byte(r.Path))
 	add := func(v record) int {
-		b, _ := json.Marshal(v)
+		b := marshal(v)
 		out = append(out, b)
 		return len(b) + 1
 	}
@@ -109,16 +174,28 @@ func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
 	return out, st
 }
 
+// AgentSummary is the summary's "x_agent" field, present only when an
+// agent budget (--max-total-matches, --max-bytes) was given.
+type AgentSummary struct {
+	LimitReached     bool   `json:"limit_reached"`
+	Reason           string `json:"reason,omitempty"`   // "max_total_matches" or "max_bytes"
+	FilesWithMatches int    `json:"files_with_matches"` // in the printed records
+	TotalMatches     int    `json:"total_matches"`      // in the printed records
+}
+
 // JSONSummary is the last record. rg writes it with its keys in
 // alphabetical order (unlike the other records), so it is built from maps.
-func JSONSummary(total time.Duration, st Stats) []byte {
+func JSONSummary(total time.Duration, st Stats, agent *AgentSummary) []byte {
 	el := func(e Elapsed) map[string]any {
 		return map[string]any{"secs": e.Secs, "nanos": e.Nanos, "human": e.Human}
 	}
-	b, _ := json.Marshal(map[string]any{"type": "summary", "data": map[string]any{
+	data := map[string]any{
 		"elapsed_total": el(NewElapsed(total)),
 		"stats": map[string]any{"elapsed": el(st.Elapsed), "searches": st.Searches, "searches_with_match": st.SearchesWithMatch,
 			"bytes_searched": st.BytesSearched, "bytes_printed": st.BytesPrinted, "matched_lines": st.MatchedLines, "matches": st.Matches},
-	}})
-	return b
+	}
+	if agent != nil {
+		data["x_agent"] = agent
+	}
+	return marshal(map[string]any{"type": "summary", "data": data})
 }

@@ -8,6 +8,7 @@ package grep
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -24,6 +25,12 @@ type Matcher struct {
 	// matches and the regexp is never run.
 	exact     bool
 	multiline bool
+	word      bool     // -w: the match is the regexp's group 1 (word.go)
+	uni       *Matcher // \w \d \s as Unicode classes, for non-ASCII text (unicode.go)
+	// uniLines: uni has the same prefilter (candidate lines come from its
+	// literals, not from the regexp), so it is used line by line,
+	// on the candidate lines that are not ASCII; else buffer by buffer.
+	uniLines bool
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -66,8 +73,8 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if len(alts) > 1 {
 		expr = "(?:" + expr + ")"
 	}
-	if o.Word {
-		expr = `(?:^|\b)(?:` + expr + `)(?:\b|$)`
+	if o.Word && !o.Line {
+		expr = wordExpr(expr) // rg's -w: the match is group 1 (word.go)
 	}
 	if o.Line {
 		expr = "^(?:" + expr + ")$"
@@ -80,49 +87,51 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		flags += "s"
 	}
 	expr = flags + ")" + expr
+	if !o.Multiline {
+		var err error
+		if expr, err = lineOnly(expr); err != nil { // newline.go
+			return nil, err
+		}
+	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, regexError(strings.Join(o.Patterns, "|"), err)
 	}
-	m := &Matcher{re: re, multiline: o.Multiline || o.DotAll}
+	m := &Matcher{re: re, multiline: o.Multiline || o.DotAll, word: o.Word && !o.Line}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		m.lits = requiredLits(parsed.Simplify())
-	}
-	if len(o.Patterns) == 1 && !o.Word && !o.Line && len(m.lits) == 1 {
-		p := o.Patterns[0]
-		if !o.Fixed {
-			if prefix, complete := regexp.MustCompile(p).LiteralPrefix(); complete {
-				p = prefix
-			} else {
-				p = ""
+		simple := parsed.Simplify()
+		m.lits = requiredLits(simple)
+		// A pattern that is one literal (-F, a plain word, (?i)word) is
+		// found by the literal scan alone: the regexp never runs, which
+		// matters on long lines.
+		if !o.Word && !o.Line && simple.Op == syntax.OpLiteral && len(m.lits) == 1 {
+			want, folded := string(simple.Rune), simple.Flags&syntax.FoldCase != 0
+			if folded {
+				want = strings.ToLower(want)
 			}
+			m.exact = m.lits[0].fold == folded && string(m.lits[0].s) == want
 		}
-		if fold {
-			p = strings.ToLower(p)
-		}
-		m.exact = p != "" && string(m.lits[0].s) == p
 	}
-	if !o.Multiline && !o.DotAll {
-		// A pattern that can match a newline would match across lines; rg
-		// refuses that without -U.
-		if strings.Contains(strings.Join(o.Patterns, ""), `\n`) && !o.Fixed {
-			return nil, fmt.Errorf("the literal \"\\n\" is not allowed in a regex\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched.")
+	if !o.Fixed {
+		uo, changed := o, false
+		uo.Patterns = nil
+		for _, p := range o.Patterns {
+			u, c := unicodeClasses(p)
+			uo.Patterns, changed = append(uo.Patterns, u), changed || c
+		}
+		if changed {
+			if u, err := Compile(uo); err == nil {
+				m.uni = u
+				m.uniLines = !m.multiline && m.lits != nil && reflect.DeepEqual(m.lits, u.lits)
+			}
 		}
 	}
 	return m, nil
 }
 
 func regexError(p string, err error) error {
-	var se *syntax.Error
-	if e, ok := err.(*syntax.Error); ok {
-		se = e
-	}
-	if se != nil {
-		pos := strings.Index(p, se.Expr)
-		if pos >= 0 {
-			return fmt.Errorf("regex parse error:\n    %s\n    %s^\nerror: %s", p, strings.Repeat(" ", pos), se.Code)
-		}
-		return fmt.Errorf("regex parse error: %s: %s", se.Code, se.Expr)
+	if se, ok := err.(*syntax.Error); ok {
+		return rgRegexError(p, se)
 	}
 	return fmt.Errorf("regex parse error: %v", err)
 }
@@ -133,6 +142,9 @@ type Span struct{ Start, End int }
 // Find returns the matches in buf, at most limit (0: all). Without -U
 // matches never span lines, as in rg.
 func (m *Matcher) Find(buf []byte, limit int) []Span {
+	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
+		return m.uni.Find(buf, limit)
+	}
 	if m.multiline {
 		var out []Span
 		n := -1
@@ -164,6 +176,9 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 
 // HasMatch reports whether buf contains a match.
 func (m *Matcher) HasMatch(buf []byte) bool {
+	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
+		return m.uni.HasMatch(buf)
+	}
 	var ls lineSearch
 	ls.reset(m)
 	if m.multiline {
@@ -219,9 +234,14 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
 		} else {
-			for _, loc := range m.re.FindAllIndex(line, -1) {
+			mm := m
+			if m.uniLines && hasNonASCII(line) {
+				mm = m.uni // Unicode \w \d \s (unicode.go)
+			}
+			for _, loc := range mm.re.FindAllIndex(line, -1) {
 				subs = append(subs, Span{loc[0], loc[1]})
 			}
+			subs = mm.adjustLine(buf, start, textEnd, subs, n) // -w, invalid UTF-8 (word.go, utf8.go)
 			// An empty match at the end of a line that matched before is
 			// not a match of its own.
 			if k := len(subs); k-n > 1 && subs[k-1].Start == len(line) && subs[k-1].End == len(line) {

@@ -54,12 +54,43 @@ func TestSearchBuffer(t *testing.T) {
 			t.Errorf("%s: matched %d (-want +got):\n%s", tt.name, r.MatchedLines, d)
 		}
 	}
-	bin := SearchBuffer(mustCompile(t, "x"), "b", []byte("x\n\x00x\n"), SearchOptions{})
-	if bin.BinaryOffset != 2 || bin.MatchedLines != 1 {
-		t.Errorf("binary: %+v", bin)
-	}
-	if _, err := Compile(MatchOptions{Patterns: []string{"a(b"}}); err == nil || !strings.Contains(err.Error(), "missing closing )") {
+	if _, err := Compile(MatchOptions{Patterns: []string{"a(b"}}); err == nil || !strings.Contains(err.Error(), "unclosed group") ||
+		!strings.Contains(err.Error(), "\n     ^\n") {
 		t.Errorf("bad regex error: %v", err)
+	}
+}
+
+// rg's binary modes (binary.go): quit drops a walked file, convert keeps
+// searching (a buffered read turns NULs into line ends) and marks where
+// printing stops, -a ignores NULs; a NUL past the first 64 KiB leaves what
+// came before searched (and the file marked BinaryQuit).
+func TestBinaryModes(t *testing.T) {
+	m := mustCompile(t, "x")
+	small := []byte("x\n\x00x\n")
+	big := append(bytes.Repeat([]byte("x\n"), 40<<10), 0) // NUL at 80 KiB
+	tests := []struct {
+		name    string
+		buf     []byte
+		so      SearchOptions
+		matched int
+		off     int64
+		from    int64
+		skipped bool
+	}{
+		{"convert buffered", small, SearchOptions{}, 2, 2, 0, false},
+		{"convert whole", small, SearchOptions{Slice: true}, 2, 2, 0, false},
+		{"quit", small, SearchOptions{SkipBinary: true}, 0, 2, -1, true},
+		{"text", small, SearchOptions{Text: true}, 2, -1, -1, false},
+		// fills: 3 bytes, then 64 KiB to offset 65538 (32769 lines); the next one has the NUL
+		{"quit after the first fills", big, SearchOptions{SkipBinary: true}, 32769, 80 << 10, -1, false},
+		{"whole, convert: a NUL in a matched line counts", append(big, 'x', '\n'), SearchOptions{Slice: true}, 40<<10 + 1, 80 << 10, 80 << 10, false},
+		{"whole, convert: a NUL in no printed line does not", big, SearchOptions{Slice: true}, 40 << 10, -1, -1, false},
+	}
+	for _, tt := range tests {
+		r := SearchBuffer(m, "b", tt.buf, tt.so)
+		if r.MatchedLines != tt.matched || r.BinaryOffset != tt.off || r.BinaryFrom != tt.from || r.Skipped != tt.skipped {
+			t.Errorf("%s: matched %d offset %d from %d skipped %v", tt.name, r.MatchedLines, r.BinaryOffset, r.BinaryFrom, r.Skipped)
+		}
 	}
 }
 
@@ -93,6 +124,11 @@ func referenceFind(m *Matcher, buf []byte) []Span {
 			end, next = len(buf)-start, len(buf)
 		}
 		line := buf[start : start+end]
+		if m.word { // group 1 of the word regexp (word.go)
+			out = append(out, m.wordsIn(buf, start, start+end, 0, nil)...)
+			start = next
+			continue
+		}
 		locs := m.re.FindAllIndex(line, -1)
 		if k := len(locs); k > 1 && locs[k-1][0] == len(line) && locs[k-1][1] == len(line) {
 			locs = locs[:k-1]

@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"compress/gzip"
 	"context"
 	"io"
@@ -80,7 +81,10 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 					}
 					buf = data[:0]
 					fo := o
-					fo.SkipBinary = !f.Named
+					fo.SkipBinary = !f.Named && !o.Binary
+					if o.Decompress && compressed(f.Abs) {
+						fo.Slice = false // rg reads a decompressing process through its buffer
+					}
 					rs[k] = SearchBuffer(m, f.Path, data, fo)
 					copyLines(rs[k].Lines)
 				}
@@ -133,6 +137,8 @@ func readInto(buf []byte, path string, decompress bool) ([]byte, error) {
 		return data, nil
 	}
 	switch {
+	case strings.HasSuffix(path, ".bz2"):
+		return io.ReadAll(bzip2.NewReader(bytes.NewReader(data)))
 	case strings.HasSuffix(path, ".gz"):
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
@@ -148,4 +154,9 @@ func readInto(buf []byte, path string, decompress bool) ([]byte, error) {
 		return io.ReadAll(zr)
 	}
 	return data, nil
+}
+
+// compressed reports whether -z decompresses the file (by its name, as rg).
+func compressed(path string) bool {
+	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".bz2")
 }

@@ -22,7 +22,9 @@ type FileResult struct {
 	Matches       int
 	BytesSearched int64
 	BinaryOffset  int64 // -1 when the file is text
+	BinaryFrom    int64 // matches at or after this offset print rg's "binary file matches" note instead (-1: none)
 	Skipped       bool  // a binary file found by walking: not searched (rg's quit mode)
+	BinaryQuit    bool  // quit mode stopped at binary data after searching the start
 	Err           error
 }
 
@@ -34,30 +36,31 @@ type SearchOptions struct {
 	CountOnly     bool // -c/-l/-q need no lines
 	FirstOnly     bool // -l/-q/--files-without-match: the first matching line settles a file
 	Text          bool // -a: search binary files as text
-	Decompress    bool // -z: search .gz and .zst files decompressed
+	Decompress    bool // -z: search .gz, .bz2 and .zst files decompressed
+	Binary        bool // --binary: files found by walking are searched as named ones are
 	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
 	// files found by walking; named files are searched up to the NUL).
 	SkipBinary bool
+	// Slice: rg would read the file whole (a memory map: up to ten named
+	// files, or -U) rather than through its 64 KiB buffer; this changes
+	// where it looks for NUL bytes (binary.go).
+	Slice bool
 }
 
 // SearchBuffer searches one file's contents.
 func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	if o.Slice && !o.Text && !m.multiline && lateNUL(buf) {
+		return searchLateBinary(m, path, buf, o) // binary_slice.go
+	}
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
-	if !o.Text {
-		if i := bytes.IndexByte(buf, 0); i >= 0 {
-			r.BinaryOffset = int64(i)
-			if o.SkipBinary {
-				r.Skipped = true
-				return r
-			}
-			// rg stops at the first NUL: the part before it is searched.
-			buf = buf[:i]
-			if j := bytes.LastIndexByte(buf, '\n'); j >= 0 {
-				buf = buf[:j+1]
-			} else {
-				buf = buf[:0]
-			}
-		}
+	if buf = binaryPrepare(buf, o, &r); r.Skipped {
+		return r
+	}
+	if m.uni != nil && (!m.uniLines || m.multiline || o.Invert || o.Before > 0 || o.After > 0) && hasNonASCII(buf) {
+		m = m.uni // Unicode \w \d \s, the whole buffer (unicode.go)
+	}
+	if m.multiline {
+		return searchMultiline(m, buf, o, r)
 	}
 	if len(buf) == 0 {
 		return r
@@ -68,7 +71,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if !o.Invert && !m.HasMatch(buf) {
 		return r
 	}
-	spans := m.Find(buf, 0)
+	spans := fixInvalidUTF8(m, buf, m.Find(buf, 0))
 	// Lines: walk the buffer once, pairing lines with their spans.
 	type lineInfo struct {
 		start, end int // end includes the newline
@@ -89,7 +92,8 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		n++
 		li := lineInfo{start: start, end: end}
-		for si < len(spans) && spans[si].Start < end {
+		// (an empty match at the very end belongs to a last line without a newline)
+		for si < len(spans) && (spans[si].Start < end || spans[si].Start == end && end == len(buf) && buf[end-1] != '\n') {
 			s := spans[si]
 			if s.Start >= start {
 				e := s.End
@@ -111,8 +115,9 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		start = end
 	}
-	if o.MaxCount > 0 && len(matched) > o.MaxCount {
+	if o.MaxCount > 0 && len(matched) >= o.MaxCount {
 		matched = matched[:o.MaxCount]
+		r.BytesSearched = maxCountBytes(buf, o, matched[len(matched)-1].start, matched[len(matched)-1].end)
 	}
 	r.MatchedLines = len(matched)
 	for _, li := range matched {
@@ -190,6 +195,7 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 				Subs: append([]Span(nil), subs...)})
 		}
 		if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
+			r.BytesSearched = maxCountBytes(buf, o, start, end) // rg's count where -m stopped it (binary.go)
 			break
 		}
 		off = end

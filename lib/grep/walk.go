@@ -1,32 +1,50 @@
 package grep
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/bmatcuk/doublestar/v4"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"syscall"
 )
 
 // WalkOptions choose the files to search, with rg's meanings.
 type WalkOptions struct {
-	Hidden       bool     // --hidden
-	NoIgnore     bool     // --no-ignore: no ignore files at all
-	NoIgnoreVCS  bool     // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
-	NoIgnoreDot  bool     // --no-ignore-dot: no .ignore / .rgignore
-	Follow       bool     // -L
-	MaxDepth     int      // --max-depth (0: none)
-	MaxFilesize  int64    // --max-filesize (0: none)
-	Globs        []string // -g (a leading ! excludes), matched against the path below the root
-	IGlobs       []string // --iglob: case-insensitive globs
-	Types        []string // -t
-	TypesNot     []string // -T
-	GlobalIgnore string   // core.excludesFile contents' path ("" for none)
+	Hidden      bool // --hidden
+	NoIgnore    bool // --no-ignore: no ignore files at all
+	NoIgnoreVCS bool // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
+	NoIgnoreDot bool // --no-ignore-dot: no .ignore (.rgignore still counts, as in rg)
+	// --no-ignore-parent (no ignore files above the root), --no-ignore-global
+	// (no core.excludesFile), --no-ignore-exclude (no .git/info/exclude),
+	// --no-require-git (git's ignore files count outside a repository too)
+	NoIgnoreParent, NoIgnoreGlobal, NoIgnoreExclude, NoRequireGit bool
+	// IgnoreFiles (--ignore-file) rank below every other ignore file, the
+	// later one first; their patterns are relative to Cwd, and --no-ignore
+	// does not turn them off (NoIgnoreFiles does), as in rg.
+	IgnoreFiles   []string
+	NoIgnoreFiles bool
+	OneFileSystem bool                // --one-file-system: stay on the file system of the root
+	Follow        bool                // -L
+	MaxDepth      int                 // --max-depth, when MaxDepthSet (0: only the named paths)
+	MaxDepthSet   bool                // --max-depth was given
+	MaxFilesize   int64               // --max-filesize (0: none)
+	Globs         []string            // -g (a leading ! excludes), gitignore-style, matched against the path as printed
+	IGlobs        []string            // --iglob: case-insensitive globs
+	Types         []string            // -t
+	TypesNot      []string            // -T
+	TypeTable     map[string][]string // the type table after --type-add/--type-clear (nil: Types)
+	GlobalIgnore  string              // core.excludesFile ("" for none)
+	Cwd           string              // the working directory: absolute paths below it match globs relative to it
+	// FilterGlobs (the agent tools' glob) only narrow the files that the
+	// ignore rules let through: matched against the path below the root,
+	// a glob without a slash at any depth.
+	FilterGlobs []string
+	SkipGitDir  bool // never enter .git (the agent tools; rg enters it under --hidden)
+	// SortModified orders each directory's entries by modification time
+	// (rg's --sort modified; descending with SortReverse), ties by name.
+	SortModified, SortReverse bool
 }
 
 // File is one file to search.
@@ -37,8 +55,19 @@ type File struct {
 	Named bool  // given on the command line rather than found by walking
 }
 
-// ignoreFiles are read in every directory, in rg's order (later wins).
-var vcsFiles, dotFiles = []string{".gitignore"}, []string{".ignore", ".rgignore"}
+// WalkError is a problem met while walking (an unreadable directory, a
+// broken symlink, a loop): a warning, the walk goes on.
+type WalkError struct {
+	Path string
+	Msg  string
+}
+
+func (e *WalkError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
 
 // Walk lists the files under root that a search visits, in path order.
 func Walk(root string, o WalkOptions) ([]File, []error) {
@@ -51,12 +80,12 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 }
 
 // WalkFunc calls fn with each file under root that a search visits, in
-// path order (a directory's entries sorted by name, each directory's
-// files where its name sorts: rg's --sort path), as it finds them, so a
-// search can start before the walk ends. fn returning false stops the walk.
-// An explicitly named file is always searched, ignored or not (as in rg).
-// An empty root is the working directory, printed without a "./" prefix
-// (rg's output when no path is given).
+// rg's --sort path order (a directory's entries by name, depth first; by
+// modification time under SortModified), as it finds them, so a search can
+// start before the walk ends. fn returning false stops the walk. An
+// explicitly named file is always searched, ignored or not (as in rg). An
+// empty root is the working directory, printed without a "./" prefix (rg's
+// output when no path is given).
 func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	dir := root
 	if dir == "" {
@@ -64,128 +93,132 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return []error{err}
+		return []error{&WalkError{dir, "IO error for operation on " + dir + ": " + ErrText(err)}}
 	}
 	if !st.IsDir() {
 		fn(File{Path: root, Abs: root, Size: st.Size(), Named: true})
 		return nil
 	}
 	abs, _ := filepath.Abs(dir)
-	inRepo := gitRoot(abs) != ""
-	var base []gitignore.Pattern
-	if !o.NoIgnore && !o.NoIgnoreVCS && inRepo {
-		if g := gitRoot(abs); g != "" {
-			base = append(base, readPatterns(filepath.Join(g, ".git", "info", "exclude"), nil)...)
-		}
-		if o.GlobalIgnore != "" {
-			base = append(base, readPatterns(o.GlobalIgnore, nil)...)
-		}
-		// .gitignore files above the root, down to it, apply too.
-		if g := gitRoot(abs); g != "" && g != abs {
-			rel, _ := filepath.Rel(g, abs)
-			parts := strings.Split(filepath.ToSlash(rel), "/")
-			for i := 0; i < len(parts); i++ {
-				dir := filepath.Join(append([]string{g}, parts[:i]...)...)
-				dom := relDomain(abs, dir)
-				base = append(base, readPatterns(filepath.Join(dir, ".gitignore"), dom)...)
-			}
-		}
+	f, err := newFilter(o, abs)
+	if err != nil {
+		return []error{err}
 	}
 	var errs []error
 	stopped := false
 	ra := newReadAhead(readAheadWorkers)
 	defer ra.close()
+	type dirID struct{ dev, ino uint64 }
+	idOf := func(info os.FileInfo) dirID {
+		if s, ok := info.Sys().(*syscall.Stat_t); ok {
+			return dirID{uint64(s.Dev), uint64(s.Ino)}
+		}
+		return dirID{}
+	}
+	rootDev := idOf(st).dev
 	// Each directory is listed, then its entries are filtered, then its
 	// subdirectories are handed to the read-ahead, then files and
 	// subdirectories are visited in order.
 	type item struct {
-		name, path string
-		size       int64
-		rel        []string // set for a subdirectory
-		sub        *listing // set for a subdirectory
+		name, path, shown string
+		size              int64
+		sub               *listing // set for a subdirectory
+		id                dirID
 	}
-	var walk func(l *listing, dir string, rel []string, pats []gitignore.Pattern, depth int)
-	walk = func(l *listing, dir string, rel []string, pats []gitignore.Pattern, depth int) {
+	var walk func(l *listing, dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
+	walk = func(l *listing, dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
 		ents, err := l.get()
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &WalkError{errPath(root, shown), ErrText(err)})
 			return
 		}
-		if !o.NoIgnore {
-			// Only the ignore files the listing shows are opened: trying
-			// each name in every directory was a failed open per name.
-			has := func(name string) bool {
-				i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
-				return i < len(ents) && ents[i].Name() == name
-			}
-			if !o.NoIgnoreVCS && inRepo {
-				for _, f := range vcsFiles {
-					if has(f) {
-						pats = append(pats, readPatterns(dir+"/"+f, rel)...)
-					}
+		// Only the ignore files the listing shows are opened.
+		lvl = f.rules.level(lvl, dir, func(name string) bool {
+			i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
+			return i < len(ents) && ents[i].Name() == name
+		})
+		if o.SortModified {
+			// ties keep the directory's own order, as in rg
+			if d, err := os.Open(dir); err == nil {
+				if raw, err := d.ReadDir(-1); err == nil {
+					ents = raw
 				}
+				d.Close()
 			}
-			if !o.NoIgnoreDot {
-				for _, f := range dotFiles {
-					if has(f) {
-						pats = append(pats, readPatterns(dir+"/"+f, rel)...)
-					}
-				}
-			}
-		}
-		var m gitignore.Matcher
-		if len(pats) > 0 {
-			m = gitignore.NewMatcher(pats)
-		}
-		prefix := ""
-		if len(rel) > 0 {
-			prefix = strings.Join(rel, "/") + "/"
+			sortByModTime(ents, o.SortReverse)
 		}
 		var items []item
 		for _, e := range ents {
 			name := e.Name()
-			if name == ".git" {
-				continue
-			}
-			if !o.Hidden && strings.HasPrefix(name, ".") {
-				continue
-			}
 			p := dir + "/" + name // dir is absolute and clean
+			if dir == "/" {
+				p = "/" + name
+			}
+			show := joinShown(shown, name)
 			isDir := e.IsDir()
 			var size int64 = -1 // a stat only when something needs it
+			var target os.FileInfo
 			if e.Type()&os.ModeSymlink != 0 {
 				if !o.Follow {
 					continue
 				}
 				info, err := os.Stat(p)
 				if err != nil {
+					errs = append(errs, &WalkError{errPath(root, show), ErrText(err)})
 					continue
 				}
+				target = info
 				isDir, size = info.IsDir(), info.Size()
+				if !isDir && !info.Mode().IsRegular() {
+					continue // FIFOs, devices and sockets are not searched
+				}
 			} else if !isDir && !e.Type().IsRegular() {
 				continue // FIFOs, devices and sockets are not searched
 			}
-			var r []string
-			if len(pats) > 0 {
-				r = append(append(make([]string, 0, len(rel)+1), rel...), name)
-				if m.Match(r, isDir) {
-					continue
-				}
+			if f.skip(lvl, p, show, name, isDir) {
+				continue
 			}
 			if isDir {
-				if o.MaxDepth == 0 || depth < o.MaxDepth {
-					if r == nil {
-						r = append(append(make([]string, 0, len(rel)+1), rel...), name)
-					}
-					items = append(items, item{name: name, path: p, rel: r, sub: ra.ask(p)})
+				if o.MaxDepthSet && depth+1 > o.MaxDepth {
+					continue
 				}
+				if o.OneFileSystem {
+					info := target
+					if info == nil {
+						info, _ = os.Stat(p)
+					}
+					if info != nil && idOf(info).dev != rootDev {
+						continue
+					}
+				}
+				it := item{name: name, path: p, shown: show}
+				if o.Follow {
+					info := target
+					if info == nil {
+						if info, err = os.Stat(p); err != nil {
+							continue
+						}
+					}
+					it.id = idOf(info)
+					loop := -1
+					for k, a := range ancestors {
+						if a == it.id {
+							loop = k
+						}
+					}
+					if loop >= 0 {
+						errs = append(errs, &WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + errPath(root, ancestorPaths[loop])})
+						continue
+					}
+				}
+				it.sub = ra.ask(p)
+				items = append(items, it)
 				continue
 			}
-			if o.MaxDepth > 0 && depth+1 > o.MaxDepth {
+			if o.MaxDepthSet && depth+1 > o.MaxDepth {
 				continue
 			}
-			relPath := prefix + name
-			if !globsAllow(relPath, name, o) || !typesAllow(name, o) {
+			if len(o.FilterGlobs) > 0 && !filterGlobs(o.FilterGlobs, strings.TrimPrefix(p, abs+"/")) {
 				continue
 			}
 			if o.MaxFilesize > 0 {
@@ -200,20 +233,29 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 					continue
 				}
 			}
-			items = append(items, item{name: name, path: p, size: size})
+			items = append(items, item{name: name, path: p, shown: show, size: size})
 		}
 		for _, it := range items {
 			if stopped {
 				return
 			}
 			if it.sub != nil {
-				walk(it.sub, it.path, it.rel, pats, depth+1)
-			} else if !fn(File{Path: join(root, prefix+it.name), Abs: it.path, Size: it.size}) {
+				if o.Follow {
+					walk(it.sub, it.path, it.shown, lvl, depth+1, append(ancestors[:len(ancestors):len(ancestors)], it.id),
+						append(ancestorPaths[:len(ancestorPaths):len(ancestorPaths)], it.shown))
+				} else {
+					walk(it.sub, it.path, it.shown, lvl, depth+1, nil, nil)
+				}
+			} else if !fn(File{Path: it.shown, Abs: it.path, Size: it.size}) {
 				stopped = true
 			}
 		}
 	}
-	walk(ra.ask(abs), abs, nil, base, 0)
+	var anc []dirID
+	if o.Follow {
+		anc = []dirID{idOf(st)}
+	}
+	walk(ra.ask(abs), abs, root, f.rules.parents(abs), 0, anc, []string{root})
 	return errs
 }
 
@@ -269,86 +311,77 @@ func (ra *readAhead) close() {
 	close(ra.q)
 }
 
-func join(root, rel string) string {
+// errPath is a path as rg names it in messages: with "./" when no root
+// was given ("./" itself for the cwd).
+func errPath(root, shown string) string {
 	if root == "" {
-		return rel
+		return "./" + shown
 	}
-	return strings.TrimSuffix(root, "/") + "/" + rel
+	if shown == "." {
+		return "./"
+	}
+	return shown
 }
 
-func relDomain(root, dir string) []string {
-	r, err := filepath.Rel(root, dir)
-	if err != nil || r == "." || strings.HasPrefix(r, "..") {
-		return nil
+func joinShown(shown, name string) string {
+	if shown == "" {
+		return name
 	}
-	return strings.Split(filepath.ToSlash(r), "/")
+	if strings.HasSuffix(shown, "/") {
+		return shown + name
+	}
+	return shown + "/" + name
 }
 
-func readPatterns(path string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
+// ErrText is an I/O error as rg prints it ("No such file or directory (os
+// error 2)").
+func ErrText(err error) string {
+	var errno syscall.Errno
+	for e := err; e != nil; {
+		if en, ok := e.(syscall.Errno); ok {
+			errno = en
+			break
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			break
+		}
+		e = u.Unwrap()
 	}
-	return ps
+	if errno == 0 {
+		return err.Error()
+	}
+	s := errno.Error()
+	if s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s + " (os error " + itoa(int(errno)) + ")"
 }
 
-// gitRoot is the nearest directory at or above dir holding .git.
-func gitRoot(dir string) string {
-	for {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
 	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
 }
 
-// globsAllow applies -g/--iglob as rg does: a file must match one of the
-// positive globs (when there are any) and none of the negated ones; a glob
-// without a slash matches the file name at any depth.
-func globsAllow(rel, name string, o WalkOptions) bool {
-	check := func(globs []string, fold bool) (allowed, hasPositive bool) {
-		allowed = true
-		pos := false
-		for _, g := range globs {
-			neg := strings.HasPrefix(g, "!")
-			g = strings.TrimPrefix(g, "!")
-			subj := rel
-			if !strings.Contains(g, "/") {
-				subj = name
-			}
-			if fold {
-				g, subj = strings.ToLower(g), strings.ToLower(subj)
-			}
-			ok, _ := doublestar.Match(g, subj)
-			if neg {
-				if ok {
-					return false, true
-				}
-			} else {
-				hasPositive = true
-				pos = pos || ok
-			}
+func sortByModTime(ents []os.DirEntry, reverse bool) {
+	mod := make(map[string]int64, len(ents))
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			mod[e.Name()] = info.ModTime().UnixNano()
 		}
-		if hasPositive {
-			return pos, true
-		}
-		return allowed, false
 	}
-	a, _ := check(o.Globs, false)
-	b, _ := check(o.IGlobs, true)
-	return a && b
+	sort.SliceStable(ents, func(i, j int) bool {
+		a, b := mod[ents[i].Name()], mod[ents[j].Name()]
+		if reverse {
+			return a > b
+		}
+		return a < b
+	})
 }

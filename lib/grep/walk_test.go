@@ -64,7 +64,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 					want = append(want, l)
 				}
 			}
-			files, errs := Walk(root, WalkOptions{Hidden: true, NoIgnoreDot: true})
+			files, errs := Walk(root, WalkOptions{Hidden: true, NoIgnoreDot: true, SkipGitDir: true})
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}

@@ -1,0 +1,144 @@
+package grep
+
+import "bytes"
+
+// rg's binary-file handling. rg reads a file either whole (memory-mapped:
+// explicitly named files when there are few, and every -U search) or
+// through a 64 KiB line buffer, and looks for a NUL byte in the whole
+// file or in each buffer fill:
+//   - quit (files found by walking): the file is dropped silently from the
+//     fill with the NUL on; what earlier fills held was searched (rg then
+//     prints its matches with a warning, but no count);
+//   - convert (named files, --binary): the search goes on (a buffered read
+//     turns each NUL into a line end), and the first match after the NUL
+//     prints "binary file matches (found "\0" byte around offset N)".
+//
+// -a (Text) turns all of it off.
+
+// bufferSize is grep-searcher's DEFAULT_BUFFER_CAPACITY.
+const bufferSize = 64 << 10
+
+// binaryPrepare applies the binary rules to buf before it is searched. It
+// returns the bytes to search, and sets r.BinaryOffset, r.BinaryFrom
+// (matches from this offset on are not printed) and r.Skipped.
+func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
+	r.BinaryFrom = -1
+	if o.Text {
+		return buf
+	}
+	quit := o.SkipBinary
+	if o.Slice {
+		// the first 64 KiB up front (later NULs: binary_slice.go)
+		i := bytes.IndexByte(buf[:min(len(buf), bufferSize)], 0)
+		if i < 0 {
+			return buf
+		}
+		r.BinaryOffset = int64(i)
+		if quit {
+			r.Skipped = true
+			r.BytesSearched = 0
+			return nil
+		}
+		r.BinaryFrom = 0
+		r.BytesSearched = int64(i)
+		return buf
+	}
+	nul, from := bufferedNUL(buf)
+	if nul < 0 {
+		return buf
+	}
+	r.BinaryOffset = int64(nul)
+	if quit {
+		// only the fills before the one with the NUL were searched
+		r.BytesSearched = int64(from)
+		if from == 0 {
+			r.Skipped = true
+			return nil
+		}
+		r.BinaryQuit = true
+		return buf[:from]
+	}
+	r.BinaryFrom = int64(from)
+	out := make([]byte, len(buf))
+	copy(out, buf)
+	for i := nul; i < len(out); i++ {
+		if out[i] == 0 {
+			out[i] = '\n'
+		}
+	}
+	return out
+}
+
+// fills replays rg's line buffer over buf: f sees each fill, with the
+// bytes newly read, buf[read:end], and the complete lines searched in it,
+// buf[start:searchEnd]. The first fill holds only 3 bytes (rg's reader
+// sniffs for a byte-order mark first); later ones fill the 64 KiB buffer,
+// keeping the unfinished last line, and the buffer doubles when one line
+// does not fit. fills stops when f returns false.
+func fills(buf []byte, f func(start, read, end, searchEnd int) bool) {
+	capacity := bufferSize
+	start, end := 0, 0
+	first := true
+	for end < len(buf) || first {
+		var newEnd int
+		if first {
+			newEnd = min(len(buf), 3)
+			first = false
+		} else {
+			newEnd = min(len(buf), start+capacity)
+			if newEnd <= end {
+				capacity *= 2
+				continue
+			}
+		}
+		read := end
+		end = newEnd
+		searchEnd := start
+		if end == len(buf) {
+			searchEnd = end
+		} else if j := bytes.LastIndexByte(buf[start:end], '\n'); j >= 0 {
+			searchEnd = start + j + 1
+		}
+		if !f(start, read, end, searchEnd) {
+			return
+		}
+		start = searchEnd
+		if end == len(buf) {
+			return
+		}
+	}
+}
+
+// bufferedNUL finds the first NUL as rg's line buffer meets it, and where
+// the data not yet searched started when it did (the bytes before that
+// were searched in earlier fills). -1 when there is no NUL.
+func bufferedNUL(buf []byte) (nul, from int) {
+	nul = bytes.IndexByte(buf, 0)
+	if nul < 0 {
+		return -1, 0
+	}
+	from = 0
+	fills(buf, func(start, read, end, _ int) bool {
+		if nul < end {
+			from = start
+			return false
+		}
+		return true
+	})
+	return nul, from
+}
+
+// maxCountBytes is rg's bytes_searched for a file whose search -m stopped
+// at the line buf[start:end]: through that line when rg reads the file
+// whole, else what its buffer had consumed when it got there.
+func maxCountBytes(buf []byte, o SearchOptions, start, end int) int64 {
+	if o.Slice {
+		return int64(end)
+	}
+	consumed := 0
+	fills(buf, func(s, _, _, searchEnd int) bool {
+		consumed = s
+		return end > searchEnd && !(end == len(buf) && searchEnd == len(buf))
+	})
+	return int64(consumed)
+}

@@ -1,0 +1,47 @@
+package grep
+
+import "bytes"
+
+// A file rg reads whole (Slice) is checked for NUL bytes in its first 64
+// KiB before the search, and after that only in the lines it prints
+// (matches and context): searchLateBinary handles files whose first NUL
+// lies beyond the first 64 KiB. A matched line holding a NUL makes rg
+// note the binary data (convert: the standard printer stops there with
+// "binary file matches"); bytes_searched then ends at the NUL.
+func searchLateBinary(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	so := o
+	so.Text, so.CountOnly = true, false
+	r := SearchBuffer(m, path, buf, so)
+	for k, l := range r.Lines {
+		if i := bytes.IndexByte(l.Text, 0); i >= 0 {
+			r.BinaryOffset = l.Offset + int64(i)
+			r.BytesSearched = min(r.BytesSearched, r.BinaryOffset)
+			if !o.SkipBinary {
+				r.BinaryFrom = l.Offset
+				break
+			}
+			// quit: what came before is kept, with rg's warning
+			r.Lines, r.BinaryQuit = r.Lines[:k], true
+			r.MatchedLines, r.Matches = 0, 0
+			for _, kept := range r.Lines {
+				if kept.Match {
+					r.MatchedLines++
+					r.Matches += len(kept.Subs)
+				}
+			}
+			if r.MatchedLines == 0 {
+				r.Lines, r.BinaryQuit, r.Skipped = nil, false, true
+			}
+			break
+		}
+	}
+	if o.CountOnly {
+		r.Lines = nil
+	}
+	return r
+}
+
+// lateNUL reports a first NUL past the first 64 KiB.
+func lateNUL(buf []byte) bool {
+	return len(buf) > bufferSize && bytes.IndexByte(buf[:bufferSize], 0) < 0 && bytes.IndexByte(buf[bufferSize:], 0) >= 0
+}

@@ -1,0 +1,252 @@
+package grep
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// filter decides which walked entries are searched, in rg's order:
+// -g/--iglob overrides first (a match either way is final), then ignore
+// files, then -t/-T, then hidden names.
+type filter struct {
+	o         WalkOptions
+	rules     *ignoreRules
+	overrides []overrideGlob
+	nWhite    int
+}
+
+// overrideGlob is one -g/--iglob glob, compiled as rg does: gitignore
+// syntax, '*' stops at '/', "**" spans directories, {a,b} alternates.
+type overrideGlob struct {
+	glob    string // the doublestar pattern
+	exclude bool   // '!'
+	dirOnly bool
+	fold    bool
+}
+
+func newFilter(o WalkOptions, abs string) (*filter, error) {
+	f := &filter{o: o, rules: &ignoreRules{o: o}}
+	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
+		f.rules.global = readIgnoreList("", o.GlobalIgnore)
+	}
+	if !o.NoIgnoreFiles {
+		for _, path := range o.IgnoreFiles {
+			if l := readIgnoreList(o.Cwd, path); l != nil {
+				f.rules.explicit = append(f.rules.explicit, l)
+			}
+		}
+	}
+	ovs, err := CompileGlobs(o.Globs, o.IGlobs)
+	if err != nil {
+		return nil, err
+	}
+	f.overrides = ovs
+	for _, g := range ovs {
+		if !g.exclude {
+			f.nWhite++
+		}
+	}
+	return f, nil
+}
+
+// CompileGlobs checks and compiles -g and --iglob globs (the --iglob ones
+// rank after, so they win, as in rg).
+func CompileGlobs(globs, iglobs []string) ([]overrideGlob, error) {
+	var out []overrideGlob
+	for i, list := range [][]string{globs, iglobs} {
+		for _, line := range list {
+			g, ok, err := compileOverride(line, i == 1)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, g)
+			}
+		}
+	}
+	return out, nil
+}
+
+func compileOverride(line string, fold bool) (overrideGlob, bool, error) {
+	g := overrideGlob{fold: fold}
+	if strings.HasPrefix(line, "#") {
+		return g, false, nil
+	}
+	if !strings.HasSuffix(line, "\\ ") {
+		line = strings.TrimRight(line, " \t\r\n")
+	}
+	if line == "" {
+		return g, false, nil
+	}
+	anchored := false
+	if strings.HasPrefix(line, "\\!") || strings.HasPrefix(line, "\\#") {
+		line = line[1:]
+		anchored = strings.HasPrefix(line, "/")
+	} else {
+		if strings.HasPrefix(line, "!") {
+			g.exclude = true
+			line = line[1:]
+		}
+		if strings.HasPrefix(line, "/") {
+			line = line[1:]
+			anchored = true
+		}
+	}
+	if strings.HasSuffix(line, "/") {
+		g.dirOnly = true
+		line = strings.TrimSuffix(line, "/")
+		line = strings.TrimSuffix(line, "\\")
+	}
+	orig := line
+	if !anchored && !strings.Contains(line, "/") && !strings.HasPrefix(line, "**/") {
+		line = "**/" + line
+	}
+	if strings.HasSuffix(line, "/**") {
+		line += "/*"
+	}
+	if err := checkGlob(orig); err != nil {
+		return g, false, fmt.Errorf("error parsing glob '%s': %s", orig, err)
+	}
+	if fold {
+		line = strings.ToLower(line)
+	}
+	g.glob = line
+	return g, true, nil
+}
+
+// checkGlob finds the errors rg's glob parser reports.
+func checkGlob(s string) error {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(s) && (s[j] == '!' || s[j] == '^') {
+				j++
+			}
+			if j < len(s) && s[j] == ']' {
+				j++
+			}
+			for j < len(s) && s[j] != ']' {
+				j++
+			}
+			if j >= len(s) {
+				return fmt.Errorf("unclosed character class; missing ']'")
+			}
+			i = j
+		case '{':
+			if depth > 0 {
+				return fmt.Errorf("nested alternate groups are not allowed")
+			}
+			depth++
+		case '}':
+			if depth == 0 {
+				return fmt.Errorf("unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)")
+			}
+			depth--
+		}
+	}
+	if depth > 0 {
+		return fmt.Errorf("unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)")
+	}
+	if !doublestar.ValidatePattern(s) {
+		return fmt.Errorf("invalid glob")
+	}
+	return nil
+}
+
+// overrideDecision: 1 included, -1 excluded, 0 no opinion.
+func (f *filter) overrideDecision(rel string, isDir bool) int {
+	if len(f.overrides) == 0 {
+		return 0
+	}
+	lower := ""
+	for i := len(f.overrides) - 1; i >= 0; i-- {
+		g := f.overrides[i]
+		if g.dirOnly && !isDir {
+			continue
+		}
+		subj := rel
+		if g.fold {
+			if lower == "" {
+				lower = strings.ToLower(rel)
+			}
+			subj = lower
+		}
+		if ok, _ := doublestar.Match(g.glob, subj); ok {
+			if g.exclude {
+				return -1
+			}
+			return 1
+		}
+	}
+	if f.nWhite > 0 && !isDir {
+		return -1
+	}
+	return 0
+}
+
+// overridePath is the path globs match: as printed, without "./", and
+// relative to the working directory when it is below it.
+func (f *filter) overridePath(shown string) string {
+	for strings.HasPrefix(shown, "./") {
+		shown = shown[2:]
+	}
+	if f.o.Cwd != "" && strings.HasPrefix(shown, "/") {
+		if rel, ok := relUnder(f.o.Cwd, shown); ok {
+			return rel
+		}
+	}
+	return shown
+}
+
+// skip decides one entry of a walk: abs is its absolute path, shown the
+// path as printed, lvl the ignore files of its directory.
+func (f *filter) skip(lvl *ignoreLevel, abs, shown, name string, isDir bool) bool {
+	if f.o.SkipGitDir && name == ".git" {
+		return true
+	}
+	if len(f.overrides) > 0 {
+		switch f.overrideDecision(f.overridePath(shown), isDir) {
+		case 1:
+			return false
+		case -1:
+			return true
+		}
+	}
+	white := false
+	switch f.rules.ignored(lvl, abs, isDir) {
+	case 1:
+		return true
+	case -1:
+		white = true
+	}
+	if !isDir {
+		switch typeDecision(name, f.o) {
+		case -1:
+			return true
+		case 1:
+			white = true
+		}
+	}
+	return !white && !f.o.Hidden && strings.HasPrefix(name, ".")
+}
+
+// filterGlobs is the agent tools' glob filter (tools-grep.md §5.1): a glob
+// without '/' that does not start with "**" gets "**/" in front.
+func filterGlobs(globs []string, rel string) bool {
+	for _, g := range globs {
+		g = strings.ReplaceAll(g, "\\", "/")
+		if !strings.Contains(g, "/") && !strings.HasPrefix(g, "**") {
+			g = "**/" + g
+		}
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}

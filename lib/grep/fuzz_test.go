@@ -1,0 +1,134 @@
+package grep
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzMatcher checks the matcher and the line search against the plain
+// regexp: every line reported matches, every line not reported does not
+// (so the literal prefilters lose nothing), spans stay inside their lines
+// and line numbers grow.
+func FuzzMatcher(f *testing.F) {
+	f.Add("a.c", []byte("abc\nxyz\nABC\n"), uint8(0))
+	f.Add(`\w+Handler\(`, []byte("func fooHandler(x)\nbar\n"), uint8(2))
+	f.Add("foo|bar", []byte("foo\nbaz\nxbar\n\x00"), uint8(5))
+	f.Add("(?i)straße", []byte("STRASSE straße\n"), uint8(1))
+	f.Add("^$", []byte("\n\na\n"), uint8(0))
+	f.Add("b\\nc", []byte("a\nb\nc\n"), uint8(16))
+	f.Fuzz(func(t *testing.T, pat string, buf []byte, flags uint8) {
+		mo := MatchOptions{Patterns: []string{pat}, Fixed: flags&1 != 0, IgnoreCase: flags&2 != 0, Word: flags&4 != 0,
+			Line: flags&8 != 0, Multiline: flags&16 != 0}
+		m, err := Compile(mo)
+		if err != nil {
+			return
+		}
+		so := SearchOptions{Text: true, Invert: flags&32 != 0, Before: int(flags>>6) & 1, After: int(flags>>7) & 1, Slice: flags&64 != 0}
+		r := SearchBuffer(m, "f", buf, so)
+		last := 0
+		reported := map[int]bool{}
+		for _, l := range r.Lines {
+			if l.Number <= last {
+				t.Fatalf("line numbers not increasing: %d after %d", l.Number, last)
+			}
+			last = l.Number
+			if l.Offset < 0 || int(l.Offset)+len(l.Text) > len(buf) || !bytes.Equal(buf[l.Offset:int(l.Offset)+len(l.Text)], l.Text) {
+				t.Fatalf("line %d: text not at its offset", l.Number)
+			}
+			for _, s := range l.Subs {
+				if s.Start < 0 || s.End < s.Start || s.End > len(l.Text) {
+					t.Fatalf("line %d: span %v outside %q", l.Number, s, l.Text)
+				}
+			}
+			if l.Match {
+				reported[l.Number] = true
+			}
+		}
+		if mo.Multiline || mo.Word || so.Invert {
+			return
+		}
+		// the reference: Unicode classes everywhere (rg's meaning; on
+		// ASCII lines the ASCII regexp agrees, \v aside)
+		ref := m
+		if m.uni != nil {
+			ref = m.uni
+		}
+		n := 0
+		for start := 0; start < len(buf); {
+			end := bytes.IndexByte(buf[start:], '\n')
+			next := len(buf)
+			if end < 0 {
+				end = len(buf)
+			} else {
+				end += start
+				next = end + 1
+			}
+			n++
+			line := buf[start:end]
+			if utf8.Valid(line) && bytes.IndexByte(line, '\v') < 0 {
+				if want := ref.re.Match(line); want != reported[n] {
+					t.Fatalf("line %d %q: regexp says %v, search says %v", n, line, want, reported[n])
+				}
+			}
+			start = next
+		}
+	})
+}
+
+// FuzzIgnorePattern parses ignore-file lines and matches them: no panic,
+// and for globs of plain characters, '*' and '?' (no '**', classes or
+// escapes), git's wildmatch agrees with path.Match.
+func FuzzIgnorePattern(f *testing.F) {
+	for _, s := range []string{"*.log", "!keep.log", "build/", "/top.txt", "docs/**/gen.md", "a/**", "**/b", "\\#x", "x\\ ", "[a-c]?", "[!a]*", "a[[:alpha:]]b", "*/*"} {
+		f.Add(s, "a/b/top.txt", false)
+	}
+	f.Fuzz(func(t *testing.T, line, rel string, isDir bool) {
+		p, ok := ParseIgnoreLine(line)
+		if !ok {
+			return
+		}
+		got := p.Match(rel, isDir)
+		ParseIgnore([]byte(line + "\n" + line))
+		if strings.ContainsAny(p.glob, "[\\") || strings.Contains(p.glob, "**") || p.noDir || p.dirOnly {
+			return
+		}
+		if strings.HasPrefix(rel, "/") || strings.HasSuffix(rel, "/") || strings.Contains(rel, "//") || rel == "" {
+			return
+		}
+		want, err := path.Match(p.glob, rel)
+		if err == nil && want != got {
+			t.Fatalf("%q on %q: wildmatch %v, path.Match %v", p.glob, rel, got, want)
+		}
+	})
+}
+
+// FuzzGlob compiles -g/--iglob globs and matches them: no panic, and a
+// glob that compiles decides every path.
+func FuzzGlob(f *testing.F) {
+	for _, s := range []string{"*.go", "!*.md", "src/**", "/top", "dir/", "*.{go,md}", "[abc", "{a,b", "a}", "\\!x", "**/x/**"} {
+		f.Add(s, "src/a/b.go", false, false)
+	}
+	f.Fuzz(func(t *testing.T, glob, rel string, fold, isDir bool) {
+		var ovs []overrideGlob
+		var err error
+		if fold {
+			ovs, err = CompileGlobs(nil, []string{glob})
+		} else {
+			ovs, err = CompileGlobs([]string{glob}, nil)
+		}
+		if err != nil {
+			return
+		}
+		fl := &filter{overrides: ovs}
+		for _, g := range ovs {
+			if !g.exclude {
+				fl.nWhite++
+			}
+		}
+		fl.overrideDecision(rel, isDir)
+		filterGlobs([]string{glob}, rel)
+	})
+}

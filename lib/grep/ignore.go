@@ -1,0 +1,320 @@
+package grep
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Ignore files as git reads them (gitignore(5)), proven against
+// `git check-ignore` by TestIgnoreMatchesGit: comments, escaped '#' and
+// '!', trailing spaces, negation, directory-only patterns, anchoring by a
+// leading or inner slash, and wildmatch globs with '**'.
+
+// IgnorePattern is one line of an ignore file.
+type IgnorePattern struct {
+	glob    string // without the '!', the trailing '/' and a leading '/'
+	negate  bool   // '!': re-include
+	dirOnly bool   // trailing '/': directories only
+	noDir   bool   // no slash: matched against the base name at any depth
+	prefix  int    // length of the leading part without glob characters
+}
+
+// ParseIgnore parses the lines of an ignore file. Lines that are blank,
+// comments or hold only a '!' give no pattern.
+func ParseIgnore(data []byte) []IgnorePattern {
+	var out []IgnorePattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if p, ok := ParseIgnoreLine(sc.Text()); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ParseIgnoreLine parses one line (git's parse_path_pattern).
+func ParseIgnoreLine(line string) (IgnorePattern, bool) {
+	line = strings.TrimSuffix(line, "\r")
+	line = trimTrailingSpaces(line)
+	if line == "" || line[0] == '#' {
+		return IgnorePattern{}, false
+	}
+	var p IgnorePattern
+	if line[0] == '!' {
+		p.negate = true
+		line = line[1:]
+	}
+	if strings.HasSuffix(line, "/") {
+		p.dirOnly = true
+		line = strings.TrimRight(line, "/")
+	}
+	if line == "" {
+		return IgnorePattern{}, false
+	}
+	p.noDir = !strings.Contains(line, "/")
+	if !p.noDir && line[0] == '/' {
+		line = line[1:]
+	}
+	p.glob = line
+	p.prefix = simpleLength(line)
+	return p, true
+}
+
+// trimTrailingSpaces drops trailing spaces that are not escaped by a
+// backslash (git's trim_trailing_spaces).
+func trimTrailingSpaces(s string) string {
+	end := -1 // where the trailing run of spaces starts
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ':
+			if end < 0 {
+				end = i
+			}
+		case '\\':
+			end = -1
+			i++ // the escaped character is kept
+		default:
+			end = -1
+		}
+	}
+	if end >= 0 {
+		return s[:end]
+	}
+	return s
+}
+
+func simpleLength(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			return i
+		}
+	}
+	return len(s)
+}
+
+// Match reports whether the pattern matches rel, a slash-separated path
+// relative to the directory of the pattern's ignore file.
+func (p IgnorePattern) Match(rel string, isDir bool) bool {
+	if p.dirOnly && !isDir {
+		return false
+	}
+	if p.noDir {
+		base := rel
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+			base = rel[i+1:]
+		}
+		if p.prefix == len(p.glob) {
+			return base == p.glob
+		}
+		return wildmatch(p.glob, base, false) == wmMatch
+	}
+	if p.prefix > 0 {
+		if p.prefix > len(rel) || rel[:p.prefix] != p.glob[:p.prefix] {
+			return false
+		}
+		if p.prefix == len(p.glob) {
+			return len(rel) == p.prefix
+		}
+		return wildmatch(p.glob[p.prefix:], rel[p.prefix:], true) == wmMatch
+	}
+	return wildmatch(p.glob, rel, true) == wmMatch
+}
+
+// Negated reports whether the pattern re-includes ('!').
+func (p IgnorePattern) Negated() bool { return p.negate }
+
+// ignoreList is one ignore file: its patterns and the directory they are
+// relative to (absolute, cleaned).
+type ignoreList struct {
+	dir  string
+	pats []IgnorePattern
+}
+
+// match is the decision of the file's last matching pattern: 1 ignored,
+// -1 re-included, 0 none. abs is an absolute cleaned path.
+func (l *ignoreList) match(abs string, isDir bool) int {
+	if l == nil || len(l.pats) == 0 {
+		return 0
+	}
+	rel, ok := relUnder(l.dir, abs)
+	if !ok {
+		return 0
+	}
+	for i := len(l.pats) - 1; i >= 0; i-- {
+		if l.pats[i].Match(rel, isDir) {
+			if l.pats[i].negate {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func relUnder(dir, abs string) (string, bool) {
+	if dir == "/" {
+		return strings.TrimPrefix(abs, "/"), abs != "/"
+	}
+	if len(abs) <= len(dir) || abs[len(dir)] != '/' || abs[:len(dir)] != dir {
+		return "", false
+	}
+	return abs[len(dir)+1:], true
+}
+
+func readIgnoreList(dir, file string) *ignoreList {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	pats := ParseIgnore(data)
+	if len(pats) == 0 {
+		return nil
+	}
+	return &ignoreList{dir: dir, pats: pats}
+}
+
+// ignoreLevel holds the ignore files of one directory.
+type ignoreLevel struct {
+	parent  *ignoreLevel
+	path    string // the directory
+	hasGit  bool
+	rg, dot *ignoreList // .rgignore, .ignore
+	git     *ignoreList // .gitignore
+	exclude *ignoreList // .git/info/exclude (in a directory holding .git)
+}
+
+// ignoreRules applies the ignore files of a walk as rg does: in each
+// category the deepest directory with a matching pattern decides, and the
+// categories rank .rgignore > .ignore > .gitignore > .git/info/exclude >
+// core.excludesFile. Git's files count only inside a repository and stop
+// at its top.
+type ignoreRules struct {
+	o        WalkOptions
+	global   *ignoreList
+	explicit []*ignoreList // --ignore-file, in the order given
+}
+
+// level reads the ignore files of dir; has says whether a name is in the
+// directory (nil: try to open each), so missing files cost no open.
+func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bool) *ignoreLevel {
+	l := &ignoreLevel{parent: parent, path: dir}
+	if r.o.NoIgnore {
+		return l
+	}
+	if has == nil {
+		has = func(name string) bool {
+			_, err := os.Lstat(filepath.Join(dir, name))
+			return err == nil
+		}
+	}
+	l.hasGit = has(".git")
+	if !r.o.NoIgnoreVCS {
+		if has(".gitignore") {
+			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"))
+		}
+		if l.hasGit && !r.o.NoIgnoreExclude {
+			l.exclude = readIgnoreList(dir, filepath.Join(dir, ".git", "info", "exclude"))
+		}
+	}
+	if !r.o.NoIgnoreDot && has(".ignore") {
+		l.dot = readIgnoreList(dir, filepath.Join(dir, ".ignore"))
+	}
+	if has(".rgignore") {
+		l.rg = readIgnoreList(dir, filepath.Join(dir, ".rgignore"))
+	}
+	return l
+}
+
+// parents builds the levels of the directories above root (from the
+// filesystem root down), whose ignore files apply under root too.
+func (r *ignoreRules) parents(root string) *ignoreLevel {
+	var dirs []string
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	var l *ignoreLevel
+	for i := len(dirs) - 1; i >= 0; i-- {
+		l = r.level(l, dirs[i], nil)
+		if r.o.NoIgnoreParent {
+			l.rg, l.dot, l.git, l.exclude = nil, nil, nil, nil // only where .git is still counts
+		}
+	}
+	return l
+}
+
+// ignored is the decision for abs (absolute, cleaned) in the directory
+// whose level is l: 1 ignored, -1 re-included (whitelisted), 0 none.
+func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
+	if m := r.ignoredByFiles(l, abs, isDir); m != 0 {
+		return m
+	}
+	for i := len(r.explicit) - 1; i >= 0; i-- {
+		if m := r.explicit[i].match(abs, isDir); m != 0 {
+			return m
+		}
+	}
+	return 0
+}
+
+func (r *ignoreRules) ignoredByFiles(l *ignoreLevel, abs string, isDir bool) int {
+	if r.o.NoIgnore {
+		return 0
+	}
+	anyGit := r.o.NoRequireGit
+	for p := l; p != nil && !anyGit; p = p.parent {
+		if p.hasGit {
+			anyGit = true
+			break
+		}
+	}
+	var mRg, mDot, mGit, mExcl int
+	sawGit := false
+	for p := l; p != nil; p = p.parent {
+		if mRg == 0 {
+			mRg = p.rg.match(abs, isDir)
+		}
+		if mDot == 0 {
+			mDot = p.dot.match(abs, isDir)
+		}
+		if anyGit && !sawGit {
+			if mGit == 0 {
+				mGit = p.git.match(abs, isDir)
+			}
+			if mExcl == 0 {
+				mExcl = p.exclude.match(abs, isDir)
+			}
+		}
+		sawGit = sawGit || p.hasGit
+	}
+	for _, m := range []int{mRg, mDot, mGit, mExcl} {
+		if m != 0 {
+			return m
+		}
+	}
+	if anyGit && r.global != nil && !r.o.NoIgnoreVCS {
+		// core.excludesFile: relative to the repository's top (the
+		// working directory outside one)
+		g := *r.global
+		g.dir = r.o.Cwd
+		for p := l; p != nil; p = p.parent {
+			if p.hasGit {
+				g.dir = p.path
+				break
+			}
+		}
+		if g.dir != "" {
+			if m := g.match(abs, isDir); m != 0 {
+				return m
+			}
+		}
+	}
+	return 0
+}
