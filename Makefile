@@ -11,9 +11,12 @@ CMDS    := $(notdir $(wildcard cmd/agent-*))
 
 all: build
 
+# Static binaries (CGO_ENABLED=0: Go's own DNS resolver and user lookup):
+# nothing here needs libc, and not mapping it saves each process ~1.5 MB of
+# RSS and the dynamic loader's start-up.
 build:
 	@mkdir -p bin
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
 
 vet:
 	$(GO) vet ./...

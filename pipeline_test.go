@@ -4,11 +4,16 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentutils/agentutils/internal/fakellm"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 // TestPipelines runs the cross-command scripts in testdata/script against
-// every binary built once.
-func TestPipelines(t *testing.T) { testbin.Run(t, "testdata/script") }
+// every binary built once, with the fake provider as the only fake.
+func TestPipelines(t *testing.T) {
+	testbin.RunWith(t, "testdata/script", map[string]func(*testscript.TestScript, bool, []string){"fakellm": fakellm.ScriptCmd})
+}

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -23,6 +25,30 @@ type stream struct {
 	pending  [][]byte        // records marked pending, echoed as entry events
 	upstream json.RawMessage // an error record from an earlier stage
 	rest     *bufio.Reader   // stdin after context_end
+	// spans locate each record's bytes (by address only: they keep
+	// nothing alive) and its line, to name the line of a message that does
+	// not decode after the records are let go.
+	spans []span
+}
+
+type span struct {
+	start uintptr
+	n     int
+	line  int
+}
+
+// lineOf is the stdin line whose record holds b, or 0.
+func (s *stream) lineOf(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	for _, sp := range s.spans {
+		if p >= sp.start && p < sp.start+uintptr(sp.n) {
+			return sp.line
+		}
+	}
+	return 0
 }
 
 // readStream reads session records until EOF or {"type":"context_end"}. A
@@ -30,8 +56,19 @@ type stream struct {
 // any request is sent.
 func readStream(r io.Reader) (*stream, error) {
 	s := &stream{rest: bufio.NewReaderSize(r, 256<<10)}
+	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		line, err := s.rest.ReadBytes('\n')
+		// ReadSlice: the line stays in the reader's buffer until
+		// ParseRecord keeps its one copy.
+		line, err := s.rest.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = s.rest.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(line) == 0 && err != nil {
 			if err == io.EOF {
 				return s, nil
@@ -71,24 +108,40 @@ func readStream(r io.Reader) (*stream, error) {
 			s.pending = append(s.pending, rec.Raw)
 		}
 		s.records = append(s.records, rec)
+		if len(rec.Raw) > 0 {
+			s.spans = append(s.spans, span{uintptr(unsafe.Pointer(unsafe.SliceData(rec.Raw))), len(rec.Raw), n})
+		}
 		if err == io.EOF {
 			return s, nil
 		}
 	}
 }
 
-// contextMessages resolves the records into the model's messages.
+// contextMessages resolves the records into the model's messages. The
+// records are consumed: each one's bytes are let go once its message is
+// decoded, so a long history is held in one form at a time.
 func (s *stream) contextMessages() (session.Context, []llm.Message, error) {
 	ctx, err := session.BuildContext(s.records, nil)
+	s.records = nil
 	if err != nil {
 		return ctx, nil, exit.Wrap(exit.Usage, err)
 	}
-	var msgs []llm.Message
-	for i, raw := range session.ConvertToLLM(ctx.Messages) {
-		var m llm.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v", i+1, err)
+	raws := session.ConvertToLLM(ctx.Messages)
+	ctx.Messages = nil
+	msgs := make([]llm.Message, 0, len(raws))
+	for i, raw := range raws {
+		m, err := llm.DecodeMessage(raw)
+		if err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				err = fmt.Errorf("field %q cannot be a JSON %s", te.Field, te.Value)
+			}
+			if n := s.lineOf(raw); n > 0 {
+				return ctx, nil, exit.Errorf(exit.Usage, "stdin:%d: not a model message: %v (no request was sent)", n, err)
+			}
+			return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v (no request was sent)", i+1, err)
 		}
+		raws[i] = nil
 		msgs = append(msgs, m)
 	}
 	return ctx, msgs, nil

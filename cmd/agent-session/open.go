@@ -68,7 +68,7 @@ Examples:
 				}
 				o.jq = code
 			}
-			w := bufio.NewWriterSize(env.Stdout, 1<<20)
+			w := bufio.NewWriterSize(env.Stdout, 64<<10)
 			o.w = w
 			if err := o.run(); err != nil {
 				w.Flush()
@@ -493,7 +493,7 @@ func readAt(f *os.File, off int64, n int32) ([]byte, error) {
 // 1-based number; lines may be of any length. A trailing "\r" is not part of
 // the line. The slice passed to fn is valid only during the call.
 func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
 	var long []byte
 	for n := 1; ; n++ {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentutils/agentutils/lib/prompt"
@@ -32,21 +33,37 @@ func Git(ctx context.Context, dir string) *prompt.Git {
 		}
 		return out.String(), true
 	}
-	if s, ok := run("rev-parse", "--is-inside-work-tree"); !ok || strings.TrimSpace(s) != "true" {
+	// The calls are independent: they run at once (the snapshot is on the
+	// way to a model call's first byte), and the rest is dropped when dir
+	// turns out not to be in a work tree.
+	var inside, branch, status, log string
+	var insideOK, branchOK, haveMain, haveMaster bool
+	var wg sync.WaitGroup
+	for _, f := range []func(){
+		func() { inside, insideOK = run("rev-parse", "--is-inside-work-tree") },
+		func() { branch, branchOK = run("symbolic-ref", "--short", "-q", "HEAD") },
+		func() { _, haveMain = run("rev-parse", "--verify", "--quiet", "refs/heads/main") },
+		func() { _, haveMaster = run("rev-parse", "--verify", "--quiet", "refs/heads/master") },
+		func() { status, _ = run("status", "--porcelain", "--untracked-files=no") },
+		func() { log, _ = run("log", "--oneline", "--no-decorate", "--no-color", "-5") },
+	} {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	wg.Wait()
+	if !insideOK || strings.TrimSpace(inside) != "true" {
 		return nil
 	}
-	g := &prompt.Git{}
-	if s, ok := run("symbolic-ref", "--short", "-q", "HEAD"); ok {
-		g.Branch = strings.TrimSpace(s)
+	g := &prompt.Git{Status: status, Log: log}
+	if branchOK {
+		g.Branch = strings.TrimSpace(branch)
 	}
-	for _, b := range []string{"main", "master"} {
-		if _, ok := run("rev-parse", "--verify", "--quiet", "refs/heads/"+b); ok {
-			g.MainBranch = b
-			break
-		}
+	switch {
+	case haveMain:
+		g.MainBranch = "main"
+	case haveMaster:
+		g.MainBranch = "master"
 	}
-	g.Status, _ = run("status", "--porcelain", "--untracked-files=no")
-	g.Log, _ = run("log", "--oneline", "--no-decorate", "--no-color", "-5")
 	return g
 }
 

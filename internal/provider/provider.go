@@ -44,6 +44,10 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	if err != nil {
 		return llm.Message{}, err
 	}
+	size, err := req.BodyLen() // also checks that the body encodes
+	if err != nil {
+		return llm.Message{}, err
+	}
 	dec := codec.Decoder(m, c.Now().UnixMilli())
 	var final *llm.Message
 	out := func(evs []llm.Event) {
@@ -69,7 +73,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		}
 		body = ex.Body()
 	} else {
-		hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+		hreq, err := newHTTPRequest(ctx, req, size)
 		if err != nil {
 			return llm.Message{}, err
 		}
@@ -120,6 +124,27 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		c.Record.End(rec)
 	}
 	return finish(ctx, final), nil
+}
+
+// newHTTPRequest is req for net/http. A large body is encoded while it is
+// sent (the length from a first, counting pass), so a long session's request
+// is never held in memory as bytes; GetBody encodes it again for a retry.
+func newHTTPRequest(ctx context.Context, req llm.Request, n int64) (*http.Request, error) {
+	if n < 64<<10 {
+		return http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.BodyBytes()))
+	}
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	hreq.GetBody = func() (io.ReadCloser, error) {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(req.WriteBody(pw)) }()
+		return pr, nil
+	}
+	hreq.Body, _ = hreq.GetBody()
+	hreq.ContentLength = n
+	return hreq, nil
 }
 
 func finish(ctx context.Context, final *llm.Message) llm.Message {
@@ -233,7 +258,7 @@ func (r *Recorder) Begin(req llm.Request, secrets []string, now time.Time) *Exch
 		}
 		ex.Request.Headers[strings.ToLower(k)] = v
 	}
-	body := string(req.Body)
+	body := string(req.BodyBytes())
 	for _, s := range secrets {
 		if len(s) >= 6 {
 			body = strings.ReplaceAll(body, s, "[REDACTED]")
@@ -327,9 +352,9 @@ func (c *Cassette) Next(req llm.Request, warn func(string)) (*Exchange, error) {
 	c.next++
 	if ex.Request.Method != req.Method || pathOf(ex.Request.URL) != pathOf(req.URL) {
 		return nil, fmt.Errorf("replay mismatch at request %d: the cassette has %s %s, this run sent %s %s%s", n,
-			ex.Request.Method, pathOf(ex.Request.URL), req.Method, pathOf(req.URL), bodyDiff(ex.Request.Body, req.Body))
+			ex.Request.Method, pathOf(ex.Request.URL), req.Method, pathOf(req.URL), bodyDiff(ex.Request.Body, req.BodyBytes()))
 	}
-	if d := bodyDiff(ex.Request.Body, req.Body); d != "" && warn != nil {
+	if d := bodyDiff(ex.Request.Body, req.BodyBytes()); d != "" && warn != nil {
 		warn(fmt.Sprintf("replay: request %d differs from the cassette%s", n, d))
 	}
 	return ex, nil

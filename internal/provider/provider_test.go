@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +67,36 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// A long history's body is encoded while it is sent: the server gets all of
+// it, with a Content-Length (not chunked), and the same bytes as the codec's
+// own encoding.
+func TestLargeBodyStreamed(t *testing.T) {
+	srv := fakellm.New(fakellm.Step{SSE: "../../testdata/sse/openai/text.sse"})
+	defer srv.Close()
+	m := llm.Model{ID: "m", API: llm.OpenAICompletions, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 1 << 20}
+	var msgs []llm.Message
+	for i := 0; i < 300; i++ {
+		msgs = append(msgs, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(strings.Repeat("line <&> é\n", 100))}, Timestamp: int64(i)})
+	}
+	lc := llm.Context{SystemPrompt: "sys", Messages: msgs}
+	c := &Client{HTTP: srv.Client(), Now: time.Now}
+	got, err := c.Stream(context.Background(), m, lc, llm.Options{}, func(llm.Event) {})
+	if err != nil || got.StopReason != llm.StopStop {
+		t.Fatalf("%+v %v", got, err)
+	}
+	codec, _ := llm.CodecFor(m.API)
+	req, _ := codec.Request(m, lc, llm.Options{})
+	want := req.BodyBytes()
+	if len(want) < 64<<10 {
+		t.Fatalf("body of %d bytes is too small for the streamed path", len(want))
+	}
+	r := srv.Requests()[0]
+	if !bytes.Equal(r.Body, want) {
+		t.Errorf("the server got %d bytes, the codec encodes %d", len(r.Body), len(want))
+	}
+	if cl := r.Header.Get("Content-Length"); cl != strconv.Itoa(len(want)) {
+		t.Errorf("Content-Length %q, want %d", cl, len(want))
+	}
 }

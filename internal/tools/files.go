@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +64,7 @@ func readTool() Tool {
 			head := make([]byte, sniffLength)
 			n, _ := io.ReadFull(f, head)
 			head = head[:n]
-			if mime := http.DetectContentType(head); strings.HasPrefix(mime, "image/") && mime != "image/svg+xml" {
+			if mime := imageType(head); mime != "" {
 				if st.Size() > maxImage {
 					return event.ToolOutput{}, fmt.Errorf("Image file too large: %s exceeds 20.0MB limit.", formatBytes(int(st.Size())))
 				}
@@ -484,4 +483,44 @@ func splitGlob(p string) (base, glob string) {
 		}
 	}
 	return p, "**/*"
+}
+
+// imageType is the MIME type of an image file from its first bytes, or "":
+// the image signatures of the WHATWG sniffing table, exactly those that
+// net/http.DetectContentType knows (which would link all of net/http and
+// crypto/tls into agent-tool for one table).
+func imageType(head []byte) string {
+	for _, sig := range imageSigs {
+		if len(head) < len(sig.pat) {
+			continue
+		}
+		ok := true
+		for i, p := range []byte(sig.pat) {
+			if sig.mask != "" {
+				p &= sig.mask[i]
+				if head[i]&sig.mask[i] != p {
+					ok = false
+					break
+				}
+			} else if head[i] != p {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return sig.mime
+		}
+	}
+	return ""
+}
+
+var imageSigs = []struct{ pat, mask, mime string }{
+	{"\x00\x00\x01\x00", "", "image/x-icon"},
+	{"\x00\x00\x02\x00", "", "image/x-icon"},
+	{"BM", "", "image/bmp"},
+	{"GIF87a", "", "image/gif"},
+	{"GIF89a", "", "image/gif"},
+	{"RIFF\x00\x00\x00\x00WEBPVP", "\xFF\xFF\xFF\xFF\x00\x00\x00\x00\xFF\xFF\xFF\xFF\xFF\xFF", "image/webp"},
+	{"\x89PNG\x0D\x0A\x1A\x0A", "", "image/png"},
+	{"\xFF\xD8\xFF", "", "image/jpeg"},
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -31,5 +32,20 @@ func TestReadLines(t *testing.T) {
 				t.Error(diff)
 			}
 		})
+	}
+}
+
+func TestImageTypeMatchesNetHTTP(t *testing.T) {
+	heads := []string{"", "B", "BM", "BMxx", "GIF87a", "GIF89a..", "GIF8", "\x89PNG\r\n\x1a\n....", "\x89PNG\r\n", "\xff\xd8\xff\xe0",
+		"\x00\x00\x01\x00xx", "\x00\x00\x02\x00", "\x00\x00\x03\x00", "RIFF\x01\x02\x03\x04WEBPVP8 ", "RIFF\x01\x02\x03\x04WAVEfmt ",
+		"<svg xmlns='http://www.w3.org/2000/svg'/>", "<?xml version='1.0'?><svg/>", "%PDF-1.4", "\xef\xbb\xbfhello", "package main\n", "\x00\x01binary"}
+	for _, h := range heads {
+		want := http.DetectContentType([]byte(h))
+		if !strings.HasPrefix(want, "image/") || want == "image/svg+xml" {
+			want = ""
+		}
+		if got := imageType([]byte(h)); got != want {
+			t.Errorf("%q: %q, net/http says %q", h, got, want)
+		}
 	}
 }

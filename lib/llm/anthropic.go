@@ -11,7 +11,10 @@ type Request struct {
 	Method string
 	URL    string
 	Header map[string]string
-	Body   []byte
+	// Body is the JSON body when it was built as bytes; codecs leave it nil
+	// and keep the value tree, which WriteBody encodes on demand.
+	Body    []byte
+	payload any
 }
 
 // Codec builds requests and decoders for one wire API.
@@ -67,11 +70,34 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 		}
 		body["system"] = []any{sys}
 	}
-	msgs := anthropicMessages(Normalize(c.Messages, m, func(id string) string { return safeID(id, 64) }), m)
-	if cache {
-		addUserCacheMarks(msgs, cc)
+	// The wire messages are built while the body is encoded, one at a time;
+	// a first pass finds the last two user messages, which get cache marks.
+	var users []int
+	n := 0
+	anthropicMessages(c.Messages, m, func(msg map[string]any) {
+		if msg["role"] == "user" {
+			users = append(users, n)
+		}
+		n++
+	})
+	if n == 0 {
+		body["messages"] = []map[string]any(nil)
+	} else {
+		marked := map[int]bool{}
+		for i := len(users) - 1; cache && i >= 0 && i >= len(users)-2; i-- {
+			marked[users[i]] = true
+		}
+		body["messages"] = lazyArray(func(emit func(any)) {
+			k := 0
+			anthropicMessages(c.Messages, m, func(msg map[string]any) {
+				if marked[k] {
+					addCacheMark(msg, cc)
+				}
+				k++
+				emit(msg)
+			})
+		})
 	}
-	body["messages"] = msgs
 	if len(c.Tools) > 0 {
 		var tools []map[string]any
 		for _, t := range c.Tools {
@@ -118,11 +144,7 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 	if o.Temperature != nil {
 		body["temperature"] = *o.Temperature
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
-	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/v1/messages", Header: h, Body: b}, nil
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + "/v1/messages", Header: h, payload: body}, nil
 }
 
 func adaptive(m Model) bool {
@@ -137,10 +159,26 @@ func objectSchema(p json.RawMessage) json.RawMessage {
 	return p
 }
 
-func anthropicMessages(msgs []Message, m Model) []map[string]any {
-	var out []map[string]any
-	for i := 0; i < len(msgs); i++ {
-		msg := msgs[i]
+// anthropicMessages turns a history into wire messages, one at a time:
+// consecutive tool results become one user message, and a history that
+// ends with the assistant gets a "Continue." user message.
+func anthropicMessages(hist []Message, m Model, emit func(map[string]any)) {
+	var group []any // the tool_result blocks of the current run of results
+	last := ""
+	out := func(msg map[string]any) {
+		last = msg["role"].(string)
+		emit(msg)
+	}
+	flush := func() {
+		if group != nil {
+			out(map[string]any{"role": "user", "content": group})
+			group = nil
+		}
+	}
+	NormalizeEach(hist, m, func(id string) string { return safeID(id, 64) }, func(msg Message) {
+		if msg.Role != "toolResult" {
+			flush()
+		}
 		switch msg.Role {
 		case "user":
 			var blocks []any
@@ -157,7 +195,7 @@ func anthropicMessages(msgs []Message, m Model) []map[string]any {
 				}
 			}
 			if len(blocks) > 0 {
-				out = append(out, map[string]any{"role": "user", "content": blocks})
+				out(map[string]any{"role": "user", "content": blocks})
 			}
 		case "assistant":
 			var blocks []any
@@ -181,22 +219,17 @@ func anthropicMessages(msgs []Message, m Model) []map[string]any {
 				}
 			}
 			if len(blocks) > 0 {
-				out = append(out, map[string]any{"role": "assistant", "content": blocks})
+				out(map[string]any{"role": "assistant", "content": blocks})
 			}
 		case "toolResult":
-			var blocks []any
-			for ; i < len(msgs) && msgs[i].Role == "toolResult"; i++ {
-				blocks = append(blocks, map[string]any{"type": "tool_result", "tool_use_id": msgs[i].ToolCallID,
-					"content": anthropicResultContent(msgs[i], m), "is_error": msgs[i].IsError})
-			}
-			i--
-			out = append(out, map[string]any{"role": "user", "content": blocks})
+			group = append(group, map[string]any{"type": "tool_result", "tool_use_id": msg.ToolCallID,
+				"content": anthropicResultContent(msg, m), "is_error": msg.IsError})
 		}
+	})
+	flush()
+	if last == "assistant" {
+		out(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Continue."}}})
 	}
-	if len(out) > 0 && out[len(out)-1]["role"] == "assistant" {
-		out = append(out, map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Continue."}}})
-	}
-	return out
 }
 
 func anthropicResultContent(r Message, m Model) any {
@@ -225,22 +258,15 @@ func anthropicResultContent(r Message, m Model) any {
 	return blocks
 }
 
-// addUserCacheMarks puts cache_control on the last text block of the last
-// two user messages (breakpoints 3 and 4 of §1.8.1).
-func addUserCacheMarks(msgs []map[string]any, cc map[string]any) {
-	n := 0
-	for i := len(msgs) - 1; i >= 0 && n < 2; i-- {
-		if msgs[i]["role"] != "user" {
-			continue
+// addCacheMark puts cache_control on the last text block of a message (the
+// last two user messages get one: breakpoints 3 and 4 of §1.8.1).
+func addCacheMark(msg map[string]any, cc map[string]any) {
+	blocks, _ := msg["content"].([]any)
+	for j := len(blocks) - 1; j >= 0; j-- {
+		if b, ok := blocks[j].(map[string]any); ok && b["type"] == "text" {
+			b["cache_control"] = cc
+			return
 		}
-		blocks, _ := msgs[i]["content"].([]any)
-		for j := len(blocks) - 1; j >= 0; j-- {
-			if b, ok := blocks[j].(map[string]any); ok && b["type"] == "text" {
-				b["cache_control"] = cc
-				break
-			}
-		}
-		n++
 	}
 }
 
@@ -397,10 +423,6 @@ func (d *anthropicDecoder) End(err error) []Event { return d.b.endOfBody(err) }
 // post builds a streaming JSON POST to path under the model's base URL,
 // with the key in keyHeader (left out when empty) and the model's headers.
 func post(m Model, path string, body any, keyHeader, key string) (Request, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return Request{}, err
-	}
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
 	if key != "" {
 		h[keyHeader] = key
@@ -408,7 +430,7 @@ func post(m Model, path string, body any, keyHeader, key string) (Request, error
 	for k, v := range m.Headers {
 		h[strings.ToLower(k)] = v
 	}
-	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, Body: b}, nil
+	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, payload: body}, nil
 }
 
 // bearer is an Authorization value for key ("" for none or keyless "N/A").

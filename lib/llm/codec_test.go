@@ -146,7 +146,7 @@ func TestRequestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var pretty bytes.Buffer
-			json.Indent(&pretty, req.Body, "", "  ")
+			json.Indent(&pretty, req.BodyBytes(), "", "  ")
 			got := fmt.Sprintf("%s %s\n%s\n", req.Method, req.URL, pretty.String())
 			golden(t, filepath.Join("testdata", "request-"+api+".golden"), got)
 		})

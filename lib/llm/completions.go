@@ -82,87 +82,27 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 		return safeID(id, 40)
 	}
 	level := m.ClampThinking(o.Thinking)
-	var msgs []map[string]any
-	if c.SystemPrompt != "" {
-		role := "system"
-		if m.Reasoning && *cp.SupportsDeveloperRole {
-			role = "developer"
-		}
-		msgs = append(msgs, map[string]any{"role": role, "content": c.SystemPrompt})
-	}
-	hist := Normalize(c.Messages, m, idFn)
 	hasToolCalls := false
-	for i := 0; i < len(hist); i++ {
-		msg := hist[i]
-		switch msg.Role {
-		case "user":
-			msgs = append(msgs, completionsUser(msg.Content, m))
-		case "assistant":
-			am := map[string]any{"role": "assistant"}
-			var text strings.Builder
-			var calls []any
-			for _, b := range msg.Content {
-				switch b.Type {
-				case "text":
-					text.WriteString(b.Text)
-				case "thinking":
-					if b.Thinking == "" {
-						continue
-					}
-					field := b.ThinkingSignature
-					if mistral || field == "" || strings.ContainsAny(field, "{ ") {
-						text.WriteString(b.Thinking + "\n\n")
-					} else {
-						am[field] = b.Thinking
-					}
-				case "toolCall":
-					calls = append(calls, map[string]any{"id": b.ID, "type": "function",
-						"function": map[string]any{"name": b.Name, "arguments": string(objectSchema(b.Arguments))}})
-				}
-			}
-			if text.Len() == 0 && len(calls) == 0 {
-				continue
-			}
-			if text.Len() > 0 {
-				am["content"] = text.String()
-			} else if mistral {
-				am["content"] = ""
-			} else {
-				am["content"] = nil
-			}
-			if len(calls) > 0 {
-				am["tool_calls"] = calls
+	for _, msg := range c.Messages {
+		for _, b := range msg.Content {
+			if msg.Role == "assistant" && b.Type == "toolCall" {
 				hasToolCalls = true
 			}
-			msgs = append(msgs, am)
-		case "toolResult":
-			var images []Content
-			for ; i < len(hist) && hist[i].Role == "toolResult"; i++ {
-				r := hist[i]
-				var texts []string
-				for _, b := range r.Content {
-					if b.Type == "text" {
-						texts = append(texts, b.Text)
-					} else if b.Type == "image" && m.Images() {
-						images = append(images, b)
-					}
-				}
-				content := strings.Join(texts, "\n")
-				if content == "" {
-					content = "(see attached image)"
-				}
-				tm := map[string]any{"role": "tool", "tool_call_id": r.ToolCallID, "content": content}
-				if mistral {
-					tm["name"] = r.ToolName
-				}
-				msgs = append(msgs, tm)
-			}
-			i--
-			if len(images) > 0 {
-				msgs = append(msgs, completionsUser(append([]Content{TextBlock("Attached image(s) from tool result:")}, images...), m))
-			}
 		}
 	}
+	// The messages are built while the body is encoded, one at a time.
+	msgs := lazyArray(func(emit func(any)) {
+		if c.SystemPrompt != "" {
+			role := "system"
+			if m.Reasoning && *cp.SupportsDeveloperRole {
+				role = "developer"
+			}
+			emit(map[string]any{"role": role, "content": c.SystemPrompt})
+		}
+		w := &completionsMessages{m: m, mistral: mistral, emit: emit}
+		NormalizeEach(c.Messages, m, idFn, w.add)
+		w.flush()
+	})
 	body := map[string]any{"model": m.ID, "messages": msgs, "stream": true, "stream_options": map[string]any{"include_usage": true}}
 	if *cp.SupportsStore {
 		body["store"] = false
@@ -203,6 +143,91 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 		}
 	}
 	return post(m, "/chat/completions", body, "authorization", bearer(o.APIKey))
+}
+
+// completionsMessages turns a normalised history into chat messages one at
+// a time. Consecutive tool results become "tool" messages, and the images
+// they returned follow them in one user message.
+type completionsMessages struct {
+	m       Model
+	mistral bool
+	emit    func(any)
+	images  []Content // from the current run of tool results
+}
+
+func (w *completionsMessages) flush() {
+	if len(w.images) > 0 {
+		w.emit(completionsUser(append([]Content{TextBlock("Attached image(s) from tool result:")}, w.images...), w.m))
+		w.images = nil
+	}
+}
+
+func (w *completionsMessages) add(msg Message) {
+	if msg.Role != "toolResult" {
+		w.flush()
+	}
+	m, mistral := w.m, w.mistral
+	switch msg.Role {
+	case "user":
+		w.emit(completionsUser(msg.Content, m))
+	case "assistant":
+		am := map[string]any{"role": "assistant"}
+		var text []string // joined at the end: one part is not copied
+		var calls []any
+		for _, b := range msg.Content {
+			switch b.Type {
+			case "text":
+				if b.Text != "" {
+					text = append(text, b.Text)
+				}
+			case "thinking":
+				if b.Thinking == "" {
+					continue
+				}
+				field := b.ThinkingSignature
+				if mistral || field == "" || strings.ContainsAny(field, "{ ") {
+					text = append(text, b.Thinking+"\n\n")
+				} else {
+					am[field] = b.Thinking
+				}
+			case "toolCall":
+				calls = append(calls, map[string]any{"id": b.ID, "type": "function",
+					"function": map[string]any{"name": b.Name, "arguments": string(objectSchema(b.Arguments))}})
+			}
+		}
+		if len(text) == 0 && len(calls) == 0 {
+			return
+		}
+		if len(text) > 0 {
+			am["content"] = strings.Join(text, "")
+		} else if mistral {
+			am["content"] = ""
+		} else {
+			am["content"] = nil
+		}
+		if len(calls) > 0 {
+			am["tool_calls"] = calls
+		}
+		w.emit(am)
+	case "toolResult":
+		var texts []string
+		for _, b := range msg.Content {
+			if b.Type == "text" {
+				texts = append(texts, b.Text)
+			} else if b.Type == "image" && m.Images() {
+				w.images = append(w.images, b)
+			}
+		}
+		content := strings.Join(texts, "\n")
+		if content == "" {
+			content = "(see attached image)"
+		}
+		tm := map[string]any{"role": "tool", "tool_call_id": msg.ToolCallID, "content": content}
+		if mistral {
+			tm["name"] = msg.ToolName
+		}
+		w.emit(tm)
+	}
 }
 
 func completionsUser(cs []Content, m Model) map[string]any {

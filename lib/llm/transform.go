@@ -13,6 +13,21 @@ import (
 // message; text is made valid UTF-8.
 func Normalize(msgs []Message, m Model, idFn func(string) string) []Message {
 	out := make([]Message, 0, len(msgs))
+	NormalizeEach(msgs, m, idFn, func(msg Message) { out = append(out, msg) })
+	return out
+}
+
+// NormalizeEach is Normalize that hands each message to emit instead of
+// collecting them, so a codec can build its request from a long history
+// without a second copy of it.
+func NormalizeEach(msgs []Message, m Model, idFn func(string) string, emit func(Message)) {
+	var last int64 // the timestamp of the last message out
+	n := 0
+	put := func(msg Message) {
+		last = msg.Timestamp
+		n++
+		emit(msg)
+	}
 	idMap := map[string]string{}
 	var pending []Content // tool calls waiting for results
 	answered := map[string]bool{}
@@ -20,7 +35,7 @@ func Normalize(msgs []Message, m Model, idFn func(string) string) []Message {
 	flushOrphans := func(ts int64) {
 		for _, tc := range pending {
 			if !answered[tc.ID] {
-				out = append(out, Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
+				put(Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
 					Content: []Content{TextBlock("No result provided")}, IsError: true, Timestamp: ts})
 				answered[tc.ID] = true
 			}
@@ -57,16 +72,16 @@ func Normalize(msgs []Message, m Model, idFn func(string) string) []Message {
 				}
 			}
 			msg.Content = cs
-			out = append(out, msg)
+			put(msg)
 			calls := msg.ToolCalls()
 			if msg.StopReason == StopError || msg.StopReason == StopAborted {
 				for _, tc := range calls {
-					out = append(out, Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
+					put(Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
 						Content: []Content{TextBlock("aborted")}, IsError: true, Timestamp: msg.Timestamp})
 					answered[tc.ID], aborted[tc.ID] = true, true
 				}
 				if len(calls) > 0 {
-					out = append(out, Message{Role: "user", Synthetic: true, Timestamp: msg.Timestamp,
+					put(Message{Role: "user", Synthetic: true, Timestamp: msg.Timestamp,
 						Content: []Content{TextBlock("<turn_aborted>\nThe previous turn was aborted; its tools may have run in part. Check the state before retrying.\n</turn_aborted>")}})
 				}
 				continue
@@ -80,22 +95,27 @@ func Normalize(msgs []Message, m Model, idFn func(string) string) []Message {
 				continue
 			}
 			answered[msg.ToolCallID] = true
-			out = append(out, msg)
+			put(msg)
 		default:
 			flushOrphans(msg.Timestamp)
-			out = append(out, msg)
+			put(msg)
 		}
 	}
-	if len(out) > 0 {
-		flushOrphans(out[len(out)-1].Timestamp)
+	if n > 0 {
+		flushOrphans(last)
 	}
-	return out
 }
 
 func sanitize(cs []Content) []Content {
+	// Written only when something changes: a request body may be encoded
+	// again (a retry, the length pass) while another goroutine reads it.
 	for i := range cs {
-		cs[i].Text = strings.ToValidUTF8(cs[i].Text, "")
-		cs[i].Thinking = strings.ToValidUTF8(cs[i].Thinking, "")
+		if t := strings.ToValidUTF8(cs[i].Text, ""); len(t) != len(cs[i].Text) {
+			cs[i].Text = t
+		}
+		if t := strings.ToValidUTF8(cs[i].Thinking, ""); len(t) != len(cs[i].Thinking) {
+			cs[i].Thinking = t
+		}
 	}
 	return cs
 }

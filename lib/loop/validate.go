@@ -6,11 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // maxCoercions is how many times a failed validation is retried after
@@ -20,42 +15,25 @@ const maxCoercions = 5
 
 // Validator checks tool-call arguments against each tool's JSON Schema.
 type Validator struct {
-	schemas map[string]*jsonschema.Schema
+	schemas map[string]*schema
 }
 
 // NewValidator compiles the parameter schemas of tools. A schema that does
 // not compile is an error naming the tool; a tool without parameters
 // accepts any object.
 func NewValidator(tools []Tool) (*Validator, error) {
-	v := &Validator{schemas: map[string]*jsonschema.Schema{}}
+	v := &Validator{schemas: map[string]*schema{}}
 	for _, t := range tools {
 		if len(bytes.TrimSpace(t.Parameters)) == 0 || string(bytes.TrimSpace(t.Parameters)) == "null" {
 			continue
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Parameters))
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		c.UseLoader(noLoader{}) // a tool schema may not fetch anything
-		url := "tool:///" + t.Name + ".json"
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
-		}
-		s, err := c.Compile(url)
+		s, err := compileSchema(t.Parameters)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 		}
 		v.schemas[t.Name] = s
 	}
 	return v, nil
-}
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("remote schema %s not allowed", url)
 }
 
 // ValidationError is a tool call whose arguments do not match the schema;
@@ -89,7 +67,7 @@ func (v *Validator) Validate(name string, args json.RawMessage) (json.RawMessage
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
 		args = json.RawMessage("{}")
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	inst, err := decodeJSON(args)
 	if err != nil {
 		return nil, &ValidationError{Tool: name, Problems: []string{"root: arguments are not valid JSON"}, Arguments: args}
 	}
@@ -99,24 +77,18 @@ func (v *Validator) Validate(name string, args json.RawMessage) (json.RawMessage
 	}
 	coerced := false
 	for pass := 0; ; pass++ {
-		err := s.Validate(inst)
-		if err == nil {
+		leaves, _ := s.validate(inst, nil, 0)
+		if len(leaves) == 0 {
 			if !coerced {
 				return args, nil
 			}
 			return json.Marshal(inst)
 		}
-		ve, ok := err.(*jsonschema.ValidationError)
-		if !ok {
-			return nil, &ValidationError{Tool: name, Problems: []string{"root: " + err.Error()}, Arguments: args}
-		}
-		leaves := leafErrors(ve)
 		if pass < maxCoercions {
 			changed := false
 			for _, l := range leaves {
-				if tk, ok := l.ErrorKind.(*kind.Type); ok {
-					var nv any
-					if nv, ok = coerce(inst, l.InstanceLocation, tk.Want); ok {
+				if l.kind == "type" {
+					if nv, ok := coerce(inst, l.loc, l.want); ok {
 						inst, changed = nv, true
 					}
 				}
@@ -130,22 +102,9 @@ func (v *Validator) Validate(name string, args json.RawMessage) (json.RawMessage
 	}
 }
 
-func leafErrors(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leafErrors(c)...)
-	}
-	return out
-}
-
-var printer = message.NewPrinter(language.English)
-
-// problems renders leaf errors in the reference agent's (AJV's) words:
+// problems renders failed keywords in the reference agent's (AJV's) words:
 // "path: must be string", "path: must have required property 'x'".
-func problems(leaves []*jsonschema.ValidationError) []string {
+func problems(leaves []schemaError) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {
@@ -155,46 +114,62 @@ func problems(leaves []*jsonschema.ValidationError) []string {
 		}
 	}
 	for _, l := range leaves {
-		path := strings.Join(l.InstanceLocation, "/")
-		at := func(p string) string {
-			if p == "" {
-				return "root"
-			}
-			return p
+		path := strings.Join(l.loc, "/")
+		at := path
+		if at == "" {
+			at = "root"
 		}
-		switch k := l.ErrorKind.(type) {
-		case *kind.Required:
-			for _, m := range k.Missing {
+		switch l.kind {
+		case "required":
+			for _, m := range l.want {
 				p := path
 				if p == "" {
 					p = m
 				}
 				add(fmt.Sprintf("%s: must have required property '%s'", p, m))
 			}
-		case *kind.Type:
-			add(fmt.Sprintf("%s: must be %s", at(path), strings.Join(k.Want, ",")))
-		case *kind.Enum:
-			add(fmt.Sprintf("%s: must be equal to one of the allowed values", at(path)))
-		case *kind.AdditionalProperties:
-			for _, p := range k.Properties {
-				add(fmt.Sprintf("%s: must NOT have additional property '%s'", at(path), p))
+		case "type":
+			add(fmt.Sprintf("%s: must be %s", at, strings.Join(l.want, ",")))
+		case "enum":
+			add(at + ": must be equal to one of the allowed values")
+		case "const":
+			add(at + ": must be equal to constant")
+		case "additionalProperties":
+			for _, p := range l.want {
+				add(fmt.Sprintf("%s: must NOT have additional property '%s'", at, p))
 			}
-		case *kind.Minimum:
-			add(fmt.Sprintf("%s: must be >= %s", at(path), k.Want.RatString()))
-		case *kind.Maximum:
-			add(fmt.Sprintf("%s: must be <= %s", at(path), k.Want.RatString()))
-		case *kind.MinLength:
-			add(fmt.Sprintf("%s: must NOT have fewer than %d characters", at(path), k.Want))
-		case *kind.MaxLength:
-			add(fmt.Sprintf("%s: must NOT have more than %d characters", at(path), k.Want))
-		case *kind.MinItems:
-			add(fmt.Sprintf("%s: must NOT have fewer than %d items", at(path), k.Want))
-		case *kind.MaxItems:
-			add(fmt.Sprintf("%s: must NOT have more than %d items", at(path), k.Want))
-		case *kind.Pattern:
-			add(fmt.Sprintf("%s: must match pattern \"%s\"", at(path), k.Want))
-		default:
-			add(fmt.Sprintf("%s: %s", at(path), l.ErrorKind.LocalizedString(printer)))
+		case "unevaluatedProperties":
+			add(fmt.Sprintf("%s: must NOT have unevaluated property '%s'", at, l.want[0]))
+		case "unevaluatedItems":
+			add(fmt.Sprintf("%s: must NOT have more than %s items", at, l.arg))
+		case "dependentRequired":
+			add(fmt.Sprintf("%s: must have property '%s' when property '%s' is present", at, l.want[0], l.want[1]))
+		case "minimum":
+			add(fmt.Sprintf("%s: must be >= %s", at, l.arg))
+		case "maximum":
+			add(fmt.Sprintf("%s: must be <= %s", at, l.arg))
+		case "exclusiveMinimum":
+			add(fmt.Sprintf("%s: must be > %s", at, l.arg))
+		case "exclusiveMaximum":
+			add(fmt.Sprintf("%s: must be < %s", at, l.arg))
+		case "multipleOf":
+			add(fmt.Sprintf("%s: must be multiple of %s", at, l.arg))
+		case "minLength":
+			add(fmt.Sprintf("%s: must NOT have fewer than %s characters", at, l.arg))
+		case "maxLength":
+			add(fmt.Sprintf("%s: must NOT have more than %s characters", at, l.arg))
+		case "minItems":
+			add(fmt.Sprintf("%s: must NOT have fewer than %s items", at, l.arg))
+		case "maxItems":
+			add(fmt.Sprintf("%s: must NOT have more than %s items", at, l.arg))
+		case "minProperties":
+			add(fmt.Sprintf("%s: must NOT have fewer than %s properties", at, l.arg))
+		case "maxProperties":
+			add(fmt.Sprintf("%s: must NOT have more than %s properties", at, l.arg))
+		case "pattern":
+			add(fmt.Sprintf("%s: must match pattern \"%s\"", at, l.arg))
+		default: // the message is in arg
+			add(at + ": " + l.arg)
 		}
 	}
 	sort.Strings(out)
@@ -209,7 +184,7 @@ func coerce(inst any, loc []string, want []string) (any, bool) {
 		if !ok {
 			return inst, false
 		}
-		nv, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
+		nv, err := decodeJSON([]byte(s))
 		if err != nil || !typeIn(nv, want) {
 			return inst, false
 		}

@@ -69,10 +69,10 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 				ctx.Models[role] = v.Model
 			}
 		case "message":
-			m := member(e.Raw, "message")
-			if role, _ := strVal(member(m, "role")); role == "assistant" {
-				prov, _ := strVal(member(m, "provider"))
-				model, _ := strVal(member(m, "model"))
+			v := memberVals(member(e.Raw, "message"), "role", "provider", "model")
+			if role, _ := strVal(v[0]); role == "assistant" {
+				prov, _ := strVal(v[1])
+				model, _ := strVal(v[2])
 				if prov != "" && model != "" {
 					ctx.Models["default"] = prov + "/" + model
 				}
@@ -141,6 +141,21 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	return ctx, nil
 }
 
+// memberVals is member for several keys in one pass over obj: the value of
+// each key's last occurrence, nil for a missing one.
+func memberVals(obj []byte, keys ...string) [][]byte {
+	out := make([][]byte, len(keys))
+	Members(obj, func(k, v []byte) bool {
+		for i, key := range keys {
+			if string(k) == key {
+				out[i] = v
+			}
+		}
+		return true
+	})
+	return out
+}
+
 func orZero(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 {
 		return json.RawMessage("0")
@@ -184,8 +199,10 @@ func messageOf(e Record) json.RawMessage {
 		if len(m) == 0 || m[0] != '{' {
 			return nil
 		}
-		if role, _ := strVal(member(m, "role")); role == "assistant" && string(member(m, "retried")) == "true" {
-			return nil
+		if v := memberVals(m, "role", "retried"); string(v[1]) == "true" {
+			if role, _ := strVal(v[0]); role == "assistant" {
+				return nil
+			}
 		}
 		return m
 	case "custom_message":
@@ -285,12 +302,13 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 			} `json:"files"`
 		}
 		// The model's own roles pass as they are; only the others are decoded.
-		switch role, _ := strVal(member(raw, "role")); role {
+		v := memberVals(raw, "role", "prunedAt")
+		switch role, _ := strVal(v[0]); role {
 		case "user", "assistant":
 			out = append(out, raw)
 			continue
 		case "toolResult":
-			if p := member(raw, "prunedAt"); len(p) == 0 || string(p) == "null" {
+			if p := v[1]; len(p) == 0 || string(p) == "null" {
 				out = append(out, raw)
 				continue
 			}

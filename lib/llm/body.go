@@ -1,0 +1,256 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A request body is kept as the value tree the codec built and encoded when
+// it is sent, straight into the connection: a long session's body (megabytes
+// of history) is never held as bytes besides the messages it comes from.
+// The encoding is byte for byte what encoding/json.Marshal writes for the
+// tree (sorted map keys, HTML-safe escaping), so goldens and cassettes do
+// not depend on which path built the bytes.
+
+// WriteBody encodes the request body to w.
+func (r Request) WriteBody(w io.Writer) error {
+	if r.payload == nil {
+		_, err := w.Write(r.Body)
+		return err
+	}
+	e := bodyEncoder{w: w, buf: make([]byte, 0, 32<<10)}
+	e.value(r.payload)
+	e.flush()
+	return e.err
+}
+
+// BodyLen is the length of the encoded body.
+func (r Request) BodyLen() (int64, error) {
+	if r.payload == nil {
+		return int64(len(r.Body)), nil
+	}
+	var c countWriter
+	err := r.WriteBody(&c)
+	return int64(c), err
+}
+
+// BodyBytes is the encoded body.
+func (r Request) BodyBytes() []byte {
+	if r.payload == nil {
+		return r.Body
+	}
+	var b bytes.Buffer
+	if r.WriteBody(&b) != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}
+
+// bodyEncoder writes a value tree of map[string]any, []any,
+// []map[string]any, string, bool, int, nil and json.RawMessage itself (any
+// other type goes through json.Marshal) through a small buffer.
+type bodyEncoder struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func (e *bodyEncoder) flush() {
+	if len(e.buf) > 0 && e.err == nil {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+func (e *bodyEncoder) grow() {
+	if len(e.buf) >= 16<<10 {
+		e.flush()
+	}
+}
+
+func (e *bodyEncoder) value(v any) {
+	if e.err != nil {
+		return
+	}
+	e.grow()
+	switch x := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case string:
+		e.str(x)
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, x)
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+	case map[string]any:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		e.buf = append(e.buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.str(k)
+			e.buf = append(e.buf, ':')
+			e.value(x[k])
+		}
+		e.buf = append(e.buf, '}')
+	case []any:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.buf = append(e.buf, '[')
+		for i, el := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.value(el)
+		}
+		e.buf = append(e.buf, ']')
+	case []map[string]any:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.buf = append(e.buf, '[')
+		for i, el := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.value(el)
+		}
+		e.buf = append(e.buf, ']')
+	case lazyArray:
+		e.buf = append(e.buf, '[')
+		first := true
+		x(func(el any) {
+			if !first {
+				e.buf = append(e.buf, ',')
+			}
+			first = false
+			e.value(el)
+		})
+		e.buf = append(e.buf, ']')
+	case json.RawMessage:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		// Marshal compacts and HTML-escapes raw JSON (and rejects invalid).
+		var c bytes.Buffer
+		if err := json.Compact(&c, x); err != nil {
+			e.err = fmt.Errorf("json: invalid raw JSON in the request: %v", err)
+			return
+		}
+		var h bytes.Buffer
+		json.HTMLEscape(&h, c.Bytes())
+		e.buf = append(e.buf, h.Bytes()...)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.buf = append(e.buf, b...)
+	}
+}
+
+// lazyArray is an array whose elements are built while it is encoded, one
+// at a time: the per-message values of a long history never exist all at
+// once. It calls emit for each element, the same way each time.
+type lazyArray func(emit func(any))
+
+// safe marks the ASCII bytes a JSON string carries as they are
+// (encoding/json's htmlSafeSet).
+var safe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// str writes s as encoding/json does with HTML escaping: invalid UTF-8
+// becomes \ufffd, U+2028 and U+2029 are escaped.
+func (e *bodyEncoder) str(s string) {
+	e.buf = append(e.buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if safe[b] {
+				i++
+				if i-start >= 32<<10 { // a long string goes out in pieces
+					e.buf = append(e.buf, s[start:i]...)
+					start = i
+					e.flush()
+				}
+				continue
+			}
+			e.buf = append(e.buf, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				e.buf = append(e.buf, '\\', b)
+			case '\b':
+				e.buf = append(e.buf, '\\', 'b')
+			case '\f':
+				e.buf = append(e.buf, '\\', 'f')
+			case '\n':
+				e.buf = append(e.buf, '\\', 'n')
+			case '\r':
+				e.buf = append(e.buf, '\\', 'r')
+			case '\t':
+				e.buf = append(e.buf, '\\', 't')
+			default:
+				e.buf = append(e.buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			if len(e.buf) >= 16<<10 {
+				e.flush()
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			e.buf = append(e.buf, s[start:i]...)
+			e.buf = append(e.buf, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			e.buf = append(e.buf, s[start:i]...)
+			e.buf = append(e.buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	e.buf = append(e.buf, s[start:]...)
+	e.buf = append(e.buf, '"')
+	if len(e.buf) >= 16<<10 {
+		e.flush()
+	}
+}

@@ -1,0 +1,59 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func encodeTree(t testing.TB, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := (Request{payload: v}).WriteBody(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestBodyEncodingIsMarshal(t *testing.T) {
+	long := strings.Repeat("x<y>&\"z\"\n", 20000) // longer than the buffer
+	f := 0.7
+	trees := []any{
+		map[string]any{"b": 1, "a": "x", "c": []any{true, false, nil, map[string]any{}}, "d": []map[string]any{{"z": 1}, nil}},
+		map[string]any{"s": "\x00\x1f\t\b\f\r é \u2028 \u2029 \xff\xfe invalid <script>&amp;", "long": long},
+		map[string]any{"raw": json.RawMessage(` { "a" : [1, 2, "<b>"] } `), "nilraw": json.RawMessage(nil), "f": f, "pf": &f, "n": -42},
+		[]any{}, []map[string]any{}, map[string]any(nil), []any(nil), "", "\u007f",
+		map[string]any{"ss": []string{"a"}, "ms": map[string]string{"k": "v"}},
+	}
+	for _, tree := range trees {
+		want, err := json.Marshal(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := encodeTree(t, tree)
+		if !bytes.Equal(got, want) {
+			t.Errorf("got  %.300s\nwant %.300s", got, want)
+		}
+		n, _ := Request{payload: tree}.BodyLen()
+		if n != int64(len(want)) {
+			t.Errorf("BodyLen %d, want %d", n, len(want))
+		}
+	}
+	if err := (Request{payload: map[string]any{"a": json.RawMessage(`{`)}}).WriteBody(&bytes.Buffer{}); err == nil {
+		t.Error("invalid raw JSON encoded without an error")
+	}
+}
+
+func FuzzBodyString(f *testing.F) {
+	for _, s := range []string{"", "a", "<&>", "\u2028", "\xff", "é\x00", `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tree := map[string]any{s: []any{s, map[string]any{"k": s}}}
+		want, _ := json.Marshal(tree)
+		if got := encodeTree(t, tree); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
+}
