@@ -338,7 +338,9 @@ func serveElicitationClientGone(t *testing.T, version string) {
 	handler := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		close(asked)
 		<-release // the person never answers; the client is closed meanwhile
-		return nil, ctx.Err()
+		// Released when the test ends, before ctx is cancelled: (nil, nil)
+		// would crash the SDK's client.
+		return &mcp.ElicitResult{Action: "cancel"}, nil
 	}
 	cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler}).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: version})

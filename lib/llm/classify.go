@@ -4,32 +4,37 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
-var overflowPatterns = regexp.MustCompile(`(?i)` + strings.Join([]string{
-	`prompt is too long`,
-	`input is too long for requested model`,
-	`exceeds the context window`,
-	`input token count.*exceeds the maximum`,
-	`maximum prompt length is \d+`,
-	`reduce the length of the messages`,
-	`maximum context length is \d+ tokens`,
-	`exceeds the limit of \d+`,
-	`exceeds the available context size`,
-	`requested tokens?.*exceed.*context (window|length|size)`,
-	`context (window|length|size).*(exceeded|overflow|too small)`,
-	`(prompt|input).*(too long|too large).*(context|n_ctx)`,
-	`requested tokens?.*(exceeds?|greater than).*(n_ctx|context)`,
-	`greater than the context length`,
-	`context window exceeds limit`,
-	`exceeded model token limit`,
-	`context[_ ]length[_ ]exceeded`,
-	`too many tokens`,
-	`token limit exceeded`,
-	`request_too_large`,
-	`^4(00|13)\s*(status code)?\s*\(no body\)`,
-}, "|"))
+// The patterns are compiled on first use: every command links lib/llm, and
+// most never classify an error (agent-commit lint starts in a few ms).
+var overflowPatterns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)` + strings.Join([]string{
+		`prompt is too long`,
+		`input is too long for requested model`,
+		`exceeds the context window`,
+		`input token count.*exceeds the maximum`,
+		`maximum prompt length is \d+`,
+		`reduce the length of the messages`,
+		`maximum context length is \d+ tokens`,
+		`exceeds the limit of \d+`,
+		`exceeds the available context size`,
+		`requested tokens?.*exceed.*context (window|length|size)`,
+		`context (window|length|size).*(exceeded|overflow|too small)`,
+		`(prompt|input).*(too long|too large).*(context|n_ctx)`,
+		`requested tokens?.*(exceeds?|greater than).*(n_ctx|context)`,
+		`greater than the context length`,
+		`context window exceeds limit`,
+		`exceeded model token limit`,
+		`context[_ ]length[_ ]exceeded`,
+		`too many tokens`,
+		`token limit exceeded`,
+		`request_too_large`,
+		`^4(00|13)\s*(status code)?\s*\(no body\)`,
+	}, "|"))
+})
 
 // IsOverflow reports a context overflow of an assistant message: an error
 // whose text matches the reference's patterns, or usage larger than the
@@ -38,21 +43,23 @@ func IsOverflow(m Message, contextWindow int) bool {
 	if m.Role != "assistant" {
 		return false
 	}
-	if m.StopReason == StopError && overflowPatterns.MatchString(m.ErrorMessage) {
+	if m.StopReason == StopError && overflowPatterns().MatchString(m.ErrorMessage) {
 		return true
 	}
 	return m.Usage != nil && contextWindow > 0 && m.StopReason != StopError &&
 		m.Usage.Input+m.Usage.CacheRead > contextWindow
 }
 
-var retryPatterns = regexp.MustCompile(`(?i)overloaded|rate.?limit|usage.?limit|too many requests|\b(429|500|502|503|504|529)\b|service.?unavailable|server error|internal error|connection.?(error|reset|refused)|unable to connect|fetch failed|retry delay|socket hang up|timed? ?out|stream ended unexpectedly|terminated|retry your request`)
+var retryPatterns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)overloaded|rate.?limit|usage.?limit|too many requests|\b(429|500|502|503|504|529)\b|service.?unavailable|server error|internal error|connection.?(error|reset|refused)|unable to connect|fetch failed|retry delay|socket hang up|timed? ?out|stream ended unexpectedly|terminated|retry your request`)
+})
 
 // IsRetryable reports a failed assistant message worth sending again: an
 // error (not an overflow) whose text names a transient cause. Bare status
 // numbers count only as whole words ("5000 tokens" is not a 500).
 func IsRetryable(m Message, contextWindow int) bool {
 	return m.Role == "assistant" && m.StopReason == StopError && m.ErrorMessage != "" &&
-		!IsOverflow(m, contextWindow) && retryPatterns.MatchString(m.ErrorMessage)
+		!IsOverflow(m, contextWindow) && retryPatterns().MatchString(m.ErrorMessage)
 }
 
 // RetryableStatus is the HTTP-level rule: 408, 409, 429 and 5xx.
@@ -60,7 +67,7 @@ func RetryableStatus(code int) bool {
 	return code == 408 || code == 409 || code == 429 || code >= 500
 }
 
-var retryHint = regexp.MustCompile(`retry-after-ms=(\d+)`)
+var retryHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`retry-after-ms=(\d+)`) })
 
 // RetryAfter reads the delay a response asks for from its headers
 // (retry-after in seconds or as an HTTP date, x-ratelimit-reset-ms,
@@ -102,7 +109,7 @@ func RetryAfter(h func(string) string, now time.Time) time.Duration {
 
 // RetryHint reads a " retry-after-ms=N" hint from an error message.
 func RetryHint(msg string) time.Duration {
-	if m := retryHint.FindStringSubmatch(msg); m != nil {
+	if m := retryHint().FindStringSubmatch(msg); m != nil {
 		ms, _ := strconv.Atoi(m[1])
 		return time.Duration(ms) * time.Millisecond
 	}
