@@ -485,7 +485,7 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 	takes := map[string]bool{}
 	for _, f := range c.App.Flags {
 		fn := f.Names()
-		_, isBool := f.(*cli.BoolFlag)
+		isBool := !app.TakesValue(f)
 		for _, n := range fn {
 			if len(n) == 1 {
 				short[n] = fn[0]

@@ -152,9 +152,11 @@ func prepare(a *cli.App, env *Env) {
 			if c.OnUsageError == nil {
 				c.OnUsageError = usageError
 			}
+			cacheNames(c.Flags)
 			walk(c.Subcommands)
 		}
 	}
+	cacheNames(a.Flags)
 	walk(a.Commands)
 }
 

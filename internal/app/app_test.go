@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,32 @@ func TestInterspersedFlags(t *testing.T) {
 		if got := interspersed(a, tt.in); strings.Join(got, " ") != strings.Join(tt.want, " ") {
 			t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Flags answer their names from a cached copy; lookups by name or alias,
+// IsSet, values and the value-taking test behave as the library's own.
+func TestCachedFlagNames(t *testing.T) {
+	var got []string
+	env, _, _ := testEnv(nil)
+	code := Run(context.Background(), func(*Env) *cli.App {
+		return &cli.App{Name: "x",
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"i"}}, &cli.StringFlag{Name: "model", Aliases: []string{"m"}},
+				&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}}, &cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}},
+				&cli.DurationFlag{Name: "timeout"}, &cli.Float64Flag{Name: "temperature"}},
+			Action: func(c *cli.Context) error {
+				for _, f := range c.App.Flags {
+					if _, ok := f.(*cli.BoolFlag); ok && f.Names()[0] == "ignore-case" {
+						t.Error("flags not wrapped")
+					}
+				}
+				got = append(got, fmt.Sprintln(c.Bool("i"), c.IsSet("ignore-case"), c.String("model"), c.IsSet("m"), c.Int("n"),
+					c.StringSlice("glob"), c.Duration("timeout"), c.IsSet("temperature"), TakesValue(c.App.Flags[0]), TakesValue(c.App.Flags[1])))
+				return nil
+			}}
+	}, env, []string{"x", "-i", "-m", "opus", "--max-count=3", "-g", "*.go", "-g", "*.md", "--timeout", "2s"})
+	want := "true true opus true 3 [*.go *.md] 2s false false true\n"
+	if code != 0 || len(got) != 1 || got[0] != want {
+		t.Fatalf("exit %d, got %q, want %q", code, got, want)
 	}
 }

@@ -79,10 +79,7 @@ func takesValue(flags []cli.Flag, name string) bool {
 	for _, f := range flags {
 		for _, n := range f.Names() {
 			if n == name {
-				if _, ok := f.(*cli.BoolFlag); ok {
-					return false
-				}
-				return true
+				return TakesValue(f)
 			}
 		}
 	}
