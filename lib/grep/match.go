@@ -13,6 +13,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Matcher finds matches in a buffer.
@@ -23,7 +24,11 @@ type Matcher struct {
 	lits litSet
 	// exact: lits[0] is the whole pattern, so its occurrences are the
 	// matches and the regexp is never run.
-	exact     bool
+	exact bool
+	// wordLit: -w with one literal that starts and ends with an ASCII
+	// word character: its occurrences with non-word neighbours are the
+	// matches, checked without the regexp.
+	wordLit   bool
 	multiline bool
 	word      bool     // -w: the match is the regexp's group 1 (word.go)
 	uni       *Matcher // \w \d \s as Unicode classes, for non-ASCII text (unicode.go)
@@ -111,6 +116,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			}
 			m.exact = m.lits[0].fold == folded && string(m.lits[0].s) == want
 		}
+		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.lits) == 1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.lits[0])
 	}
 	if !o.Fixed {
 		uo, changed := o, false
@@ -231,9 +237,13 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		}
 		line := buf[start:textEnd]
 		n := len(subs)
+		fast := m.exact
+		if m.wordLit {
+			subs, fast = ls.wordSpans(line, subs, at-start)
+		}
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
-		} else {
+		} else if !fast {
 			mm := m
 			if m.uniLines && hasNonASCII(line) {
 				mm = m.uni // Unicode \w \d \s (unicode.go)
@@ -267,6 +277,61 @@ func (ls *lineSearch) literalSpans(line []byte, subs []Span, first int) []Span {
 		at = l.index(line, at+len(l.s), &st)
 	}
 	return subs
+}
+
+// wordSpans appends the -w matches of the literal in line, the first
+// occurrence of which starts at first: the occurrences whose neighbours
+// are line edges or non-word characters, left to right, not overlapping.
+// A neighbour outside ASCII leaves the line to the regexp (ok false).
+func (ls *lineSearch) wordSpans(line []byte, subs []Span, first int) (out []Span, ok bool) {
+	l := &ls.m.lits[0]
+	n := len(subs)
+	for at := first; at >= 0; {
+		end := at + len(l.s)
+		if (at > 0 && line[at-1] >= utf8.RuneSelf) || (end < len(line) && line[end] >= utf8.RuneSelf) {
+			return subs[:n], false
+		}
+		next := at + 1
+		if (at == 0 || !isASCIIWord(line[at-1])) && (end == len(line) || !isASCIIWord(line[end])) {
+			subs = append(subs, Span{at, end})
+			next = end
+		}
+		st := litScan{next: -2, lo: -2, up: -2}
+		at = l.index(line, next, &st)
+	}
+	return subs, true
+}
+
+func isASCIIWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
+}
+
+// wordLiteral reports whether the -w pattern p is the literal lit, one
+// that starts and ends with an ASCII word character.
+func wordLiteral(p string, fixed, fold bool, lit lit) bool {
+	if fixed {
+		p = regexp.QuoteMeta(p)
+	}
+	if fold {
+		p = "(?i)" + p
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpLiteral || len(re.Rune) == 0 {
+		return false
+	}
+	first, last := re.Rune[0], re.Rune[len(re.Rune)-1]
+	if first >= utf8.RuneSelf || last >= utf8.RuneSelf || !isASCIIWord(byte(first)) || !isASCIIWord(byte(last)) {
+		return false
+	}
+	want, folded := string(re.Rune), re.Flags&syntax.FoldCase != 0
+	if folded {
+		want = strings.ToLower(want)
+	}
+	return lit.fold == folded && string(lit.s) == want
 }
 
 // Expand replaces each match in text with tmpl ($1, ${name} expand as in

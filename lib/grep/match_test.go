@@ -208,3 +208,24 @@ func FuzzFindAgreesWithReference(f *testing.F) {
 		}
 	})
 }
+
+// -w with a literal is checked without the regexp; it must find what the
+// regexp path (rg's (?:^|\W)(lit)(?:\W|$)) finds.
+func FuzzWordLiteral(f *testing.F) {
+	f.Add(0, false, []byte("Reader aReader Reader_ Reader.Reader\nReader"))
+	f.Add(1, true, []byte("ab ab-ab AB_ab é ab ab\xff ab"))
+	f.Add(2, false, []byte("aaa a a\ta"))
+	pats := []string{"Reader", "ab", "a", "x9_y", "a-a"}
+	f.Fuzz(func(t *testing.T, which int, fold bool, buf []byte) {
+		mo := MatchOptions{Patterns: []string{pats[uint(which)%uint(len(pats))]}, Word: true, IgnoreCase: fold}
+		m, err := Compile(mo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow := *m
+		slow.wordLit = false
+		if d := cmp.Diff(slow.Find(buf, 0), m.Find(buf, 0)); d != "" {
+			t.Errorf("%v fold=%v on %q (-regexp +literal):\n%s", mo.Patterns, fold, buf, d)
+		}
+	})
+}

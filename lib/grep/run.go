@@ -54,10 +54,16 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 				return false
 			}
 		}
+		// The first batches are small, so every worker has work at once
+		// and the first results come early.
+		size := 1
 		for f := range files {
 			batch = append(batch, f)
-			if len(batch) == searchBatch && !send() {
-				return
+			if len(batch) == size {
+				if !send() {
+					return
+				}
+				size = min(size*2, searchBatch)
 			}
 		}
 		if len(batch) > 0 {
@@ -107,7 +113,7 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 	}
 }
 
-// searchBatch is how many files a worker takes at a time.
+// searchBatch is how many files a worker takes at a time, at most.
 const searchBatch = 16
 
 // copyLines gives lines their own copies of their text (one allocation),
