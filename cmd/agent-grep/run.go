@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,13 @@ import (
 )
 
 func run(c *cli.Context, env *app.Env) error {
+	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
+		// A search keeps little alive (read buffers are reused), and a
+		// collection's mark worker takes one of the few processors the
+		// search runs on: collect only past a soft limit of 64 MiB.
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(64 << 20)
+	}
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()
 	types := grep.Types

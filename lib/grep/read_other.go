@@ -7,25 +7,26 @@ import (
 	"os"
 )
 
-// readFile reads path into buf's storage.
-func readFile(buf []byte, path string) ([]byte, error) {
+type rawFile struct{ f *os.File }
+
+func openFile(path string) (rawFile, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return rawFile{}, 0, err
 	}
-	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, max(64<<10, cap(buf)))...)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
 	}
+	return rawFile{f}, size, nil
 }
+
+func (f rawFile) read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	if err == io.EOF {
+		return n, nil
+	}
+	return n, err
+}
+
+func (f rawFile) close() { f.f.Close() }

@@ -2,45 +2,39 @@
 
 package grep
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// readFile reads path into buf's storage. It uses the system calls
-// directly: os.Open would also try to register each file with the poller
-// (two more system calls per file, a third of a search's time on a tree of
-// small files).
-func readFile(buf []byte, path string) ([]byte, error) {
-	fd, err := open(path)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	buf = buf[:0]
+// Files are opened and read with the system calls directly: os.Open would
+// also register each file with the poller (more calls per file).
+
+type rawFile int
+
+func openFile(path string) (rawFile, int64, error) {
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, max(64<<10, cap(buf)))...)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+			return 0, 0, err
 		}
-		if n == 0 {
-			return buf, nil
+		var st syscall.Stat_t
+		size := int64(-1)
+		if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+			size = st.Size
 		}
-		buf = buf[:len(buf)+n]
+		return rawFile(fd), size, nil
 	}
 }
 
-func open(path string) (int, error) {
+func (f rawFile) read(p []byte) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			return fd, err
+		n, err := syscall.Read(int(f), p)
+		if err == syscall.EINTR {
+			continue
 		}
+		return max(n, 0), err
 	}
 }
+
+func (f rawFile) close() { syscall.Close(int(f)) }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"iter"
+	"math"
 	"runtime"
 	"strings"
 
@@ -80,17 +81,25 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 						rs[k] = FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1}
 						continue
 					}
-					data, err := readInto(buf, f.Abs, o.Decompress)
+					fo := o
+					fo.SkipBinary = !f.Named && !o.Binary
+					z := o.Decompress && compressed(f.Abs)
+					if z {
+						fo.Slice = false // rg reads a decompressing process through its buffer
+					}
+					sniff := 0 // a binary file the search drops is read no further than its NUL
+					if !o.Text && fo.SkipBinary && !z {
+						sniff = math.MaxInt
+						if fo.Slice {
+							sniff = bufferSize // rg looks at the first 64 KiB of a slice
+						}
+					}
+					data, err := readInto(buf, f.Abs, z, sniff)
 					if err != nil {
 						rs[k] = FileResult{Path: f.Path, Err: err, BinaryOffset: -1}
 						continue
 					}
 					buf = data[:0]
-					fo := o
-					fo.SkipBinary = !f.Named && !o.Binary
-					if o.Decompress && compressed(f.Abs) {
-						fo.Slice = false // rg reads a decompressing process through its buffer
-					}
 					rs[k] = SearchBuffer(m, f.Path, data, fo)
 					copyLines(rs[k].Lines)
 				}
@@ -133,8 +142,8 @@ func copyLines(lines []Line) {
 
 // readInto reads a whole file into buf's storage (grown when needed),
 // decompressed when asked and it is .gz or .zst.
-func readInto(buf []byte, path string, decompress bool) ([]byte, error) {
-	buf, err := readFile(buf, path)
+func readInto(buf []byte, path string, decompress bool, sniff int) ([]byte, error) {
+	buf, err := readFile(buf, path, sniff)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,61 @@
+package grep
+
+import (
+	"bytes"
+	"os"
+	"slices"
+)
+
+// sniffChunk is the first read of a file that a search drops when it is
+// binary: a NUL in it ends the read there, so a large binary file (a
+// library, an image, a database) costs one read instead of all of it in
+// memory.
+const sniffChunk = 64 << 10
+
+// readFile reads path into buf's storage (grown when needed). With sniff
+// > 0, a file larger than sniffChunk whose first chunk has a NUL before
+// offset sniff is read no further: the chunk is returned, and the binary
+// rules (binary.go) drop the file from it as they would from the whole.
+func readFile(buf []byte, path string, sniff int) ([]byte, error) {
+	f, size, err := openFile(path)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer f.close()
+	want := -1 // the buffer the whole file needs, when its size is known
+	if size >= 0 {
+		want = int(size) + 4096
+	}
+	first := want
+	if sniff > 0 && (want < 0 || want > sniffChunk) {
+		first = sniffChunk
+	}
+	if first > cap(buf) {
+		buf = make([]byte, 0, first)
+	}
+	buf = buf[:0]
+	sniffed := sniff <= 0
+	for {
+		if len(buf) == cap(buf) {
+			if !sniffed {
+				sniffed = true
+				if i := bytes.IndexByte(buf, 0); i >= 0 && i < sniff {
+					return buf, nil
+				}
+			}
+			grow := max(64<<10, cap(buf))
+			if want > cap(buf) {
+				grow = want - cap(buf)
+			}
+			buf = slices.Grow(buf, grow)
+		}
+		n, err := f.read(buf[len(buf):cap(buf)])
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
