@@ -203,7 +203,7 @@ loop:
 	det := map[string]any{"exitCode": code, "totalBytes": out.total}
 	if out.spilled {
 		det["artifact"] = artifact
-		text += fmt.Sprintf("\n\n[Showing the last %s of %s. Full output: %s]", formatBytes(maxBytes), formatBytes(out.total), artifact)
+		text += fmt.Sprintf("\n\n[Showing the last %s of %s. Full output: %s]", event.FormatBytes(maxBytes), event.FormatBytes(out.total), artifact)
 	}
 	res := event.ToolOutput{Content: []event.Content{event.Text(text)}, Details: details(det)}
 	switch {

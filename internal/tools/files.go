@@ -66,7 +66,7 @@ func readTool() Tool {
 			head = head[:n]
 			if mime := imageType(head); mime != "" {
 				if st.Size() > maxImage {
-					return event.ToolOutput{}, fmt.Errorf("Image file too large: %s exceeds 20.0MB limit.", formatBytes(int(st.Size())))
+					return event.ToolOutput{}, fmt.Errorf("Image file too large: %s exceeds 20.0MB limit.", event.FormatBytes(int(st.Size())))
 				}
 				data, err := os.ReadFile(p)
 				if err != nil {
@@ -76,7 +76,7 @@ func readTool() Tool {
 					{Type: "image", Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}}, nil
 			}
 			if bytes.IndexByte(head, 0) >= 0 {
-				return event.ToolOutput{}, fmt.Errorf("Cannot read %s: it is a binary file (%s).", a.Path, formatBytes(int(st.Size())))
+				return event.ToolOutput{}, fmt.Errorf("Cannot read %s: it is a binary file (%s).", a.Path, event.FormatBytes(int(st.Size())))
 			}
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return event.ToolOutput{}, err
@@ -210,7 +210,7 @@ func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput,
 		return text(fmt.Sprintf("Offset %d is beyond end of file (%d lines total). Use offset=1 to read from the start, or offset=%d to read the last line.", offset, total, total)), nil
 	}
 	if firstTooLong >= 0 {
-		return text(fmt.Sprintf("%s\n\n[Line %d is %s, exceeds %s limit. Showing a prefix.]", lines[0], firstTooLong+1, "longer", formatBytes(maxBytes))), nil
+		return text(fmt.Sprintf("%s\n\n[Line %d is %s, exceeds %s limit. Showing a prefix.]", lines[0], firstTooLong+1, "longer", event.FormatBytes(maxBytes))), nil
 	}
 	last := start + len(lines)
 	width := len(fmt.Sprint(last))
@@ -226,7 +226,7 @@ func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput,
 	if last < total {
 		limitNote := ""
 		if byBytes {
-			limitNote = " (" + formatBytes(maxBytes) + " limit)"
+			limitNote = " (" + event.FormatBytes(maxBytes) + " limit)"
 		}
 		out += fmt.Sprintf("\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue]", start+1, last, total, limitNote, last+1)
 	}

@@ -162,19 +162,6 @@ func fileError(path string, err error) error {
 	return fmt.Errorf("Cannot read %s: %v", path, err)
 }
 
-// formatBytes is the reference's byte formatting (50.0KB).
-func formatBytes(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1fKB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
-}
-
 // writeAtomic writes a file through a temp file and rename, creating parents.
 func writeAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

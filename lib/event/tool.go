@@ -250,3 +250,17 @@ func marshalLine(v any) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// FormatBytes is the reference agent's size text in tool output and
+// truncation notices: 512B, 50.0KB, 1.5MB.
+func FormatBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fKB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
+}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 // The model-facing text of the reference agent's grep tool (tools-grep.md
@@ -179,7 +181,7 @@ func (p *AgentPrinter) Finish() AgentResult {
 		notes = append(notes, fmt.Sprintf("%d matches limit reached. Use limit=%d for more", p.o.Limit, p.o.Limit*2))
 	}
 	if res.Truncated {
-		notes = append(notes, FormatBytes(p.o.MaxBytes)+" limit reached")
+		notes = append(notes, event.FormatBytes(p.o.MaxBytes)+" limit reached")
 	}
 	if res.LinesTruncated {
 		notes = append(notes, fmt.Sprintf("Some lines truncated to %d chars", p.o.MaxColumns))
@@ -189,17 +191,4 @@ func (p *AgentPrinter) Finish() AgentResult {
 	}
 	res.Text = text
 	return res
-}
-
-// FormatBytes is the reference agent's size text: 512B, 50.0KB, 1.5MB.
-func FormatBytes(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1fKB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
 }

@@ -337,22 +337,10 @@ func LimitText(content []event.Content, maxLines, maxBytes int) Limited {
 func (l Limited) Notice(maxBytes int, full string) string {
 	s := fmt.Sprintf("[Showing lines 1-%d of %d", l.Shown, l.Total)
 	if l.ByBytes {
-		s += fmt.Sprintf(" (%s limit)", formatBytes(maxBytes))
+		s += fmt.Sprintf(" (%s limit)", event.FormatBytes(maxBytes))
 	}
 	if full != "" {
 		s += ". Full: " + full
 	}
 	return s + "]"
-}
-
-func formatBytes(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1fKB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1fGB", float64(n)/(1<<30))
 }
