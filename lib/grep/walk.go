@@ -110,10 +110,8 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	defer ra.close()
 	type dirID struct{ dev, ino uint64 }
 	idOf := func(info os.FileInfo) dirID {
-		if s, ok := info.Sys().(*syscall.Stat_t); ok {
-			return dirID{uint64(s.Dev), uint64(s.Ino)}
-		}
-		return dirID{}
+		dev, ino := fileID(info)
+		return dirID{dev, ino}
 	}
 	rootDev := idOf(st).dev
 	// Each directory is listed, then its entries are filtered, then its
@@ -202,7 +200,7 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 					it.id = idOf(info)
 					loop := -1
 					for k, a := range ancestors {
-						if a == it.id {
+						if a == it.id && a != (dirID{}) { // zero: not known on this system
 							loop = k
 						}
 					}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package grep
+
+import "os"
+
+// fileID is not known here (no device and inode numbers): -L does not
+// detect symlink loops on such systems.
+func fileID(os.FileInfo) (dev, ino uint64) { return 0, 0 }
