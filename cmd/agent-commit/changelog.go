@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -146,21 +145,5 @@ func editChangelog(c *cli.Context, env *app.Env, entries, deletions map[string][
 	if out == text {
 		return nil
 	}
-	path := abs(env, name)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".changelog-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp.Name(), st.Mode())
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomic(abs(env, name), []byte(out))
 }

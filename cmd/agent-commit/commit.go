@@ -280,6 +280,8 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
+// writeFileAtomic replaces path through a temporary file beside it and a
+// rename, keeping its mode: a reader never sees half a file.
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".agent-commit-*")
 	if err != nil {

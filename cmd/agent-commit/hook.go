@@ -182,20 +182,7 @@ func prepareCommitMsg(c *cli.Context, env *app.Env, file, source string) {
 	if len(old) > 0 && old[0] != '\n' {
 		text += "\n"
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".agent-commit-msg-*")
-	if err != nil {
-		warn("%v", err)
-		return
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(text + string(old))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := writeFileAtomic(path, []byte(text+string(old))); err != nil {
 		warn("%v", err)
 	}
 }
