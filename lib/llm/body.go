@@ -67,6 +67,23 @@ type bodyEncoder struct {
 	err error
 }
 
+// encodeSlice writes a slice as a JSON array (null when nil, as
+// encoding/json does).
+func encodeSlice[T any](e *bodyEncoder, xs []T) {
+	if xs == nil {
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i, el := range xs {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.value(el)
+	}
+	e.buf = append(e.buf, ']')
+}
+
 func (e *bodyEncoder) flush() {
 	if len(e.buf) > 0 && e.err == nil {
 		_, e.err = e.w.Write(e.buf)
@@ -115,31 +132,9 @@ func (e *bodyEncoder) value(v any) {
 		}
 		e.buf = append(e.buf, '}')
 	case []any:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return
-		}
-		e.buf = append(e.buf, '[')
-		for i, el := range x {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.value(el)
-		}
-		e.buf = append(e.buf, ']')
+		encodeSlice(e, x)
 	case []map[string]any:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return
-		}
-		e.buf = append(e.buf, '[')
-		for i, el := range x {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.value(el)
-		}
-		e.buf = append(e.buf, ']')
+		encodeSlice(e, x)
 	case lazyArray:
 		e.buf = append(e.buf, '[')
 		first := true
