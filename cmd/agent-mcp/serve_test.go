@@ -157,30 +157,9 @@ func TestServeAllow(t *testing.T) {
 // TestServeHTTP: agent-mcp as the client of agent-mcp serve over Streamable
 // HTTP with a bearer token.
 func TestServeHTTP(t *testing.T) {
-	bin, err := testbin.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("over http\n"), 0o644)
-	srv := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--http", addr, "--token", "s3cret")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	bin, addr := startServeHTTP(t, nil, "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--token", "s3cret")
 	home := t.TempDir()
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(filepath.Join(bin, "agent-mcp"), args...)
@@ -305,33 +284,10 @@ func TestServeElicitationClientGone(t *testing.T) {
 }
 
 func serveElicitationClientGone(t *testing.T, version string) {
-	bin, err := testbin.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	log := filepath.Join(t.TempDir(), "answers.log")
-	srv := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--tools", "confirm", "--http", addr)
-	srv.Env = append(os.Environ(), "FAKETOOLS_LOG="+log)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	_, addr := startServeHTTP(t, []string{"FAKETOOLS_LOG=" + log}, "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--tools", "confirm")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var cs *mcp.ClientSession
 	asked := make(chan struct{})
 	release := make(chan struct{})
 	defer close(release)
@@ -342,7 +298,7 @@ func serveElicitationClientGone(t *testing.T, version string) {
 		// would crash the SDK's client.
 		return &mcp.ElicitResult{Action: "cancel"}, nil
 	}
-	cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler}).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler}).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
@@ -363,4 +319,35 @@ func serveElicitationClientGone(t *testing.T, version string) {
 	}
 	b, _ := os.ReadFile(log)
 	t.Fatalf("the tool's asks after the client left: %q", b)
+}
+
+// startServeHTTP starts agent-mcp serve --http on a free loopback port with
+// args and extra environment, waits until it accepts connections, and
+// returns the binaries' directory and the address.
+func startServeHTTP(t *testing.T, env []string, args ...string) (bin, addr string) {
+	t.Helper()
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = ln.Addr().String()
+	ln.Close()
+	srv := exec.Command(filepath.Join(bin, "agent-mcp"), append(append([]string{"serve"}, args...), "--http", addr)...)
+	srv.Env = append(os.Environ(), env...)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return bin, addr
 }
