@@ -117,10 +117,13 @@ func readStream(r io.Reader) (*stream, error) {
 	}
 }
 
-// contextMessages resolves the records into the model's messages. The
-// records are consumed: each one's bytes are let go once its message is
-// decoded, so a long history is held in one form at a time.
-func (s *stream) contextMessages() (session.Context, []llm.Message, error) {
+// contextMessages resolves the records into the model's history: message
+// JSON, checked here (a message that does not decode is bad input, named
+// by its line, before any request) and decoded again, one at a time, each
+// time a request body is encoded (llm.Context.History). The history is
+// held once, in the bytes it came in; a decoded copy of it would be as big
+// again.
+func (s *stream) contextMessages() (session.Context, []json.RawMessage, error) {
 	ctx, err := session.BuildContext(s.records, nil)
 	s.records = nil
 	if err != nil {
@@ -128,10 +131,8 @@ func (s *stream) contextMessages() (session.Context, []llm.Message, error) {
 	}
 	raws := session.ConvertToLLM(ctx.Messages)
 	ctx.Messages = nil
-	msgs := make([]llm.Message, 0, len(raws))
 	for i, raw := range raws {
-		m, err := llm.DecodeMessage(raw)
-		if err != nil {
+		if _, err := llm.DecodeMessage(raw); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
 				err = fmt.Errorf("field %q cannot be a JSON %s", te.Field, te.Value)
@@ -141,10 +142,18 @@ func (s *stream) contextMessages() (session.Context, []llm.Message, error) {
 			}
 			return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v (no request was sent)", i+1, err)
 		}
-		raws[i] = nil
-		msgs = append(msgs, m)
 	}
-	return ctx, msgs, nil
+	return ctx, raws, nil
+}
+
+// lastMessage is the last message of the history (checked by
+// contextMessages, so it decodes).
+func lastMessage(history []json.RawMessage) (llm.Message, bool) {
+	if len(history) == 0 {
+		return llm.Message{}, false
+	}
+	m, err := llm.DecodeMessage(history[len(history)-1])
+	return m, err == nil
 }
 
 var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}

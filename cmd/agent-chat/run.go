@@ -184,14 +184,15 @@ func run(c *cli.Context, env *app.Env) error {
 			}
 		}
 	}
+	last, hasLast := lastMessage(history)
 	if len(content) == 0 && !c.Bool("continue") {
-		if n := len(history); n == 0 || history[n-1].Role != "user" {
+		if !hasLast || last.Role != "user" {
 			return exit.Errorf(exit.Usage, "no prompt: give one as arguments, -m TEXT or @FILE, or pass --continue")
 		}
 	}
-	if c.Bool("continue") && len(history) > 0 {
+	if c.Bool("continue") && hasLast {
 		// Drop a trailing overflow error so the model gets the context again.
-		if last := history[len(history)-1]; last.Role == "assistant" && last.StopReason == llm.StopError && llm.IsOverflow(last, model.ContextWindow) {
+		if last.Role == "assistant" && last.StopReason == llm.StopError && llm.IsOverflow(last, model.ContextWindow) {
 			history = history[:len(history)-1]
 		}
 	}
@@ -272,7 +273,7 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	t := &turn{c: c, ctx: runCtx, ctl: ctl, env: env, out: out, fire: fire, hasHooks: len(hks) > 0, client: client, model: model, opts: opts, secrets: llm.NewSecrets(secrets),
 		procs: procs, toolset: toolset, validator: validator,
-		llmCtx: llm.Context{SystemPrompt: system, Messages: history, Tools: tools}}
+		llmCtx: llm.Context{SystemPrompt: system, History: history, Tools: tools}}
 
 	// Pending records first, then the state changes this run makes.
 	for _, p := range st.pending {

@@ -44,9 +44,14 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	if err != nil {
 		return llm.Message{}, err
 	}
-	size, err := req.BodyLen() // also checks that the body encodes
-	if err != nil {
-		return llm.Message{}, err
+	// A small body is encoded once, here: checked, and sent with its
+	// length. A large one (a long session) is encoded while it is sent, so
+	// it is never held as bytes beside the messages it comes from.
+	var small []byte
+	if lc.Size() < streamAbove {
+		if small, err = req.Encode(); err != nil {
+			return llm.Message{}, err
+		}
 	}
 	dec := codec.Decoder(m, c.Now().UnixMilli())
 	var final *llm.Message
@@ -73,7 +78,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		}
 		body = ex.Body()
 	} else {
-		hreq, err := newHTTPRequest(ctx, req, size)
+		hreq, err := newHTTPRequest(ctx, req, small)
 		if err != nil {
 			return llm.Message{}, err
 		}
@@ -126,12 +131,18 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	return finish(ctx, final), nil
 }
 
-// newHTTPRequest is req for net/http. A large body is encoded while it is
-// sent (the length from a first, counting pass), so a long session's request
-// is never held in memory as bytes; GetBody encodes it again for a retry.
-func newHTTPRequest(ctx context.Context, req llm.Request, n int64) (*http.Request, error) {
-	if n < 64<<10 {
-		return http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.BodyBytes()))
+// streamAbove is the context size (llm.Context.Size) from which a request
+// body is encoded while it is sent.
+const streamAbove = 64 << 10
+
+// newHTTPRequest is req for net/http: small (the encoded body) is sent with
+// its length; without it, the body is encoded into the connection as it is
+// sent, with no length (chunked over HTTP/1.1, plain DATA frames over
+// HTTP/2), and GetBody encodes it again for a retry. An encoding error
+// aborts the request: the server never sees a whole body.
+func newHTTPRequest(ctx context.Context, req llm.Request, small []byte) (*http.Request, error) {
+	if small != nil {
+		return http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(small))
 	}
 	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, nil)
 	if err != nil {
@@ -143,7 +154,7 @@ func newHTTPRequest(ctx context.Context, req llm.Request, n int64) (*http.Reques
 		return pr, nil
 	}
 	hreq.Body, _ = hreq.GetBody()
-	hreq.ContentLength = n
+	hreq.ContentLength = -1
 	return hreq, nil
 }
 

@@ -69,11 +69,12 @@ func mustAbs(t *testing.T, p string) string {
 	return a
 }
 
-// A long history's body is encoded while it is sent: the server gets all of
-// it, with a Content-Length (not chunked), and the same bytes as the codec's
-// own encoding.
+// A long history's body is encoded while it is sent, in one pass: the
+// server gets all of it, without a Content-Length (chunked), and the same
+// bytes as the codec's own encoding, whether the history came as messages
+// or as message JSON (llm.Context.History).
 func TestLargeBodyStreamed(t *testing.T) {
-	srv := fakellm.New(fakellm.Step{SSE: "../../testdata/sse/openai/text.sse"})
+	srv := fakellm.New(fakellm.Step{SSE: "../../testdata/sse/openai/text.sse"}, fakellm.Step{SSE: "../../testdata/sse/openai/text.sse"})
 	defer srv.Close()
 	m := llm.Model{ID: "m", API: llm.OpenAICompletions, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 1 << 20}
 	var msgs []llm.Message
@@ -81,22 +82,45 @@ func TestLargeBodyStreamed(t *testing.T) {
 		msgs = append(msgs, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(strings.Repeat("line <&> é\n", 100))}, Timestamp: int64(i)})
 	}
 	lc := llm.Context{SystemPrompt: "sys", Messages: msgs}
-	c := &Client{HTTP: srv.Client(), Now: time.Now}
-	got, err := c.Stream(context.Background(), m, lc, llm.Options{}, func(llm.Event) {})
-	if err != nil || got.StopReason != llm.StopStop {
-		t.Fatalf("%+v %v", got, err)
+	var raws []json.RawMessage
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		raws = append(raws, b)
 	}
 	codec, _ := llm.CodecFor(m.API)
 	req, _ := codec.Request(m, lc, llm.Options{})
 	want := req.BodyBytes()
-	if len(want) < 64<<10 {
+	if len(want) < streamAbove {
 		t.Fatalf("body of %d bytes is too small for the streamed path", len(want))
 	}
-	r := srv.Requests()[0]
-	if !bytes.Equal(r.Body, want) {
-		t.Errorf("the server got %d bytes, the codec encodes %d", len(r.Body), len(want))
+	for i, lc := range []llm.Context{lc, {SystemPrompt: "sys", History: raws}} {
+		c := &Client{HTTP: srv.Client(), Now: time.Now}
+		got, err := c.Stream(context.Background(), m, lc, llm.Options{}, func(llm.Event) {})
+		if err != nil || got.StopReason != llm.StopStop {
+			t.Fatalf("%+v %v", got, err)
+		}
+		r := srv.Requests()[i]
+		if !bytes.Equal(r.Body, want) {
+			t.Errorf("context %d: the server got %d bytes, the codec encodes %d", i, len(r.Body), len(want))
+		}
+		if cl := r.Header.Get("Content-Length"); cl != "" {
+			t.Errorf("context %d: Content-Length %q on a streamed body", i, cl)
+		}
 	}
-	if cl := r.Header.Get("Content-Length"); cl != strconv.Itoa(len(want)) {
-		t.Errorf("Content-Length %q, want %d", cl, len(want))
+}
+
+// A small body is encoded once and sent with its length.
+func TestSmallBodyLength(t *testing.T) {
+	srv := fakellm.New(fakellm.Step{SSE: "../../testdata/sse/openai/text.sse"})
+	defer srv.Close()
+	m := llm.Model{ID: "m", API: llm.OpenAICompletions, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 1 << 20}
+	lc := llm.Context{SystemPrompt: "sys", Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock("hi")}}}}
+	c := &Client{HTTP: srv.Client(), Now: time.Now}
+	if _, err := c.Stream(context.Background(), m, lc, llm.Options{}, func(llm.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if cl := r.Header.Get("Content-Length"); cl != strconv.Itoa(len(r.Body)) {
+		t.Errorf("Content-Length %q, want %d", cl, len(r.Body))
 	}
 }

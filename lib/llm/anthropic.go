@@ -74,12 +74,14 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 	// a first pass finds the last two user messages, which get cache marks.
 	var users []int
 	n := 0
-	anthropicMessages(c.Messages, m, func(msg map[string]any) {
+	if err := anthropicMessages(c, m, func(msg map[string]any) {
 		if msg["role"] == "user" {
 			users = append(users, n)
 		}
 		n++
-	})
+	}); err != nil {
+		return Request{}, err
+	}
 	if n == 0 {
 		body["messages"] = []map[string]any(nil)
 	} else {
@@ -87,9 +89,9 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 		for i := len(users) - 1; cache && i >= 0 && i >= len(users)-2; i-- {
 			marked[users[i]] = true
 		}
-		body["messages"] = lazyArray(func(emit func(any)) {
+		body["messages"] = lazyArray(func(emit func(any)) error {
 			k := 0
-			anthropicMessages(c.Messages, m, func(msg map[string]any) {
+			return anthropicMessages(c, m, func(msg map[string]any) {
 				if marked[k] {
 					addCacheMark(msg, cc)
 				}
@@ -162,7 +164,7 @@ func objectSchema(p json.RawMessage) json.RawMessage {
 // anthropicMessages turns a history into wire messages, one at a time:
 // consecutive tool results become one user message, and a history that
 // ends with the assistant gets a "Continue." user message.
-func anthropicMessages(hist []Message, m Model, emit func(map[string]any)) {
+func anthropicMessages(c Context, m Model, emit func(map[string]any)) error {
 	var group []any // the tool_result blocks of the current run of results
 	last := ""
 	out := func(msg map[string]any) {
@@ -175,7 +177,7 @@ func anthropicMessages(hist []Message, m Model, emit func(map[string]any)) {
 			group = nil
 		}
 	}
-	NormalizeEach(hist, m, func(id string) string { return safeID(id, 64) }, func(msg Message) {
+	err := NormalizeEach(c, m, func(id string) string { return safeID(id, 64) }, func(msg Message) {
 		if msg.Role != "toolResult" {
 			flush()
 		}
@@ -226,10 +228,14 @@ func anthropicMessages(hist []Message, m Model, emit func(map[string]any)) {
 				"content": anthropicResultContent(msg, m), "is_error": msg.IsError})
 		}
 	})
+	if err != nil {
+		return err
+	}
 	flush()
 	if last == "assistant" {
 		out(map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Continue."}}})
 	}
+	return nil
 }
 
 func anthropicResultContent(r Message, m Model) any {

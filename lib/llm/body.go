@@ -29,33 +29,22 @@ func (r Request) WriteBody(w io.Writer) error {
 	return e.err
 }
 
-// BodyLen is the length of the encoded body.
-func (r Request) BodyLen() (int64, error) {
+// Encode is the encoded body, held as bytes.
+func (r Request) Encode() ([]byte, error) {
 	if r.payload == nil {
-		return int64(len(r.Body)), nil
-	}
-	var c countWriter
-	err := r.WriteBody(&c)
-	return int64(c), err
-}
-
-// BodyBytes is the encoded body.
-func (r Request) BodyBytes() []byte {
-	if r.payload == nil {
-		return r.Body
+		return r.Body, nil
 	}
 	var b bytes.Buffer
-	if r.WriteBody(&b) != nil {
-		return nil
+	if err := r.WriteBody(&b); err != nil {
+		return nil, err
 	}
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-type countWriter int64
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	*c += countWriter(len(p))
-	return len(p), nil
+// BodyBytes is Encode for a body known to encode (nil when it does not).
+func (r Request) BodyBytes() []byte {
+	b, _ := r.Encode()
+	return b
 }
 
 // bodyEncoder writes a value tree of map[string]any, []any,
@@ -138,13 +127,15 @@ func (e *bodyEncoder) value(v any) {
 	case lazyArray:
 		e.buf = append(e.buf, '[')
 		first := true
-		x(func(el any) {
+		if err := x(func(el any) {
 			if !first {
 				e.buf = append(e.buf, ',')
 			}
 			first = false
 			e.value(el)
-		})
+		}); err != nil && e.err == nil {
+			e.err = err
+		}
 		e.buf = append(e.buf, ']')
 	case json.RawMessage:
 		if x == nil {
@@ -172,8 +163,9 @@ func (e *bodyEncoder) value(v any) {
 
 // lazyArray is an array whose elements are built while it is encoded, one
 // at a time: the per-message values of a long history never exist all at
-// once. It calls emit for each element, the same way each time.
-type lazyArray func(emit func(any))
+// once. It calls emit for each element, the same way each time, and fails
+// the body with its error.
+type lazyArray func(emit func(any)) error
 
 // safe marks the ASCII bytes a JSON string carries as they are
 // (encoding/json's htmlSafeSet).

@@ -35,9 +35,8 @@ func TestBodyEncodingIsMarshal(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("got  %.300s\nwant %.300s", got, want)
 		}
-		n, _ := Request{payload: tree}.BodyLen()
-		if n != int64(len(want)) {
-			t.Errorf("BodyLen %d, want %d", n, len(want))
+		if b, err := (Request{payload: tree}).Encode(); err != nil || !bytes.Equal(b, want) {
+			t.Errorf("Encode: %.300s, %v; want %.300s", b, err, want)
 		}
 	}
 	if err := (Request{payload: map[string]any{"a": json.RawMessage(`{`)}}).WriteBody(&bytes.Buffer{}); err == nil {

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -149,6 +150,34 @@ func TestRequestGolden(t *testing.T) {
 			json.Indent(&pretty, req.BodyBytes(), "", "  ")
 			got := fmt.Sprintf("%s %s\n%s\n", req.Method, req.URL, pretty.String())
 			golden(t, filepath.Join("testdata", "request-"+api+".golden"), got)
+
+			// The same history as message JSON (Context.History, the
+			// first three messages) encodes to the same body.
+			split := ctx
+			split.History, split.Messages = nil, ctx.Messages[3:]
+			for _, m := range ctx.Messages[:3] {
+				b, _ := json.Marshal(m)
+				split.History = append(split.History, b)
+			}
+			hreq, err := codec.Request(testModel(api), split, Options{Thinking: "medium", SessionID: "s1", APIKey: "sk-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(req.BodyBytes()), string(hreq.BodyBytes())); d != "" {
+				t.Errorf("History and Messages encode differently (-Messages +History):\n%s", d)
+			}
+
+			// A History message that does not decode fails the body.
+			bad := split
+			bad.History = append([]json.RawMessage{json.RawMessage(`{"role":"user","content":7}`)}, split.History...)
+			breq, err := codec.Request(testModel(api), bad, Options{})
+			if err == nil {
+				_, err = breq.Encode()
+			}
+			var he *HistoryError
+			if !errors.As(err, &he) || he.Index != 0 {
+				t.Errorf("a bad History message: got %v, want a HistoryError at 0", err)
+			}
 		})
 	}
 }

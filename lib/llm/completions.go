@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -83,15 +84,32 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 	}
 	level := m.ClampThinking(o.Thinking)
 	hasToolCalls := false
-	for _, msg := range c.Messages {
+	isCall := func(msg Message) {
 		for _, b := range msg.Content {
 			if msg.Role == "assistant" && b.Type == "toolCall" {
 				hasToolCalls = true
 			}
 		}
 	}
+	// Only the History messages that may hold a tool call are decoded here
+	// (the word, or escapes that could spell it).
+	for i, raw := range c.History {
+		if hasToolCalls {
+			break
+		}
+		if bytes.Contains(raw, []byte("toolCall")) || bytes.Contains(raw, []byte(`\u`)) {
+			msg, err := DecodeMessage(raw)
+			if err != nil {
+				return Request{}, &HistoryError{i, err}
+			}
+			isCall(msg)
+		}
+	}
+	for _, msg := range c.Messages {
+		isCall(msg)
+	}
 	// The messages are built while the body is encoded, one at a time.
-	msgs := lazyArray(func(emit func(any)) {
+	msgs := lazyArray(func(emit func(any)) error {
 		if c.SystemPrompt != "" {
 			role := "system"
 			if m.Reasoning && *cp.SupportsDeveloperRole {
@@ -100,8 +118,11 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			emit(map[string]any{"role": role, "content": c.SystemPrompt})
 		}
 		w := &completionsMessages{m: m, mistral: mistral, emit: emit}
-		NormalizeEach(c.Messages, m, idFn, w.add)
+		if err := NormalizeEach(c, m, idFn, w.add); err != nil {
+			return err
+		}
 		w.flush()
+		return nil
 	})
 	body := map[string]any{"model": m.ID, "messages": msgs, "stream": true, "stream_options": map[string]any{"include_usage": true}}
 	if *cp.SupportsStore {

@@ -10,7 +10,10 @@ import (
 type google struct{}
 
 func (google) Request(m Model, c Context, o Options) (Request, error) {
-	hist := Normalize(c.Messages, m, nil)
+	hist, err := Normalize(c, m, nil)
+	if err != nil {
+		return Request{}, err
+	}
 	var contents []map[string]any
 	add := func(role string, parts []any) {
 		if len(parts) == 0 {

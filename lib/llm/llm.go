@@ -11,6 +11,7 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -257,9 +258,70 @@ type Tool struct {
 // Context is everything one model call needs besides the model and options.
 type Context struct {
 	SystemPrompt string
-	Messages     []Message
-	Tools        []Tool
+	// History is the conversation before Messages, still as message JSON
+	// (pi's LLM Message). A long session's history is decoded one message
+	// at a time while a request body is encoded, so it is held once, as the
+	// bytes it came in. A message that does not decode fails the request
+	// body (Request.WriteBody's error): check History before a call.
+	History  []json.RawMessage
+	Messages []Message
+	Tools    []Tool
+	// hide, set by Secrets.Hide, is applied to each History message as it
+	// is decoded.
+	hide *Secrets
 }
+
+// HistoryError is a History message that does not decode.
+type HistoryError struct {
+	Index int // into History
+	Err   error
+}
+
+func (e *HistoryError) Error() string {
+	return fmt.Sprintf("history message %d: %v", e.Index+1, e.Err)
+}
+
+func (e *HistoryError) Unwrap() error { return e.Err }
+
+// Each calls fn with every message in order: History, decoded one at a
+// time, then Messages. It stops at the first History message that does not
+// decode and returns a *HistoryError.
+func (c Context) Each(fn func(Message)) error {
+	for i, raw := range c.History {
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			return &HistoryError{i, err}
+		}
+		if c.hide != nil {
+			m = c.hide.message(m, c.hide.hide)
+		}
+		fn(m)
+	}
+	for _, m := range c.Messages {
+		fn(m)
+	}
+	return nil
+}
+
+// Size is about the size of the context's text in bytes: History as JSON,
+// the text, thinking, data and arguments of Messages, the system prompt.
+// A shell uses it to choose between holding a request body as bytes and
+// encoding it while it is sent.
+func (c Context) Size() int {
+	n := len(c.SystemPrompt)
+	for _, raw := range c.History {
+		n += len(raw)
+	}
+	for _, m := range c.Messages {
+		for _, b := range m.Content {
+			n += len(b.Text) + len(b.Thinking) + len(b.Data) + len(b.Arguments)
+		}
+	}
+	return n
+}
+
+// Len is the number of messages, History included.
+func (c Context) Len() int { return len(c.History) + len(c.Messages) }
 
 // Options tune one call. Zero values mean the defaults of §1.7.
 type Options struct {

@@ -18,7 +18,10 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 		}
 		input = append(input, map[string]any{"role": role, "content": c.SystemPrompt})
 	}
-	hist := Normalize(c.Messages, m, func(id string) string { return id })
+	hist, err := Normalize(c, m, func(id string) string { return id })
+	if err != nil {
+		return Request{}, err
+	}
 	for n, msg := range hist {
 		switch msg.Role {
 		case "user":

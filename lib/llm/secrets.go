@@ -53,11 +53,16 @@ func (s *Secrets) Hide(c Context) Context {
 	out.SystemPrompt = s.hide.Replace(c.SystemPrompt)
 	out.Messages = make([]Message, len(c.Messages))
 	for i, m := range c.Messages {
-		m.Content = s.content(m.Content, s.hide)
-		m.ErrorMessage = s.hide.Replace(m.ErrorMessage)
-		out.Messages[i] = m
+		out.Messages[i] = s.message(m, s.hide)
 	}
+	out.hide = s // History is hidden as it is decoded (Context.Each)
 	return out
+}
+
+func (s *Secrets) message(m Message, r *strings.Replacer) Message {
+	m.Content = s.content(m.Content, r)
+	m.ErrorMessage = r.Replace(m.ErrorMessage)
+	return m
 }
 
 // Reveal restores the secrets in a text the model wrote.
@@ -73,9 +78,7 @@ func (s *Secrets) RevealMessage(m Message) Message {
 	if s == nil || len(s.vals) == 0 {
 		return m
 	}
-	m.Content = s.content(m.Content, s.show)
-	m.ErrorMessage = s.show.Replace(m.ErrorMessage)
-	return m
+	return s.message(m, s.show)
 }
 
 func (s *Secrets) content(cs []Content, r *strings.Replacer) []Content {

@@ -23,6 +23,14 @@ func TestSecretsRoundTrip(t *testing.T) {
 	if c.Messages[0].Content[0].Text != "use sk-live-1234567890 and short" {
 		t.Error("Hide changed its input")
 	}
+	// History is hidden as it is decoded, and keeps its bytes.
+	raw := json.RawMessage(`{"role":"user","content":[{"type":"text","text":"old sk-live-1234567890"}],"timestamp":1}`)
+	hh := s.Hide(Context{History: []json.RawMessage{raw}})
+	var seen []string
+	hh.Each(func(m Message) { seen = append(seen, m.Text()) })
+	if len(seen) != 1 || seen[0] != "old «secret-1»" || !strings.Contains(string(hh.History[0]), "sk-live") {
+		t.Errorf("hidden History: %q (bytes %s)", seen, hh.History[0])
+	}
 	back := s.RevealMessage(Message{Content: []Content{ToolCallBlock("t", "bash", json.RawMessage(`{"k":"«secret-1»"}`)), TextBlock("«secret-1»")}})
 	if string(back.Content[0].Arguments) != `{"k":"sk-live-1234567890"}` || back.Content[1].Text != "sk-live-1234567890" {
 		t.Errorf("RevealMessage = %+v", back)

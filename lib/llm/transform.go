@@ -2,6 +2,7 @@ package llm
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Normalize prepares a history for a call to model m (the reference's
@@ -11,16 +12,16 @@ import (
 // "No result provided" error result; errored or aborted assistant turns get
 // "aborted" results for their calls and a synthetic <turn_aborted> user
 // message; text is made valid UTF-8.
-func Normalize(msgs []Message, m Model, idFn func(string) string) []Message {
-	out := make([]Message, 0, len(msgs))
-	NormalizeEach(msgs, m, idFn, func(msg Message) { out = append(out, msg) })
-	return out
+func Normalize(c Context, m Model, idFn func(string) string) ([]Message, error) {
+	out := make([]Message, 0, c.Len())
+	err := NormalizeEach(c, m, idFn, func(msg Message) { out = append(out, msg) })
+	return out, err
 }
 
 // NormalizeEach is Normalize that hands each message to emit instead of
 // collecting them, so a codec can build its request from a long history
-// without a second copy of it.
-func NormalizeEach(msgs []Message, m Model, idFn func(string) string, emit func(Message)) {
+// without a second copy of it. The error is Context.Each's.
+func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Message)) error {
 	var last int64 // the timestamp of the last message out
 	n := 0
 	put := func(msg Message) {
@@ -42,7 +43,7 @@ func NormalizeEach(msgs []Message, m Model, idFn func(string) string, emit func(
 		}
 		pending = nil
 	}
-	for _, msg := range msgs {
+	err := c.Each(func(msg Message) {
 		msg.Content = sanitize(msg.Content)
 		switch msg.Role {
 		case "assistant":
@@ -84,7 +85,7 @@ func NormalizeEach(msgs []Message, m Model, idFn func(string) string, emit func(
 					put(Message{Role: "user", Synthetic: true, Timestamp: msg.Timestamp,
 						Content: []Content{TextBlock("<turn_aborted>\nThe previous turn was aborted; its tools may have run in part. Check the state before retrying.\n</turn_aborted>")}})
 				}
-				continue
+				return
 			}
 			pending = calls
 		case "toolResult":
@@ -92,7 +93,7 @@ func NormalizeEach(msgs []Message, m Model, idFn func(string) string, emit func(
 				msg.ToolCallID = n
 			}
 			if aborted[msg.ToolCallID] || answered[msg.ToolCallID] {
-				continue
+				return
 			}
 			answered[msg.ToolCallID] = true
 			put(msg)
@@ -100,21 +101,27 @@ func NormalizeEach(msgs []Message, m Model, idFn func(string) string, emit func(
 			flushOrphans(msg.Timestamp)
 			put(msg)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if n > 0 {
 		flushOrphans(last)
 	}
+	return nil
 }
 
 func sanitize(cs []Content) []Content {
 	// Written only when something changes: a request body may be encoded
 	// again (a retry, the length pass) while another goroutine reads it.
+	// utf8.ValidString first: it checks ASCII eight bytes at a time, where
+	// ToValidUTF8 decodes rune by rune even when nothing is wrong.
 	for i := range cs {
-		if t := strings.ToValidUTF8(cs[i].Text, ""); len(t) != len(cs[i].Text) {
-			cs[i].Text = t
+		if !utf8.ValidString(cs[i].Text) {
+			cs[i].Text = strings.ToValidUTF8(cs[i].Text, "")
 		}
-		if t := strings.ToValidUTF8(cs[i].Thinking, ""); len(t) != len(cs[i].Thinking) {
-			cs[i].Thinking = t
+		if !utf8.ValidString(cs[i].Thinking) {
+			cs[i].Thinking = strings.ToValidUTF8(cs[i].Thinking, "")
 		}
 	}
 	return cs

@@ -44,6 +44,10 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	path := Path(entries, id)
 	compaction := -1
 	seenRule := map[string]bool{}
+	// msgs[i] is the AgentMessage of path[i] when it is a message entry,
+	// found in the same pass that reads its model: each message is skimmed
+	// once, which matters for a long history.
+	var msgs []json.RawMessage
 	for i, e := range path {
 		switch e.Type {
 		case "thinking_level_change":
@@ -69,13 +73,13 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 				ctx.Models[role] = v.Model
 			}
 		case "message":
-			v := memberVals(member(e.Raw, "message"), "role", "provider", "model")
-			if role, _ := strVal(v[0]); role == "assistant" {
-				prov, _ := strVal(v[1])
-				model, _ := strVal(v[2])
-				if prov != "" && model != "" {
-					ctx.Models["default"] = prov + "/" + model
-				}
+			mi := messageInfo(e)
+			if msgs == nil {
+				msgs = make([]json.RawMessage, len(path))
+			}
+			msgs[i] = mi.msg
+			if mi.role == "assistant" && mi.provider != "" && mi.model != "" {
+				ctx.Models["default"] = mi.provider + "/" + mi.model
 			}
 		case "compaction":
 			compaction = i
@@ -100,14 +104,20 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 			}
 		}
 	}
-	emit := func(e Record) {
-		if m := messageOf(e); m != nil {
+	emit := func(i int) {
+		m := json.RawMessage(nil)
+		if path[i].Type == "message" {
+			m = msgs[i]
+		} else {
+			m = messageOf(path[i])
+		}
+		if m != nil {
 			ctx.Messages = append(ctx.Messages, m)
 		}
 	}
 	if compaction < 0 {
-		for _, e := range path {
-			emit(e)
+		for i := range path {
+			emit(i)
 		}
 		return ctx, nil
 	}
@@ -127,16 +137,16 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		Timestamp    int64           `json:"timestamp"`
 	}{"compactionSummary", cv.Summary, cv.ShortSummary, orZero(cv.TokensBefore), millis(c.Timestamp)}))
 	keeping := false
-	for _, e := range path[:compaction] {
+	for i, e := range path[:compaction] {
 		if e.ID == cv.FirstKeptEntryID {
 			keeping = true
 		}
 		if keeping {
-			emit(e)
+			emit(i)
 		}
 	}
-	for _, e := range path[compaction+1:] {
-		emit(e)
+	for i := compaction + 1; i < len(path); i++ {
+		emit(i)
 	}
 	return ctx, nil
 }
@@ -191,20 +201,37 @@ func applyPending(entries []Record) []Record {
 	return out
 }
 
+// msgInfo is what BuildContext reads of a message entry: the AgentMessage
+// it contributes (nil for none) and the fields of it that set state.
+type msgInfo struct {
+	msg                   json.RawMessage
+	role, provider, model string
+}
+
+// messageInfo reads a message entry in one skim of its message. Assistant
+// messages marked "retried" contribute nothing: they were failed attempts
+// agent-chat sent again.
+func messageInfo(e Record) msgInfo {
+	m := member(e.Raw, "message")
+	if len(m) == 0 || m[0] != '{' {
+		return msgInfo{}
+	}
+	v := memberVals(m, "role", "provider", "model", "retried")
+	mi := msgInfo{msg: m}
+	mi.role, _ = strVal(v[0])
+	mi.provider, _ = strVal(v[1])
+	mi.model, _ = strVal(v[2])
+	if string(v[3]) == "true" && mi.role == "assistant" {
+		mi.msg = nil
+	}
+	return mi
+}
+
 // messageOf is the AgentMessage an entry contributes, or nil.
 func messageOf(e Record) json.RawMessage {
 	switch e.Type {
 	case "message":
-		m := member(e.Raw, "message")
-		if len(m) == 0 || m[0] != '{' {
-			return nil
-		}
-		if v := memberVals(m, "role", "retried"); string(v[1]) == "true" {
-			if role, _ := strVal(v[0]); role == "assistant" {
-				return nil
-			}
-		}
-		return m
+		return messageInfo(e).msg
 	case "custom_message":
 		var v struct {
 			CustomType string          `json:"customType"`
