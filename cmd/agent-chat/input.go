@@ -28,7 +28,27 @@ type stream struct {
 	// spans locate each record's bytes (by address only: they keep
 	// nothing alive) and its line, to name the line of a message that does
 	// not decode after the records are let go.
-	spans []span
+	spans  []span
+	blocks blocks // the records' bytes
+}
+
+// blocks holds the bytes of the records read in 64 KiB blocks: one
+// allocation per block rather than per line, with no pointers for the
+// garbage collector to scan, however long the history. The records, and
+// the history messages taken from them, share these bytes; nothing
+// changes them.
+type blocks struct{ cur []byte }
+
+func (b *blocks) copy(line []byte) []byte {
+	const size, alone = 64 << 10, 8 << 10
+	if len(line) > alone {
+		return append([]byte(nil), line...)
+	}
+	if cap(b.cur)-len(b.cur) < len(line) {
+		b.cur = make([]byte, 0, size)
+	}
+	b.cur = append(b.cur, line...)
+	return b.cur[len(b.cur)-len(line) : len(b.cur) : len(b.cur)]
 }
 
 type span struct {
@@ -58,8 +78,8 @@ func readStream(r io.Reader) (*stream, error) {
 	s := &stream{rest: bufio.NewReaderSize(r, 256<<10)}
 	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		// ReadSlice: the line stays in the reader's buffer until
-		// ParseRecord keeps its one copy.
+		// ReadSlice: the line stays in the reader's buffer until it is
+		// copied into the blocks.
 		line, err := s.rest.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long[:0], line...)
@@ -79,7 +99,7 @@ func readStream(r io.Reader) (*stream, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		rec, perr := session.ParseRecord(line)
+		rec, perr := session.ParseRecordShared(s.blocks.copy(line))
 		if perr != nil {
 			return nil, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
 		}
@@ -132,7 +152,7 @@ func (s *stream) contextMessages() (session.Context, []json.RawMessage, error) {
 	raws := session.ConvertToLLM(ctx.Messages)
 	ctx.Messages = nil
 	for i, raw := range raws {
-		if _, err := llm.DecodeMessage(raw); err != nil {
+		if err := llm.CheckMessage(raw); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
 				err = fmt.Errorf("field %q cannot be a JSON %s", te.Field, te.Value)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DecodeMessage decodes a Message from its JSON (pi's LLM Message, as the
@@ -16,7 +17,23 @@ import (
 // malformed JSON) is left to json.Unmarshal, so the result and the errors
 // are always encoding/json's.
 func DecodeMessage(b []byte) (Message, error) {
-	d := decoder{b: b}
+	return decodeMessage(b, false)
+}
+
+// CheckMessage reports DecodeMessage's error for b, without keeping what it
+// decodes (and so without copying its strings).
+func CheckMessage(b []byte) error {
+	_, err := decodeMessage(b, true)
+	return err
+}
+
+// decodeMessage is DecodeMessage; with alias set, the strings and raw
+// values of the message share b's bytes instead of copying them (escaped
+// strings are still built), so b must not change while the message is in
+// use. Context.Each decodes History this way: the history's bytes outlive
+// each message it yields, and a request never changes them.
+func decodeMessage(b []byte, alias bool) (Message, error) {
+	d := decoder{b: b, alias: alias}
 	if m, ok := d.message(); ok {
 		d.ws()
 		if d.i == len(d.b) {
@@ -29,8 +46,9 @@ func DecodeMessage(b []byte) (Message, error) {
 }
 
 type decoder struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	alias bool // strings and raw values share b (decodeMessage)
 }
 
 func (d *decoder) ws() {
@@ -135,6 +153,9 @@ func (d *decoder) str() (string, bool) {
 			d.i = j + 1
 			if !ascii && !utf8.Valid(d.b[start:j]) {
 				return "", false
+			}
+			if d.alias && j > start {
+				return unsafe.String(&d.b[start], j-start), true
 			}
 			return string(d.b[start:j]), true
 		case c == '\\':
@@ -359,6 +380,9 @@ func (d *decoder) raw() (json.RawMessage, bool) {
 	start := d.i
 	if !d.skip(0) {
 		return nil, false
+	}
+	if d.alias {
+		return json.RawMessage(d.b[start:d.i:d.i]), true
 	}
 	return append(json.RawMessage(nil), d.b[start:d.i]...), true
 }

@@ -44,6 +44,15 @@ func checkDecode(t *testing.T, in string) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("%s (-encoding/json +DecodeMessage):\n%s", in, d)
 	}
+	// The sharing decoder (Context.Each, CheckMessage) gives the same.
+	b := []byte(in)
+	shared, err := decodeMessage(b, true)
+	if err != nil || CheckMessage(b) != nil {
+		t.Fatalf("%s: the sharing decoder fails (%v) where DecodeMessage does not", in, err)
+	}
+	if d := cmp.Diff(want, shared); d != "" {
+		t.Fatalf("%s (-encoding/json +shared):\n%s", in, d)
+	}
 }
 
 func TestDecodeMessageIsUnmarshal(t *testing.T) {

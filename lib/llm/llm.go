@@ -261,8 +261,10 @@ type Context struct {
 	// History is the conversation before Messages, still as message JSON
 	// (pi's LLM Message). A long session's history is decoded one message
 	// at a time while a request body is encoded, so it is held once, as the
-	// bytes it came in. A message that does not decode fails the request
-	// body (Request.WriteBody's error): check History before a call.
+	// bytes it came in (which must not change while the Context is in use:
+	// the decoded strings share them). A message that does not decode fails
+	// the request body (Request.WriteBody's error): check History before a
+	// call (CheckMessage).
 	History  []json.RawMessage
 	Messages []Message
 	Tools    []Tool
@@ -288,7 +290,7 @@ func (e *HistoryError) Unwrap() error { return e.Err }
 // decode and returns a *HistoryError.
 func (c Context) Each(fn func(Message)) error {
 	for i, raw := range c.History {
-		m, err := DecodeMessage(raw)
+		m, err := decodeMessage(raw, true)
 		if err != nil {
 			return &HistoryError{i, err}
 		}

@@ -58,9 +58,19 @@ func Peek(line []byte) (Head, error) {
 // string type (and, when present, a string id and parentId). Entries of
 // version-1 files have no ids; Migrate gives them ids. The bytes are kept.
 func ParseRecord(line []byte) (Record, error) {
-	line = bytes.TrimRight(line, "\r\n")
+	r, err := ParseRecordShared(bytes.TrimRight(line, "\r\n"))
+	if err == nil {
+		r.Raw = append(json.RawMessage(nil), r.Raw...)
+	}
+	return r, err
+}
+
+// ParseRecordShared is ParseRecord for a caller that keeps line unchanged
+// for as long as the record is used: Raw is line itself (no trailing
+// newline expected), not a copy.
+func ParseRecordShared(line []byte) (Record, error) {
 	if h, ok := Skim(line); ok { // the fast path: structure checked in one pass
-		return Record{Raw: append(json.RawMessage(nil), line...), Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
+		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
 	}
 	if !json.Valid(line) {
 		var v any
@@ -70,7 +80,7 @@ func ParseRecord(line []byte) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	return Record{Raw: append(json.RawMessage(nil), line...), Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
+	return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
 }
 
 func jsonError(err error) error {

@@ -151,7 +151,7 @@ func Path(entries []Record, leaf string) []Record {
 		i = j
 	}
 	var rev []Record
-	seen := map[int]bool{}
+	seen := make([]bool, len(entries))
 	for !seen[i] {
 		seen[i] = true
 		rev = append(rev, entries[i])
