@@ -167,15 +167,6 @@ func (e *bodyEncoder) value(v any) {
 // the body with its error.
 type lazyArray func(emit func(any)) error
 
-// safe marks the ASCII bytes a JSON string carries as they are
-// (encoding/json's htmlSafeSet).
-var safe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return
-}()
-
 const hexDigits = "0123456789abcdef"
 
 // str writes s as encoding/json does with HTML escaping: invalid UTF-8
@@ -184,16 +175,18 @@ func (e *bodyEncoder) str(s string) {
 	e.buf = append(e.buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if safe[b] {
-				i++
-				if i-start >= 32<<10 { // a long string goes out in pieces
-					e.buf = append(e.buf, s[start:i]...)
-					start = i
-					e.flush()
-				}
-				continue
+		// Plain runs are skipped eight bytes at a time; a long string goes
+		// out in pieces of at most 32 KiB.
+		if n := plainPrefixString(s[i:min(len(s), i+32<<10)], true); n > 0 {
+			i += n
+			if i-start >= 32<<10 {
+				e.buf = append(e.buf, s[start:i]...)
+				start = i
+				e.flush()
 			}
+			continue
+		}
+		if b := s[i]; b < utf8.RuneSelf { // a byte to escape
 			e.buf = append(e.buf, s[start:i]...)
 			switch b {
 			case '\\', '"':
@@ -234,6 +227,11 @@ func (e *bodyEncoder) str(s string) {
 			continue
 		}
 		i += size
+		if i-start >= 32<<10 {
+			e.buf = append(e.buf, s[start:i]...)
+			start = i
+			e.flush()
+		}
 	}
 	e.buf = append(e.buf, s[start:]...)
 	e.buf = append(e.buf, '"')

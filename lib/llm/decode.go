@@ -147,6 +147,10 @@ func (d *decoder) str() (string, bool) {
 	start := d.i + 1
 	ascii := true
 	for j := start; j < len(d.b); j++ {
+		j += plainPrefix(d.b[j:], false)
+		if j == len(d.b) {
+			break
+		}
 		c := d.b[j]
 		switch {
 		case c == '"':
