@@ -50,6 +50,11 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	env.ErrorRecord = true
 
+	// The git snapshot for the system prompt runs git a few times: it runs
+	// while stdin is read and resolved, off the way to the first byte.
+	gitSnap := make(chan *prompt.Git, 1)
+	go func() { gitSnap <- contextfiles.Git(c.Context, env.Dir) }()
+
 	var st *stream
 	if env.StdinTTY {
 		st = &stream{}
@@ -141,7 +146,7 @@ func run(c *cli.Context, env *app.Env) error {
 		tools = append(tools, more...)
 	}
 
-	system, templates, err := systemPrompt(c, env, tools)
+	system, templates, err := systemPrompt(c, env, tools, <-gitSnap)
 	if err != nil {
 		return err
 	}
@@ -355,7 +360,7 @@ func secretValues(env *app.Env, key string) []string {
 	return out
 }
 
-func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool) (string, []prompt.Template, error) {
+func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool, git *prompt.Git) (string, []prompt.Template, error) {
 	opt := contextfiles.DefaultOptions(env.Dir, env.Getenv)
 	opt.NoContextFiles = c.Bool("no-context-files")
 	opt.NoSkills = c.Bool("no-skills")
@@ -363,7 +368,7 @@ func systemPrompt(c *cli.Context, env *app.Env, tools []llm.Tool) (string, []pro
 	for _, t := range tools {
 		pt = append(pt, prompt.Tool{Name: t.Name, Description: t.Description})
 	}
-	s, found, err := contextfiles.SystemPrompt(c.Context, opt, pt, env.Now(), env.Getenv,
+	s, found, err := contextfiles.SystemPrompt(opt, pt, env.Now(), env.Getenv, git,
 		contextfiles.ResolvePromptInput(c.String("system-prompt"), env.Dir),
 		contextfiles.ResolvePromptInput(c.String("append-system-prompt"), env.Dir))
 	if err != nil {

@@ -217,7 +217,8 @@ func TestSystemPrompt(t *testing.T) {
 	root := fixture(t)
 	now := time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC)
 	getenv := func(k string) string { return map[string]string{"SHELL": "/bin/zsh"}[k] }
-	out, f, err := SystemPrompt(context.Background(), opts(root), tools, now, getenv, "", "")
+	o := opts(root)
+	out, f, err := SystemPrompt(o, tools, now, getenv, Git(context.Background(), o.Cwd), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestSystemPrompt(t *testing.T) {
 	if len(f.Templates) != 2 {
 		t.Errorf("templates: %d", len(f.Templates))
 	}
-	if _, _, err := SystemPrompt(context.Background(), Options{Cwd: filepath.Join(root, "missing")}, nil, now, getenv, "", ""); err == nil {
+	if _, _, err := SystemPrompt(Options{Cwd: filepath.Join(root, "missing")}, nil, now, getenv, nil, "", ""); err == nil {
 		t.Error("missing cwd: no error")
 	}
 }

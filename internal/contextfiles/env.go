@@ -106,15 +106,17 @@ func ResolvePromptInput(value, cwd string) string {
 }
 
 // SystemPrompt is the whole assembly for agent-chat: discovery under opt,
-// the git snapshot and environment, and lib/prompt's rendering. system and
-// appendText are the --system-prompt / --append-system-prompt values
-// (already read with ResolvePromptInput; "" for none). The Found is
-// returned for its warnings and prompt templates.
-func SystemPrompt(ctx context.Context, opt Options, tools []prompt.Tool, now time.Time, getenv func(string) string, system, appendText string) (string, Found, error) {
+// the environment with git's snapshot of opt.Cwd (Git's result, taken by
+// the caller: it runs git, so agent-chat starts it early, beside its
+// reading of stdin), and lib/prompt's rendering. system and appendText are
+// the --system-prompt / --append-system-prompt values (already read with
+// ResolvePromptInput; "" for none). The Found is returned for its warnings
+// and prompt templates.
+func SystemPrompt(opt Options, tools []prompt.Tool, now time.Time, getenv func(string) string, git *prompt.Git, system, appendText string) (string, Found, error) {
 	f, err := Discover(opt)
 	if err != nil {
 		return "", f, err
 	}
-	env := Env(opt.Cwd, now, getenv, Git(ctx, opt.Cwd))
+	env := Env(opt.Cwd, now, getenv, git)
 	return prompt.Build(f.PromptInput(tools, env, system, appendText)), f, nil
 }
