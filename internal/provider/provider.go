@@ -78,14 +78,16 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		}
 		body = ex.Body()
 	} else {
-		hreq, err := newHTTPRequest(ctx, req, small)
-		if err != nil {
-			return llm.Message{}, err
+		resp, err := c.do(ctx, req, small)
+		if err == nil && resp.StatusCode == http.StatusLengthRequired && small == nil {
+			// A server that wants the length before the body: send it
+			// again, encoded in memory this once.
+			resp.Body.Close()
+			if small, err = req.Encode(); err != nil {
+				return llm.Message{}, err
+			}
+			resp, err = c.do(ctx, req, small)
 		}
-		for k, v := range req.Header {
-			hreq.Header.Set(k, v)
-		}
-		resp, err := c.HTTP.Do(hreq)
 		if err != nil {
 			out(dec.End(transportError(ctx, err)))
 			return finish(ctx, final), nil
@@ -129,6 +131,18 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		c.Record.End(rec)
 	}
 	return finish(ctx, final), nil
+}
+
+// do sends req once (see newHTTPRequest for small).
+func (c *Client) do(ctx context.Context, req llm.Request, small []byte) (*http.Response, error) {
+	hreq, err := newHTTPRequest(ctx, req, small)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range req.Header {
+		hreq.Header.Set(k, v)
+	}
+	return c.HTTP.Do(hreq)
 }
 
 // streamAbove is the context size (llm.Context.Size) from which a request

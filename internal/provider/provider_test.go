@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -122,5 +123,24 @@ func TestSmallBodyLength(t *testing.T) {
 	r := srv.Requests()[0]
 	if cl := r.Header.Get("Content-Length"); cl != strconv.Itoa(len(r.Body)) {
 		t.Errorf("Content-Length %q, want %d", cl, len(r.Body))
+	}
+}
+
+// A server that answers a streamed body with 411 Length Required gets the
+// request again, with its length.
+func TestLengthRequiredResent(t *testing.T) {
+	srv := fakellm.New(fakellm.Step{Status: http.StatusLengthRequired, Body: []byte(`{"error":"length required"}`)},
+		fakellm.Step{SSE: "../../testdata/sse/openai/text.sse"})
+	defer srv.Close()
+	m := llm.Model{ID: "m", API: llm.OpenAICompletions, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 1 << 20}
+	lc := llm.Context{Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(strings.Repeat("x", streamAbove))}}}}
+	c := &Client{HTTP: srv.Client(), Now: time.Now}
+	got, err := c.Stream(context.Background(), m, lc, llm.Options{}, func(llm.Event) {})
+	if err != nil || got.StopReason != llm.StopStop {
+		t.Fatalf("%+v %v", got, err)
+	}
+	rs := srv.Requests()
+	if len(rs) != 2 || rs[0].Header.Get("Content-Length") != "" || rs[1].Header.Get("Content-Length") != strconv.Itoa(len(rs[1].Body)) || !bytes.Equal(rs[0].Body, rs[1].Body) {
+		t.Fatalf("want a streamed request, then the same body with its length; got %d requests", len(rs))
 	}
 }
