@@ -118,16 +118,22 @@ func newFakeOAuth(t *testing.T) *fakeOAuth {
 	return f
 }
 
+// homeGetenv is the environment of an in-process run: $AGENTUTILS_HOME and
+// $HOME are home, the other variables those of vars (nil: none set).
+func homeGetenv(home string, vars map[string]string) func(string) string {
+	return func(k string) string {
+		if k == "AGENTUTILS_HOME" || k == "HOME" {
+			return home
+		}
+		return vars[k]
+	}
+}
+
 func runIn(t *testing.T, home string, stderr io.Writer, args ...string) (int, string) {
 	var out strings.Builder
 	env := &app.Env{
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: stderr, Dir: home, Now: time.Now,
-		Getenv: func(k string) string {
-			if k == "AGENTUTILS_HOME" || k == "HOME" {
-				return home
-			}
-			return ""
-		},
+		Getenv: homeGetenv(home, nil),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

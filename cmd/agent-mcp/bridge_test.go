@@ -48,12 +48,7 @@ func startBridgeCtx(t *testing.T, base context.Context, cfg, firstTool string) *
 	outR, outW := io.Pipe()
 	env := &app.Env{
 		Stdin: inR, Stdout: outW, Stderr: io.Discard, Dir: home, Now: time.Now,
-		Getenv: func(k string) string {
-			if k == "AGENTUTILS_HOME" || k == "HOME" {
-				return home
-			}
-			return ""
-		},
+		Getenv: homeGetenv(home, nil),
 	}
 	ctx, cancel := context.WithTimeout(base, 30*time.Second)
 	t.Cleanup(cancel)

@@ -74,12 +74,7 @@ func runMemoryDrop(t *testing.T, home string, srv *mcp.Server, d *dropper, env m
 	})
 	var out, errb strings.Builder
 	e := &app.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: home, Now: time.Now,
-		Getenv: func(k string) string {
-			if k == "AGENTUTILS_HOME" || k == "HOME" {
-				return home
-			}
-			return env[k]
-		}}
+		Getenv: homeGetenv(home, env)}
 	code = app.Run(ctx, newApp, e, append([]string{"agent-mcp"}, args...))
 	return code, out.String(), errb.String()
 }

@@ -26,13 +26,7 @@ func TestTrustPrompt(t *testing.T) {
 	run := func(tty bool, answer string, args ...string) (int, string, string) {
 		var out, errb strings.Builder
 		env := &app.Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: proj, Now: time.Now,
-			StdinTTY: tty, StderrTTY: tty,
-			Getenv: func(k string) string {
-				if k == "AGENTUTILS_HOME" || k == "HOME" {
-					return home
-				}
-				return ""
-			}}
+			StdinTTY: tty, StderrTTY: tty, Getenv: homeGetenv(home, nil)}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		code := app.Run(ctx, newApp, env, append([]string{"agent-mcp"}, args...))
