@@ -576,7 +576,8 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	}
 	res := b.callServer(ctx, rt, call, args, fail)
 	if b.runHooks {
-		b.afterHooks(ctx, in, args, res)
+		in.ToolInput = args
+		hooks.After(ctx, b.hooks, in, res, b.hookEnv(), b.hookWarn)
 	}
 	return res
 }
@@ -613,35 +614,6 @@ func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, arg
 	}{out.Details, full}
 	details, _ := json.Marshal(d)
 	return &event.Result{Content: out.Content, Details: details, IsError: out.IsError}
-}
-
-// afterHooks runs the PostToolUse hooks on a result and applies their
-// verdict: replaced content, a flipped error status, added context.
-func (b *bridge) afterHooks(ctx context.Context, in hooks.Input, args json.RawMessage, res *event.Result) {
-	content, _ := json.Marshal(res.Content)
-	isErr := res.IsError
-	details := res.Details
-	if len(details) == 0 {
-		details = json.RawMessage("null")
-	}
-	in.Event, in.ToolInput = "tool_result", args
-	in.Content, in.Details, in.IsError = content, res.Details, &isErr
-	in.ToolResponse, _ = json.Marshal(map[string]any{"content": res.Content, "details": details, "isError": res.IsError})
-	v := hooks.Run(ctx, b.hooks, in, b.hookEnv(), b.hookWarn)
-	if v.Content != nil {
-		var cs []event.Content
-		if err := json.Unmarshal(v.Content, &cs); err == nil {
-			res.Content = cs
-		} else {
-			b.hookWarn(fmt.Sprintf("PostToolUse content of %s ignored: %v", in.ToolName, err))
-		}
-	}
-	if v.IsError != nil {
-		res.IsError = *v.IsError
-	}
-	for _, extra := range v.AdditionalContext {
-		res.Content = append(res.Content, event.Text(extra))
-	}
 }
 
 func (b *bridge) hookEnv() []string {

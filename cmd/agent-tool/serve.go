@@ -295,24 +295,8 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 	}
 	r := tools.Run(ctx, ts, env, name, args, update)
 	if len(hs) > 0 {
-		in.Event, in.ToolInput = "tool_result", args
-		content, _ := json.Marshal(r.Content)
-		isErr := r.IsError
-		in.Content, in.Details, in.IsError = content, r.Details, &isErr
-		in.ToolResponse, _ = json.Marshal(map[string]any{"content": r.Content, "details": r.Details, "isError": r.IsError})
-		pv := hooks.Run(ctx, hs, in, hookEnv, warn)
-		if pv.Content != nil {
-			var cs []event.Content
-			if json.Unmarshal(pv.Content, &cs) == nil {
-				r.Content = cs
-			}
-		}
-		if pv.IsError != nil {
-			r.IsError = *pv.IsError
-		}
-		for _, extra := range pv.AdditionalContext {
-			r.Content = append(r.Content, event.Text(extra))
-		}
+		in.ToolInput = args
+		hooks.After(ctx, hs, in, &r, hookEnv, warn)
 	}
 	return r
 }

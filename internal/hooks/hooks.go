@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 // DefaultTimeout is a hook's time limit when its settings name none.
@@ -322,4 +324,35 @@ func run(ctx context.Context, h Hook, payload []byte, env []string) (code int, s
 		return -1, out.String(), errb.String(), fmt.Errorf("%v", ee)
 	}
 	return 0, out.String(), errb.String(), err
+}
+
+// After runs the tool_result hooks on a call's result r (in describes the
+// call, in.ToolInput the arguments it ran with) and applies their verdict
+// to r: replaced content, a flipped error status, added context. Content
+// that is not a list of content blocks is ignored with a warning.
+func After(ctx context.Context, hs []Hook, in Input, r *event.Result, env []string, warn func(string)) {
+	details := r.Details
+	if len(details) == 0 {
+		details = json.RawMessage("null")
+	}
+	isErr := r.IsError
+	in.Event = "tool_result"
+	in.Content, _ = json.Marshal(r.Content)
+	in.Details, in.IsError = r.Details, &isErr
+	in.ToolResponse, _ = json.Marshal(map[string]any{"content": r.Content, "details": details, "isError": r.IsError})
+	v := Run(ctx, hs, in, env, warn)
+	if v.Content != nil {
+		var cs []event.Content
+		if err := json.Unmarshal(v.Content, &cs); err == nil {
+			r.Content = cs
+		} else {
+			warn(fmt.Sprintf("PostToolUse content of %s ignored: %v", in.ToolName, err))
+		}
+	}
+	if v.IsError != nil {
+		r.IsError = *v.IsError
+	}
+	for _, extra := range v.AdditionalContext {
+		r.Content = append(r.Content, event.Text(extra))
+	}
 }

@@ -1,10 +1,16 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 func TestMatches(t *testing.T) {
@@ -54,5 +60,58 @@ func TestApplyJSON(t *testing.T) {
 				t.Error(diff)
 			}
 		})
+	}
+}
+
+// TestAfter runs real PostToolUse hooks (sh -c) on a result: the hook reads
+// the result's fields, replaces the content, flips the error status and
+// adds context; content that is not a list of blocks is ignored with a
+// warning.
+func TestAfter(t *testing.T) {
+	in := Input{Event: "tool_call", SessionID: "s1", ToolName: "mcp__t__echo", ToolCallID: "c1", ToolInput: json.RawMessage(`{"message":"hi"}`)}
+	hook := func(cmd string) []Hook {
+		return []Hook{{Event: "tool_result", Matcher: "mcp__.*", Command: cmd, Timeout: DefaultTimeout}}
+	}
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
+
+	// The hook sees the result (it keeps its input) and adds context.
+	saved := filepath.Join(t.TempDir(), "in.json")
+	r := event.Result{Content: []event.Content{event.Text("hello")}}
+	After(context.Background(), hook(`cat > '`+saved+`'; echo '{"additional_context":"checked"}'`), in, &r, nil, warn)
+	if len(r.Content) != 2 || r.Content[0].Text != "hello" || r.Content[1].Text != "checked" || r.IsError {
+		t.Fatalf("context: %+v", r)
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen map[string]any
+	if err := json.Unmarshal(data, &seen); err != nil {
+		t.Fatalf("hook input %s: %v", data, err)
+	}
+	want := map[string]any{"event": "tool_result", "hook_event_name": "PostToolUse", "session_id": "s1", "tool_name": "mcp__t__echo",
+		"tool_call_id": "c1", "tool_use_id": "c1", "tool_input": map[string]any{"message": "hi"}, "cwd": "",
+		"content": []any{map[string]any{"type": "text", "text": "hello"}}, "is_error": false,
+		"tool_response": map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello"}}, "details": nil, "isError": false}}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("hook input (-want +got):\n%s", diff)
+	}
+
+	// Replaced content and a flipped error status.
+	r = event.Result{Content: []event.Content{event.Text("secret")}, IsError: true}
+	After(context.Background(), hook(`echo '{"content":[{"type":"text","text":"redacted"}],"is_error":false}'`), in, &r, nil, warn)
+	if len(r.Content) != 1 || r.Content[0].Text != "redacted" || r.IsError {
+		t.Fatalf("rewrite: %+v", r)
+	}
+	if len(warnings) != 0 {
+		t.Fatalf("warnings: %q", warnings)
+	}
+
+	// Content that is not a list of blocks: kept, with a warning.
+	r = event.Result{Content: []event.Content{event.Text("kept")}}
+	After(context.Background(), hook(`echo '{"content":"a string"}'`), in, &r, nil, warn)
+	if len(r.Content) != 1 || r.Content[0].Text != "kept" || len(warnings) != 1 || !strings.Contains(warnings[0], "PostToolUse content of mcp__t__echo ignored") {
+		t.Fatalf("bad content: %+v, warnings %q", r, warnings)
 	}
 }
