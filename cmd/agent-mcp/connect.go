@@ -260,10 +260,7 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		tail := s.stderr
-		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: func(line string) {
-			tail.junk(line)
-		}}, nil
+		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
