@@ -192,3 +192,39 @@ func TestCutStreamIsRetryable(t *testing.T) {
 		t.Errorf("partial text kept: %q", m.Text())
 	}
 }
+
+// openai-completions sends an empty tool list when the history calls tools
+// but the request has none; a History message is decoded for it only when
+// it may hold a call (escapes included).
+func TestCompletionsEmptyToolsForCalls(t *testing.T) {
+	m := testModel(OpenAICompletions)
+	call := Message{Role: "assistant", StopReason: StopToolUse, Content: []Content{ToolCallBlock("t1", "read", json.RawMessage(`{}`))}}
+	raw, _ := json.Marshal(call)
+	escaped := json.RawMessage(strings.Replace(string(raw), `"toolCall"`, `"toolCal\u006c"`, 1))
+	user := Message{Role: "user", Content: []Content{TextBlock("hi")}}
+	userRaw, _ := json.Marshal(user)
+	for _, tc := range []struct {
+		name string
+		c    Context
+		want bool
+	}{
+		{"call in Messages", Context{Messages: []Message{user, call}}, true},
+		{"call in History", Context{History: []json.RawMessage{userRaw, raw}}, true},
+		{"escaped call in History", Context{History: []json.RawMessage{userRaw, escaped}}, true},
+		{"no call", Context{History: []json.RawMessage{userRaw}, Messages: []Message{user}}, false},
+		{"tools given", Context{Messages: []Message{user, call}, Tools: []Tool{{Name: "read"}}}, false},
+	} {
+		req, err := completions{}.Request(m, tc.c, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := strings.Contains(string(req.BodyBytes()), `"tools":[]`); got != tc.want {
+			t.Errorf("%s: empty tool list %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	bad := Context{History: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":[{"type":"toolCall","id":7}]}`)}}
+	var he *HistoryError
+	if _, err := (completions{}).Request(m, bad, Options{}); !errors.As(err, &he) {
+		t.Errorf("a bad History message that may hold a call: got %v, want a HistoryError", err)
+	}
+}
