@@ -228,3 +228,44 @@ func TestCompletionsEmptyToolsForCalls(t *testing.T) {
 		t.Errorf("a bad History message that may hold a call: got %v, want a HistoryError", err)
 	}
 }
+
+// openai-responses drops the reasoning and the calls of an errored
+// assistant turn but keeps its text, and puts the "Juice: 0" item last for
+// a gpt-5 model that is not to reason.
+func TestResponsesErroredTurnAndJuice(t *testing.T) {
+	m := testModel(OpenAIResponses)
+	m.ID = "gpt-5-test"
+	hist := []Message{
+		{Role: "user", Content: []Content{TextBlock("go")}, Timestamp: 1},
+		{Role: "assistant", API: m.API, Provider: m.Provider, Model: m.ID, StopReason: StopError, ErrorMessage: "boom", Timestamp: 2,
+			Content: []Content{{Type: "thinking", Thinking: "hmm", ThinkingSignature: `{"type":"reasoning","id":"rs_1"}`}, TextBlock("partial"),
+				ToolCallBlock("c1|fc_1", "read", json.RawMessage(`{}`))}},
+		{Role: "user", Content: []Content{TextBlock("again")}, Timestamp: 3},
+	}
+	req, err := responses{}.Request(m, Context{Messages: hist}, Options{Thinking: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Input []map[string]any `json:"input"`
+	}
+	if err := json.Unmarshal(req.BodyBytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, it := range body.Input {
+		k, _ := it["type"].(string)
+		if k == "" {
+			k, _ = it["role"].(string)
+		}
+		kinds = append(kinds, k)
+	}
+	// the errored turn's calls get "aborted" results from normalisation
+	want := "user,message,function_call_output,user,user,developer"
+	if got := strings.Join(kinds, ","); got != want {
+		t.Errorf("input items %s, want %s", got, want)
+	}
+	if last := body.Input[len(body.Input)-1]; last["content"] != "# Juice: 0 !important" {
+		t.Errorf("last item %v, want the Juice developer item", last)
+	}
+}
