@@ -667,28 +667,23 @@ func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams)
 	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 }
 
-// loadHooks reads the hooks of --settings files and --hooks-dir directories.
+// loadHooks reads the hooks of --settings files and --hooks-dir
+// directories, keeping the tool events (the only ones of a co-process).
 func loadHooks(c *cli.Context, env *app.Env) ([]hooks.Hook, error) {
-	var hs []hooks.Hook
+	var settings, dirs []string
 	for _, f := range c.StringSlice("settings") {
-		h, err := hooks.LoadSettings(env.Abs(f))
-		if err != nil {
-			return nil, exit.Errorf(exit.Usage, "--settings: %v", err)
-		}
-		hs = append(hs, h...)
+		settings = append(settings, env.Abs(f))
 	}
 	for _, d := range c.StringSlice("hooks-dir") {
-		d = env.Abs(d)
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return nil, exit.Errorf(exit.Usage, "--hooks-dir %s: not a directory", d)
-		}
-		h, warnings := hooks.LoadDir(d)
-		for _, w := range warnings {
-			app.Warnf(c, "%s", w)
-		}
-		hs = append(hs, h...)
+		dirs = append(dirs, env.Abs(d))
 	}
-	// Only the tool events apply to a co-process.
+	hs, warnings, err := hooks.Load(settings, dirs)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	for _, w := range warnings {
+		app.Warnf(c, "%s", w)
+	}
 	var out []hooks.Hook
 	for _, h := range hs {
 		if h.Event == "tool_call" || h.Event == "tool_result" {

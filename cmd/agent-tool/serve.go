@@ -306,21 +306,11 @@ var (
 	settingsFlag = &cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call; repeatable"}
 )
 
+// loadHooks reads --settings and --hooks-dir (hooks.Load).
 func loadHooks(c *cli.Context) ([]hooks.Hook, error) {
-	var hs []hooks.Hook
-	for _, f := range c.StringSlice("settings") {
-		h, err := hooks.LoadSettings(f)
-		if err != nil {
-			return nil, fmt.Errorf("hooks: %v", err)
-		}
-		hs = append(hs, h...)
+	hs, warnings, err := hooks.Load(c.StringSlice("settings"), c.StringSlice("hooks-dir"))
+	for _, w := range warnings {
+		fmt.Fprintf(c.App.ErrWriter, "agent-tool: %s\n", w)
 	}
-	for _, d := range c.StringSlice("hooks-dir") {
-		h, warnings := hooks.LoadDir(d)
-		for _, w := range warnings {
-			fmt.Fprintf(c.App.ErrWriter, "agent-tool: %s\n", w)
-		}
-		hs = append(hs, h...)
-	}
-	return hs, nil
+	return hs, err
 }

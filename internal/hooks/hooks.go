@@ -125,6 +125,28 @@ func LoadSettings(path string) ([]Hook, error) {
 	return out, nil
 }
 
+// Load reads the hooks of the --settings files and --hooks-dir directories,
+// in that order. A settings file that cannot be read or parsed and a
+// directory that does not exist are errors; a non-executable file in a
+// directory is a warning.
+func Load(settings, dirs []string) (hs []Hook, warnings []string, err error) {
+	for _, f := range settings {
+		h, err := LoadSettings(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--settings: %v", err)
+		}
+		hs = append(hs, h...)
+	}
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, nil, fmt.Errorf("--hooks-dir %s: not a directory", d)
+		}
+		h, w := LoadDir(d)
+		hs, warnings = append(hs, h...), append(warnings, w...)
+	}
+	return hs, warnings, nil
+}
+
 // LoadDir reads DIR/pre/<tool>[.ext] and DIR/post/<tool>[.ext] executables
 // (sorted by name; <tool> may be *). Non-executable files are returned as
 // warnings.

@@ -115,3 +115,39 @@ func TestAfter(t *testing.T) {
 		t.Fatalf("bad content: %+v, warnings %q", r, warnings)
 	}
 }
+
+// TestLoad: settings files then directories; a missing file or directory
+// is an error, a non-executable hook a warning.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hooksDir := filepath.Join(dir, "hooks")
+	if err := os.MkdirAll(filepath.Join(hooksDir, "post"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hooksDir, "post", "read"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hooksDir, "post", "edit"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs, warnings, err := Load([]string{settings}, []string{hooksDir})
+	if err != nil || len(hs) != 2 || hs[0].Event != "tool_call" || hs[0].Command != "true" || hs[1].Event != "tool_result" || hs[1].Matcher != "read" {
+		t.Fatalf("Load: %+v, %v", hs, err)
+	}
+	if len(warnings) != 1 || !strings.HasSuffix(warnings[0], "post/edit: not executable, skipped") {
+		t.Errorf("warnings %q", warnings)
+	}
+	if _, _, err := Load(nil, []string{filepath.Join(dir, "nope")}); err == nil || err.Error() != "--hooks-dir "+filepath.Join(dir, "nope")+": not a directory" {
+		t.Errorf("missing directory: %v", err)
+	}
+	if _, _, err := Load(nil, []string{settings}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a file as --hooks-dir: %v", err)
+	}
+	if _, _, err := Load([]string{filepath.Join(dir, "nope.json")}, nil); err == nil || !strings.HasPrefix(err.Error(), "--settings: open ") {
+		t.Errorf("missing settings: %v", err)
+	}
+}
