@@ -87,7 +87,8 @@ var blocking = map[string]bool{"tool_call": true, PromptSubmit: true, Stop: true
 
 // LoadSettings reads the hooks of a Claude-style settings file:
 // {"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"…","timeout":60}]}]}}.
-// Events other than the tool events are ignored here.
+// The tool events and UserPromptSubmit, Stop, SessionStart and SessionEnd are
+// read; other events are ignored.
 func LoadSettings(path string) ([]Hook, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
