@@ -27,7 +27,7 @@ type msgInfo struct {
 	role, stopReason, toolName string
 	provider, model            string
 	usage                      []byte // raw usage object of an assistant message
-	pruned, retried, toolCalls bool
+	pruned, retried            bool
 	tokens                     int
 	files                      []fileOp // the files of read/write/edit tool calls
 }
@@ -210,7 +210,6 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 			chars += text + thinking
 			if string(typ) == "toolCall" {
 				chars += max(0, session.StrLen(name)) + len(args)
-				m.toolCalls = true
 				m.files = toolFiles(name, args, m.files, checked)
 			}
 		})
