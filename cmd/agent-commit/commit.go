@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/commit"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -244,7 +245,7 @@ func applyEdits(ctx context.Context, env *app.Env, edits []*edit) error {
 		}
 		e.indexWritten = true
 		if e.work != nil && e.newWork != "" {
-			if err := writeFileAtomic(e.abs, []byte(e.newWork)); err != nil {
+			if err := atomicfile.Write(e.abs, []byte(e.newWork), 0o644); err != nil {
 				return exit.Errorf(exit.Failure, "%s: %v", e.path, err)
 			}
 			e.workWritten = true
@@ -262,7 +263,7 @@ func rollback(ctx context.Context, env *app.Env, edits []*edit) {
 			}
 		}
 		if e.workWritten {
-			if err := writeFileAtomic(e.abs, e.work); err != nil {
+			if err := atomicfile.Write(e.abs, e.work, 0o644); err != nil {
 				fmt.Fprintf(env.Stderr, "agent-commit: rolling back %s: %v\n", e.path, err)
 			}
 		}
@@ -278,27 +279,6 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil
-}
-
-// writeFileAtomic replaces path through a temporary file beside it and a
-// rename, keeping its mode: a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".agent-commit-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp.Name(), st.Mode())
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func indent(s string) string {
