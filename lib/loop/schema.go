@@ -327,19 +327,6 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		}
 		return &number{r, string(n)}, nil
 	}
-	strings_ := func(k string) ([]string, error) {
-		a, ok := m[k].([]any)
-		if !ok {
-			return nil, bad(k, "an array of strings")
-		}
-		out := make([]string, len(a))
-		for i, e := range a {
-			if out[i], ok = e.(string); !ok {
-				return nil, bad(k, "an array of strings")
-			}
-		}
-		return out, nil
-	}
 	var err error
 	if r, ok := m["$ref"]; ok {
 		ref, ok := r.(string)
@@ -355,19 +342,11 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		}
 	}
 	if t, ok := m["type"]; ok {
-		var names []string
-		switch tv := t.(type) {
-		case string:
-			names = []string{tv}
-		case []any:
-			for _, e := range tv {
-				n, ok := e.(string)
-				if !ok {
-					return bad("type", "a type name or an array of them")
-				}
-				names = append(names, n)
-			}
-		default:
+		names, ok := stringList(t)
+		if n, isName := t.(string); isName {
+			names, ok = []string{n}, true
+		}
+		if !ok {
 			return bad("type", "a type name or an array of them")
 		}
 		for _, n := range names {
@@ -414,18 +393,9 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 			s.patternProps = append(s.patternProps, patternSchema{re, cs})
 		}
 	}
-	if s.additional, err = sub("additionalProperties"); err != nil {
-		return err
-	}
-	if s.propertyNames, err = sub("propertyNames"); err != nil {
-		return err
-	}
-	if s.unevalProps, err = sub("unevaluatedProperties"); err != nil {
-		return err
-	}
-	if _, ok := m["required"]; ok {
-		if s.required, err = strings_("required"); err != nil {
-			return err
+	if e, ok := m["required"]; ok {
+		if s.required, ok = stringList(e); !ok {
+			return bad("required", "an array of strings")
 		}
 	}
 	if e, ok := m["dependentRequired"]; ok {
@@ -435,16 +405,8 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		}
 		s.depRequired = map[string][]string{}
 		for k, v := range o {
-			a, ok := v.([]any)
-			if !ok {
+			if s.depRequired[k], ok = stringList(v); !ok {
 				return bad("dependentRequired", "an object of string arrays")
-			}
-			for _, e := range a {
-				n, ok := e.(string)
-				if !ok {
-					return bad("dependentRequired", "an object of string arrays")
-				}
-				s.depRequired[k] = append(s.depRequired[k], n)
 			}
 		}
 	}
@@ -457,17 +419,15 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 			return bad("dependencies", "an object")
 		}
 		for k, v := range o {
-			if a, ok := v.([]any); ok {
+			if _, ok := v.([]any); ok {
+				names, ok := stringList(v)
+				if !ok {
+					return bad("dependencies", "an object of schemas or string arrays")
+				}
 				if s.depRequired == nil {
 					s.depRequired = map[string][]string{}
 				}
-				for _, e := range a {
-					n, ok := e.(string)
-					if !ok {
-						return bad("dependencies", "an object of schemas or string arrays")
-					}
-					s.depRequired[k] = append(s.depRequired[k], n)
-				}
+				s.depRequired[k] = names
 				continue
 			}
 			cs, err := c.compile(v, ptr+"/dependencies/"+escapePtr(k))
@@ -480,9 +440,13 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 			s.depSchemas[k] = cs
 		}
 	}
-	for k, dst := range map[string]*int{"minProperties": &s.minProps, "maxProperties": &s.maxProps, "minItems": &s.minItems,
-		"maxItems": &s.maxItems, "minLength": &s.minLength, "maxLength": &s.maxLength, "minContains": &s.minContains, "maxContains": &s.maxContains} {
-		if err := count(k, dst); err != nil {
+	// in a fixed order, so a schema with two bad keywords always names the same one
+	for _, c := range []struct {
+		k   string
+		dst *int
+	}{{"minProperties", &s.minProps}, {"maxProperties", &s.maxProps}, {"minItems", &s.minItems}, {"maxItems", &s.maxItems},
+		{"minLength", &s.minLength}, {"maxLength", &s.maxLength}, {"minContains", &s.minContains}, {"maxContains", &s.maxContains}} {
+		if err := count(c.k, c.dst); err != nil {
 			return err
 		}
 	}
@@ -505,12 +469,6 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		} else if s.items, err = sub("items"); err != nil {
 			return err
 		}
-	}
-	if s.contains, err = sub("contains"); err != nil {
-		return err
-	}
-	if s.unevalItems, err = sub("unevaluatedItems"); err != nil {
-		return err
 	}
 	if e, ok := m["uniqueItems"]; ok {
 		b, ok := e.(bool)
@@ -555,28 +513,42 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 	if s.multipleOf != nil && s.multipleOf.r.Sign() <= 0 {
 		return bad("multipleOf", "a number > 0")
 	}
-	if s.allOf, err = subList("allOf"); err != nil {
-		return err
+	for _, c := range []struct {
+		k   string
+		dst *[]*schema
+	}{{"allOf", &s.allOf}, {"anyOf", &s.anyOf}, {"oneOf", &s.oneOf}} {
+		if *c.dst, err = subList(c.k); err != nil {
+			return err
+		}
 	}
-	if s.anyOf, err = subList("anyOf"); err != nil {
-		return err
-	}
-	if s.oneOf, err = subList("oneOf"); err != nil {
-		return err
-	}
-	if s.not, err = sub("not"); err != nil {
-		return err
-	}
-	if s.ifS, err = sub("if"); err != nil {
-		return err
-	}
-	if s.thenS, err = sub("then"); err != nil {
-		return err
-	}
-	if s.elseS, err = sub("else"); err != nil {
-		return err
+	for _, c := range []struct {
+		k   string
+		dst **schema
+	}{{"additionalProperties", &s.additional}, {"propertyNames", &s.propertyNames}, {"unevaluatedProperties", &s.unevalProps},
+		{"contains", &s.contains}, {"unevaluatedItems", &s.unevalItems},
+		{"not", &s.not}, {"if", &s.ifS}, {"then", &s.thenS}, {"else", &s.elseS}} {
+		if *c.dst, err = sub(c.k); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// stringList reads an array of strings (nil for an empty one).
+func stringList(v any) ([]string, bool) {
+	a, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, e := range a {
+		n, ok := e.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
 }
 
 // schemaError is one failed keyword at an instance location.

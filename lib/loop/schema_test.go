@@ -187,3 +187,13 @@ func FuzzSchemaOracle(f *testing.F) {
 		}
 	})
 }
+
+func TestSchemaCompileErrorStable(t *testing.T) {
+	doc := []byte(`{"minProperties":-1,"maxProperties":-1,"minItems":-1,"maxItems":-1,"minLength":-1,"maxLength":-1}`)
+	for i := 0; i < 20; i++ {
+		_, err := compileSchema(doc)
+		if err == nil || err.Error() != "minProperties: must be a non-negative integer" {
+			t.Fatalf("run %d: %v, want the first bad keyword, minProperties", i, err)
+		}
+	}
+}
