@@ -609,6 +609,17 @@ func jsonType(v any) string {
 	return ""
 }
 
+// typeMatches reports whether a value of JSON type t (as jsonType names it)
+// is one of the schema types want: an integer is also a number.
+func typeMatches(t string, want []string) bool {
+	for _, w := range want {
+		if w == t || w == "number" && t == "integer" {
+			return true
+		}
+	}
+	return false
+}
+
 // validate checks inst (at loc) against s and returns the failed keywords
 // (leaves only) and what was evaluated.
 func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, evaluated) {
@@ -634,16 +645,8 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 			return errs, ev
 		}
 	}
-	if s.types != nil {
-		t, ok := jsonType(inst), false
-		for _, w := range s.types {
-			if w == t || w == "number" && t == "integer" {
-				ok = true
-			}
-		}
-		if !ok {
-			fail(schemaError{kind: "type", want: s.types})
-		}
+	if s.types != nil && !typeMatches(jsonType(inst), s.types) {
+		fail(schemaError{kind: "type", want: s.types})
 	}
 	if s.hasEnum {
 		ok := false
