@@ -701,47 +701,16 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 			}
 		}
 	}
-	for _, a := range s.allOf {
-		es, aev := a.validate(inst, loc, depth+1)
+	_, allOfErrs := branches(s.allOf, inst, loc, depth, &ev)
+	errs = append(errs, allOfErrs...)
+	if n, es := branches(s.anyOf, inst, loc, depth, &ev); len(s.anyOf) > 0 && n == 0 {
 		errs = append(errs, es...)
-		if len(es) == 0 {
-			ev.merge(aev)
-		}
 	}
-	if len(s.anyOf) > 0 {
-		var all []schemaError
-		matched := false
-		for _, a := range s.anyOf {
-			es, aev := a.validate(inst, loc, depth+1)
-			if len(es) == 0 {
-				matched = true
-				ev.merge(aev)
-			} else {
-				all = append(all, es...)
-			}
-		}
-		if !matched {
-			errs = append(errs, all...)
-		}
-	}
-	if len(s.oneOf) > 0 {
-		var all []schemaError
-		n := 0
-		for _, a := range s.oneOf {
-			es, aev := a.validate(inst, loc, depth+1)
-			if len(es) == 0 {
-				n++
-				ev.merge(aev)
-			} else {
-				all = append(all, es...)
-			}
-		}
-		switch {
-		case n == 0:
-			errs = append(errs, all...)
-		case n > 1:
-			fail(schemaError{kind: "oneOf", arg: "must match exactly one schema in oneOf"})
-		}
+	switch n, es := branches(s.oneOf, inst, loc, depth, &ev); {
+	case len(s.oneOf) > 0 && n == 0:
+		errs = append(errs, es...)
+	case n > 1:
+		fail(schemaError{kind: "oneOf", arg: "must match exactly one schema in oneOf"})
 	}
 	if s.not != nil {
 		if es, _ := s.not.validate(inst, loc, depth+1); len(es) == 0 {
@@ -794,6 +763,24 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 		}
 	}
 	return errs, ev
+}
+
+// branches validates inst against each schema of list (allOf, anyOf,
+// oneOf): how many matched, the errors of those that did not, and what the
+// matching ones evaluated merged into ev.
+func branches(list []*schema, inst any, loc []string, depth int, ev *evaluated) (int, []schemaError) {
+	n := 0
+	var errs []schemaError
+	for _, a := range list {
+		es, aev := a.validate(inst, loc, depth+1)
+		if len(es) == 0 {
+			n++
+			ev.merge(aev)
+		} else {
+			errs = append(errs, es...)
+		}
+	}
+	return n, errs
 }
 
 func (s *schema) object(x map[string]any, loc []string, depth int, ev *evaluated) []schemaError {
