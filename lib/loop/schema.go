@@ -103,7 +103,7 @@ func compileSchema(doc []byte) (*schema, error) {
 		}
 		c.rootID = idOf(m, c.legacy)
 	}
-	c.scan(root, "")
+	c.scan(root, "", false)
 	return c.compile(root, "")
 }
 
@@ -120,10 +120,18 @@ func idOf(m map[string]any, legacy bool) string {
 	return ""
 }
 
-// scan records the $id and $anchor locations of the document.
-func (c *compiler) scan(v any, ptr string) {
+// scan records the $id and $anchor locations of the document. names is
+// true for a map of names to schemas (properties, $defs, ...), whose keys
+// are not keywords: a property called "default" is a schema, not data.
+func (c *compiler) scan(v any, ptr string, names bool) {
 	switch x := v.(type) {
 	case map[string]any:
+		if names {
+			for k, e := range x {
+				c.scan(e, ptr+"/"+escapePtr(k), false)
+			}
+			return
+		}
 		if id := idOf(x, c.legacy); id != "" {
 			if _, dup := c.ids[id]; !dup {
 				c.ids[id] = ptr
@@ -140,14 +148,18 @@ func (c *compiler) scan(v any, ptr string) {
 			}
 		}
 		for k, e := range x {
-			if k == "enum" || k == "const" || k == "default" || k == "examples" {
+			switch k {
+			case "enum", "const", "default", "examples":
 				continue // data, not schemas
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+				c.scan(e, ptr+"/"+escapePtr(k), true)
+			default:
+				c.scan(e, ptr+"/"+escapePtr(k), false)
 			}
-			c.scan(e, ptr+"/"+escapePtr(k))
 		}
 	case []any:
 		for i, e := range x {
-			c.scan(e, ptr+"/"+strconv.Itoa(i))
+			c.scan(e, ptr+"/"+strconv.Itoa(i), false)
 		}
 	}
 }

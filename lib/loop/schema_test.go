@@ -37,6 +37,7 @@ var diffSchemas = []string{
 	`{"$defs":{"pos":{"type":"integer","minimum":0}},"type":"object","properties":{"n":{"$ref":"#/$defs/pos"},"m":{"$ref":"#/$defs/pos"}}}`,
 	`{"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"next":{"$ref":"#/$defs/node"}},"required":["v"]}},"$ref":"#/$defs/node"}`,
 	`{"$defs":{"a":{"$anchor":"name","type":"string"}},"properties":{"x":{"$ref":"#name"}}}`,
+	`{"properties":{"default":{"$anchor":"d","type":"string"},"enum":{"$id":"https://example.com/e.json","type":"integer"},"b":{"$ref":"#d"},"x":{"$ref":"https://example.com/e.json"}}}`,
 	`{"$id":"https://example.com/tool.json","$defs":{"s":{"type":"string"}},"properties":{"x":{"$ref":"https://example.com/tool.json#/$defs/s"}}}`,
 	`{"properties":{"a":{"type":"string"}},"unevaluatedProperties":false}`,
 	`{"allOf":[{"properties":{"a":true}}],"properties":{"b":true},"unevaluatedProperties":false}`,
