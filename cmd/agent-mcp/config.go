@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -354,16 +355,14 @@ func writeJSON(r *runner, v any) error {
 	return err
 }
 
-// writeFileAtomic writes data to path through a temporary file (0600, dir 0700).
+// writeFileAtomic replaces a file of ours (configuration, credentials,
+// trust, tool cache) with atomicfile.Write: a new file is 0600 and a new
+// directory 0700, since they may hold tokens.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
