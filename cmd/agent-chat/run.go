@@ -222,23 +222,11 @@ func run(c *cli.Context, env *app.Env) error {
 	if c.Bool("verbose") {
 		client.Warn = func(s string) { app.Warnf(c, "%s", s) }
 	}
-	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(env.Abs(f))
-		if err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-		if client.Replay, err = provider.ReadCassette(f, data); err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
+	done, err := client.UseCassettes(c.String("record"), c.String("replay"), env.Abs)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
-	if f := c.String("record"); f != "" {
-		fh, err := os.OpenFile(env.Abs(f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-		defer fh.Close()
-		client.Record = provider.NewRecorder(fh)
-	}
+	defer done()
 
 	opts := llm.Options{MaxTokens: c.Int("max-tokens"), Thinking: thinking, CacheRetention: c.String("cache-retention"), APIKey: key}
 	if st.header != nil {

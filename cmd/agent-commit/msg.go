@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -259,22 +258,9 @@ func modelClient(c *cli.Context, env *app.Env) (*provider.Client, llm.Model, llm
 	if opts.APIKey != "" {
 		client.Secrets = []string{opts.APIKey}
 	}
-	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(abs(env, f))
-		if err != nil {
-			return nil, model, opts, none, exit.Wrap(exit.Usage, err)
-		}
-		if client.Replay, err = provider.ReadCassette(f, data); err != nil {
-			return nil, model, opts, none, exit.Wrap(exit.Usage, err)
-		}
+	done, err := client.UseCassettes(c.String("record"), c.String("replay"), func(f string) string { return abs(env, f) })
+	if err != nil {
+		return nil, model, opts, none, exit.Wrap(exit.Usage, err)
 	}
-	if f := c.String("record"); f != "" {
-		fh, err := os.OpenFile(abs(env, f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, model, opts, none, exit.Wrap(exit.Usage, err)
-		}
-		client.Record = provider.NewRecorder(fh)
-		return client, model, opts, func() { fh.Close() }, nil
-	}
-	return client, model, opts, none, nil
+	return client, model, opts, done, nil
 }

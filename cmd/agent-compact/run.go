@@ -374,29 +374,16 @@ func modelAsk(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model) (
 	}
 	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now}
 	opts := llm.Options{MaxTokens: c.Int("reserve-tokens") * 8 / 10, Thinking: "off"}
-	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(env.Abs(f))
-		if err != nil {
-			return nil, nil, err
-		}
-		if client.Replay, err = provider.ReadCassette(f, data); err != nil {
-			return nil, nil, err
-		}
-	} else {
+	if c.String("replay") == "" {
 		k, err := cat.ResolveKey(model, c.String("api-key"), env.Getenv)
 		if err != nil {
 			return nil, nil, err
 		}
 		opts.APIKey = k.Value
-	}
-	if f := c.String("record"); f != "" {
-		fh, err := os.Create(env.Abs(f))
-		if err != nil {
-			return nil, nil, err
-		}
-		done = func() { fh.Close() }
-		client.Record = provider.NewRecorder(fh)
 		client.Secrets = []string{opts.APIKey}
+	}
+	if done, err = client.UseCassettes(c.String("record"), c.String("replay"), env.Abs); err != nil {
+		return nil, nil, exit.Wrap(exit.Usage, err)
 	}
 	ask = func(prompt string) (string, error) {
 		msgs := []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 
@@ -72,15 +71,7 @@ func newSampler(c *cli.Context, env *app.Env) (*sampler, error) {
 	s := &sampler{model: model, opts: llm.Options{Thinking: thinking}, close: func() {},
 		warn: func(m string) { app.Warnf(c, "%s", m) }, now: func() int64 { return env.Now().UnixMilli() }}
 	s.client = &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Warn: s.warn}
-	if f := c.String("replay"); f != "" {
-		data, err := os.ReadFile(env.Abs(f))
-		if err != nil {
-			return nil, exit.Wrap(exit.Usage, err)
-		}
-		if s.client.Replay, err = provider.ReadCassette(f, data); err != nil {
-			return nil, exit.Wrap(exit.Usage, err)
-		}
-	} else {
+	if c.String("replay") == "" {
 		k, err := cat.ResolveKey(model, "", env.Getenv)
 		if err != nil {
 			return nil, exit.Errorf(exit.Usage, "--sampling-model: %v", err)
@@ -91,13 +82,8 @@ func newSampler(c *cli.Context, env *app.Env) (*sampler, error) {
 		s.opts.APIKey = k.Value
 		s.client.Secrets = []string{k.Value}
 	}
-	if f := c.String("record"); f != "" {
-		fh, err := os.OpenFile(env.Abs(f), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, exit.Wrap(exit.Usage, err)
-		}
-		s.client.Record = provider.NewRecorder(fh)
-		s.close = func() { fh.Close() }
+	if s.close, err = s.client.UseCassettes(c.String("record"), c.String("replay"), env.Abs); err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
 	}
 	return s, nil
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +31,34 @@ type Client struct {
 	Secrets []string  // values never written to a cassette
 	// Warn receives non-fatal notes (replay body differences).
 	Warn func(string)
+}
+
+// UseCassettes sets up --replay FILE (requests answered from the
+// cassette, no network) and --record FILE (every exchange written to a new
+// file, mode 0600) on c; "" leaves either off. The files are opened at
+// abs(name) and named as given in messages. done closes the recording.
+// Errors are the user's: a cassette that does not read, a file that cannot
+// be created.
+func (c *Client) UseCassettes(record, replay string, abs func(string) string) (done func(), err error) {
+	done = func() {}
+	if replay != "" {
+		data, err := os.ReadFile(abs(replay))
+		if err != nil {
+			return done, err
+		}
+		if c.Replay, err = ReadCassette(replay, data); err != nil {
+			return done, err
+		}
+	}
+	if record != "" {
+		fh, err := os.OpenFile(abs(record), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return done, err
+		}
+		c.Record = NewRecorder(fh)
+		done = func() { fh.Close() }
+	}
+	return done, nil
 }
 
 // Stream runs one call: it emits every stream event to emit and returns the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,5 +143,28 @@ func TestLengthRequiredResent(t *testing.T) {
 	rs := srv.Requests()
 	if len(rs) != 2 || rs[0].Header.Get("Content-Length") != "" || rs[1].Header.Get("Content-Length") != strconv.Itoa(len(rs[1].Body)) || !bytes.Equal(rs[0].Body, rs[1].Body) {
 		t.Fatalf("want a streamed request, then the same body with its length; got %d requests", len(rs))
+	}
+}
+
+// UseCassettes opens the files at abs(name): a recording is created 0600,
+// a cassette that does not read is an error naming it as given.
+func TestUseCassettes(t *testing.T) {
+	dir := t.TempDir()
+	abs := func(f string) string { return filepath.Join(dir, f) }
+	c := &Client{}
+	done, err := c.UseCassettes("rec.jsonl", "", abs)
+	if err != nil || c.Record == nil || c.Replay != nil {
+		t.Fatalf("record: %v %+v", err, c)
+	}
+	done()
+	if fi, err := os.Stat(abs("rec.jsonl")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("recording file: %v %v", fi, err)
+	}
+	if _, err := (&Client{}).UseCassettes("", "missing.jsonl", abs); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("missing cassette: %v", err)
+	}
+	os.WriteFile(abs("bad.jsonl"), []byte("not json\n"), 0o644)
+	if _, err := (&Client{}).UseCassettes("", "bad.jsonl", abs); err == nil || !strings.Contains(err.Error(), "bad.jsonl:1") {
+		t.Errorf("bad cassette: %v", err)
 	}
 }
