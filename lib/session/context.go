@@ -146,17 +146,17 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	return ctx, nil
 }
 
-// memberVals is member for several keys in one pass over obj: the value of
-// each key's last occurrence, nil for a missing one.
+// memberVals is the value of each key's last occurrence in obj, nil for a
+// missing one, in one walk. obj is a record's bytes or part of them, which
+// ParseRecord checked: it is walked without checking it again.
 func memberVals(obj []byte, keys ...string) [][]byte {
 	out := make([][]byte, len(keys))
-	Members(obj, func(k, v []byte) bool {
+	WalkMembers(obj, func(k, v []byte) {
 		for i, key := range keys {
 			if string(k) == key {
 				out[i] = v
 			}
 		}
-		return true
 	})
 	return out
 }
@@ -207,7 +207,7 @@ type msgInfo struct {
 // messages marked "retried" contribute nothing: they were failed attempts
 // agent-chat sent again.
 func messageInfo(e Record) msgInfo {
-	m := member(e.Raw, "message")
+	m := memberVals(e.Raw, "message")[0]
 	if len(m) == 0 || m[0] != '{' {
 		return msgInfo{}
 	}

@@ -137,19 +137,6 @@ func StrLen(v []byte) int {
 	return len(s)
 }
 
-// member returns the raw value of a top-level member ("" when absent or
-// when obj is not a well-formed object).
-func member(obj []byte, key string) []byte {
-	var out []byte
-	Members(obj, func(k, v []byte) bool {
-		if string(k) == key {
-			out = v
-		}
-		return true
-	})
-	return out
-}
-
 // strVal decodes a JSON string value (fast when it has no escapes).
 func strVal(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
