@@ -1,9 +1,11 @@
 package grep
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -335,37 +337,14 @@ func joinShown(shown, name string) string {
 // error 2)").
 func ErrText(err error) string {
 	var errno syscall.Errno
-	for e := err; e != nil; {
-		if en, ok := e.(syscall.Errno); ok {
-			errno = en
-			break
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			break
-		}
-		e = u.Unwrap()
-	}
-	if errno == 0 {
+	if !errors.As(err, &errno) || errno == 0 {
 		return err.Error()
 	}
 	s := errno.Error()
 	if s != "" {
 		s = strings.ToUpper(s[:1]) + s[1:]
 	}
-	return s + " (os error " + itoa(int(errno)) + ")"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
+	return s + " (os error " + strconv.Itoa(int(errno)) + ")"
 }
 
 func sortByModTime(ents []os.DirEntry, reverse bool) {
