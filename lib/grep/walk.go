@@ -218,8 +218,10 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 			if o.MaxDepthSet && depth+1 > o.MaxDepth {
 				continue
 			}
-			if len(o.FilterGlobs) > 0 && !filterGlobs(o.FilterGlobs, strings.TrimPrefix(p, abs+"/")) {
-				continue
+			if len(f.filters) > 0 {
+				if rel, _ := relUnder(abs, p); !filterGlobs(f.filters, rel) {
+					continue
+				}
 			}
 			if o.MaxFilesize > 0 {
 				if size < 0 {
