@@ -87,12 +87,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 func TestWalkFilterGlobs(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"a.go", "sub/b.go", "sub/c.txt", "sub/deep/d.go"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, p), []byte("x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(root, p), "x\n")
 	}
 	for glob, want := range map[string][]string{
 		"*.go":       {"a.go", "sub/b.go", "sub/deep/d.go"},
