@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/commit"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -145,5 +146,5 @@ func editChangelog(c *cli.Context, env *app.Env, entries, deletions map[string][
 	if out == text {
 		return nil
 	}
-	return writeFileAtomic(abs(env, name), []byte(out))
+	return atomicfile.Write(abs(env, name), []byte(out), 0o644)
 }

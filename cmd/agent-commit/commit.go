@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/commit"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -67,7 +68,7 @@ func runCommit(c *cli.Context, env *app.Env) error {
 		}
 	}
 	var targets []commit.ChangelogTarget
-	var tracked map[string]indexEntry
+	var tracked trackedChangelogs
 	if !c.Bool("no-changelog") {
 		var err error
 		if targets, tracked, err = changelogTargets(c, env); err != nil {
@@ -131,21 +132,28 @@ func runCommit(c *cli.Context, env *app.Env) error {
 // indexEntry is a tracked file's index entry.
 type indexEntry struct{ mode, sha string }
 
+// trackedChangelogs are the tracked CHANGELOG.md files by repo-relative
+// path, and the repository's top level they are relative to.
+type trackedChangelogs struct {
+	root    string
+	entries map[string]indexEntry
+}
+
 // changelogTargets lists the staged files and the tracked CHANGELOG.md
 // files, and pairs them up.
-func changelogTargets(c *cli.Context, env *app.Env) ([]commit.ChangelogTarget, map[string]indexEntry, error) {
+func changelogTargets(c *cli.Context, env *app.Env) ([]commit.ChangelogTarget, trackedChangelogs, error) {
 	top, err := git(c.Context, env, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, nil, err
+		return nil, trackedChangelogs{}, err
 	}
 	root := strings.TrimSpace(top)
 	names, err := git(c.Context, env, "-C", root, "diff", "--cached", "--name-only", "-z", "--no-renames", "--ignore-submodules")
 	if err != nil {
-		return nil, nil, err
+		return nil, trackedChangelogs{}, err
 	}
 	ls, err := git(c.Context, env, "-C", root, "ls-files", "-s", "-z", "--", ":(glob)CHANGELOG.md", ":(glob)**/CHANGELOG.md")
 	if err != nil {
-		return nil, nil, err
+		return nil, trackedChangelogs{}, err
 	}
 	tracked := map[string]indexEntry{}
 	for _, rec := range strings.Split(ls, "\x00") {
@@ -162,7 +170,7 @@ func changelogTargets(c *cli.Context, env *app.Env) ([]commit.ChangelogTarget, m
 			staged = append(staged, p)
 		}
 	}
-	return commit.ChangelogTargets(staged, func(p string) bool { _, ok := tracked[p]; return ok }), tracked, nil
+	return commit.ChangelogTargets(staged, func(p string) bool { _, ok := tracked[p]; return ok }), trackedChangelogs{root, tracked}, nil
 }
 
 // edit is one changelog's new content, in the index and in the working tree.
@@ -182,22 +190,15 @@ type edit struct {
 
 // changelogEdits merges the model's entries into the staged version of each
 // target (and into the working copy, which may hold unstaged edits).
-func changelogEdits(c *cli.Context, env *app.Env, a commit.Analysis, targets []commit.ChangelogTarget, tracked map[string]indexEntry) ([]*edit, error) {
-	if len(targets) == 0 {
-		return nil, nil
-	}
-	top, err := git(c.Context, env, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, err
-	}
-	root := strings.TrimSpace(top)
+func changelogEdits(c *cli.Context, env *app.Env, a commit.Analysis, targets []commit.ChangelogTarget, tracked trackedChangelogs) ([]*edit, error) {
+	root := tracked.root
 	var edits []*edit
 	for _, t := range targets {
 		entries := commit.NormalizeEntries(a.Changelog[t.Path])
 		if len(entries) == 0 {
 			continue
 		}
-		staged, err := git(c.Context, env, "-C", root, "cat-file", "blob", tracked[t.Path].sha)
+		staged, err := git(c.Context, env, "-C", root, "cat-file", "blob", tracked.entries[t.Path].sha)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +210,7 @@ func changelogEdits(c *cli.Context, env *app.Env, a commit.Analysis, targets []c
 		if err != nil {
 			return nil, err
 		}
-		e := &edit{path: t.Path, root: root, abs: filepath.Join(root, filepath.FromSlash(t.Path)), orig: tracked[t.Path], index: merged, entries: entries}
+		e := &edit{path: t.Path, root: root, abs: filepath.Join(root, filepath.FromSlash(t.Path)), orig: tracked.entries[t.Path], index: merged, entries: entries}
 		for cat := range entries {
 			e.cats = append(e.cats, cat)
 		}
@@ -244,7 +245,7 @@ func applyEdits(ctx context.Context, env *app.Env, edits []*edit) error {
 		}
 		e.indexWritten = true
 		if e.work != nil && e.newWork != "" {
-			if err := writeFileAtomic(e.abs, []byte(e.newWork)); err != nil {
+			if err := atomicfile.Write(e.abs, []byte(e.newWork), 0o644); err != nil {
 				return exit.Errorf(exit.Failure, "%s: %v", e.path, err)
 			}
 			e.workWritten = true
@@ -262,7 +263,7 @@ func rollback(ctx context.Context, env *app.Env, edits []*edit) {
 			}
 		}
 		if e.workWritten {
-			if err := writeFileAtomic(e.abs, e.work); err != nil {
+			if err := atomicfile.Write(e.abs, e.work, 0o644); err != nil {
 				fmt.Fprintf(env.Stderr, "agent-commit: rolling back %s: %v\n", e.path, err)
 			}
 		}
@@ -278,27 +279,6 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil
-}
-
-// writeFileAtomic replaces path through a temporary file beside it and a
-// rename, keeping its mode: a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".agent-commit-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp.Name(), st.Mode())
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func indent(s string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -182,7 +183,7 @@ func prepareCommitMsg(c *cli.Context, env *app.Env, file, source string) {
 	if len(old) > 0 && old[0] != '\n' {
 		text += "\n"
 	}
-	if err := writeFileAtomic(path, []byte(text+string(old))); err != nil {
+	if err := atomicfile.Write(path, []byte(text+string(old)), 0o644); err != nil {
 		warn("%v", err)
 	}
 }

@@ -302,7 +302,7 @@ func mayConfigCommentChar(env *app.Env) bool {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			if os.IsNotExist(err) || errors.Is(err, fs.ErrNotExist) {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return true

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/agentutils/agentutils/internal/atomicfile"
 )
 
 // isZst reports whether a session path is zstd-compressed (.jsonl.zst).
@@ -257,34 +259,15 @@ func syncDir(dir string) {
 }
 
 // writeFileAtomic creates or replaces a file that is not under a session lock
-// (a new session, the leaf sidecar): temp, fsync, rename, fsync dir.
+// (a new session, the leaf sidecar): compressed for .zst, then temp, fsync,
+// rename, fsync dir.
 func writeFileAtomic(path string, content []byte) error {
-	dir, base := filepath.Split(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if isZst(path) {
+		var buf bytes.Buffer
+		if err := writeSessionBytes(&buf, path, content); err != nil {
+			return err
+		}
+		content = buf.Bytes()
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := writeSessionBytes(tmp, path, content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return atomicfile.Write(path, content, 0o644)
 }

@@ -50,17 +50,16 @@ Example:
 // server is one serve session: its tools, the writer shared by every
 // call's goroutine, and the running calls.
 type server struct {
-	tools     []tools.Tool
-	env       *tools.Env
-	w         *bufio.Writer
-	wmu       sync.Mutex
-	exclusive sync.Mutex // held by an exclusive tool while it runs
-	shared    sync.RWMutex
-	mu        sync.Mutex
-	running   map[string]context.CancelFunc
-	wg        sync.WaitGroup
-	gate      *gate
-	hooks     bool // false when hello says the parent fires the hooks
+	tools   []tools.Tool
+	env     *tools.Env
+	w       *bufio.Writer
+	wmu     sync.Mutex
+	shared  sync.RWMutex // write-held by an exclusive tool while it runs, read-held by the others
+	mu      sync.Mutex
+	running map[string]context.CancelFunc
+	wg      sync.WaitGroup
+	gate    *gate
+	hooks   bool // false when hello says the parent fires the hooks
 }
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/grep"
@@ -300,7 +301,7 @@ func writeTool() Tool {
 				content = edit.Parse(string(old)).Render(edit.Parse(content).Text)
 			}
 			saveUndo(env, p, old, rerr == nil)
-			if err := writeAtomic(p, []byte(content), 0o644); err != nil {
+			if err := atomicfile.Write(p, []byte(content), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
 			return text(fmt.Sprintf("Successfully wrote %d bytes to %s", len(content), a.Path)), nil
@@ -337,7 +338,7 @@ func editTool() Tool {
 				return event.ToolOutput{}, err
 			}
 			saveUndo(env, p, raw, true)
-			if err := writeAtomic(p, []byte(f.Render(res.Text)), 0o644); err != nil {
+			if err := atomicfile.Write(p, []byte(f.Render(res.Text)), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
 			msg := fmt.Sprintf("Successfully replaced text in %s.", a.Path)

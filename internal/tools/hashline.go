@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
 )
@@ -65,7 +66,7 @@ func hashlineTool() Tool {
 			}
 			for _, w := range writes {
 				saveUndo(env, w.path, w.old, true)
-				if err := writeAtomic(w.path, w.data, 0o644); err != nil {
+				if err := atomicfile.Write(w.path, w.data, 0o644); err != nil {
 					return event.ToolOutput{}, err
 				}
 			}

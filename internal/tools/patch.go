@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
 )
@@ -87,7 +88,7 @@ func applyPatchTool() Tool {
 					continue
 				}
 				saveUndo(env, w.path, w.old, w.existed && w.from == "")
-				if err := writeAtomic(w.path, w.data, 0o644); err != nil {
+				if err := atomicfile.Write(w.path, w.data, 0o644); err != nil {
 					return event.ToolOutput{}, err
 				}
 				if w.from != "" && w.from != w.path {
@@ -134,7 +135,7 @@ func saveUndo(env *Env, path string, old []byte, existed bool) {
 		return
 	}
 	b, _ := json.Marshal(undoRecord{Path: path, Existed: existed, Content: old})
-	_ = writeAtomic(u, b, 0o600)
+	_ = atomicfile.Write(u, b, 0o600)
 }
 
 func undoTool() Tool {
@@ -159,7 +160,7 @@ func undoTool() Tool {
 			}
 			cur, _ := os.ReadFile(p)
 			if rec.Existed {
-				err = writeAtomic(p, rec.Content, 0o644)
+				err = atomicfile.Write(p, rec.Content, 0o644)
 			} else {
 				err = os.Remove(p)
 			}

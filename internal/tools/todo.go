@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -37,7 +38,7 @@ func todoTool() Tool {
 				return event.ToolOutput{}, err
 			}
 			b, _ := json.MarshalIndent(map[string]any{"updatedAt": env.Now().UTC().Format("2006-01-02T15:04:05.000Z"), "todos": todos}, "", "  ")
-			if err := writeAtomic(filepath.Join(d, "todos.json"), append(b, '\n'), 0o644); err != nil {
+			if err := atomicfile.Write(filepath.Join(d, "todos.json"), append(b, '\n'), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
 			return event.ToolOutput{Content: []event.Content{event.Text(msg)}, Details: details(map[string]any{"todos": todos})}, nil

@@ -50,10 +50,7 @@ func (h ScopeHint) prompt() string {
 		return "Scope candidates: (none - multi-component change) - leave the scope empty.\n\n"
 	}
 	var b strings.Builder
-	for i, c := range h.Cands {
-		if i == 5 || c.Percent < 10 {
-			break
-		}
+	for i, c := range topScopes(h.Cands) {
 		conf := "high confidence"
 		if !c.High {
 			conf = "moderate confidence"
@@ -67,6 +64,17 @@ func (h ScopeHint) prompt() string {
 		return ""
 	}
 	return "Scope candidates (share of changed lines): " + b.String() + "\nPrefer a two-segment scope marked high confidence.\n\n"
+}
+
+// topScopes are the candidates the prompts show, as the reference does: the
+// first 5 in Scopes' order, stopping at the first under 10%.
+func topScopes(cands []ScopeCandidate) []ScopeCandidate {
+	for i, c := range cands {
+		if i == 5 || c.Percent < 10 {
+			return cands[:i]
+		}
+	}
+	return cands
 }
 
 // MsgPrompt assembles the user prompt: optional context from the user, the

@@ -3,6 +3,8 @@ package commit
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -355,7 +357,7 @@ func CheckChangelog(cl map[string]map[string][]string, targets []ChangelogTarget
 			probs = append(probs, "changelog: missing the entry for "+t.Path+" (use {} when nothing is user-visible)")
 		}
 	}
-	for _, p := range orderedKeysAny(cl) {
+	for _, p := range slices.Sorted(maps.Keys(cl)) {
 		if !want[p] {
 			probs = append(probs, "changelog: not expected: "+p)
 			continue
@@ -391,13 +393,4 @@ func NormalizeEntries(m map[string][]string) map[string][]string {
 		}
 	}
 	return out
-}
-
-func orderedKeysAny[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sortStrings(ks)
-	return ks
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -262,7 +263,7 @@ func selectHunks(f *FileDiff, ch Change) ([]Span, []int, error) {
 	for _, h := range f.Hunks {
 		var pick bool
 		if ch.Kind == "indices" {
-			pick = containsInt(ch.Indices, h.Index+1)
+			pick = slices.Contains(ch.Indices, h.Index+1)
 		} else {
 			end := h.NewStart + h.NewLines - 1
 			pick = h.NewStart <= ch.End && end >= ch.Start

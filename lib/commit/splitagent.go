@@ -3,6 +3,7 @@ package commit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -118,10 +119,7 @@ func (a *SplitAgent) Overview() Overview {
 		ns = append(ns, NumstatEntry{Path: f.Path, Additions: f.Additions, Deletions: f.Deletions})
 	}
 	cands, wide, pattern := Scopes(ns)
-	for i, c := range cands {
-		if i == 5 || c.Percent < 10 {
-			break
-		}
+	for _, c := range topScopes(cands) {
 		o.ScopeCandidates = append(o.ScopeCandidates, fmt.Sprintf("%s (%.0f%%)", c.Scope, c.Percent))
 	}
 	o.Wide, o.Pattern = wide, pattern
@@ -279,7 +277,7 @@ func (a *SplitAgent) hunks(path string, want []int) string {
 	var parts []string
 	for _, h := range f.Hunks {
 		n := h.Index + 1
-		if len(want) > 0 && !containsInt(want, n) {
+		if len(want) > 0 && !slices.Contains(want, n) {
 			continue
 		}
 		end := h.NewStart + h.NewLines - 1
@@ -292,15 +290,6 @@ func (a *SplitAgent) hunks(path string, want []int) string {
 		return "(no matching hunks)"
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-func containsInt(ns []int, n int) bool {
-	for _, x := range ns {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // SplitVerdict is split_commit's answer.

@@ -102,9 +102,6 @@ func BranchMessages(entries []session.Record, budget int) ([]json.RawMessage, Fi
 		var m json.RawMessage
 		switch e.Type {
 		case "message":
-			if roleOf(e) == "toolResult" {
-				continue
-			}
 			m = messageOf(e)
 		case "custom_message", "branch_summary":
 			m = session.MessageOf(e)
@@ -123,8 +120,14 @@ func BranchMessages(entries []session.Record, budget int) ([]json.RawMessage, Fi
 		if m == nil {
 			continue
 		}
-		files.Add([]json.RawMessage{m})
-		t := EstimateTokens(m)
+		mi := skimMessage(m, false) // one skim: role, tool-call files and tokens
+		if e.Type == "message" && mi.role == "toolResult" {
+			continue
+		}
+		if mi.role == "assistant" {
+			files.add(mi.files)
+		}
+		t := mi.tokens
 		if total+t > budget {
 			if (e.Type == "compaction" || e.Type == "branch_summary") && float64(total) < 0.9*float64(budget) {
 				out = append(out, m)

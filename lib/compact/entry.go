@@ -27,7 +27,7 @@ type msgInfo struct {
 	role, stopReason, toolName string
 	provider, model            string
 	usage                      []byte // raw usage object of an assistant message
-	pruned, retried, toolCalls bool
+	pruned, retried            bool
 	tokens                     int
 	files                      []fileOp // the files of read/write/edit tool calls
 }
@@ -210,7 +210,6 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 			chars += text + thinking
 			if string(typ) == "toolCall" {
 				chars += max(0, session.StrLen(name)) + len(args)
-				m.toolCalls = true
 				m.files = toolFiles(name, args, m.files, checked)
 			}
 		})
@@ -431,22 +430,32 @@ func ActivePath(entries []Entry) []int {
 // there is no compaction): the resolver then keeps nothing from before the
 // compaction but its summary.
 func MissingFirstKept(path []Entry) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type != "compaction" {
-			continue
-		}
-		v, _ := str(member(path[i].Raw, "firstKeptEntryId"))
-		if v == "" {
-			return ""
-		}
-		for _, e := range path[:i] {
-			if e.ID == v {
-				return ""
-			}
-		}
-		return v
+	if c, kept, id := lastCompaction(path); c >= 0 && kept < 0 {
+		return id
 	}
 	return ""
+}
+
+// lastCompaction finds the newest compaction on path (c = -1 when there is
+// none), its firstKeptEntryId and where that entry is on the path before it
+// (kept = -1 when the id is empty or not there).
+func lastCompaction(path []Entry) (c, kept int, id string) {
+	for c = len(path) - 1; c >= 0; c-- {
+		if path[c].Type == "compaction" {
+			break
+		}
+	}
+	if c < 0 {
+		return -1, -1, ""
+	}
+	if id, _ = str(member(path[c].Raw, "firstKeptEntryId")); id != "" {
+		for j, e := range path[:c] {
+			if e.ID == id {
+				return c, j, id
+			}
+		}
+	}
+	return c, -1, id
 }
 
 // LastAssistant is the newest assistant message of the resolved context

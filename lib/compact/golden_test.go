@@ -264,3 +264,26 @@ func TestPromptsGolden(t *testing.T) {
 	b.WriteString("=== merged\n" + MergeSplit("## Goal\nX.", "## Original Request\nY.") + "\n")
 	golden(t, "prompts.golden", strings.ReplaceAll(b.String(), strings.Repeat("x", 40), "x{40}"))
 }
+
+// A path without usage is estimated as the context it resolves to: the
+// newest compaction's summary, the entries it keeps, and what follows it;
+// a first-kept id that is not on the path keeps nothing before it.
+func TestEstimateContext(t *testing.T) {
+	for _, c := range []struct {
+		spec    string
+		want    int
+		missing string
+	}{
+		{"u500 a500 u100", 1100, ""},
+		{"u500 a500 u300 c>e2 u100 a100", 2 + 300 + 200, ""},
+		{"u500 a500 u300 c>e9 u100 a100", 2 + 200, "e9"},
+	} {
+		p := path(t, c.spec)
+		if got := EstimateContext(p); got != c.want {
+			t.Errorf("%s: EstimateContext %d, want %d", c.spec, got, c.want)
+		}
+		if got := MissingFirstKept(p); got != c.missing {
+			t.Errorf("%s: MissingFirstKept %q, want %q", c.spec, got, c.missing)
+		}
+	}
+}

@@ -76,23 +76,14 @@ func ContextTokens(path []Entry) int {
 // EstimateContext is the chars/4 estimate of the context path resolves to.
 func EstimateContext(path []Entry) int {
 	from, total := 0, 0
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type != "compaction" {
-			continue
-		}
-		total = int(math.Ceil(float64(max(0, session.StrLen(member(path[i].Raw, "summary")))) / 4))
-		from = i + 1
-		if kept, _ := str(member(path[i].Raw, "firstKeptEntryId")); kept != "" {
-			for j := 0; j < i; j++ {
-				if path[j].ID == kept {
-					for _, e := range path[j:i] {
-						total += e.Tokens
-					}
-					break
-				}
+	if c, kept, _ := lastCompaction(path); c >= 0 {
+		total = int(math.Ceil(float64(max(0, session.StrLen(member(path[c].Raw, "summary")))) / 4))
+		from = c + 1
+		if kept >= 0 {
+			for _, e := range path[kept:c] {
+				total += e.Tokens
 			}
 		}
-		break
 	}
 	for _, e := range path[from:] {
 		total += e.Tokens

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Agent event types (formats/events).
@@ -38,14 +39,7 @@ var Types = []string{
 }
 
 // Known reports whether t is an agent event type of this version.
-func Known(t string) bool {
-	for _, k := range Types {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func Known(t string) bool { return slices.Contains(Types, t) }
 
 // Event is one line of the agent event stream. Only the fields of its Type
 // are set; the others stay zero and are left out when encoded.

@@ -169,3 +169,14 @@ func TestDecodeToolAcceptsCorpus(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int]string{
+		0: "0B", 512: "512B", 1023: "1023B", 1024: "1.0KB", 50 * 1024: "50.0KB",
+		1<<20 - 1: "1024.0KB", 1 << 20: "1.0MB", 3 << 19: "1.5MB", 20 << 20: "20.0MB", 1 << 30: "1.0GB",
+	} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -70,9 +70,9 @@ func (s Session) records() ([]session.Record, session.Header, error) {
 
 // view is one displayed item of the transcript.
 type view struct {
-	id, kind, title string
-	blocks          []block
-	text            string
+	kind, title string
+	blocks      []block
+	text        string
 }
 
 func transcript(recs []session.Record, leaf string) ([]view, error) {

@@ -71,35 +71,34 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 		body["system"] = []any{sys}
 	}
 	// The wire messages are built while the body is encoded, one at a time;
-	// a first pass finds the last two user messages, which get cache marks.
-	var users []int
-	n := 0
-	if err := anthropicMessages(c, m, func(msg map[string]any) {
-		if msg["role"] == "user" {
-			users = append(users, n)
+	// with caching, a first pass finds the last two user messages, which get
+	// cache marks.
+	marked := map[int]bool{}
+	if cache {
+		var users []int
+		n := 0
+		if err := anthropicMessages(c, m, func(msg map[string]any) {
+			if msg["role"] == "user" {
+				users = append(users, n)
+			}
+			n++
+		}); err != nil {
+			return Request{}, err
 		}
-		n++
-	}); err != nil {
-		return Request{}, err
-	}
-	if n == 0 {
-		body["messages"] = []map[string]any(nil)
-	} else {
-		marked := map[int]bool{}
-		for i := len(users) - 1; cache && i >= 0 && i >= len(users)-2; i-- {
+		for i := len(users) - 1; i >= 0 && i >= len(users)-2; i-- {
 			marked[users[i]] = true
 		}
-		body["messages"] = lazyArray(func(emit func(any)) error {
-			k := 0
-			return anthropicMessages(c, m, func(msg map[string]any) {
-				if marked[k] {
-					addCacheMark(msg, cc)
-				}
-				k++
-				emit(msg)
-			})
-		})
 	}
+	body["messages"] = lazyArray(func(emit func(any)) error {
+		k := 0
+		return anthropicMessages(c, m, func(msg map[string]any) {
+			if marked[k] {
+				addCacheMark(msg, cc)
+			}
+			k++
+			emit(msg)
+		})
+	})
 	if len(c.Tools) > 0 {
 		var tools []map[string]any
 		for _, t := range c.Tools {

@@ -125,18 +125,23 @@ func (e *bodyEncoder) value(v any) {
 	case []map[string]any:
 		encodeSlice(e, x)
 	case lazyArray:
-		e.buf = append(e.buf, '[')
-		first := true
+		n := 0
 		if err := x(func(el any) {
-			if !first {
+			if n == 0 {
+				e.buf = append(e.buf, '[')
+			} else {
 				e.buf = append(e.buf, ',')
 			}
-			first = false
+			n++
 			e.value(el)
 		}); err != nil && e.err == nil {
 			e.err = err
 		}
-		e.buf = append(e.buf, ']')
+		if n == 0 {
+			e.buf = append(e.buf, "null"...)
+		} else {
+			e.buf = append(e.buf, ']')
+		}
 	case json.RawMessage:
 		if x == nil {
 			e.buf = append(e.buf, "null"...)
@@ -164,7 +169,8 @@ func (e *bodyEncoder) value(v any) {
 // lazyArray is an array whose elements are built while it is encoded, one
 // at a time: the per-message values of a long history never exist all at
 // once. It calls emit for each element, the same way each time, and fails
-// the body with its error.
+// the body with its error. One that emits nothing is null, as the nil slice
+// a codec would have built is.
 type lazyArray func(emit func(any)) error
 
 const hexDigits = "0123456789abcdef"

@@ -78,3 +78,26 @@ func FuzzPlainPrefix(f *testing.F) {
 		}
 	})
 }
+
+// A lazy array encodes as the slice it stands for: null when it emits
+// nothing, as encoding/json writes a nil slice.
+func TestLazyArrayEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		els  []any
+		want string
+	}{
+		{nil, `{"a":null}`},
+		{[]any{1}, `{"a":[1]}`},
+		{[]any{"x", map[string]any{"k": true}}, `{"a":["x",{"k":true}]}`},
+	} {
+		arr := lazyArray(func(emit func(any)) error {
+			for _, el := range tc.els {
+				emit(el)
+			}
+			return nil
+		})
+		if b, err := (Request{payload: map[string]any{"a": arr}}).Encode(); err != nil || string(b) != tc.want {
+			t.Errorf("%v: got %s, %v; want %s", tc.els, b, err, tc.want)
+		}
+	}
+}

@@ -192,3 +192,80 @@ func TestCutStreamIsRetryable(t *testing.T) {
 		t.Errorf("partial text kept: %q", m.Text())
 	}
 }
+
+// openai-completions sends an empty tool list when the history calls tools
+// but the request has none; a History message is decoded for it only when
+// it may hold a call (escapes included).
+func TestCompletionsEmptyToolsForCalls(t *testing.T) {
+	m := testModel(OpenAICompletions)
+	call := Message{Role: "assistant", StopReason: StopToolUse, Content: []Content{ToolCallBlock("t1", "read", json.RawMessage(`{}`))}}
+	raw, _ := json.Marshal(call)
+	escaped := json.RawMessage(strings.Replace(string(raw), `"toolCall"`, `"toolCal\u006c"`, 1))
+	user := Message{Role: "user", Content: []Content{TextBlock("hi")}}
+	userRaw, _ := json.Marshal(user)
+	for _, tc := range []struct {
+		name string
+		c    Context
+		want bool
+	}{
+		{"call in Messages", Context{Messages: []Message{user, call}}, true},
+		{"call in History", Context{History: []json.RawMessage{userRaw, raw}}, true},
+		{"escaped call in History", Context{History: []json.RawMessage{userRaw, escaped}}, true},
+		{"no call", Context{History: []json.RawMessage{userRaw}, Messages: []Message{user}}, false},
+		{"tools given", Context{Messages: []Message{user, call}, Tools: []Tool{{Name: "read"}}}, false},
+	} {
+		req, err := completions{}.Request(m, tc.c, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := strings.Contains(string(req.BodyBytes()), `"tools":[]`); got != tc.want {
+			t.Errorf("%s: empty tool list %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	bad := Context{History: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":[{"type":"toolCall","id":7}]}`)}}
+	var he *HistoryError
+	if _, err := (completions{}).Request(m, bad, Options{}); !errors.As(err, &he) {
+		t.Errorf("a bad History message that may hold a call: got %v, want a HistoryError", err)
+	}
+}
+
+// openai-responses drops the reasoning and the calls of an errored
+// assistant turn but keeps its text, and puts the "Juice: 0" item last for
+// a gpt-5 model that is not to reason.
+func TestResponsesErroredTurnAndJuice(t *testing.T) {
+	m := testModel(OpenAIResponses)
+	m.ID = "gpt-5-test"
+	hist := []Message{
+		{Role: "user", Content: []Content{TextBlock("go")}, Timestamp: 1},
+		{Role: "assistant", API: m.API, Provider: m.Provider, Model: m.ID, StopReason: StopError, ErrorMessage: "boom", Timestamp: 2,
+			Content: []Content{{Type: "thinking", Thinking: "hmm", ThinkingSignature: `{"type":"reasoning","id":"rs_1"}`}, TextBlock("partial"),
+				ToolCallBlock("c1|fc_1", "read", json.RawMessage(`{}`))}},
+		{Role: "user", Content: []Content{TextBlock("again")}, Timestamp: 3},
+	}
+	req, err := responses{}.Request(m, Context{Messages: hist}, Options{Thinking: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Input []map[string]any `json:"input"`
+	}
+	if err := json.Unmarshal(req.BodyBytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, it := range body.Input {
+		k, _ := it["type"].(string)
+		if k == "" {
+			k, _ = it["role"].(string)
+		}
+		kinds = append(kinds, k)
+	}
+	// the errored turn's calls get "aborted" results from normalisation
+	want := "user,message,function_call_output,user,user,developer"
+	if got := strings.Join(kinds, ","); got != want {
+		t.Errorf("input items %s, want %s", got, want)
+	}
+	if last := body.Input[len(body.Input)-1]; last["content"] != "# Juice: 0 !important" {
+		t.Errorf("last item %v, want the Juice developer item", last)
+	}
+}

@@ -83,31 +83,6 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 		return safeID(id, 40)
 	}
 	level := m.ClampThinking(o.Thinking)
-	hasToolCalls := false
-	isCall := func(msg Message) {
-		for _, b := range msg.Content {
-			if msg.Role == "assistant" && b.Type == "toolCall" {
-				hasToolCalls = true
-			}
-		}
-	}
-	// Only the History messages that may hold a tool call are decoded here
-	// (the word, or escapes that could spell it).
-	for i, raw := range c.History {
-		if hasToolCalls {
-			break
-		}
-		if bytes.Contains(raw, []byte("toolCall")) || bytes.Contains(raw, []byte(`\u`)) {
-			msg, err := DecodeMessage(raw)
-			if err != nil {
-				return Request{}, &HistoryError{i, err}
-			}
-			isCall(msg)
-		}
-	}
-	for _, msg := range c.Messages {
-		isCall(msg)
-	}
 	// The messages are built while the body is encoded, one at a time.
 	msgs := lazyArray(func(emit func(any)) error {
 		if c.SystemPrompt != "" {
@@ -139,7 +114,9 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 				"name": t.Name, "description": t.Description, "parameters": objectSchema(t.Parameters), "strict": false}})
 		}
 		body["tools"] = tools
-	} else if hasToolCalls {
+	} else if calls, err := hasToolCalls(c); err != nil {
+		return Request{}, err
+	} else if calls {
 		body["tools"] = []any{}
 	}
 	switch tc := o.ToolChoice; {
@@ -164,6 +141,38 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 		}
 	}
 	return post(m, "/chat/completions", body, "authorization", bearer(o.APIKey))
+}
+
+// hasToolCalls reports whether an assistant message of c calls a tool (the
+// body then carries an empty tool list even without tools). Only the
+// History messages that may hold a call are decoded: the word, or escapes
+// that could spell it.
+func hasToolCalls(c Context) (bool, error) {
+	isCall := func(msg Message) bool {
+		for _, b := range msg.Content {
+			if msg.Role == "assistant" && b.Type == "toolCall" {
+				return true
+			}
+		}
+		return false
+	}
+	for i, raw := range c.History {
+		if bytes.Contains(raw, []byte("toolCall")) || bytes.Contains(raw, []byte(`\u`)) {
+			msg, err := DecodeMessage(raw)
+			if err != nil {
+				return false, &HistoryError{i, err}
+			}
+			if isCall(msg) {
+				return true, nil
+			}
+		}
+	}
+	for _, msg := range c.Messages {
+		if isCall(msg) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // completionsMessages turns a normalised history into chat messages one at

@@ -76,7 +76,12 @@ func (d *decoder) object(fn func(key string) bool) bool {
 	}
 	for {
 		d.ws()
+		// A key is only compared, never kept: it shares b whatever alias
+		// says, so decoding a member allocates nothing for its name.
+		alias := d.alias
+		d.alias = true
 		k, ok := d.str()
+		d.alias = alias
 		if !ok {
 			return false
 		}

@@ -10,73 +10,81 @@ import (
 type google struct{}
 
 func (google) Request(m Model, c Context, o Options) (Request, error) {
-	hist, err := Normalize(c, m, nil)
-	if err != nil {
-		return Request{}, err
-	}
-	var contents []map[string]any
-	add := func(role string, parts []any) {
-		if len(parts) == 0 {
-			return
-		}
-		// Consecutive turns of one role are merged (function responses).
-		if n := len(contents); n > 0 && contents[n-1]["role"] == role && role == "user" {
-			contents[n-1]["parts"] = append(contents[n-1]["parts"].([]any), parts...)
-			return
-		}
-		contents = append(contents, map[string]any{"role": role, "parts": parts})
-	}
-	for _, msg := range hist {
-		var parts []any
-		switch msg.Role {
-		case "user":
-			for _, b := range msg.Content {
-				if b.Type == "text" && b.Text != "" {
-					parts = append(parts, map[string]any{"text": b.Text})
-				} else if b.Type == "image" && m.Images() {
-					parts = append(parts, map[string]any{"inlineData": map[string]any{"mimeType": b.MimeType, "data": b.Data}})
-				}
+	// The contents are built while the body is encoded, one message at a
+	// time; one is held back until the next shows whether to merge them.
+	contents := lazyArray(func(emit func(any)) error {
+		var held map[string]any
+		add := func(role string, parts []any) {
+			if len(parts) == 0 {
+				return
 			}
-			add("user", parts)
-		case "assistant":
-			same := msg.Provider == m.Provider && msg.Model == m.ID
-			for _, b := range msg.Content {
-				switch b.Type {
-				case "text":
-					if b.Text != "" {
+			// Consecutive turns of one role are merged (function responses).
+			if held != nil && held["role"] == role && role == "user" {
+				held["parts"] = append(held["parts"].([]any), parts...)
+				return
+			}
+			if held != nil {
+				emit(held)
+			}
+			held = map[string]any{"role": role, "parts": parts}
+		}
+		err := NormalizeEach(c, m, nil, func(msg Message) {
+			var parts []any
+			switch msg.Role {
+			case "user":
+				for _, b := range msg.Content {
+					if b.Type == "text" && b.Text != "" {
 						parts = append(parts, map[string]any{"text": b.Text})
+					} else if b.Type == "image" && m.Images() {
+						parts = append(parts, map[string]any{"inlineData": map[string]any{"mimeType": b.MimeType, "data": b.Data}})
 					}
-				case "thinking":
-					p := map[string]any{"text": b.Thinking, "thought": true}
-					if same && validB64(b.ThinkingSignature) {
-						p["thoughtSignature"] = b.ThinkingSignature
-					}
-					parts = append(parts, p)
-				case "toolCall":
-					p := map[string]any{"functionCall": map[string]any{"name": b.Name, "args": objectSchema(b.Arguments)}}
-					if same && validB64(b.ThoughtSignature) {
-						p["thoughtSignature"] = b.ThoughtSignature
-					} else if strings.Contains(m.ID, "gemini-3") {
-						p = map[string]any{"text": fmt.Sprintf("[called tool %s with %s]", b.Name, objectSchema(b.Arguments))}
-					}
-					parts = append(parts, p)
 				}
-			}
-			add("model", parts)
-		case "toolResult":
-			var texts []string
-			for _, b := range msg.Content {
-				if b.Type == "text" {
-					texts = append(texts, b.Text)
+				add("user", parts)
+			case "assistant":
+				same := msg.Provider == m.Provider && msg.Model == m.ID
+				for _, b := range msg.Content {
+					switch b.Type {
+					case "text":
+						if b.Text != "" {
+							parts = append(parts, map[string]any{"text": b.Text})
+						}
+					case "thinking":
+						p := map[string]any{"text": b.Thinking, "thought": true}
+						if same && validB64(b.ThinkingSignature) {
+							p["thoughtSignature"] = b.ThinkingSignature
+						}
+						parts = append(parts, p)
+					case "toolCall":
+						p := map[string]any{"functionCall": map[string]any{"name": b.Name, "args": objectSchema(b.Arguments)}}
+						if same && validB64(b.ThoughtSignature) {
+							p["thoughtSignature"] = b.ThoughtSignature
+						} else if strings.Contains(m.ID, "gemini-3") {
+							p = map[string]any{"text": fmt.Sprintf("[called tool %s with %s]", b.Name, objectSchema(b.Arguments))}
+						}
+						parts = append(parts, p)
+					}
 				}
+				add("model", parts)
+			case "toolResult":
+				var texts []string
+				for _, b := range msg.Content {
+					if b.Type == "text" {
+						texts = append(texts, b.Text)
+					}
+				}
+				resp := map[string]any{"output": strings.Join(texts, "\n")}
+				if msg.IsError {
+					resp = map[string]any{"error": strings.Join(texts, "\n")}
+				}
+				add("user", []any{map[string]any{"functionResponse": map[string]any{"name": msg.ToolName, "response": resp}}})
 			}
-			resp := map[string]any{"output": strings.Join(texts, "\n")}
-			if msg.IsError {
-				resp = map[string]any{"error": strings.Join(texts, "\n")}
-			}
-			add("user", []any{map[string]any{"functionResponse": map[string]any{"name": msg.ToolName, "response": resp}}})
+
+		})
+		if held != nil {
+			emit(held)
 		}
-	}
+		return err
+	})
 	body := map[string]any{"contents": contents}
 	if c.SystemPrompt != "" {
 		body["systemInstruction"] = map[string]any{"parts": []any{map[string]any{"text": c.SystemPrompt}}}

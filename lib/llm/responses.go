@@ -10,89 +10,100 @@ type responses struct{}
 
 func (responses) Request(m Model, c Context, o Options) (Request, error) {
 	level := m.ClampThinking(o.Thinking)
-	var input []any
-	if c.SystemPrompt != "" {
-		role := "system"
-		if m.Reasoning {
-			role = "developer"
+	// The input items are built while the body is encoded, one message at
+	// a time. A gpt-5 model asked not to reason gets the "Juice: 0"
+	// developer item last.
+	juice := m.Reasoning && level == "off" && strings.HasPrefix(m.ID, "gpt-5")
+	input := lazyArray(func(emit func(any)) error {
+		if c.SystemPrompt != "" {
+			role := "system"
+			if m.Reasoning {
+				role = "developer"
+			}
+			emit(map[string]any{"role": role, "content": c.SystemPrompt})
 		}
-		input = append(input, map[string]any{"role": role, "content": c.SystemPrompt})
-	}
-	hist, err := Normalize(c, m, func(id string) string { return id })
-	if err != nil {
-		return Request{}, err
-	}
-	for n, msg := range hist {
-		switch msg.Role {
-		case "user":
-			var parts []any
-			for _, b := range msg.Content {
-				switch b.Type {
-				case "text":
-					parts = append(parts, map[string]any{"type": "input_text", "text": b.Text})
-				case "image":
-					if m.Images() {
-						parts = append(parts, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
-					}
-				}
-			}
-			if len(parts) > 0 {
-				input = append(input, map[string]any{"role": "user", "content": parts})
-			}
-		case "assistant":
-			same := msg.Provider == m.Provider && msg.Model == m.ID
-			for _, b := range msg.Content {
-				switch b.Type {
-				case "thinking":
-					if msg.StopReason == StopError {
-						continue
-					}
-					if strings.HasPrefix(b.ThinkingSignature, "{") {
-						input = append(input, json.RawMessage(b.ThinkingSignature))
-					}
-				case "text":
-					id := b.TextSignature
-					if id == "" {
-						id = fmt.Sprintf("msg_%d", n)
-					}
-					input = append(input, map[string]any{"type": "message", "role": "assistant", "id": id, "status": "completed",
-						"content": []any{map[string]any{"type": "output_text", "text": b.Text, "annotations": []any{}}}})
-				case "toolCall":
-					if msg.StopReason == StopError {
-						continue
-					}
-					callID, itemID, _ := strings.Cut(b.ID, "|")
-					item := map[string]any{"type": "function_call", "call_id": safeID(callID, 64), "name": b.Name, "arguments": string(objectSchema(b.Arguments))}
-					if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {
-						if !strings.HasPrefix(itemID, "fc_") {
-							itemID = "fc_" + itemID
+		n := -1 // the message's place in the normalised history
+		err := NormalizeEach(c, m, func(id string) string { return id }, func(msg Message) {
+			n++
+			switch msg.Role {
+			case "user":
+				var parts []any
+				for _, b := range msg.Content {
+					switch b.Type {
+					case "text":
+						parts = append(parts, map[string]any{"type": "input_text", "text": b.Text})
+					case "image":
+						if m.Images() {
+							parts = append(parts, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
 						}
-						item["id"] = strings.TrimRight(safeID(itemID, 64), "_")
 					}
-					input = append(input, item)
+				}
+				if len(parts) > 0 {
+					emit(map[string]any{"role": "user", "content": parts})
+				}
+			case "assistant":
+				same := msg.Provider == m.Provider && msg.Model == m.ID
+				for _, b := range msg.Content {
+					switch b.Type {
+					case "thinking":
+						if msg.StopReason == StopError {
+							continue
+						}
+						if strings.HasPrefix(b.ThinkingSignature, "{") {
+							emit(json.RawMessage(b.ThinkingSignature))
+						}
+					case "text":
+						id := b.TextSignature
+						if id == "" {
+							id = fmt.Sprintf("msg_%d", n)
+						}
+						emit(map[string]any{"type": "message", "role": "assistant", "id": id, "status": "completed",
+							"content": []any{map[string]any{"type": "output_text", "text": b.Text, "annotations": []any{}}}})
+					case "toolCall":
+						if msg.StopReason == StopError {
+							continue
+						}
+						callID, itemID, _ := strings.Cut(b.ID, "|")
+						item := map[string]any{"type": "function_call", "call_id": safeID(callID, 64), "name": b.Name, "arguments": string(objectSchema(b.Arguments))}
+						if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {
+							if !strings.HasPrefix(itemID, "fc_") {
+								itemID = "fc_" + itemID
+							}
+							item["id"] = strings.TrimRight(safeID(itemID, 64), "_")
+						}
+						emit(item)
+					}
+				}
+			case "toolResult":
+				callID, _, _ := strings.Cut(msg.ToolCallID, "|")
+				var texts []string
+				var images []any
+				for _, b := range msg.Content {
+					if b.Type == "text" {
+						texts = append(texts, b.Text)
+					} else if b.Type == "image" && m.Images() {
+						images = append(images, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
+					}
+				}
+				out := strings.Join(texts, "\n")
+				if out == "" && len(images) > 0 {
+					out = "(see attached image)"
+				}
+				emit(map[string]any{"type": "function_call_output", "call_id": safeID(callID, 64), "output": out})
+				if len(images) > 0 {
+					emit(map[string]any{"role": "user", "content": append([]any{map[string]any{"type": "input_text", "text": "Attached image(s) from tool result:"}}, images...)})
 				}
 			}
-		case "toolResult":
-			callID, _, _ := strings.Cut(msg.ToolCallID, "|")
-			var texts []string
-			var images []any
-			for _, b := range msg.Content {
-				if b.Type == "text" {
-					texts = append(texts, b.Text)
-				} else if b.Type == "image" && m.Images() {
-					images = append(images, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
-				}
-			}
-			out := strings.Join(texts, "\n")
-			if out == "" && len(images) > 0 {
-				out = "(see attached image)"
-			}
-			input = append(input, map[string]any{"type": "function_call_output", "call_id": safeID(callID, 64), "output": out})
-			if len(images) > 0 {
-				input = append(input, map[string]any{"role": "user", "content": append([]any{map[string]any{"type": "input_text", "text": "Attached image(s) from tool result:"}}, images...)})
-			}
+
+		})
+		if err != nil {
+			return err
 		}
-	}
+		if juice {
+			emit(map[string]any{"role": "developer", "content": "# Juice: 0 !important"})
+		}
+		return nil
+	})
 	body := map[string]any{"model": m.ID, "input": input, "stream": true, "store": false, "max_output_tokens": maxTokens(m, o)}
 	if o.CacheRetention != "none" && o.SessionID != "" {
 		body["prompt_cache_key"] = o.SessionID
@@ -127,8 +138,6 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 				effort = "high"
 			}
 			body["reasoning"] = map[string]any{"effort": effort, "summary": "auto"}
-		} else if strings.HasPrefix(m.ID, "gpt-5") {
-			body["input"] = append(input, map[string]any{"role": "developer", "content": "# Juice: 0 !important"})
 		}
 	}
 	return post(m, "/responses", body, "authorization", bearer(o.APIKey))

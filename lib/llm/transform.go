@@ -113,7 +113,7 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 
 func sanitize(cs []Content) []Content {
 	// Written only when something changes: a request body may be encoded
-	// again (a retry, the length pass) while another goroutine reads it.
+	// again (a retry, a cassette) while another goroutine reads it.
 	// utf8.ValidString first: it checks ASCII eight bytes at a time, where
 	// ToValidUTF8 decodes rune by rune even when nothing is wrong.
 	for i := range cs {

@@ -103,7 +103,7 @@ func compileSchema(doc []byte) (*schema, error) {
 		}
 		c.rootID = idOf(m, c.legacy)
 	}
-	c.scan(root, "")
+	c.scan(root, "", false)
 	return c.compile(root, "")
 }
 
@@ -120,10 +120,18 @@ func idOf(m map[string]any, legacy bool) string {
 	return ""
 }
 
-// scan records the $id and $anchor locations of the document.
-func (c *compiler) scan(v any, ptr string) {
+// scan records the $id and $anchor locations of the document. names is
+// true for a map of names to schemas (properties, $defs, ...), whose keys
+// are not keywords: a property called "default" is a schema, not data.
+func (c *compiler) scan(v any, ptr string, names bool) {
 	switch x := v.(type) {
 	case map[string]any:
+		if names {
+			for k, e := range x {
+				c.scan(e, ptr+"/"+escapePtr(k), false)
+			}
+			return
+		}
 		if id := idOf(x, c.legacy); id != "" {
 			if _, dup := c.ids[id]; !dup {
 				c.ids[id] = ptr
@@ -140,14 +148,18 @@ func (c *compiler) scan(v any, ptr string) {
 			}
 		}
 		for k, e := range x {
-			if k == "enum" || k == "const" || k == "default" || k == "examples" {
+			switch k {
+			case "enum", "const", "default", "examples":
 				continue // data, not schemas
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+				c.scan(e, ptr+"/"+escapePtr(k), true)
+			default:
+				c.scan(e, ptr+"/"+escapePtr(k), false)
 			}
-			c.scan(e, ptr+"/"+escapePtr(k))
 		}
 	case []any:
 		for i, e := range x {
-			c.scan(e, ptr+"/"+strconv.Itoa(i))
+			c.scan(e, ptr+"/"+strconv.Itoa(i), false)
 		}
 	}
 }
@@ -327,19 +339,6 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		}
 		return &number{r, string(n)}, nil
 	}
-	strings_ := func(k string) ([]string, error) {
-		a, ok := m[k].([]any)
-		if !ok {
-			return nil, bad(k, "an array of strings")
-		}
-		out := make([]string, len(a))
-		for i, e := range a {
-			if out[i], ok = e.(string); !ok {
-				return nil, bad(k, "an array of strings")
-			}
-		}
-		return out, nil
-	}
 	var err error
 	if r, ok := m["$ref"]; ok {
 		ref, ok := r.(string)
@@ -355,19 +354,11 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		}
 	}
 	if t, ok := m["type"]; ok {
-		var names []string
-		switch tv := t.(type) {
-		case string:
-			names = []string{tv}
-		case []any:
-			for _, e := range tv {
-				n, ok := e.(string)
-				if !ok {
-					return bad("type", "a type name or an array of them")
-				}
-				names = append(names, n)
-			}
-		default:
+		names, ok := stringList(t)
+		if n, isName := t.(string); isName {
+			names, ok = []string{n}, true
+		}
+		if !ok {
 			return bad("type", "a type name or an array of them")
 		}
 		for _, n := range names {
@@ -414,18 +405,9 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 			s.patternProps = append(s.patternProps, patternSchema{re, cs})
 		}
 	}
-	if s.additional, err = sub("additionalProperties"); err != nil {
-		return err
-	}
-	if s.propertyNames, err = sub("propertyNames"); err != nil {
-		return err
-	}
-	if s.unevalProps, err = sub("unevaluatedProperties"); err != nil {
-		return err
-	}
-	if _, ok := m["required"]; ok {
-		if s.required, err = strings_("required"); err != nil {
-			return err
+	if e, ok := m["required"]; ok {
+		if s.required, ok = stringList(e); !ok {
+			return bad("required", "an array of strings")
 		}
 	}
 	if e, ok := m["dependentRequired"]; ok {
@@ -435,16 +417,8 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		}
 		s.depRequired = map[string][]string{}
 		for k, v := range o {
-			a, ok := v.([]any)
-			if !ok {
+			if s.depRequired[k], ok = stringList(v); !ok {
 				return bad("dependentRequired", "an object of string arrays")
-			}
-			for _, e := range a {
-				n, ok := e.(string)
-				if !ok {
-					return bad("dependentRequired", "an object of string arrays")
-				}
-				s.depRequired[k] = append(s.depRequired[k], n)
 			}
 		}
 	}
@@ -457,17 +431,15 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 			return bad("dependencies", "an object")
 		}
 		for k, v := range o {
-			if a, ok := v.([]any); ok {
+			if _, ok := v.([]any); ok {
+				names, ok := stringList(v)
+				if !ok {
+					return bad("dependencies", "an object of schemas or string arrays")
+				}
 				if s.depRequired == nil {
 					s.depRequired = map[string][]string{}
 				}
-				for _, e := range a {
-					n, ok := e.(string)
-					if !ok {
-						return bad("dependencies", "an object of schemas or string arrays")
-					}
-					s.depRequired[k] = append(s.depRequired[k], n)
-				}
+				s.depRequired[k] = names
 				continue
 			}
 			cs, err := c.compile(v, ptr+"/dependencies/"+escapePtr(k))
@@ -480,9 +452,13 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 			s.depSchemas[k] = cs
 		}
 	}
-	for k, dst := range map[string]*int{"minProperties": &s.minProps, "maxProperties": &s.maxProps, "minItems": &s.minItems,
-		"maxItems": &s.maxItems, "minLength": &s.minLength, "maxLength": &s.maxLength, "minContains": &s.minContains, "maxContains": &s.maxContains} {
-		if err := count(k, dst); err != nil {
+	// in a fixed order, so a schema with two bad keywords always names the same one
+	for _, c := range []struct {
+		k   string
+		dst *int
+	}{{"minProperties", &s.minProps}, {"maxProperties", &s.maxProps}, {"minItems", &s.minItems}, {"maxItems", &s.maxItems},
+		{"minLength", &s.minLength}, {"maxLength", &s.maxLength}, {"minContains", &s.minContains}, {"maxContains", &s.maxContains}} {
+		if err := count(c.k, c.dst); err != nil {
 			return err
 		}
 	}
@@ -505,12 +481,6 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		} else if s.items, err = sub("items"); err != nil {
 			return err
 		}
-	}
-	if s.contains, err = sub("contains"); err != nil {
-		return err
-	}
-	if s.unevalItems, err = sub("unevaluatedItems"); err != nil {
-		return err
 	}
 	if e, ok := m["uniqueItems"]; ok {
 		b, ok := e.(bool)
@@ -555,28 +525,42 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 	if s.multipleOf != nil && s.multipleOf.r.Sign() <= 0 {
 		return bad("multipleOf", "a number > 0")
 	}
-	if s.allOf, err = subList("allOf"); err != nil {
-		return err
+	for _, c := range []struct {
+		k   string
+		dst *[]*schema
+	}{{"allOf", &s.allOf}, {"anyOf", &s.anyOf}, {"oneOf", &s.oneOf}} {
+		if *c.dst, err = subList(c.k); err != nil {
+			return err
+		}
 	}
-	if s.anyOf, err = subList("anyOf"); err != nil {
-		return err
-	}
-	if s.oneOf, err = subList("oneOf"); err != nil {
-		return err
-	}
-	if s.not, err = sub("not"); err != nil {
-		return err
-	}
-	if s.ifS, err = sub("if"); err != nil {
-		return err
-	}
-	if s.thenS, err = sub("then"); err != nil {
-		return err
-	}
-	if s.elseS, err = sub("else"); err != nil {
-		return err
+	for _, c := range []struct {
+		k   string
+		dst **schema
+	}{{"additionalProperties", &s.additional}, {"propertyNames", &s.propertyNames}, {"unevaluatedProperties", &s.unevalProps},
+		{"contains", &s.contains}, {"unevaluatedItems", &s.unevalItems},
+		{"not", &s.not}, {"if", &s.ifS}, {"then", &s.thenS}, {"else", &s.elseS}} {
+		if *c.dst, err = sub(c.k); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// stringList reads an array of strings (nil for an empty one).
+func stringList(v any) ([]string, bool) {
+	a, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, e := range a {
+		n, ok := e.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
 }
 
 // schemaError is one failed keyword at an instance location.
@@ -637,6 +621,17 @@ func jsonType(v any) string {
 	return ""
 }
 
+// typeMatches reports whether a value of JSON type t (as jsonType names it)
+// is one of the schema types want: an integer is also a number.
+func typeMatches(t string, want []string) bool {
+	for _, w := range want {
+		if w == t || w == "number" && t == "integer" {
+			return true
+		}
+	}
+	return false
+}
+
 // validate checks inst (at loc) against s and returns the failed keywords
 // (leaves only) and what was evaluated.
 func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, evaluated) {
@@ -662,16 +657,8 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 			return errs, ev
 		}
 	}
-	if s.types != nil {
-		t, ok := jsonType(inst), false
-		for _, w := range s.types {
-			if w == t || w == "number" && t == "integer" {
-				ok = true
-			}
-		}
-		if !ok {
-			fail(schemaError{kind: "type", want: s.types})
-		}
+	if s.types != nil && !typeMatches(jsonType(inst), s.types) {
+		fail(schemaError{kind: "type", want: s.types})
 	}
 	if s.hasEnum {
 		ok := false
@@ -726,47 +713,16 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 			}
 		}
 	}
-	for _, a := range s.allOf {
-		es, aev := a.validate(inst, loc, depth+1)
+	_, allOfErrs := branches(s.allOf, inst, loc, depth, &ev)
+	errs = append(errs, allOfErrs...)
+	if n, es := branches(s.anyOf, inst, loc, depth, &ev); len(s.anyOf) > 0 && n == 0 {
 		errs = append(errs, es...)
-		if len(es) == 0 {
-			ev.merge(aev)
-		}
 	}
-	if len(s.anyOf) > 0 {
-		var all []schemaError
-		matched := false
-		for _, a := range s.anyOf {
-			es, aev := a.validate(inst, loc, depth+1)
-			if len(es) == 0 {
-				matched = true
-				ev.merge(aev)
-			} else {
-				all = append(all, es...)
-			}
-		}
-		if !matched {
-			errs = append(errs, all...)
-		}
-	}
-	if len(s.oneOf) > 0 {
-		var all []schemaError
-		n := 0
-		for _, a := range s.oneOf {
-			es, aev := a.validate(inst, loc, depth+1)
-			if len(es) == 0 {
-				n++
-				ev.merge(aev)
-			} else {
-				all = append(all, es...)
-			}
-		}
-		switch {
-		case n == 0:
-			errs = append(errs, all...)
-		case n > 1:
-			fail(schemaError{kind: "oneOf", arg: "must match exactly one schema in oneOf"})
-		}
+	switch n, es := branches(s.oneOf, inst, loc, depth, &ev); {
+	case len(s.oneOf) > 0 && n == 0:
+		errs = append(errs, es...)
+	case n > 1:
+		fail(schemaError{kind: "oneOf", arg: "must match exactly one schema in oneOf"})
 	}
 	if s.not != nil {
 		if es, _ := s.not.validate(inst, loc, depth+1); len(es) == 0 {
@@ -819,6 +775,24 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 		}
 	}
 	return errs, ev
+}
+
+// branches validates inst against each schema of list (allOf, anyOf,
+// oneOf): how many matched, the errors of those that did not, and what the
+// matching ones evaluated merged into ev.
+func branches(list []*schema, inst any, loc []string, depth int, ev *evaluated) (int, []schemaError) {
+	n := 0
+	var errs []schemaError
+	for _, a := range list {
+		es, aev := a.validate(inst, loc, depth+1)
+		if len(es) == 0 {
+			n++
+			ev.merge(aev)
+		} else {
+			errs = append(errs, es...)
+		}
+	}
+	return n, errs
 }
 
 func (s *schema) object(x map[string]any, loc []string, depth int, ev *evaluated) []schemaError {

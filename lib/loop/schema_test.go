@@ -37,6 +37,7 @@ var diffSchemas = []string{
 	`{"$defs":{"pos":{"type":"integer","minimum":0}},"type":"object","properties":{"n":{"$ref":"#/$defs/pos"},"m":{"$ref":"#/$defs/pos"}}}`,
 	`{"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"next":{"$ref":"#/$defs/node"}},"required":["v"]}},"$ref":"#/$defs/node"}`,
 	`{"$defs":{"a":{"$anchor":"name","type":"string"}},"properties":{"x":{"$ref":"#name"}}}`,
+	`{"properties":{"default":{"$anchor":"d","type":"string"},"enum":{"$id":"https://example.com/e.json","type":"integer"},"b":{"$ref":"#d"},"x":{"$ref":"https://example.com/e.json"}}}`,
 	`{"$id":"https://example.com/tool.json","$defs":{"s":{"type":"string"}},"properties":{"x":{"$ref":"https://example.com/tool.json#/$defs/s"}}}`,
 	`{"properties":{"a":{"type":"string"}},"unevaluatedProperties":false}`,
 	`{"allOf":[{"properties":{"a":true}}],"properties":{"b":true},"unevaluatedProperties":false}`,
@@ -60,8 +61,7 @@ var diffInstances = []string{
 	`{"a":{"b":[{"c":1},{"d":1}]}}`, `{"x":[1,2]}`,
 }
 
-func oracle(t *testing.T, doc string) (*jsonschema.Schema, error) {
-	t.Helper()
+func oracle(doc string) (*jsonschema.Schema, error) {
 	d, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func oracle(t *testing.T, doc string) (*jsonschema.Schema, error) {
 
 func TestSchemaMatchesOracle(t *testing.T) {
 	for i, doc := range diffSchemas {
-		want, err := oracle(t, doc)
+		want, err := oracle(doc)
 		if err != nil {
 			t.Fatalf("schema %d: oracle: %v", i, err)
 		}
@@ -160,7 +160,7 @@ func FuzzSchemaOracle(f *testing.F) {
 	}
 	var ps []pair
 	for _, doc := range diffSchemas {
-		o, err := oracle(&testing.T{}, doc)
+		o, err := oracle(doc)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -181,9 +181,35 @@ func FuzzSchemaOracle(f *testing.F) {
 		}
 		for i, p := range ps {
 			errs, _ := p.ours.validate(inst, nil, 0)
-			if ok, wantOK := len(errs) == 0, p.oracle.Validate(oinst) == nil; ok != wantOK {
+			wantOK, judged := oracleValid(p.oracle, oinst)
+			if !judged {
+				t.Skipf("the oracle panics on %s", in)
+			}
+			if ok := len(errs) == 0; ok != wantOK {
 				t.Fatalf("%s", fmt.Sprintf("schema %s, instance %s: valid=%v, oracle %v", diffSchemas[i], in, ok, wantOK))
 			}
 		}
 	})
+}
+
+// oracleValid is the oracle's verdict; judged is false when it panics
+// instead (jsonschema v6.0.3 does on a number big.Rat cannot hold, such as
+// 1e777777772), so the fuzzer goes on looking for our mistakes.
+func oracleValid(s *jsonschema.Schema, inst any) (valid, judged bool) {
+	defer func() {
+		if recover() != nil {
+			valid, judged = false, false
+		}
+	}()
+	return s.Validate(inst) == nil, true
+}
+
+func TestSchemaCompileErrorStable(t *testing.T) {
+	doc := []byte(`{"minProperties":-1,"maxProperties":-1,"minItems":-1,"maxItems":-1,"minLength":-1,"maxLength":-1}`)
+	for i := 0; i < 20; i++ {
+		_, err := compileSchema(doc)
+		if err == nil || err.Error() != "minProperties: must be a non-negative integer" {
+			t.Fatalf("run %d: %v, want the first bad keyword, minProperties", i, err)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -185,7 +186,7 @@ func coerce(inst any, loc []string, want []string) (any, bool) {
 			return inst, false
 		}
 		nv, err := decodeJSON([]byte(s))
-		if err != nil || !typeIn(nv, want) {
+		if err != nil || !typeMatches(jsonType(nv), want) {
 			return inst, false
 		}
 		return nv, true
@@ -202,8 +203,8 @@ func coerce(inst any, loc []string, want []string) (any, bool) {
 		}
 		return inst, ok
 	case []any:
-		var i int
-		if _, err := fmt.Sscanf(loc[0], "%d", &i); err != nil || i < 0 || i >= len(c) {
+		i, err := strconv.Atoi(loc[0])
+		if err != nil || i < 0 || i >= len(c) {
 			return inst, false
 		}
 		nv, ok := coerce(c[i], loc[1:], want)
@@ -213,35 +214,4 @@ func coerce(inst any, loc []string, want []string) (any, bool) {
 		return inst, ok
 	}
 	return inst, false
-}
-
-func typeIn(v any, want []string) bool {
-	var t string
-	switch x := v.(type) {
-	case nil:
-		t = "null"
-	case bool:
-		t = "boolean"
-	case json.Number:
-		t = "number"
-		if _, err := x.Int64(); err == nil {
-			for _, w := range want {
-				if w == "integer" {
-					return true
-				}
-			}
-		}
-	case string:
-		t = "string"
-	case []any:
-		t = "array"
-	case map[string]any:
-		t = "object"
-	}
-	for _, w := range want {
-		if w == t || (w == "number" && t == "integer") {
-			return true
-		}
-	}
-	return false
 }

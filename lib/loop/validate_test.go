@@ -49,6 +49,9 @@ func TestValidate(t *testing.T) {
 		{name: "no schema", tool: "free", args: `{"x":1}`, want: `{"x":1}`},
 		{name: "null args", tool: "free", args: `null`, want: `{}`},
 		{name: "integer from string", tool: "edit", args: `{"path":"a","limit":"42"}`, want: `{"limit":42,"path":"a"}`},
+		// what validation calls an integer (5.0, 1e2: integral values) is
+		// also what a string is coerced to
+		{name: "integral number from string", tool: "edit", args: `{"path":"a","limit":"5.0","lines":["1e2"]}`, want: `{"limit":5.0,"lines":[1e2],"path":"a"}`},
 		{name: "array and boolean from strings", tool: "edit", args: `{"path":"a","lines":"[1,2]","all":"true"}`, want: `{"all":true,"lines":[1,2],"path":"a"}`},
 		{name: "nested coercions", tool: "edit", args: `{"path":"a","lines":["1",2],"opts":"{\"depth\":\"2.5\"}"}`, want: `{"lines":[1,2],"opts":{"depth":2.5},"path":"a"}`},
 		{

@@ -47,7 +47,7 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	// msgs[i] is the AgentMessage of path[i] when it is a message entry,
 	// found in the same pass that reads its model: each message is skimmed
 	// once, which matters for a long history.
-	var msgs []json.RawMessage
+	msgs := make([]json.RawMessage, len(path))
 	for i, e := range path {
 		switch e.Type {
 		case "thinking_level_change":
@@ -74,9 +74,6 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 			}
 		case "message":
 			mi := messageInfo(e)
-			if msgs == nil {
-				msgs = make([]json.RawMessage, len(path))
-			}
 			msgs[i] = mi.msg
 			if mi.role == "assistant" && mi.provider != "" && mi.model != "" {
 				ctx.Models["default"] = mi.provider + "/" + mi.model
@@ -105,10 +102,8 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		}
 	}
 	emit := func(i int) {
-		m := json.RawMessage(nil)
-		if path[i].Type == "message" {
-			m = msgs[i]
-		} else {
+		m := msgs[i] // a message entry's, read above
+		if path[i].Type != "message" {
 			m = messageOf(path[i])
 		}
 		if m != nil {
