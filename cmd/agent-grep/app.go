@@ -30,7 +30,7 @@ by walking are skipped; named files are searched and print "binary file matches"
 lines (--binary does this for walked files too, -a searches everything as text). Output is sorted
 by path (rg's --sort path) whatever the parallelism; --sort none prints in completion order.
 --json prints exactly ripgrep's JSON Lines. Flags of rg that agent-grep does not implement (-P,
---pre, --passthru, …) are refused (exit 2), never ignored.
+--pre, --encoding, …) are refused (exit 2), never ignored.
 
 For agents: --max-total-matches N stops after N matches in all, --max-bytes N stops before the
 output passes N bytes; both say so on stderr and, with --json, in the summary record's

@@ -23,6 +23,9 @@ func TestScripts(t *testing.T) {
 		// status N cmd args...: run cmd, keep its output for stdout/stderr
 		// checks, and require exit status N (rg's 0, 1 and 2).
 		"status": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg {
+				ts.Fatalf("status: no '!' (the status to expect is its first argument)")
+			}
 			if len(args) < 2 {
 				ts.Fatalf("usage: status N command [args...]")
 			}
@@ -45,10 +48,16 @@ func TestScripts(t *testing.T) {
 		// golden N FILE args...: agent-grep args with stdin at /dev/null (as
 		// rg ran), exit status N, stdout equal to FILE but for elapsed times.
 		"golden": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg {
+				ts.Fatalf("golden: no '!' (the status to expect is its first argument)")
+			}
 			if len(args) < 2 {
 				ts.Fatalf("usage: golden N FILE [args...]")
 			}
-			want, _ := strconv.Atoi(args[0])
+			want, err := strconv.Atoi(args[0])
+			if err != nil {
+				ts.Fatalf("golden: %v", err)
+			}
 			bin, err := testbin.Build()
 			if err != nil {
 				ts.Fatalf("%v", err)

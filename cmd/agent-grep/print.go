@@ -139,6 +139,12 @@ func (p *printer) matchStyle(b []byte) []byte {
 	return append(append([]byte("\x1b[0m\x1b[1m\x1b[31m"), b...), "\x1b[0m"...)
 }
 
+// stopAtTotal records that --max-total-matches stopped the output.
+func (p *printer) stopAtTotal() {
+	p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
+	p.reason = "max_total_matches"
+}
+
 // emit writes one output unit, unless it would pass --max-bytes.
 func (p *printer) emit(b []byte) bool {
 	if p.maxBytes > 0 && p.printed+int64(len(b)) > int64(p.maxBytes) {
@@ -172,8 +178,7 @@ func (p *printer) eol() []byte {
 func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	if p.maxTotal > 0 && p.total >= p.maxTotal {
 		if r.MatchedLines > 0 && p.mode != "quiet" {
-			p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
-			p.reason = "max_total_matches"
+			p.stopAtTotal()
 			return false
 		}
 		return true
@@ -455,8 +460,7 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 	for _, l := range r.Lines {
 		if l.Match {
 			if left == 0 {
-				p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
-				p.reason = "max_total_matches"
+				p.stopAtTotal()
 				break
 			}
 			left--

@@ -24,9 +24,11 @@ func run(c *cli.Context, env *app.Env) error {
 	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
 		// A search keeps little alive (read buffers are reused), and a
 		// collection's mark worker takes one of the few processors the
-		// search runs on: collect only past a soft limit of 64 MiB.
-		debug.SetGCPercent(-1)
-		debug.SetMemoryLimit(64 << 20)
+		// search runs on: collect at three times the live heap. (Not
+		// GOGC=off under a soft limit: a large file with many matches
+		// holds more than the limit alive, and the collector then ran
+		// back to back, at 3x the CPU time.)
+		debug.SetGCPercent(200)
 	}
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()

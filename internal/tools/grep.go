@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -57,7 +56,8 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 		}
 		wo.Types = []string{a.Type}
 	}
-	files, _ := grep.Walk(root, wo)
+	// the walk feeds the search as it goes, and stops with it at the limit
+	files := func(yield func(grep.File) bool) { grep.WalkFunc(root, wo, yield) }
 	ap := grep.NewAgentPrinter(grep.AgentOptions{Limit: a.Limit, Offset: a.Offset, Before: a.Pre, After: a.Post,
 		Name: func(p string) string {
 			if !st.IsDir() {
@@ -65,7 +65,7 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 			}
 			return env.rel(p)
 		}})
-	grep.Search(ctx, m, slices.Values(files), grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
+	grep.Search(ctx, m, files, grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
 	res := ap.Finish()
 	return event.ToolOutput{Content: []event.Content{event.Text(res.Text)},
 		Details: details(map[string]any{"scopePath": env.rel(root), "matchCount": res.MatchCount, "fileCount": res.FileCount,

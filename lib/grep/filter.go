@@ -15,6 +15,7 @@ type filter struct {
 	rules     *ignoreRules
 	overrides []overrideGlob
 	nWhite    int
+	filters   []string // FilterGlobs, compiled (compileFilterGlobs)
 }
 
 // overrideGlob is one -g/--iglob glob, compiled as rg does: gitignore
@@ -27,7 +28,7 @@ type overrideGlob struct {
 }
 
 func newFilter(o WalkOptions, abs string) (*filter, error) {
-	f := &filter{o: o, rules: &ignoreRules{o: o}}
+	f := &filter{o: o, rules: &ignoreRules{o: o}, filters: compileFilterGlobs(o.FilterGlobs)}
 	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
 		f.rules.global = readIgnoreList("", o.GlobalIgnore)
 	}
@@ -236,14 +237,25 @@ func (f *filter) skip(lvl *ignoreLevel, abs, shown, name string, isDir bool) boo
 	return !white && !f.o.Hidden && strings.HasPrefix(name, ".")
 }
 
-// filterGlobs is the agent tools' glob filter (tools-grep.md §5.1): a glob
-// without '/' that does not start with "**" gets "**/" in front.
-func filterGlobs(globs []string, rel string) bool {
-	for _, g := range globs {
+// compileFilterGlobs readies the agent tools' globs (tools-grep.md §5.1)
+// once per walk: '\\' becomes '/', and a glob without '/' that does not
+// start with "**" gets "**/" in front.
+func compileFilterGlobs(globs []string) []string {
+	out := make([]string, len(globs))
+	for i, g := range globs {
 		g = strings.ReplaceAll(g, "\\", "/")
 		if !strings.Contains(g, "/") && !strings.HasPrefix(g, "**") {
 			g = "**/" + g
 		}
+		out[i] = g
+	}
+	return out
+}
+
+// filterGlobs reports whether rel (below the root) matches one of the
+// compiled agent globs.
+func filterGlobs(globs []string, rel string) bool {
+	for _, g := range globs {
 		if ok, _ := doublestar.Match(g, rel); ok {
 			return true
 		}

@@ -129,6 +129,6 @@ func FuzzGlob(f *testing.F) {
 			}
 		}
 		fl.overrideDecision(rel, isDir)
-		filterGlobs([]string{glob}, rel)
+		filterGlobs(compileFilterGlobs([]string{glob}), rel)
 	})
 }

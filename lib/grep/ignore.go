@@ -183,9 +183,10 @@ type ignoreLevel struct {
 	parent  *ignoreLevel
 	path    string // the directory
 	hasGit  bool
-	rg, dot *ignoreList // .rgignore, .ignore
-	git     *ignoreList // .gitignore
-	exclude *ignoreList // .git/info/exclude (in a directory holding .git)
+	repo    *ignoreLevel // the nearest level, this one or above, holding .git (nil: none)
+	rg, dot *ignoreList  // .rgignore, .ignore
+	git     *ignoreList  // .gitignore
+	exclude *ignoreList  // .git/info/exclude (in a directory holding .git)
 }
 
 // ignoreRules applies the ignore files of a walk as rg does: in each
@@ -213,6 +214,12 @@ func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bo
 		}
 	}
 	l.hasGit = has(".git")
+	switch {
+	case l.hasGit:
+		l.repo = l
+	case parent != nil:
+		l.repo = parent.repo
+	}
 	if !r.o.NoIgnoreVCS {
 		if has(".gitignore") {
 			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"))
@@ -268,13 +275,7 @@ func (r *ignoreRules) ignoredByFiles(l *ignoreLevel, abs string, isDir bool) int
 	if r.o.NoIgnore {
 		return 0
 	}
-	anyGit := r.o.NoRequireGit
-	for p := l; p != nil && !anyGit; p = p.parent {
-		if p.hasGit {
-			anyGit = true
-			break
-		}
-	}
+	anyGit := r.o.NoRequireGit || l.repo != nil
 	var mRg, mDot, mGit, mExcl int
 	sawGit := false
 	for p := l; p != nil; p = p.parent {
@@ -304,11 +305,8 @@ func (r *ignoreRules) ignoredByFiles(l *ignoreLevel, abs string, isDir bool) int
 		// working directory outside one)
 		g := *r.global
 		g.dir = r.o.Cwd
-		for p := l; p != nil; p = p.parent {
-			if p.hasGit {
-				g.dir = p.path
-				break
-			}
+		if l.repo != nil {
+			g.dir = l.repo.path
 		}
 		if g.dir != "" {
 			if m := g.match(abs, isDir); m != 0 {

@@ -270,10 +270,9 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 // first of which is known to start at first.
 func (ls *lineSearch) literalSpans(line []byte, subs []Span, first int) []Span {
 	l := &ls.m.lits[0]
-	var st litScan
+	st := litScan{next: -2, lo: -2, up: -2} // one scan state for the line: the positions only grow
 	for at := first; at >= 0; {
 		subs = append(subs, Span{at, at + len(l.s)})
-		st = litScan{next: -2, lo: -2, up: -2}
 		at = l.index(line, at+len(l.s), &st)
 	}
 	return subs
@@ -286,6 +285,7 @@ func (ls *lineSearch) literalSpans(line []byte, subs []Span, first int) []Span {
 func (ls *lineSearch) wordSpans(line []byte, subs []Span, first int) (out []Span, ok bool) {
 	l := &ls.m.lits[0]
 	n := len(subs)
+	st := litScan{next: -2, lo: -2, up: -2} // one scan state for the line: the positions only grow
 	for at := first; at >= 0; {
 		end := at + len(l.s)
 		if (at > 0 && line[at-1] >= utf8.RuneSelf) || (end < len(line) && line[end] >= utf8.RuneSelf) {
@@ -296,7 +296,6 @@ func (ls *lineSearch) wordSpans(line []byte, subs []Span, first int) (out []Span
 			subs = append(subs, Span{at, end})
 			next = end
 		}
-		st := litScan{next: -2, lo: -2, up: -2}
 		at = l.index(line, next, &st)
 	}
 	return subs, true

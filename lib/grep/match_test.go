@@ -171,6 +171,8 @@ func TestFindAgreesWithReference(t *testing.T) {
 		"json.MarshalIndent UnmarshalIndent\n", "foo\nBAR baz\nqux", "abc\nxxy\naXc\n", "Reader readers aReader Reader\n",
 		"ab\nab \nab", "", "\n\n", "a\naa\nb\n", "abcDEF ABCdef AbCDEF\n", "12px 3 px\n", "ÉTÉ été\n", "aaaa\naa aa\n",
 		"a.b (?i)q (?i)Q\n",
+		// many occurrences in both cases on one line: the literal scan keeps its state along the line
+		"errUnexpectedEOF ERRUNEXPECTEDEOF ErrUnexpectedEOF errunexpectedeof readers Reader READER reader aReader\n",
 	}
 	for _, mo := range prefilterCases {
 		m, err := Compile(mo)

@@ -1,6 +1,9 @@
 package grep
 
-import "bytes"
+import (
+	"bytes"
+	"sort"
+)
 
 // searchMultiline is rg's -U search: the regexp runs over the whole
 // buffer; each match is widened to whole lines, and matches whose lines
@@ -82,16 +85,7 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 		}
 	}
 	lineOf := func(off int) int { // 0-based index of the line holding off
-		lo, hi := 0, len(starts)-1
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		return lo
+		return max(sort.SearchInts(starts, off+1)-1, 0)
 	}
 	lineEnd := func(k int) int {
 		if k+1 < len(starts) {

@@ -1,9 +1,11 @@
 package grep
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -216,8 +218,10 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 			if o.MaxDepthSet && depth+1 > o.MaxDepth {
 				continue
 			}
-			if len(o.FilterGlobs) > 0 && !filterGlobs(o.FilterGlobs, strings.TrimPrefix(p, abs+"/")) {
-				continue
+			if len(f.filters) > 0 {
+				if rel, _ := relUnder(abs, p); !filterGlobs(f.filters, rel) {
+					continue
+				}
 			}
 			if o.MaxFilesize > 0 {
 				if size < 0 {
@@ -335,37 +339,14 @@ func joinShown(shown, name string) string {
 // error 2)").
 func ErrText(err error) string {
 	var errno syscall.Errno
-	for e := err; e != nil; {
-		if en, ok := e.(syscall.Errno); ok {
-			errno = en
-			break
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			break
-		}
-		e = u.Unwrap()
-	}
-	if errno == 0 {
+	if !errors.As(err, &errno) || errno == 0 {
 		return err.Error()
 	}
 	s := errno.Error()
 	if s != "" {
 		s = strings.ToUpper(s[:1]) + s[1:]
 	}
-	return s + " (os error " + itoa(int(errno)) + ")"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
+	return s + " (os error " + strconv.Itoa(int(errno)) + ")"
 }
 
 func sortByModTime(ents []os.DirEntry, reverse bool) {

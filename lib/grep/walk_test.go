@@ -81,3 +81,32 @@ func TestWalkAgreesWithGit(t *testing.T) {
 		})
 	}
 }
+
+// FilterGlobs (the agent tools' glob) narrow the walk: a glob without '/'
+// matches at any depth, one with '/' (or '\') is relative to the root.
+func TestWalkFilterGlobs(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a.go", "sub/b.go", "sub/c.txt", "sub/deep/d.go"} {
+		writeFile(t, filepath.Join(root, p), "x\n")
+	}
+	for glob, want := range map[string][]string{
+		"*.go":       {"a.go", "sub/b.go", "sub/deep/d.go"},
+		"sub/*.go":   {"sub/b.go"},
+		`sub\*.txt`:  {"sub/c.txt"},
+		"**/deep/**": {"sub/deep/d.go"},
+		"*.md":       nil,
+	} {
+		files, errs := Walk(root, WalkOptions{FilterGlobs: []string{glob}})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var got []string
+		for _, f := range files {
+			rel, _ := filepath.Rel(root, f.Abs)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("glob %q (-want +got):\n%s", glob, diff)
+		}
+	}
+}

@@ -129,11 +129,7 @@ func dowild(p, text string, pathname bool) int {
 			}
 			if pc == '!' {
 				negated = true
-				pi++
-				if pi >= len(p) {
-					return wmAbortAll
-				}
-				pc = p[pi]
+				pi++ // the loop below checks pi and reads pc
 			}
 			prev := byte(0)
 			matched := false

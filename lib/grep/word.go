@@ -10,7 +10,7 @@ import (
 // (?:^|\W)(pat)(?:\W|$) and reports group 1, searching again from the end
 // of group 1, so the \W after one match may start the next.
 
-const nonWordClass = `[^\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}]`
+const nonWordClass = `[^` + uniWord + `]` // (unicode.go)
 
 func wordExpr(expr string) string {
 	return `(?:^|` + nonWordClass + `)(` + expr + `)(?:` + nonWordClass + `|$)`
