@@ -184,8 +184,12 @@ type toolProc struct {
 	// ask, by the requestState handed to the client.
 	parked  map[string]*pendingCall
 	nparked int
-	warn    func(string)
-	dead    error
+	// unparking counts the unparks between taking a call off parked and
+	// writing its cancellation: stop waits for them before the EOF, or a
+	// tool could see the EOF before its answer.
+	unparking sync.WaitGroup
+	warn      func(string)
+	dead      error
 	// excl makes an exclusive tool run alone.
 	excl sync.RWMutex
 }
@@ -366,10 +370,14 @@ func (tp *toolProc) unpark(st string) {
 	tp.mu.Lock()
 	p := tp.parked[st]
 	delete(tp.parked, st)
+	if p != nil {
+		tp.unparking.Add(1)
+	}
 	tp.mu.Unlock()
 	if p == nil {
 		return
 	}
+	defer tp.unparking.Done()
 	p.mu.Lock()
 	p.gone = true
 	a := p.ask
@@ -393,6 +401,7 @@ func (tp *toolProc) stop() {
 	for _, st := range sts {
 		tp.unpark(st)
 	}
+	tp.unparking.Wait() // a client's own unpark may still be writing
 	tp.closeIn()
 }
 
