@@ -68,11 +68,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			var got []string
-			for _, f := range files {
-				rel, _ := filepath.Rel(root, f.Abs)
-				got = append(got, filepath.ToSlash(rel))
-			}
+			got := relPaths(root, files)
 			sort.Strings(want)
 			sort.Strings(got)
 			if d := cmp.Diff(want, got); d != "" {
@@ -100,13 +96,19 @@ func TestWalkFilterGlobs(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
-		var got []string
-		for _, f := range files {
-			rel, _ := filepath.Rel(root, f.Abs)
-			got = append(got, filepath.ToSlash(rel))
-		}
+		got := relPaths(root, files)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("glob %q (-want +got):\n%s", glob, diff)
 		}
 	}
+}
+
+// relPaths are the walked files' paths relative to root, with '/'.
+func relPaths(root string, files []File) []string {
+	var out []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Abs)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
 }
