@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -32,20 +33,17 @@ type stream struct {
 	blocks blocks // the records' bytes
 }
 
-// blocks holds the bytes of the records read in 64 KiB blocks: one
-// allocation per block rather than per line, with no pointers for the
-// garbage collector to scan, however long the history. The records, and
+// blocks holds the bytes of the records, read into blocks of 1 MiB or
+// more (newBlock): one allocation per block rather than per line, outside
+// the garbage collector's heap, however long the history. The records, and
 // the history messages taken from them, share these bytes; nothing
 // changes them.
 type blocks struct{ cur []byte }
 
 func (b *blocks) copy(line []byte) []byte {
-	const size, alone = 64 << 10, 8 << 10
-	if len(line) > alone {
-		return append([]byte(nil), line...)
-	}
+	const size = 1 << 20
 	if cap(b.cur)-len(b.cur) < len(line) {
-		b.cur = make([]byte, 0, size)
+		b.cur = newBlock(max(size, len(line)))
 	}
 	b.cur = append(b.cur, line...)
 	return b.cur[len(b.cur)-len(line) : len(b.cur) : len(b.cur)]
@@ -75,7 +73,7 @@ func (s *stream) lineOf(b []byte) int {
 // line that is not a record is bad input: exit 2 naming the line, before
 // any request is sent.
 func readStream(r io.Reader) (*stream, error) {
-	s := &stream{rest: bufio.NewReaderSize(r, 256<<10)}
+	s := &stream{rest: bufio.NewReaderSize(r, 64<<10)}
 	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
 		// ReadSlice: the line stays in the reader's buffer until it is
@@ -127,14 +125,24 @@ func readStream(r io.Reader) (*stream, error) {
 		if rec.Pending {
 			s.pending = append(s.pending, rec.Raw)
 		}
-		s.records = append(s.records, rec)
+		s.records = append(double(s.records), rec)
 		if len(rec.Raw) > 0 {
-			s.spans = append(s.spans, span{uintptr(unsafe.Pointer(unsafe.SliceData(rec.Raw))), len(rec.Raw), n})
+			s.spans = append(double(s.spans), span{uintptr(unsafe.Pointer(unsafe.SliceData(rec.Raw))), len(rec.Raw), n})
 		}
 		if err == io.EOF {
 			return s, nil
 		}
 	}
+}
+
+// double makes room in a full slice by doubling it: append grows a long
+// slice by a quarter at a time, which for a long history allocates five
+// times its final size on the way.
+func double[T any](xs []T) []T {
+	if len(xs) < cap(xs) {
+		return xs
+	}
+	return slices.Grow(xs, max(len(xs), 64))
 }
 
 // contextMessages resolves the records into the model's history: message
@@ -151,17 +159,15 @@ func (s *stream) contextMessages() (session.Context, []json.RawMessage, error) {
 	}
 	raws := session.ConvertToLLM(ctx.Messages)
 	ctx.Messages = nil
-	for i, raw := range raws {
-		if err := llm.CheckMessage(raw); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) && te.Field != "" {
-				err = fmt.Errorf("field %q cannot be a JSON %s", te.Field, te.Value)
-			}
-			if n := s.lineOf(raw); n > 0 {
-				return ctx, nil, exit.Errorf(exit.Usage, "stdin:%d: not a model message: %v (no request was sent)", n, err)
-			}
-			return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v (no request was sent)", i+1, err)
+	if i, err := llm.CheckHistory(raws); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			err = fmt.Errorf("field %q cannot be a JSON %s", te.Field, te.Value)
 		}
+		if n := s.lineOf(raws[i]); n > 0 {
+			return ctx, nil, exit.Errorf(exit.Usage, "stdin:%d: not a model message: %v (no request was sent)", n, err)
+		}
+		return ctx, nil, exit.Errorf(exit.Usage, "context message %d: %v (no request was sent)", i+1, err)
 	}
 	return ctx, raws, nil
 }

@@ -48,13 +48,13 @@ func ReadEntry(line []byte) (Entry, error) {
 		case "type":
 			e.Type, ok = known(v)
 		case "id":
-			e.ID, ok = str(v)
+			e.ID, ok = session.StrVal(v)
 		case "parentId":
 			if string(v) != "null" {
-				e.ParentID, ok = str(v)
+				e.ParentID, ok = session.StrVal(v)
 			}
 		case "timestamp":
-			e.Timestamp, _ = str(v)
+			e.Timestamp, _ = session.StrVal(v)
 		case "pending":
 			e.Pending = string(v) == "true"
 		case "message":
@@ -243,7 +243,7 @@ var fileTools = map[string]string{
 // names: in any case, the last one wins), or for a patch without one the
 // files its "*** Add/Update/Delete File:" lines name.
 func toolFiles(name, args []byte, ops []fileOp, checked bool) []fileOp {
-	tool, _ := str(name)
+	tool, _ := session.StrVal(name)
 	op := fileTools[tool]
 	if op == "" {
 		return ops
@@ -252,9 +252,9 @@ func toolFiles(name, args []byte, ops []fileOp, checked bool) []fileOp {
 	eachMember(checked, args, func(k, v []byte) {
 		switch key := string(k); {
 		case strings.EqualFold(key, "path"), strings.EqualFold(key, "file_path"), strings.EqualFold(key, "notebook_path"):
-			path, _ = str(v)
+			path, _ = session.StrVal(v)
 		case key == "input" || key == "patch":
-			patch, _ = str(v)
+			patch, _ = session.StrVal(v)
 		}
 	})
 	if path != "" {
@@ -349,19 +349,7 @@ func known(v []byte) (string, bool) {
 			return "google", true
 		}
 	}
-	return str(v)
-}
-
-// str decodes a JSON string value (without decoding when it has no escapes).
-func str(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' {
-		return "", false
-	}
-	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 {
-		return string(in), true
-	}
-	var s string
-	return s, json.Unmarshal(v, &s) == nil
+	return session.StrVal(v)
 }
 
 // ActivePath is the path BuildContext resolves over a stream's entries
@@ -448,7 +436,7 @@ func lastCompaction(path []Entry) (c, kept int, id string) {
 	if c < 0 {
 		return -1, -1, ""
 	}
-	if id, _ = str(member(path[c].Raw, "firstKeptEntryId")); id != "" {
+	if id, _ = session.StrVal(member(path[c].Raw, "firstKeptEntryId")); id != "" {
 		for j, e := range path[:c] {
 			if e.ID == id {
 				return c, j, id

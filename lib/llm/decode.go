@@ -20,20 +20,33 @@ func DecodeMessage(b []byte) (Message, error) {
 	return decodeMessage(b, false)
 }
 
-// CheckMessage reports DecodeMessage's error for b, without keeping what it
-// decodes (and so without copying its strings).
-func CheckMessage(b []byte) error {
-	_, err := decodeMessage(b, true)
-	return err
-}
-
 // decodeMessage is DecodeMessage; with alias set, the strings and raw
 // values of the message share b's bytes instead of copying them (escaped
 // strings are still built), so b must not change while the message is in
 // use. Context.Each decodes History this way: the history's bytes outlive
 // each message it yields, and a request never changes them.
 func decodeMessage(b []byte, alias bool) (Message, error) {
-	d := decoder{b: b, alias: alias}
+	d := decoder{alias: alias}
+	return d.decode(b)
+}
+
+// CheckHistory reports the first message of raws that does not decode: its
+// index and DecodeMessage's error for it (-1 and nil when all do). Nothing
+// is kept or copied: the strings share raws, and one content array serves
+// every message.
+func CheckHistory(raws []json.RawMessage) (int, error) {
+	d := decoder{alias: true, reuse: true}
+	for i, raw := range raws {
+		if _, err := d.decode(raw); err != nil {
+			return i, err
+		}
+	}
+	return -1, nil
+}
+
+// decode decodes the message in b: decodeMessage, with d's settings.
+func (d *decoder) decode(b []byte) (Message, error) {
+	d.b, d.i = b, 0
 	if m, ok := d.message(); ok {
 		d.ws()
 		if d.i == len(d.b) {
@@ -49,6 +62,13 @@ type decoder struct {
 	b     []byte
 	i     int
 	alias bool // strings and raw values share b (decodeMessage)
+	// reuse, set by Context.each for a caller that lets go of each message
+	// before the next one, decodes a message's content blocks into blocks
+	// and its usage into use, from one message to the next, instead of
+	// allocating them for each: a long history then leaves no garbage.
+	reuse  bool
+	blocks []Content
+	use    *Usage
 }
 
 func (d *decoder) ws() {
@@ -440,15 +460,17 @@ func (d *decoder) message() (Message, bool) {
 			if d.i < len(d.b) && d.b[d.i] == '"' {
 				var t string
 				t, ok = d.str()
-				m.Content = []Content{TextBlock(t)}
+				m.Content = append(d.newBlocks(), TextBlock(t))
+				d.keep(m.Content)
 				return ok
 			}
-			m.Content = []Content{}
+			m.Content = d.newBlocks()
 			ok = d.array(func() bool {
 				c, ok := d.content()
 				m.Content = append(m.Content, c)
 				return ok
 			})
+			d.keep(m.Content)
 		case "api":
 			m.API, ok = d.str()
 		case "provider":
@@ -456,7 +478,15 @@ func (d *decoder) message() (Message, bool) {
 		case "model":
 			m.Model, ok = d.str()
 		case "usage":
-			m.Usage = &Usage{}
+			if d.reuse {
+				if d.use == nil {
+					d.use = new(Usage)
+				}
+				*d.use = Usage{}
+				m.Usage = d.use
+			} else {
+				m.Usage = &Usage{}
+			}
 			ok = d.usage(m.Usage)
 		case "stopReason":
 			m.StopReason, ok = d.str()
@@ -480,6 +510,22 @@ func (d *decoder) message() (Message, bool) {
 		return ok
 	})
 	return m, ok
+}
+
+// newBlocks is an empty, non-nil content slice: the reused array when
+// reusing.
+func (d *decoder) newBlocks() []Content {
+	if d.reuse {
+		return d.blocks[:0]
+	}
+	return []Content{}
+}
+
+// keep remembers a grown content array for the next message.
+func (d *decoder) keep(cs []Content) {
+	if d.reuse {
+		d.blocks = cs[:0]
+	}
 }
 
 var contentFields = []string{"type", "text", "textSignature", "thinking", "thinkingSignature", "redacted", "id", "name",

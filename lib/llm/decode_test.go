@@ -44,14 +44,27 @@ func checkDecode(t *testing.T, in string) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("%s (-encoding/json +DecodeMessage):\n%s", in, d)
 	}
-	// The sharing decoder (Context.Each, CheckMessage) gives the same.
+	// The sharing decoder (Context.Each, CheckHistory) gives the same.
 	b := []byte(in)
 	shared, err := decodeMessage(b, true)
-	if err != nil || CheckMessage(b) != nil {
-		t.Fatalf("%s: the sharing decoder fails (%v) where DecodeMessage does not", in, err)
+	if _, cerr := CheckHistory([]json.RawMessage{b}); err != nil || cerr != nil {
+		t.Fatalf("%s: the sharing decoder fails (%v, %v) where DecodeMessage does not", in, err, cerr)
 	}
 	if d := cmp.Diff(want, shared); d != "" {
 		t.Fatalf("%s (-encoding/json +shared):\n%s", in, d)
+	}
+	// So does the reusing one (NormalizeEach), after a message that filled
+	// its content array and usage.
+	r := decoder{alias: true, reuse: true}
+	if _, err := r.decode([]byte(`{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","data":"x"},{"type":"text","text":"c"}],"usage":{"input":5,"cost":{"total":1}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	reused, err := r.decode(b)
+	if err != nil {
+		t.Fatalf("%s: the reusing decoder fails (%v) where DecodeMessage does not", in, err)
+	}
+	if d := cmp.Diff(want, reused); d != "" {
+		t.Fatalf("%s (-encoding/json +reused):\n%s", in, d)
 	}
 }
 

@@ -264,7 +264,7 @@ type Context struct {
 	// bytes it came in (which must not change while the Context is in use:
 	// the decoded strings share them). A message that does not decode fails
 	// the request body (Request.WriteBody's error): check History before a
-	// call (CheckMessage).
+	// call (CheckHistory).
 	History  []json.RawMessage
 	Messages []Message
 	Tools    []Tool
@@ -288,14 +288,21 @@ func (e *HistoryError) Unwrap() error { return e.Err }
 // Each calls fn with every message in order: History, decoded one at a
 // time, then Messages. It stops at the first History message that does not
 // decode and returns a *HistoryError.
-func (c Context) Each(fn func(Message)) error {
+func (c Context) Each(fn func(Message)) error { return c.each(fn, false) }
+
+// each is Each; with reuse set, the History messages it yields share their
+// content array (and usage) from one message to the next, for a caller
+// that lets go of each message before the next: encoding a long history
+// then allocates nothing per message for them.
+func (c Context) each(fn func(Message), reuse bool) error {
+	d := decoder{alias: true, reuse: reuse}
 	for i, raw := range c.History {
-		m, err := decodeMessage(raw, true)
+		m, err := d.decode(raw)
 		if err != nil {
 			return &HistoryError{i, err}
 		}
 		if c.hide != nil {
-			m = c.hide.message(m, c.hide.hide)
+			m = c.hide.message(m, c.hide.hide, true) // m was just decoded: its own to change
 		}
 		fn(m)
 	}

@@ -53,14 +53,16 @@ func (s *Secrets) Hide(c Context) Context {
 	out.SystemPrompt = s.hide.Replace(c.SystemPrompt)
 	out.Messages = make([]Message, len(c.Messages))
 	for i, m := range c.Messages {
-		out.Messages[i] = s.message(m, s.hide)
+		out.Messages[i] = s.message(m, s.hide, false)
 	}
 	out.hide = s // History is hidden as it is decoded (Context.Each)
 	return out
 }
 
-func (s *Secrets) message(m Message, r *strings.Replacer) Message {
-	m.Content = s.content(m.Content, r)
+// message replaces in m's text; in place, in the content array m came
+// with, when inPlace (a History message just decoded: Context.each).
+func (s *Secrets) message(m Message, r *strings.Replacer, inPlace bool) Message {
+	m.Content = s.content(m.Content, r, inPlace)
 	m.ErrorMessage = r.Replace(m.ErrorMessage)
 	return m
 }
@@ -78,11 +80,14 @@ func (s *Secrets) RevealMessage(m Message) Message {
 	if s == nil || len(s.vals) == 0 {
 		return m
 	}
-	return s.message(m, s.show)
+	return s.message(m, s.show, false)
 }
 
-func (s *Secrets) content(cs []Content, r *strings.Replacer) []Content {
-	out := make([]Content, len(cs))
+func (s *Secrets) content(cs []Content, r *strings.Replacer, inPlace bool) []Content {
+	out := cs
+	if !inPlace {
+		out = make([]Content, len(cs))
+	}
 	for i, c := range cs {
 		c.Text = r.Replace(c.Text)
 		c.Thinking = r.Replace(c.Thinking)

@@ -14,14 +14,20 @@ import (
 // message; text is made valid UTF-8.
 func Normalize(c Context, m Model, idFn func(string) string) ([]Message, error) {
 	out := make([]Message, 0, c.Len())
-	err := NormalizeEach(c, m, idFn, func(msg Message) { out = append(out, msg) })
+	err := normalizeEach(c, m, idFn, func(msg Message) { out = append(out, msg) }, false)
 	return out, err
 }
 
 // NormalizeEach is Normalize that hands each message to emit instead of
 // collecting them, so a codec can build its request from a long history
-// without a second copy of it. The error is Context.Each's.
+// without a second copy of it. emit must not keep a message's Content (or
+// Usage) past its call: the next message reuses them. The error is
+// Context.Each's.
 func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Message)) error {
+	return normalizeEach(c, m, idFn, emit, true)
+}
+
+func normalizeEach(c Context, m Model, idFn func(string) string, emit func(Message), reuse bool) error {
 	var last int64 // the timestamp of the last message out
 	n := 0
 	put := func(msg Message) {
@@ -43,13 +49,17 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 		}
 		pending = nil
 	}
-	err := c.Each(func(msg Message) {
+	var scratch []Content // the assistant blocks kept, reused when reusing
+	err := c.each(func(msg Message) {
 		msg.Content = sanitize(msg.Content)
 		switch msg.Role {
 		case "assistant":
 			flushOrphans(msg.Timestamp)
 			same := msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID
 			var cs []Content
+			if reuse {
+				cs = scratch[:0]
+			}
 			for _, c := range msg.Content {
 				switch c.Type {
 				case "thinking":
@@ -73,6 +83,9 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 				}
 			}
 			msg.Content = cs
+			if reuse {
+				scratch = cs[:0]
+			}
 			put(msg)
 			calls := msg.ToolCalls()
 			if msg.StopReason == StopError || msg.StopReason == StopAborted {
@@ -101,7 +114,7 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 			flushOrphans(msg.Timestamp)
 			put(msg)
 		}
-	})
+	}, reuse)
 	if err != nil {
 		return err
 	}

@@ -42,12 +42,17 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		}
 	}
 	path := Path(entries, id)
+	ctx.Messages = make([]json.RawMessage, 0, len(path))
 	compaction := -1
 	seenRule := map[string]bool{}
 	// msgs[i] is the AgentMessage of path[i] when it is a message entry,
 	// found in the same pass that reads its model: each message is skimmed
 	// once, which matters for a long history.
 	msgs := make([]json.RawMessage, len(path))
+	// lastModel is the last assistant message that names its model, when no
+	// model_change follows it.
+	var lastModel msgInfo
+	hasModel := false
 	for i, e := range path {
 		switch e.Type {
 		case "thinking_level_change":
@@ -69,14 +74,15 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 				role := v.Role
 				if role == "" {
 					role = "default"
+					hasModel = false
 				}
 				ctx.Models[role] = v.Model
 			}
 		case "message":
 			mi := messageInfo(e)
 			msgs[i] = mi.msg
-			if mi.role == "assistant" && mi.provider != "" && mi.model != "" {
-				ctx.Models["default"] = mi.provider + "/" + mi.model
+			if mi.assistant && nonEmptyStr(mi.provider) && nonEmptyStr(mi.model) {
+				lastModel, hasModel = mi, true // its strings are made once, after the walk
 			}
 		case "compaction":
 			compaction = i
@@ -99,6 +105,13 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 			if json.Unmarshal(e.Raw, &v) == nil && v.Mode != "" {
 				ctx.Mode, ctx.ModeData = v.Mode, v.Data
 			}
+		}
+	}
+	if hasModel {
+		p, _ := StrVal(lastModel.provider)
+		m, _ := StrVal(lastModel.model)
+		if p != "" && m != "" {
+			ctx.Models["default"] = p + "/" + m
 		}
 	}
 	emit := func(i int) {
@@ -146,11 +159,11 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	return ctx, nil
 }
 
-// memberVals is the value of each key's last occurrence in obj, nil for a
+// memberVals is the value of each key (at most four) at its last occurrence in obj, nil for a
 // missing one, in one walk. obj is a record's bytes or part of them, which
 // ParseRecord checked: it is walked without checking it again.
-func memberVals(obj []byte, keys ...string) [][]byte {
-	out := make([][]byte, len(keys))
+func memberVals(obj []byte, keys ...string) [4][]byte {
+	var out [4][]byte // an array, not a slice: nothing to allocate per record
 	WalkMembers(obj, func(k, v []byte) {
 		for i, key := range keys {
 			if string(k) == key {
@@ -199,8 +212,11 @@ func applyPending(entries []Record) []Record {
 // msgInfo is what BuildContext reads of a message entry: the AgentMessage
 // it contributes (nil for none) and the fields of it that set state.
 type msgInfo struct {
-	msg                   json.RawMessage
-	role, provider, model string
+	msg       json.RawMessage
+	assistant bool
+	// provider and model are the JSON values, made strings only for the
+	// message that sets the context's model.
+	provider, model []byte
 }
 
 // messageInfo reads a message entry in one skim of its message. Assistant
@@ -212,15 +228,26 @@ func messageInfo(e Record) msgInfo {
 		return msgInfo{}
 	}
 	v := memberVals(m, "role", "provider", "model", "retried")
-	mi := msgInfo{msg: m}
-	mi.role, _ = strVal(v[0])
-	mi.provider, _ = strVal(v[1])
-	mi.model, _ = strVal(v[2])
-	if string(v[3]) == "true" && mi.role == "assistant" {
+	mi := msgInfo{msg: m, provider: v[1], model: v[2]}
+	mi.assistant = isStr(v[0], "assistant")
+	if string(v[3]) == "true" && mi.assistant {
 		mi.msg = nil
 	}
 	return mi
 }
+
+// isStr reports whether the JSON value v is the string s, without making
+// a string of v when it has no escapes.
+func isStr(v []byte, s string) bool {
+	if in, ok := plainStr(v); ok {
+		return string(in) == s
+	}
+	t, ok := StrVal(v)
+	return ok && t == s
+}
+
+// nonEmptyStr reports whether the JSON value v is a non-empty string.
+func nonEmptyStr(v []byte) bool { return len(v) > 2 && v[0] == '"' }
 
 // messageOf is the AgentMessage an entry contributes, or nil.
 func messageOf(e Record) json.RawMessage {
@@ -304,6 +331,20 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 	}
 	text := func(s string) textBlock { return textBlock{"text", s} }
 	for _, raw := range msgs {
+		// The model's own roles pass as they are; only the others are decoded.
+		v := memberVals(raw, "role", "prunedAt")
+		switch {
+		case isStr(v[0], "user"), isStr(v[0], "assistant"):
+			out = append(out, raw)
+			continue
+		case isStr(v[0], "toolResult"):
+			if p := v[1]; len(p) == 0 || string(p) == "null" {
+				out = append(out, raw)
+				continue
+			}
+		}
+		// Declared here, after the fast path: it escapes to json.Unmarshal,
+		// and so costs an allocation for each message it is declared for.
 		var m struct {
 			Role               string          `json:"role"`
 			Timestamp          json.RawMessage `json:"timestamp"`
@@ -322,18 +363,6 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 				Content string          `json:"content"`
 				Image   json.RawMessage `json:"image"`
 			} `json:"files"`
-		}
-		// The model's own roles pass as they are; only the others are decoded.
-		v := memberVals(raw, "role", "prunedAt")
-		switch role, _ := strVal(v[0]); role {
-		case "user", "assistant":
-			out = append(out, raw)
-			continue
-		case "toolResult":
-			if p := v[1]; len(p) == 0 || string(p) == "null" {
-				out = append(out, raw)
-				continue
-			}
 		}
 		if json.Unmarshal(raw, &m) != nil {
 			continue

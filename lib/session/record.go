@@ -58,7 +58,7 @@ func Peek(line []byte) (Head, error) {
 // string type (and, when present, a string id and parentId). Entries of
 // version-1 files have no ids; Migrate gives them ids. The bytes are kept.
 func ParseRecord(line []byte) (Record, error) {
-	r, err := ParseRecordShared(bytes.TrimRight(line, "\r\n"))
+	r, err := parseRecord(bytes.TrimRight(line, "\r\n"), false)
 	if err == nil {
 		r.Raw = append(json.RawMessage(nil), r.Raw...)
 	}
@@ -67,9 +67,11 @@ func ParseRecord(line []byte) (Record, error) {
 
 // ParseRecordShared is ParseRecord for a caller that keeps line unchanged
 // for as long as the record is used: Raw is line itself (no trailing
-// newline expected), not a copy.
-func ParseRecordShared(line []byte) (Record, error) {
-	if h, ok := Skim(line); ok { // the fast path: structure checked in one pass
+// newline expected), not a copy, and the base fields share its bytes.
+func ParseRecordShared(line []byte) (Record, error) { return parseRecord(line, true) }
+
+func parseRecord(line []byte, share bool) (Record, error) {
+	if h, ok := skim(line, share); ok { // the fast path: structure checked in one pass
 		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, nil
 	}
 	if !json.Valid(line) {

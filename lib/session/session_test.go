@@ -315,3 +315,33 @@ func FuzzReader(f *testing.F) {
 }
 
 func ptr(s string) *string { return &s }
+
+// The default model is set by whichever comes last on the path: a
+// model_change, or an assistant message that names its provider and model.
+func TestBuildContextDefaultModel(t *testing.T) {
+	change := func(id, parent, model string) string {
+		return `{"type":"model_change","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-01-01T00:00:00.000Z","model":"` + model + `"}`
+	}
+	answer := func(id, parent, provider, model string) string {
+		return `{"type":"message","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[],"provider":` + provider + `,"model":` + model + `,"timestamp":1}}`
+	}
+	for _, tt := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"answer after change", []string{msg("u", "", "user", "x"), change("c", "u", "a/one"), answer("a", "c", `"b"`, `"two"`)}, "b/two"},
+		{"change after answer", []string{msg("u", "", "user", "x"), answer("a", "u", `"b"`, `"two"`), change("c", "a", "a/one")}, "a/one"},
+		{"escaped names", []string{msg("u", "", "user", "x"), answer("a", "u", `"b\u0021"`, `"t\"wo"`)}, `b!/t"wo`},
+		{"an answer without names keeps the last", []string{msg("u", "", "user", "x"), answer("a", "u", `"b"`, `"two"`), answer("a2", "a", `7`, `""`)}, "b/two"},
+		{"none", []string{msg("u", "", "user", "x")}, ""},
+	} {
+		ctx, err := BuildContext(recs(t, tt.lines...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ctx.Models["default"]; got != tt.want {
+			t.Errorf("%s: default model %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

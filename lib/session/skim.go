@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // errSkim marks a line the skimmer could not read; Skim's callers fall back
@@ -18,20 +19,28 @@ var errSkim = errors.New("skim: malformed")
 // members. Large string values are crossed with a vectorised byte search,
 // so a session file is indexed at close to disk speed. It reports ok=false
 // for anything it does not accept; Peek then decides (it is the reference).
-func Skim(line []byte) (h Head, ok bool) {
+func Skim(line []byte) (h Head, ok bool) { return skim(line, false) }
+
+// skim is Skim; with share set, the strings share line's bytes (when they
+// have no escapes) instead of copying them: ParseRecordShared's contract.
+func skim(line []byte, share bool) (h Head, ok bool) {
+	str := StrVal
+	if share {
+		str = sharedStrVal
+	}
 	good := Members(line, func(key, val []byte) bool {
 		ok := true
 		switch string(key) {
 		case "type":
-			h.Type, ok = strVal(val)
+			h.Type, ok = str(val)
 		case "id":
-			h.ID, ok = strVal(val)
+			h.ID, ok = str(val)
 		case "parentId":
 			if string(val) != "null" {
-				h.ParentID, ok = strVal(val)
+				h.ParentID, ok = str(val)
 			}
 		case "timestamp":
-			h.Time, _ = strVal(val)
+			h.Time, _ = str(val)
 		case "pending":
 			h.Pending = string(val) == "true"
 		}
@@ -124,11 +133,11 @@ func Elements(arr []byte, fn func(val []byte) bool) bool {
 // StrLen is the length in bytes of a JSON string value once decoded (-1
 // when v is not a string); it decodes only when v has escapes.
 func StrLen(v []byte) int {
+	if in, ok := plainStr(v); ok {
+		return len(in)
+	}
 	if len(v) < 2 || v[0] != '"' {
 		return -1
-	}
-	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
-		return len(v) - 2
 	}
 	var s string // escapes, or invalid UTF-8 that decoding replaces
 	if json.Unmarshal(v, &s) != nil {
@@ -137,17 +146,37 @@ func StrLen(v []byte) int {
 	return len(s)
 }
 
-// strVal decodes a JSON string value (fast when it has no escapes).
-func strVal(v []byte) (string, bool) {
+// StrVal decodes the JSON string value v as encoding/json does, without
+// its reflection when v has no escapes and is valid UTF-8 (decoding
+// replaces invalid bytes with U+FFFD). It fails when v is not a string.
+func StrVal(v []byte) (string, bool) {
+	if in, ok := plainStr(v); ok {
+		return string(in), true
+	}
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	in := v[1 : len(v)-1]
-	if bytes.IndexByte(in, '\\') < 0 {
-		return string(in), true
-	}
 	var s string
 	return s, json.Unmarshal(v, &s) == nil
+}
+
+// sharedStrVal is strVal whose result shares v's bytes when it needs no
+// decoding, so v must not change while the result is in use.
+func sharedStrVal(v []byte) (string, bool) {
+	if in, ok := plainStr(v); ok {
+		return unsafe.String(unsafe.SliceData(in), len(in)), true
+	}
+	return StrVal(v)
+}
+
+// plainStr is the inside of the JSON string v when it decodes to itself: no
+// escapes, valid UTF-8.
+func plainStr(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
+	}
+	in := v[1 : len(v)-1]
+	return in, bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in)
 }
 
 type skimmer struct {

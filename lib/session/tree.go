@@ -150,21 +150,25 @@ func Path(entries []Record, leaf string) []Record {
 		}
 		i = j
 	}
-	var rev []Record
+	// Two walks up from the leaf: one to count, one to fill, so a long
+	// path is made once, at its size.
 	seen := make([]bool, len(entries))
-	for !seen[i] {
-		seen[i] = true
-		rev = append(rev, entries[i])
-		p, ok := byID[entries[i].ParentID]
-		if entries[i].ParentID == "" || !ok {
+	n := 0
+	for j := i; !seen[j]; {
+		seen[j] = true
+		n++
+		p, ok := byID[entries[j].ParentID]
+		if entries[j].ParentID == "" || !ok {
 			break
 		}
-		i = p
+		j = p
 	}
-	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
-		rev[a], rev[b] = rev[b], rev[a]
+	out := make([]Record, n)
+	for j, k := i, n-1; k >= 0; k-- {
+		out[k] = entries[j]
+		j = byID[entries[j].ParentID]
 	}
-	return rev
+	return out
 }
 
 // Leaf is the reference's leaf on load: the last entry in file order.
