@@ -19,7 +19,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -213,17 +212,6 @@ func (e *Env) Color(mode string, tty bool) bool {
 // Warnf prints a diagnostic on stderr, prefixed with the program name.
 func Warnf(c *cli.Context, format string, args ...any) {
 	fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, fmt.Sprintf(format, args...))
-}
-
-// ExitStatusMarkdown is the exit-code table as a man-page section.
-func ExitStatusMarkdown() string {
-	var b strings.Builder
-	b.WriteString("\n# EXIT STATUS\n\n")
-	for _, r := range exit.Table {
-		fmt.Fprintf(&b, "**%d**\n: %s\n\n", r.Code, r.Meaning)
-	}
-	b.WriteString("Any other status must be treated as a failure.\n")
-	return b.String()
 }
 
 var errUnknownShell = errors.New("unknown shell")

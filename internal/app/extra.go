@@ -46,29 +46,10 @@ func manCommand(a *cli.App) *cli.Command {
 		Usage:       "print the man page (roff) of " + a.Name,
 		Description: "For example: " + a.Name + " man | man -l -",
 		Action: func(c *cli.Context) error {
-			s, err := Man(a)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprint(c.App.Writer, s)
+			_, err := fmt.Fprint(c.App.Writer, Man(a))
 			return err
 		},
 	}
-}
-
-// Man renders the section-1 man page of an application, with the exit-status
-// table appended; the output has no date, so committed pages are stable.
-func Man(a *cli.App) (string, error) {
-	cp := *a
-	cp.Description = a.Description + "\n" + ExitStatusMarkdown()
-	var cmds []*cli.Command
-	for _, c := range a.Commands {
-		if c.Name != "man" && c.Name != "completion" {
-			cmds = append(cmds, c)
-		}
-	}
-	cp.Commands = cmds
-	return cp.ToManWithSection(1)
 }
 
 const bashCompletion = `# bash completion for PROG (source this file)

@@ -51,7 +51,7 @@ func Build() (string, error) {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...")
+		cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", binDir+string(os.PathSeparator), "./cmd/...") // as make build
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)
