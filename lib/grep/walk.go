@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,6 +90,16 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 // empty root is the working directory, printed without a "./" prefix (rg's
 // output when no path is given).
 func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
+	read := os.ReadDir // entries sorted by name
+	if o.SortModified {
+		read = readDirUnsorted // ties keep the directory's own order, as in rg
+	}
+	return walkFunc(root, o, fn, read)
+}
+
+// walkFunc is WalkFunc with the directory reader given: each directory the
+// walk enters is read once, by read.
+func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir string) ([]os.DirEntry, error)) []error {
 	dir := root
 	if dir == "" {
 		dir = "."
@@ -108,7 +119,7 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 	}
 	var errs []error
 	stopped := false
-	ra := newReadAhead(readAheadWorkers)
+	ra := newReadAhead(readAheadWorkers, read)
 	defer ra.close()
 	type dirID struct{ dev, ino uint64 }
 	idOf := func(info os.FileInfo) dirID {
@@ -134,17 +145,13 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 		}
 		// Only the ignore files the listing shows are opened.
 		lvl = f.rules.level(lvl, dir, func(name string) bool {
+			if o.SortModified { // the listing is in the directory's order
+				return slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == name })
+			}
 			i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
 			return i < len(ents) && ents[i].Name() == name
 		})
 		if o.SortModified {
-			// ties keep the directory's own order, as in rg
-			if d, err := os.Open(dir); err == nil {
-				if raw, err := d.ReadDir(-1); err == nil {
-					ents = raw
-				}
-				d.Close()
-			}
 			sortByModTime(ents, o.SortReverse)
 		}
 		var items []item
@@ -269,23 +276,36 @@ const readAheadWorkers = 2
 // a read-ahead worker, or the walk when it gets there before them.
 type listing struct {
 	dir  string
+	read func(string) ([]os.DirEntry, error)
 	once sync.Once
 	ents []os.DirEntry
 	err  error
 }
 
 func (l *listing) get() ([]os.DirEntry, error) {
-	l.once.Do(func() { l.ents, l.err = os.ReadDir(l.dir) })
+	l.once.Do(func() { l.ents, l.err = l.read(l.dir) })
 	return l.ents, l.err
+}
+
+// readDirUnsorted is os.ReadDir without the sort: the entries in the
+// order the directory gives them.
+func readDirUnsorted(dir string) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 type readAhead struct {
 	q    chan *listing
+	read func(string) ([]os.DirEntry, error)
 	stop atomic.Bool
 }
 
-func newReadAhead(workers int) *readAhead {
-	ra := &readAhead{q: make(chan *listing, 1<<12)}
+func newReadAhead(workers int, read func(string) ([]os.DirEntry, error)) *readAhead {
+	ra := &readAhead{q: make(chan *listing, 1<<12), read: read}
 	for range workers {
 		go func() {
 			for l := range ra.q {
@@ -300,7 +320,7 @@ func newReadAhead(workers int) *readAhead {
 
 // ask returns dir's listing, queued for reading ahead when there is room.
 func (ra *readAhead) ask(dir string) *listing {
-	l := &listing{dir: dir}
+	l := &listing{dir: dir, read: ra.read}
 	select {
 	case ra.q <- l:
 	default:

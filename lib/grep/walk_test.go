@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -111,4 +114,75 @@ func relPaths(root string, files []File) []string {
 		out = append(out, filepath.ToSlash(rel))
 	}
 	return out
+}
+
+// Under SortModified each directory is read once, and that one listing,
+// in the order the directory gave it, is what orders files of equal
+// modification time (rg keeps the directory's order for ties). The
+// reader here counts the reads and hands back the directory's order
+// reversed: a second read of a directory (which gives the order
+// unreversed) would show in the output.
+func TestWalkSortModifiedReadsEachDirOnce(t *testing.T) {
+	root := t.TempDir()
+	same := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, p := range []string{"a.txt", "b.txt", "c.txt", "sub/d.txt", "sub/e.txt", "sub/inner/f.txt", ".gitignore"} {
+		writeFile(t, filepath.Join(root, p), "x\n")
+	}
+	writeFile(t, filepath.Join(root, ".gitignore"), "b.txt\n")
+	os.Mkdir(filepath.Join(root, ".git"), 0o755) // a repository: the .gitignore counts
+	for _, p := range []string{"a.txt", "b.txt", "c.txt", "sub/d.txt", "sub/e.txt", "sub/inner/f.txt", "sub/inner", "sub"} {
+		if err := os.Chtimes(filepath.Join(root, p), same, same); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newer := same.Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "a.txt"), newer, newer); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	reads := map[string]int{}
+	read := func(dir string) ([]os.DirEntry, error) {
+		mu.Lock()
+		rel, _ := filepath.Rel(root, dir)
+		reads[filepath.ToSlash(rel)]++
+		mu.Unlock()
+		ents, err := readDirUnsorted(dir)
+		slices.Reverse(ents)
+		return ents, err
+	}
+	var files []File
+	errs := walkFunc(root, WalkOptions{SortModified: true}, func(f File) bool {
+		files = append(files, f)
+		return true
+	}, read)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	// ties (all but a.txt, directories too) in the reader's order; a.txt,
+	// the newest, last; b.txt ignored by the .gitignore the listing shows
+	var want []string
+	var expand func(dir, prefix string)
+	expand = func(dir, prefix string) {
+		ents, err := readDirUnsorted(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range slices.Backward(ents) {
+			switch name := e.Name(); {
+			case strings.HasPrefix(name, ".") || name == "a.txt" || name == "b.txt":
+			case e.IsDir():
+				expand(filepath.Join(dir, name), prefix+name+"/")
+			default:
+				want = append(want, prefix+name)
+			}
+		}
+	}
+	expand(root, "")
+	want = append(want, "a.txt")
+	if diff := cmp.Diff(want, relPaths(root, files)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{".": 1, "sub": 1, "sub/inner": 1}, reads); diff != "" {
+		t.Errorf("directory reads (-want +got):\n%s", diff)
+	}
 }
