@@ -60,7 +60,12 @@ func run(c *cli.Context, env *app.Env) error {
 			return exit.Errorf(exit.Usage, "unrecognized file type: %s", t)
 		}
 	}
-	if _, err := grep.CompileGlobs(c.StringSlice("glob"), c.StringSlice("iglob")); err != nil {
+	globs, iglobs := c.StringSlice("glob"), c.StringSlice("iglob")
+	if c.Bool("glob-case-insensitive") {
+		globs, iglobs = nil, append(globs, iglobs...)
+	}
+	overrides, err := grep.CompileGlobs(globs, iglobs) // once for the run: every walk shares them
+	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
 	args := c.Args().Slice()
@@ -102,7 +107,7 @@ func run(c *cli.Context, env *app.Env) error {
 	cwd, _ := filepath.Abs(".")
 	wo := grep.WalkOptions{Hidden: c.Bool("hidden"), NoIgnore: c.Bool("no-ignore"), NoIgnoreVCS: c.Bool("no-ignore-vcs"),
 		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
-		MaxFilesize: maxSize, Globs: c.StringSlice("glob"), IGlobs: c.StringSlice("iglob"), Types: c.StringSlice("type"),
+		MaxFilesize: maxSize, Overrides: overrides, Types: c.StringSlice("type"),
 		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd, TypeTable: types}
 	wo.NoIgnoreParent, wo.NoIgnoreGlobal = c.Bool("no-ignore-parent"), c.Bool("no-ignore-global")
 	wo.NoIgnoreExclude, wo.NoRequireGit = c.Bool("no-ignore-exclude"), c.Bool("no-require-git")
@@ -112,9 +117,6 @@ func run(c *cli.Context, env *app.Env) error {
 		if _, err := os.Stat(f); err != nil && !wo.NoIgnoreFiles {
 			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays
 		}
-	}
-	if c.Bool("glob-case-insensitive") {
-		wo.IGlobs, wo.Globs = append(wo.Globs, wo.IGlobs...), nil
 	}
 	unrestricted := c.Count("unrestricted") // rg's -u, -uu, -uuu
 	if unrestricted >= 1 {

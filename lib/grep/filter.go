@@ -11,11 +11,16 @@ import (
 // -g/--iglob overrides first (a match either way is final), then ignore
 // files, then -t/-T, then hidden names.
 type filter struct {
-	o         WalkOptions
-	rules     *ignoreRules
-	overrides []overrideGlob
-	nWhite    int
-	filters   []string // FilterGlobs, compiled (compileFilterGlobs)
+	o       WalkOptions
+	rules   *ignoreRules
+	filters []string // FilterGlobs, compiled (compileFilterGlobs)
+}
+
+// Overrides are -g and --iglob globs compiled by CompileGlobs, once per
+// run, for any number of walks.
+type Overrides struct {
+	globs  []overrideGlob
+	nWhite int // globs that include (not '!')
 }
 
 // overrideGlob is one -g/--iglob glob, compiled as rg does: gitignore
@@ -27,7 +32,7 @@ type overrideGlob struct {
 	fold    bool
 }
 
-func newFilter(o WalkOptions, abs string) (*filter, error) {
+func newFilter(o WalkOptions) *filter {
 	f := &filter{o: o, rules: &ignoreRules{o: o}, filters: compileFilterGlobs(o.FilterGlobs)}
 	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
 		f.rules.global = readIgnoreList("", o.GlobalIgnore)
@@ -39,31 +44,24 @@ func newFilter(o WalkOptions, abs string) (*filter, error) {
 			}
 		}
 	}
-	ovs, err := CompileGlobs(o.Globs, o.IGlobs)
-	if err != nil {
-		return nil, err
-	}
-	f.overrides = ovs
-	for _, g := range ovs {
-		if !g.exclude {
-			f.nWhite++
-		}
-	}
-	return f, nil
+	return f
 }
 
 // CompileGlobs checks and compiles -g and --iglob globs (the --iglob ones
 // rank after, so they win, as in rg).
-func CompileGlobs(globs, iglobs []string) ([]overrideGlob, error) {
-	var out []overrideGlob
+func CompileGlobs(globs, iglobs []string) (Overrides, error) {
+	var out Overrides
 	for i, list := range [][]string{globs, iglobs} {
 		for _, line := range list {
 			g, ok, err := compileOverride(line, i == 1)
 			if err != nil {
-				return nil, err
+				return Overrides{}, err
 			}
 			if ok {
-				out = append(out, g)
+				out.globs = append(out.globs, g)
+				if !g.exclude {
+					out.nWhite++
+				}
 			}
 		}
 	}
@@ -162,12 +160,13 @@ func checkGlob(s string) error {
 
 // overrideDecision: 1 included, -1 excluded, 0 no opinion.
 func (f *filter) overrideDecision(rel string, isDir bool) int {
-	if len(f.overrides) == 0 {
+	ovs := f.o.Overrides.globs
+	if len(ovs) == 0 {
 		return 0
 	}
 	lower := ""
-	for i := len(f.overrides) - 1; i >= 0; i-- {
-		g := f.overrides[i]
+	for i := len(ovs) - 1; i >= 0; i-- {
+		g := ovs[i]
 		if g.dirOnly && !isDir {
 			continue
 		}
@@ -185,7 +184,7 @@ func (f *filter) overrideDecision(rel string, isDir bool) int {
 			return 1
 		}
 	}
-	if f.nWhite > 0 && !isDir {
+	if f.o.Overrides.nWhite > 0 && !isDir {
 		return -1
 	}
 	return 0
@@ -211,7 +210,7 @@ func (f *filter) skip(lvl *ignoreLevel, abs, shown, name string, isDir bool) boo
 	if f.o.SkipGitDir && name == ".git" {
 		return true
 	}
-	if len(f.overrides) > 0 {
+	if len(f.o.Overrides.globs) > 0 {
 		switch f.overrideDecision(f.overridePath(shown), isDir) {
 		case 1:
 			return false

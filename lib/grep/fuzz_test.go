@@ -112,7 +112,7 @@ func FuzzGlob(f *testing.F) {
 		f.Add(s, "src/a/b.go", false, false)
 	}
 	f.Fuzz(func(t *testing.T, glob, rel string, fold, isDir bool) {
-		var ovs []overrideGlob
+		var ovs Overrides
 		var err error
 		if fold {
 			ovs, err = CompileGlobs(nil, []string{glob})
@@ -122,12 +122,7 @@ func FuzzGlob(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fl := &filter{overrides: ovs}
-		for _, g := range ovs {
-			if !g.exclude {
-				fl.nWhite++
-			}
-		}
+		fl := &filter{o: WalkOptions{Overrides: ovs}}
 		fl.overrideDecision(rel, isDir)
 		filterGlobs(compileFilterGlobs([]string{glob}), rel)
 	})

@@ -33,8 +33,7 @@ type WalkOptions struct {
 	MaxDepth      int                 // --max-depth, when MaxDepthSet (0: only the named paths)
 	MaxDepthSet   bool                // --max-depth was given
 	MaxFilesize   int64               // --max-filesize (0: none)
-	Globs         []string            // -g (a leading ! excludes), gitignore-style, matched against the path as printed
-	IGlobs        []string            // --iglob: case-insensitive globs
+	Overrides     Overrides           // -g and --iglob (CompileGlobs), matched against the path as printed
 	Types         []string            // -t
 	TypesNot      []string            // -T
 	TypeTable     map[string][]string // the type table after --type-add/--type-clear (nil: Types)
@@ -113,10 +112,7 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 		return nil
 	}
 	abs, _ := filepath.Abs(dir)
-	f, err := newFilter(o, abs)
-	if err != nil {
-		return []error{err}
-	}
+	f := newFilter(o)
 	var errs []error
 	stopped := false
 	ra := newReadAhead(readAheadWorkers, read)

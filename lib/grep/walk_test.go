@@ -186,3 +186,30 @@ func TestWalkSortModifiedReadsEachDirOnce(t *testing.T) {
 		t.Errorf("directory reads (-want +got):\n%s", diff)
 	}
 }
+
+// -g/--iglob globs are compiled once (CompileGlobs) and the one value
+// serves every walk of a run: here two roots, a whitelist glob, an
+// exclusion and a case-insensitive glob that ranks after them.
+func TestWalkSharesCompiledGlobs(t *testing.T) {
+	ovs, err := CompileGlobs([]string{"*.go", "!skip.go"}, []string{"*.MD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := WalkOptions{Overrides: ovs}
+	for _, dir := range []string{"one", "two"} {
+		root := filepath.Join(t.TempDir(), dir)
+		for _, p := range []string{"a.go", "skip.go", "b.txt", "README.md", "sub/c.go", "sub/d.txt"} {
+			writeFile(t, filepath.Join(root, p), "x\n")
+		}
+		files, errs := Walk(root, o)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		if diff := cmp.Diff([]string{"README.md", "a.go", "sub/c.go"}, relPaths(root, files)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", dir, diff)
+		}
+	}
+	if _, err := CompileGlobs([]string{"ok"}, []string{"{a"}); err == nil {
+		t.Error("an --iglob that does not parse: no error")
+	}
+}
