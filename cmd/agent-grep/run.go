@@ -413,61 +413,11 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// globalIgnore is git's core.excludesFile: the value set in ~/.gitconfig or
-// $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore.
+// globalIgnore is git's core.excludesFile, found as rg 13 finds it
+// (grep.GlobalIgnorePath): in ~/.gitconfig, else $XDG_CONFIG_HOME/git/config,
+// else $XDG_CONFIG_HOME/git/ignore; never in a repository's .git/config.
 func globalIgnore(env *app.Env) string {
-	home := env.Getenv("HOME")
-	xdg := env.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = home + "/.config"
-	}
-	var configs []string
-	if xdg != "" {
-		configs = append(configs, xdg+"/git/config")
-	}
-	if home != "" {
-		configs = append(configs, home+"/.gitconfig") // read last: it wins, as in git
-	}
-	found := ""
-	for _, cf := range configs {
-		if v := excludesFile(cf); v != "" {
-			found = v
-		}
-	}
-	if found != "" {
-		if strings.HasPrefix(found, "~/") && home != "" {
-			found = home + found[1:]
-		}
-		return found
-	}
-	if xdg != "" {
-		return xdg + "/git/ignore"
-	}
-	return ""
-}
-
-// excludesFile reads core.excludesFile from a git config file.
-func excludesFile(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	section, val := "", ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			section = strings.ToLower(strings.Trim(line, "[] \t"))
-			continue
-		}
-		if section != "core" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.EqualFold(strings.TrimSpace(k), "excludesfile") {
-			val = strings.Trim(strings.TrimSpace(v), `"`)
-		}
-	}
-	return val
+	return grep.GlobalIgnorePath(env.Getenv("HOME"), env.Getenv("XDG_CONFIG_HOME"), os.ReadFile)
 }
 
 type replacer struct {
