@@ -5,8 +5,8 @@ import (
 	"io"
 	"net"
 	"os"
-	"slices"
 
+	"github.com/agentutils/agentutils/internal/offheap"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -22,8 +22,8 @@ type stream struct {
 	errorLine []byte   // an upstream {"type":"error"} record
 }
 
-// readAll reads stdin whole, into room for all of it at once when its size
-// is known (newInput).
+// readAll reads stdin whole, outside the Go heap (internal/offheap), into
+// room for all of it at once when its size is known.
 func readAll(r io.Reader) ([]byte, error) {
 	size := 0
 	if f, ok := r.(*os.File); ok {
@@ -31,10 +31,10 @@ func readAll(r io.Reader) ([]byte, error) {
 			size = int(fi.Size())
 		}
 	}
-	buf := newInput(max(size+1, 1<<20)) // +1: room to see EOF without growing
+	buf := offheap.New(max(size+1, 1<<20)) // +1: room to see EOF without growing
 	for {
 		if len(buf) == cap(buf) {
-			buf = growInput(buf)
+			buf = offheap.Grow(buf)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -46,9 +46,6 @@ func readAll(r io.Reader) ([]byte, error) {
 		}
 	}
 }
-
-// growHeap doubles b's room on the heap, keeping its bytes.
-func growHeap(b []byte) []byte { return slices.Grow(b, cap(b)) }
 
 // readStream indexes the stream's lines: the header, the entries, or an
 // upstream error record. A line that is not a session record is bad input
