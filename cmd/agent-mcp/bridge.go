@@ -30,7 +30,7 @@ const startGate = 250 * time.Millisecond
 // maxInstructions caps each server's instructions.
 const maxInstructions = 4000
 
-func bridgeCommand(env *app.Env) *cli.Command {
+func bridgeCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "bridge",
 		Usage: "serve every configured MCP tool to agent-chat as a tool co-process",
@@ -77,7 +77,7 @@ func bridgeCommand(env *app.Env) *cli.Command {
 }
 
 type bridge struct {
-	env    *app.Env
+	env    *cmdEnv
 	c      *cli.Context
 	r      *runner
 	naming string
@@ -669,7 +669,7 @@ func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams)
 
 // loadHooks reads the hooks of --settings files and --hooks-dir
 // directories, keeping the tool events (the only ones of a co-process).
-func loadHooks(c *cli.Context, env *app.Env) ([]hooks.Hook, error) {
+func loadHooks(c *cli.Context, env *cmdEnv) ([]hooks.Hook, error) {
 	var settings, dirs []string
 	for _, f := range c.StringSlice("settings") {
 		settings = append(settings, env.Abs(f))

@@ -27,7 +27,7 @@ import (
 // runner is what every subcommand shares: the environment, the flags and the
 // discovered servers.
 type runner struct {
-	env  *app.Env
+	env  *cmdEnv
 	c    *cli.Context
 	dirs dirs.Dirs
 	cwd  string
@@ -50,7 +50,7 @@ type runner struct {
 func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
 
 // newRunner reads the flags and discovers the servers.
-func newRunner(c *cli.Context, env *app.Env) (*runner, error) {
+func newRunner(c *cli.Context, env *cmdEnv) (*runner, error) {
 	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 50 * time.Millisecond}
 	if d := c.String("cwd"); d != "" {
 		if !filepath.IsAbs(d) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/fakellm"
@@ -59,7 +60,7 @@ func runMemoryDrop(t *testing.T, home string, srv *mcp.Server, d *dropper, env m
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ctx = context.WithValue(ctx, memoryKey{}, func(name string) mcp.Transport {
+	transports := func(name string) mcp.Transport {
 		if name != "mem" {
 			return nil
 		}
@@ -71,12 +72,18 @@ func runMemoryDrop(t *testing.T, home string, srv *mcp.Server, d *dropper, env m
 			return droppable{ct, d}
 		}
 		return ct
-	})
+	}
 	var out, errb strings.Builder
 	e := &app.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: home, Now: time.Now,
 		Getenv: homeGetenv(home, env)}
-	code = app.Run(ctx, newApp, e, append([]string{"agent-mcp"}, args...))
+	code = app.Run(ctx, withTransports(transports), e, append([]string{"agent-mcp"}, args...))
 	return code, out.String(), errb.String()
+}
+
+// withTransports is agent-mcp whose servers' transports come from
+// transports first (see cmdEnv.transport).
+func withTransports(transports func(string) mcp.Transport) app.Spec {
+	return func(env *app.Env) *cli.App { return newAppWith(&cmdEnv{Env: env, transport: transports}) }
 }
 
 const parisSSE = `event: message_start
@@ -267,14 +274,14 @@ func TestBridgeInMemory(t *testing.T) {
 		close(cancelled)
 		return nil, ctx.Err()
 	})
-	ctx := context.WithValue(context.Background(), memoryKey{}, func(name string) mcp.Transport {
+	transports := func(name string) mcp.Transport {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 			t.Errorf("server connect: %v", err)
 		}
 		return ct
-	})
-	p := startBridgeCtx(t, ctx, `{"mcpServers":{"mem":{"command":"in-memory"}}}`, "mcp__mem__work")
+	}
+	p := startBridgeWith(t, transports, `{"mcpServers":{"mem":{"command":"in-memory"}}}`, "mcp__mem__work")
 
 	p.send(`{"type":"call","id":"w1","name":"mcp__mem__work","arguments":{}}`)
 	if l := p.next(); l != `{"type":"update","id":"w1","partialResult":{"content":[{"type":"text","text":"1/2 half"}],"details":{"message":"half","progress":1,"total":2}}}` {

@@ -49,7 +49,7 @@ type sampler struct {
 }
 
 // newSampler builds the sampler of the flags; nil when no model is named.
-func newSampler(c *cli.Context, env *app.Env) (*sampler, error) {
+func newSampler(c *cli.Context, env *cmdEnv) (*sampler, error) {
 	pattern := c.String("sampling-model")
 	if pattern == "" {
 		pattern = env.Getenv("AGENT_MCP_SAMPLING_MODEL")
