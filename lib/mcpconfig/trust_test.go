@@ -32,3 +32,20 @@ func TestParseTrust(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseTrust(f *testing.F) {
+	f.Add(`[{"root":"/a","trustedAt":"x"}]`)
+	f.Add(`[{"root":5}]`)
+	f.Add("[\n{\"root\": }\n]")
+	f.Fuzz(func(t *testing.T, data string) {
+		list, err := ParseTrust([]byte(data))
+		if err != nil {
+			return
+		}
+		for _, r := range TrustRoots(list) {
+			if r == "" {
+				t.Fatalf("an empty root from %q", data)
+			}
+		}
+	})
+}
