@@ -56,7 +56,7 @@ func startBridgeWith(t *testing.T, transports func(string) mcp.Transport, cfg, f
 	p := &bridgeProc{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan int, 1), home: home}
 	p.out.Buffer(make([]byte, 1<<20), 1<<20)
 	go func() {
-		p.done <- app.Run(ctx, withTransports(transports), env, []string{"agent-mcp", "bridge"})
+		p.done <- app.Run(ctx, withTransports(transports), env, []string{"agent-mcp", "bridge", "--start-wait", "1m"})
 		outW.Close()
 	}()
 	p.send(`{"type":"hello","cwd":"` + home + `"}`)
