@@ -122,8 +122,9 @@ func TestServeAllow(t *testing.T) {
 	if string(b) != `[{"type":"text","text":"ran ls"},{"type":"image","mimeType":"image/png","data":"iVBORw=="}]` {
 		t.Errorf("bash content %s", b)
 	}
-	// Notifications are handled asynchronously: wait for both.
-	for i := 0; i < 100; i++ {
+	// Notifications are handled asynchronously: wait for both (a generous
+	// deadline: a loaded machine may take seconds).
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		mu.Lock()
 		n := len(progress)
 		mu.Unlock()
