@@ -19,11 +19,14 @@ var errSkim = errors.New("skim: malformed")
 // members. Large string values are crossed with a vectorised byte search,
 // so a session file is indexed at close to disk speed. It reports ok=false
 // for anything it does not accept; Peek then decides (it is the reference).
-func Skim(line []byte) (h Head, ok bool) { return skim(line, false) }
+func Skim(line []byte) (h Head, ok bool) { return skim(line, false, nil) }
 
 // skim is Skim; with share set, the strings share line's bytes (when they
 // have no escapes) instead of copying them: ParseRecordShared's contract.
-func skim(line []byte, share bool) (h Head, ok bool) {
+// With msg set, it also sets *msg to the raw value of the top-level
+// "message" member (the last when the key repeats, as encoding/json reads
+// it), in the same pass.
+func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
 	str := StrVal
 	if share {
 		str = sharedStrVal
@@ -43,6 +46,10 @@ func skim(line []byte, share bool) (h Head, ok bool) {
 			h.Time, _ = str(val)
 		case "pending":
 			h.Pending = string(val) == "true"
+		case "message":
+			if msg != nil {
+				*msg = val
+			}
 		}
 		return ok
 	})
