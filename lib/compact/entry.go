@@ -45,7 +45,7 @@ func ReadEntry(line []byte) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	return index(r, msg, true), nil
+	return index(r, msg), nil
 }
 
 // Index reads records already parsed (tests, other callers of the
@@ -57,22 +57,22 @@ func Index(recs []session.Record) []Entry {
 		if r.Type == "message" {
 			msg = session.MemberVals(r.Raw, "message")[0]
 		}
-		out[i] = index(r, msg, true)
+		out[i] = index(r, msg)
 	}
 	return out
 }
 
 // index completes an Entry from its record and, for a message entry, the
-// raw value of its "message" member (checked: already checked as JSON, as
-// a record's bytes are).
-func index(r session.Record, msg []byte, checked bool) Entry {
+// raw value of its "message" member, checked as JSON with the record (and
+// so walked without checking it again).
+func index(r session.Record, msg []byte) Entry {
 	e := Entry{Record: r}
 	switch r.Type {
 	case "message":
 		if len(msg) == 0 || msg[0] != '{' {
 			return e
 		}
-		e.info = skimMessage(msg, checked)
+		e.info = skimMessage(msg, true)
 		if e.info.role == "assistant" && e.info.retried { // as session.MessageOf
 			return e
 		}
