@@ -379,7 +379,7 @@ func DefaultModel(path []Entry) string {
 	for i := range path {
 		switch e := &path[i]; e.Type {
 		case "model_change":
-			f.ModelChange(e.Record)
+			f.ModelChange(e.Raw)
 		case "message":
 			if e.info.role == "assistant" {
 				f.Assistant(e.info.provider, e.info.model)

@@ -35,24 +35,21 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	if leaf != nil {
 		id = *leaf
 	}
-	at, ok := ContextPath(len(entries), func(i int) *Record { return &entries[i] }, id)
+	// path holds indexes into entries (the records are not copied).
+	path, ok := ContextPath(len(entries), func(i int) *Record { return &entries[i] }, id)
 	if !ok {
 		return ctx, fmt.Errorf("leaf %q is not an entry of the session", id)
-	}
-	path := make([]Record, len(at))
-	for k, i := range at {
-		path[k] = entries[i]
 	}
 	ctx.Messages = make([]json.RawMessage, 0, len(path))
 	compaction := -1
 	seenRule := map[string]bool{}
-	// msgs[i] is the AgentMessage of path[i] when it is a message entry,
+	// msgs[k] is the AgentMessage of path[k] when it is a message entry,
 	// found in the same pass that reads its model: each message is skimmed
 	// once, which matters for a long history.
 	msgs := make([]json.RawMessage, len(path))
 	var models ModelFold
-	for i, e := range path {
-		switch e.Type {
+	for k, i := range path {
+		switch e := &entries[i]; e.Type {
 		case "thinking_level_change":
 			var v struct {
 				ThinkingLevel string `json:"thinkingLevel"`
@@ -61,15 +58,15 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 				ctx.ThinkingLevel = v.ThinkingLevel
 			}
 		case "model_change":
-			models.ModelChange(e)
+			models.ModelChange(e.Raw)
 		case "message":
-			mi := messageInfo(e)
-			msgs[i] = mi.msg
+			mi := messageInfo(*e)
+			msgs[k] = mi.msg
 			if mi.assistant {
 				models.Assistant(mi.provider, mi.model)
 			}
 		case "compaction":
-			compaction = i
+			compaction = k
 		case "ttsr_injection":
 			var v struct {
 				InjectedRules []string `json:"injectedRules"`
@@ -92,22 +89,22 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		}
 	}
 	ctx.Models = models.Models()
-	emit := func(i int) {
-		m := msgs[i] // a message entry's, read above
-		if path[i].Type != "message" {
-			m = messageOf(path[i])
+	emit := func(k int) {
+		m := msgs[k] // a message entry's, read above
+		if e := &entries[path[k]]; e.Type != "message" {
+			m = messageOf(*e)
 		}
 		if m != nil {
 			ctx.Messages = append(ctx.Messages, m)
 		}
 	}
 	if compaction < 0 {
-		for i := range path {
-			emit(i)
+		for k := range path {
+			emit(k)
 		}
 		return ctx, nil
 	}
-	c := path[compaction]
+	c := entries[path[compaction]]
 	var cv struct {
 		Summary          string          `json:"summary"`
 		ShortSummary     string          `json:"shortSummary"`
@@ -123,16 +120,16 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		Timestamp    int64           `json:"timestamp"`
 	}{"compactionSummary", cv.Summary, cv.ShortSummary, orZero(cv.TokensBefore), millis(c.Timestamp)}))
 	keeping := false
-	for i, e := range path[:compaction] {
-		if e.ID == cv.FirstKeptEntryID {
+	for k, i := range path[:compaction] {
+		if entries[i].ID == cv.FirstKeptEntryID {
 			keeping = true
 		}
 		if keeping {
-			emit(i)
+			emit(k)
 		}
 	}
-	for i := compaction + 1; i < len(path); i++ {
-		emit(i)
+	for k := compaction + 1; k < len(path); k++ {
+		emit(k)
 	}
 	return ctx, nil
 }
@@ -224,13 +221,14 @@ type ModelFold struct {
 	provider, model []byte
 }
 
-// ModelChange folds a model_change entry: its "model", or the v1 shape's
-// "provider" and "modelId" as "provider/modelId", for its "role".
-func (f *ModelFold) ModelChange(e Record) {
+// ModelChange folds a model_change entry (its record's bytes): its
+// "model", or the v1 shape's "provider" and "modelId" as
+// "provider/modelId", for its "role".
+func (f *ModelFold) ModelChange(raw []byte) {
 	var v struct {
 		Model, Role, Provider, ModelID string
 	}
-	json.Unmarshal(e.Raw, &v)
+	json.Unmarshal(raw, &v)
 	if v.Model == "" && v.Provider != "" && v.ModelID != "" { // v1 shape
 		v.Model = v.Provider + "/" + v.ModelID
 	}
