@@ -110,15 +110,15 @@ func FuzzContextPath(f *testing.F) {
 	})
 }
 
-// ParseRecordSharedMessage is ParseRecord, and its message is the "message"
+// ParseRecordMessage is ParseRecord, and its message is the "message"
 // member encoding/json reads (the last when the key repeats), on the fast
 // path and on the fallback alike.
-func FuzzParseRecordSharedMessage(f *testing.F) {
+func FuzzParseRecordMessage(f *testing.F) {
 	f.Add([]byte(`{"type":"message","id":"a","parentId":null,"message":{"role":"user"},"message":{"role":"assistant"}}`))
 	f.Add([]byte(`{"Type":"message","id":"a","message":[1],"message":{"x":"\u0041"}}`))
 	f.Add([]byte(`{"type":"x","type":null,"id":"a","message":"m"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, msg, err := ParseRecordSharedMessage(b)
+		r, msg, err := ParseRecordMessage(b)
 		want, wantErr := ParseRecord(b)
 		if (err == nil) != (wantErr == nil) {
 			t.Fatalf("%q: error %v, ParseRecord's %v", b, err, wantErr)

@@ -73,12 +73,15 @@ func ParseRecordShared(line []byte) (Record, error) {
 	return r, err
 }
 
-// ParseRecordSharedMessage is ParseRecordShared that also hands back the
-// raw value of the record's top-level "message" member (nil when it has
-// none; the last when the key repeats, as BuildContext reads it), found in
-// the same pass over line that checks it and reads the base fields.
-func ParseRecordSharedMessage(line []byte) (Record, json.RawMessage, error) {
-	return parseRecord(line, true, true)
+// ParseRecordMessage is ParseRecord for a caller that keeps line unchanged
+// for as long as the record is used (Raw is line itself, not a copy, as
+// with ParseRecordShared; the base fields are strings of their own) and
+// that also wants the raw value of the record's top-level "message" member
+// (nil when it has none; the last when the key repeats, as BuildContext
+// reads it), found in the same pass over line that checks it and reads the
+// base fields.
+func ParseRecordMessage(line []byte) (Record, json.RawMessage, error) {
+	return parseRecord(line, false, true)
 }
 
 func parseRecord(line []byte, share, wantMsg bool) (Record, json.RawMessage, error) {

@@ -35,7 +35,7 @@ func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
 		ok := true
 		switch string(key) {
 		case "type":
-			h.Type, ok = str(val)
+			h.Type, ok = entryType(val, str)
 		case "id":
 			h.ID, ok = str(val)
 		case "parentId":
@@ -54,6 +54,34 @@ func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
 		return ok
 	})
 	return h, good && h.Type != ""
+}
+
+// entryType is str for a record's type: the common types are constants,
+// not a new string (or a share of the line) for each record.
+func entryType(v []byte, str func([]byte) (string, bool)) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case "message":
+			return "message", true
+		case "model_change":
+			return "model_change", true
+		case "thinking_level_change":
+			return "thinking_level_change", true
+		case "compaction":
+			return "compaction", true
+		case "branch_summary":
+			return "branch_summary", true
+		case "custom_message":
+			return "custom_message", true
+		case "custom":
+			return "custom", true
+		case "label":
+			return "label", true
+		case "session":
+			return "session", true
+		}
+	}
+	return str(v)
 }
 
 // Members calls fn with each top-level member of a JSON object, its key
