@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/agentutils/agentutils/internal/offheap"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/session"
@@ -34,8 +35,8 @@ type stream struct {
 }
 
 // blocks holds the bytes of the records, read into blocks of 1 MiB or
-// more (newBlock): one allocation per block rather than per line, outside
-// the garbage collector's heap, however long the history. The records, and
+// more: one allocation per block rather than per line, outside the garbage
+// collector's heap (internal/offheap), however long the history. The records, and
 // the history messages taken from them, share these bytes; nothing
 // changes them.
 type blocks struct{ cur []byte }
@@ -43,7 +44,7 @@ type blocks struct{ cur []byte }
 func (b *blocks) copy(line []byte) []byte {
 	const size = 1 << 20
 	if cap(b.cur)-len(b.cur) < len(line) {
-		b.cur = newBlock(max(size, len(line)))
+		b.cur = offheap.New(max(size, len(line)))
 	}
 	b.cur = append(b.cur, line...)
 	return b.cur[len(b.cur)-len(line) : len(b.cur) : len(b.cur)]

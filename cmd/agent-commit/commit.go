@@ -54,10 +54,11 @@ func runCommit(c *cli.Context, env *app.Env) error {
 	if c.Bool("all") && c.Bool("dry-run") {
 		return exit.Errorf(exit.Usage, "--all and --dry-run cannot be combined: a dry run stages nothing")
 	}
-	if err := inRepo(c, env); err != nil {
+	cfg, err := msgSetup(c, env)
+	if err != nil {
 		return err
 	}
-	_, err := git(c.Context, env, "symbolic-ref", "-q", "HEAD")
+	_, err = git(c.Context, env, "symbolic-ref", "-q", "HEAD")
 	detached := err != nil
 	if c.Bool("push") && detached {
 		return exit.Errorf(exit.Usage, "--push: HEAD is detached (not on a branch), so there is nothing to push to; check out a branch first")
@@ -75,7 +76,7 @@ func runCommit(c *cli.Context, env *app.Env) error {
 			return err
 		}
 	}
-	a, err := generateMessage(c, env, targets)
+	a, err := generateMessage(c, env, cfg, targets)
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func applyEdits(ctx context.Context, env *app.Env, edits []*edit) error {
 		if err != nil {
 			return exit.Errorf(exit.Failure, "%s: git hash-object: %v", e.path, err)
 		}
-		if _, err := gitIn(ctx, e.root, "update-index", "--cacheinfo", e.orig.mode+","+strings.TrimSpace(string(out))+","+e.path); err != nil {
+		if _, err := git(ctx, env, "-C", e.root, "update-index", "--cacheinfo", e.orig.mode+","+strings.TrimSpace(string(out))+","+e.path); err != nil {
 			return exit.Errorf(exit.Failure, "%s: %v", e.path, err)
 		}
 		e.indexWritten = true
@@ -258,7 +259,7 @@ func applyEdits(ctx context.Context, env *app.Env, edits []*edit) error {
 func rollback(ctx context.Context, env *app.Env, edits []*edit) {
 	for _, e := range edits {
 		if e.indexWritten {
-			if _, err := gitIn(ctx, e.root, "update-index", "--cacheinfo", e.orig.mode+","+e.orig.sha+","+e.path); err != nil {
+			if _, err := git(ctx, env, "-C", e.root, "update-index", "--cacheinfo", e.orig.mode+","+e.orig.sha+","+e.path); err != nil {
 				fmt.Fprintf(env.Stderr, "agent-commit: rolling back %s in the index: %v\n", e.path, err)
 			}
 		}
@@ -268,17 +269,6 @@ func rollback(ctx context.Context, env *app.Env, edits []*edit) {
 			}
 		}
 	}
-}
-
-func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
 }
 
 func indent(s string) string {

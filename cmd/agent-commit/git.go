@@ -13,8 +13,9 @@ import (
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
-// git runs git in the command's directory and returns its stdout; a failure
-// carries git's stderr.
+// git runs git in the command's directory (another with "-C", DIR first)
+// and returns its stdout; a failure names git's subcommand and carries its
+// stderr.
 func git(ctx context.Context, env *app.Env, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = env.Dir
@@ -25,9 +26,22 @@ func git(ctx context.Context, env *app.Env, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), exit.Errorf(exit.Usage, "git %s: %s", args[0], msg)
+		return out.String(), exit.Errorf(exit.Usage, "git %s: %s", subcommand(args), msg)
 	}
 	return out.String(), nil
+}
+
+// subcommand is the git subcommand of args, after git's own options.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C" || a == "-c":
+			i++ // the option's value
+		case !strings.HasPrefix(a, "-"):
+			return a
+		}
+	}
+	return strings.Join(args, " ")
 }
 
 // Limits on the diff text kept in memory: a file's text up to what one map

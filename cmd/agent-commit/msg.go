@@ -57,8 +57,12 @@ func runMsg(c *cli.Context, env *app.Env) error {
 	if n < 1 {
 		return exit.Errorf(exit.Usage, "-n must be at least 1")
 	}
+	cfg, err := msgSetup(c, env)
+	if err != nil {
+		return err
+	}
 	i := 0
-	return generateMessages(c, env, n, nil, func(a commit.Analysis) error {
+	return generateMessages(c, env, cfg, n, nil, func(a commit.Analysis) error {
 		m := a.Render()
 		i++
 		if n == 1 {
@@ -75,31 +79,35 @@ func runMsg(c *cli.Context, env *app.Env) error {
 	})
 }
 
+// msgSetup checks msg's flags, reads the lint configuration and checks
+// that the command runs in a repository: what msg and commit refuse before
+// they stage, change or ask anything.
+func msgSetup(c *cli.Context, env *app.Env) (commit.Config, error) {
+	if c.Int("attempts") < 1 {
+		return nil, exit.Errorf(exit.Usage, "--attempts must be at least 1")
+	}
+	if c.String("record") != "" && c.String("replay") != "" {
+		return nil, exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+	}
+	cfg, err := lintConfig(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, inRepo(c, env)
+}
+
 // generateMessage asks the model for one message for the staged diff, with
 // changelog entries for targets when there are any.
-func generateMessage(c *cli.Context, env *app.Env, targets []commit.ChangelogTarget) (commit.Analysis, error) {
+func generateMessage(c *cli.Context, env *app.Env, cfg commit.Config, targets []commit.ChangelogTarget) (commit.Analysis, error) {
 	var msg commit.Analysis
-	err := generateMessages(c, env, 1, targets, func(a commit.Analysis) error { msg = a; return nil })
+	err := generateMessages(c, env, cfg, 1, targets, func(a commit.Analysis) error { msg = a; return nil })
 	return msg, err
 }
 
 // generateMessages asks the model for n messages for the staged diff, each
 // re-asked until it passes lint (and, with targets, carries valid changelog
-// entries for them), and hands each to emit.
-func generateMessages(c *cli.Context, env *app.Env, n int, targets []commit.ChangelogTarget, emit func(commit.Analysis) error) error {
-	if c.Int("attempts") < 1 {
-		return exit.Errorf(exit.Usage, "--attempts must be at least 1")
-	}
-	if c.String("record") != "" && c.String("replay") != "" {
-		return exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
-	}
-	cfg, err := lintConfig(c, env)
-	if err != nil {
-		return err
-	}
-	if err := inRepo(c, env); err != nil {
-		return err
-	}
+// entries for them), and hands each to emit. msgSetup has run.
+func generateMessages(c *cli.Context, env *app.Env, cfg commit.Config, n int, targets []commit.ChangelogTarget, emit func(commit.Analysis) error) error {
 	files, _, err := stagedDiff(c.Context, env, false, "-M", "--no-ext-diff", "--ignore-submodules")
 	if err != nil {
 		return err

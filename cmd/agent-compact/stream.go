@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/agentutils/agentutils/internal/offheap"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -21,7 +22,8 @@ type stream struct {
 	errorLine []byte   // an upstream {"type":"error"} record
 }
 
-// readAll reads stdin whole, in one allocation when its size is known.
+// readAll reads stdin whole, outside the Go heap (internal/offheap), into
+// room for all of it at once when its size is known.
 func readAll(r io.Reader) ([]byte, error) {
 	size := 0
 	if f, ok := r.(*os.File); ok {
@@ -29,10 +31,10 @@ func readAll(r io.Reader) ([]byte, error) {
 			size = int(fi.Size())
 		}
 	}
-	buf := make([]byte, 0, max(size+1, 1<<20)) // +1: room to see EOF without growing
+	buf := offheap.New(max(size+1, 1<<20)) // +1: room to see EOF without growing
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = offheap.Grow(buf)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -4,12 +4,25 @@ import (
 	"io"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 )
 
-func newApp(env *app.Env) *cli.App {
+func newApp(env *app.Env) *cli.App { return newAppWith(&cmdEnv{Env: env}) }
+
+// cmdEnv is the environment of agent-mcp's commands: the process's, and
+// the seams a test may set.
+type cmdEnv struct {
+	*app.Env
+	// transport, when set, gives the transport of a server by name; nil
+	// from it means the configured one. Tests connect the Go SDK's
+	// in-memory servers this way.
+	transport func(server string) mcp.Transport
+}
+
+func newAppWith(env *cmdEnv) *cli.App {
 	// Servers are connected in parallel, and their stderr lines and our
 	// warnings meet on one stream: one write at a time.
 	if _, ok := env.Stderr.(*syncWriter); !ok {

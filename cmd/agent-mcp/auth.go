@@ -149,7 +149,7 @@ func (r *runner) oauthHandler(e mcpconfig.Entry) auth.OAuthHandler {
 	return nil
 }
 
-func authCommand(env *app.Env) *cli.Command {
+func authCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "auth",
 		Usage:     "log in to an HTTP MCP server with OAuth and store the token",
@@ -280,7 +280,7 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 	return nil
 }
 
-func logoutCommand(env *app.Env) *cli.Command {
+func logoutCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:        "logout",
 		Usage:       "forget the stored OAuth token of a server",

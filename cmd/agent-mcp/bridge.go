@@ -23,21 +23,21 @@ import (
 	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
-// startGate is how long the bridge waits for slow servers before it answers
-// hello from the tool cache (the reference's fast-start gate).
+// startGate is how long the bridge waits by default for slow servers before
+// it answers hello from the tool cache (the reference's fast-start gate).
 const startGate = 250 * time.Millisecond
 
 // maxInstructions caps each server's instructions.
 const maxInstructions = 4000
 
-func bridgeCommand(env *app.Env) *cli.Command {
+func bridgeCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "bridge",
 		Usage: "serve every configured MCP tool to agent-chat as a tool co-process",
 		Description: "Speaks the tool co-process protocol (formats/tool-protocol) on stdin/stdout: after `hello` it " +
 			"connects to the enabled servers in parallel and answers with their tools, named `mcp__<server>__<tool>` " +
 			"(at most 64 characters: longer names are cut and get a hash suffix; a clash is reported in `errors`). " +
-			"Servers still connecting after 250 ms are served from the 30-day tool cache when it has them (their calls " +
+			"Servers still connecting after --start-wait (250 ms) are served from the 30-day tool cache when it has them (their calls " +
 			"wait for the connection); servers that fail are listed in `errors`. Results keep text and images, render " +
 			"audio, blobs, embedded resources and resource links as text, and keep structuredContent in details. MCP " +
 			"progress becomes `update`, `cancel` sends notifications/cancelled, server instructions go into " +
@@ -59,6 +59,7 @@ func bridgeCommand(env *app.Env) *cli.Command {
 			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool name form: default, v12 or v15 (the reference agent's older forms, for old transcripts)"},
 			&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call when hello.hooks is true; repeatable"},
 			&cli.StringSliceFlag{Name: "hooks-dir", Usage: "`DIR` with pre/<tool> and post/<tool> hook executables (<tool> is the agent name or *), run when hello.hooks is true; repeatable"},
+			&cli.DurationFlag{Name: "start-wait", Value: startGate, EnvVars: []string{"AGENT_MCP_START_WAIT"}, Usage: "how long hello waits for servers still connecting before it answers with their cached tools"},
 		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
@@ -77,7 +78,7 @@ func bridgeCommand(env *app.Env) *cli.Command {
 }
 
 type bridge struct {
-	env    *app.Env
+	env    *cmdEnv
 	c      *cli.Context
 	r      *runner
 	naming string
@@ -375,7 +376,7 @@ func (b *bridge) refresh(ctx context.Context, bs *bridgeServer) {
 
 // answerHello applies the start gate and sends the first tools message.
 func (b *bridge) answerHello(ctx context.Context, hello *event.Hello) {
-	gate := time.After(startGate)
+	gate := time.After(b.c.Duration("start-wait"))
 	for _, bs := range b.servers {
 		select {
 		case <-bs.ready:
@@ -669,7 +670,7 @@ func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams)
 
 // loadHooks reads the hooks of --settings files and --hooks-dir
 // directories, keeping the tool events (the only ones of a co-process).
-func loadHooks(c *cli.Context, env *app.Env) ([]hooks.Hook, error) {
+func loadHooks(c *cli.Context, env *cmdEnv) ([]hooks.Hook, error) {
 	var settings, dirs []string
 	for _, f := range c.StringSlice("settings") {
 		settings = append(settings, env.Abs(f))

@@ -34,12 +34,13 @@ func startBridge(t *testing.T, serverEnv string) *bridgeProc {
 }
 
 func startBridgeConfig(t *testing.T, cfg string) *bridgeProc {
-	return startBridgeCtx(t, context.Background(), cfg, "mcp__t__slow")
+	return startBridgeWith(t, nil, cfg, "mcp__t__slow")
 }
 
-// startBridgeCtx starts the bridge with ctx (which may carry in-memory
-// transports) and checks that its first tools message names firstTool.
-func startBridgeCtx(t *testing.T, base context.Context, cfg, firstTool string) *bridgeProc {
+// startBridgeWith starts the bridge with transports (nil: the configured
+// ones; see cmdEnv.transport) and checks that its first tools message
+// names firstTool.
+func startBridgeWith(t *testing.T, transports func(string) mcp.Transport, cfg, firstTool string) *bridgeProc {
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -50,12 +51,12 @@ func startBridgeCtx(t *testing.T, base context.Context, cfg, firstTool string) *
 		Stdin: inR, Stdout: outW, Stderr: io.Discard, Dir: home, Now: time.Now,
 		Getenv: homeGetenv(home, nil),
 	}
-	ctx, cancel := context.WithTimeout(base, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	p := &bridgeProc{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan int, 1), home: home}
 	p.out.Buffer(make([]byte, 1<<20), 1<<20)
 	go func() {
-		p.done <- app.Run(ctx, newApp, env, []string{"agent-mcp", "bridge"})
+		p.done <- app.Run(ctx, withTransports(transports), env, []string{"agent-mcp", "bridge", "--start-wait", "1m"})
 		outW.Close()
 	}()
 	p.send(`{"type":"hello","cwd":"` + home + `"}`)

@@ -13,13 +13,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
-func callCommand(env *app.Env) *cli.Command {
+func callCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "call",
 		Usage:     "call one tool of a server",

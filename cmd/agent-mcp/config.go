@@ -27,7 +27,7 @@ import (
 // runner is what every subcommand shares: the environment, the flags and the
 // discovered servers.
 type runner struct {
-	env  *app.Env
+	env  *cmdEnv
 	c    *cli.Context
 	dirs dirs.Dirs
 	cwd  string
@@ -50,7 +50,7 @@ type runner struct {
 func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
 
 // newRunner reads the flags and discovers the servers.
-func newRunner(c *cli.Context, env *app.Env) (*runner, error) {
+func newRunner(c *cli.Context, env *cmdEnv) (*runner, error) {
 	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 50 * time.Millisecond}
 	if d := c.String("cwd"); d != "" {
 		if !filepath.IsAbs(d) {
@@ -142,7 +142,13 @@ func (r *runner) discover() error {
 	opts := mcpconfig.Options{OnlySource: r.c.String("only-source"), NoProject: r.c.Bool("no-project-config")}
 	// Trust needs the user's trustedProjects, so merge once to read them.
 	first := mcpconfig.Merge(append([]mcpconfig.Found(nil), found...), opts)
-	opts.Trusted = r.c.Bool("trust") || r.isTrusted(first.TrustedProjects)
+	opts.Trusted = r.c.Bool("trust")
+	if !opts.Trusted && len(first.SkippedUntrusted) > 0 {
+		var err error
+		if opts.Trusted, err = r.isTrusted(first.TrustedProjects); err != nil {
+			return err
+		}
+	}
 	if !opts.Trusted && len(first.SkippedUntrusted) > 0 && r.mayAsk() {
 		var err error
 		if opts.Trusted, err = r.askTrust(first.SkippedUntrusted); err != nil {
@@ -203,9 +209,12 @@ func (r *runner) askTrust(skipped []mcpconfig.Entry) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		if err := r.recordTrust(); err != nil {
+			if exit.Code(err) == exit.Usage {
+				return false, err // a malformed trust file, reported as isTrusted does
+			}
 			return false, exit.Errorf(exit.Failure, "recording trust: %v", err)
 		}
-		fmt.Fprintf(r.env.Stderr, "agent-mcp: %s is trusted (%s)\n", r.cwd, filepath.Join(r.dirs.Data, "trust.json"))
+		fmt.Fprintf(r.env.Stderr, "agent-mcp: %s is trusted (%s)\n", r.cwd, r.trustFile())
 		return true, nil
 	case "o", "once":
 		return true, nil
@@ -213,15 +222,32 @@ func (r *runner) askTrust(skipped []mcpconfig.Entry) (bool, error) {
 	return false, nil
 }
 
-// recordTrust adds the project to trust.json ([{root, trustedAt}]).
+// trustFile lists the projects a person trusted (mcpconfig.ParseTrust).
+func (r *runner) trustFile() string { return filepath.Join(r.dirs.Data, "trust.json") }
+
+// readTrust reads the trust file: a missing one is an empty list; one that
+// cannot be read or is malformed is a configuration error (exit 2) that
+// names the file and the place.
+func (r *runner) readTrust() ([]map[string]any, error) {
+	path := r.trustFile()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "trust file: %v", err)
+	}
+	list, err := mcpconfig.ParseTrust(data)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "trust file %s: %v (fix or remove it; it lists the projects whose own MCP servers may run)", path, err)
+	}
+	return list, nil
+}
+
+// recordTrust adds the project to the trust file ([{root, trustedAt}]).
 func (r *runner) recordTrust() error {
-	path := filepath.Join(r.dirs.Data, "trust.json")
-	var list []map[string]any
-	if data, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(data, &list); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	list, err := r.readTrust()
+	if err != nil {
 		return err
 	}
 	list = append(list, map[string]any{"root": r.cwd, "trustedAt": r.env.Now().UTC().Format(time.RFC3339)})
@@ -229,7 +255,7 @@ func (r *runner) recordTrust() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(data, '\n'))
+	return writeFileAtomic(r.trustFile(), append(data, '\n'))
 }
 
 func isDir(err error) bool {
@@ -237,26 +263,23 @@ func isDir(err error) bool {
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
 }
 
-// isTrusted looks the project up in the user config's list and in trust.json.
-func (r *runner) isTrusted(fromConfig []string) bool {
-	roots := append([]string(nil), fromConfig...)
-	if data, err := os.ReadFile(filepath.Join(r.dirs.Data, "trust.json")); err == nil {
-		var list []struct {
-			Root string `json:"root"`
-		}
-		if json.Unmarshal(data, &list) == nil {
-			for _, t := range list {
-				roots = append(roots, t.Root)
+// isTrusted looks the project up in the user config's list, then in the
+// trust file.
+func (r *runner) isTrusted(fromConfig []string) (bool, error) {
+	under := func(roots []string) bool {
+		for _, root := range roots {
+			root = filepath.Clean(mcpconfig.Expand(root, r.getenv))
+			if root == r.cwd || strings.HasPrefix(r.cwd, root+string(filepath.Separator)) {
+				return true
 			}
 		}
+		return false
 	}
-	for _, root := range roots {
-		root = filepath.Clean(mcpconfig.Expand(root, r.getenv))
-		if root == r.cwd || strings.HasPrefix(r.cwd, root+string(filepath.Separator)) {
-			return true
-		}
+	if under(fromConfig) {
+		return true, nil
 	}
-	return false
+	list, err := r.readTrust()
+	return err == nil && under(mcpconfig.TrustRoots(list)), err
 }
 
 // server finds an enabled server by name, with suggestions when unknown.

@@ -216,14 +216,9 @@ func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Du
 	return &connErr{name, "connection", fmt.Errorf("MCP server %q: %s", name, msg)}
 }
 
-// memoryKey is the context key of a test's transports: a
-// func(server string) mcp.Transport whose non-nil answer (the SDK's
-// in-memory transport to a server in the test) replaces the configured one.
-type memoryKey struct{}
-
 // transport builds the SDK transport of a server.
 func (s *session) transport(typ string) (mcp.Transport, error) {
-	if f, ok := s.r.c.Context.Value(memoryKey{}).(func(string) mcp.Transport); ok {
+	if f := s.r.env.transport; f != nil {
 		if t := f(s.e.Name); t != nil {
 			return t, nil
 		}

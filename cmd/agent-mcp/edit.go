@@ -11,7 +11,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
@@ -42,7 +41,7 @@ func editFile(path string, fn func(*mcpconfig.Doc) error) error {
 	return writeFileAtomic(path, out)
 }
 
-func addCommand(env *app.Env) *cli.Command {
+func addCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "add",
 		Usage:     "add a server to our mcp.json",
@@ -137,7 +136,7 @@ func addCommand(env *app.Env) *cli.Command {
 	}
 }
 
-func removeCommand(env *app.Env) *cli.Command {
+func removeCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:        "remove",
 		Aliases:     []string{"rm"},
@@ -162,7 +161,7 @@ func removeCommand(env *app.Env) *cli.Command {
 	}
 }
 
-func enableCommand(env *app.Env, on bool) *cli.Command {
+func enableCommand(env *cmdEnv, on bool) *cli.Command {
 	name, verb := "enable", "enable a disabled server"
 	if !on {
 		name, verb = "disable", "disable a server without removing it"
@@ -207,7 +206,7 @@ func enableCommand(env *app.Env, on bool) *cli.Command {
 	}
 }
 
-func testCommand(env *app.Env) *cli.Command {
+func testCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "connect to a server and report what it offers",

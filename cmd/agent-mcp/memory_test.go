@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/fakellm"
@@ -59,7 +60,7 @@ func runMemoryDrop(t *testing.T, home string, srv *mcp.Server, d *dropper, env m
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ctx = context.WithValue(ctx, memoryKey{}, func(name string) mcp.Transport {
+	transports := func(name string) mcp.Transport {
 		if name != "mem" {
 			return nil
 		}
@@ -71,12 +72,18 @@ func runMemoryDrop(t *testing.T, home string, srv *mcp.Server, d *dropper, env m
 			return droppable{ct, d}
 		}
 		return ct
-	})
+	}
 	var out, errb strings.Builder
 	e := &app.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: home, Now: time.Now,
 		Getenv: homeGetenv(home, env)}
-	code = app.Run(ctx, newApp, e, append([]string{"agent-mcp"}, args...))
+	code = app.Run(ctx, withTransports(transports), e, append([]string{"agent-mcp"}, args...))
 	return code, out.String(), errb.String()
+}
+
+// withTransports is agent-mcp whose servers' transports come from
+// transports first (see cmdEnv.transport).
+func withTransports(transports func(string) mcp.Transport) app.Spec {
+	return func(env *app.Env) *cli.App { return newAppWith(&cmdEnv{Env: env, transport: transports}) }
 }
 
 const parisSSE = `event: message_start
@@ -188,6 +195,73 @@ func TestSamplingInMemory(t *testing.T) {
 	}
 }
 
+// TestSamplingConcurrent: a server's two sampling requests at once reach
+// the model at once (the fake provider holds the first answer until the
+// second request has arrived, so a sampler that made them wait for each
+// other would never finish); with a cassette they go one after the other,
+// so the cassette's order is the calls' order.
+func TestSamplingConcurrent(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ask_twice", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if len(req.Params.InputResponses) == 0 {
+				ask := func(q string) *mcp.CreateMessageParams {
+					return &mcp.CreateMessageParams{MaxTokens: 64, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: q}}}}
+				}
+				// The SDK's client fulfils a round's input requests concurrently.
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"a": ask("first?"), "b": ask("second?")}}, nil
+			}
+			var got []string
+			for _, k := range []string{"a", "b"} {
+				res, ok := req.Params.InputResponses[k].(*mcp.CreateMessageWithToolsResult)
+				if !ok || len(res.Content) != 1 {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "bad answer " + k}}}, nil
+				}
+				got = append(got, k+"="+res.Content[0].(*mcp.TextContent).Text)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(got, " ")}}}, nil
+		})
+	home := t.TempDir()
+	sse := filepath.Join(home, "paris.sse")
+	if err := os.WriteFile(sse, []byte(parisSSE), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setup := func(steps ...fakellm.Step) *fakellm.Server {
+		llmSrv := fakellm.New(steps...)
+		t.Cleanup(llmSrv.Close)
+		if err := os.WriteFile(filepath.Join(home, "models.toml"), []byte(llmSrv.ModelsTOML("fake", "anthropic-messages", "test-model")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return llmSrv
+	}
+	env := map[string]string{"FAKE_KEY": "sk-fake-secret-123456", "AGENT_MCP_SAMPLING_MODEL": "fake/test-model"}
+
+	// No cassette: the first answer waits for the second request.
+	llmSrv := setup(fakellm.Step{SSE: sse, AwaitRequests: 2}, fakellm.Step{SSE: sse, AwaitRequests: 2})
+	code, stdout, stderr := runMemory(t, home, srv, env, "call", "--text", "mem", "ask_twice")
+	if code != 0 || stdout != "a=Paris b=Paris\n" {
+		t.Fatalf("concurrent sampling: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if reqs := llmSrv.Requests(); len(reqs) != 2 || reqs[1].Open != 1 {
+		t.Fatalf("%d model requests; want 2, the second while the first was open", len(reqs))
+	}
+
+	// A cassette: the second request comes after the first was answered.
+	llmSrv = setup(fakellm.Step{SSE: sse}, fakellm.Step{SSE: sse})
+	cas := filepath.Join(home, "cas.jsonl")
+	code, stdout, stderr = runMemory(t, home, srv, env, "call", "--text", "--record", cas, "mem", "ask_twice")
+	if code != 0 || stdout != "a=Paris b=Paris\n" {
+		t.Fatalf("recorded sampling: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	reqs := llmSrv.Requests()
+	if len(reqs) != 2 || reqs[1].Open != 0 {
+		t.Fatalf("recorded: %d model requests; want 2, the second after the first was answered", len(reqs))
+	}
+	if b, _ := os.ReadFile(cas); strings.Count(string(b), "\n") != 2 {
+		t.Fatalf("cassette:\n%s", b)
+	}
+}
+
 // TestInMemoryServer: pagination, tool errors, protocol errors, images, and a
 // server session that dies during a call (reconnect and one retry), against
 // the SDK's server over in-memory transports.
@@ -267,14 +341,14 @@ func TestBridgeInMemory(t *testing.T) {
 		close(cancelled)
 		return nil, ctx.Err()
 	})
-	ctx := context.WithValue(context.Background(), memoryKey{}, func(name string) mcp.Transport {
+	transports := func(name string) mcp.Transport {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 			t.Errorf("server connect: %v", err)
 		}
 		return ct
-	})
-	p := startBridgeCtx(t, ctx, `{"mcpServers":{"mem":{"command":"in-memory"}}}`, "mcp__mem__work")
+	}
+	p := startBridgeWith(t, transports, `{"mcpServers":{"mem":{"command":"in-memory"}}}`, "mcp__mem__work")
 
 	p.send(`{"type":"call","id":"w1","name":"mcp__mem__work","arguments":{}}`)
 	if l := p.next(); l != `{"type":"update","id":"w1","partialResult":{"content":[{"type":"text","text":"1/2 half"}],"details":{"message":"half","progress":1,"total":2}}}` {

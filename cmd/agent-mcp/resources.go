@@ -10,12 +10,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
-func resourcesCommand(env *app.Env) *cli.Command {
+func resourcesCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "resources",
 		Usage:     "list the resources (or resource templates) of a server",
@@ -71,7 +70,7 @@ func resourcesCommand(env *app.Env) *cli.Command {
 	}
 }
 
-func readCommand(env *app.Env) *cli.Command {
+func readCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "read",
 		Usage:     "read a resource",
@@ -171,7 +170,7 @@ func (r *runner) resourceServer(ctx context.Context, name, uri string) (*session
 	return nil, exit.Errorf(exit.Usage, "no server lists resource %q (name one with --server)", uri)
 }
 
-func promptsCommand(env *app.Env) *cli.Command {
+func promptsCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:        "prompts",
 		Usage:       "list the prompts of a server",
@@ -215,7 +214,7 @@ func promptsCommand(env *app.Env) *cli.Command {
 	}
 }
 
-func promptCommand(env *app.Env) *cli.Command {
+func promptCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "prompt",
 		Usage:     "get a prompt, rendered with arguments",

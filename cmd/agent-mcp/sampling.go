@@ -44,12 +44,14 @@ type sampler struct {
 	warn   func(string)
 	now    func() int64
 	close  func()
-	// mu makes calls sequential, so a cassette's order is the calls' order.
-	mu sync.Mutex
+	// ordered makes calls one at a time while a cassette is in use
+	// (--record, --replay), so the cassette's order is the calls' order;
+	// without one, a server's concurrent requests run concurrently.
+	ordered sync.Mutex
 }
 
 // newSampler builds the sampler of the flags; nil when no model is named.
-func newSampler(c *cli.Context, env *app.Env) (*sampler, error) {
+func newSampler(c *cli.Context, env *cmdEnv) (*sampler, error) {
 	pattern := c.String("sampling-model")
 	if pattern == "" {
 		pattern = env.Getenv("AGENT_MCP_SAMPLING_MODEL")
@@ -131,9 +133,7 @@ func (s *sampler) handler(server string) func(context.Context, *mcp.CreateMessag
 			t := p.Temperature
 			opts.Temperature = &t
 		}
-		s.mu.Lock()
-		final, err := s.client.Stream(ctx, s.model, lc, opts, func(llm.Event) {})
-		s.mu.Unlock()
+		final, err := s.stream(ctx, lc, opts)
 		if err != nil {
 			return nil, fmt.Errorf("sampling with %s: %v", s.model.Ref(), err)
 		}
@@ -148,6 +148,16 @@ func (s *sampler) handler(server string) func(context.Context, *mcp.CreateMessag
 		stop := map[string]string{llm.StopStop: "endTurn", llm.StopLength: "maxTokens", llm.StopToolUse: "toolUse"}[final.StopReason]
 		return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: final.Text()}, Model: s.model.ID, Role: "assistant", StopReason: stop}, nil
 	}
+}
+
+// stream runs one model call, in order with the others when a cassette
+// records or replays them.
+func (s *sampler) stream(ctx context.Context, lc llm.Context, opts llm.Options) (llm.Message, error) {
+	if s.client.Record != nil || s.client.Replay != nil {
+		s.ordered.Lock()
+		defer s.ordered.Unlock()
+	}
+	return s.client.Stream(ctx, s.model, lc, opts, func(llm.Event) {})
 }
 
 // declineSampling answers sampling requests when no model is configured

@@ -49,7 +49,7 @@ func toolClass(name string) (string, *mcp.ToolAnnotations) {
 	return "", nil
 }
 
-func serveCommand(env *app.Env) *cli.Command {
+func serveCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve agent-tool's tools as an MCP server (stdio or Streamable HTTP)",
@@ -163,7 +163,7 @@ func serveCommand(env *app.Env) *cli.Command {
 // bench-agent-mcp's serve throughput run (2000 read calls, median of 5: bridge+serve+
 // agent-tool CPU 1.5 s -> 0.95 s, wall 1.45 s -> 0.88 s; bridge peak RSS 66 -> 76 MB with all 2000
 // calls in flight at once; GOGC=400 saved little more for 105 MB).
-func longRunningGC(env *app.Env) {
+func longRunningGC(env *cmdEnv) {
 	if env.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
@@ -171,7 +171,7 @@ func longRunningGC(env *app.Env) {
 
 // toolProc is the tool co-process behind serve.
 type toolProc struct {
-	env   *app.Env
+	env   *cmdEnv
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	tools []event.ToolDef
@@ -219,7 +219,7 @@ func (p *pendingCall) report(o event.ToolOutput) {
 	}
 }
 
-func startToolProc(ctx context.Context, env *app.Env, command, cwd string) (*toolProc, error) {
+func startToolProc(ctx context.Context, env *cmdEnv, command, cwd string) (*toolProc, error) {
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = cwd
 	cmd.Stderr = env.Stderr

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,8 +122,9 @@ func TestServeAllow(t *testing.T) {
 	if string(b) != `[{"type":"text","text":"ran ls"},{"type":"image","mimeType":"image/png","data":"iVBORw=="}]` {
 		t.Errorf("bash content %s", b)
 	}
-	// Notifications are handled asynchronously: wait for both.
-	for i := 0; i < 100; i++ {
+	// Notifications are handled asynchronously: wait for both (a generous
+	// deadline: a loaded machine may take seconds).
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		mu.Lock()
 		n := len(progress)
 		mu.Unlock()
@@ -284,7 +287,19 @@ func TestServeElicitationClientGone(t *testing.T) {
 }
 
 func serveElicitationClientGone(t *testing.T, version string) {
-	log := filepath.Join(t.TempDir(), "answers.log")
+	// The tool writes its answers to a named pipe the test reads: each line
+	// is an event, waited for, not polled. Opened for reading and writing,
+	// the pipe needs no writer to open and never reads EOF between the
+	// tool's writes.
+	log := filepath.Join(t.TempDir(), "answers.fifo")
+	if err := syscall.Mkfifo(log, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo, err := os.OpenFile(log, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fifo.Close()
 	_, addr := startServeHTTP(t, []string{"FAKETOOLS_LOG=" + log}, "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--tools", "confirm")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -311,14 +326,16 @@ func serveElicitationClientGone(t *testing.T, version string) {
 	<-asked
 	stop()
 	go cs.Close() // DELETE: the server's session ends
-	for i := 0; i < 200; i++ {
-		if b, _ := os.ReadFile(log); string(b) == "confirm 1: cancelled\nconfirm 2: cancelled\n" {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	// A bound on a broken run, not a measurement.
+	fifo.SetReadDeadline(time.Now().Add(30 * time.Second))
+	lines := bufio.NewScanner(fifo)
+	var got []string
+	for len(got) < 2 && lines.Scan() {
+		got = append(got, lines.Text())
 	}
-	b, _ := os.ReadFile(log)
-	t.Fatalf("the tool's asks after the client left: %q", b)
+	if d := cmp.Diff([]string{"confirm 1: cancelled", "confirm 2: cancelled"}, got); d != "" {
+		t.Fatalf("the tool's asks after the client left (-want +got):\n%s(%v)", d, lines.Err())
+	}
 }
 
 // startServeHTTP starts agent-mcp serve --http on a free loopback port with

@@ -8,11 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
 
-func serversCommand(env *app.Env) *cli.Command {
+func serversCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "servers",
 		Usage: "show the discovered server configurations (no connection)",

@@ -58,7 +58,7 @@ type serverStatus struct {
 	AuthRequired    bool     `json:"auth_required,omitempty"`
 }
 
-func listCommand(env *app.Env) *cli.Command {
+func listCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "connect to servers and show their status and tool names",
@@ -216,7 +216,7 @@ func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDe
 	}, nil
 }
 
-func toolsCommand(env *app.Env) *cli.Command {
+func toolsCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
 		Usage:     "show the full tool definitions of servers",
@@ -349,7 +349,7 @@ func (r *runner) readToolCache(e mcpconfig.Entry) ([]*mcp.Tool, bool) {
 	return tc.Tools, true
 }
 
-func cacheCommand(env *app.Env) *cli.Command {
+func cacheCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "cache",
 		Usage: "manage the tool cache",

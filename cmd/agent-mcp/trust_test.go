@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -71,5 +72,60 @@ func TestTrustPrompt(t *testing.T) {
 	// Remembered: no question, in a pipe too.
 	if code, out, errs := run(false, "", call...); code != 0 || out != "from the project\n" || strings.Contains(errs, prompt) {
 		t.Fatalf("after yes: exit %d, %q, %s", code, out, errs)
+	}
+}
+
+// TestTrustFileMalformed: a trust file that is not a list of {root} is
+// reported the same way (the file, the line, exit 2) whether it is read to
+// decide trust or to record a "yes", and is left as it was; --trust does
+// not need it.
+func TestTrustFileMalformed(t *testing.T) {
+	srv := filepath.Join(testServer(t), "mcptestserver")
+	home, proj := t.TempDir(), t.TempDir()
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": map[string]any{"command": srv}}})
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trustFile := filepath.Join(home, "trust.json")
+	run := func(tty bool, answer string, args ...string) (int, string, string) {
+		var out, errb strings.Builder
+		env := &app.Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: proj, Now: time.Now,
+			StdinTTY: tty, StderrTTY: tty, Getenv: homeGetenv(home, nil)}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		code := app.Run(ctx, newApp, env, append([]string{"agent-mcp"}, args...))
+		return code, out.String(), errb.String()
+	}
+	call := []string{"call", "--text", "proj", "echo", `{"message":"hi"}`}
+	for _, c := range []struct{ data, want string }{
+		{"[\n  {\"root\": \"/elsewhere\"},\n  {\"root\": }\n]\n", "agent-mcp: trust file " + trustFile + ": line 3: invalid character '}' looking for beginning of value (fix or remove it"},
+		{`[{"root":"/elsewhere"},{"root":5}]`, "agent-mcp: trust file " + trustFile + `: entry 2: "root" must be a directory name`},
+	} {
+		if err := os.WriteFile(trustFile, []byte(c.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, tty := range []bool{false, true} { // looked up; looked up before a "yes" would record
+			code, _, errs := run(tty, "y\n", call...)
+			if code != exit.Usage || !strings.Contains(errs, c.want) || strings.Contains(errs, "Use them?") {
+				t.Errorf("tty %v, %q: exit %d, stderr %s", tty, c.data, code, errs)
+			}
+		}
+		if got, _ := os.ReadFile(trustFile); string(got) != c.data {
+			t.Errorf("the trust file changed: %q", got)
+		}
+		if code, out, errs := run(false, "", append(call, "--trust")...); code != 0 || out != "hi\n" {
+			t.Errorf("--trust: exit %d, %q, %s", code, out, errs)
+		}
+	}
+	// recordTrust itself (reached when the file breaks between the lookup
+	// and the answer) reports the same error.
+	r := &runner{dirs: dirs.Dirs{Data: home}}
+	if err := os.WriteFile(trustFile, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, lookErr := r.isTrusted(nil)
+	recErr := r.recordTrust()
+	if lookErr == nil || recErr == nil || lookErr.Error() != recErr.Error() || exit.Code(recErr) != exit.Usage {
+		t.Errorf("isTrusted: %v; recordTrust: %v", lookErr, recErr)
 	}
 }

@@ -26,6 +26,10 @@ type Step struct {
 	DropAfterBytes int               // cut the stream after this many bytes
 	Hang           bool              // send headers, then nothing until the client gives up
 	EventDelay     time.Duration     // pause between SSE events
+	// AwaitRequests holds the answer until the server has received this
+	// many requests in all: a test of concurrent calls has the first
+	// answer wait for the second request.
+	AwaitRequests int
 }
 
 // Request is what the server received.
@@ -33,6 +37,9 @@ type Request struct {
 	Method, Path string
 	Header       http.Header
 	Body         []byte
+	// Open is how many earlier requests were still being answered when
+	// this one arrived.
+	Open int
 }
 
 // Server is a running fake provider.
@@ -41,6 +48,8 @@ type Server struct {
 	mu       sync.Mutex
 	steps    []Step
 	requests []Request
+	open     int
+	arrived  chan struct{} // closed and replaced at each request
 	done     chan struct{}
 	// OnRequest, when set, sees each request as it arrives (tests dump them).
 	OnRequest func(n int, r Request)
@@ -48,7 +57,7 @@ type Server struct {
 
 // New starts a server answering with steps.
 func New(steps ...Step) *Server {
-	s := &Server{steps: steps, done: make(chan struct{})}
+	s := &Server{steps: steps, done: make(chan struct{}), arrived: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -69,8 +78,16 @@ func (s *Server) Requests() []Request {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Open: s.open}
 	s.requests = append(s.requests, req)
+	s.open++
+	defer func() {
+		s.mu.Lock()
+		s.open--
+		s.mu.Unlock()
+	}()
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	if s.OnRequest != nil {
 		s.OnRequest(len(s.requests), req)
 	}
@@ -81,6 +98,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	st := s.steps[0]
 	s.steps = s.steps[1:]
+	for len(s.requests) < st.AwaitRequests {
+		arrived := s.arrived
+		s.mu.Unlock()
+		select {
+		case <-arrived:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+		s.mu.Lock()
+	}
 	s.mu.Unlock()
 	for k, v := range st.Headers {
 		w.Header().Set(k, v)

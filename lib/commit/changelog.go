@@ -111,16 +111,8 @@ func orderedKeys(m map[string][]string) []string {
 			rest = append(rest, k)
 		}
 	}
-	sortStrings(rest)
+	slices.Sort(rest)
 	return append(out, rest...)
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 func insertUnreleased(text string) string {
@@ -324,7 +316,7 @@ func ChangelogTargets(staged []string, tracked func(string) bool) []ChangelogTar
 			}
 		}
 	}
-	sortStrings(order)
+	slices.Sort(order)
 	out := make([]ChangelogTarget, 0, len(order))
 	for _, p := range order {
 		out = append(out, *by[p])
@@ -373,7 +365,7 @@ func CheckChangelog(cl map[string]map[string][]string, targets []ChangelogTarget
 			}
 		}
 	}
-	sortStrings(probs)
+	slices.Sort(probs)
 	return strings.Join(probs, "\n")
 }
 

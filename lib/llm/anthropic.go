@@ -70,34 +70,44 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 		}
 		body["system"] = []any{sys}
 	}
-	// The wire messages are built while the body is encoded, one at a time;
-	// with caching, a first pass finds the last two user messages, which get
-	// cache marks.
-	marked := map[int]bool{}
-	if cache {
-		var users []int
-		n := 0
-		if err := anthropicMessages(c, m, func(msg map[string]any) {
-			if msg["role"] == "user" {
-				users = append(users, n)
-			}
-			n++
-		}); err != nil {
-			return Request{}, err
-		}
-		for i := len(users) - 1; i >= 0 && i >= len(users)-2; i-- {
-			marked[users[i]] = true
-		}
-	}
+	// The wire messages are built while the body is encoded, one at a time.
+	// With caching, the last two user messages get cache marks, and which
+	// they are is known only at the end: the messages from the second-to-
+	// last user message on are held back until then. Tool results are user
+	// messages, so that is the last turn or two, not the history.
 	body["messages"] = lazyArray(func(emit func(any)) error {
-		k := 0
-		return anthropicMessages(c, m, func(msg map[string]any) {
-			if marked[k] {
-				addCacheMark(msg, cc)
+		if !cache {
+			return anthropicMessages(c, m, func(msg map[string]any) { emit(msg) })
+		}
+		var held []map[string]any
+		users := 0 // user messages in held
+		err := anthropicMessages(c, m, func(msg map[string]any) {
+			if msg["role"] == "user" {
+				if users == 2 { // the first held user message is no longer among the last two
+					i := 1
+					for held[i]["role"] != "user" {
+						i++
+					}
+					for _, h := range held[:i] {
+						emit(h)
+					}
+					held = append(held[:0], held[i:]...)
+					users--
+				}
+				users++
 			}
-			k++
-			emit(msg)
+			held = append(held, msg)
 		})
+		if err != nil {
+			return err
+		}
+		for _, h := range held {
+			if h["role"] == "user" {
+				addCacheMark(h, cc)
+			}
+			emit(h)
+		}
+		return nil
 	})
 	if len(c.Tools) > 0 {
 		var tools []map[string]any

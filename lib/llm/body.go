@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -47,7 +49,7 @@ func (r Request) BodyBytes() []byte {
 	return b
 }
 
-// bodyEncoder writes a value tree of map[string]any, []any,
+// bodyEncoder writes a value tree of map[string]any, obj, []any,
 // []map[string]any, string, bool, int, nil and json.RawMessage itself (any
 // other type goes through json.Marshal) through a small buffer.
 type bodyEncoder struct {
@@ -120,6 +122,12 @@ func (e *bodyEncoder) value(v any) {
 			e.value(x[k])
 		}
 		e.buf = append(e.buf, '}')
+	case obj:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.object(x)
 	case []any:
 		encodeSlice(e, x)
 	case []map[string]any:
@@ -164,6 +172,49 @@ func (e *bodyEncoder) value(v any) {
 		}
 		e.buf = append(e.buf, b...)
 	}
+}
+
+// obj is a JSON object as a list of members in key order, the order
+// encoding/json writes a map in: a codec builds one or more per message of
+// a long history, and a short slice costs a fraction of a map. Members
+// out of order are written sorted all the same.
+type obj []member
+
+type member struct {
+	key string
+	val any
+}
+
+// set puts key in its place in the order, replacing a member of that name.
+func (o obj) set(key string, val any) obj {
+	i := 0
+	for i < len(o) && o[i].key < key {
+		i++
+	}
+	if i < len(o) && o[i].key == key {
+		o[i].val = val
+		return o
+	}
+	o = append(o, member{})
+	copy(o[i+1:], o[i:])
+	o[i] = member{key, val}
+	return o
+}
+
+func (e *bodyEncoder) object(o obj) {
+	if !slices.IsSortedFunc(o, func(a, b member) int { return strings.Compare(a.key, b.key) }) {
+		o = slices.SortedStableFunc(slices.Values(o), func(a, b member) int { return strings.Compare(a.key, b.key) })
+	}
+	e.buf = append(e.buf, '{')
+	for i, m := range o {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.str(m.key)
+		e.buf = append(e.buf, ':')
+		e.value(m.val)
+	}
+	e.buf = append(e.buf, '}')
 }
 
 // lazyArray is an array whose elements are built while it is encoded, one

@@ -101,3 +101,35 @@ func TestLazyArrayEncoding(t *testing.T) {
 		}
 	}
 }
+
+// An obj encodes as the map with the same members does, whether it was
+// built with set or written out of order.
+func TestObjEncodesAsMap(t *testing.T) {
+	var o obj
+	m := map[string]any{}
+	for i, k := range []string{"role", "content", "tool_calls", "a", "zz", "content", "reasoning_content", ""} {
+		o = o.set(k, i)
+		m[k] = i
+	}
+	if len(o) != len(m) {
+		t.Fatalf("set kept %d members for %d keys", len(o), len(m))
+	}
+	unsorted := obj{{"type", "text"}, {"text", "<hi>"}, {"image_url", obj{{"url", "u"}}}}
+	for _, c := range []struct {
+		o obj
+		m any
+	}{
+		{o, m},
+		{unsorted, map[string]any{"type": "text", "text": "<hi>", "image_url": map[string]any{"url": "u"}}},
+		{obj{}, map[string]any{}},
+		{nil, map[string]any(nil)},
+	} {
+		want, _ := json.Marshal(c.m)
+		if got := encodeTree(t, c.o); !bytes.Equal(got, want) {
+			t.Errorf("obj %v encodes as %s, want %s", c.o, got, want)
+		}
+	}
+	if unsorted[0].key != "type" {
+		t.Error("encoding reordered the obj itself")
+	}
+}

@@ -201,7 +201,8 @@ func (w *completionsMessages) add(msg Message) {
 	case "user":
 		w.emit(completionsUser(msg.Content, m))
 	case "assistant":
-		am := map[string]any{"role": "assistant"}
+		am := make(obj, 1, 4)
+		am[0] = member{"role", "assistant"}
 		var text []string // joined at the end: one part is not copied
 		var calls []any
 		for _, b := range msg.Content {
@@ -218,25 +219,25 @@ func (w *completionsMessages) add(msg Message) {
 				if mistral || field == "" || strings.ContainsAny(field, "{ ") {
 					text = append(text, b.Thinking+"\n\n")
 				} else {
-					am[field] = b.Thinking
+					am = am.set(field, b.Thinking)
 				}
 			case "toolCall":
-				calls = append(calls, map[string]any{"id": b.ID, "type": "function",
-					"function": map[string]any{"name": b.Name, "arguments": string(objectSchema(b.Arguments))}})
+				calls = append(calls, obj{{"function", obj{{"arguments", string(objectSchema(b.Arguments))}, {"name", b.Name}}},
+					{"id", b.ID}, {"type", "function"}})
 			}
 		}
 		if len(text) == 0 && len(calls) == 0 {
 			return
 		}
 		if len(text) > 0 {
-			am["content"] = strings.Join(text, "")
+			am = am.set("content", strings.Join(text, ""))
 		} else if mistral {
-			am["content"] = ""
+			am = am.set("content", "")
 		} else {
-			am["content"] = nil
+			am = am.set("content", nil)
 		}
 		if len(calls) > 0 {
-			am["tool_calls"] = calls
+			am = am.set("tool_calls", calls)
 		}
 		w.emit(am)
 	case "toolResult":
@@ -252,15 +253,15 @@ func (w *completionsMessages) add(msg Message) {
 		if content == "" {
 			content = "(see attached image)"
 		}
-		tm := map[string]any{"role": "tool", "tool_call_id": msg.ToolCallID, "content": content}
+		tm := obj{{"content", content}, {"role", "tool"}, {"tool_call_id", msg.ToolCallID}}
 		if mistral {
-			tm["name"] = msg.ToolName
+			tm = tm.set("name", msg.ToolName)
 		}
 		w.emit(tm)
 	}
 }
 
-func completionsUser(cs []Content, m Model) map[string]any {
+func completionsUser(cs []Content, m Model) obj {
 	onlyText := true
 	for _, c := range cs {
 		if c.Type == "image" {
@@ -272,20 +273,20 @@ func completionsUser(cs []Content, m Model) map[string]any {
 		for _, c := range cs {
 			texts = append(texts, c.Text)
 		}
-		return map[string]any{"role": "user", "content": strings.Join(texts, "\n")}
+		return obj{{"content", strings.Join(texts, "\n")}, {"role", "user"}}
 	}
 	var parts []any
 	for _, c := range cs {
 		switch c.Type {
 		case "text":
-			parts = append(parts, map[string]any{"type": "text", "text": c.Text})
+			parts = append(parts, obj{{"text", c.Text}, {"type", "text"}})
 		case "image":
 			if m.Images() {
-				parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:" + c.MimeType + ";base64," + c.Data}})
+				parts = append(parts, obj{{"image_url", obj{{"url", "data:" + c.MimeType + ";base64," + c.Data}}}, {"type", "image_url"}})
 			}
 		}
 	}
-	return map[string]any{"role": "user", "content": parts}
+	return obj{{"content", parts}, {"role", "user"}}
 }
 
 type completionsDecoder struct {

@@ -31,15 +31,15 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 				for _, b := range msg.Content {
 					switch b.Type {
 					case "text":
-						parts = append(parts, map[string]any{"type": "input_text", "text": b.Text})
+						parts = append(parts, obj{{"text", b.Text}, {"type", "input_text"}})
 					case "image":
 						if m.Images() {
-							parts = append(parts, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
+							parts = append(parts, obj{{"detail", "auto"}, {"image_url", "data:" + b.MimeType + ";base64," + b.Data}, {"type", "input_image"}})
 						}
 					}
 				}
 				if len(parts) > 0 {
-					emit(map[string]any{"role": "user", "content": parts})
+					emit(obj{{"content", parts}, {"role", "user"}})
 				}
 			case "assistant":
 				same := msg.Provider == m.Provider && msg.Model == m.ID
@@ -57,19 +57,19 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 						if id == "" {
 							id = fmt.Sprintf("msg_%d", n)
 						}
-						emit(map[string]any{"type": "message", "role": "assistant", "id": id, "status": "completed",
-							"content": []any{map[string]any{"type": "output_text", "text": b.Text, "annotations": []any{}}}})
+						emit(obj{{"content", []any{obj{{"annotations", []any{}}, {"text", b.Text}, {"type", "output_text"}}}},
+							{"id", id}, {"role", "assistant"}, {"status", "completed"}, {"type", "message"}})
 					case "toolCall":
 						if msg.StopReason == StopError {
 							continue
 						}
 						callID, itemID, _ := strings.Cut(b.ID, "|")
-						item := map[string]any{"type": "function_call", "call_id": safeID(callID, 64), "name": b.Name, "arguments": string(objectSchema(b.Arguments))}
+						item := obj{{"arguments", string(objectSchema(b.Arguments))}, {"call_id", safeID(callID, 64)}, {"name", b.Name}, {"type", "function_call"}}
 						if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {
 							if !strings.HasPrefix(itemID, "fc_") {
 								itemID = "fc_" + itemID
 							}
-							item["id"] = strings.TrimRight(safeID(itemID, 64), "_")
+							item = item.set("id", strings.TrimRight(safeID(itemID, 64), "_"))
 						}
 						emit(item)
 					}
@@ -82,14 +82,14 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 					if b.Type == "text" {
 						texts = append(texts, b.Text)
 					} else if b.Type == "image" && m.Images() {
-						images = append(images, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + b.MimeType + ";base64," + b.Data})
+						images = append(images, obj{{"detail", "auto"}, {"image_url", "data:" + b.MimeType + ";base64," + b.Data}, {"type", "input_image"}})
 					}
 				}
 				out := strings.Join(texts, "\n")
 				if out == "" && len(images) > 0 {
 					out = "(see attached image)"
 				}
-				emit(map[string]any{"type": "function_call_output", "call_id": safeID(callID, 64), "output": out})
+				emit(obj{{"call_id", safeID(callID, 64)}, {"output", out}, {"type", "function_call_output"}})
 				if len(images) > 0 {
 					emit(map[string]any{"role": "user", "content": append([]any{map[string]any{"type": "input_text", "text": "Attached image(s) from tool result:"}}, images...)})
 				}

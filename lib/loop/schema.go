@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"net/url"
 	"regexp"
@@ -71,10 +72,12 @@ type patternSchema struct {
 	s  *schema
 }
 
-// number is a schema bound: exact value and the schema's spelling.
+// number is a schema bound: its value, the schema's spelling, and (for
+// multipleOf) the exact fraction.
 type number struct {
-	r   *big.Rat
+	d   decimal
 	lit string
+	r   *big.Rat
 }
 
 // compiler turns one schema document into schema nodes, resolving $ref
@@ -317,11 +320,15 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		if !ok {
 			return bad(k, "a non-negative integer")
 		}
-		r, ok := new(big.Rat).SetString(string(n))
-		if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
+		d, ok := parseDecimal(string(n))
+		if !ok || !d.isInt() || d.sign() < 0 {
 			return bad(k, "a non-negative integer")
 		}
-		*dst = int(min(r.Num().Int64(), int64(^uint(0)>>1)))
+		*dst = math.MaxInt
+		if d.bigExp == nil && d.exp <= 18 { // below 10^18: fits
+			v, _ := strconv.ParseInt(d.digits+strings.Repeat("0", int(d.exp)-len(d.digits)), 10, 64)
+			*dst = int(min(v, int64(math.MaxInt)))
+		}
 		return nil
 	}
 	num := func(k string) (*number, error) {
@@ -333,11 +340,11 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 		if !ok {
 			return nil, bad(k, "a number")
 		}
-		r, ok := new(big.Rat).SetString(string(n))
+		d, ok := parseDecimal(string(n))
 		if !ok {
 			return nil, bad(k, "a number")
 		}
-		return &number{r, string(n)}, nil
+		return &number{d: d, lit: string(n)}, nil
 	}
 	var err error
 	if r, ok := m["$ref"]; ok {
@@ -522,8 +529,14 @@ func (c *compiler) fill(s *schema, v any, ptr string) error {
 	if s.multipleOf, err = num("multipleOf"); err != nil {
 		return err
 	}
-	if s.multipleOf != nil && s.multipleOf.r.Sign() <= 0 {
-		return bad("multipleOf", "a number > 0")
+	if s.multipleOf != nil {
+		if s.multipleOf.d.sign() <= 0 {
+			return bad("multipleOf", "a number > 0")
+		}
+		var ok bool
+		if s.multipleOf.r, ok = new(big.Rat).SetString(s.multipleOf.lit); !ok {
+			return bad("multipleOf", "a number with an exponent within ±1000000")
+		}
 	}
 	for _, c := range []struct {
 		k   string
@@ -607,7 +620,7 @@ func jsonType(v any) string {
 	case bool:
 		return "boolean"
 	case json.Number:
-		if r, ok := new(big.Rat).SetString(string(x)); ok && r.IsInt() {
+		if d, ok := parseDecimal(string(x)); ok && d.isInt() {
 			return "integer"
 		}
 		return "number"
@@ -695,20 +708,20 @@ func (s *schema) validate(inst any, loc []string, depth int) ([]schemaError, eva
 			fail(schemaError{kind: "pattern", arg: s.pattern.String()})
 		}
 	case json.Number:
-		if r, ok := new(big.Rat).SetString(string(x)); ok {
-			if s.minimum != nil && r.Cmp(s.minimum.r) < 0 {
+		if d, ok := parseDecimal(string(x)); ok {
+			if s.minimum != nil && d.cmp(s.minimum.d) < 0 {
 				fail(schemaError{kind: "minimum", arg: s.minimum.lit})
 			}
-			if s.maximum != nil && r.Cmp(s.maximum.r) > 0 {
+			if s.maximum != nil && d.cmp(s.maximum.d) > 0 {
 				fail(schemaError{kind: "maximum", arg: s.maximum.lit})
 			}
-			if s.exclMin != nil && r.Cmp(s.exclMin.r) <= 0 {
+			if s.exclMin != nil && d.cmp(s.exclMin.d) <= 0 {
 				fail(schemaError{kind: "exclusiveMinimum", arg: s.exclMin.lit})
 			}
-			if s.exclMax != nil && r.Cmp(s.exclMax.r) >= 0 {
+			if s.exclMax != nil && d.cmp(s.exclMax.d) >= 0 {
 				fail(schemaError{kind: "exclusiveMaximum", arg: s.exclMax.lit})
 			}
-			if s.multipleOf != nil && !new(big.Rat).Quo(r, s.multipleOf.r).IsInt() {
+			if s.multipleOf != nil && !d.multipleOf(s.multipleOf.r) {
 				fail(schemaError{kind: "multipleOf", arg: s.multipleOf.lit})
 			}
 		}
@@ -972,9 +985,9 @@ func jsonEqual(a, b any) bool {
 		if x == y {
 			return true
 		}
-		rx, ok1 := new(big.Rat).SetString(string(x))
-		ry, ok2 := new(big.Rat).SetString(string(y))
-		return ok1 && ok2 && rx.Cmp(ry) == 0
+		dx, ok1 := parseDecimal(string(x))
+		dy, ok2 := parseDecimal(string(y))
+		return ok1 && ok2 && dx.cmp(dy) == 0
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {

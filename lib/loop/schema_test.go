@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -59,6 +60,9 @@ var diffInstances = []string{
 	`{"n":1,"m":-1}`, `{"v":1,"next":{"v":2}}`, `{"v":1,"next":{"v":"x"}}`, `{"x":"s"}`, `{"x":5}`,
 	`{"path":"a"}`, `{"path":"a","limit":0}`, `{"path":"a","mode":"c"}`, `{"path":"a","opts":{}}`, `{"path":1,"extra":1}`,
 	`{"a":{"b":[{"c":1},{"d":1}]}}`, `{"x":[1,2]}`,
+	// numbers beyond float64, spelled in several ways (big.Rat still holds them)
+	`-0`, `0e5`, `10e-1`, `0.02e2`, `1.5e1`, `1e400`, `-1e400`, `1e-400`, `-1e-400`, `2e-1`, `1.5000000000000000000001`,
+	`[1e400,1e+400]`, `[10e399,1e400]`, `{"a":1e-400}`,
 }
 
 func oracle(doc string) (*jsonschema.Schema, error) {
@@ -202,6 +206,65 @@ func oracleValid(s *jsonschema.Schema, inst any) (valid, judged bool) {
 		}
 	}()
 	return s.Validate(inst) == nil, true
+}
+
+// TestSchemaHugeExponents: numbers with exponents beyond what big.Rat (and
+// so the oracle) accepts are compared exactly: as ±infinity or ±0 in
+// magnitude against any bound, and exact among themselves.
+func TestSchemaHugeExponents(t *testing.T) {
+	cases := []struct {
+		schema, inst string
+		want         string // the problems, "" when valid
+	}{
+		{`{"minimum":1,"maximum":10}`, `1e9999999`, "root: must be <= 10"},
+		{`{"minimum":1,"maximum":10}`, `-1e9999999`, "root: must be >= 1"},
+		{`{"minimum":1,"maximum":10}`, `1e-9999999`, "root: must be >= 1"},
+		{`{"minimum":1,"maximum":10}`, `5e99999999999999999999`, "root: must be <= 10"},
+		{`{"exclusiveMinimum":0}`, `1e-9999999`, ""},
+		{`{"exclusiveMinimum":0}`, `-1e-9999999`, "root: must be > 0"},
+		{`{"exclusiveMinimum":0}`, `0e9999999`, "root: must be > 0"},
+		{`{"exclusiveMaximum":0}`, `-1E+9999999`, ""},
+		{`{"exclusiveMaximum":1e-999999}`, `1e-9999999`, ""},
+		{`{"exclusiveMaximum":1e-999999}`, `1e-999999`, "root: must be < 1e-999999"},
+		{`{"minimum":1e9999999}`, `1e9999998`, "root: must be >= 1e9999999"},
+		{`{"minimum":1e9999999}`, `10e9999998`, ""},
+		{`{"minimum":1e99999999999999999999}`, `1e99999999999999999998`, "root: must be >= 1e99999999999999999999"},
+		{`{"maximum":-1e99999999999999999999}`, `-0.1e100000000000000000000`, ""},
+		{`{"type":"integer"}`, `1e9999999`, ""},
+		{`{"type":"integer"}`, `1.5e99999999999999999999`, ""},
+		{`{"type":"integer"}`, `1e-9999999`, "root: must be integer"},
+		{`{"multipleOf":3}`, `3e9999999`, ""},
+		{`{"multipleOf":3}`, `1e9999999`, "root: must be multiple of 3"},
+		{`{"multipleOf":0.25}`, `1e99999999999999999999`, ""},
+		{`{"multipleOf":0.25}`, `1e-9999999`, "root: must be multiple of 0.25"},
+		{`{"multipleOf":1e-20}`, `123e-20`, ""},
+		{`{"multipleOf":1e-20}`, `123e-21`, "root: must be multiple of 1e-20"},
+		{`{"const":1e9999999}`, `10e9999998`, ""},
+		{`{"const":1e9999999}`, `1e9999998`, "root: must be equal to constant"},
+		{`{"enum":[1e99999999999999999999]}`, `0.1e100000000000000000000`, ""},
+		{`{"enum":[1e99999999999999999999]}`, `1e99999999999999999998`, "root: must be equal to one of the allowed values"},
+		{`{"uniqueItems":true}`, `[1e9999999,10e9999998]`, "root: must NOT have duplicate items (items ## 1 and 0 are identical)"},
+		{`{"maxItems":1e9999999}`, `[1,2]`, ""},
+		{`{"minItems":1e9999999}`, `[1,2]`, "root: must NOT have fewer than " + fmt.Sprint(math.MaxInt) + " items"},
+	}
+	for _, c := range cases {
+		s, err := compileSchema([]byte(c.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", c.schema, err)
+		}
+		inst, err := decodeJSON([]byte(c.inst))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs, _ := s.validate(inst, nil, 0)
+		if got := strings.Join(problems(errs), "\n"); got != c.want {
+			t.Errorf("%s on %s: %q, want %q", c.schema, c.inst, got, c.want)
+		}
+	}
+	// A multipleOf big.Rat cannot hold is refused when the schema compiles.
+	if _, err := compileSchema([]byte(`{"multipleOf":1e-9999999}`)); err == nil || !strings.Contains(err.Error(), "multipleOf") {
+		t.Errorf("multipleOf 1e-9999999: %v", err)
+	}
 }
 
 func TestSchemaCompileErrorStable(t *testing.T) {

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package offheap
+
+func remap(b []byte) ([]byte, bool) { return nil, false }
