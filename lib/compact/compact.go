@@ -73,13 +73,13 @@ func messageOf(r session.Record) json.RawMessage {
 	if r.Type != "message" {
 		return nil
 	}
-	return member(r.Raw, "message")
+	return session.MemberVals(r.Raw, "message")[0]
 }
 
 // roleOf is the role of a message entry's message ("" for other entries).
 // Cut-point search asks it of every entry, so it skims rather than decodes.
 func roleOf(r session.Record) string {
-	v := member(messageOf(r), "role")
+	v := session.MemberVals(messageOf(r), "role")[0]
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
@@ -89,19 +89,6 @@ func roleOf(r session.Record) string {
 	}
 	json.Unmarshal(v, &role)
 	return role
-}
-
-// member is the raw value of key in a JSON object (nil when absent).
-func member(raw []byte, key string) json.RawMessage {
-	var out json.RawMessage
-	session.Members(raw, func(k, v []byte) bool {
-		if string(k) == key {
-			out = v
-			return false
-		}
-		return true
-	})
-	return out
 }
 
 // Cut is where a path is split: entries before FirstKept are summarised,

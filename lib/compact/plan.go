@@ -77,7 +77,7 @@ func ContextTokens(path []Entry) int {
 func EstimateContext(path []Entry) int {
 	from, total := 0, 0
 	if c, kept, _ := lastCompaction(path); c >= 0 {
-		total = int(math.Ceil(float64(max(0, session.StrLen(member(path[c].Raw, "summary")))) / 4))
+		total = int(math.Ceil(float64(max(0, session.StrLen(session.MemberVals(path[c].Raw, "summary")[0]))) / 4))
 		from = c + 1
 		if kept >= 0 {
 			for _, e := range path[kept:c] {

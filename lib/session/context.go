@@ -28,33 +28,28 @@ type Context struct {
 // dropped: they were failed attempts agent-chat sent again.
 func BuildContext(entries []Record, leaf *string) (Context, error) {
 	ctx := Context{ThinkingLevel: "off", Models: map[string]string{}, InjectedTtsrRules: []string{}, Mode: "none", Messages: []json.RawMessage{}}
-	entries = applyPending(entries)
 	if len(entries) == 0 {
 		return ctx, nil
 	}
 	id := ""
 	if leaf != nil {
 		id = *leaf
-		if id != "" {
-			if _, ok := index(entries)[id]; !ok {
-				return ctx, fmt.Errorf("leaf %q is not an entry of the session", id)
-			}
-		}
 	}
-	path := Path(entries, id)
+	// path holds indexes into entries (the records are not copied).
+	path, ok := ContextPath(len(entries), func(i int) *Record { return &entries[i] }, id)
+	if !ok {
+		return ctx, fmt.Errorf("leaf %q is not an entry of the session", id)
+	}
 	ctx.Messages = make([]json.RawMessage, 0, len(path))
 	compaction := -1
 	seenRule := map[string]bool{}
-	// msgs[i] is the AgentMessage of path[i] when it is a message entry,
+	// msgs[k] is the AgentMessage of path[k] when it is a message entry,
 	// found in the same pass that reads its model: each message is skimmed
 	// once, which matters for a long history.
 	msgs := make([]json.RawMessage, len(path))
-	// lastModel is the last assistant message that names its model, when no
-	// model_change follows it.
-	var lastModel msgInfo
-	hasModel := false
-	for i, e := range path {
-		switch e.Type {
+	var models ModelFold
+	for k, i := range path {
+		switch e := &entries[i]; e.Type {
 		case "thinking_level_change":
 			var v struct {
 				ThinkingLevel string `json:"thinkingLevel"`
@@ -63,29 +58,15 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 				ctx.ThinkingLevel = v.ThinkingLevel
 			}
 		case "model_change":
-			var v struct {
-				Model, Role, Provider, ModelID string
-			}
-			json.Unmarshal(e.Raw, &v)
-			if v.Model == "" && v.Provider != "" && v.ModelID != "" { // v1 shape
-				v.Model = v.Provider + "/" + v.ModelID
-			}
-			if v.Model != "" {
-				role := v.Role
-				if role == "" {
-					role = "default"
-					hasModel = false
-				}
-				ctx.Models[role] = v.Model
-			}
+			models.ModelChange(e.Raw)
 		case "message":
-			mi := messageInfo(e)
-			msgs[i] = mi.msg
-			if mi.assistant && nonEmptyStr(mi.provider) && nonEmptyStr(mi.model) {
-				lastModel, hasModel = mi, true // its strings are made once, after the walk
+			mi := messageInfo(*e)
+			msgs[k] = mi.msg
+			if mi.assistant {
+				models.Assistant(mi.provider, mi.model)
 			}
 		case "compaction":
-			compaction = i
+			compaction = k
 		case "ttsr_injection":
 			var v struct {
 				InjectedRules []string `json:"injectedRules"`
@@ -107,29 +88,23 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 			}
 		}
 	}
-	if hasModel {
-		p, _ := StrVal(lastModel.provider)
-		m, _ := StrVal(lastModel.model)
-		if p != "" && m != "" {
-			ctx.Models["default"] = p + "/" + m
-		}
-	}
-	emit := func(i int) {
-		m := msgs[i] // a message entry's, read above
-		if path[i].Type != "message" {
-			m = messageOf(path[i])
+	ctx.Models = models.Models()
+	emit := func(k int) {
+		m := msgs[k] // a message entry's, read above
+		if e := &entries[path[k]]; e.Type != "message" {
+			m = messageOf(*e)
 		}
 		if m != nil {
 			ctx.Messages = append(ctx.Messages, m)
 		}
 	}
 	if compaction < 0 {
-		for i := range path {
-			emit(i)
+		for k := range path {
+			emit(k)
 		}
 		return ctx, nil
 	}
-	c := path[compaction]
+	c := entries[path[compaction]]
 	var cv struct {
 		Summary          string          `json:"summary"`
 		ShortSummary     string          `json:"shortSummary"`
@@ -145,24 +120,26 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		Timestamp    int64           `json:"timestamp"`
 	}{"compactionSummary", cv.Summary, cv.ShortSummary, orZero(cv.TokensBefore), millis(c.Timestamp)}))
 	keeping := false
-	for i, e := range path[:compaction] {
-		if e.ID == cv.FirstKeptEntryID {
+	for k, i := range path[:compaction] {
+		if entries[i].ID == cv.FirstKeptEntryID {
 			keeping = true
 		}
 		if keeping {
-			emit(i)
+			emit(k)
 		}
 	}
-	for i := compaction + 1; i < len(path); i++ {
-		emit(i)
+	for k := compaction + 1; k < len(path); k++ {
+		emit(k)
 	}
 	return ctx, nil
 }
 
-// memberVals is the value of each key (at most four) at its last occurrence in obj, nil for a
-// missing one, in one walk. obj is a record's bytes or part of them, which
-// ParseRecord checked: it is walked without checking it again.
-func memberVals(obj []byte, keys ...string) [4][]byte {
+// MemberVals is the raw value of each key (at most four) of the JSON
+// object obj at its last occurrence, as encoding/json reads it (nil for a
+// missing key), found in one walk. obj must be JSON already checked (a
+// record's bytes or part of them, as ParseRecord checked them): it is not
+// checked again.
+func MemberVals(obj []byte, keys ...string) [4][]byte {
 	var out [4][]byte // an array, not a slice: nothing to allocate per record
 	WalkMembers(obj, func(k, v []byte) {
 		for i, key := range keys {
@@ -181,30 +158,124 @@ func orZero(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-// applyPending folds pending records into the list: one with the id of an
-// earlier record replaces it in place; a new one stays where it is.
-func applyPending(entries []Record) []Record {
+// ContextPath is the path BuildContext resolves over n entries (file or
+// stream order) read through rec, at leaf ("" = the last entry), as the
+// entries' indexes, root first: a pending record with the id of an earlier
+// one stands in that one's place (agent-compact's pruned results; a new
+// one stays where it is), then Path walks up from leaf. ok is false when
+// leaf is not an entry's id.
+func ContextPath(n int, rec func(i int) *Record, leaf string) (path []int, ok bool) {
+	order := pendingOrder(n, rec)
+	if order == nil {
+		return pathIndexes(n, rec, leaf)
+	}
+	path, ok = pathIndexes(len(order), func(k int) *Record { return rec(order[k]) }, leaf)
+	for k, p := range path {
+		path[k] = order[p]
+	}
+	return path, ok
+}
+
+// pendingOrder is the entries' order once pending records are folded in:
+// one with the id of an earlier record replaces it in place, a new one
+// stays where it is. It is nil when no record is pending (every entry, in
+// order).
+func pendingOrder(n int, rec func(i int) *Record) []int {
 	has := false
-	for _, e := range entries {
-		if e.Pending {
+	for i := range n {
+		if rec(i).Pending {
 			has = true
 			break
 		}
 	}
 	if !has {
-		return entries
+		return nil
 	}
-	out := make([]Record, 0, len(entries))
-	pos := map[string]int{}
-	for _, e := range entries {
-		if i, ok := pos[e.ID]; ok && e.Pending {
-			out[i] = e
+	out := make([]int, 0, n)
+	pos := make(map[string]int, n)
+	for i := range n {
+		e := rec(i)
+		if p, ok := pos[e.ID]; ok && e.Pending {
+			out[p] = i
 			continue
 		}
 		if e.ID != "" {
 			pos[e.ID] = len(out)
 		}
-		out = append(out, e)
+		out = append(out, i)
+	}
+	return out
+}
+
+// ModelFold folds the models over a path as BuildContext does, for a
+// caller that walks a path itself (agent-compact), so that the two never
+// disagree: a model_change sets its role's model (no role: "default"),
+// and an assistant message that names its provider and model (non-empty
+// strings) sets "default"; for "default" the later of the two wins. The
+// zero value is an empty fold.
+type ModelFold struct {
+	models map[string]string
+	// provider and model are the JSON values of the last assistant message
+	// that named them, when no default model_change follows it: made
+	// strings once, at the end.
+	provider, model []byte
+}
+
+// ModelChange folds a model_change entry (its record's bytes): its
+// "model", or the v1 shape's "provider" and "modelId" as
+// "provider/modelId", for its "role".
+func (f *ModelFold) ModelChange(raw []byte) {
+	var v struct {
+		Model, Role, Provider, ModelID string
+	}
+	json.Unmarshal(raw, &v)
+	if v.Model == "" && v.Provider != "" && v.ModelID != "" { // v1 shape
+		v.Model = v.Provider + "/" + v.ModelID
+	}
+	if v.Model == "" {
+		return
+	}
+	if v.Role == "" {
+		v.Role = "default"
+	}
+	if v.Role == "default" {
+		f.provider, f.model = nil, nil
+	}
+	if f.models == nil {
+		f.models = map[string]string{}
+	}
+	f.models[v.Role] = v.Model
+}
+
+// Assistant folds an assistant message's "provider" and "model" members
+// (raw JSON values, nil when absent): both non-empty strings name the
+// default model.
+func (f *ModelFold) Assistant(provider, model []byte) {
+	if nonEmptyStr(provider) && nonEmptyStr(model) {
+		f.provider, f.model = provider, model
+	}
+}
+
+// Default is the folded "default" model ("" when none).
+func (f *ModelFold) Default() string {
+	if f.provider != nil {
+		p, _ := StrVal(f.provider)
+		m, _ := StrVal(f.model)
+		if p != "" && m != "" {
+			return p + "/" + m
+		}
+	}
+	return f.models["default"]
+}
+
+// Models is the folded models, role → "provider/id" (never nil).
+func (f *ModelFold) Models() map[string]string {
+	out := make(map[string]string, len(f.models)+1)
+	for role, m := range f.models {
+		out[role] = m
+	}
+	if d := f.Default(); d != "" {
+		out["default"] = d
 	}
 	return out
 }
@@ -223,11 +294,11 @@ type msgInfo struct {
 // messages marked "retried" contribute nothing: they were failed attempts
 // agent-chat sent again.
 func messageInfo(e Record) msgInfo {
-	m := memberVals(e.Raw, "message")[0]
+	m := MemberVals(e.Raw, "message")[0]
 	if len(m) == 0 || m[0] != '{' {
 		return msgInfo{}
 	}
-	v := memberVals(m, "role", "provider", "model", "retried")
+	v := MemberVals(m, "role", "provider", "model", "retried")
 	mi := msgInfo{msg: m, provider: v[1], model: v[2]}
 	mi.assistant = isStr(v[0], "assistant")
 	if string(v[3]) == "true" && mi.assistant {
@@ -332,7 +403,7 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 	text := func(s string) textBlock { return textBlock{"text", s} }
 	for _, raw := range msgs {
 		// The model's own roles pass as they are; only the others are decoded.
-		v := memberVals(raw, "role", "prunedAt")
+		v := MemberVals(raw, "role", "prunedAt")
 		switch {
 		case isStr(v[0], "user"), isStr(v[0], "assistant"):
 			out = append(out, raw)

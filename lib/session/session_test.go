@@ -332,6 +332,8 @@ func TestBuildContextDefaultModel(t *testing.T) {
 	}{
 		{"answer after change", []string{msg("u", "", "user", "x"), change("c", "u", "a/one"), answer("a", "c", `"b"`, `"two"`)}, "b/two"},
 		{"change after answer", []string{msg("u", "", "user", "x"), answer("a", "u", `"b"`, `"two"`), change("c", "a", "a/one")}, "a/one"},
+		{"change of role default after answer", []string{msg("u", "", "user", "x"), answer("a", "u", `"b"`, `"two"`), strings.Replace(change("c", "a", "a/one"), `}`, `,"role":"default"}`, 1)}, "a/one"},
+		{"change of another role after answer", []string{msg("u", "", "user", "x"), answer("a", "u", `"b"`, `"two"`), strings.Replace(change("c", "a", "a/one"), `}`, `,"role":"fast"}`, 1)}, "b/two"},
 		{"escaped names", []string{msg("u", "", "user", "x"), answer("a", "u", `"b\u0021"`, `"t\"wo"`)}, `b!/t"wo`},
 		{"an answer without names keeps the last", []string{msg("u", "", "user", "x"), answer("a", "u", `"b"`, `"two"`), answer("a2", "a", `7`, `""`)}, "b/two"},
 		{"none", []string{msg("u", "", "user", "x")}, ""},

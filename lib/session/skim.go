@@ -19,11 +19,14 @@ var errSkim = errors.New("skim: malformed")
 // members. Large string values are crossed with a vectorised byte search,
 // so a session file is indexed at close to disk speed. It reports ok=false
 // for anything it does not accept; Peek then decides (it is the reference).
-func Skim(line []byte) (h Head, ok bool) { return skim(line, false) }
+func Skim(line []byte) (h Head, ok bool) { return skim(line, false, nil) }
 
 // skim is Skim; with share set, the strings share line's bytes (when they
 // have no escapes) instead of copying them: ParseRecordShared's contract.
-func skim(line []byte, share bool) (h Head, ok bool) {
+// With msg set, it also sets *msg to the raw value of the top-level
+// "message" member (the last when the key repeats, as encoding/json reads
+// it), in the same pass.
+func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
 	str := StrVal
 	if share {
 		str = sharedStrVal
@@ -32,7 +35,7 @@ func skim(line []byte, share bool) (h Head, ok bool) {
 		ok := true
 		switch string(key) {
 		case "type":
-			h.Type, ok = str(val)
+			h.Type, ok = entryType(val, str)
 		case "id":
 			h.ID, ok = str(val)
 		case "parentId":
@@ -43,10 +46,42 @@ func skim(line []byte, share bool) (h Head, ok bool) {
 			h.Time, _ = str(val)
 		case "pending":
 			h.Pending = string(val) == "true"
+		case "message":
+			if msg != nil {
+				*msg = val
+			}
 		}
 		return ok
 	})
 	return h, good && h.Type != ""
+}
+
+// entryType is str for a record's type: the common types are constants,
+// not a new string (or a share of the line) for each record.
+func entryType(v []byte, str func([]byte) (string, bool)) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case "message":
+			return "message", true
+		case "model_change":
+			return "model_change", true
+		case "thinking_level_change":
+			return "thinking_level_change", true
+		case "compaction":
+			return "compaction", true
+		case "branch_summary":
+			return "branch_summary", true
+		case "custom_message":
+			return "custom_message", true
+		case "custom":
+			return "custom", true
+		case "label":
+			return "label", true
+		case "session":
+			return "session", true
+		}
+	}
+	return str(v)
 }
 
 // Members calls fn with each top-level member of a JSON object, its key

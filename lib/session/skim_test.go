@@ -48,7 +48,7 @@ func FuzzSkim(f *testing.F) {
 			t.Fatalf("Skim(%q) = %+v, Peek = %+v", b, h, p)
 		}
 		// The sharing skim (ParseRecordShared) reads the same.
-		if s, ok := skim(b, true); !ok || s != h {
+		if s, ok := skim(b, true, nil); !ok || s != h {
 			t.Fatalf("skim(%q, share) = %+v, %v; Skim = %+v", b, s, ok, h)
 		}
 	})

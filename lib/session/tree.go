@@ -27,10 +27,17 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 // reference's byId map keeps the last write but the first is what the
 // tree saw; we report duplicates when loading).
 func index(entries []Record) map[string]int {
-	byID := make(map[string]int, len(entries))
-	for i, e := range entries {
-		if _, dup := byID[e.ID]; !dup && e.ID != "" {
-			byID[e.ID] = i
+	return indexOf(len(entries), func(i int) *Record { return &entries[i] })
+}
+
+// indexOf is index over n records read through rec.
+func indexOf(n int, rec func(i int) *Record) map[string]int {
+	byID := make(map[string]int, n)
+	for i := range n {
+		if id := rec(i).ID; id != "" {
+			if _, dup := byID[id]; !dup {
+				byID[id] = i
+			}
 		}
 	}
 	return byID
@@ -138,37 +145,50 @@ func cycles(entries []Record, byID map[string]int) []bool {
 // Path is the branch from the root to leaf (leaf "" = the last entry), in
 // order. A missing parent ends the walk; a cycle is cut where it closes.
 func Path(entries []Record, leaf string) []Record {
-	if len(entries) == 0 {
+	at, _ := pathIndexes(len(entries), func(i int) *Record { return &entries[i] }, leaf)
+	if at == nil {
 		return nil
 	}
-	byID := index(entries)
-	i := len(entries) - 1
+	out := make([]Record, len(at))
+	for k, i := range at {
+		out[k] = entries[i]
+	}
+	return out
+}
+
+// pathIndexes is Path over n records read through rec, as their indexes,
+// root first; ok is false when leaf is not the id of one of them.
+func pathIndexes(n int, rec func(i int) *Record, leaf string) (path []int, ok bool) {
+	if n == 0 {
+		return nil, leaf == ""
+	}
+	byID := indexOf(n, rec)
+	i := n - 1
 	if leaf != "" {
-		j, ok := byID[leaf]
-		if !ok {
-			return nil
+		if i, ok = byID[leaf]; !ok {
+			return nil, false
 		}
-		i = j
 	}
 	// Two walks up from the leaf: one to count, one to fill, so a long
 	// path is made once, at its size.
-	seen := make([]bool, len(entries))
-	n := 0
+	seen := make([]bool, n)
+	count := 0
 	for j := i; !seen[j]; {
 		seen[j] = true
-		n++
-		p, ok := byID[entries[j].ParentID]
-		if entries[j].ParentID == "" || !ok {
+		count++
+		parent := rec(j).ParentID
+		p, ok := byID[parent]
+		if parent == "" || !ok {
 			break
 		}
 		j = p
 	}
-	out := make([]Record, n)
-	for j, k := i, n-1; k >= 0; k-- {
-		out[k] = entries[j]
-		j = byID[entries[j].ParentID]
+	path = make([]int, count)
+	for j, k := i, count-1; k >= 0; k-- {
+		path[k] = j
+		j = byID[rec(j).ParentID]
 	}
-	return out
+	return path, true
 }
 
 // Leaf is the reference's leaf on load: the last entry in file order.
