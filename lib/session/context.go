@@ -33,6 +33,9 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	}
 	id := ""
 	if leaf != nil {
+		if *leaf == "" { // the reference's null leaf: a reset, the next entry a new root
+			return ctx, nil
+		}
 		id = *leaf
 	}
 	// path holds indexes into entries (the records are not copied).

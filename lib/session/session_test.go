@@ -67,6 +67,7 @@ func TestBuildContext(t *testing.T) {
 		{name: "linear", lines: base, want: []string{"user:one", "assistant:ans1", "user:two", "assistant:ans2"}},
 		{name: "leaf picks a branch", lines: append(base, msg("u3", "a1", "user", "other")), leaf: ptr("u3"),
 			want: []string{"user:one", "assistant:ans1", "user:other"}},
+		{name: "a null leaf (reset: the next entry is a new root) is the empty context", lines: base, leaf: ptr("")},
 		{name: "last entry is the default leaf", lines: append(base, msg("u3", "a1", "user", "other")),
 			want: []string{"user:one", "assistant:ans1", "user:other"}},
 		{name: "compaction keeps from firstKeptEntryId", lines: append(base,
