@@ -101,10 +101,8 @@ func BranchMessages(entries []session.Record, budget int) ([]json.RawMessage, Fi
 		e := entries[i]
 		var m json.RawMessage
 		switch e.Type {
-		case "message":
-			m = messageOf(e)
-		case "custom_message", "branch_summary":
-			m = session.MessageOf(e)
+		case "message", "custom_message", "branch_summary":
+			m = session.MessageOf(e) // as BuildContext: a retried failed attempt is left out
 		case "compaction":
 			var c struct {
 				Summary      string          `json:"summary"`

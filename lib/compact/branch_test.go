@@ -60,6 +60,13 @@ func TestFindBranch(t *testing.T) {
 	if strings.Join(read, ",") != "old.go" || strings.Join(mod, ",") != "x.go" {
 		t.Fatalf("read %v modified %v", read, mod)
 	}
+	// A failed attempt agent-chat retried is left out, as BuildContext
+	// leaves it out.
+	retried := append(b.Entries[:len(b.Entries):len(b.Entries)], records(t,
+		`{"type":"message","id":"e2","parentId":"r2","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"overloaded","retried":true}}`)...)
+	if msgs, _ := BranchMessages(retried, 100000); len(msgs) != 3 {
+		t.Fatalf("with a retried attempt: %d messages: %s", len(msgs), msgs)
+	}
 	// A tight budget keeps the newest messages only.
 	if msgs, _ := BranchMessages(b.Entries, 1); len(msgs) != 0 {
 		t.Fatalf("budget 1: %d messages", len(msgs))
