@@ -14,25 +14,38 @@ import (
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
-// TestTrustPrompt: on a terminal, a command that would run a project's own
-// servers asks once (yes remembers, once does not, no keeps them off); in
-// pipes it never asks; --trust needs no answer.
-func TestTrustPrompt(t *testing.T) {
-	srv := filepath.Join(testServer(t), "mcptestserver")
-	home, proj := t.TempDir(), t.TempDir()
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": map[string]any{"command": srv}}})
-	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), b, 0o600); err != nil {
+// trustProject is a project whose .mcp.json configures its own server
+// (srv), under a home of its own, and a runner of agent-mcp in it (on a
+// terminal or in pipes, with an answer on stdin).
+type trustProject struct {
+	home, proj, srv string
+	run             func(tty bool, answer string, args ...string) (int, string, string)
+}
+
+func untrustedProject(t *testing.T) trustProject {
+	p := trustProject{home: t.TempDir(), proj: t.TempDir(), srv: filepath.Join(testServer(t), "mcptestserver")}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": map[string]any{"command": p.srv}}})
+	if err := os.WriteFile(filepath.Join(p.proj, ".mcp.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := func(tty bool, answer string, args ...string) (int, string, string) {
+	p.run = func(tty bool, answer string, args ...string) (int, string, string) {
 		var out, errb strings.Builder
-		env := &app.Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: proj, Now: time.Now,
-			StdinTTY: tty, StderrTTY: tty, Getenv: homeGetenv(home, nil)}
+		env := &app.Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: p.proj, Now: time.Now,
+			StdinTTY: tty, StderrTTY: tty, Getenv: homeGetenv(p.home, nil)}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		code := app.Run(ctx, newApp, env, append([]string{"agent-mcp"}, args...))
 		return code, out.String(), errb.String()
 	}
+	return p
+}
+
+// TestTrustPrompt: on a terminal, a command that would run a project's own
+// servers asks once (yes remembers, once does not, no keeps them off); in
+// pipes it never asks; --trust needs no answer.
+func TestTrustPrompt(t *testing.T) {
+	p := untrustedProject(t)
+	home, proj, srv, run := p.home, p.proj, p.srv, p.run
 	call := []string{"call", "--text", "proj", "echo", `{"message":"from the project"}`}
 	const prompt = "Use them? [y] yes, and trust this project from now on; [o] only this once; [N] no: "
 
@@ -80,22 +93,9 @@ func TestTrustPrompt(t *testing.T) {
 // decide trust or to record a "yes", and is left as it was; --trust does
 // not need it.
 func TestTrustFileMalformed(t *testing.T) {
-	srv := filepath.Join(testServer(t), "mcptestserver")
-	home, proj := t.TempDir(), t.TempDir()
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"proj": map[string]any{"command": srv}}})
-	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	p := untrustedProject(t)
+	home, run := p.home, p.run
 	trustFile := filepath.Join(home, "trust.json")
-	run := func(tty bool, answer string, args ...string) (int, string, string) {
-		var out, errb strings.Builder
-		env := &app.Env{Stdin: strings.NewReader(answer), Stdout: &out, Stderr: &errb, Dir: proj, Now: time.Now,
-			StdinTTY: tty, StderrTTY: tty, Getenv: homeGetenv(home, nil)}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		code := app.Run(ctx, newApp, env, append([]string{"agent-mcp"}, args...))
-		return code, out.String(), errb.String()
-	}
 	call := []string{"call", "--text", "proj", "echo", `{"message":"hi"}`}
 	for _, c := range []struct{ data, want string }{
 		{"[\n  {\"root\": \"/elsewhere\"},\n  {\"root\": }\n]\n", "agent-mcp: trust file " + trustFile + ": line 3: invalid character '}' looking for beginning of value (fix or remove it"},
