@@ -104,8 +104,10 @@ func Substitute(body string, args []string) string {
 			}
 			end := len(args)
 			if g[3] != "" {
+				// Compared as a count, not added to start: a huge L (Atoi
+				// gives the largest int) must not overflow into a bad slice.
 				l, _ := strconv.Atoi(g[3])
-				if start-1+l < end {
+				if l < end-(start-1) {
 					end = start - 1 + l
 				}
 			}

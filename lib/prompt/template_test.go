@@ -44,6 +44,9 @@ func TestSubstitute(t *testing.T) {
 		{"no recursion $1", []string{"$2"}, "no recursion $2"},
 		{"$HOME and $ stay", args, "$HOME and $ stay"},
 		{"none: [$@]", nil, "none: []"},
+		// Huge numbers (Atoi gives the largest int) neither panic nor wrap.
+		{"[$@[2:99999999999999999999]] [$@[1:9223372036854775807]]", args, "[b c d] [a b c d]"},
+		{"[$@[99999999999999999999]] [$99999999999999999999] [$@[3:0]]", args, "[] [] []"},
 	}
 	for _, tt := range tests {
 		if got := Substitute(tt.body, tt.args); got != tt.want {
