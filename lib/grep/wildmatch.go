@@ -12,12 +12,103 @@ const (
 )
 
 func wildmatch(pattern, text string, pathname bool) int {
-	return dowild(pattern, text, pathname)
+	w := wild{pathname: pathname}
+	return w.match(pattern, text)
+}
+
+// wild holds one wildmatch call. git's dowild backtracks at every '*' and
+// tries "**/" both as nothing and as directories, so a line such as
+// "**/**/**/**/**/**/**/**/**/**/**/**/x" took 27 s on a path 24
+// directories deep (exponential in the number of "**/"). Every recursive
+// call matches a suffix of the pattern against a suffix of the text, and
+// its answer depends on nothing else, so after a few calls the answers
+// are remembered by the two suffix lengths (kind 0 for match, 1 and 2
+// for star): the same answers as git, and each (pattern, text) suffix pair
+// is worked out once.
+type wild struct {
+	pathname bool
+	calls    int
+	memo     map[[3]int]int
+}
+
+// wildMemoAfter is how many calls run before the answers are remembered:
+// an ordinary pattern ("*.log", "build/") never allocates.
+const wildMemoAfter = 32
+
+func (w *wild) match(p, text string) int {
+	return w.remember(0, p, text, false)
+}
+
+// star is the backtracking loop of a run of stars: p, the rest of the
+// pattern, is tried at the start of text and then, if that does not
+// decide, at the later positions (star on text[1:], ...).
+func (w *wild) star(p, text string, matchSlash bool) int {
+	if len(text) == 0 {
+		return wmAbortAll
+	}
+	kind := 1
+	if matchSlash {
+		kind = 2
+	}
+	return w.remember(kind, p, text, matchSlash)
+}
+
+func (w *wild) remember(kind int, p, text string, matchSlash bool) int {
+	key := [3]int{kind, len(p), len(text)}
+	if w.memo != nil {
+		if r, ok := w.memo[key]; ok {
+			return r
+		}
+	}
+	var r int
+	if kind == 0 {
+		r = w.dowild(p, text)
+	} else {
+		r = w.starAt(p, text, matchSlash)
+	}
+	if w.calls++; w.calls > wildMemoAfter {
+		if w.memo == nil {
+			w.memo = map[[3]int]int{}
+		}
+		w.memo[key] = r
+	}
+	return r
+}
+
+// starAt is one step of git's star loop: skip to the next place the
+// literal that follows the stars can start, try the rest of the pattern
+// there, and go on one byte further if that does not decide.
+func (w *wild) starAt(p, text string, matchSlash bool) int {
+	ti := 0
+	tch := text[0]
+	if !isGlobSpecial(p[0]) {
+		pc := p[0]
+		for ti < len(text) && (matchSlash || text[ti] != '/') {
+			if text[ti] == pc {
+				break
+			}
+			ti++
+		}
+		if ti >= len(text) || text[ti] != pc {
+			return wmNoMatch
+		}
+		tch = text[ti]
+	}
+	m := w.match(p, text[ti:])
+	if m != wmNoMatch {
+		if !matchSlash || m != wmAbortToStarStar {
+			return m
+		}
+	} else if !matchSlash && tch == '/' {
+		return wmAbortToStarStar
+	}
+	return w.star(p, text[ti+1:], matchSlash)
 }
 
 func isGlobSpecial(c byte) bool { return c == '*' || c == '?' || c == '[' || c == '\\' }
 
-func dowild(p, text string, pathname bool) int {
+func (w *wild) dowild(p, text string) int {
+	pathname := w.pathname
 	pi, ti := 0, 0
 	for ; pi < len(p); pi, ti = pi+1, ti+1 {
 		pch := p[pi]
@@ -54,7 +145,7 @@ func dowild(p, text string, pathname bool) int {
 					matchSlash = true
 				} else if (prev < 0 || p[prev] == '/') &&
 					(pi == len(p) || p[pi] == '/' || (p[pi] == '\\' && pi+1 < len(p) && p[pi+1] == '/')) {
-					if pi < len(p) && p[pi] == '/' && dowild(p[pi+1:], text[ti:], pathname) == wmMatch {
+					if pi < len(p) && p[pi] == '/' && w.match(p[pi+1:], text[ti:]) == wmMatch {
 						return wmMatch
 					}
 					matchSlash = true
@@ -88,35 +179,7 @@ func dowild(p, text string, pathname bool) int {
 				// the slash is consumed by the loop
 				continue
 			}
-			for {
-				if ti >= len(text) {
-					break
-				}
-				tch = text[ti]
-				if !isGlobSpecial(p[pi]) {
-					pc := p[pi]
-					for ti < len(text) && (matchSlash || text[ti] != '/') {
-						if text[ti] == pc {
-							break
-						}
-						ti++
-					}
-					if ti >= len(text) || text[ti] != pc {
-						return wmNoMatch
-					}
-					tch = text[ti]
-				}
-				m := dowild(p[pi:], text[ti:], pathname)
-				if m != wmNoMatch {
-					if !matchSlash || m != wmAbortToStarStar {
-						return m
-					}
-				} else if !matchSlash && tch == '/' {
-					return wmAbortToStarStar
-				}
-				ti++
-			}
-			return wmAbortAll
+			return w.star(p[pi:], text[ti:], matchSlash)
 		case '[':
 			pi++
 			if pi >= len(p) {
