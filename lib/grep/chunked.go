@@ -23,8 +23,9 @@ const (
 	// DefaultChunkAbove is the size above which the command searches a
 	// file in pieces (SearchOptions.ChunkAbove).
 	DefaultChunkAbove = 16 << 20
-	// defaultChunkSize is the size of a piece when ChunkSize is 0.
-	defaultChunkSize = 8 << 20
+	// defaultChunkSize is the size of a piece when ChunkSize is 0: the lines
+	// of a piece where every line matches take about four times its size.
+	defaultChunkSize = 1 << 20
 )
 
 // chunkable reports whether a file can be searched in pieces with o: not

@@ -51,7 +51,7 @@ type SearchOptions struct {
 	// where it looks for NUL bytes (binary.go).
 	Slice bool
 	// ChunkAbove: a regular file larger than this (bytes) is read and
-	// searched in pieces of whole lines of about ChunkSize bytes (0: 8 MiB),
+	// searched in pieces of whole lines of about ChunkSize bytes (0: 1 MiB),
 	// its lines emitted in parts as they are found, so memory does not grow
 	// with the file (chunked.go). 0: every file is read whole. -U and -z
 	// read whole always.
