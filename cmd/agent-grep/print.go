@@ -47,6 +47,16 @@ type printer struct {
 	matchSep, ctxField string // --field-match-separator, --field-context-separator
 	pathSep            string // --path-separator ("": /)
 	lineBuffered       bool   // --line-buffered
+	cur                part   // the file whose result is coming in parts (FileResult.More)
+}
+
+// part is what the printer keeps of a file whose result comes in parts.
+type part struct {
+	open    bool  // a part came, the last has not
+	started bool  // lines of the file were printed
+	stopped bool  // rg's "binary file matches" ended the file's lines
+	begun   bool  // --json: the begin record is out
+	printed int64 // --json: the bytes of the file's records so far
 }
 
 func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
@@ -174,14 +184,32 @@ func (p *printer) eol() []byte {
 	return []byte{'\n'}
 }
 
-// file prints one file's result; false stops the search.
+// file prints one file's result, or a part of it (r.More, then the last
+// part, without lines and with the final counts); false stops the search.
 func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
-	if p.maxTotal > 0 && p.total >= p.maxTotal {
+	last := !r.More && p.cur.open // the last part of a result in parts
+	if r.More {
+		p.cur.open = true
+	} else {
+		defer func() { p.cur = part{} }()
+	}
+	if p.maxTotal > 0 && p.total >= p.maxTotal && !last {
 		if r.MatchedLines > 0 && p.mode != "quiet" {
 			p.stopAtTotal()
 			return false
 		}
 		return true
+	}
+	if r.More {
+		// parts come only for the modes that print lines (the others
+		// count and so keep none)
+		switch p.mode {
+		case "json":
+			return p.jsonPart(r, elapsed)
+		case "standard", "vimgrep":
+		default:
+			return true
+		}
 	}
 	if r.MatchedLines > 0 {
 		p.filesWith++
@@ -223,6 +251,9 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		}
 		return p.emit(append(strconv.AppendInt(b, int64(n), 10), '\n'))
 	case "json":
+		if last {
+			return p.jsonPart(r, elapsed)
+		}
 		if p.invert {
 			r.Matches = 0 // rg counts no matches in inverted lines
 		}
@@ -235,29 +266,85 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		if len(all) > 0 && !p.emit(all) {
 			return false
 		}
-		// rg's summary adds up the files that printed records
-		p.jsonStats.Searches += st.Searches
-		p.jsonStats.SearchesWithMatch += st.SearchesWithMatch
-		p.jsonStats.BytesSearched += st.BytesSearched
-		p.jsonStats.MatchedLines += st.MatchedLines
-		p.jsonStats.Matches += st.Matches
-		p.jsonStats.BytesPrinted += st.BytesPrinted
-		p.jsonStats.Elapsed = st.Elapsed
+		p.addJSONStats(st)
 		return p.stopped == ""
 	}
 	r = p.budget(r)
-	if len(r.Lines) == 0 {
-		return p.stopped == ""
-	}
 	var out bytes.Buffer
-	if p.heading && p.mode == "standard" {
-		if !p.first {
+	if len(r.Lines) > 0 && !p.cur.stopped {
+		if p.heading && p.mode == "standard" && !p.cur.started {
+			if !p.first {
+				out.WriteByte('\n')
+			}
+			out.Write(p.pathBytes(r.Path))
 			out.WriteByte('\n')
 		}
-		out.Write(p.pathBytes(r.Path))
-		out.WriteByte('\n')
+		p.first = false
+		p.lines(&out, r)
+		p.cur.started = true
+	} else if !last {
+		return p.stopped == ""
 	}
-	p.first = false
+	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
+		if p.withPath {
+			out.Write(p.pathBytes(r.Path))
+			out.WriteString(": ")
+		}
+		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+	}
+	if out.Len() == 0 {
+		return p.stopped == ""
+	}
+	return p.emit(out.Bytes())
+}
+
+// jsonPart prints a part of a file's result in --json: the begin record
+// before its first lines, the end record after the last part.
+func (p *printer) jsonPart(r grep.FileResult, elapsed time.Duration) bool {
+	var recs [][]byte
+	if len(r.Lines) > 0 && !p.cur.begun {
+		recs = append(recs, grep.JSONBegin(r.Path))
+		p.cur.begun = true
+		p.cur.printed += int64(len(recs[0]) + 1)
+	}
+	recs, p.cur.printed = grep.JSONLines(recs, p.cur.printed, r.Path, r.Lines)
+	var st grep.Stats
+	if !r.More && p.cur.begun && r.MatchedLines > 0 {
+		if p.invert {
+			r.Matches = 0 // rg counts no matches in inverted lines
+		}
+		var end []byte
+		end, st = grep.JSONEnd(r, p.cur.printed, elapsed)
+		recs = append(recs, end)
+	}
+	var all []byte
+	for _, rec := range recs {
+		all = append(append(all, rec...), '\n')
+	}
+	if len(all) > 0 && !p.emit(all) {
+		return false
+	}
+	if st.Searches > 0 {
+		p.addJSONStats(st)
+	}
+	return p.stopped == ""
+}
+
+// addJSONStats adds a file's end-record stats to the summary's: rg's
+// summary adds up the files that printed records.
+func (p *printer) addJSONStats(st grep.Stats) {
+	p.jsonStats.Searches += st.Searches
+	p.jsonStats.SearchesWithMatch += st.SearchesWithMatch
+	p.jsonStats.BytesSearched += st.BytesSearched
+	p.jsonStats.MatchedLines += st.MatchedLines
+	p.jsonStats.Matches += st.Matches
+	p.jsonStats.BytesPrinted += st.BytesPrinted
+	p.jsonStats.Elapsed = st.Elapsed
+}
+
+// lines prints the lines of a result (or of a part of it) in the standard
+// and vimgrep formats.
+func (p *printer) lines(out *bytes.Buffer, r grep.FileResult) {
 	for k, l := range physicalLines(r.Lines) {
 		if r.BinaryFrom >= 0 && l.Offset >= r.BinaryFrom && l.Match {
 			// rg stops at the first match after binary data, with a note
@@ -265,10 +352,11 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 				out.Write(p.pathBytes(r.Path))
 				out.WriteString(": ")
 			}
-			fmt.Fprintf(&out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+			fmt.Fprintf(out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+			p.cur.stopped = true
 			break
 		}
-		if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && p.printed > 0 && !p.heading)) {
+		if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
 			out.Write(p.sty("2", p.ctxSep))
 			out.WriteByte('\n')
 		}
@@ -344,14 +432,6 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		out.Write(p.longLine(text, l, false))
 		out.WriteByte('\n')
 	}
-	if r.BinaryQuit && r.MatchedLines > 0 {
-		if p.withPath {
-			out.Write(p.pathBytes(r.Path))
-			out.WriteString(": ")
-		}
-		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
-	}
-	return p.emit(out.Bytes())
 }
 
 // longLine is a line as printed: highlighted or replaced, or rg's note

@@ -253,12 +253,37 @@ func run(c *cli.Context, env *app.Env) error {
 	if c.IsSet("replace") {
 		p.replace = &replacer{re: m, tmpl: c.String("replace")}
 	}
+	// A large file is searched in pieces and printed as it goes, but for
+	// the agent text and the output budgets, which weigh a file's output
+	// whole. (AGENT_GREP_TEST_CHUNK=ABOVE,SIZE sets the sizes for tests.)
+	if p.mode != "agent" && p.maxTotal == 0 && p.maxBytes == 0 {
+		so.ChunkAbove = grep.DefaultChunkAbove
+		if v := env.Getenv("AGENT_GREP_TEST_CHUNK"); v != "" {
+			a, b, _ := strings.Cut(v, ",")
+			n, err1 := strconv.ParseInt(a, 10, 64)
+			k, err2 := strconv.Atoi(b)
+			if err1 != nil || err2 != nil || n <= 0 || k <= 0 {
+				return exit.Errorf(exit.Usage, "AGENT_GREP_TEST_CHUNK: %q is not ABOVE,SIZE (two byte counts)", v)
+			}
+			so.ChunkAbove, so.ChunkSize = n, k
+		}
+	}
 	start := time.Now()
 	var total grep.Stats
 	var searching time.Duration
 	matched := false
 	stop := false
 	handle := func(r grep.FileResult) bool {
+		if r.More {
+			// a part of a large file's lines: the counts come with its last part
+			before := p.printed
+			if !p.file(r, time.Since(start)) {
+				stop = true
+				return false
+			}
+			total.BytesPrinted += p.printed - before
+			return true
+		}
 		if r.Err != nil {
 			warn("%s: %s", r.Path, grep.ErrText(r.Err))
 			return true

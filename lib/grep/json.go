@@ -140,16 +140,27 @@ func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
 	if r.MatchedLines == 0 {
 		return nil, st
 	}
-	path := NewData([]byte(r.Path))
-	add := func(v record) int {
-		b := marshal(v)
-		out = append(out, b)
-		return len(b) + 1
-	}
-	printed := int64(add(record{"begin", struct {
+	out = append(out, JSONBegin(r.Path))
+	printed := int64(len(out[0]) + 1)
+	out, printed = JSONLines(out, printed, r.Path, r.Lines)
+	end, st := JSONEnd(r, printed, elapsed)
+	return append(out, end), st
+}
+
+// JSONBegin is a file's begin record. The parts of a result that comes in
+// parts (FileResult.More) are rendered with JSONBegin before the first
+// one's lines, JSONLines for each, and JSONEnd for the last.
+func JSONBegin(path string) []byte {
+	return marshal(record{"begin", struct {
 		Path Data `json:"path"`
-	}{path}}))
-	for _, l := range r.Lines {
+	}{NewData([]byte(path))}})
+}
+
+// JSONLines appends the match and context records of lines to out, and
+// adds their bytes (with their newlines) to printed.
+func JSONLines(out [][]byte, printed int64, path string, lines []Line) ([][]byte, int64) {
+	p := NewData([]byte(path))
+	for _, l := range lines {
 		typ := "context"
 		subs := []jsonSub{}
 		if l.Match {
@@ -158,20 +169,27 @@ func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
 				subs = append(subs, jsonSub{NewData(l.Text[s.Start:s.End]), s.Start, s.End})
 			}
 		}
-		printed += int64(add(record{typ, jsonLine{path, NewData(l.Text), l.Number, l.Offset, subs}}))
+		b := marshal(record{typ, jsonLine{p, NewData(l.Text), l.Number, l.Offset, subs}})
+		out = append(out, b)
+		printed += int64(len(b) + 1)
 	}
-	st = Stats{Elapsed: NewElapsed(elapsed), Searches: 1, SearchesWithMatch: 1, BytesSearched: r.BytesSearched,
+	return out, printed
+}
+
+// JSONEnd is a file's end record, with its stats (printed: the bytes of
+// its begin, match and context records).
+func JSONEnd(r FileResult, printed int64, elapsed time.Duration) ([]byte, Stats) {
+	st := Stats{Elapsed: NewElapsed(elapsed), Searches: 1, SearchesWithMatch: 1, BytesSearched: r.BytesSearched,
 		BytesPrinted: printed, MatchedLines: r.MatchedLines, Matches: r.Matches}
 	var bin any
 	if r.BinaryOffset >= 0 {
 		bin = r.BinaryOffset
 	}
-	add(record{"end", struct {
+	return marshal(record{"end", struct {
 		Path         Data  `json:"path"`
 		BinaryOffset any   `json:"binary_offset"`
 		Stats        Stats `json:"stats"`
-	}{path, bin, st}})
-	return out, st
+	}{NewData([]byte(r.Path)), bin, st}}), st
 }
 
 // AgentSummary is the summary's "x_agent" field, present only when an

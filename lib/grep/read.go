@@ -22,6 +22,12 @@ func readFile(buf []byte, path string, sniff int) ([]byte, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer f.close()
+	return readOpen(f, size, buf, path, sniff)
+}
+
+// readOpen is readFile's read of an opened file of the given size (-1:
+// unknown).
+func readOpen(f rawFile, size int64, buf []byte, path string, sniff int) ([]byte, error) {
 	want := -1 // the buffer the whole file needs, when its size is known
 	if size >= 0 {
 		want = int(size) + 4096

@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 
@@ -16,7 +17,9 @@ import (
 
 // Search searches files in parallel (threads workers, 0: one per CPU) and
 // calls emit with each result in the files' order, as soon as it and every
-// result before it are ready. files is pulled in a goroutine of its own, so
+// result before it are ready. A file larger than o.ChunkAbove comes in
+// parts (FileResult.More), each as soon as it is searched once the files
+// before it are done. files is pulled in a goroutine of its own, so
 // a walk (WalkFunc) runs alongside the search. emit returning false stops
 // the search.
 func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptions, threads int, emit func(FileResult) bool) {
@@ -75,10 +78,18 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 		go func() {
 			var buf []byte // reused: results keep copies of their lines only
 			for j := range jobs {
-				rs := make([]FileResult, len(j.files))
-				for k, f := range j.files {
+				send := func(rs []FileResult) bool {
+					select {
+					case j.out <- rs:
+						return true
+					case <-ctx.Done():
+						return false
+					}
+				}
+				rs := make([]FileResult, 0, len(j.files))
+				for _, f := range j.files {
 					if ctx.Err() != nil {
-						rs[k] = FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1}
+						rs = append(rs, FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1})
 						continue
 					}
 					fo := o
@@ -94,29 +105,76 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 							sniff = bufferSize // rg looks at the first 64 KiB of a slice
 						}
 					}
-					data, err := readInto(buf, f.Abs, z, sniff)
+					var data []byte
+					var err error
+					if chunkable(m, fo, z) {
+						fh, size, oerr := openFile(f.Abs)
+						if oerr != nil {
+							rs = append(rs, FileResult{Path: f.Path, Err: &os.PathError{Op: "open", Path: f.Abs, Err: oerr}, BinaryOffset: -1})
+							continue
+						}
+						if size > o.ChunkAbove {
+							// a large file: its parts go out as they come, after
+							// the results before it
+							if len(rs) > 0 && !send(rs) {
+								fh.close()
+								return
+							}
+							rs = rs[len(rs):]
+							ok := true
+							buf = searchChunked(m, f.Path, fh, fo, buf, func(r FileResult) bool {
+								copyLines(r.Lines)
+								if r.More {
+									ok = send([]FileResult{r})
+									return ok
+								}
+								rs = append(rs, r)
+								return true
+							})
+							buf = buf[:0]
+							fh.close()
+							if !ok {
+								return
+							}
+							continue
+						}
+						data, err = readOpen(fh, size, buf, f.Abs, sniff)
+						fh.close()
+					} else {
+						data, err = readInto(buf, f.Abs, z, sniff)
+					}
 					if err != nil {
-						rs[k] = FileResult{Path: f.Path, Err: err, BinaryOffset: -1}
+						rs = append(rs, FileResult{Path: f.Path, Err: err, BinaryOffset: -1})
 						continue
 					}
 					buf = data[:0]
-					rs[k] = SearchBuffer(m, f.Path, data, fo)
-					copyLines(rs[k].Lines)
+					r := SearchBuffer(m, f.Path, data, fo)
+					copyLines(r.Lines)
+					rs = append(rs, r)
 				}
-				j.out <- rs
+				if len(rs) > 0 {
+					send(rs)
+				}
+				close(j.out)
 			}
 		}()
 	}
 	for out := range order {
-		var rs []FileResult
-		select {
-		case rs = <-out:
-		case <-ctx.Done():
-			return
-		}
-		for _, r := range rs {
-			if !emit(r) {
+		for {
+			var rs []FileResult
+			var ok bool
+			select {
+			case rs, ok = <-out:
+			case <-ctx.Done():
 				return
+			}
+			if !ok {
+				break
+			}
+			for _, r := range rs {
+				if !emit(r) {
+					return
+				}
 			}
 		}
 	}

@@ -26,6 +26,11 @@ type FileResult struct {
 	Skipped       bool  // a binary file found by walking: not searched (rg's quit mode)
 	BinaryQuit    bool  // quit mode stopped at binary data after searching the start
 	Err           error
+	// More: this is a part of a large file's result (SearchOptions.ChunkAbove),
+	// its lines follow the lines of the parts before it, and more parts
+	// follow; the counts and the binary fields are final in the last part
+	// only (More false, no lines of its own).
+	More bool
 }
 
 // SearchOptions say what to keep of a file's matches.
@@ -45,6 +50,13 @@ type SearchOptions struct {
 	// files, or -U) rather than through its 64 KiB buffer; this changes
 	// where it looks for NUL bytes (binary.go).
 	Slice bool
+	// ChunkAbove: a regular file larger than this (bytes) is read and
+	// searched in pieces of whole lines of about ChunkSize bytes (0: 1 MiB),
+	// its lines emitted in parts as they are found, so memory does not grow
+	// with the file (chunked.go). 0: every file is read whole. -U and -z
+	// read whole always.
+	ChunkAbove int64
+	ChunkSize  int
 }
 
 // SearchBuffer searches one file's contents.

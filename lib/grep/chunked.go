@@ -1,0 +1,410 @@
+package grep
+
+import (
+	"bytes"
+	"os"
+	"slices"
+)
+
+// A large file is read and searched in pieces of whole lines rather than
+// whole, and its result reaches the caller in parts (FileResult.More), so
+// a search's memory does not grow with the size of a file or with how
+// many of its lines match. What spans pieces is carried: line numbers and
+// offsets, -B lines before a piece's first match, -A lines owed after the
+// last one, the "--" separators, -m, the totals, and the binary rules
+// (binary.go) as they apply to the whole file.
+//
+// The pieces end where rg's 64 KiB buffer (fills) would start a fill, so
+// that the fill holding a NUL byte (where a walked file's search stops)
+// and the fill where -m stopped (rg's bytes_searched) are found as in the
+// whole file.
+
+const (
+	// DefaultChunkAbove is the size above which the command searches a
+	// file in pieces (SearchOptions.ChunkAbove).
+	DefaultChunkAbove = 16 << 20
+	// defaultChunkSize is the size of a piece when ChunkSize is 0: the lines
+	// of a piece where every line matches take about four times its size.
+	defaultChunkSize = 1 << 20
+)
+
+// chunkable reports whether a file can be searched in pieces with o: not
+// -U (which reads whole, as rg) nor a decompressed file, and not a walked
+// file under --mmap (whose NUL rule looks at the printed lines and drops
+// the whole file).
+func chunkable(m *Matcher, o SearchOptions, decompress bool) bool {
+	return o.ChunkAbove > 0 && !m.multiline && !decompress && !(o.Slice && o.SkipBinary && !o.Text)
+}
+
+// chunkSearch is the state carried from piece to piece.
+type chunkSearch struct {
+	m    *Matcher
+	o    SearchOptions
+	r    FileResult // running totals and the binary fields
+	emit func(FileResult) bool
+
+	line      int     // lines before the piece
+	printed   int     // number of the last line emitted (0: none)
+	pending   int     // -A lines owed by the last match
+	ring      []Line  // -B: the last lines not printed before the piece (own copies)
+	left      int     // -m: matching lines still wanted (-1: no limit)
+	stopped   bool    // -m or -l has what it needs: the rest is read only for the binary rules and the byte count
+	maxEnd    int64   // -m: rg's bytes_searched where it stopped (-1: -m did not stop it)
+	starts    []int64 // starts of rg's buffer fills in the piece (for maxEnd)
+	lastStart int64   // the last fill start before the piece
+	nul       int64   // buffered reads: the first NUL byte (-1: none yet)
+	early     bool    // whole-file reads: a NUL in the first 64 KiB
+	lateAt    int64   // whole-file reads: the first NUL in a printed line (-1: none)
+}
+
+// searchChunked searches the opened file f in pieces of about o.ChunkSize
+// bytes, emitting parts with More set and then the final result (without
+// lines, its counts final). buf is storage to reuse; it is returned, grown.
+// emit returning false stops the search.
+func searchChunked(m *Matcher, path string, f rawFile, o SearchOptions, buf []byte, emit func(FileResult) bool) []byte {
+	size := o.ChunkSize
+	if size <= 0 {
+		size = defaultChunkSize
+	}
+	c := &chunkSearch{m: m, o: o, emit: emit, left: -1, maxEnd: -1, nul: -1, lateAt: -1}
+	c.r = FileResult{Path: path, BinaryOffset: -1, BinaryFrom: -1}
+	if o.MaxCount > 0 {
+		c.left = o.MaxCount
+	}
+	target := max(size, bufferSize) // the first read holds the first 64 KiB (whole-file reads look for a NUL there)
+	buf = buf[:0]
+	var base int64 // the file offset of buf[0]
+	fr := fillReplay{capacity: bufferSize}
+	eof, first := false, true
+	from := int64(-1) // quit: the searched bytes end here
+	for {
+		for len(buf) < target && !eof {
+			if cap(buf) < target {
+				buf = slices.Grow(buf, target-len(buf))
+			}
+			n, err := f.read(buf[len(buf):cap(buf)])
+			if err != nil {
+				emit(FileResult{Path: path, Err: &os.PathError{Op: "read", Path: path, Err: err}, BinaryOffset: -1})
+				return buf
+			}
+			if n == 0 {
+				eof = true
+				break
+			}
+			c.read(buf[len(buf):len(buf)+n], base+int64(len(buf)))
+			buf = buf[:len(buf)+n]
+		}
+		if first {
+			first = false
+			if !o.Text && o.Slice {
+				if i := bytes.IndexByte(buf[:min(len(buf), bufferSize)], 0); i >= 0 {
+					c.early, c.r.BinaryOffset, c.r.BinaryFrom = true, int64(i), 0
+				}
+			}
+		}
+		done := fr.advance(buf, base, eof, func(start, end, searchEnd int64) bool {
+			c.starts = append(c.starts, start)
+			if c.nul >= 0 && c.nul < end && c.r.BinaryOffset < 0 {
+				c.r.BinaryOffset = c.nul
+				if o.SkipBinary {
+					from = start
+					return false
+				}
+				c.r.BinaryFrom = start
+			}
+			return true
+		})
+		cut, final := fr.start, done
+		if done {
+			cut = base + int64(len(buf))
+		}
+		if from >= 0 {
+			cut, final = from, true
+		}
+		if cut > base {
+			if !c.search(buf[:cut-base], base) {
+				return buf
+			}
+			if len(c.starts) > 0 {
+				c.lastStart = c.starts[len(c.starts)-1]
+			}
+			c.starts = c.starts[:0]
+		}
+		if final || c.stopped && c.pending == 0 && c.maxEnd >= 0 && (o.Text || o.Slice || c.r.BinaryOffset >= 0) {
+			break // (-m: what rg searched is known, and where the NUL is, when a later one counts)
+		}
+		n := copy(buf, buf[cut-base:])
+		buf, base = buf[:n], cut
+		for len(buf) >= target {
+			target *= 2 // a line longer than the piece
+		}
+	}
+	r := c.r
+	r.BytesSearched = base + int64(len(buf))
+	switch {
+	case from >= 0:
+		r.BytesSearched = from
+		if from == 0 {
+			r.Skipped = true
+		} else {
+			r.BinaryQuit = true
+		}
+	case c.early:
+		r.BytesSearched = r.BinaryOffset
+	}
+	if c.maxEnd >= 0 {
+		r.BytesSearched = c.maxEnd
+	}
+	if c.lateAt >= 0 {
+		r.BytesSearched = min(r.BytesSearched, c.lateAt)
+	}
+	emit(r)
+	return buf
+}
+
+// read notes the first NUL in bytes just read (p, at file offset off) for
+// a buffered read; when the search goes on past it (rg's convert mode),
+// NULs from there on end lines, as in binaryPrepare.
+func (c *chunkSearch) read(p []byte, off int64) {
+	if c.o.Text || c.o.Slice {
+		return
+	}
+	i := 0
+	if c.nul < 0 {
+		j := bytes.IndexByte(p, 0)
+		if j < 0 {
+			return
+		}
+		c.nul, i = off+int64(j), j
+	}
+	if c.o.SkipBinary {
+		return
+	}
+	for {
+		j := bytes.IndexByte(p[i:], 0)
+		if j < 0 {
+			return
+		}
+		p[i+j] = '\n'
+		i += j + 1
+	}
+}
+
+// search searches one piece of whole lines, at file offset base, and
+// emits its lines as a part.
+func (c *chunkSearch) search(piece []byte, base int64) bool {
+	o := c.o
+	context := o.Before > 0 || o.After > 0
+	nlines := 0
+	if !o.CountOnly || context {
+		nlines = bytes.Count(piece, []byte{'\n'})
+		if len(piece) > 0 && piece[len(piece)-1] != '\n' {
+			nlines++
+		}
+	}
+	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
+	var lines []Line
+	if !c.stopped {
+		so := o
+		so.Text, so.Slice = true, true // the binary rules are applied here, to the whole file
+		so.MaxCount = max(c.left, 0)
+		so.CountOnly = o.CountOnly && c.left < 0 && !(late && bytes.IndexByte(piece, 0) >= 0)
+		res := SearchBuffer(c.m, c.r.Path, piece, so)
+		c.r.MatchedLines += res.MatchedLines
+		c.r.Matches += res.Matches
+		lines = res.Lines
+		for i := range lines {
+			lines[i].Number += c.line
+			lines[i].Offset += base
+		}
+		if c.left > 0 {
+			c.left -= res.MatchedLines
+			if c.left <= 0 {
+				c.stopped = true
+				if k := lastMatch(lines); k >= 0 {
+					l := lines[k]
+					c.maxEnd = c.fillOf(l.Offset)
+					if o.Slice {
+						c.maxEnd = l.Offset + int64(len(l.Text))
+					}
+				}
+			}
+		}
+		if o.FirstOnly && res.MatchedLines > 0 {
+			c.stopped = true
+		}
+	}
+	if context {
+		lines = c.context(piece, base, nlines, lines)
+	}
+	if late {
+		for _, l := range lines {
+			if i := bytes.IndexByte(l.Text, 0); i >= 0 {
+				c.lateAt = l.Offset + int64(i)
+				c.r.BinaryOffset, c.r.BinaryFrom = c.lateAt, l.Offset
+				break
+			}
+		}
+	}
+	c.line += nlines
+	if o.CountOnly || len(lines) == 0 {
+		return true
+	}
+	part := c.r
+	part.Lines, part.More = lines, true
+	return c.emit(part)
+}
+
+// fillOf is the start of rg's buffer fill that searched the line at off.
+func (c *chunkSearch) fillOf(off int64) int64 {
+	s := c.lastStart
+	for _, st := range c.starts {
+		if st <= off {
+			s = max(s, st)
+		}
+	}
+	return s
+}
+
+// lastMatch is the index of the last matching line (-1: none).
+func lastMatch(lines []Line) int {
+	for k := len(lines) - 1; k >= 0; k-- {
+		if lines[k].Match {
+			return k
+		}
+	}
+	return -1
+}
+
+// context completes a piece's lines (lines: its matches with the context
+// inside it) with the -B lines before the piece and the -A lines owed to
+// the last piece's last match, sets the "--" gaps, and keeps what the next
+// piece needs.
+func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line) []Line {
+	o := c.o
+	var out []Line
+	firstNum := c.line + nlines + 1 // the first line the piece prints itself
+	if len(lines) > 0 {
+		firstNum = lines[0].Number
+		if k := slices.IndexFunc(lines, func(l Line) bool { return l.Match }); k >= 0 {
+			for _, l := range c.ring {
+				if l.Number >= lines[k].Number-o.Before && l.Number > c.printed {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	if c.pending > 0 {
+		k := min(c.pending, firstNum-1-c.line)
+		start := 0
+		for i := 0; i < k && start < len(piece); i++ {
+			end := bytes.IndexByte(piece[start:], '\n')
+			if end < 0 {
+				end = len(piece)
+			} else {
+				end += start + 1
+			}
+			out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
+			start = end
+		}
+	}
+	out = append(out, lines...)
+	prev := c.printed
+	for i := range out {
+		out[i].Gap = prev > 0 && out[i].Number > prev+1
+		prev = out[i].Number
+	}
+	c.printed = prev
+	last := c.line + nlines
+	if k := lastMatch(lines); k >= 0 {
+		c.pending = max(0, lines[k].Number+o.After-last)
+	} else {
+		c.pending = max(0, c.pending-nlines)
+	}
+	if o.Before > 0 {
+		c.keepBefore(piece, base, nlines)
+	}
+	return out
+}
+
+// keepBefore keeps (copies of) the last -B lines up to the piece's end
+// that were not printed, for the next piece's first match.
+func (c *chunkSearch) keepBefore(piece []byte, base int64, nlines int) {
+	var tail []Line // the piece's last lines, last first
+	end := len(piece)
+	for num := c.line + nlines; num > c.printed && num > c.line && len(tail) < c.o.Before; num-- {
+		start := 0
+		if end > 0 {
+			if j := bytes.LastIndexByte(piece[:end-1], '\n'); j >= 0 {
+				start = j + 1
+			}
+		}
+		tail = append(tail, Line{Number: num, Offset: base + int64(start), Text: bytes.Clone(piece[start:end])})
+		end = start
+	}
+	slices.Reverse(tail)
+	var keep []Line
+	for _, l := range c.ring {
+		if l.Number > c.printed {
+			keep = append(keep, l)
+		}
+	}
+	keep = append(keep, tail...)
+	if len(keep) > c.o.Before {
+		keep = keep[len(keep)-c.o.Before:]
+	}
+	c.ring = keep
+}
+
+// fillReplay is fills (binary.go) run as the bytes arrive.
+type fillReplay struct {
+	start, end, capacity int64
+	started              bool
+}
+
+// advance replays the fills the bytes held, data at file offset base,
+// allow (eof: the file ends after them). f sees each fill: its start, the
+// end of what it read, and the end of the lines it searched; f returning
+// false stops. advance reports whether the replay reached the file's end.
+func (fr *fillReplay) advance(data []byte, base int64, eof bool, f func(start, end, searchEnd int64) bool) bool {
+	total := base + int64(len(data))
+	for {
+		var newEnd int64
+		if !fr.started {
+			if !eof && total < 3 {
+				return false
+			}
+			newEnd, fr.started = min(total, 3), true
+		} else {
+			if eof && fr.end >= total {
+				return true
+			}
+			want := fr.start + fr.capacity
+			if want <= fr.end {
+				fr.capacity *= 2
+				continue
+			}
+			if want > total {
+				if !eof {
+					return false
+				}
+				want = total
+			}
+			newEnd = want
+		}
+		fr.end = newEnd
+		searchEnd := fr.start
+		if eof && newEnd == total {
+			searchEnd = newEnd
+		} else if j := bytes.LastIndexByte(data[fr.start-base:newEnd-base], '\n'); j >= 0 {
+			searchEnd = fr.start + int64(j) + 1
+		}
+		if !f(fr.start, newEnd, searchEnd) {
+			return false
+		}
+		fr.start = searchEnd
+		if eof && newEnd == total {
+			return true
+		}
+	}
+}
