@@ -30,6 +30,9 @@ func parseCodex(f *File, data []byte) error {
 	var doc struct {
 		MCPServers map[string]codexServer `toml:"mcp_servers"`
 	}
+	if err := checkKeyParts(data); err != nil {
+		return err
+	}
 	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
 		if pe, ok := err.(toml.ParseError); ok {
