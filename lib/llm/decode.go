@@ -84,18 +84,7 @@ func (d *decoder) ws() {
 
 // object calls fn for each member; fn returns false to give up.
 func (d *decoder) object(fn func(key string) bool) bool {
-	d.ws()
-	if d.i >= len(d.b) || d.b[d.i] != '{' {
-		return false
-	}
-	d.i++
-	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == '}' {
-		d.i++
-		return true
-	}
-	for {
-		d.ws()
+	return d.list('{', '}', func() bool {
 		// A key is only compared, never kept: it shares b whatever alias
 		// says, so decoding a member allocates nothing for its name.
 		alias := d.alias
@@ -111,40 +100,29 @@ func (d *decoder) object(fn func(key string) bool) bool {
 		}
 		d.i++
 		d.ws()
-		if !fn(k) {
-			return false
-		}
-		d.ws()
-		if d.i >= len(d.b) {
-			return false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return fn(k)
+	})
 }
 
 // array calls fn for each element.
-func (d *decoder) array(fn func() bool) bool {
+func (d *decoder) array(fn func() bool) bool { return d.list('[', ']', fn) }
+
+// list reads open, elements separated by commas (each read by elem), and
+// close; elem returns false to give up.
+func (d *decoder) list(open, close byte, elem func() bool) bool {
 	d.ws()
-	if d.i >= len(d.b) || d.b[d.i] != '[' {
+	if d.i >= len(d.b) || d.b[d.i] != open {
 		return false
 	}
 	d.i++
 	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
+	if d.i < len(d.b) && d.b[d.i] == close {
 		d.i++
 		return true
 	}
 	for {
 		d.ws()
-		if !fn() {
+		if !elem() {
 			return false
 		}
 		d.ws()
@@ -154,7 +132,7 @@ func (d *decoder) array(fn func() bool) bool {
 		switch d.b[d.i] {
 		case ',':
 			d.i++
-		case ']':
+		case close:
 			d.i++
 			return true
 		default:
