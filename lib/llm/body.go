@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -107,21 +106,12 @@ func (e *bodyEncoder) value(v any) {
 			e.buf = append(e.buf, "null"...)
 			return
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		o := make(obj, 0, len(x))
+		for k, v := range x {
+			o = append(o, member{k, v})
 		}
-		sort.Strings(keys)
-		e.buf = append(e.buf, '{')
-		for i, k := range keys {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.str(k)
-			e.buf = append(e.buf, ':')
-			e.value(x[k])
-		}
-		e.buf = append(e.buf, '}')
+		slices.SortFunc(o, byKey) // a fresh slice: sorted in place
+		e.object(o)
 	case obj:
 		if x == nil {
 			e.buf = append(e.buf, "null"...)
@@ -201,9 +191,11 @@ func (o obj) set(key string, val any) obj {
 	return o
 }
 
+func byKey(a, b member) int { return strings.Compare(a.key, b.key) }
+
 func (e *bodyEncoder) object(o obj) {
-	if !slices.IsSortedFunc(o, func(a, b member) int { return strings.Compare(a.key, b.key) }) {
-		o = slices.SortedStableFunc(slices.Values(o), func(a, b member) int { return strings.Compare(a.key, b.key) })
+	if !slices.IsSortedFunc(o, byKey) {
+		o = slices.SortedStableFunc(slices.Values(o), byKey)
 	}
 	e.buf = append(e.buf, '{')
 	for i, m := range o {
