@@ -23,16 +23,16 @@ func Man(a *cli.App) string {
 	m.line(".SH NAME")
 	m.line(roffText(a.Name) + ` \- ` + roffText(a.Usage))
 	m.line(".SH SYNOPSIS")
-	m.synopsis(a.Name, a.Flags, a.ArgsUsage, visible(a.Commands))
+	m.synopsis(a.Name, a.VisibleFlags(), a.ArgsUsage, ownCommands(a.VisibleCommands()))
 	if a.Description != "" {
 		m.line(".SH DESCRIPTION")
 		m.prose(a.Description)
 	}
-	if fs := visibleFlags(a.Flags); len(fs) > 0 {
+	if fs := a.VisibleFlags(); len(fs) > 0 {
 		m.line(".SH OPTIONS")
 		m.flags(fs)
 	}
-	if cmds := visible(a.Commands); len(cmds) > 0 {
+	if cmds := ownCommands(a.VisibleCommands()); len(cmds) > 0 {
 		m.line(".SH COMMANDS")
 		m.commands(a.Name, cmds)
 	}
@@ -56,7 +56,7 @@ func (m *manWriter) line(s string) {
 
 func (m *manWriter) synopsis(path string, flags []cli.Flag, args string, cmds []*cli.Command) {
 	s := `\fB` + roffText(path) + `\fR`
-	if len(visibleFlags(flags)) > 0 {
+	if len(flags) > 0 {
 		s += ` [\fIOPTIONS\fR]`
 	}
 	switch {
@@ -72,18 +72,18 @@ func (m *manWriter) commands(parent string, cmds []*cli.Command) {
 	for _, c := range cmds {
 		path := parent + " " + c.Name
 		m.line(`.SS "` + roffText(strings.Join(c.Names(), ", ")) + `"`)
-		m.synopsis(path, c.Flags, c.ArgsUsage, visible(c.Subcommands))
+		m.synopsis(path, c.VisibleFlags(), c.ArgsUsage, ownCommands(c.VisibleCommands()))
 		m.line(".PP")
 		m.line(roffText(c.Usage) + ".")
 		if c.Description != "" {
 			m.prose(c.Description)
 		}
-		if fs := visibleFlags(c.Flags); len(fs) > 0 {
+		if fs := c.VisibleFlags(); len(fs) > 0 {
 			m.line(".PP")
 			m.line("Options:")
 			m.flags(fs)
 		}
-		m.commands(path, visible(c.Subcommands))
+		m.commands(path, ownCommands(c.VisibleCommands()))
 	}
 }
 
@@ -142,27 +142,14 @@ func (m *manWriter) flags(fs []cli.Flag) {
 	}
 }
 
-// visible leaves out hidden commands and the ones every command has
-// (help, man, completion), which need no page of their own.
-func visible(cmds []*cli.Command) []*cli.Command {
+// ownCommands leaves out the commands every command has (help, man,
+// completion), which need no page of their own.
+func ownCommands(cmds []*cli.Command) []*cli.Command {
 	var out []*cli.Command
 	for _, c := range cmds {
-		switch {
-		case c.Hidden, c.Name == "help", c.Name == "man", c.Name == "completion":
-		default:
+		if c.Name != "help" && c.Name != "man" && c.Name != "completion" {
 			out = append(out, c)
 		}
-	}
-	return out
-}
-
-func visibleFlags(fs []cli.Flag) []cli.Flag {
-	var out []cli.Flag
-	for _, f := range fs {
-		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
-			continue
-		}
-		out = append(out, f)
 	}
 	return out
 }
