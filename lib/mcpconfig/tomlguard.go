@@ -1,6 +1,9 @@
 package mcpconfig
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // maxKeyParts bounds the parts of a dotted TOML key or table header
 // (a.b.c has three). BurntSushi/toml (v1.6.0, its issue #496) spends time
@@ -35,9 +38,9 @@ func checkKeyParts(data []byte) error {
 			i-- // the newline is counted by the loop
 		case '"', '\'':
 			// A string is skipped whole (a quoted key part stays in its run).
-			delim := string(c)
-			if i+2 < len(data) && data[i+1] == c && data[i+2] == c {
-				delim = string([]byte{c, c, c})
+			delim := []byte{c}
+			if triple := []byte{c, c, c}; bytes.HasPrefix(data[i:], triple) {
+				delim = triple
 			}
 			i += len(delim)
 			for i < len(data) {
@@ -48,7 +51,7 @@ func checkKeyParts(data []byte) error {
 					i += 2
 					continue
 				}
-				if hasPrefixAt(data, i, delim) {
+				if bytes.HasPrefix(data[i:], delim) {
 					i += len(delim) - 1
 					break
 				}
@@ -57,8 +60,4 @@ func checkKeyParts(data []byte) error {
 		}
 	}
 	return nil
-}
-
-func hasPrefixAt(b []byte, i int, p string) bool {
-	return len(b)-i >= len(p) && string(b[i:i+len(p)]) == p
 }
