@@ -95,7 +95,7 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	emit := func(k int) {
 		m := msgs[k] // a message entry's, read above
 		if e := &entries[path[k]]; e.Type != "message" {
-			m = messageOf(*e)
+			m = MessageOf(*e)
 		}
 		if m != nil {
 			ctx.Messages = append(ctx.Messages, m)
@@ -323,8 +323,10 @@ func isStr(v []byte, s string) bool {
 // nonEmptyStr reports whether the JSON value v is a non-empty string.
 func nonEmptyStr(v []byte) bool { return len(v) > 2 && v[0] == '"' }
 
-// messageOf is the AgentMessage an entry contributes, or nil.
-func messageOf(e Record) json.RawMessage {
+// MessageOf is the AgentMessage an entry contributes to the context (a
+// message entry's message, a custom_message as a custom message, a
+// branch_summary as a branchSummary message), or nil.
+func MessageOf(e Record) json.RawMessage {
 	switch e.Type {
 	case "message":
 		return messageInfo(e).msg
@@ -573,8 +575,3 @@ func (m *outputMeta) notice() string {
 	}
 	return "\n\n[" + s + "]"
 }
-
-// MessageOf is the AgentMessage an entry contributes to the context (a
-// message entry's message, a custom_message as a custom message, a
-// branch_summary as a branchSummary message), or nil.
-func MessageOf(e Record) json.RawMessage { return messageOf(e) }
