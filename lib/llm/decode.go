@@ -394,30 +394,29 @@ func (d *decoder) raw() (json.RawMessage, bool) {
 	return append(json.RawMessage(nil), d.b[start:d.i]...), true
 }
 
-// seen tracks the known members of one object: a repeated key, or a key
-// that differs from a field name only in case, is left to encoding/json.
-type seen uint32
-
-func (s *seen) first(k string, fields []string) bool {
-	for i, f := range fields {
-		if f == k {
-			if *s&(1<<i) != 0 {
+// fields reads an object of the given field names, set decoding the value
+// of each field present (false: give up). A repeated field, or a key that
+// differs from a field name only in case, is left to encoding/json (false);
+// other keys are skipped.
+func (d *decoder) fields(names []string, set func(k string) bool) bool {
+	var seen uint32 // bit i: names[i] was read
+	return d.object(func(k string) bool {
+		for i, f := range names {
+			if f == k {
+				if seen&(1<<i) != 0 {
+					return false
+				}
+				seen |= 1 << i
+				return set(k)
+			}
+		}
+		for _, f := range names {
+			if strings.EqualFold(k, f) {
 				return false
 			}
-			*s |= 1 << i
-			return true
 		}
-	}
-	return true
-}
-
-func unknown(k string, fields []string) bool {
-	for _, f := range fields {
-		if strings.EqualFold(k, f) {
-			return false
-		}
-	}
-	return true
+		return d.skip(0)
+	})
 }
 
 var messageFields = []string{"role", "content", "api", "provider", "model", "usage", "stopReason", "errorMessage",
@@ -425,11 +424,7 @@ var messageFields = []string{"role", "content", "api", "provider", "model", "usa
 
 func (d *decoder) message() (Message, bool) {
 	var m Message
-	var s seen
-	ok := d.object(func(k string) bool {
-		if !s.first(k, messageFields) {
-			return false
-		}
+	ok := d.fields(messageFields, func(k string) bool {
 		var ok bool
 		switch k {
 		case "role":
@@ -456,15 +451,7 @@ func (d *decoder) message() (Message, bool) {
 		case "model":
 			m.Model, ok = d.str()
 		case "usage":
-			if d.reuse {
-				if d.use == nil {
-					d.use = new(Usage)
-				}
-				*d.use = Usage{}
-				m.Usage = d.use
-			} else {
-				m.Usage = &Usage{}
-			}
+			m.Usage = d.newUsage()
 			ok = d.usage(m.Usage)
 		case "stopReason":
 			m.StopReason, ok = d.str()
@@ -482,8 +469,6 @@ func (d *decoder) message() (Message, bool) {
 			m.Synthetic, ok = d.bool()
 		case "timestamp":
 			m.Timestamp, ok = d.int64()
-		default:
-			return unknown(k, messageFields) && d.skip(0)
 		}
 		return ok
 	})
@@ -499,6 +484,18 @@ func (d *decoder) newBlocks() []Content {
 	return []Content{}
 }
 
+// newUsage is a zero Usage: the reused one when reusing.
+func (d *decoder) newUsage() *Usage {
+	if !d.reuse {
+		return &Usage{}
+	}
+	if d.use == nil {
+		d.use = new(Usage)
+	}
+	*d.use = Usage{}
+	return d.use
+}
+
 // keep remembers a grown content array for the next message.
 func (d *decoder) keep(cs []Content) {
 	if d.reuse {
@@ -511,11 +508,7 @@ var contentFields = []string{"type", "text", "textSignature", "thinking", "think
 
 func (d *decoder) content() (Content, bool) {
 	var c Content
-	var s seen
-	ok := d.object(func(k string) bool {
-		if !s.first(k, contentFields) {
-			return false
-		}
+	ok := d.fields(contentFields, func(k string) bool {
 		var ok bool
 		switch k {
 		case "type":
@@ -542,8 +535,6 @@ func (d *decoder) content() (Content, bool) {
 			c.Data, ok = d.str()
 		case "mimeType":
 			c.MimeType, ok = d.str()
-		default:
-			return unknown(k, contentFields) && d.skip(0)
 		}
 		return ok
 	})
@@ -554,11 +545,7 @@ var usageFields = []string{"input", "output", "cacheRead", "cacheWrite", "totalT
 var costFields = []string{"input", "output", "cacheRead", "cacheWrite", "total"}
 
 func (d *decoder) usage(u *Usage) bool {
-	var s seen
-	return d.object(func(k string) bool {
-		if !s.first(k, usageFields) {
-			return false
-		}
+	return d.fields(usageFields, func(k string) bool {
 		var ok bool
 		switch k {
 		case "input":
@@ -572,11 +559,7 @@ func (d *decoder) usage(u *Usage) bool {
 		case "totalTokens":
 			u.TotalTokens, ok = d.int()
 		case "cost":
-			var cs seen
-			ok = d.object(func(k string) bool {
-				if !cs.first(k, costFields) {
-					return false
-				}
+			ok = d.fields(costFields, func(k string) bool {
 				var ok bool
 				switch k {
 				case "input":
@@ -589,13 +572,9 @@ func (d *decoder) usage(u *Usage) bool {
 					u.Cost.CacheWrite, ok = d.float()
 				case "total":
 					u.Cost.Total, ok = d.float()
-				default:
-					return unknown(k, costFields) && d.skip(0)
 				}
 				return ok
 			})
-		default:
-			return unknown(k, usageFields) && d.skip(0)
 		}
 		return ok
 	})
