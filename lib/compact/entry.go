@@ -130,9 +130,9 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 		case "summary":
 			summary = v
 		case "stopReason":
-			m.stopReason, _ = known(v)
+			m.stopReason, _ = session.CommonStrVal(v)
 		case "toolName":
-			m.toolName, _ = known(v)
+			m.toolName, _ = session.CommonStrVal(v)
 		case "provider":
 			m.provider = v
 		case "model":
@@ -147,7 +147,7 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 			m.retried = string(v) == "true"
 		}
 	})
-	m.role, _ = known(role)
+	m.role, _ = session.CommonStrVal(role)
 	slen := func(v []byte) int { return max(0, session.StrLen(v)) }
 	// blocks calls fn with each content block's type, text, thinking and
 	// name lengths and raw arguments (a string content is one text block).
@@ -271,45 +271,6 @@ func eachElement(checked bool, arr []byte, fn func(v []byte)) {
 		return
 	}
 	session.Elements(arr, func(v []byte) bool { fn(v); return true })
-}
-
-// known is StrVal for values that repeat on every message (roles, stop
-// reasons, tool names): the common ones are constants, not a new string
-// each time.
-func known(v []byte) (string, bool) {
-	if len(v) >= 2 && v[0] == '"' {
-		switch string(v[1 : len(v)-1]) {
-		case "custom":
-			return "custom", true
-		case "user":
-			return "user", true
-		case "assistant":
-			return "assistant", true
-		case "toolResult":
-			return "toolResult", true
-		case "bashExecution":
-			return "bashExecution", true
-		case "stop":
-			return "stop", true
-		case "toolUse":
-			return "toolUse", true
-		case "length":
-			return "length", true
-		case "error":
-			return "error", true
-		case "aborted":
-			return "aborted", true
-		case "read":
-			return "read", true
-		case "bash":
-			return "bash", true
-		case "edit":
-			return "edit", true
-		case "write":
-			return "write", true
-		}
-	}
-	return session.StrVal(v)
 }
 
 // ActivePath is the path BuildContext resolves over a stream's entries

@@ -35,7 +35,9 @@ func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
 		ok := true
 		switch string(key) {
 		case "type":
-			h.Type, ok = entryType(val, str)
+			if h.Type, ok = common(val); !ok {
+				h.Type, ok = str(val)
+			}
 		case "id":
 			h.ID, ok = str(val)
 		case "parentId":
@@ -56,32 +58,69 @@ func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
 	return h, good && h.Type != ""
 }
 
-// entryType is str for a record's type: the common types are constants,
-// not a new string (or a share of the line) for each record.
-func entryType(v []byte, str func([]byte) (string, bool)) (string, bool) {
-	if len(v) >= 2 && v[0] == '"' {
-		switch string(v[1 : len(v)-1]) {
-		case "message":
-			return "message", true
-		case "model_change":
-			return "model_change", true
-		case "thinking_level_change":
-			return "thinking_level_change", true
-		case "compaction":
-			return "compaction", true
-		case "branch_summary":
-			return "branch_summary", true
-		case "custom_message":
-			return "custom_message", true
-		case "custom":
-			return "custom", true
-		case "label":
-			return "label", true
-		case "session":
-			return "session", true
-		}
+// common gives a JSON string value that repeats on every record or
+// message (entry types, roles, stop reasons, the usual tool names) as a
+// constant, so reading it makes no new string (or share of the line);
+// false for any other value.
+func common(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
 	}
-	return str(v)
+	switch string(v[1 : len(v)-1]) {
+	case "message":
+		return "message", true
+	case "model_change":
+		return "model_change", true
+	case "thinking_level_change":
+		return "thinking_level_change", true
+	case "compaction":
+		return "compaction", true
+	case "branch_summary":
+		return "branch_summary", true
+	case "custom_message":
+		return "custom_message", true
+	case "custom":
+		return "custom", true
+	case "label":
+		return "label", true
+	case "session":
+		return "session", true
+	case "user":
+		return "user", true
+	case "assistant":
+		return "assistant", true
+	case "toolResult":
+		return "toolResult", true
+	case "bashExecution":
+		return "bashExecution", true
+	case "stop":
+		return "stop", true
+	case "toolUse":
+		return "toolUse", true
+	case "length":
+		return "length", true
+	case "error":
+		return "error", true
+	case "aborted":
+		return "aborted", true
+	case "read":
+		return "read", true
+	case "bash":
+		return "bash", true
+	case "edit":
+		return "edit", true
+	case "write":
+		return "write", true
+	}
+	return "", false
+}
+
+// CommonStrVal is StrVal with the common values as constants.
+func CommonStrVal(v []byte) (string, bool) {
+	if s, ok := common(v); ok {
+		return s, true
+	}
+	return StrVal(v)
 }
 
 // Members calls fn with each top-level member of a JSON object, its key
