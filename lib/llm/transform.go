@@ -5,29 +5,17 @@ import (
 	"unicode/utf8"
 )
 
-// Normalize prepares a history for a call to model m (the reference's
-// transform-messages, §1.9): thinking from other models becomes text, their
-// thought signatures are dropped and tool-call ids are rewritten with idFn
-// (and the matching results with them); orphan tool calls get a
-// "No result provided" error result; errored or aborted assistant turns get
-// "aborted" results for their calls and a synthetic <turn_aborted> user
-// message; text is made valid UTF-8.
-func Normalize(c Context, m Model, idFn func(string) string) ([]Message, error) {
-	out := make([]Message, 0, c.Len())
-	err := normalizeEach(c, m, idFn, func(msg Message) { out = append(out, msg) }, false)
-	return out, err
-}
-
-// NormalizeEach is Normalize that hands each message to emit instead of
-// collecting them, so a codec can build its request from a long history
-// without a second copy of it. emit must not keep a message's Content (or
-// Usage) past its call: the next message reuses them. The error is
-// Context.Each's.
+// NormalizeEach prepares a history for a call to model m (the reference's
+// transform-messages, §1.9) and hands each message to emit, so a codec can
+// build its request from a long history without a second copy of it:
+// thinking from other models becomes text, their thought signatures are
+// dropped and tool-call ids are rewritten with idFn (and the matching
+// results with them); orphan tool calls get a "No result provided" error
+// result; errored or aborted assistant turns get "aborted" results for
+// their calls and a synthetic <turn_aborted> user message; text is made
+// valid UTF-8. emit must not keep a message's Content (or Usage) past its
+// call: the next message reuses them. The error is Context.Each's.
 func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Message)) error {
-	return normalizeEach(c, m, idFn, emit, true)
-}
-
-func normalizeEach(c Context, m Model, idFn func(string) string, emit func(Message), reuse bool) error {
 	var last int64 // the timestamp of the last message out
 	n := 0
 	put := func(msg Message) {
@@ -49,17 +37,14 @@ func normalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 		}
 		pending = nil
 	}
-	var scratch []Content // the assistant blocks kept, reused when reusing
+	var scratch []Content // the assistant blocks kept, reused from message to message
 	err := c.each(func(msg Message) {
 		msg.Content = sanitize(msg.Content)
 		switch msg.Role {
 		case "assistant":
 			flushOrphans(msg.Timestamp)
 			same := msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID
-			var cs []Content
-			if reuse {
-				cs = scratch[:0]
-			}
+			cs := scratch[:0]
 			for _, c := range msg.Content {
 				switch c.Type {
 				case "thinking":
@@ -83,9 +68,7 @@ func normalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 				}
 			}
 			msg.Content = cs
-			if reuse {
-				scratch = cs[:0]
-			}
+			scratch = cs[:0]
 			put(msg)
 			calls := msg.ToolCalls()
 			if msg.StopReason == StopError || msg.StopReason == StopAborted {
@@ -114,7 +97,7 @@ func normalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 			flushOrphans(msg.Timestamp)
 			put(msg)
 		}
-	}, reuse)
+	}, true)
 	if err != nil {
 		return err
 	}
