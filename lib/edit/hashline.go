@@ -33,21 +33,6 @@ func FileTag(text string) string {
 	return fmt.Sprintf("%04X", xxh32([]byte(strings.Join(lines, "\n")), 0)&0xFFFF)
 }
 
-// Hashline renders text for a hashline read: the header, then N:text
-// lines from line offset (1-based) for at most limit lines (0: all).
-func Hashline(path, text string, offset, limit int) string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "[%s#%s]\n", path, FileTag(text))
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if offset < 1 {
-		offset = 1
-	}
-	for i := offset - 1; i < len(lines) && (limit <= 0 || i < offset-1+limit); i++ {
-		fmt.Fprintf(&sb, "%d:%s\n", i+1, lines[i])
-	}
-	return sb.String()
-}
-
 // Section is one file of a hashline patch.
 type Section struct {
 	Path  string

@@ -125,9 +125,6 @@ func (p IgnorePattern) Match(rel string, isDir bool) bool {
 	return wildmatch(p.glob, rel, true) == wmMatch
 }
 
-// Negated reports whether the pattern re-includes ('!').
-func (p IgnorePattern) Negated() bool { return p.negate }
-
 // ignoreList is one ignore file: its patterns and the directory they are
 // relative to (absolute, cleaned).
 type ignoreList struct {

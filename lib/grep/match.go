@@ -333,12 +333,6 @@ func wordLiteral(p string, fixed, fold bool, lit lit) bool {
 	return lit.fold == folded && string(lit.s) == want
 }
 
-// Expand replaces each match in text with tmpl ($1, ${name} expand as in
-// regexp.Expand), for rg's --replace (output only).
-func (m *Matcher) Expand(text []byte, tmpl string) []byte {
-	return m.re.ReplaceAll(text, []byte(tmpl))
-}
-
 // ExpandMatch is the replacement for one match span of text.
 func (m *Matcher) ExpandMatch(text []byte, s Span, tmpl string) []byte {
 	sub := m.re.FindSubmatchIndex(text[s.Start:])

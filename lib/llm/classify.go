@@ -62,11 +62,6 @@ func IsRetryable(m Message, contextWindow int) bool {
 		!IsOverflow(m, contextWindow) && retryPatterns().MatchString(m.ErrorMessage)
 }
 
-// RetryableStatus is the HTTP-level rule: 408, 409, 429 and 5xx.
-func RetryableStatus(code int) bool {
-	return code == 408 || code == 409 || code == 429 || code >= 500
-}
-
 var retryHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`retry-after-ms=(\d+)`) })
 
 // RetryAfter reads the delay a response asks for from its headers

@@ -267,17 +267,6 @@ func (b *Batch) stop(text string) []Cancel {
 	return out
 }
 
-// Running is the number of calls sent and not answered.
-func (b *Batch) Running() int {
-	n := 0
-	for _, c := range b.calls {
-		if c.state == running {
-			n++
-		}
-	}
-	return n
-}
-
 // Done reports whether every call has its outcome and no stage is left.
 func (b *Batch) Done() bool {
 	for _, c := range b.calls {
@@ -287,10 +276,6 @@ func (b *Batch) Done() bool {
 	}
 	return true
 }
-
-// Interrupted and Aborted report how the batch was stopped.
-func (b *Batch) Interrupted() bool { return b.interrupted }
-func (b *Batch) Aborted() bool     { return b.aborted }
 
 // Finish gives, in call order, each call's events (a late
 // tool_execution_start for a call never sent, tool_execution_end, then

@@ -95,11 +95,3 @@ func (ts *Toolset) Defs() []event.ToolDef {
 	}
 	return out
 }
-
-// Sources lists the sources as given to Merge.
-func (ts *Toolset) Sources() []Source {
-	if ts == nil {
-		return nil
-	}
-	return append([]Source(nil), ts.sources...)
-}

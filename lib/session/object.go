@@ -77,9 +77,6 @@ func (o *Object) Delete(k string) {
 	}
 }
 
-// Keys lists the members in order.
-func (o *Object) Keys() []string { return append([]string(nil), o.keys...) }
-
 // Bytes renders the object compactly, members in order.
 func (o *Object) Bytes() []byte {
 	var b bytes.Buffer

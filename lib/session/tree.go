@@ -190,11 +190,3 @@ func pathIndexes(n int, rec func(i int) *Record, leaf string) (path []int, ok bo
 	}
 	return path, true
 }
-
-// Leaf is the reference's leaf on load: the last entry in file order.
-func Leaf(entries []Record) string {
-	if len(entries) == 0 {
-		return ""
-	}
-	return entries[len(entries)-1].ID
-}
