@@ -47,13 +47,13 @@ demo: build
 
 # Regenerate the committed man pages from the CLI definitions.
 man: build
-	@for c in $(CMDS); do bin/$$c man > man/$$c.1; done
+	@for c in $(CMDS); do bin/$$c --man > man/$$c.1; done
 	@echo "man pages written to man/"
 
 # Fail when a committed man page is stale.
 man-check:
 	@mkdir -p .man-check && $(GO) build -tags '$(TAGS)' -o .man-check/ ./cmd/... && \
-	 for c in $(CMDS); do .man-check/$$c man | cmp -s - man/$$c.1 || { echo "man/$$c.1 is stale: run 'make man'"; rm -rf .man-check; exit 1; }; done; \
+	 for c in $(CMDS); do .man-check/$$c --man | cmp -s - man/$$c.1 || { echo "man/$$c.1 is stale: run 'make man'"; rm -rf .man-check; exit 1; }; done; \
 	 rm -rf .man-check
 
 lint: vet
