@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -273,11 +274,14 @@ func (c *Catalog) Resolve(pattern string) (Model, string, error) {
 	}
 	if i := strings.LastIndexByte(pattern, ':'); i > 0 {
 		level := pattern[i+1:]
-		for _, l := range ThinkingLevels {
-			if l == level {
-				if m, ok := c.find(pattern[:i]); ok {
+		if m, ok := c.find(pattern[:i]); ok {
+			for _, l := range ThinkingLevels {
+				if l == level {
 					return m, level, nil
 				}
+			}
+			if strings.Trim(strings.ToLower(level), "abcdefghijklmnopqrstuvwxyz") == "" { // not a tag such as ":8b"
+				return Model{}, "", fmt.Errorf("unknown thinking level %q in %q: choose %s", level, pattern, strings.Join(ThinkingLevels, ", "))
 			}
 		}
 	}
@@ -345,8 +349,8 @@ func best(ms []Model) (Model, bool) {
 
 func (c *Catalog) suggest(p string) string {
 	type cand struct {
-		ref string
-		d   int
+		m Model
+		d int
 	}
 	var cs []cand
 	lp := strings.ToLower(p)
@@ -355,19 +359,61 @@ func (c *Catalog) suggest(p string) string {
 		if d2 := levenshtein(lp, strings.ToLower(m.Ref())); d2 < d {
 			d = d2
 		}
-		cs = append(cs, cand{m.Ref(), d})
+		cs = append(cs, cand{m, d})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
 	var out []string
 	for i := 0; i < len(cs) && i < 3; i++ {
 		if cs[i].d <= len(p)/2+2 {
-			out = append(out, cs[i].ref)
+			out = append(out, cs[i].m.Ref())
+		}
+	}
+	if len(out) == 0 && len(lp) >= 4 {
+		// A misspelt part of a name ("sonet"): the models with a part
+		// one edit away (two for long words), best first.
+		var ms []Model
+		for _, m := range c.Models {
+			if nearPart(lp, strings.ToLower(m.ID)) || nearPart(lp, strings.ToLower(m.Name)) {
+				ms = append(ms, m)
+			}
+		}
+		for len(out) < 3 {
+			m, ok := best(ms)
+			if !ok {
+				break
+			}
+			out = append(out, m.Ref())
+			ms = slices.DeleteFunc(ms, func(x Model) bool { return x.Ref() == m.Ref() })
 		}
 	}
 	if len(out) == 0 {
 		return ""
 	}
 	return "; did you mean " + strings.Join(out, ", ") + "?"
+}
+
+// nearPart reports whether s has a contiguous part within one edit of p
+// (two when p is 8 or more letters): approximate substring matching, the
+// edit distance with a free start and end in s.
+func nearPart(p, s string) bool {
+	limit := 1
+	if len(p) >= 8 {
+		limit = 2
+	}
+	prev := make([]int, len(s)+1) // all 0: a match may start anywhere
+	for i := 1; i <= len(p); i++ {
+		cur := make([]int, len(s)+1)
+		cur[0] = i
+		for j := 1; j <= len(s); j++ {
+			cost := 1
+			if p[i-1] == s[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return slices.Min(prev) <= limit
 }
 
 func levenshtein(a, b string) int {
