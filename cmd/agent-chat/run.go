@@ -94,6 +94,8 @@ func run(c *cli.Context, env *app.Env) error {
 		if thinking == "" {
 			thinking = level
 		}
+	} else if m, ok := replayModel(cat, c.String("replay"), env); ok {
+		model = m // a cassette knows the model it was recorded with
 	} else {
 		m, ok := cat.Default(func(m llm.Model) bool {
 			k, err := cat.ResolveKey(m, c.String("api-key"), env.Getenv)
@@ -616,4 +618,21 @@ func (t *turn) call() (llm.Message, error) {
 		t.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
 	}
 	return final, nil
+}
+
+// replayModel is the model of the --replay cassette, when there is one
+// and it names a model of the catalog.
+func replayModel(cat *llm.Catalog, replay string, env *app.Env) (llm.Model, bool) {
+	if replay == "" {
+		return llm.Model{}, false
+	}
+	data, err := os.ReadFile(env.Abs(replay))
+	if err != nil {
+		return llm.Model{}, false // UseCassettes reports it
+	}
+	cas, err := provider.ReadCassette(replay, data)
+	if err != nil {
+		return llm.Model{}, false
+	}
+	return provider.CassetteModel(cat, cas)
 }
