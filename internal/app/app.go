@@ -12,7 +12,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,10 +93,9 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 	a := spec(env)
 	prepare(a, env)
 	err := a.RunContext(ctx, interspersed(a, args))
-	var ec cli.ExitCoder
-	if err != nil && !errors.As(err, new(*exit.Error)) && errors.As(err, &ec) {
-		// urfave/cli's own exits ("No help topic for 'x'", code 3) are usage
-		// errors: 3 means context overflow and nothing else.
+	if fmt.Sprintf("%T", err) == "*cli.exitError" {
+		// urfave/cli's own exits (cli.Exit: "No help topic for 'x'", code 3)
+		// are usage errors: 3 means context overflow and nothing else.
 		err = exit.Wrap(exit.Usage, err)
 	}
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {

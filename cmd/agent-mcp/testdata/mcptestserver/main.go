@@ -306,6 +306,10 @@ func oldServer() {
 			reply["result"] = map[string]any{"tools": []any{map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}}}}
 		case "tools/call":
 			reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello from 2025-03-26"}}}
+			if m.Params.Name != "hello" { // as the TypeScript SDK's McpServer answers an unknown tool
+				reply["result"] = map[string]any{"isError": true, "content": []any{map[string]any{"type": "text",
+					"text": "MCP error -32602: Tool " + m.Params.Name + " not found"}}}
+			}
 		default:
 			reply["error"] = map[string]any{"code": -32601, "message": "Method not found: " + m.Method}
 		}
