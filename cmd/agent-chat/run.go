@@ -499,6 +499,27 @@ func (t *turn) run(content []llm.Content) error {
 				return exit.Silent(exit.Interrupted)
 			}
 		}
+		if n := t.c.Int("max-turns"); n > 0 && final.StopReason == llm.StopToolUse && t.toolset != nil && turns >= n {
+			// The turn limit with calls left: each is answered as not run,
+			// so the session never holds a call without its result.
+			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
+			var raws []json.RawMessage
+			for _, c := range final.ToolCalls() {
+				r := llm.Message{Role: "toolResult", ToolCallID: c.ID, ToolName: c.Name, IsError: true, Timestamp: t.env.Now().UnixMilli(),
+					Content: []llm.Content{llm.TextBlock(fmt.Sprintf("Not run: agent-chat stopped at --max-turns %d.", n))}}
+				m := msgJSON(r)
+				raws = append(raws, m)
+				out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+				out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
+			}
+			added = append(added, raws...)
+			m := msgJSON(final)
+			out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = raws })
+			out.emit(event.MaxTurns, func(e *event.Event) { e.MaxTurns = n })
+			out.emit(event.AgentEnd, func(e *event.Event) { e.Messages = added })
+			app.Warnf(t.c, "stopped at --max-turns %d with %d tool call(s) left, answered as not run (agent-chat --continue goes on)", n, len(raws))
+			return exit.Silent(exit.MaxTurns)
+		}
 		if final.StopReason == llm.StopToolUse && t.toolset != nil && turns < t.c.Int("max-turns") {
 			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
 			results := t.runTools(final)
