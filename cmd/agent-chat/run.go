@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -460,6 +461,7 @@ func (t *turn) run(content []llm.Content) error {
 			if err != nil { // a replay mismatch or a codec failure: no message to show
 				return err
 			}
+			llm.UniqueToolCallIDs(&final, t.toolCallTaken)
 			if t.ctx.Err() != nil {
 				final.StopReason, final.ErrorMessage = llm.StopAborted, "Request was aborted"
 			}
@@ -656,4 +658,24 @@ func replayModel(cat *llm.Catalog, replay string, env *app.Env) (llm.Model, bool
 		return llm.Model{}, false
 	}
 	return provider.CassetteModel(cat, cas)
+}
+
+// toolCallTaken reports whether a tool call id is already used in the
+// context: by a message of this run, or anywhere in the history (a plain
+// search of its bytes for the quoted id; a false match only renames).
+func (t *turn) toolCallTaken(id string) bool {
+	for _, m := range t.llmCtx.Messages {
+		for _, c := range m.Content {
+			if c.Type == "toolCall" && c.ID == id {
+				return true
+			}
+		}
+	}
+	q, _ := json.Marshal(id)
+	for _, h := range t.llmCtx.History {
+		if bytes.Contains(h, q) {
+			return true
+		}
+	}
+	return false
 }
