@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,12 +68,19 @@ func callCommand(env *cmdEnv) *cli.Command {
 			if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, tool) {
 				return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", tool, e.Name)
 			}
-			s, err := r.open(c.Context, e, nil)
+			var opts *mcp.ClientOptions
+			var token any
+			if env.StderrTTY { // progress for people: one line on stderr, redrawn
+				pr := &progressLine{w: env.Stderr, prefix: e.Name + " " + tool}
+				opts, token = &mcp.ClientOptions{ProgressNotificationHandler: pr.handle}, "agent-mcp-call"
+				defer pr.clear()
+			}
+			s, err := r.open(c.Context, e, opts)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			raw, err := s.callTool(c.Context, tool, args, nil)
+			raw, err := s.callTool(c.Context, tool, args, token)
 			if err != nil {
 				return s.explainCallError(c.Context, tool, err)
 			}
@@ -250,4 +258,37 @@ func (s *session) gone(tool string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// progressLine shows a call's progress notifications on a terminal as one
+// line that each notification redraws; clear erases it when the call ends.
+type progressLine struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	shown  bool
+}
+
+func (p *progressLine) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	n := req.Params
+	text := fmt.Sprintf("%g", n.Progress)
+	if n.Total > 0 {
+		text += fmt.Sprintf("/%g", n.Total)
+	}
+	if n.Message != "" {
+		text += " " + n.Message
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\x1b[Kagent-mcp: %s: %s", p.prefix, text)
+	p.shown = true
+}
+
+func (p *progressLine) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
 }
