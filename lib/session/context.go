@@ -224,30 +224,39 @@ type ModelFold struct {
 	provider, model []byte
 }
 
-// ModelChange folds a model_change entry (its record's bytes): its
-// "model", or the v1 shape's "provider" and "modelId" as
-// "provider/modelId", for its "role".
-func (f *ModelFold) ModelChange(raw []byte) {
+// ModelChangeOf reads a model_change entry (its record's bytes): the
+// model as "provider/id" and its role ("default" when absent). pi's
+// shape ("provider", "modelId": what we write) and the reference's
+// ("model", "role"; what agent-chat wrote before) are both read; model is ""
+// when the entry names neither.
+func ModelChangeOf(raw []byte) (model, role string) {
 	var v struct {
 		Model, Role, Provider, ModelID string
 	}
 	json.Unmarshal(raw, &v)
-	if v.Model == "" && v.Provider != "" && v.ModelID != "" { // v1 shape
+	if v.Model == "" && v.Provider != "" && v.ModelID != "" {
 		v.Model = v.Provider + "/" + v.ModelID
-	}
-	if v.Model == "" {
-		return
 	}
 	if v.Role == "" {
 		v.Role = "default"
 	}
-	if v.Role == "default" {
+	return v.Model, v.Role
+}
+
+// ModelChange folds a model_change entry (its record's bytes, read by
+// ModelChangeOf) for its role.
+func (f *ModelFold) ModelChange(raw []byte) {
+	model, role := ModelChangeOf(raw)
+	if model == "" {
+		return
+	}
+	if role == "default" {
 		f.provider, f.model = nil, nil
 	}
 	if f.models == nil {
 		f.models = map[string]string{}
 	}
-	f.models[v.Role] = v.Model
+	f.models[role] = model
 }
 
 // Assistant folds an assistant message's "provider" and "model" members
