@@ -172,6 +172,9 @@ func (a *appender) commit(group [][]byte, lineNos []int) error {
 		var typ string
 		json.Unmarshal(probe["type"], &typ)
 		if typ == "session" {
+			if err := session.CheckRecord(raw); err != nil {
+				return exit.Errorf(exit.Usage, "stdin:%d: invalid session header: %v (nothing of this group was written)", lineNos[k], err)
+			}
 			if header == nil {
 				header = raw
 			}
@@ -186,6 +189,9 @@ func (a *appender) commit(group [][]byte, lineNos []int) error {
 		}
 		if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
 			return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNos[k], err)
+		}
+		if err := session.CheckRecord(entry); err != nil {
+			return exit.Errorf(exit.Usage, "stdin:%d: invalid record: %v (nothing of this group was written)", lineNos[k], err)
 		}
 		recs = append(recs, entry)
 		recLines = append(recLines, lineNos[k])
