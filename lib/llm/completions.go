@@ -32,6 +32,10 @@ func compatFor(m Model) Compat {
 	}
 	if strings.Contains(url, "mistral") || m.Provider == "mistral" {
 		c.MaxTokensField = "max_tokens"
+		c.ThinkingFormat = "mistral"
+	}
+	if strings.Contains(url, "deepseek") || strings.Contains(m.Provider, "deepseek") {
+		c.ReasoningReplay = "toolCalls"
 	}
 	if !strings.Contains(url, "api.openai.com") && m.Provider != "openai" {
 		// Local servers (ollama, llama.cpp, vLLM) and most proxies know
@@ -56,6 +60,9 @@ func compatFor(m Model) Compat {
 		}
 		if u.ThinkingFormat != "" {
 			c.ThinkingFormat = u.ThinkingFormat
+		}
+		if u.ReasoningReplay != "" {
+			c.ReasoningReplay = u.ReasoningReplay
 		}
 	}
 	return c
@@ -92,7 +99,7 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			}
 			emit(map[string]any{"role": role, "content": c.SystemPrompt})
 		}
-		w := &completionsMessages{m: m, mistral: mistral, emit: emit}
+		w := &completionsMessages{m: m, mistral: mistral, replay: cp.ReasoningReplay, emit: emit}
 		if err := NormalizeEach(c, m, idFn, w.add); err != nil {
 			return err
 		}
@@ -134,6 +141,12 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			body["thinking"] = map[string]any{"type": map[bool]string{true: "enabled", false: "disabled"}[level != "off"]}
 		case "qwen":
 			body["enable_thinking"] = level != "off"
+		case "mistral":
+			// Mistral takes only "high" or "none"; magistral models
+			// always reason and take neither.
+			if !strings.Contains(m.ID, "magistral") {
+				body["reasoning_effort"] = map[bool]string{true: "high", false: "none"}[level != "off"]
+			}
 		default:
 			if level != "off" && *cp.SupportsReasoningEffort {
 				body["reasoning_effort"] = level
@@ -181,6 +194,7 @@ func hasToolCalls(c Context) (bool, error) {
 type completionsMessages struct {
 	m       Model
 	mistral bool
+	replay  string // Compat.ReasoningReplay
 	emit    func(any)
 	images  []Content // from the current run of tool results
 }
@@ -205,6 +219,8 @@ func (w *completionsMessages) add(msg Message) {
 		am[0] = member{"role", "assistant"}
 		var text []string // joined at the end: one part is not copied
 		var calls []any
+		var details []json.RawMessage // OpenRouter reasoning_details
+		var reasoning []member        // reasoning text by the field it came in
 		for _, b := range msg.Content {
 			switch b.Type {
 			case "text":
@@ -212,19 +228,43 @@ func (w *completionsMessages) add(msg Message) {
 					text = append(text, b.Text)
 				}
 			case "thinking":
-				if b.Thinking == "" {
-					continue
-				}
 				field := b.ThinkingSignature
-				if mistral || field == "" || strings.ContainsAny(field, "{ ") {
+				switch {
+				case strings.HasPrefix(field, "["):
+					// OpenRouter's reasoning_details, sent back as they came
+					// (they hold the text, signatures and encrypted data).
+					var ds []json.RawMessage
+					if json.Unmarshal([]byte(field), &ds) == nil {
+						details = append(details, ds...)
+					} else if b.Thinking != "" {
+						text = append(text, b.Thinking+"\n\n")
+					}
+				case b.Thinking == "":
+				case mistral || field == "" || strings.ContainsAny(field, "{ "):
 					text = append(text, b.Thinking+"\n\n")
-				} else {
-					am = am.set(field, b.Thinking)
+				default:
+					reasoning = appendReasoning(reasoning, field, b.Thinking)
 				}
 			case "toolCall":
 				calls = append(calls, obj{{"function", obj{{"arguments", string(objectSchema(b.Arguments))}, {"name", b.Name}}},
 					{"id", b.ID}, {"type", "function"}})
 			}
+		}
+		if w.replay == "toolCalls" {
+			// DeepSeek: reasoning_content only where the turn called tools
+			// (an older reasoner answers 400 to it elsewhere), and there
+			// always, even empty (thinking mode answers 400 without it).
+			if len(calls) == 0 {
+				reasoning = nil
+			} else if m.Reasoning && len(reasoning) == 0 {
+				reasoning = appendReasoning(nil, "reasoning_content", "")
+			}
+		}
+		for _, r := range reasoning {
+			am = am.set(r.key, r.val)
+		}
+		if len(details) > 0 {
+			am = am.set("reasoning_details", details)
 		}
 		if len(text) == 0 && len(calls) == 0 {
 			return
@@ -259,6 +299,17 @@ func (w *completionsMessages) add(msg Message) {
 		}
 		w.emit(tm)
 	}
+}
+
+// appendReasoning adds reasoning text to the member of its field.
+func appendReasoning(rs []member, field, s string) []member {
+	for i := range rs {
+		if rs[i].key == field {
+			rs[i].val = rs[i].val.(string) + s
+			return rs
+		}
+	}
+	return append(rs, member{field, s})
 }
 
 func completionsUser(cs []Content, m Model) obj {
