@@ -104,7 +104,9 @@ func TestDeepSeekReasoningReplay(t *testing.T) {
 	own := func(ts int64, cs ...Content) Message {
 		return Message{Role: "assistant", API: m.API, Provider: m.Provider, Model: m.ID, StopReason: StopStop, Timestamp: ts, Content: cs}
 	}
-	think := func(s string) Content { return Content{Type: "thinking", Thinking: s, ThinkingSignature: "reasoning_content"} }
+	think := func(s string) Content {
+		return Content{Type: "thinking", Thinking: s, ThinkingSignature: "reasoning_content"}
+	}
 	ctx := Context{Messages: []Message{
 		{Role: "user", Content: []Content{TextBlock("q1")}, Timestamp: 1},
 		own(2, think("T1"), TextBlock("A1")),
