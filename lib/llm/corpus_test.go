@@ -412,19 +412,19 @@ func expectAnthropic(sses []SSE) expectation {
 	if hasUsage {
 		w.usage = &u
 	}
-	switch {
-	case !stopped:
-		w.stop = StopError
-	case reason == "max_tokens":
-		w.stop = StopLength
-	case reason == "tool_use":
-		w.stop = StopToolUse
-	case reason == "refusal":
-		w.stop = StopError
-	default:
-		w.stop = StopStop
+	w.stop = StopError
+	if stopped {
+		w.stop = stopOf(reason, map[string]string{"max_tokens": StopLength, "tool_use": StopToolUse, "refusal": StopError}, StopStop)
 	}
 	return w
+}
+
+// stopOf maps a wire finish reason to ours (other when not in the table).
+func stopOf(reason string, table map[string]string, other string) string {
+	if s, ok := table[reason]; ok {
+		return s
+	}
+	return other
 }
 
 // Chat Completions: choices[0].delta (content as a string or, Mistral, an
@@ -528,15 +528,9 @@ func expectCompletions(sses []SSE) expectation {
 	for _, k := range detailKeys {
 		w.opaque = append(w.opaque, details[k])
 	}
-	switch {
-	case reason == "length":
-		w.stop = StopLength
-	case reason == "tool_calls":
-		w.stop = StopToolUse
-	case reason == "content_filter" || (!done && reason == ""):
+	w.stop = stopOf(reason, map[string]string{"length": StopLength, "tool_calls": StopToolUse, "content_filter": StopError}, StopStop)
+	if !done && reason == "" {
 		w.stop = StopError
-	default:
-		w.stop = StopStop
 	}
 	return w
 }
@@ -634,13 +628,6 @@ func expectGoogle(sses []SSE) expectation {
 			reason = s
 		}
 	}
-	switch reason {
-	case "STOP":
-		w.stop = StopStop
-	case "MAX_TOKENS":
-		w.stop = StopLength
-	default:
-		w.stop = StopError
-	}
+	w.stop = stopOf(reason, map[string]string{"STOP": StopStop, "MAX_TOKENS": StopLength}, StopError)
 	return w
 }
