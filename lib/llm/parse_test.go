@@ -174,3 +174,13 @@ func FuzzDecoders(f *testing.F) {
 		}
 	})
 }
+
+func FuzzRetryDelay(f *testing.F) {
+	f.Add([]byte(`{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}]}}`))
+	f.Add([]byte(`"retryDelay": "0.5s"`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if d := RetryDelay(body); d < 0 {
+			t.Fatalf("RetryDelay(%q) = %v", body, d)
+		}
+	})
+}
