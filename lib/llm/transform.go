@@ -15,8 +15,9 @@ import (
 // 0.73's transformMessages leaves them out (an incomplete turn is not
 // replayed: the model goes on from the last complete one), and so are
 // results that answer their calls (pi writes none; sent, they would
-// answer no call); text is made valid UTF-8. emit must not keep a message's Content (or Usage) past its
-// call: the next message reuses them. The error is Context.Each's.
+// answer no call); text is made valid UTF-8. emit must not keep a
+// message's Content (or Usage) past its call: the next message reuses
+// them. The error is Context.Each's.
 func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Message)) error {
 	var last int64 // the timestamp of the last message out
 	n := 0
