@@ -51,11 +51,14 @@ func TestRun(t *testing.T) {
 		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
 		{[]string{}, 2, "COMMANDS", "a command is required"},
 		{[]string{"quiet"}, 1, "", ""},
-		{[]string{"completion", "bash"}, 0, "complete -o bashdefault -o default -F _agent-x_complete agent-x", ""},
-		{[]string{"completion", "zsh"}, 0, "#compdef agent-x", ""},
-		{[]string{"completion", "fish"}, 0, "complete -c agent-x", ""},
-		{[]string{"completion", "tcsh"}, 2, "", "choose bash, zsh or fish"},
-		{[]string{"man"}, 0, ".SH EXIT STATUS", ""},
+		{[]string{"--generate-completion", "bash"}, 0, "complete -o bashdefault -o default -F _agent_x agent-x", ""},
+		{[]string{"--generate-completion", "zsh"}, 0, "#compdef agent-x", ""},
+		{[]string{"--generate-completion", "fish"}, 0, "complete -c agent-x", ""},
+		{[]string{"--generate-completion", "tcsh"}, 2, "", "choose bash, zsh or fish"},
+		{[]string{"--man"}, 0, ".SH EXIT STATUS", ""},
+		{[]string{"completion", "bash"}, 2, "", `unknown command "completion"`}, // flags, not commands
+		{[]string{"help", "nosuch"}, 2, "", "No help topic for 'nosuch'"},     // 3 is context overflow only
+		{[]string{"ok", "extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"--version"}, 0, "agent-x version ", ""},
 	}
 	for _, c := range cases {
