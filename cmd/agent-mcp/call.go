@@ -270,17 +270,9 @@ type progressLine struct {
 }
 
 func (p *progressLine) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	n := req.Params
-	text := fmt.Sprintf("%g", n.Progress)
-	if n.Total > 0 {
-		text += fmt.Sprintf("/%g", n.Total)
-	}
-	if n.Message != "" {
-		text += " " + n.Message
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "\r\x1b[Kagent-mcp: %s: %s", p.prefix, text)
+	fmt.Fprintf(p.w, "\r\x1b[Kagent-mcp: %s: %s", p.prefix, progressText(req.Params))
 	p.shown = true
 }
 
@@ -291,4 +283,16 @@ func (p *progressLine) clear() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
 	}
+}
+
+// progressText is a progress notification in words: "2/4 step".
+func progressText(p *mcp.ProgressNotificationParams) string {
+	text := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		text += fmt.Sprintf("/%g", p.Total)
+	}
+	if p.Message != "" {
+		text += " " + p.Message
+	}
+	return text
 }

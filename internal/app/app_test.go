@@ -57,7 +57,7 @@ func TestRun(t *testing.T) {
 		{[]string{"--generate-completion", "tcsh"}, 2, "", "choose bash, zsh or fish"},
 		{[]string{"--man"}, 0, ".SH EXIT STATUS", ""},
 		{[]string{"completion", "bash"}, 2, "", `unknown command "completion"`}, // flags, not commands
-		{[]string{"help", "nosuch"}, 2, "", "No help topic for 'nosuch'"},     // 3 is context overflow only
+		{[]string{"help", "nosuch"}, 2, "", "No help topic for 'nosuch'"},       // 3 is context overflow only
 		{[]string{"ok", "extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"--version"}, 0, "agent-x version ", ""},
 	}

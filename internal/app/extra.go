@@ -81,7 +81,8 @@ type node struct {
 	descs  map[string]string // flag or command → one-line usage
 }
 
-func flagNames(f cli.Flag) []string {
+// FlagNames are a flag's names as typed: -x for one letter, --name else.
+func FlagNames(f cli.Flag) []string {
 	var out []string
 	for _, n := range f.Names() {
 		if len(n) == 1 {
@@ -110,7 +111,7 @@ func addFlags(n *node, fs []cli.Flag) {
 		if !visibleFlag(f) {
 			continue
 		}
-		for _, name := range flagNames(f) {
+		for _, name := range FlagNames(f) {
 			if _, dup := n.descs[name]; dup {
 				continue
 			}
@@ -250,11 +251,11 @@ func fishList(l []string) string {
 // the first other argument; then offer the flags of that command for a
 // word starting with "-", nothing for a flag's value (the shell's file
 // completion), else its subcommands (or files when it has none).
-const bashBody = `FN() {
-  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local cpath="" w i skip=0 cmds flags vflags
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w=${COMP_WORDS[i]}
+// walkWords is the loop both bash and zsh run (FIRST, CUR and WORDS are
+// their index of the first argument, of the cursor, and the words array).
+const walkWords = `  local cpath="" w i skip=0 cmds flags vflags
+  for ((i = FIRST; i < CUR; i++)); do
+    w=${WORDS[i]}
     if ((skip)); then skip=0; continue; fi
     FN_table "$cpath"
     case "$w" in
@@ -265,7 +266,11 @@ const bashBody = `FN() {
     if [[ " $cmds " == *" $w "* ]]; then cpath="${cpath:+$cpath }$w"; else break; fi
   done
   FN_table "$cpath"
-  COMPREPLY=()
+`
+
+var bashBody = `FN() {
+  local cur=${COMP_WORDS[COMP_CWORD]}
+` + strings.NewReplacer("FIRST", "1", "CUR", "COMP_CWORD", "WORDS", "COMP_WORDS").Replace(walkWords) + `  COMPREPLY=()
   if ((skip)); then return; fi
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$flags" -- "$cur"))
@@ -275,21 +280,8 @@ const bashBody = `FN() {
 }
 `
 
-const zshBody = `FN() {
-  local cpath="" w i skip=0 cmds flags vflags
-  for ((i = 2; i < CURRENT; i++)); do
-    w=${words[i]}
-    if ((skip)); then skip=0; continue; fi
-    FN_table "$cpath"
-    case "$w" in
-      --) break ;;
-      -*=*) continue ;;
-      -*) [[ " $vflags " == *" $w "* ]] && skip=1; continue ;;
-    esac
-    if [[ " $cmds " == *" $w "* ]]; then cpath="${cpath:+$cpath }$w"; else break; fi
-  done
-  FN_table "$cpath"
-  local cur=${words[CURRENT]}
+var zshBody = `FN() {
+` + strings.NewReplacer("FIRST", "2", "CUR", "CURRENT", "WORDS", "words").Replace(walkWords) + `  local cur=${words[CURRENT]}
   if ((skip)); then _files; return; fi
   if [[ $cur == -* ]]; then
     compadd -- ${=flags}

@@ -393,33 +393,26 @@ func (c *Catalog) suggest(p string) string {
 }
 
 // nearPart reports whether s has a contiguous part within one edit of p
-// (two when p is 8 or more letters): approximate substring matching, the
-// edit distance with a free start and end in s.
+// (two when p is 8 or more letters): approximate substring matching.
 func nearPart(p, s string) bool {
 	limit := 1
 	if len(p) >= 8 {
 		limit = 2
 	}
-	prev := make([]int, len(s)+1) // all 0: a match may start anywhere
-	for i := 1; i <= len(p); i++ {
-		cur := make([]int, len(s)+1)
-		cur[0] = i
-		for j := 1; j <= len(s); j++ {
-			cost := 1
-			if p[i-1] == s[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return slices.Min(prev) <= limit
+	return slices.Min(editRow(p, s, true)) <= limit
 }
 
-func levenshtein(a, b string) int {
+func levenshtein(a, b string) int { return editRow(a, b, false)[len(b)] }
+
+// editRow is the last row of the edit-distance table of a against b: its
+// j-th value is the distance of a to b[:j]; with anywhere, a match may
+// start at any position of b (the first row is all 0).
+func editRow(a, b string, anywhere bool) []int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
-		prev[j] = j
+		if !anywhere {
+			prev[j] = j
+		}
 	}
 	for i := 1; i <= len(a); i++ {
 		cur := make([]int, len(b)+1)
@@ -433,7 +426,7 @@ func levenshtein(a, b string) int {
 		}
 		prev = cur
 	}
-	return prev[len(b)]
+	return prev
 }
 
 // Key says where a model's API key comes from.

@@ -44,25 +44,13 @@ func run(spec app.Spec, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func names(f cli.Flag) []string {
-	var out []string
-	for _, n := range f.Names() {
-		if len(n) == 1 {
-			out = append(out, "-"+n)
-		} else {
-			out = append(out, "--"+n)
-		}
-	}
-	return out
-}
-
 func visible(fs []cli.Flag) []string {
 	var out []string
 	for _, f := range fs {
 		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
 			continue
 		}
-		out = append(out, names(f)...)
+		out = append(out, app.FlagNames(f)...)
 	}
 	return out
 }
