@@ -205,9 +205,9 @@ func writeImported(c *cli.Context, env *app.Env, sessions []transcript.Session) 
 			return err
 		}
 	}
-	out := map[string]any{"file": main, "id": sessions[0].Header.ID}
-	if len(agents) > 0 {
-		out["agents"] = agents
-	}
-	return printJSON(c, out)
+	return printJSON(c, struct {
+		File   string    `json:"file"`
+		ID     string    `json:"id"`
+		Agents []written `json:"agents,omitempty"`
+	}{main, sessions[0].Header.ID, agents})
 }

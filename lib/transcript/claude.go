@@ -50,6 +50,23 @@ type claudeSession struct {
 	id, ts  string
 	open    map[string]string // API message id → its assistant entry, until the next prompt
 	pending string            // a compaction entry waiting for its summary
+	queued  []queued          // prompts typed while the agent worked
+}
+
+// queued is a prompt Claude Code delivers with its next request.
+type queued struct {
+	ts      string
+	content []any
+}
+
+// deliver places the queued prompts where the next message goes (after
+// parent) and returns where that message goes now.
+func (s *claudeSession) deliver(parent string) string {
+	for _, q := range s.queued {
+		parent = s.add(q.ts, userMessage(q.ts, q.content), parent)
+	}
+	s.queued = nil
+	return parent
 }
 
 // Why records are not imported.
@@ -134,6 +151,7 @@ func FromClaude(lines [][]byte, opt Options) (Result, error) {
 		return res, errors.New("no messages found in the transcript")
 	}
 	for _, s := range all {
+		s.deliver(s.after(s.last))
 		if len(s.entries) == 0 {
 			continue
 		}
@@ -196,10 +214,11 @@ func (s *claudeSession) record(r claudeRecord, line []byte, n int, acc *accounts
 		json.Unmarshal(r.Attachment, &a)
 		if a.Type == "queued_command" && len(a.Prompt) > 0 {
 			// a prompt typed while the agent worked, delivered with the next request
+			// they reach the model with the next request, after the pending tool results
 			if content := claudeUserContent(a.Prompt, "queued prompt", n, acc); len(content) > 0 {
-				id = s.add(ts, userMessage(ts, content), s.parent(r.ParentUUID))
-				s.open = map[string]string{}
-				break
+				s.queued = append(s.queued, queued{ts, content})
+				s.passOn(r)
+				return
 			}
 		}
 		acc.kept("attachment", n)
@@ -277,7 +296,7 @@ func (s *claudeSession) user(r claudeRecord, ts string, n int, acc *accounts) st
 	var str string
 	if json.Unmarshal(r.Message.Content, &str) == nil {
 		s.open = map[string]string{}
-		return s.add(ts, userMessage(ts, []any{text(str)}), s.parent(r.ParentUUID))
+		return s.add(ts, userMessage(ts, []any{text(str)}), s.deliver(s.parent(r.ParentUUID)))
 	}
 	var blocks []json.RawMessage
 	if json.Unmarshal(r.Message.Content, &blocks) != nil {
@@ -305,7 +324,7 @@ func (s *claudeSession) user(r claudeRecord, ts string, n int, acc *accounts) st
 		if parent == "" {
 			parent = s.parent(r.ParentUUID)
 		}
-		last = s.add(ts, userMessage(ts, content), parent)
+		last = s.add(ts, userMessage(ts, content), s.deliver(parent))
 		s.open = map[string]string{}
 	} else if last == "" {
 		acc.skip("user (no content)", "an empty message", n)
@@ -456,7 +475,7 @@ func (s *claudeSession) assistant(r claudeRecord, ts string, n int, acc *account
 		s.calls(id, added)
 		return id
 	}
-	id = s.addAssistant(ts, msg, s.parent(r.ParentUUID))
+	id = s.addAssistant(ts, msg, s.deliver(s.parent(r.ParentUUID)))
 	if r.Message.ID != "" {
 		s.open[r.Message.ID] = id
 	}
