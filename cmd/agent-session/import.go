@@ -37,7 +37,7 @@ input images are kept.
 
 Sub-agents: Claude Code sidechain records, and the <uuid>/subagents/agent-*.jsonl files beside
 the transcript, become session files of their own whose header names the main one
-(parentSession): FILE.<agent>.jsonl beside -o FILE, or in the sessions directory. A sub-agent's
+(parentSession): s.<agent>.jsonl beside -o s.jsonl, or in the sessions directory. A sub-agent's
 file given alone imports as a session.
 
 Kept as custom entries (in the file, not sent to the model): Claude Code's summary, system and
