@@ -111,7 +111,7 @@ func FromClaude(lines [][]byte, opt Options) (Result, error) {
 	all := []*claudeSession{top}
 	byAgent := map[string]*claudeSession{}
 	owner := map[string]*claudeSession{} // record uuid → its session
-	sessionID, cwd := "", ""
+	sessionID, cwd, alone := "", "", ""
 	for i, r := range recs {
 		n, line := at[i], nums[i]
 		if sessionID == "" {
@@ -119,6 +119,9 @@ func FromClaude(lines [][]byte, opt Options) (Result, error) {
 		}
 		if cwd == "" {
 			cwd = r.Cwd
+		}
+		if !main && alone == "" && r.IsSidechain {
+			alone = r.AgentID // a sub-agent's file: its session is not the main one
 		}
 		s := top
 		if r.IsSidechain && main {
@@ -156,6 +159,9 @@ func FromClaude(lines [][]byte, opt Options) (Result, error) {
 			continue
 		}
 		id := sessionID
+		if s == top && alone != "" && sessionID != "" {
+			id = sessionID + "-" + alone
+		}
 		if s.agent != "" {
 			id = sessionID + "-" + s.agent
 			if sessionID == "" {

@@ -423,3 +423,42 @@ func countImported(t *testing.T, res Result, hasResult map[string]bool, patches 
 	}
 	return c, unpaired, tokens
 }
+
+// TestGenerated runs the corpus check over the transcripts under the
+// directory $AGENTUTILS_GENERATED_TRANSCRIPTS (scripts/interop-import has
+// the newest Claude Code and Codex CLIs write them against a fake model
+// server); skipped when it is not set.
+func TestGenerated(t *testing.T) {
+	dir := os.Getenv("AGENTUTILS_GENERATED_TRANSCRIPTS")
+	if dir == "" {
+		t.Skip("AGENTUTILS_GENERATED_TRANSCRIPTS not set")
+	}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	ok := 0
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		if t.Run(rel, func(t *testing.T) {
+			lines := readCorpusFile(t, f)
+			format := ""
+			for _, l := range lines {
+				if len(bytes.TrimSpace(l)) > 0 {
+					format = Detect(l)
+					break
+				}
+			}
+			if format != "claude" && format != "codex" {
+				t.Fatalf("not a transcript (%q)", format)
+			}
+			checkLossless(t, format, lines)
+		}) {
+			ok++
+		}
+	}
+	t.Logf("%d/%d generated transcripts without loss", ok, len(files))
+}

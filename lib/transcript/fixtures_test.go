@@ -159,6 +159,9 @@ func TestClaudeSubagentFileAlone(t *testing.T) {
 	if len(res.Sessions) != 1 {
 		t.Fatalf("%d sessions", len(res.Sessions))
 	}
+	if id := res.Sessions[0].Header.ID; id != "main-1-a2898e3" {
+		t.Errorf("id %q: the main session's id and the agent's", id)
+	}
 	if _, shape := context(t, res.Sessions[0]); shape != "user[text] assistant[call:t1] toolResult:t1[text] assistant[text]" {
 		t.Errorf("context %s", shape)
 	}

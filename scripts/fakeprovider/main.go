@@ -6,6 +6,8 @@
 //
 // Several files (comma-separated) are served in turn, one per request,
 // starting again after the last: a scripted multi-turn conversation.
+// With -agent DIR it answers Claude Code's and Codex's requests by their
+// content instead (agent.go).
 package main
 
 import (
@@ -23,9 +25,13 @@ import (
 func main() {
 	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
+	agent := flag.String("agent", "", "answer Claude Code and Codex by the conversation, editing in `DIR`")
 	flag.Parse()
 	var bodies [][]byte
 	for _, f := range strings.Split(*sse, ",") {
+		if *agent != "" {
+			break
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
@@ -42,6 +48,10 @@ func main() {
 	}
 	fmt.Printf("http://%s\n", ln.Addr())
 	os.Stdout.Sync()
+	if *agent != "" {
+		http.Serve(ln, agentHandler(*agent))
+		return
+	}
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if r.Method != http.MethodPost {
