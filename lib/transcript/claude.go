@@ -43,6 +43,26 @@ type claudeRecord struct {
 	} `json:"message"`
 }
 
+// claudeBlock is what the conversion reads of a content block.
+type claudeBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"` // redacted_thinking
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
+	Source    struct {
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	} `json:"source"`
+}
+
 // claudeSession is one session being built: the main one or a sub-agent's.
 type claudeSession struct {
 	*builder
@@ -312,12 +332,7 @@ func (s *claudeSession) user(r claudeRecord, ts string, n int, acc *accounts) st
 	last := ""
 	var content []any
 	for _, raw := range blocks {
-		var bl struct {
-			Type      string          `json:"type"`
-			ToolUseID string          `json:"tool_use_id"`
-			IsError   bool            `json:"is_error"`
-			Content   json.RawMessage `json:"content"`
-		}
+		var bl claudeBlock
 		json.Unmarshal(raw, &bl)
 		if bl.Type == "tool_result" {
 			last = s.addResult(ts, bl.ToolUseID, claudeResultContent(bl.Content, n, acc), bl.IsError, s.parent(r.ParentUUID))
@@ -353,16 +368,7 @@ func claudeUserContent(raw json.RawMessage, where string, n int, acc *accounts) 
 func claudeBlocks(blocks []json.RawMessage, where string, n int, acc *accounts) []any {
 	var out []any
 	for _, raw := range blocks {
-		var bl struct {
-			Type   string `json:"type"`
-			Text   string `json:"text"`
-			Source struct {
-				Type      string `json:"type"`
-				MediaType string `json:"media_type"`
-				Data      string `json:"data"`
-				URL       string `json:"url"`
-			} `json:"source"`
-		}
+		var bl claudeBlock
 		json.Unmarshal(raw, &bl)
 		switch bl.Type {
 		case "text":
@@ -424,16 +430,7 @@ func (s *claudeSession) assistant(r claudeRecord, ts string, n int, acc *account
 	}
 	var added []any
 	for _, raw := range blocks {
-		var bl struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			Thinking  string          `json:"thinking"`
-			Signature string          `json:"signature"`
-			Data      string          `json:"data"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-		}
+		var bl claudeBlock
 		json.Unmarshal(raw, &bl)
 		switch bl.Type {
 		case "text":
