@@ -44,9 +44,9 @@ Kept as custom entries (in the file, not sent to the model): Claude Code's summa
 attachment records and record types it does not know; Codex's instructions, developer messages,
 session_meta, compacted, web_search_call, tool_search_*, agent_message, image_generation_call
 and item types it does not know. Not imported, and reported on stderr with a count per kind:
-Claude Code's progress, file-history-snapshot and queue-operation records, Codex's event_msg and
-turn_context records (their token counts, model and cwd are read). Lines that are not JSON are
-reported with their line numbers.
+Claude Code's progress, file-history-snapshot, queue-operation and api-request* records (copies
+of the requests sent), Codex's event_msg and turn_context records (their token counts, model and
+cwd are read). Lines that are not JSON are reported with their line numbers.
 
 Examples:
    agent-session import ~/.claude/projects/-home-me-app/5b1c….jsonl

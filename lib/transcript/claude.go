@@ -94,6 +94,7 @@ const (
 	whyProgress = "the UI's progress of running tools and hooks"
 	whySnapshot = "file backups for the UI's rewind"
 	whyQueue    = "the UI's prompt queue (queued prompts reach the transcript as messages)"
+	whyRequest  = "copies of the requests Claude Code sent (system prompt, tools); the messages are imported from their own records"
 )
 
 // FromClaude converts a Claude Code project transcript. Lines of one API
@@ -277,6 +278,10 @@ func (s *claudeSession) record(r claudeRecord, line []byte, n int, acc *accounts
 		return
 	case "queue-operation":
 		acc.skip(r.Type, whyQueue, n)
+		s.passOn(r)
+		return
+	case "api-request", "api-request-blob", "api-request-shape":
+		acc.skip(r.Type, whyRequest, n)
 		s.passOn(r)
 		return
 	default:

@@ -192,7 +192,7 @@ func TestClaudeBookkeeping(t *testing.T) {
 		t.Errorf("context %s", shape)
 	}
 	sk, kp := skipped(res), kept(res)
-	if sk["file-history-snapshot"] != 1 || sk["queue-operation"] != 1 || len(sk) != 2 {
+	if sk["file-history-snapshot"] != 1 || sk["queue-operation"] != 1 || sk["api-request-blob"] != 1 || len(sk) != 3 {
 		t.Errorf("skipped %+v", res.Skipped)
 	}
 	if kp["summary"] != 1 || kp["system/turn_duration"] != 1 || kp["custom-title"] != 1 || kp["frobnicate"] != 1 {
