@@ -35,7 +35,7 @@ func bashTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "bash", Label: "Bash", Concurrency: event.Exclusive,
 			Description: "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600).",
-			Parameters:  schema(`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string"}},"required":["command"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["command"],"additionalProperties":false}`)},
 		Run: runBash,
 	}
 }
@@ -132,9 +132,16 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	}
 	timeout = min(max(timeout, 1), 3600)
 	dir := env.Cwd
-	if a.Cwd != "" {
-		dir = env.resolve(a.Cwd)
-		st, err := os.Stat(dir)
+	if a.Cwd != "" || env.Root != "" {
+		if a.Cwd == "" {
+			a.Cwd = "."
+		}
+		fsys, name, abs, err := env.at(a.Cwd)
+		if err != nil {
+			return event.ToolOutput{}, err
+		}
+		dir = abs
+		st, err := fsys.Stat(name)
 		if err != nil {
 			return event.ToolOutput{}, fmt.Errorf("Working directory does not exist: %s", dir)
 		}
