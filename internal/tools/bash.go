@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,18 +156,33 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	}
 	artifact := filepath.Join(state, fmt.Sprintf("%d.bash.log", env.Now().UnixNano()))
 	out := &tail{open: func() (*os.File, error) { return os.Create(artifact) }}
+	// The output pipe is ours: bash and its children hold the write end,
+	// we read it in a goroutine, and the call ends when bash exits (or at
+	// the timeout), not when the last holder of the pipe closes it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return event.ToolOutput{}, err
+	}
+	defer pr.Close()
+	// marker finds the descendants that left the process group (setsid)
+	// and lost their parent: they inherit it in their environment.
+	marker := fmt.Sprintf("AGENTUTILS_BASH_ID=%d.%d", os.Getpid(), env.Now().UnixNano())
 	cmd := exec.Command("bash", "-c", a.Command)
 	cmd.Dir = dir
 	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Env = append(os.Environ(), nonInteractive...)
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.Env = append(os.Environ(), append(nonInteractive, marker)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
 		return event.ToolOutput{}, err
 	}
+	copied := make(chan struct{})
+	go func() { io.Copy(out, pr); close(copied) }()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	kill := func(sig syscall.Signal) { syscall.Kill(-cmd.Process.Pid, sig) }
+	pid := cmd.Process.Pid
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -188,17 +204,27 @@ loop:
 			reason = "aborted"
 		}
 		if reason != "" {
-			kill(syscall.SIGTERM)
+			killTree(pid, marker, syscall.SIGTERM)
 			select {
 			case waitErr = <-done:
 			case <-time.After(bashGrace):
-				kill(syscall.SIGKILL)
+				killTree(pid, marker, syscall.SIGKILL)
 				waitErr = <-done
 			}
 			break loop
 		}
 	}
-	kill(syscall.SIGKILL) // background children still holding the group
+	// Whatever bash left running is killed: its process group and the
+	// descendants that left it.
+	killTree(pid, marker, syscall.SIGKILL)
+	// The output the killed processes wrote is in the pipe; a holder that
+	// escaped the kill does not hold the call.
+	select {
+	case <-copied:
+	case <-time.After(bashGrace):
+		pr.Close()
+		<-copied
+	}
 	if out.spill != nil {
 		out.spill.Close()
 	}
