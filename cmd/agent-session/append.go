@@ -391,7 +391,7 @@ func (a *appender) loadIDs() error {
 		return nil
 	}
 	ids := map[string]bool{}
-	var r io.Reader = io.NewSectionReader(a.lf.f, 0, 1<<62)
+	r := boundLines(io.NewSectionReader(a.lf.f, 0, 1<<62), a.path)
 	if isZst(a.path) {
 		data, err := a.lf.readAll()
 		if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -35,7 +36,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(path)
+			f, err := os.Open(path)
+			if err != nil {
+				return exit.Wrap(exit.Usage, err)
+			}
+			data, err := io.ReadAll(boundLines(f, path))
+			f.Close()
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}

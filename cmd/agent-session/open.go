@@ -295,7 +295,7 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		problems []session.Problem
 		line     int
 	)
-	err = scanLines(f, func(raw []byte, off int64, lineNo int) error {
+	err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int) error {
 		line = lineNo
 		p, ok := session.Skim(raw) // fast path; Peek says what is wrong otherwise
 		var perr error

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/lib/exit"
 )
 
 // isZst reports whether a session path is zstd-compressed (.jsonl.zst).
@@ -128,9 +130,60 @@ func (l *lockedFile) readAll() ([]byte, error) {
 	return readSessionBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
 }
 
+// maxRecord bounds a line (one record) read from a session file or an
+// import: a longer one is bad input naming the file and the offset where it
+// starts, not a read until memory runs out (/dev/zero). Set with
+// AGENTUTILS_MAX_RECORD (bytes, or with a K, M or G suffix).
+var maxRecord int64 = 256 << 20
+
+// parseSize reads a byte count with an optional K, M or G (binary) suffix.
+func parseSize(v string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "K"):
+		mult, v = 1<<10, strings.TrimSuffix(v, "K")
+	case strings.HasSuffix(v, "M"):
+		mult, v = 1<<20, strings.TrimSuffix(v, "M")
+	case strings.HasSuffix(v, "G"):
+		mult, v = 1<<30, strings.TrimSuffix(v, "G")
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("not a positive size: %q", v)
+	}
+	return n * mult, nil
+}
+
+// boundedLines fails a read once a line runs past maxRecord.
+type boundedLines struct {
+	r         io.Reader
+	path      string
+	off, line int64 // bytes read; where the current line starts
+}
+
+func boundLines(r io.Reader, path string) io.Reader { return &boundedLines{r: r, path: path} }
+
+func (b *boundedLines) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	chunk := p[:n]
+	for {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			break
+		}
+		b.line = b.off + int64(len(p[:n])-len(chunk)) + int64(i) + 1
+		chunk = chunk[i+1:]
+	}
+	b.off += int64(n)
+	if b.off-b.line > maxRecord {
+		return n, exit.Errorf(exit.Usage, "%s: offset %d: a line longer than %d bytes (the limit, AGENTUTILS_MAX_RECORD)", b.path, b.line, maxRecord)
+	}
+	return n, err
+}
+
 func readSessionBytes(r io.Reader, path string) ([]byte, error) {
 	if !isZst(path) {
-		return io.ReadAll(r)
+		return io.ReadAll(boundLines(r, path))
 	}
 	raw, err := io.ReadAll(r)
 	if err != nil {
@@ -147,9 +200,9 @@ func readSessionBytes(r io.Reader, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	b, err := io.ReadAll(d)
+	b, err := io.ReadAll(boundLines(d, path))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 	}
 	return b, nil
 }
