@@ -89,9 +89,28 @@ func lockSession(ctx context.Context, path string, create bool) (*lockedFile, er
 			return nil, err
 		}
 		if same {
+			removeStaleTemps(path)
 			return &lockedFile{path: path, f: f}, nil
 		}
 		f.Close() // replaced (or removed) while we waited: lock the new one
+	}
+}
+
+// removeStaleTemps removes the temporary files a rewrite of path killed
+// before its rename left behind (.<name>.*.tmp). It runs under path's
+// lock, and a temp file still locked by a live rewrite is left alone.
+func removeStaleTemps(path string) {
+	dir, base := filepath.Split(path)
+	ms, _ := filepath.Glob(filepath.Join(dir, "."+base+".*.tmp"))
+	for _, m := range ms {
+		f, err := os.Open(m)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(m)
+		}
+		f.Close()
 	}
 }
 
