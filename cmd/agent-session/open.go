@@ -288,6 +288,9 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		return true, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return true, exit.Errorf(exit.Usage, "%s: is a directory, not a session file", o.path)
+	}
 	var (
 		header   []byte
 		idx      = fastIndex{ids: make(map[string]int32)}

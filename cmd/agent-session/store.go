@@ -61,8 +61,15 @@ func lockSession(ctx context.Context, path string, create bool) (*lockedFile, er
 	delay := time.Millisecond
 	for {
 		f, err := os.OpenFile(path, flags, 0o644)
+		if errors.Is(err, syscall.EISDIR) {
+			return nil, exit.Errorf(exit.Usage, "%s: is a directory, not a session file", path)
+		}
 		if err != nil {
 			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+			f.Close()
+			return nil, exit.Errorf(exit.Usage, "%s: not a regular file, so not a session file", path)
 		}
 		for {
 			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -235,7 +242,7 @@ func zstEnd(r io.ReaderAt, size int64, path string) (int64, error) {
 	for off < size {
 		n, err := zstFrameLen(r, off, size)
 		if err != nil {
-			return 0, fmt.Errorf("%s: offset %d: %v", path, off, err)
+			return 0, exit.Errorf(exit.Usage, "%s: offset %d: %v", path, off, err)
 		}
 		if n == 0 {
 			return off, nil // torn
