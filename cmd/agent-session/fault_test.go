@@ -287,3 +287,35 @@ func TestTornTail(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSignalEndsABlockedCommand: open blocked on a FIFO nobody writes
+// (where the context does not reach) still ends on one SIGTERM, with 130.
+func TestOneSignalEndsABlockedCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the signal grace period")
+	}
+	bin := sessionBinary(t)
+	fifo := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		cmd := exec.Command(bin, "open", fifo)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // let it block in open(2)
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running 60 s after one signal", sig)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("%v: exit %d, want 130", sig, code)
+		}
+	}
+}
