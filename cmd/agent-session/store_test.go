@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,5 +114,32 @@ func TestLockCancelled(t *testing.T) {
 	defer cancel()
 	if _, err := lockSession(ctx, path, false); err == nil {
 		t.Fatal("second lock succeeded while the first is held")
+	}
+}
+
+type countingReaderAt struct {
+	r io.ReaderAt
+	n int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.n += int64(len(p))
+	return c.r.ReadAt(p, off)
+}
+
+// After a huge last line, finding the last entry reads the file a few
+// times at most, not once per 64 KiB of the line (quadratic: append after
+// a 100 MB line took 107 s).
+func TestLastEntryAfterAHugeLineIsLinear(t *testing.T) {
+	data := []byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" +
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"` +
+		strings.Repeat("x", 8<<20) + `"}],"timestamp":1}}` + "\n")
+	c := &countingReaderAt{r: bytes.NewReader(data)}
+	id, err := lastEntryIn(c, int64(len(data)))
+	if err != nil || id != "a1" {
+		t.Fatalf("lastEntryIn = %q, %v", id, err)
+	}
+	if c.n > 4*int64(len(data)) {
+		t.Errorf("read %d bytes of a %d-byte file", c.n, len(data))
 	}
 }
