@@ -69,9 +69,16 @@ func OSEnv() *Env {
 	}
 }
 
+// signalGrace is how long a command has to wind down after the first
+// SIGINT or SIGTERM before the process ends anyway: a command blocked
+// where the context does not reach (opening or reading a FIFO) must
+// still end on one signal.
+const signalGrace = 10 * time.Second
+
 // Main runs spec as this process and returns its exit status. The first
 // SIGINT or SIGTERM cancels the context given to the command (which then
-// winds down and reports); a second one ends the process at once with 130.
+// winds down and reports); a second one, or signalGrace later, ends the
+// process at once with 130.
 func Main(spec Spec) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -81,7 +88,11 @@ func Main(spec Spec) int {
 	go func() {
 		<-sigs
 		cancel()
-		<-sigs
+		select {
+		case <-sigs:
+		case <-time.After(signalGrace):
+			fmt.Fprintf(os.Stderr, "%s: interrupted; did not wind down in %v\n", filepath.Base(os.Args[0]), signalGrace)
+		}
 		os.Exit(exit.Interrupted)
 	}()
 	return Run(ctx, spec, OSEnv(), os.Args)
