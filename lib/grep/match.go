@@ -36,6 +36,9 @@ type Matcher struct {
 	// literals, not from the regexp), so it is used line by line,
 	// on the candidate lines that are not ASCII; else buffer by buffer.
 	uniLines bool
+	// dfa answers whether a line matches (dfa.go); nil with -U or where
+	// the program does not compile.
+	dfa *dfaProg
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -132,6 +135,9 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			}
 		}
 	}
+	if !m.multiline {
+		m.dfa = newDFAProg(expr, m.uni != nil)
+	}
 	return m, nil
 }
 
@@ -165,6 +171,7 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 	var out []Span
 	var ls lineSearch
 	ls.reset(m)
+	defer ls.release()
 	for off := 0; ; {
 		start, end, subs := ls.next(buf, off, nil)
 		if start < 0 {
@@ -187,6 +194,8 @@ func (m *Matcher) HasMatch(buf []byte) bool {
 	}
 	var ls lineSearch
 	ls.reset(m)
+	defer ls.release()
+	ls.exist = true
 	if m.multiline {
 		// the literals still rule out a file that holds none of them
 		return (m.lits == nil || ls.pf.find(buf, 0) >= 0) && m.re.Match(buf)
@@ -199,6 +208,10 @@ func (m *Matcher) HasMatch(buf []byte) bool {
 type lineSearch struct {
 	m  *Matcher
 	pf prefilter
+	// exist: only whether a line matches is wanted, not its matches; a
+	// matching line then has one span, and not necessarily a true one.
+	exist bool
+	d, du *lineDFA // the DFAs of m and of m.uni, taken when first needed
 }
 
 func (ls *lineSearch) reset(m *Matcher) {
@@ -206,6 +219,31 @@ func (ls *lineSearch) reset(m *Matcher) {
 	if m.lits != nil {
 		ls.pf.reset(m.lits)
 	}
+}
+
+// release gives the DFAs back.
+func (ls *lineSearch) release() {
+	if ls.d != nil {
+		ls.m.dfa.put(ls.d)
+	}
+	if ls.du != nil {
+		ls.m.uni.dfa.put(ls.du)
+	}
+	ls.d, ls.du = nil, nil
+}
+
+// dfaOf is the line DFA of mm (ls.m or its Unicode twin), nil if none.
+func (ls *lineSearch) dfaOf(mm *Matcher) *lineDFA {
+	if mm == ls.m {
+		if ls.d == nil {
+			ls.d = mm.dfa.get()
+		}
+		return ls.d
+	}
+	if ls.du == nil {
+		ls.du = mm.dfa.get()
+	}
+	return ls.du
 }
 
 // next finds the first line starting at or after off (a line start) that
@@ -216,8 +254,11 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 	m := ls.m
 	for off < len(buf) {
 		var at int
+		sure := false // the DFA found that the line at matches
 		if m.lits != nil {
 			at = ls.pf.find(buf, off)
+		} else if d := ls.dfaOf(m); d != nil {
+			at, sure = d.nextLine(buf, off)
 		} else if loc := m.re.FindIndex(buf[off:]); loc != nil {
 			at = off + loc[0]
 		} else {
@@ -247,6 +288,18 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 			mm := m
 			if m.uniLines && hasNonASCII(line) {
 				mm = m.uni // Unicode \w \d \s (unicode.go)
+			}
+			if !sure || mm != m {
+				if d := ls.dfaOf(mm); d != nil {
+					var known bool
+					if sure, known = d.matchLine(line); known && !sure {
+						off = end // the DFA is sure: no match on the line
+						continue
+					}
+				}
+			}
+			if sure && ls.exist && !m.word {
+				return start, end, append(subs, Span{at - start, at - start})
 			}
 			for _, loc := range mm.re.FindAllIndex(line, -1) {
 				subs = append(subs, Span{loc[0], loc[1]})
