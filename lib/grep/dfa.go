@@ -26,7 +26,7 @@ type lineDFA struct {
 	*dfaProg
 	start *dstate
 	cache map[string]*dstate
-	full  bool // the cache reached maxStates: unsure from then on
+	full  bool // the cache reached maxStates
 	stack []uint32
 	seen  []uint32 // generation marks per pc
 	gen   uint32
@@ -94,7 +94,7 @@ func (p *dfaProg) get() *lineDFA {
 }
 
 func (p *dfaProg) put(d *lineDFA) {
-	if d != nil && !d.full {
+	if d != nil {
 		p.pool.Put(d)
 	}
 }
@@ -222,9 +222,19 @@ func (d *lineDFA) atEOL(s *dstate) bool {
 // matchLine reports whether line (without its newline) holds a match;
 // sure is false where the DFA cannot tell.
 func (d *lineDFA) matchLine(line []byte) (match, sure bool) {
-	if d.full {
-		return false, false
+	match, sure = d.scanLine(line)
+	if !sure && d.full {
+		// the cache is full: empty it and try the line once more (RE2's
+		// way); a line that fills it alone is left to the regexp
+		d.cache = map[string]*dstate{}
+		d.full = false
+		d.start = d.state(nil, prevBegin)
+		match, sure = d.scanLine(line)
 	}
+	return match, sure
+}
+
+func (d *lineDFA) scanLine(line []byte) (match, sure bool) {
 	s := d.start
 	for i := 0; i < len(line); {
 		if s.dead {

@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -128,4 +129,43 @@ func FuzzLineDFA(f *testing.F) {
 		}
 		dfaAgrees(t, pattern, text)
 	})
+}
+
+// TestAhoCorasickLeftmostFirst: the automaton's matches are regexp's on
+// an alternation of the same literals, on random sets and texts.
+func TestAhoCorasickLeftmostFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		var lits [][]byte
+		var quoted []string
+		for k := r.IntN(20) + 1; k > 0; k-- {
+			var b []byte
+			for n := r.IntN(4) + 1; n > 0; n-- {
+				b = append(b, []string{"a", "b", "c", "é"}[r.IntN(4)]...)
+			}
+			lits = append(lits, b)
+			quoted = append(quoted, regexp.QuoteMeta(string(b)))
+		}
+		var h []byte
+		for n := r.IntN(200); n > 0; n-- {
+			h = append(h, []string{"a", "b", "c", "d", "\xc3", "é"}[r.IntN(6)]...)
+		}
+		want := regexp.MustCompile(strings.Join(quoted, "|")).FindAllIndex(h, -1)
+		a := newAhoCorasick(lits)
+		var got [][]int
+		for p := 0; ; {
+			s, e := a.leftmost(h, p)
+			if s < 0 {
+				break
+			}
+			got = append(got, []int{s, e})
+			p = e
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("%q on %q: %v, regexp %v", lits, h, got, want)
+		}
+		if e := a.firstEnd(h, 0); (e < 0) != (len(want) == 0) {
+			t.Fatalf("%q on %q: firstEnd %d, regexp %v", lits, h, e, want)
+		}
+	}
 }

@@ -39,6 +39,9 @@ type Matcher struct {
 	// dfa answers whether a line matches (dfa.go); nil with -U or where
 	// the program does not compile.
 	dfa *dfaProg
+	// ac: the pattern is more than maxLits literals (case-sensitive, no
+	// -w/-x): their leftmost-first occurrences are the matches (aho.go).
+	ac *ahoCorasick
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -137,8 +140,34 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	}
 	if !m.multiline {
 		m.dfa = newDFAProg(expr, m.uni != nil)
+		if len(o.Patterns) > maxLits && m.lits == nil && !fold && !o.Word && !o.Line {
+			m.ac = literalSet(o.Patterns, o.Fixed)
+		}
 	}
 	return m, nil
+}
+
+// literalSet is the Aho-Corasick automaton of patterns when each is a
+// non-empty literal of valid UTF-8 (nil otherwise).
+func literalSet(patterns []string, fixed bool) *ahoCorasick {
+	lits := make([][]byte, 0, len(patterns))
+	for _, p := range patterns {
+		if !fixed {
+			re, err := syntax.Parse(p, syntax.Perl)
+			if err != nil {
+				return nil
+			}
+			if re = re.Simplify(); re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 {
+				return nil
+			}
+			p = string(re.Rune)
+		}
+		if p == "" || !utf8.ValidString(p) {
+			return nil
+		}
+		lits = append(lits, []byte(p))
+	}
+	return newAhoCorasick(lits)
 }
 
 func regexError(p string, err error) error {
@@ -257,6 +286,10 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		sure := false // the DFA found that the line at matches
 		if m.lits != nil {
 			at = ls.pf.find(buf, off)
+		} else if m.ac != nil {
+			if at = m.ac.firstEnd(buf, off); at > 0 {
+				at--
+			}
 		} else if d := ls.dfaOf(m); d != nil {
 			at, sure = d.nextLine(buf, off)
 		} else if loc := m.re.FindIndex(buf[off:]); loc != nil {
@@ -284,6 +317,18 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		}
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
+		} else if m.ac != nil {
+			if ls.exist {
+				return start, end, append(subs, Span{at - start, at - start})
+			}
+			for p := 0; ; {
+				s, e := m.ac.leftmost(line, p)
+				if s < 0 {
+					break
+				}
+				subs = append(subs, Span{s, e})
+				p = e
+			}
 		} else if !fast {
 			mm := m
 			if m.uniLines && hasNonASCII(line) {
