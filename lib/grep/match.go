@@ -350,11 +350,6 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 				subs = append(subs, Span{loc[0], loc[1]})
 			}
 			subs = mm.adjustLine(buf, start, textEnd, subs, n) // -w, invalid UTF-8 (word.go, utf8.go)
-			// An empty match at the end of a line that matched before is
-			// not a match of its own.
-			if k := len(subs); k-n > 1 && subs[k-1].Start == len(line) && subs[k-1].End == len(line) {
-				subs = subs[:k-1]
-			}
 		}
 		if len(subs) > n {
 			return start, end, subs

@@ -128,9 +128,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 				if e > end {
 					e = end
 				}
-				if !(s.Start == s.End && s.Start == end-1 && end-1 > start) || len(li.subs) == 0 {
-					li.subs = append(li.subs, Span{s.Start - start, e - start})
-				}
+				li.subs = append(li.subs, Span{s.Start - start, e - start})
 			}
 			si++
 		}
