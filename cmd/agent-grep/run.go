@@ -334,6 +334,12 @@ func run(c *cli.Context, env *app.Env) error {
 	if p.stopped != "" {
 		app.Warnf(c, "%s", p.stopped)
 	}
+	if len(args) == 0 && paths[0] == "" && total.Searches == 0 {
+		// rg 13: the working directory searched, every file filtered out
+		fmt.Fprint(env.Stderr, "No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"+
+			"Running with --debug will show why files are being skipped.\n")
+		return exit.Silent(exit.Usage)
+	}
 	return status(matched, failed, c.Bool("quiet"))
 }
 

@@ -315,12 +315,12 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		if m.wordLit {
 			subs, fast = ls.wordSpans(line, subs, at-start)
 		}
+		if ls.exist && (m.exact || m.ac != nil) {
+			return start, end, append(subs, Span{at - start, at - start})
+		}
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
 		} else if m.ac != nil {
-			if ls.exist {
-				return start, end, append(subs, Span{at - start, at - start})
-			}
 			for p := 0; ; {
 				s, e := m.ac.leftmost(line, p)
 				if s < 0 {
