@@ -487,9 +487,22 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 			}
 		}
 	}
+	longValue := map[string]bool{} // long names that take a value
+	for _, f := range c.App.Flags {
+		for _, n := range f.Names() {
+			if len(n) > 1 && app.TakesValue(f) {
+				longValue[n] = true
+			}
+		}
+	}
 	last := ""
+	value := false // the argument is the value of the flag before it
 	for i, a := range args {
 		if i == 0 {
+			continue
+		}
+		if value {
+			value = false
 			continue
 		}
 		if a == "--" {
@@ -497,14 +510,15 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 		}
 		switch {
 		case strings.HasPrefix(a, "--"):
-			n, _, _ := strings.Cut(a[2:], "=")
+			n, _, hasValue := strings.Cut(a[2:], "=")
 			for _, want := range names {
 				if n == want {
 					last = want
 				}
 			}
+			value = longValue[n] && !hasValue
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			for _, ch := range a[1:] {
+			for j, ch := range a[1:] {
 				long := short[string(ch)]
 				for _, want := range names {
 					if long == want {
@@ -512,7 +526,8 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 					}
 				}
 				if takes[string(ch)] {
-					break // the rest is the flag's value
+					value = j == len(a)-2 // the rest is the flag's value, or the next argument
+					break
 				}
 			}
 		}
