@@ -21,6 +21,18 @@ import (
 )
 
 func run(c *cli.Context, env *app.Env) error {
+	for _, p := range negations {
+		// the later of a pair wins: the other is unset
+		if p[1] != "" && c.IsSet(p[0]) && c.IsSet(p[1]) {
+			loser := p[0]
+			if lastFlag(c, env.Args, p[0], p[1]) == p[0] {
+				loser = p[1]
+			}
+			if err := c.Set(loser, "false"); err != nil {
+				return exit.Wrap(exit.Usage, err)
+			}
+		}
+	}
 	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
 		// A search keeps little alive (read buffers are reused), and a
 		// collection's mark worker takes one of the few processors the
