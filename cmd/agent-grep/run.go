@@ -332,7 +332,7 @@ func run(c *cli.Context, env *app.Env) error {
 			}
 			sto := so
 			sto.Slice = c.Bool("multiline")
-			handle(grep.SearchBuffer(m, "<stdin>", data, sto))
+			handle(grep.SearchDecoded(m, "<stdin>", data, sto))
 		} else {
 			grep.Search(c.Context, m, s.files, so, c.Int("threads"), handle)
 			reportWalk(s)

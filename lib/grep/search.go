@@ -63,6 +63,12 @@ type SearchOptions struct {
 	ChunkSize  int
 }
 
+// SearchDecoded searches one whole file's contents as rg reads them: a
+// UTF-8 BOM dropped, UTF-16 with a BOM transcoded (encoding.go).
+func SearchDecoded(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	return SearchBuffer(m, path, decodeBOM(buf), o)
+}
+
 // SearchBuffer searches one file's contents.
 func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
 	if o.Slice && !o.Text && !m.multiline && lateNUL(buf) {
