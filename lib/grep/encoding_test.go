@@ -8,7 +8,7 @@ func TestDecodeBOM(t *testing.T) {
 		{"\xff\xfeS\x00h\x00\n\x00", "Sh\n"},
 		{"\xfe\xff\x00S\x00h\x00\n", "Sh\n"},
 		{"\xff\xfe\x00\xd8x\x00", "\uFFFDx"}, // an unpaired surrogate
-		{"\xff\xfeS\x00h", "S\uFFFD"},       // an odd last byte
+		{"\xff\xfeS\x00h", "S\uFFFD"},        // an odd last byte
 		{"plain\n", "plain\n"},
 		{"\xff\xfe", ""},
 	} {
