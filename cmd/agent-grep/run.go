@@ -88,8 +88,12 @@ func run(c *cli.Context, env *app.Env) error {
 			return exit.Errorf(exit.Usage, "%s: %s", f, grep.ErrText(err))
 		}
 		if len(data) > 0 {
-			for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-				patterns = append(patterns, strings.TrimSuffix(l, "\r"))
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			for i, l := range lines {
+				if i < len(lines)-1 || strings.HasSuffix(string(data), "\n") {
+					l = strings.TrimSuffix(l, "\r") // rg: a \r is dropped before a \n only
+				}
+				patterns = append(patterns, l)
 			}
 		}
 	}
@@ -218,7 +222,9 @@ func run(c *cli.Context, env *app.Env) error {
 				continue
 			}
 			for f := range s.files {
-				w.WriteString(pathSep(c, f.Path) + sep)
+				if !c.Bool("quiet") { // rg: -q --files prints nothing, the status says
+					w.WriteString(pathSep(c, f.Path) + sep)
+				}
 				n++
 			}
 			reportWalk(s)
@@ -241,7 +247,7 @@ func run(c *cli.Context, env *app.Env) error {
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
 		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary") || unrestricted >= 3, Slice: slice,
 		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
-	so.LinesOnly = so.CountOnly && !c.Bool("count-matches") && !c.Bool("stats")
+	so.LinesOnly = so.CountOnly && !c.Bool("count-matches") && !c.Bool("only-matching") && !c.Bool("stats")
 	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
 	}
@@ -285,6 +291,7 @@ func run(c *cli.Context, env *app.Env) error {
 	var total grep.Stats
 	var searching time.Duration
 	matched := false
+	found := false // --files-without-match printed a path
 	stop := false
 	handle := func(r grep.FileResult) bool {
 		if r.More {
@@ -303,6 +310,9 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		total.Searches++
 		total.BytesSearched += r.BytesSearched
+		if p.mode == "files-without" && r.MatchedLines == 0 && !r.Skipped {
+			found = true // rg: the status says whether a path was printed
+		}
 		if r.MatchedLines > 0 && !(r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches")) {
 			matched = true
 			total.SearchesWithMatch++
@@ -351,6 +361,9 @@ func run(c *cli.Context, env *app.Env) error {
 		fmt.Fprint(env.Stderr, "No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"+
 			"Running with --debug will show why files are being skipped.\n")
 		return exit.Silent(exit.Usage)
+	}
+	if p.mode == "files-without" {
+		matched = found
 	}
 	return status(matched, failed, c.Bool("quiet"))
 }
