@@ -46,9 +46,6 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 				for _, b := range msg.Content {
 					switch b.Type {
 					case "thinking":
-						if msg.StopReason == StopError {
-							continue
-						}
 						if strings.HasPrefix(b.ThinkingSignature, "{") {
 							emit(json.RawMessage(b.ThinkingSignature))
 						}
@@ -60,9 +57,6 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 						emit(obj{{"content", []any{obj{{"annotations", []any{}}, {"text", b.Text}, {"type", "output_text"}}}},
 							{"id", id}, {"role", "assistant"}, {"status", "completed"}, {"type", "message"}})
 					case "toolCall":
-						if msg.StopReason == StopError {
-							continue
-						}
 						callID, itemID, _ := strings.Cut(b.ID, "|")
 						item := obj{{"arguments", string(objectSchema(b.Arguments))}, {"call_id", safeID(callID, 64)}, {"name", b.Name}, {"type", "function_call"}}
 						if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {
@@ -166,7 +160,11 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 		Args   string          `json:"arguments"`
 		Code   string          `json:"code"`
 		Msg    string          `json:"message"`
-		Resp   struct {
+		Error  *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"` // OpenAI's error event nests them
+		Resp struct {
 			Status string `json:"status"`
 			Usage  *struct {
 				InputTokens        int `json:"input_tokens"`
@@ -220,7 +218,7 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 				b.json[i] = item.Args
 			}
 		}
-	case "response.reasoning_summary_text.delta", "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
 		if i, ok := d.items[e.ItemID]; ok {
 			b.delta(i, e.Delta)
 		}
@@ -240,9 +238,15 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 		c := &b.msg.Content[i]
 		switch item.Type {
 		case "reasoning":
+			// The summary (OpenAI), or the raw chain of thought in
+			// content[] (reasoning_text: OpenRouter, LM Studio, DeepSeek,
+			// vLLM), or both.
 			var parts []string
 			for _, s := range item.Summary {
 				parts = append(parts, s.Text)
+			}
+			for _, p := range item.Content {
+				parts = append(parts, p.Text)
 			}
 			c.Thinking = strings.Join(parts, "\n\n")
 			c.ThinkingSignature = string(e.Item)
@@ -280,6 +284,9 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 			b.fail(StopError, fmt.Errorf("Unknown error"))
 		}
 	case "error":
+		if er := e.Error; er != nil && e.Msg == "" {
+			e.Code, e.Msg = er.Code, er.Message
+		}
 		b.fail(StopError, fmt.Errorf("Error Code %s: %s", e.Code, e.Msg))
 	}
 	return b.take()
