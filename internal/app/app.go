@@ -42,6 +42,8 @@ type Env struct {
 	Dir    string // working directory
 
 	StdinTTY, StdoutTTY, StderrTTY bool
+	// Cols is the width of the terminal on stdout (0: not a terminal).
+	Cols int
 
 	// ErrorRecord makes a fatal error also end stdout with a
 	// {"type":"error","code":N,"message":…} record, so the next stage of a
@@ -60,7 +62,8 @@ type Spec func(env *Env) *cli.App
 // OSEnv is the Env of this process.
 func OSEnv() *Env {
 	dir, _ := os.Getwd()
-	return &Env{
+	cols, _, _ := term.GetSize(int(os.Stdout.Fd()))
+	return &Env{Cols: cols,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Now: time.Now, Dir: dir,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
@@ -207,6 +210,19 @@ func (e *Env) Color(mode string, tty bool) bool {
 		return true
 	}
 	return tty
+}
+
+// Width is the number of columns to lay text out in: the terminal's, else
+// $COLUMNS, else 80.
+func (e *Env) Width() int {
+	if e.Cols > 0 {
+		return e.Cols
+	}
+	var n int
+	if _, err := fmt.Sscan(e.Getenv("COLUMNS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return 80
 }
 
 // Warnf prints a diagnostic on stderr, prefixed with the program name.
