@@ -137,11 +137,11 @@ func TestColourHoldsBackThePartialLine(t *testing.T) {
 func TestColourStream(t *testing.T) {
 	got := run(t, Options{Width: 60, Color: true}, stream(t))
 	for _, want := range []string{
-		"\x1b[2;3mLet me \x1b[0m",                                 // thinking dimmed
+		"\x1b[2;3mLet me \x1b[0m",                                  // thinking dimmed
 		"\x1b[31m-func f() int { return \x1b[7m1\x1b[27m }\x1b[0m", // word-level change
 		"\x1b[32m+func f() int { return \x1b[7m2\x1b[27m }\x1b[0m",
 		"\x1b[31m  ENOENT: nope.go\x1b[0m", // error output red
-		"\x1b[90m  │ \x1b[0mx := 1\n",       // code block line
+		"\x1b[90m  │ \x1b[0mx := 1\n",      // code block line
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("colour render lacks %q:\n%s", want, got)
