@@ -1,8 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,41 +14,44 @@ import (
 	"github.com/agentutils/agentutils/lib/render"
 )
 
-// renderStream prints an event stream for people through lib/render, flushing
-// after every event so a slow stream shows as it comes. Lines that are not
+// renderStream prints an event stream for people through lib/render, one
+// write per event so a slow stream shows as it comes. Lines that are not
 // events are reported and skipped; colour only on a terminal (or --color
 // always), never with NO_COLOR.
+//
+// With colour, markdown and code are styled by agent-render (lib/render/rich,
+// on goldmark and chroma), which this process becomes when it is installed
+// beside agent-chat or on PATH: those libraries stay out of agent-chat's
+// own start-up. Without it, or without colour, lib/render alone renders.
 func renderStream(c *cli.Context, env *app.Env) error {
 	color := env.Color(c.String("color"), env.StdoutTTY)
-	rd := render.New(render.Options{Width: env.Width(), Color: color, Now: time.Now})
-	w := bufio.NewWriter(env.Stdout)
-	r := bufio.NewReaderSize(env.Stdin, 256<<10)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		s, derr := rd.Event(line)
-		if derr != nil {
-			app.Warnf(c, "stdin:%d: skipped: %v", n, derr)
-			continue
-		}
-		if s != "" {
-			w.WriteString(s)
-			if err := w.Flush(); err != nil {
-				return err
-			}
+	if color && env.Getenv("AGENT_RENDER") != "builtin" {
+		if bin := renderBinary(); bin != "" {
+			argv := []string{bin, "--color", "always"}
+			err := syscall.Exec(bin, argv, os.Environ())
+			app.Warnf(c, "exec %s: %v (rendering without it)", bin, err)
 		}
 	}
-	w.WriteString(rd.Finish())
-	if err := w.Flush(); err != nil {
+	rd := render.New(render.Options{Width: env.Width(), Color: color, Now: time.Now})
+	err := rd.Copy(env.Stdout, env.Stdin, func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
+	if err != nil {
 		return err
 	}
 	if rd.Failed != 0 {
 		return exit.Silent(exit.Failure)
 	}
 	return nil
+}
+
+// renderBinary is agent-render beside this executable, else on PATH ("" if
+// neither).
+func renderBinary() string {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "agent-render")
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	p, _ := exec.LookPath("agent-render")
+	return p
 }

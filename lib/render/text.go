@@ -61,7 +61,7 @@ func (r *Renderer) mdLine(l string) {
 			r.put(r.sty(gray, "  └─") + "\n")
 			return
 		}
-		r.put(r.sty(gray, "  │ ") + st.Code(l, r.md.lang) + "\n")
+		r.put(r.sty(gray, "  │ ") + st.Code(expandTabs(l), r.md.lang) + "\n")
 		return
 	}
 	if m := fenceMarker(trimmed); m != "" && indent < 4 {
