@@ -2,8 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -26,7 +24,7 @@ import (
 func renderStream(c *cli.Context, env *app.Env) error {
 	color := env.Color(c.String("color"), env.StdoutTTY)
 	if color && env.Getenv("AGENT_RENDER") != "builtin" {
-		if bin := renderBinary(); bin != "" {
+		if bin := app.Sibling("agent-render"); bin != "" {
 			argv := []string{bin, "--color", "always"}
 			err := syscall.Exec(bin, argv, os.Environ())
 			app.Warnf(c, "exec %s: %v (rendering without it)", bin, err)
@@ -41,17 +39,4 @@ func renderStream(c *cli.Context, env *app.Env) error {
 		return exit.Silent(exit.Failure)
 	}
 	return nil
-}
-
-// renderBinary is agent-render beside this executable, else on PATH ("" if
-// neither).
-func renderBinary() string {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "agent-render")
-		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	p, _ := exec.LookPath("agent-render")
-	return p
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -239,4 +240,18 @@ func (e *Env) Abs(p string) string {
 		return p
 	}
 	return filepath.Join(e.Dir, p)
+}
+
+// Sibling finds the program name installed beside this executable, else on
+// PATH ("" when neither has it): how a pipeline command hands work to a
+// companion it does not link (agent-render).
+func Sibling(name string) string {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	p, _ := exec.LookPath(name)
+	return p
 }
