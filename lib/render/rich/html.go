@@ -15,7 +15,7 @@ import (
 
 // htmlFormatter writes chroma's tokens as spans with classes (the style
 // sheet is CSS).
-var htmlFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.PreventSurroundingPre(true), chromahtml.ClassPrefix("hl-"))
+var htmlFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.PreventSurroundingPre(true), chromahtml.ClassPrefix("hl-"), chromahtml.WithCSSComments(false))
 
 // HighlightHTML is code as escaped HTML with highlighting spans; unknown
 // languages are only escaped.
@@ -45,14 +45,16 @@ func CSS() string {
 }
 
 // dropBackground leaves out the rules for the code's own background and
-// the chroma wrapper, so code sits on the page's colours.
+// the wrapper element, so code sits on the page's colours, and drops the
+// wrapper from the token rules' selectors (HighlightHTML writes no
+// wrapper: the code goes into the page's own pre elements).
 func dropBackground(css string) string {
 	var out []string
 	for _, l := range strings.Split(css, "\n") {
-		if strings.Contains(l, ".hl-bg ") || strings.Contains(l, ".hl-chroma ") {
+		if strings.Contains(l, ".hl-bg ") || strings.Contains(l, ".hl-chroma {") {
 			continue
 		}
-		out = append(out, l)
+		out = append(out, strings.ReplaceAll(l, ".hl-chroma ", ""))
 	}
 	return strings.Join(out, "\n")
 }
