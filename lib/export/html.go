@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentutils/agentutils/lib/render"
+	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -238,7 +238,7 @@ func summary(r session.Record) (string, string) {
 			TokensBefore int `json:"tokensBefore"`
 		}
 		json.Unmarshal(r.Raw, &c)
-		return "compaction", fmt.Sprintf("%s tokens summarized", render.Tokens(c.TokensBefore))
+		return "compaction", fmt.Sprintf("%s tokens summarized", show.Tokens(c.TokensBefore))
 	case "branch_summary":
 		return "branch", "summary of the branch left"
 	case "custom_message":
@@ -251,7 +251,7 @@ func summary(r session.Record) (string, string) {
 		case "text":
 			parts = append(parts, b.Text)
 		case "toolCall":
-			parts = append(parts, "["+render.ToolHeader(b.Name, b.Arguments)+"]")
+			parts = append(parts, "["+show.ToolHeader(b.Name, b.Arguments)+"]")
 		}
 	}
 	if m.Role == "toolResult" {
@@ -339,9 +339,9 @@ func (p *page) header(title string, h session.Header) {
 	}
 	row("Messages", msgs)
 	row("Tool calls", fmt.Sprint(st.calls))
-	tok := fmt.Sprintf("↑%s ↓%s", render.Tokens(st.in), render.Tokens(st.out))
+	tok := fmt.Sprintf("↑%s ↓%s", show.Tokens(st.in), show.Tokens(st.out))
 	if st.cacheR+st.cacheW > 0 {
-		tok += fmt.Sprintf(" R%s W%s", render.Tokens(st.cacheR), render.Tokens(st.cacheW))
+		tok += fmt.Sprintf(" R%s W%s", show.Tokens(st.cacheR), show.Tokens(st.cacheW))
 	}
 	row("Tokens", tok)
 	row("Cost", fmt.Sprintf("$%.4f", st.cost))
@@ -417,7 +417,7 @@ func (p *page) messageHTML(m message) {
 		p.blockHTML(bl)
 	}
 	if m.Role == "assistant" && m.Usage != nil && m.Usage.Output > 0 {
-		fmt.Fprintf(b, "<div class=\"usage\">%s · ↑%s ↓%s · $%.4f</div>", esc(m.Model), render.Tokens(m.Usage.Input), render.Tokens(m.Usage.Output), m.Usage.Cost.Total)
+		fmt.Fprintf(b, "<div class=\"usage\">%s · ↑%s ↓%s · $%.4f</div>", esc(m.Model), show.Tokens(m.Usage.Input), show.Tokens(m.Usage.Output), m.Usage.Cost.Total)
 	}
 }
 
@@ -463,7 +463,7 @@ func (p *page) call(bl block) {
 	res, ok := p.results[bl.ID]
 	isErr := ok && res.msg.IsError
 	b := &p.b
-	fmt.Fprintf(b, "<div class=\"tool%s\" data-tool=\"%s\"><div class=\"tool-head\">%s</div>", errClass(isErr), esc(bl.Name), esc(render.ToolHeader(bl.Name, bl.Arguments)))
+	fmt.Fprintf(b, "<div class=\"tool%s\" data-tool=\"%s\"><div class=\"tool-head\">%s</div>", errClass(isErr), esc(bl.Name), esc(show.ToolHeader(bl.Name, bl.Arguments)))
 	var a struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
@@ -555,7 +555,7 @@ func (p *page) fold(text, path string, isErr bool) {
 func (p *page) diff(d string) {
 	b := &p.b
 	b.WriteString("<div class=\"diff\">")
-	for _, l := range render.ParseDiff(d) {
+	for _, l := range show.ParseDiff(d) {
 		switch l.Kind {
 		case 'h':
 			continue

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/render/show"
 )
 
 // Styler styles markdown for the terminal. Both are called only when
@@ -214,7 +215,7 @@ func (r *Renderer) event(ev event.Event) {
 				r.put(r.sty(dim+";"+italic, b.Thinking) + "\n")
 			case b.Type == "toolCall" && r.tools[b.ID] == nil:
 				// announced now; its execution (if any) fills in the rest
-				t := &tool{name: b.Name, header: ToolHeader(b.Name, b.Arguments)}
+				t := &tool{name: b.Name, header: show.ToolHeader(b.Name, b.Arguments)}
 				r.tools[b.ID] = t
 				r.newline()
 				r.put(r.headerLine(t, "") + "\n")
@@ -240,7 +241,7 @@ func (r *Renderer) event(ev event.Event) {
 		r.flushText()
 		t := r.tools[ev.ToolCallID]
 		if t == nil {
-			t = &tool{name: ev.ToolName, header: ToolHeader(ev.ToolName, ev.Args)}
+			t = &tool{name: ev.ToolName, header: show.ToolHeader(ev.ToolName, ev.Args)}
 			r.tools[ev.ToolCallID] = t
 			r.newline()
 			r.put(r.headerLine(t, "") + "\n")
@@ -254,13 +255,13 @@ func (r *Renderer) event(ev event.Event) {
 		t := r.tools[ev.ToolCallID]
 		delete(r.tools, ev.ToolCallID)
 		if t == nil { // no start seen: a stream cut in the middle
-			t = &tool{name: ev.ToolName, header: ToolHeader(ev.ToolName, ev.Args)}
+			t = &tool{name: ev.ToolName, header: show.ToolHeader(ev.ToolName, ev.Args)}
 		}
 		r.toolEnd(ev, t)
 	case event.AutoRetryStart:
 		r.flushText()
 		r.newline()
-		r.put(r.sty(yellow, fmt.Sprintf("↻ retry %d/%d in %s: %s", ev.Attempt, ev.MaxAttempts, time.Duration(ev.DelayMs)*time.Millisecond, oneLine(ev.ErrorMessage, r.o.Width-20))) + "\n")
+		r.put(r.sty(yellow, fmt.Sprintf("↻ retry %d/%d in %s: %s", ev.Attempt, ev.MaxAttempts, time.Duration(ev.DelayMs)*time.Millisecond, show.OneLine(ev.ErrorMessage, r.o.Width-20))) + "\n")
 	case event.ContextOverflow:
 		r.newline()
 		r.put(r.sty(yellow, "context overflow: "+ev.ErrorMessage) + "\n")
@@ -282,7 +283,7 @@ func (r *Renderer) event(ev event.Event) {
 		r.flushText()
 		r.newline()
 		u := r.total
-		r.put(r.sty(gray, fmt.Sprintf("↑%s ↓%s", Tokens(u.Input+u.CacheRead+u.CacheWrite), Tokens(u.Output))+cacheNote(u)+fmt.Sprintf(" · $%.4f", r.cost)) + "\n")
+		r.put(r.sty(gray, fmt.Sprintf("↑%s ↓%s", show.Tokens(u.Input+u.CacheRead+u.CacheWrite), show.Tokens(u.Output))+cacheNote(u)+fmt.Sprintf(" · $%.4f", r.cost)) + "\n")
 	}
 }
 
@@ -290,35 +291,5 @@ func cacheNote(u llm.Usage) string {
 	if u.CacheRead == 0 && u.CacheWrite == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (cache R%s W%s)", Tokens(u.CacheRead), Tokens(u.CacheWrite))
-}
-
-// Tokens writes a token count short: 950, 12.3k, 1.2M.
-func Tokens(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 100_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	default:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
-	}
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return clip(s, n)
-}
-
-// clip cuts s to n runes, marking the cut with "…".
-func clip(s string, n int) string {
-	if n < 2 {
-		n = 2
-	}
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return fmt.Sprintf(" (cache R%s W%s)", show.Tokens(u.CacheRead), show.Tokens(u.CacheWrite))
 }

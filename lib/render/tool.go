@@ -4,68 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/render/show"
 )
-
-// ToolHeader is the one-line summary of a tool call: "$ go test ./...",
-// "read main.go:10-29", "edit main.go", "grep TODO lib"; other tools show
-// their name and arguments on one line.
-func ToolHeader(name string, args json.RawMessage) string {
-	var a map[string]any
-	json.Unmarshal(args, &a)
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			if v, ok := a[k].(string); ok && v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	num := func(k string) int {
-		f, _ := a[k].(float64)
-		return int(f)
-	}
-	path := str("path", "file_path", "filePath")
-	switch name {
-	case "bash":
-		cmd := str("command", "cmd")
-		first, rest, more := strings.Cut(strings.TrimSpace(cmd), "\n")
-		if more && strings.TrimSpace(rest) != "" {
-			first += " …"
-		}
-		return "$ " + first
-	case "read":
-		off, lim := num("offset"), num("limit")
-		switch {
-		case lim > 0:
-			path += fmt.Sprintf(":%d-%d", max(off, 1), max(off, 1)+lim-1)
-		case off > 0:
-			path += fmt.Sprintf(":%d-", off)
-		}
-		return "read " + path
-	case "edit", "write", "undo_edit":
-		return name + " " + path
-	case "grep":
-		s := "grep " + str("pattern")
-		if path != "" {
-			s += " " + path
-		}
-		return s
-	case "find":
-		return "find " + str("pattern")
-	case "ls":
-		if path == "" {
-			path = "."
-		}
-		return "ls " + path
-	}
-	if len(a) == 0 {
-		return name
-	}
-	return name + " " + oneLine(string(args), 200)
-}
 
 func (r *Renderer) headerLine(t *tool, mark string) string {
 	bullet := r.sty(cyan, "●")
@@ -75,7 +17,7 @@ func (r *Renderer) headerLine(t *tool, mark string) string {
 	case "error":
 		bullet = r.sty(red, "●")
 	}
-	return bullet + " " + r.sty(bold, clip(t.header, r.o.Width-2))
+	return bullet + " " + r.sty(bold, show.Clip(t.header, r.o.Width-2))
 }
 
 // toolEnd prints a finished call: its header again when other output came
@@ -125,7 +67,7 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 		foot = append(foot, r.sty(red, "✗ error"))
 	}
 	if r.o.Now != nil && !t.start.IsZero() {
-		foot = append(foot, r.sty(gray, Elapsed(r.o.Now().Sub(t.start))))
+		foot = append(foot, r.sty(gray, show.Elapsed(r.o.Now().Sub(t.start))))
 	}
 	if len(foot) > 0 {
 		r.put("  " + strings.Join(foot, r.sty(gray, " · ")) + "\n")
@@ -147,20 +89,8 @@ func (r *Renderer) tail(out string, isErr bool) {
 		code = red
 	}
 	for _, l := range lines {
-		r.put(r.sty(code, "  "+clip(expandTabs(l), r.o.Width-2)) + "\n")
+		r.put(r.sty(code, "  "+show.Clip(expandTabs(l), r.o.Width-2)) + "\n")
 	}
 }
 
 func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
-
-// Elapsed writes a duration short: 85ms, 1.2s, 2m05s.
-func Elapsed(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	default:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-}
