@@ -177,9 +177,11 @@ func action(c *cli.Context, env *app.Env) error {
 	if recapText != "" {
 		fmt.Fprint(env.Stdout, dim.Render("── "+a.file+" ──")+"\n"+recapText)
 	}
-	fmt.Fprintln(env.Stdout, dim.Render("session "+a.file+" · /help for commands"))
+	// The banner is printed by the program, so a test (or a person) that
+	// sees it knows the keys go to the editor.
+	u.banner = dim.Render("session " + a.file + " · /help for commands")
 	if modelErr != nil {
-		fmt.Fprintln(env.Stdout, red.Render("agent: "+modelErr.Error()+" (/model picks another)"))
+		u.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
 	u.p = tea.NewProgram(u, tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout), tea.WithFPS(120))
 	if prompt != "" {

@@ -63,6 +63,7 @@ type ui struct {
 	comps   []string // completions of the word before the cursor
 	lastErr string
 	quit    bool
+	banner  string
 }
 
 // picker is a filtered list to choose from.
@@ -100,7 +101,7 @@ var (
 
 func promptStyle(s string) string { return accent.Render(s) }
 
-func (u *ui) Init() tea.Cmd { return nil }
+func (u *ui) Init() tea.Cmd { return u.println(u.banner) }
 
 // println prints finished text above the live area.
 func (u *ui) println(s string) tea.Cmd {
@@ -166,8 +167,9 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 			u.denying = false
 			u.answer(approvalAnswer{})
 		}
-		if u.ed.Empty() {
-			u.info = "^D on an empty line exits"
+		u.info = "^D on an empty line exits"
+		if !u.ed.Empty() {
+			u.info = "cleared · " + u.info
 		}
 		u.ed.Reset()
 		u.comps = nil
