@@ -29,13 +29,14 @@ func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 const waitLimit = 60 * time.Second
 
 type screen struct {
-	t    *testing.T
-	pty  *os.File
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	raw  bytes.Buffer
-	mark int // waits look after this offset of the stripped text
-	done chan struct{}
+	t       *testing.T
+	pty     *os.File
+	cmd     *exec.Cmd
+	mu      sync.Mutex
+	raw     bytes.Buffer
+	mark    int // waits look after this offset of the stripped text
+	scanned int // the terminal queries before this offset are answered
+	done    chan struct{}
 }
 
 // fixture is a project directory, a home and a fake model server.
@@ -91,17 +92,29 @@ func (f *fixture) start(script string) *screen {
 		for {
 			n, err := p.Read(buf)
 			s.mu.Lock()
-			from := max(s.raw.Len()-8, 0)
 			s.raw.Write(buf[:n])
-			tail := s.raw.String()[from:]
-			s.mu.Unlock()
 			// Answer the queries a terminal answers (termenv asks for the
-			// background colour and the cursor position at start).
-			if strings.Contains(tail, "\x1b]11;?") {
-				p.Write([]byte("\x1b]11;rgb:0000/0000/0000\x1b\\"))
+			// background colour and the cursor position at start), each once.
+			var answer []byte
+			for {
+				rest := s.raw.Bytes()[s.scanned:]
+				i, j := bytes.Index(rest, []byte("\x1b]11;?")), bytes.Index(rest, []byte("\x1b[6n"))
+				switch {
+				case i >= 0 && (j < 0 || i < j):
+					answer = append(answer, "\x1b]11;rgb:0000/0000/0000\x1b\\"...)
+					s.scanned += i + 6
+					continue
+				case j >= 0:
+					answer = append(answer, "\x1b[1;1R"...)
+					s.scanned += j + 4
+					continue
+				}
+				s.scanned = max(s.scanned, s.raw.Len()-6)
+				break
 			}
-			if strings.Contains(tail, "\x1b[6n") {
-				p.Write([]byte("\x1b[1;1R"))
+			s.mu.Unlock()
+			if len(answer) > 0 {
+				p.Write(answer)
 			}
 			if err != nil {
 				close(s.done)
