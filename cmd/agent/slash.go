@@ -93,11 +93,14 @@ func (u *ui) slash(text string) tea.Cmd {
 		}
 		var s struct {
 			Messages int
-			Usage    llm.Usage
+			Usage    struct {
+				Input, Output, CacheRead, CacheWrite int
+				Cost                                 float64
+			}
 		}
 		json.Unmarshal(out, &s)
 		return tea.Sequence(echo, u.println(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
-			s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost.Total)))
+			s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost)))
 	case "/copy":
 		t := a.lastAnswer()
 		if t == "" {

@@ -550,7 +550,10 @@ func (a *agent) account(ev event.Event) {
 	switch ev.Type {
 	case event.MessageEnd:
 		var m llm.Message
-		if json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" && m.Usage != nil {
+		if json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" && m.Text() != "" {
+			a.lastText = m.Text()
+		}
+		if m.Role == "assistant" && m.Usage != nil {
 			a.state.in += m.Usage.Input
 			a.state.out += m.Usage.Output
 			a.state.cost += m.Usage.Cost.Total
