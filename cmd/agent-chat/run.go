@@ -26,7 +26,7 @@ import (
 
 func run(c *cli.Context, env *app.Env) error {
 	if c.Bool("render") {
-		return render(c, env)
+		return renderStream(c, env)
 	}
 	cat, err := loadCatalog(c, env)
 	if err != nil {

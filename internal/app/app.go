@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -42,6 +43,8 @@ type Env struct {
 	Dir    string // working directory
 
 	StdinTTY, StdoutTTY, StderrTTY bool
+	// Cols is the width of the terminal on stdout (0: not a terminal).
+	Cols int
 
 	// ErrorRecord makes a fatal error also end stdout with a
 	// {"type":"error","code":N,"message":…} record, so the next stage of a
@@ -60,7 +63,8 @@ type Spec func(env *Env) *cli.App
 // OSEnv is the Env of this process.
 func OSEnv() *Env {
 	dir, _ := os.Getwd()
-	return &Env{
+	cols, _, _ := term.GetSize(int(os.Stdout.Fd()))
+	return &Env{Cols: cols,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Now: time.Now, Dir: dir,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
@@ -215,6 +219,19 @@ func (e *Env) Color(mode string, tty bool) bool {
 	return tty
 }
 
+// Width is the number of columns to lay text out in: the terminal's, else
+// $COLUMNS, else 80.
+func (e *Env) Width() int {
+	if e.Cols > 0 {
+		return e.Cols
+	}
+	var n int
+	if _, err := fmt.Sscan(e.Getenv("COLUMNS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
 // Warnf prints a diagnostic on stderr, prefixed with the program name.
 func Warnf(c *cli.Context, format string, args ...any) {
 	fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, fmt.Sprintf(format, args...))
@@ -229,4 +246,18 @@ func (e *Env) Abs(p string) string {
 		return p
 	}
 	return filepath.Join(e.Dir, p)
+}
+
+// Sibling finds the program name installed beside this executable, else on
+// PATH ("" when neither has it): how a pipeline command hands work to a
+// companion it does not link (agent-render).
+func Sibling(name string) string {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	p, _ := exec.LookPath(name)
+	return p
 }

@@ -133,6 +133,9 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	if status != 200 {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
 		ra := llm.RetryAfter(header.Get, c.Now())
+		if d := llm.RetryDelay(b); d > ra {
+			ra = d
+		}
 		if rec != nil {
 			c.Record.End(rec)
 		}

@@ -273,14 +273,17 @@ func anthropicResultContent(r Message, m Model) any {
 	return blocks
 }
 
-// addCacheMark puts cache_control on the last text block of a message (the
-// last two user messages get one: breakpoints 3 and 4 of §1.8.1).
+// addCacheMark puts cache_control on the last block of a user message (the
+// last two user messages get one: breakpoints 3 and 4 of §1.8.1). In a
+// tool loop those are tool results: the mark goes on the last
+// tool_result, so each turn reads the prefix up to the newest results
+// from the cache. (User messages hold text, image and tool_result
+// blocks, which all take a mark.)
 func addCacheMark(msg map[string]any, cc map[string]any) {
 	blocks, _ := msg["content"].([]any)
-	for j := len(blocks) - 1; j >= 0; j-- {
-		if b, ok := blocks[j].(map[string]any); ok && b["type"] == "text" {
+	if n := len(blocks); n > 0 {
+		if b, ok := blocks[n-1].(map[string]any); ok {
 			b["cache_control"] = cc
-			return
 		}
 	}
 }

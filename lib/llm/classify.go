@@ -54,12 +54,36 @@ var retryPatterns = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)overloaded|rate.?limit|usage.?limit|too many requests|\b(429|500|502|503|504|529)\b|service.?unavailable|server error|internal error|connection.?(error|reset|refused)|unable to connect|fetch failed|retry delay|socket hang up|timed? ?out|stream ended unexpectedly|terminated|retry your request`)
 })
 
+// Out of money, not out of breath: a 429 that says so is not retried.
+// ("You exceeded your current quota" alone is no sign: Gemini says it of
+// its per-minute limits too.)
+var quotaPatterns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)insufficient_quota|credit balance is too low|insufficient (credits|balance)|payment required`)
+})
+
 // IsRetryable reports a failed assistant message worth sending again: an
-// error (not an overflow) whose text names a transient cause. Bare status
-// numbers count only as whole words ("5000 tokens" is not a 500).
+// error (not an overflow, not an exhausted quota or balance) whose text
+// names a transient cause. Bare status numbers count only as whole words
+// ("5000 tokens" is not a 500).
 func IsRetryable(m Message, contextWindow int) bool {
 	return m.Role == "assistant" && m.StopReason == StopError && m.ErrorMessage != "" &&
-		!IsOverflow(m, contextWindow) && retryPatterns().MatchString(m.ErrorMessage)
+		!IsOverflow(m, contextWindow) && retryPatterns().MatchString(m.ErrorMessage) &&
+		!quotaPatterns().MatchString(m.ErrorMessage)
+}
+
+var retryDelay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"retryDelay"\s*:\s*"([0-9.]+s)"`)
+})
+
+// RetryDelay reads the delay an error body asks for: Gemini's
+// google.rpc.RetryInfo ("retryDelay": "17s") in a 429's details.
+func RetryDelay(body []byte) time.Duration {
+	if m := retryDelay().FindSubmatch(body); m != nil {
+		if d, err := time.ParseDuration(string(m[1])); err == nil && d > 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 var retryHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`retry-after-ms=(\d+)`) })

@@ -32,6 +32,10 @@ func compatFor(m Model) Compat {
 	}
 	if strings.Contains(url, "mistral") || m.Provider == "mistral" {
 		c.MaxTokensField = "max_tokens"
+		c.ThinkingFormat = "mistral"
+	}
+	if strings.Contains(url, "deepseek") || strings.Contains(m.Provider, "deepseek") {
+		c.ReasoningReplay = "toolCalls"
 	}
 	if !strings.Contains(url, "api.openai.com") && m.Provider != "openai" {
 		// Local servers (ollama, llama.cpp, vLLM) and most proxies know
@@ -56,6 +60,9 @@ func compatFor(m Model) Compat {
 		}
 		if u.ThinkingFormat != "" {
 			c.ThinkingFormat = u.ThinkingFormat
+		}
+		if u.ReasoningReplay != "" {
+			c.ReasoningReplay = u.ReasoningReplay
 		}
 	}
 	return c
@@ -92,7 +99,7 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			}
 			emit(map[string]any{"role": role, "content": c.SystemPrompt})
 		}
-		w := &completionsMessages{m: m, mistral: mistral, emit: emit}
+		w := &completionsMessages{m: m, mistral: mistral, replay: cp.ReasoningReplay, emit: emit}
 		if err := NormalizeEach(c, m, idFn, w.add); err != nil {
 			return err
 		}
@@ -134,6 +141,12 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			body["thinking"] = map[string]any{"type": map[bool]string{true: "enabled", false: "disabled"}[level != "off"]}
 		case "qwen":
 			body["enable_thinking"] = level != "off"
+		case "mistral":
+			// Mistral takes only "high" or "none"; magistral models
+			// always reason and take neither.
+			if !strings.Contains(m.ID, "magistral") {
+				body["reasoning_effort"] = map[bool]string{true: "high", false: "none"}[level != "off"]
+			}
 		default:
 			if level != "off" && *cp.SupportsReasoningEffort {
 				body["reasoning_effort"] = level
@@ -181,6 +194,7 @@ func hasToolCalls(c Context) (bool, error) {
 type completionsMessages struct {
 	m       Model
 	mistral bool
+	replay  string // Compat.ReasoningReplay
 	emit    func(any)
 	images  []Content // from the current run of tool results
 }
@@ -205,6 +219,8 @@ func (w *completionsMessages) add(msg Message) {
 		am[0] = member{"role", "assistant"}
 		var text []string // joined at the end: one part is not copied
 		var calls []any
+		var details []json.RawMessage // OpenRouter reasoning_details
+		var reasoning []member        // reasoning text by the field it came in
 		for _, b := range msg.Content {
 			switch b.Type {
 			case "text":
@@ -212,19 +228,43 @@ func (w *completionsMessages) add(msg Message) {
 					text = append(text, b.Text)
 				}
 			case "thinking":
-				if b.Thinking == "" {
-					continue
-				}
 				field := b.ThinkingSignature
-				if mistral || field == "" || strings.ContainsAny(field, "{ ") {
+				switch {
+				case strings.HasPrefix(field, "["):
+					// OpenRouter's reasoning_details, sent back as they came
+					// (they hold the text, signatures and encrypted data).
+					var ds []json.RawMessage
+					if json.Unmarshal([]byte(field), &ds) == nil {
+						details = append(details, ds...)
+					} else if b.Thinking != "" {
+						text = append(text, b.Thinking+"\n\n")
+					}
+				case b.Thinking == "":
+				case mistral || field == "" || strings.ContainsAny(field, "{ "):
 					text = append(text, b.Thinking+"\n\n")
-				} else {
-					am = am.set(field, b.Thinking)
+				default:
+					reasoning = appendReasoning(reasoning, field, b.Thinking)
 				}
 			case "toolCall":
 				calls = append(calls, obj{{"function", obj{{"arguments", string(objectSchema(b.Arguments))}, {"name", b.Name}}},
 					{"id", b.ID}, {"type", "function"}})
 			}
+		}
+		if w.replay == "toolCalls" {
+			// DeepSeek: reasoning_content only where the turn called tools
+			// (an older reasoner answers 400 to it elsewhere), and there
+			// always, even empty (thinking mode answers 400 without it).
+			if len(calls) == 0 {
+				reasoning = nil
+			} else if m.Reasoning && len(reasoning) == 0 {
+				reasoning = appendReasoning(nil, "reasoning_content", "")
+			}
+		}
+		for _, r := range reasoning {
+			am = am.set(r.key, r.val)
+		}
+		if len(details) > 0 {
+			am = am.set("reasoning_details", details)
 		}
 		if len(text) == 0 && len(calls) == 0 {
 			return
@@ -261,6 +301,17 @@ func (w *completionsMessages) add(msg Message) {
 	}
 }
 
+// appendReasoning adds reasoning text to the member of its field.
+func appendReasoning(rs []member, field, s string) []member {
+	for i := range rs {
+		if rs[i].key == field {
+			rs[i].val = rs[i].val.(string) + s
+			return rs
+		}
+	}
+	return append(rs, member{field, s})
+}
+
 func completionsUser(cs []Content, m Model) obj {
 	onlyText := true
 	for _, c := range cs {
@@ -292,12 +343,63 @@ func completionsUser(cs []Content, m Model) obj {
 type completionsDecoder struct {
 	b       *builder
 	started bool
-	calls   map[int]int // wire tool-call index → content index
+	calls   map[string]int // wire tool-call key (index, else id) → content index
+	last    string         // the key of the last call a delta named
 	reason  string
+	details map[int]*reasoningDetails // OpenRouter reasoning_details by thinking block
 }
 
 func (completions) Decoder(m Model, now int64) Decoder {
-	return &completionsDecoder{b: newBuilder(m, now), calls: map[int]int{}}
+	return &completionsDecoder{b: newBuilder(m, now), calls: map[string]int{}, details: map[int]*reasoningDetails{}}
+}
+
+// completionsChunk is one Chat Completions stream chunk.
+type completionsChunk struct {
+	Choices []struct {
+		Delta struct {
+			// Content is a string, or (Mistral's reasoning models) an
+			// array of text and thinking chunks.
+			Content          json.RawMessage   `json:"content"`
+			ReasoningContent *string           `json:"reasoning_content"`
+			Reasoning        *string           `json:"reasoning"`
+			ReasoningText    *string           `json:"reasoning_text"`
+			ReasoningDetails []json.RawMessage `json:"reasoning_details"`
+			ToolCalls        []struct {
+				Index    *int   `json:"index"` // absent at Mistral: told apart by id
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        int  `json:"prompt_tokens"`
+		CompletionTokens    int  `json:"completion_tokens"`
+		CachedTokens        *int `json:"cached_tokens"`
+		PromptCacheHit      *int `json:"prompt_cache_hit_tokens"` // DeepSeek
+		PromptTokensDetails *struct {
+			CachedTokens     *int `json:"cached_tokens"`
+			CacheWriteTokens int  `json:"cache_write_tokens"` // OpenRouter
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+	} `json:"error"`
+}
+
+// mistralChunk is one element of an array content delta: {type:text,
+// text} or {type:thinking, thinking:[{type:text, text}]}.
+type mistralChunk struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Thinking []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"thinking"`
 }
 
 func (d *completionsDecoder) Feed(ev SSE) []Event {
@@ -314,79 +416,63 @@ func (d *completionsDecoder) Feed(ev SSE) []Event {
 		d.finish()
 		return b.take()
 	}
-	var ch struct {
-		Choices []struct {
-			Delta struct {
-				Content          *string `json:"content"`
-				ReasoningContent *string `json:"reasoning_content"`
-				Reasoning        *string `json:"reasoning"`
-				ReasoningText    *string `json:"reasoning_text"`
-				ToolCalls        []struct {
-					Index    int    `json:"index"`
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"delta"`
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage *struct {
-			PromptTokens        int  `json:"prompt_tokens"`
-			CompletionTokens    int  `json:"completion_tokens"`
-			CachedTokens        *int `json:"cached_tokens"`
-			PromptTokensDetails *struct {
-				CachedTokens int `json:"cached_tokens"`
-			} `json:"prompt_tokens_details"`
-		} `json:"usage"`
-		Error *struct {
-			Message string `json:"message"`
-			Code    any    `json:"code"`
-		} `json:"error"`
-	}
+	var ch completionsChunk
 	if err := json.Unmarshal(ev.Data, &ch); err != nil {
 		b.fail(StopError, badData(OpenAICompletions, ev.Data, err))
 		return b.take()
+	}
+	if u := ch.Usage; u != nil {
+		cached, write := 0, 0
+		switch pd := u.PromptTokensDetails; {
+		case u.CachedTokens != nil:
+			cached = *u.CachedTokens
+		case pd != nil && pd.CachedTokens != nil:
+			cached = *pd.CachedTokens
+		case u.PromptCacheHit != nil:
+			cached = *u.PromptCacheHit
+		}
+		if pd := u.PromptTokensDetails; pd != nil {
+			write = pd.CacheWriteTokens
+		}
+		in := u.PromptTokens - cached - write
+		b.setUsage(Usage{Input: in, Output: u.CompletionTokens, CacheRead: cached, CacheWrite: write,
+			TotalTokens: in + u.CompletionTokens + cached + write})
 	}
 	if ch.Error != nil {
 		b.fail(StopError, fmt.Errorf("%v %s", ch.Error.Code, ch.Error.Message))
 		return b.take()
 	}
-	if u := ch.Usage; u != nil {
-		cached := 0
-		if u.CachedTokens != nil {
-			cached = *u.CachedTokens
-		} else if u.PromptTokensDetails != nil {
-			cached = u.PromptTokensDetails.CachedTokens
-		}
-		in := u.PromptTokens - cached
-		b.setUsage(Usage{Input: in, Output: u.CompletionTokens, CacheRead: cached, TotalTokens: in + u.CompletionTokens + cached})
-	}
 	if len(ch.Choices) == 0 {
 		return b.take()
 	}
 	c := ch.Choices[0]
+	reasoning := false
 	for _, r := range []struct {
 		v    *string
 		name string
 	}{{c.Delta.ReasoningContent, "reasoning_content"}, {c.Delta.Reasoning, "reasoning"}, {c.Delta.ReasoningText, "reasoning_text"}} {
 		if r.v != nil && *r.v != "" {
-			if b.openType() != "thinking" {
-				b.seqBegin(Content{Type: "thinking", ThinkingSignature: r.name})
-			}
-			b.delta(b.open, *r.v)
+			d.thinking(r.name, *r.v)
+			reasoning = true
 			break
 		}
 	}
-	if c.Delta.Content != nil && *c.Delta.Content != "" {
-		if b.openType() != "text" {
-			b.seqBegin(TextBlock(""))
-		}
-		b.delta(b.open, *c.Delta.Content)
+	for _, raw := range c.Delta.ReasoningDetails {
+		d.reasoningDetail(raw, !reasoning)
+	}
+	if err := d.content(c.Delta.Content); err != nil {
+		b.fail(StopError, badData(OpenAICompletions, ev.Data, err))
+		return b.take()
 	}
 	for _, tc := range c.Delta.ToolCalls {
-		i, ok := d.calls[tc.Index]
+		key := d.last
+		if tc.Index != nil {
+			key = fmt.Sprint("#", *tc.Index)
+		} else if tc.ID != "" {
+			key = "id:" + tc.ID
+		}
+		d.last = key
+		i, ok := d.calls[key]
 		if !ok || b.open != i {
 			if ok {
 				// a call resumed after another block: keep appending to it
@@ -394,7 +480,7 @@ func (d *completionsDecoder) Feed(ev SSE) []Event {
 				continue
 			}
 			i = b.seqBegin(ToolCallBlock(tc.ID, tc.Function.Name, json.RawMessage("{}")))
-			d.calls[tc.Index] = i
+			d.calls[key] = i
 		}
 		if tc.Function.Arguments != "" {
 			b.delta(i, tc.Function.Arguments)
@@ -404,6 +490,114 @@ func (d *completionsDecoder) Feed(ev SSE) []Event {
 		d.reason = *c.FinishReason
 	}
 	return b.take()
+}
+
+// thinking appends reasoning text, opening a thinking block that records
+// the field it came in (sent back in that field).
+func (d *completionsDecoder) thinking(field, s string) {
+	b := d.b
+	if b.openType() != "thinking" {
+		b.seqBegin(Content{Type: "thinking", ThinkingSignature: field})
+	}
+	if s != "" {
+		b.delta(b.open, s)
+	}
+}
+
+func (d *completionsDecoder) text(s string) {
+	b := d.b
+	if s == "" {
+		return
+	}
+	if b.openType() != "text" {
+		b.seqBegin(TextBlock(""))
+	}
+	b.delta(b.open, s)
+}
+
+// content reads delta.content: a string, or Mistral's array of chunks.
+func (d *completionsDecoder) content(raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] != '[' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return err
+		}
+		d.text(s)
+		return nil
+	}
+	var chunks []mistralChunk
+	if err := json.Unmarshal(raw, &chunks); err != nil {
+		return err
+	}
+	for _, c := range chunks {
+		switch c.Type {
+		case "thinking":
+			for _, t := range c.Thinking {
+				// Mistral takes thinking back as text (the request's rule
+				// for a thinking block without a field).
+				d.thinking("", t.Text)
+			}
+		case "text":
+			d.text(c.Text)
+		}
+	}
+	return nil
+}
+
+// reasoningDetails are OpenRouter's reasoning_details of one thinking
+// block, stream fragments merged (same type and index), in arrival order.
+type reasoningDetails struct {
+	list []map[string]any
+}
+
+// reasoningDetail merges one reasoning_details fragment into the open
+// thinking block's list and keeps the list, as JSON, in the block's
+// signature: the request sends it back as reasoning_details. With
+// asText (no reasoning field in the delta), its text or summary is the
+// thinking text.
+func (d *completionsDecoder) reasoningDetail(raw json.RawMessage, asText bool) {
+	var frag map[string]any
+	if json.Unmarshal(raw, &frag) != nil || frag == nil {
+		return
+	}
+	text, _ := frag["text"].(string)
+	summary, _ := frag["summary"].(string)
+	b := d.b
+	if b.openType() != "thinking" {
+		d.thinking("", "")
+	}
+	if asText {
+		d.thinking("", text+summary)
+	}
+	rd := d.details[b.open]
+	if rd == nil {
+		rd = &reasoningDetails{}
+		d.details[b.open] = rd
+	}
+	var into map[string]any
+	if n := len(rd.list); n > 0 && frag["index"] != nil && rd.list[n-1]["index"] == frag["index"] && rd.list[n-1]["type"] == frag["type"] {
+		into = rd.list[n-1]
+	}
+	if into == nil {
+		rd.list = append(rd.list, frag)
+	} else {
+		for k, v := range frag {
+			s, isStr := v.(string)
+			old, wasStr := into[k].(string)
+			switch {
+			case isStr && wasStr && (k == "text" || k == "summary" || k == "signature" || k == "data"):
+				into[k] = old + s
+			case into[k] == nil || (wasStr && old == ""):
+				into[k] = v
+			}
+		}
+	}
+	js, _ := json.Marshal(rd.list)
+	b.msg.Content[b.open].ThinkingSignature = string(js)
 }
 
 func (d *completionsDecoder) finish() {

@@ -45,8 +45,13 @@ func (google) Request(m Model, c Context, o Options) (Request, error) {
 				for _, b := range msg.Content {
 					switch b.Type {
 					case "text":
-						if b.Text != "" {
-							parts = append(parts, map[string]any{"text": b.Text})
+						sig := same && validB64(b.TextSignature)
+						if b.Text != "" || sig {
+							p := map[string]any{"text": b.Text}
+							if sig {
+								p["thoughtSignature"] = b.TextSignature
+							}
+							parts = append(parts, p)
 						}
 					case "thinking":
 						p := map[string]any{"text": b.Thinking, "thought": true}
@@ -131,6 +136,14 @@ func (google) Request(m Model, c Context, o Options) (Request, error) {
 	return post(m, "/models/"+m.ID+":streamGenerateContent?alt=sse", body, "x-goog-api-key", o.APIKey)
 }
 
+// signature is a text or thinking block's signature.
+func signature(c Content) string {
+	if c.Type == "text" {
+		return c.TextSignature
+	}
+	return c.ThinkingSignature
+}
+
 func validB64(s string) bool {
 	if s == "" {
 		return false
@@ -199,7 +212,8 @@ func (d *googleDecoder) Feed(ev SSE) []Event {
 		return b.take()
 	}
 	if u := r.UsageMetadata; u != nil {
-		b.setUsage(Usage{Input: u.Prompt, Output: u.Candidates + u.Thoughts, CacheRead: u.Cached, TotalTokens: u.Total})
+		// promptTokenCount includes the cached tokens.
+		b.setUsage(Usage{Input: u.Prompt - u.Cached, Output: u.Candidates + u.Thoughts, CacheRead: u.Cached, TotalTokens: u.Total})
 	}
 	if len(r.Candidates) == 0 {
 		return b.take()
@@ -225,7 +239,11 @@ func (d *googleDecoder) Feed(ev SSE) []Event {
 			if p.Thought {
 				want = "thinking"
 			}
-			if b.openType() != want {
+			// A part's thoughtSignature belongs to the block it is part
+			// of: on the first chunk of a text part (2.5 Pro), or on a
+			// trailing empty one (Gemini 3). A second signature starts a
+			// new block: signed parts are never merged.
+			if b.openType() != want || p.ThoughtSignature != "" && signature(b.msg.Content[b.open]) != "" {
 				if want == "thinking" {
 					b.seqBegin(Content{Type: "thinking"})
 				} else {
@@ -233,7 +251,11 @@ func (d *googleDecoder) Feed(ev SSE) []Event {
 				}
 			}
 			if p.ThoughtSignature != "" {
-				b.msg.Content[b.open].ThinkingSignature = p.ThoughtSignature
+				if c := &b.msg.Content[b.open]; want == "thinking" {
+					c.ThinkingSignature = p.ThoughtSignature
+				} else {
+					c.TextSignature = p.ThoughtSignature
+				}
 			}
 			if *p.Text != "" {
 				b.delta(b.open, *p.Text)

@@ -34,7 +34,13 @@ type Compat struct {
 	SupportsDeveloperRole   *bool  `json:"supportsDeveloperRole,omitempty" toml:"supportsDeveloperRole"`
 	SupportsReasoningEffort *bool  `json:"supportsReasoningEffort,omitempty" toml:"supportsReasoningEffort"`
 	MaxTokensField          string `json:"maxTokensField,omitempty" toml:"maxTokensField"`
-	ThinkingFormat          string `json:"thinkingFormat,omitempty" toml:"thinkingFormat"`
+	// ThinkingFormat: openai (reasoning_effort = the level), zai and qwen
+	// (thinking on or off), mistral (reasoning_effort "high" or "none").
+	ThinkingFormat string `json:"thinkingFormat,omitempty" toml:"thinkingFormat"`
+	// ReasoningReplay: "" sends reasoning back in the field it came in;
+	// "toolCalls" (DeepSeek) sends reasoning_content only on assistant
+	// messages that call tools, and there always.
+	ReasoningReplay string `json:"reasoningReplay,omitempty" toml:"reasoningReplay"`
 }
 
 // Ref is "provider/id".

@@ -158,6 +158,11 @@ func FuzzParsePartialJSON(f *testing.F) {
 func FuzzDecoders(f *testing.F) {
 	f.Add([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`))
 	f.Add([]byte(`{"choices":[{"delta":{"tool_calls":[{"index":3,"function":{"arguments":"{"}}]}}]}`))
+	f.Add([]byte(`{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"a"}]},{"type":"text","text":"b"}]}}]}`))
+	f.Add([]byte(`{"choices":[{"delta":{"tool_calls":[{"id":"x","function":{"name":"f","arguments":"{}"}}]}}]}`))
+	f.Add([]byte(`{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","text":"a","index":0},{"type":"reasoning.encrypted","data":"b","index":0}]}}]}`))
+	f.Add([]byte(`{"type":"response.reasoning_text.delta","item_id":"r","delta":"x"}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"c2ln"}]}}],"usageMetadata":{"promptTokenCount":3,"cachedContentTokenCount":5}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, api := range []string{AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI} {
 			c, _ := CodecFor(api)
@@ -166,6 +171,16 @@ func FuzzDecoders(f *testing.F) {
 			d.Feed(SSE{Data: data})
 			evs := d.End(nil)
 			_ = evs
+		}
+	})
+}
+
+func FuzzRetryDelay(f *testing.F) {
+	f.Add([]byte(`{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}]}}`))
+	f.Add([]byte(`"retryDelay": "0.5s"`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if d := RetryDelay(body); d < 0 {
+			t.Fatalf("RetryDelay(%q) = %v", body, d)
 		}
 	})
 }

@@ -166,7 +166,11 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 		Args   string          `json:"arguments"`
 		Code   string          `json:"code"`
 		Msg    string          `json:"message"`
-		Resp   struct {
+		Error  *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"` // OpenAI's error event nests them
+		Resp struct {
 			Status string `json:"status"`
 			Usage  *struct {
 				InputTokens        int `json:"input_tokens"`
@@ -220,7 +224,7 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 				b.json[i] = item.Args
 			}
 		}
-	case "response.reasoning_summary_text.delta", "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
 		if i, ok := d.items[e.ItemID]; ok {
 			b.delta(i, e.Delta)
 		}
@@ -240,9 +244,15 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 		c := &b.msg.Content[i]
 		switch item.Type {
 		case "reasoning":
+			// The summary (OpenAI), or the raw chain of thought in
+			// content[] (reasoning_text: OpenRouter, LM Studio, DeepSeek,
+			// vLLM), or both.
 			var parts []string
 			for _, s := range item.Summary {
 				parts = append(parts, s.Text)
+			}
+			for _, p := range item.Content {
+				parts = append(parts, p.Text)
 			}
 			c.Thinking = strings.Join(parts, "\n\n")
 			c.ThinkingSignature = string(e.Item)
@@ -280,6 +290,9 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 			b.fail(StopError, fmt.Errorf("Unknown error"))
 		}
 	case "error":
+		if er := e.Error; er != nil && e.Msg == "" {
+			e.Code, e.Msg = er.Code, er.Message
+		}
 		b.fail(StopError, fmt.Errorf("Error Code %s: %s", e.Code, e.Msg))
 	}
 	return b.take()

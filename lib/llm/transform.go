@@ -8,7 +8,7 @@ import (
 // NormalizeEach prepares a history for a call to model m (the reference's
 // transform-messages, §1.9) and hands each message to emit, so a codec can
 // build its request from a long history without a second copy of it:
-// thinking from other models becomes text, their thought signatures are
+// thinking from other models becomes text, their thought and text signatures are
 // dropped and tool-call ids are rewritten with idFn (and the matching
 // results with them); orphan tool calls get a "No result provided" error
 // result; errored or aborted assistant turns get "aborted" results for
@@ -53,6 +53,11 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 					} else if strings.TrimSpace(c.Thinking) != "" && !c.Redacted {
 						cs = append(cs, TextBlock(c.Thinking))
 					}
+				case "text":
+					if !same {
+						c.TextSignature = "" // another model's: a Gemini signature is no Responses item id
+					}
+					cs = append(cs, c)
 				case "toolCall":
 					if !same {
 						c.ThoughtSignature = ""
