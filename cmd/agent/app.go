@@ -210,9 +210,7 @@ func printRun(a *agent, env *app.Env, prompt string) error {
 		return exit.Wrap(exit.Failure, err)
 	}
 	readEvents(r.events, func(ev event.Event) { fmt.Fprint(env.Stdout, rend.Event(ev)) })
-	if l := rend.Live(); l != "" {
-		fmt.Fprintln(env.Stdout, l)
-	}
+	fmt.Fprint(env.Stdout, rend.Finish())
 	if status := r.wait(); status != 0 {
 		return exit.Silent(status)
 	}

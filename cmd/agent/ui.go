@@ -300,9 +300,7 @@ func (u *ui) runDone(status int) tea.Cmd {
 	u.run = nil
 	u.info = ""
 	var cmds []tea.Cmd
-	if live := u.rend.Live(); live != "" {
-		cmds = append(cmds, u.println(live))
-	}
+	cmds = append(cmds, u.println(u.rend.Finish()))
 	switch status {
 	case 0:
 	case 3:
@@ -587,18 +585,6 @@ func (a *agent) footer(width int) string {
 	}
 	s := strings.Join(parts, " · ")
 	return dim.Render(clip(s, width-1))
-}
-
-func tokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%dk", n/1000)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 // pathCompletions lists files and directories under the working directory
