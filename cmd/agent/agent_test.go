@@ -285,13 +285,13 @@ func TestEditing(t *testing.T) {
 	s.send("thrown away")
 	s.send("\x03") // ^C: the line is cleared
 	s.wait("^D on an empty line exits")
-	s.send("\x1b[200~pasted line one\n\tline two\x1b[201~")
+	s.send("\x1b[200~pasted line one, with a comma\n\tline two\x1b[201~")
 	s.send("\x1b\r") // alt+enter
 	s.send("typed")
 	s.send("\r")
 	s.wait("First answer.")
 	reqs := f.srv.Requests()
-	if got, want := lastUserText(reqs[len(reqs)-1]), "pasted line one\n\tline two\ntyped"; got != want {
+	if got, want := lastUserText(reqs[len(reqs)-1]), "pasted line one, with a comma\n\tline two\ntyped"; got != want {
 		t.Errorf("prompt sent: %q, want %q", got, want)
 	}
 	s.send("help\r")
@@ -309,7 +309,7 @@ func TestEditing(t *testing.T) {
 	s.send("\x04") // ^D on the empty line
 	s.exited()
 	hist, _ := os.ReadFile(filepath.Join(f.home, "agent_history"))
-	if !strings.Contains(string(hist), `"pasted line one\n\tline two\ntyped"`) {
+	if !strings.Contains(string(hist), `"pasted line one, with a comma\n\tline two\ntyped"`) {
 		t.Errorf("history file:\n%s", hist)
 	}
 	if strings.Contains(f.sessionText(), "thrown away") {

@@ -22,9 +22,10 @@ import (
 
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
-		Name:      "agent",
-		Usage:     "the interactive coding agent: an editor over the agentutils pipeline",
-		ArgsUsage: "[PROMPT...]",
+		Name:                      "agent",
+		DisableSliceFlagSeparator: true, // a --tools-cmd may hold commas
+		Usage:                     "the interactive coding agent: an editor over the agentutils pipeline",
+		ArgsUsage:                 "[PROMPT...]",
 		Description: `agent owns the terminal and runs, for each prompt, the pipeline
    agent-session open S | agent-compact | agent-chat … | agent-session append S --tee
 and shows the events as they stream. Every stage is a process that a flag replaces

@@ -19,7 +19,10 @@ import (
 
 // Messages from the pipeline's goroutines.
 type (
-	evMsg       struct{ ev event.Event }
+	evMsg struct {
+		ev   event.Event
+		live string // the renderer's unfinished line after ev
+	}
 	errLineMsg  string
 	runDoneMsg  struct{ status int }
 	approvalMsg struct{ req *approvalReq }
@@ -51,7 +54,7 @@ type ui struct {
 	p       *tea.Program
 	ed      *editor
 	width   int
-	rend    renderer
+	live    string // the streaming line not yet final
 	run     *run
 	runOpts runOpts
 	queued  []string
@@ -119,7 +122,8 @@ func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return u, nil
 	case evMsg:
 		u.a.account(msg.ev)
-		return u, u.println(u.rend.Event(msg.ev))
+		u.live = msg.live
+		return u, nil
 	case errLineMsg:
 		return u, u.println(red.Render(string(msg)))
 	case runDoneMsg:
@@ -282,16 +286,28 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	o.model, o.thinking = u.a.modelFlag, u.a.thinkingFlag
 	o.extra = u.a.chatExtra()
 	u.runOpts = o
-	u.rend = newRenderer(u.width, u.a.color)
+	rend := newRenderer(u.width, u.a.color)
 	r, err := u.a.st.start(u.a.file, o, func(s string) { u.p.Send(errLineMsg(s)) })
 	if err != nil {
 		return u.println(red.Render(err.Error()))
 	}
 	u.run = r
 	p := u.p
+	// The renderer runs here, in the reader: p.Println from one goroutine
+	// keeps the output in the stream's order (tea.Println commands run
+	// concurrently and may swap).
 	go func() {
-		readEvents(r.events, func(ev event.Event) { p.Send(evMsg{ev}) })
-		p.Send(runDoneMsg{r.wait()})
+		readEvents(r.events, func(ev event.Event) {
+			if out := strings.TrimRight(rend.Event(ev), "\n"); out != "" {
+				p.Println(out)
+			}
+			p.Send(evMsg{ev, rend.Live()})
+		})
+		status := r.wait()
+		if out := strings.TrimRight(rend.Finish(), "\n"); out != "" {
+			p.Println(out)
+		}
+		p.Send(runDoneMsg{status})
 	}()
 	return nil
 }
@@ -300,7 +316,7 @@ func (u *ui) runDone(status int) tea.Cmd {
 	u.run = nil
 	u.info = ""
 	var cmds []tea.Cmd
-	cmds = append(cmds, u.println(u.rend.Finish()))
+	u.live = ""
 	switch status {
 	case 0:
 	case 3:
@@ -464,11 +480,9 @@ func (u *ui) View() string {
 	}
 	width := max(u.width, 20)
 	var b strings.Builder
-	if u.rend != nil {
-		if live := u.rend.Live(); live != "" {
-			b.WriteString(live)
-			b.WriteString("\n")
-		}
+	if u.live != "" {
+		b.WriteString(u.live)
+		b.WriteString("\n")
 	}
 	if u.run != nil {
 		b.WriteString(dim.Render("⋯ working (esc to abort)") + "\n")
