@@ -23,6 +23,7 @@ import (
 func main() {
 	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
+	every := flag.Duration("event-delay", 0, "pause between SSE events, like a model streaming")
 	flag.Parse()
 	var bodies [][]byte
 	for _, f := range strings.Split(*sse, ",") {
@@ -55,6 +56,19 @@ func main() {
 		next++
 		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
-		w.Write(body)
+		if *every == 0 {
+			w.Write(body)
+			return
+		}
+		fl, _ := w.(http.Flusher)
+		for _, ev := range strings.SplitAfter(string(body), "\n\n") {
+			if _, err := io.WriteString(w, ev); err != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+			time.Sleep(*every)
+		}
 	}))
 }
