@@ -51,7 +51,7 @@ Examples:
    agent -n "add a --json flag to the list command"
    agent -p "why does make test fail?" > answer.txt
    agent --model anthropic/claude-sonnet-4-5 --thinking high
-   agent --chat-args "--replay testdata/cassettes/demo.jsonl" -p "fix the test"`,
+   agent --yes --tools-cmd "agent-tool serve --read-only"`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "new", Aliases: []string{"n"}, Usage: "start a new session instead of continuing"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "use the session `FILE`"},
