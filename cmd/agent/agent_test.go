@@ -356,8 +356,13 @@ func TestSlashCommands(t *testing.T) {
 	s.wait("/help")
 	s.send("\r")
 	s.wait("the commands and keys")
-	s.send("hi\r")
+	s.send("hi, see @ma\t") // tab completes the path
+	s.wait("@main.go")
+	s.send("\r")
 	s.wait("Hello there.")
+	if reqs := f.srv.Requests(); !strings.Contains(lastUserText(reqs[len(reqs)-1]), "<file path=\"main.go\">\npackage main") {
+		t.Errorf("@main.go was not attached: %q", lastUserText(reqs[len(reqs)-1]))
+	}
 	s.send("/cost\r")
 	s.wait("2 messages · input 100 · output 20")
 	s.wait("$0.0006")

@@ -162,33 +162,19 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 	u.info = ""
 	switch k.Type {
 	case tea.KeyCtrlC:
-		if u.run != nil {
-			u.run.Abort()
-			u.info = "aborting…"
+		cleared := !u.ed.Empty()
+		if u.interrupt() {
 			return nil
 		}
-		if u.denying {
-			u.denying = false
-			u.answer(approvalAnswer{})
-		}
 		u.info = "^D on an empty line exits"
-		if !u.ed.Empty() {
+		if cleared {
 			u.info = "cleared · " + u.info
 		}
 		u.ed.Reset()
 		u.comps = nil
 		return nil
 	case tea.KeyEsc:
-		if u.run != nil {
-			u.run.Abort()
-			u.info = "aborting…"
-			return nil
-		}
-		if u.denying {
-			u.denying = false
-			u.ed.Reset()
-			u.answer(approvalAnswer{})
-		}
+		u.interrupt()
 		u.comps = nil
 		return nil
 	case tea.KeyCtrlD:
@@ -237,6 +223,22 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 	}
 	u.updateComps()
 	return nil
+}
+
+// interrupt (^C, esc) aborts the run, or denies the call whose reason is
+// being typed; true when a run was aborted.
+func (u *ui) interrupt() bool {
+	if u.run != nil {
+		u.run.Abort()
+		u.info = "aborting…"
+		return true
+	}
+	if u.denying {
+		u.denying = false
+		u.ed.Reset()
+		u.answer(approvalAnswer{})
+	}
+	return false
 }
 
 // submit runs the editor's text: a slash command, or a prompt (queued
