@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/render"
 )
 
@@ -31,12 +30,5 @@ func renderStream(c *cli.Context, env *app.Env) error {
 		}
 	}
 	rd := render.New(render.Options{Width: env.Width(), Color: color, Now: time.Now})
-	err := rd.Copy(env.Stdout, env.Stdin, func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
-	if err != nil {
-		return err
-	}
-	if rd.Failed != 0 {
-		return exit.Silent(exit.Failure)
-	}
-	return nil
+	return rd.Copy(env.Stdout, env.Stdin, func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
 }

@@ -68,12 +68,5 @@ func renderEvents(c *cli.Context, env *app.Env) error {
 		Width: width, Color: env.Color(c.String("color"), env.StdoutTTY),
 		Styler: rich.Terminal{}, Now: time.Now, ToolLines: lines,
 	})
-	err := rd.Copy(env.Stdout, env.Stdin, func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
-	if err != nil {
-		return err
-	}
-	if rd.Failed != 0 {
-		return exit.Silent(exit.Failure)
-	}
-	return nil
+	return rd.Copy(env.Stdout, env.Stdin, func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
 }

@@ -36,7 +36,8 @@ section.msg{margin:10px 0;padding:8px 14px;border-radius:8px;background:var(--ca
 section.r-user{background:var(--user)}
 section.merged{display:none}
 section.off,section.nomatch,#tree li.nomatch{display:none}
-section time{float:right;color:var(--dim);font-size:11px}
+section time{float:right;margin-left:8px;color:var(--dim);font-size:11px}
+section.msg>.tool:first-of-type{clear:both}
 section.flash{outline:2px solid var(--accent)}
 .md{overflow-wrap:anywhere}.md p{margin:.4em 0}.md pre{padding:8px 10px;border-radius:6px;background:var(--tool);border:1px solid var(--line);overflow:auto}
 .md code{font:12.5px ui-monospace,SFMono-Regular,Menlo,monospace}.md :not(pre)>code{background:var(--tool);padding:1px 4px;border-radius:4px}

@@ -178,6 +178,15 @@ func (p *page) tree() {
 		byID[r.ID] = r
 	}
 	var chain func(id string)
+	fork := func(ids []string) {
+		p.b.WriteString("<li class=\"fork\">")
+		for _, c := range ids {
+			p.b.WriteString("<div class=\"branch\">")
+			chain(c)
+			p.b.WriteString("</div>")
+		}
+		p.b.WriteString("</li>")
+	}
 	chain = func(id string) {
 		p.b.WriteString("<ul>")
 		for {
@@ -185,13 +194,7 @@ func (p *page) tree() {
 			k := kids[id]
 			if len(k) != 1 {
 				if len(k) > 1 {
-					p.b.WriteString("<li class=\"fork\">")
-					for _, c := range k {
-						p.b.WriteString("<div class=\"branch\">")
-						chain(c)
-						p.b.WriteString("</div>")
-					}
-					p.b.WriteString("</li>")
+					fork(k)
 				}
 				break
 			}
@@ -199,15 +202,12 @@ func (p *page) tree() {
 		}
 		p.b.WriteString("</ul>")
 	}
-	if len(roots) > 1 {
-		p.b.WriteString("<ul><li class=\"fork\">")
-		for _, r := range roots {
-			p.b.WriteString("<div class=\"branch\">")
-			chain(r)
-			p.b.WriteString("</div>")
-		}
-		p.b.WriteString("</li></ul>")
-	} else if len(roots) == 1 {
+	switch {
+	case len(roots) > 1:
+		p.b.WriteString("<ul>")
+		fork(roots)
+		p.b.WriteString("</ul>")
+	case len(roots) == 1:
 		chain(roots[0])
 	}
 }

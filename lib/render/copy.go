@@ -3,12 +3,16 @@ package render
 import (
 	"bufio"
 	"io"
+
+	"github.com/agentutils/agentutils/lib/exit"
 )
 
 // Copy renders the event stream read from in onto out, one Write per event
 // that shows something (so an unbuffered out shows each event as it
 // arrives), then the Finish text. A line that is not an event goes to
-// skipped with its 1-based number and is left out.
+// skipped with its 1-based number and is left out. When the stream carried
+// an error record, the error returned is a silent exit.Failure (the record
+// is shown).
 func (r *Renderer) Copy(out io.Writer, in io.Reader, skipped func(line int, err error)) error {
 	br := bufio.NewReaderSize(in, 256<<10)
 	for n := 1; ; n++ {
@@ -32,9 +36,11 @@ func (r *Renderer) Copy(out io.Writer, in io.Reader, skipped func(line int, err 
 			}
 		}
 	}
-	if s := r.Finish(); s != "" {
-		_, err := io.WriteString(out, s)
+	if _, err := io.WriteString(out, r.Finish()); err != nil {
 		return err
+	}
+	if r.Failed != 0 {
+		return exit.Silent(exit.Failure)
 	}
 	return nil
 }

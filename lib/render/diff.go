@@ -46,28 +46,64 @@ func (r *Renderer) Diff(diff string) string {
 }
 
 // marked styles s (a marker byte then the text the spans index, shifted
-// by one) in code with the spans reversed, clipped to n runes.
+// by one) in code with the spans reversed, tabs expanded, clipped to n
+// columns.
 func (r *Renderer) marked(code, s string, spans [][2]int, n int) string {
-	c := strings.ReplaceAll(show.Clip(s, n), "\t", " ")
-	if !r.o.Color {
-		return c
-	}
-	end := len(c)
-	if len(c) != len(s) {
-		end -= len("…")
-	}
-	s = c
-	var b strings.Builder
-	b.WriteString("\x1b[" + code + "m")
-	at := 0
-	for _, sp := range spans {
-		lo, hi := min(sp[0]+1, end), min(sp[1]+1, end)
-		if lo < at || lo >= hi {
-			continue
+	cols := func(c rune) int {
+		if c == '\t' {
+			return 4
 		}
-		b.WriteString(s[at:lo] + "\x1b[7m" + s[lo:hi] + "\x1b[27m")
-		at = hi
+		return 1
 	}
-	b.WriteString(s[at:] + "\x1b[0m")
+	total := 0
+	for _, c := range s {
+		total += cols(c)
+	}
+	limit := total
+	if total > n {
+		limit = n - 1
+	}
+	var b strings.Builder
+	if r.o.Color {
+		b.WriteString("\x1b[" + code + "m")
+	}
+	in, used := false, 0
+	for i, c := range s {
+		if used+cols(c) > limit {
+			break
+		}
+		if r.o.Color {
+			want := false
+			for _, sp := range spans {
+				if i-1 >= sp[0] && i-1 < sp[1] {
+					want = true
+					break
+				}
+			}
+			if want != in {
+				if want {
+					b.WriteString("\x1b[7m")
+				} else {
+					b.WriteString("\x1b[27m")
+				}
+				in = want
+			}
+		}
+		if c == '\t' {
+			b.WriteString("    ")
+		} else {
+			b.WriteRune(c)
+		}
+		used += cols(c)
+	}
+	if in {
+		b.WriteString("\x1b[27m")
+	}
+	if limit < total {
+		b.WriteString("…")
+	}
+	if r.o.Color {
+		b.WriteString("\x1b[0m")
+	}
 	return b.String()
 }

@@ -182,3 +182,12 @@ func TestAnnouncedCallIsShownOnce(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestDiffExpandsTabsAndClips(t *testing.T) {
+	r := New(Options{Color: true, Width: 16})
+	got := r.Diff("-\tx := 1\n+\tx := 2 + a long tail\n")
+	want := "  \x1b[31m-    x := \x1b[7m1\x1b[27m\x1b[0m\n  \x1b[32m+    x := \x1b[7m2 +\x1b[27m…\x1b[0m\n"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

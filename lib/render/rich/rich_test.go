@@ -70,3 +70,13 @@ func TestWithRenderer(t *testing.T) {
 		t.Errorf("%q", s)
 	}
 }
+
+func FuzzTerminalMarkdown(f *testing.F) {
+	for _, s := range []string{"# x", "- [ ] a *b* `c`", "|a|\n|-|\n|1|", "> q\n\n```go\nx\n```", "    indented", "<b>raw</b> [l](u)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		(Terminal{}).Markdown(s, 20)
+		MarkdownHTML(s)
+	})
+}
