@@ -7,7 +7,7 @@
 // With -pi the session is shaped as pi writes a long one: bash tool calls
 // with matching result ids, each assistant's usage the size of its context,
 // and a compaction (summary, firstKeptEntryId ~20k tokens back) whenever
-// the context passes 90k tokens, so pruning and compaction have work to do.
+// the context passes 90k tokens (-compact-at), so pruning and compaction have work to do.
 package main
 
 import (
@@ -24,7 +24,8 @@ import (
 func main() {
 	n := flag.Int("n", 1000, "number of entries")
 	size := flag.Int("size", 1000, "approximate bytes per entry")
-	pi := flag.Bool("pi", false, "pi's shape: bash calls with matching ids, usage, a compaction past 90k tokens")
+	pi := flag.Bool("pi", false, "pi's shape: bash calls with matching ids, usage, a compaction past -compact-at tokens")
+	compactAt := flag.Int("compact-at", 90000, "with -pi, compact when the context passes this many tokens (0: never)")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer w.Flush()
@@ -93,7 +94,7 @@ func main() {
 		t := len(b) / 4
 		ctx = append(ctx, kept{id, t, i%3 == 0})
 		ctxTokens += t
-		if ctxTokens > 90000 && i%3 == 2 { // after a tool result, as pi compacts at a turn's end
+		if *compactAt > 0 && ctxTokens > *compactAt && i%3 == 2 { // after a tool result, as pi compacts at a turn's end
 			// keep ~20k tokens, cut at a user message
 			k, acc := len(ctx)-1, 0
 			for ; k > 0 && (acc < 20000 || !ctx[k].user); k-- {
