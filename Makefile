@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X github.com/agentutils/agentutils/internal/app.Version=$(VERS
 # pages are our own roff (internal/app/man.go). ~0.3 MB less mapped per
 # process, and no markdown parser set up at every start.
 TAGS    := urfave_cli_no_docs
-CMDS    := $(notdir $(wildcard cmd/agent-*))
+CMDS    := $(notdir $(wildcard cmd/agent cmd/agent-*))
 
 .PHONY: all build test test-short vet bench interop demo man man-check lint install fuzz clean update
 

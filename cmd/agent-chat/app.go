@@ -8,9 +8,11 @@ import (
 
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
-		Name:      "agent-chat",
-		Usage:     "send a session to a model and stream the answer as agent events",
-		ArgsUsage: "[PROMPT|@FILE|-]...",
+		Name: "agent-chat",
+		// -m "yes, go on" is one prompt; --tools-cmd "x --a,b" one command.
+		DisableSliceFlagSeparator: true,
+		Usage:                     "send a session to a model and stream the answer as agent events",
+		ArgsUsage:                 "[PROMPT|@FILE|-]...",
 		Description: `agent-chat reads session records on stdin (the stream of 'agent-session open', until EOF or a
 {"type":"context_end"} line), resolves them into the model's context with the same resolver every
 stage uses, adds the prompt from its arguments, calls the model once and writes agent events

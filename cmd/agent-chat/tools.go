@@ -77,7 +77,9 @@ func startCoproc(ctx context.Context, command, cwd, sessionID string, stderr io.
 	}
 	p := &coproc{name: command, cmd: cmd, in: in, waiting: map[string]chan any{}, tools: make(chan *event.Tools, 1), dead: make(chan struct{}), stderr: stderr}
 	go p.read(out)
-	hooks := false
+	// agent-chat fires no tool hooks itself: the co-process runs its own
+	// (agent-tool serve --settings …; agent-mcp bridge only when told so).
+	hooks := true
 	b, _ := event.EncodeTool(&event.Hello{Cwd: cwd, SessionID: sessionID, Hooks: &hooks})
 	// A child that already died makes this write fail; its exit is what
 	// gets reported (startTools waits on p.dead).

@@ -116,7 +116,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if !c.Bool("no-prune") && !force {
 		pruned, saved = compact.Prune(path, settings, env.Now().UnixMilli())
 	}
-	tokens := compact.ContextTokens(path) - saved
+	tokens := compact.ContextAfterPrune(path, saved)
 	compactNow := force || (!c.Bool("prune-only") && compact.OverThreshold(tokens, window, settings.ReserveTokens))
 
 	if c.Bool("dry-run") {

@@ -33,7 +33,8 @@ func appendCommand(env *app.Env) *cli.Command {
    the session header       → line 1 of a new file, otherwise ignored
    other events             → ignored (passed through with --tee)
 
-A record whose id already exists replaces that entry (an atomic rewrite of the file). Otherwise it
+A record whose id already exists replaces that entry (an atomic rewrite of the file; input that
+ends in replacements waits for the next record or EOF, so a run of them is one rewrite). Otherwise it
 gets a fresh id when it has none, its parentId is the current leaf (a parentId naming an existing
 entry is kept), and a timestamp when it has none; the stream-only fields pending, file and leafId
 are removed; long strings are truncated at 500,000 characters. Images are written inline (base64
@@ -102,31 +103,67 @@ const bigFile = 8 << 20
 
 func (a *appender) run() error {
 	in := bufio.NewReaderSize(a.env.Stdin, 1<<20)
-	var group [][]byte // raw input lines of the group (for --tee)
-	var lineNos []int
+	var g group
 	for {
 		raw, err := readLine(in)
 		if len(raw) > 0 || err == nil {
 			a.line++
-			group = append(group, raw)
-			lineNos = append(lineNos, a.line)
+			if cerr := a.accept(&g, raw, a.line); cerr != nil {
+				a.closeFile()
+				return cerr
+			}
 		}
 		if err != nil && err != io.EOF {
 			return err
 		}
 		// Commit when the input is drained: group commit keeps fsyncs few
-		// while a live stream is still persisted as it arrives.
+		// while a live stream is still persisted as it arrives. A group that
+		// ends in replacements waits for the next record or the end of the
+		// input, so a run of replacements costs one rewrite however the pipe
+		// cuts it into reads.
 		if err == io.EOF || in.Buffered() == 0 {
-			if cerr := a.commit(group, lineNos); cerr != nil {
+			hold, herr := a.endsInReplacement(&g, err == io.EOF)
+			if herr != nil {
 				a.closeFile()
-				return cerr
+				return herr
 			}
-			group, lineNos = group[:0], lineNos[:0]
+			if !hold {
+				if cerr := a.commit(&g); cerr != nil {
+					a.closeFile()
+					return cerr
+				}
+				g = group{raws: g.raws[:0], recs: g.recs[:0], recLines: g.recLines[:0]}
+			}
 		}
 		if err == io.EOF {
 			return a.closeFile()
 		}
 	}
+}
+
+// group is the input accepted since the last commit: every line (for
+// --tee), the records to write and the header, all already checked.
+type group struct {
+	raws     [][]byte
+	header   []byte
+	recs     [][]byte
+	recLines []int
+}
+
+// endsInReplacement reports whether the group's last record replaces an
+// entry of the file (its commit is then held until more input or EOF).
+func (a *appender) endsInReplacement(g *group, eof bool) (bool, error) {
+	if eof || len(g.recs) == 0 {
+		return false, nil
+	}
+	p, err := session.Peek(session.StripStreamFields(g.recs[len(g.recs)-1]))
+	if err != nil || p.ID == "" || a.added[p.ID] {
+		return false, nil
+	}
+	if err := a.open(g.header); err != nil {
+		return false, err
+	}
+	return a.exists(p.ID)
 }
 
 func (a *appender) closeFile() error {
@@ -156,53 +193,55 @@ type op struct {
 	replace string // id of the entry replaced; "" for an append
 }
 
-// commit validates a whole group, then writes it and fsyncs it, then tees it.
-func (a *appender) commit(group [][]byte, lineNos []int) error {
-	var header []byte
-	var recs [][]byte
-	var recLines []int
-	for k, raw := range group {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &probe); err != nil {
-			return exit.Errorf(exit.Usage, "stdin:%d: not a JSON object: %v (nothing of this group was written)", lineNos[k], err)
-		}
-		var typ string
-		json.Unmarshal(probe["type"], &typ)
-		if typ == "session" {
-			if err := session.CheckRecord(raw); err != nil {
-				return exit.Errorf(exit.Usage, "stdin:%d: invalid session header: %v (nothing of this group was written)", lineNos[k], err)
-			}
-			if header == nil {
-				header = raw
-			}
-			continue
-		}
-		entry, ok, err := session.FromInput(raw)
-		if err != nil {
-			return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNos[k], err)
-		}
-		if !ok {
-			continue
-		}
-		if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
-			return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNos[k], err)
-		}
-		if err := session.CheckRecord(entry); err != nil {
-			return exit.Errorf(exit.Usage, "stdin:%d: invalid record: %v (nothing of this group was written)", lineNos[k], err)
-		}
-		recs = append(recs, entry)
-		recLines = append(recLines, lineNos[k])
+// accept checks one input line and adds it to the group; an invalid line
+// fails the whole group, nothing of which has been written.
+func (a *appender) accept(g *group, raw []byte, lineNo int) error {
+	g.raws = append(g.raws, raw)
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
 	}
-	if len(recs) > 0 || (header != nil && a.lf == nil) {
-		if err := a.open(header); err != nil {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: not a JSON object: %v (nothing of this group was written)", lineNo, err)
+	}
+	var typ string
+	json.Unmarshal(probe["type"], &typ)
+	if typ == "session" {
+		if err := session.CheckRecord(raw); err != nil {
+			return exit.Errorf(exit.Usage, "stdin:%d: invalid session header: %v (nothing of this group was written)", lineNo, err)
+		}
+		if g.header == nil {
+			g.header = raw
+		}
+		return nil
+	}
+	entry, ok, err := session.FromInput(raw)
+	if err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
+	}
+	if !ok {
+		return nil
+	}
+	if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
+	}
+	if err := session.CheckRecord(entry); err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: invalid record: %v (nothing of this group was written)", lineNo, err)
+	}
+	g.recs = append(g.recs, entry)
+	g.recLines = append(g.recLines, lineNo)
+	return nil
+}
+
+// commit writes a checked group and fsyncs it, then tees it.
+func (a *appender) commit(g *group) error {
+	if len(g.recs) > 0 || (g.header != nil && a.lf == nil) {
+		if err := a.open(g.header); err != nil {
 			return err
 		}
 	}
-	if len(recs) > 0 {
-		ops, err := a.plan(recs, recLines)
+	if len(g.recs) > 0 {
+		ops, err := a.plan(g.recs, g.recLines)
 		if err != nil {
 			return err
 		}
@@ -216,7 +255,7 @@ func (a *appender) commit(group [][]byte, lineNos []int) error {
 		}
 	}
 	if a.tee {
-		for _, raw := range group {
+		for _, raw := range g.raws {
 			a.env.Stdout.Write(raw)
 			a.env.Stdout.Write([]byte{'\n'})
 		}

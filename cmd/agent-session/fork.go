@@ -16,8 +16,8 @@ func forkCommand(env *app.Env) *cli.Command {
 		Name:      "fork",
 		Usage:     `copy a session into a new file (new id, parentSession = the old id) and print {"file","id"}`,
 		ArgsUsage: "FILE",
-		Description: `All entries are kept; the title is kept; the artifacts directory is copied. The fork becomes
-the session 'agent-session continue' picks in this terminal.
+		Description: `All entries are kept; the title is kept; the artifacts directory is copied. The fork
+becomes this terminal's session: 'agent-session continue' here resumes it.
 
 Example:
    F=$(agent-session fork s.jsonl | jq -r .file)`,
@@ -30,7 +30,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			writeBreadcrumb(env, env.Dir, file) // continue in this terminal resumes the fork
+			writeBreadcrumb(env, env.Dir, file)
 			return printJSON(c, map[string]string{"file": file, "id": id})
 		},
 	}

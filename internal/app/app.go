@@ -106,7 +106,13 @@ func Main(spec Spec) int {
 func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 	env.Args = args
 	a := spec(env)
+	ownAction := a.Action != nil
 	prepare(a, env)
+	if ownAction && dashDashFirst(a, args) {
+		// "--" ends the options: what follows is data (a prompt "help"),
+		// never the name of a subcommand.
+		a.Commands, a.HideHelpCommand = nil, true
+	}
 	err := a.RunContext(ctx, interspersed(a, args))
 	if fmt.Sprintf("%T", err) == "*cli.exitError" {
 		// urfave/cli's own exits (cli.Exit: "No help topic for 'x'", code 3)

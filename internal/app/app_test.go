@@ -161,3 +161,37 @@ func TestCachedFlagNames(t *testing.T) {
 		t.Fatalf("exit %d, got %q, want %q", code, got, want)
 	}
 }
+
+// TestDashDashIsData: after "--" a word is data for the root action (a
+// prompt "help"), not a subcommand; without "--" the subcommands still work.
+func TestDashDashIsData(t *testing.T) {
+	prompter := func(env *Env) *cli.App {
+		return &cli.App{
+			Name:  "agent-p",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}},
+			Action: func(c *cli.Context) error {
+				_, err := fmt.Fprintf(c.App.Writer, "prompt %q\n", c.Args().Slice())
+				return err
+			},
+		}
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "help"}, `prompt ["help"]`},
+		{[]string{"--model", "x", "--", "man"}, `prompt ["man"]`},
+		{[]string{"-m", "x", "--", "completion"}, `prompt ["completion"]`},
+		{[]string{"--model=x", "--", "h"}, `prompt ["h"]`},
+		{[]string{"man"}, ".SH EXIT STATUS"},
+	}
+	for _, c := range cases {
+		env, out, errb := testEnv(nil)
+		if code := Run(context.Background(), prompter, env, append([]string{"agent-p"}, c.args...)); code != 0 {
+			t.Errorf("%v: exit %d (%s)", c.args, code, errb)
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v: stdout %q, want %q", c.args, out.String(), c.want)
+		}
+	}
+}

@@ -80,6 +80,25 @@ func interspersed(a *cli.App, args []string) []string {
 	return append(out, fl...)
 }
 
+// dashDashFirst reports whether args (args[0] is the program) have a "--"
+// before their first positional argument (values of a's flags skipped).
+func dashDashFirst(a *cli.App, args []string) bool {
+	for i := 1; i < len(args); i++ {
+		tok := args[i]
+		if tok == "--" {
+			return true
+		}
+		if !strings.HasPrefix(tok, "-") || tok == "-" {
+			return false
+		}
+		name := strings.TrimLeft(tok, "-")
+		if !strings.Contains(name, "=") && takesValue(a.Flags, name) && (strings.HasPrefix(tok, "--") || len(name) == 1) {
+			i++
+		}
+	}
+	return false
+}
+
 func takesValue(flags []cli.Flag, name string) bool {
 	for _, f := range flags {
 		for _, n := range f.Names() {

@@ -21,14 +21,29 @@ type Pruned struct {
 // Prune replaces the output of old tool results (§4.4): walking from the
 // newest, the first ProtectTokens of tool output and the protected tools
 // are kept; the rest is pruned when that saves at least MinimumSavings.
+// Only the context that will be sent is walked (what EstimateContext
+// counts: the latest compaction's kept entries and everything after it):
+// tool results the compaction already summarised are not sent, and
+// pruning them would save nothing (the reference walks the whole branch).
 // now is the prunedAt stamp (Unix ms). It returns the changed entries and
-// the tokens saved.
+// the tokens saved (never negative).
 func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
 	type cand struct{ i, tokens int }
 	var cands []cand
 	acc := 0
-	for i := len(path) - 1; i >= 0; i-- {
+	c, kept, _ := lastCompaction(path)
+	lo := 0
+	if c >= 0 {
+		lo = c + 1
+		if kept >= 0 {
+			lo = kept
+		}
+	}
+	for i := len(path) - 1; i >= lo; i-- {
 		e := path[i]
+		if i == c {
+			continue // the compaction itself; its kept entries come before it
+		}
 		if e.Type != "message" || e.Role != "toolResult" {
 			continue
 		}
@@ -72,6 +87,13 @@ func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Index < out[b].Index })
 	return out, saved
+}
+
+// ContextAfterPrune is the threshold test's count once saved tokens are
+// pruned: ContextTokens less saved, floored at 0 (the reference's floor:
+// an estimate of what is saved can exceed the usage it is taken from).
+func ContextAfterPrune(path []Entry, saved int) int {
+	return max(0, ContextTokens(path)-saved)
 }
 
 // FileOps are the files the summarised part read and changed.

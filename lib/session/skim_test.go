@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -54,6 +56,28 @@ func FuzzSkim(f *testing.F) {
 		// The sharing skim (ParseRecordShared) reads the same.
 		if s, ok := skim(b, true, nil); !ok || s != h {
 			t.Fatalf("skim(%q, share) = %+v, %v; Skim = %+v", b, s, ok, h)
+		}
+	})
+}
+
+// StrLen counts what encoding/json decodes, without decoding: escapes,
+// surrogate pairs, lone surrogates and invalid bytes (each U+FFFD).
+func FuzzStrLen(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"\\\/"`, `"\u00e9\u4e2d\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d\u0041"`,
+		"\"\xff\xfe ok\"", `"\u12"`, `"\q"`, "\"tab\there\"", `"unterminated`, `""`, `"\`, `x`, "\"\xe4\xb8\"", `"\ud83d\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if len(bytes.TrimSpace(v)) != len(v) {
+			return // values come without the whitespace around them
+		}
+		want := -1
+		var s string
+		if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+			want = len(s)
+		}
+		if got := StrLen(v); got != want {
+			t.Fatalf("StrLen(%q) = %d, encoding/json decodes %d bytes", v, got, want)
 		}
 	})
 }

@@ -28,6 +28,7 @@ import (
 func main() {
 	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
+	every := flag.Duration("event-delay", 0, "pause between SSE events, like a model streaming")
 	reqDir := flag.String("requests", "", "keep each request body as `DIR`/N.json")
 	agent := flag.String("agent", "", "answer Claude Code and Codex by the conversation, editing in `DIR`")
 	flag.Parse()
@@ -72,6 +73,19 @@ func main() {
 		}
 		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
-		w.Write(body)
+		if *every == 0 {
+			w.Write(body)
+			return
+		}
+		fl, _ := w.(http.Flusher)
+		for _, ev := range strings.SplitAfter(string(body), "\n\n") {
+			if _, err := io.WriteString(w, ev); err != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+			time.Sleep(*every)
+		}
 	}))
 }

@@ -3,6 +3,11 @@
 // SIZE bytes per entry, realistic message shapes.
 //
 //	go run ./scripts/gensession -n 1000000 -size 1000 > big.jsonl
+//
+// With -pi the session is shaped as pi writes a long one: bash tool calls
+// with matching result ids, each assistant's usage the size of its context,
+// and a compaction (summary, firstKeptEntryId ~20k tokens back) whenever
+// the context passes 90k tokens (-compact-at), so pruning and compaction have work to do.
 package main
 
 import (
@@ -19,6 +24,8 @@ import (
 func main() {
 	n := flag.Int("n", 1000, "number of entries")
 	size := flag.Int("size", 1000, "approximate bytes per entry")
+	pi := flag.Bool("pi", false, "pi's shape: bash calls with matching ids, usage, a compaction past -compact-at tokens")
+	compactAt := flag.Int("compact-at", 90000, "with -pi, compact when the context passes this many tokens (0: never)")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer w.Flush()
@@ -35,6 +42,17 @@ func main() {
 		return b.String()
 	}
 	parent := ""
+	tool, callID := "read", "call_x"
+	if *pi {
+		tool = "bash"
+	}
+	type kept struct {
+		id     string
+		tokens int
+		user   bool
+	}
+	var ctx []kept // the entries in context since the last compaction
+	ctxTokens := 0
 	for i := 0; i < *n; i++ {
 		id := fmt.Sprintf("%08x", i*2654435761%(1<<32)) // unique for i < 2^32
 		ts := t0.Add(time.Duration(i) * time.Second).Format("2006-01-02T15:04:05.000Z")
@@ -45,13 +63,13 @@ func main() {
 		case 1:
 			msg = map[string]any{"role": "assistant", "content": []any{
 				map[string]any{"type": "text", "text": text(*size - 450)},
-				map[string]any{"type": "toolCall", "id": "call_" + id, "name": "read", "arguments": map[string]any{"path": "src/main.go"}}},
+				map[string]any{"type": "toolCall", "id": "call_" + id, "name": tool, "arguments": map[string]any{"path": "src/main.go"}}},
 				"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
-				"usage": map[string]any{"input": 100, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 150,
+				"usage": map[string]any{"input": 100, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": usage(*pi, ctxTokens),
 					"cost": map[string]any{"input": 0.0003, "output": 0.00075, "cacheRead": 0, "cacheWrite": 0, "total": 0.00105}},
 				"stopReason": "toolUse", "timestamp": i}
 		default:
-			msg = map[string]any{"role": "toolResult", "toolCallId": "call_x", "toolName": "read",
+			msg = map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": tool,
 				"content": []any{map[string]any{"type": "text", "text": text(*size - 220)}}, "isError": false, "timestamp": i}
 		}
 		p := "null"
@@ -67,5 +85,40 @@ func main() {
 			fmt.Fprintf(w, `{"type":"custom","id":"%s","parentId":"%s","timestamp":"%s","customType":"bench","data":{"i":%d}}`+"\n", side, id, ts, i)
 		}
 		parent = id
+		if !*pi {
+			continue
+		}
+		if i%3 == 1 {
+			callID = "call_" + id
+		}
+		t := len(b) / 4
+		ctx = append(ctx, kept{id, t, i%3 == 0})
+		ctxTokens += t
+		if *compactAt > 0 && ctxTokens > *compactAt && i%3 == 2 { // after a tool result, as pi compacts at a turn's end
+			// keep ~20k tokens, cut at a user message
+			k, acc := len(ctx)-1, 0
+			for ; k > 0 && (acc < 20000 || !ctx[k].user); k-- {
+				acc += ctx[k].tokens
+			}
+			cid := fmt.Sprintf("c%07x", i)
+			summary := text(2000)
+			fmt.Fprintf(w, `{"type":"compaction","id":"%s","parentId":"%s","timestamp":"%s","summary":%q,"firstKeptEntryId":"%s","tokensBefore":%d}`+"\n",
+				cid, id, ts, summary, ctx[k].id, ctxTokens)
+			parent = cid
+			ctx = append([]kept{{cid, len(summary) / 4, false}}, ctx[k:]...)
+			ctxTokens = 0
+			for _, e := range ctx {
+				ctxTokens += e.tokens
+			}
+		}
 	}
+}
+
+// usage is an assistant's totalTokens: a fixed 150, or with -pi the
+// context it was sent.
+func usage(pi bool, ctx int) int {
+	if pi {
+		return ctx + 150
+	}
+	return 150
 }

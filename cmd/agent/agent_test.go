@@ -1,0 +1,476 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+
+	"github.com/agentutils/agentutils/internal/fakellm"
+	"github.com/agentutils/agentutils/internal/testbin"
+)
+
+// The front-end is tested as a person uses it: the real binaries, agent in
+// a pseudo-terminal, keys written to it and the screen read back (escape
+// sequences stripped), the model played by internal/fakellm. Nothing waits
+// for a time: each step waits (generously) for text to appear.
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
+
+const waitLimit = 60 * time.Second
+
+type screen struct {
+	t       *testing.T
+	pty     *os.File
+	cmd     *exec.Cmd
+	mu      sync.Mutex
+	raw     bytes.Buffer
+	mark    int // waits look after this offset of the stripped text
+	scanned int // the terminal queries before this offset are answered
+	done    chan struct{}
+}
+
+// fixture is a project directory, a home and a fake model server.
+type fixture struct {
+	t    *testing.T
+	bin  string
+	home string
+	dir  string
+	srv  *fakellm.Server
+}
+
+func newFixture(t *testing.T, steps ...fakellm.Step) *fixture {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, bin: bin, home: t.TempDir(), dir: t.TempDir()}
+	f.srv = fakellm.New(steps...)
+	t.Cleanup(f.srv.Close)
+	if err := os.WriteFile(filepath.Join(f.home, "models.toml"), []byte(f.srv.ModelsTOML("fake", "anthropic-messages", "test-model")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(f.dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	return f
+}
+
+func (f *fixture) env() []string {
+	return []string{
+		"PATH=" + f.bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + f.home, "AGENTUTILS_HOME=" + f.home, "FAKE_KEY=sk-fake", "TERM=xterm-256color",
+		"GOCOVERDIR=" + os.Getenv("GOCOVERDIR"),
+	}
+}
+
+// start runs a shell command line in a pseudo-terminal (so several agent
+// runs can share one terminal, as a person restarting it would).
+func (f *fixture) start(script string) *screen {
+	t := f.t
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir, cmd.Env = f.dir, f.env()
+	p, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &screen{t: t, pty: p, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := p.Read(buf)
+			s.mu.Lock()
+			s.raw.Write(buf[:n])
+			// Answer the queries a terminal answers (termenv asks for the
+			// background colour and the cursor position at start), each once.
+			var answer []byte
+			for {
+				rest := s.raw.Bytes()[s.scanned:]
+				i, j := bytes.Index(rest, []byte("\x1b]11;?")), bytes.Index(rest, []byte("\x1b[6n"))
+				switch {
+				case i >= 0 && (j < 0 || i < j):
+					answer = append(answer, "\x1b]11;rgb:0000/0000/0000\x1b\\"...)
+					s.scanned += i + 6
+					continue
+				case j >= 0:
+					answer = append(answer, "\x1b[1;1R"...)
+					s.scanned += j + 4
+					continue
+				}
+				s.scanned = max(s.scanned, s.raw.Len()-6)
+				break
+			}
+			s.mu.Unlock()
+			if len(answer) > 0 {
+				p.Write(answer)
+			}
+			if err != nil {
+				close(s.done)
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		p.Close()
+		if t.Failed() {
+			t.Logf("screen:\n%s", s.text())
+		}
+	})
+	return s
+}
+
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.Strip(s.raw.String())
+}
+
+// wait waits for want to appear after the last thing waited for.
+func (s *screen) wait(want string) {
+	s.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		txt := s.text()
+		if s.mark > len(txt) {
+			s.mark = len(txt)
+		}
+		if i := strings.Index(txt[s.mark:], want); i >= 0 {
+			s.mark += i + len(want)
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited %v for %q", waitLimit, want)
+		}
+		select {
+		case <-s.done:
+			if !strings.Contains(s.text()[s.mark:], want) {
+				s.t.Fatalf("the program ended before %q appeared", want)
+			}
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (s *screen) send(keys string) {
+	s.t.Helper()
+	if _, err := s.pty.Write([]byte(keys)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// exited waits for the shell to end.
+func (s *screen) exited() {
+	s.t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(waitLimit):
+		s.t.Fatal("the program did not end")
+	}
+}
+
+// sessionFiles are the session files written under the fixture's home.
+func (f *fixture) sessionFiles() []string {
+	m, _ := filepath.Glob(filepath.Join(f.home, "sessions", "*", "*.jsonl"))
+	return m
+}
+
+func (f *fixture) sessionText() string {
+	var b strings.Builder
+	for _, p := range f.sessionFiles() {
+		d, _ := os.ReadFile(p)
+		b.Write(d)
+	}
+	return b.String()
+}
+
+// The model's answers, in Anthropic's streaming format.
+
+func sse(events ...string) []byte {
+	var b bytes.Buffer
+	for _, e := range events {
+		var v struct{ Type string }
+		json.Unmarshal([]byte(e), &v)
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", v.Type, e)
+	}
+	return b.Bytes()
+}
+
+const msgStart = `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"test-model","stop_reason":null,"usage":{"input_tokens":100,"output_tokens":1}}}`
+
+func textAnswer(words ...string) fakellm.Step {
+	ev := []string{msgStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`}
+	for _, w := range words {
+		d, _ := json.Marshal(w)
+		ev = append(ev, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+string(d)+`}}`)
+	}
+	ev = append(ev, `{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":20}}`,
+		`{"type":"message_stop"}`)
+	return fakellm.Step{Body: sse(ev...)}
+}
+
+// slowAnswer streams words one event at a time, slowly: a run to abort.
+func slowAnswer(n int) fakellm.Step {
+	w := []string{"Streaming "}
+	for i := 0; i < n; i++ {
+		w = append(w, fmt.Sprintf("word%d ", i))
+	}
+	st := textAnswer(w...)
+	st.EventDelay = 200 * time.Millisecond
+	return st
+}
+
+func toolAnswer(name, input string) fakellm.Step {
+	return fakellm.Step{Body: sse(msgStart,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_`+name+`","name":"`+name+`","input":{}}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+mustJSON(input)+`}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":20}}`,
+		`{"type":"message_stop"}`)}
+}
+
+func mustJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// lastUserText is the last user message of a request the server received.
+func lastUserText(r fakellm.Request) string {
+	var body struct {
+		Messages []struct {
+			Role    string
+			Content json.RawMessage
+		}
+	}
+	json.Unmarshal(r.Body, &body)
+	for i := len(body.Messages) - 1; i >= 0; i-- {
+		m := body.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			return s
+		}
+		var blocks []struct{ Type, Text string }
+		json.Unmarshal(m.Content, &blocks)
+		var b strings.Builder
+		for _, c := range blocks {
+			b.WriteString(c.Text)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+const agentCmd = "agent --model fake/test-model"
+
+// TestEditing: ^C clears the line, a bracketed paste is one prompt with its
+// tabs, alt+enter adds a line, "help" is a prompt, history walks back.
+func TestEditing(t *testing.T) {
+	f := newFixture(t, textAnswer("First ", "answer."), textAnswer("Second."), textAnswer("Third."))
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("thrown away")
+	s.send("\x03") // ^C: the line is cleared
+	s.wait("^D on an empty line exits")
+	s.send("\x1b[200~pasted line one, with a comma\n\tline two\x1b[201~")
+	s.send("\x1b\r") // alt+enter
+	s.send("typed")
+	s.send("\r")
+	s.wait("First answer.")
+	reqs := f.srv.Requests()
+	if got, want := lastUserText(reqs[len(reqs)-1]), "pasted line one, with a comma\n\tline two\ntyped"; got != want {
+		t.Errorf("prompt sent: %q, want %q", got, want)
+	}
+	s.send("help\r")
+	s.wait("Second.")
+	reqs = f.srv.Requests()
+	if got := lastUserText(reqs[len(reqs)-1]); got != "help" {
+		t.Errorf("the prompt help went to the model as %q", got)
+	}
+	s.send("\x1b[A\r") // up: the last prompt again
+	s.wait("Third.")
+	reqs = f.srv.Requests()
+	if got := lastUserText(reqs[len(reqs)-1]); got != "help" {
+		t.Errorf("history: sent %q, want help", got)
+	}
+	s.send("\x04") // ^D on the empty line
+	s.exited()
+	hist, _ := os.ReadFile(filepath.Join(f.home, "agent_history"))
+	if !strings.Contains(string(hist), `"pasted line one, with a comma\n\tline two\ntyped"`) {
+		t.Errorf("history file:\n%s", hist)
+	}
+	if strings.Contains(f.sessionText(), "thrown away") {
+		t.Error("the line cleared by ^C reached the session")
+	}
+}
+
+// TestAbort: ^C and Esc during a run abort it; the partial answer is kept,
+// marked aborted, and the agent takes the next prompt.
+func TestAbort(t *testing.T) {
+	f := newFixture(t, slowAnswer(200), slowAnswer(200), textAnswer("After."))
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("go slowly\r")
+	s.wait("word1")
+	s.send("\x03")
+	s.wait("aborted")
+	s.wait("interrupted")
+	s.send("again\r")
+	s.wait("word1")
+	s.send("\x1b")
+	s.wait("aborted")
+	s.wait("interrupted")
+	s.send("last\r")
+	s.wait("After.")
+	s.send("/exit\r")
+	s.exited()
+	if n := strings.Count(f.sessionText(), `"stopReason":"aborted"`); n != 2 {
+		t.Errorf("%d aborted messages in the session, want 2", n)
+	}
+	if !strings.Contains(f.sessionText(), "Streaming word0") {
+		t.Error("the partial answer was not kept")
+	}
+}
+
+// TestSlashCommands runs every command once, and resumes after /fork.
+func TestSlashCommands(t *testing.T) {
+	f := newFixture(t, textAnswer("Hello ", "there."), textAnswer("A summary of it all."), textAnswer("Forked answer."))
+	s := f.start(agentCmd + " --yes --compact-cmd 'agent-compact --keep-recent-tokens 1'; echo restarted; " + agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("/bogus\r")
+	s.wait("unknown command /bogus")
+	s.send("/he\t")
+	s.wait("/help")
+	s.send("\r")
+	s.wait("the commands and keys")
+	s.send("hi, see @ma\t") // tab completes the path
+	s.wait("@main.go")
+	s.send("\r")
+	s.wait("Hello there.")
+	if reqs := f.srv.Requests(); !strings.Contains(lastUserText(reqs[len(reqs)-1]), "<file path=\"main.go\">\npackage main") {
+		t.Errorf("@main.go was not attached: %q", lastUserText(reqs[len(reqs)-1]))
+	}
+	s.send("/cost\r")
+	s.wait("2 messages · input 100 · output 20")
+	s.wait("$0.0006")
+	s.send("/copy\r")
+	s.wait("copied the last answer (12 characters)")
+	s.send("/export out.html\r")
+	s.wait("wrote out.html")
+	if _, err := os.Stat(filepath.Join(f.dir, "out.html")); err != nil {
+		t.Error(err)
+	}
+	s.send("/model\r")
+	s.wait("Model")
+	s.send("fake/test")
+	s.wait("fake/test-model")
+	s.send("\r")
+	s.wait("Thinking level for fake/test-model")
+	s.send("\x1b[B\x1b[B\x1b[B\x1b[B\r") // off, minimal, low, medium, high
+	s.wait("model fake/test-model, thinking high")
+	s.wait("thinking high")
+	s.send("/compact keep the greeting\r")
+	s.wait("compacted")
+	if !strings.Contains(f.sessionText(), `"type":"compaction"`) {
+		t.Error("no compaction entry after /compact")
+	}
+	s.send("/tree\r")
+	s.wait("Session tree")
+	s.send("\x1b[A\x1b[A\r") // up twice from the leaf
+	s.wait("summarize the branch you leave?")
+	s.send("\r") // no summary
+	s.wait("checked out")
+	s.send("/fork\r")
+	s.wait("forked into ")
+	forked := strings.Fields(s.text()[s.mark:])[0]
+	s.send("after the fork\r")
+	s.wait("Forked answer.")
+	s.send("/exit\r")
+	s.wait("restarted")
+	s.wait("Forked answer.") // the recap of the fork
+	s.wait("session " + forked + " · /help for commands")
+	s.send("/resume\r")
+	s.wait("Resume a session")
+	s.send("\r")
+	s.wait("resumed ")
+	s.send("/new\r")
+	s.wait("new session ")
+	s.send("/exit\r")
+	s.exited()
+}
+
+// TestApprovals: an edit or a bash command waits for y, a (always for this
+// command) or n with a reason, which the model reads.
+func TestApprovals(t *testing.T) {
+	bash := `{"command":"echo approved-run"}`
+	f := newFixture(t,
+		toolAnswer("bash", bash), textAnswer("Ran once."),
+		toolAnswer("bash", bash), textAnswer("Ran always."),
+		toolAnswer("bash", bash), textAnswer("Ran unasked."),
+		toolAnswer("edit", `{"path":"main.go","old_text":"func main() {}","new_text":"func main() { println() }"}`), textAnswer("Denied."),
+	)
+	s := f.start(agentCmd)
+	s.wait("/help for commands")
+	s.send("run it\r")
+	s.wait("Allow $ echo approved-run ?")
+	s.send("y")
+	s.wait("Ran once.")
+	s.send("run it again\r")
+	s.wait("Allow $ echo approved-run ?")
+	s.send("a")
+	s.wait("Ran always.")
+	s.send("and again\r")
+	s.wait("Ran unasked.")
+	if strings.Count(s.text(), "Allow $ echo approved-run ?") > 2 {
+		t.Error("asked again after 'always'")
+	}
+	if n := strings.Count(s.text(), "approved-run\n"); n < 3 {
+		t.Logf("the command's output shown %d times", n)
+	}
+	s.send("edit main.go\r")
+	s.wait("Allow edit main.go ?")
+	s.send("n")
+	s.wait("why not?")
+	s.send("keep it as it is\r")
+	s.wait("Denied.")
+	reqs := f.srv.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), "keep it as it is") {
+		t.Errorf("the reason did not reach the model: %s", reqs[len(reqs)-1].Body)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "main.go")); strings.Contains(string(b), "println") {
+		t.Error("the denied edit was applied")
+	}
+	s.send("/exit\r")
+	s.exited()
+}
+
+// TestStartChecks: an unknown model is reported before the first prompt;
+// a session's last exchanges are shown on start.
+func TestStartChecks(t *testing.T) {
+	f := newFixture(t, textAnswer("Remember me."))
+	s := f.start("agent --model no-such-model-xyz --yes")
+	s.wait("no-such-model-xyz")
+	s.wait("/model picks another")
+	s.send("\x04")
+	s.exited()
+	s = f.start(agentCmd + " --yes -p 'say it'; " + agentCmd + " --yes")
+	s.wait("Remember me.")
+	s.wait("> say it") // the recap
+	s.wait("Remember me.")
+	s.wait("/help for commands")
+	s.send("\x04")
+	s.exited()
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/agentutils/agentutils/lib/event"
+)
+
+// stages are the processes of a run, each replaceable by a flag:
+//
+//	SESSION open S | COMPACT | CHAT … | SESSION append S --tee
+//
+// The front-end reads the events --tee passes on; it never writes the
+// session itself.
+type stages struct {
+	session  []string // agent-session
+	compact  []string // agent-compact; nil skips the stage
+	chat     []string // agent-chat
+	tools    []string // agent-chat --tools-cmd values
+	chatArgs []string // more agent-chat flags
+	dir      string
+	env      []string
+	tty      *os.File // given as stdin to commands that name this terminal (continue, fork, resume)
+}
+
+// words splits a command line as the shell does (quotes, no expansion of
+// anything but $VAR).
+func words(s string) ([]string, error) {
+	w, err := shell.Fields(s, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", s, err)
+	}
+	if len(w) == 0 {
+		return nil, fmt.Errorf("an empty command")
+	}
+	return w, nil
+}
+
+func (s *stages) cmd(ctx context.Context, argv []string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, argv[0], append(append([]string(nil), argv[1:]...), args...)...)
+	c.Dir, c.Env = s.dir, s.env
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+	return c
+}
+
+// sessionOut runs an agent-session subcommand and returns its stdout; a
+// failure returns its stderr as the error.
+func (s *stages) sessionOut(ctx context.Context, args ...string) ([]byte, error) {
+	c := s.cmd(ctx, s.session, args...)
+	if s.tty != nil {
+		c.Stdin = s.tty
+	}
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.Bytes(), errors.New(msg)
+	}
+	return out.Bytes(), nil
+}
+
+// chatOut runs agent-chat without a session (--list-models) and returns stdout.
+func (s *stages) chatOut(ctx context.Context, args ...string) ([]byte, error) {
+	c := s.cmd(ctx, s.chat, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return nil, errors.New(strings.TrimSpace(errb.String() + " " + err.Error()))
+	}
+	return out.Bytes(), nil
+}
+
+// runOpts is one run's choices.
+type runOpts struct {
+	prompt   string   // --message; "" with cont
+	files    []string // @path arguments (agent-chat reads and attaches them)
+	cont     bool     // --continue (after a compaction)
+	force    bool     // agent-compact --force
+	model    string
+	thinking string
+	extra    []string // more agent-chat flags of this front-end (--tools-cmd for approvals)
+}
+
+// run is one pipeline in flight.
+type run struct {
+	procs  []*exec.Cmd
+	chat   *exec.Cmd
+	events io.ReadCloser // the --tee output
+	stderr *lineWriter
+	done   chan struct{}
+	status int
+	mu     sync.Mutex
+	abort  bool
+}
+
+// lineWriter hands each complete line written to it to fn.
+type lineWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	fn  func(string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.fn(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+func (w *lineWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.fn(string(w.buf))
+		w.buf = nil
+	}
+}
+
+// chatArgv is agent-chat's command line for a run.
+func (s *stages) chatArgv(o runOpts) []string {
+	var a []string
+	if o.model != "" {
+		a = append(a, "--model", o.model)
+	}
+	if o.thinking != "" {
+		a = append(a, "--thinking", o.thinking)
+	}
+	for _, t := range s.tools {
+		a = append(a, "--tools-cmd", t)
+	}
+	a = append(a, o.extra...)
+	a = append(a, s.chatArgs...)
+	if o.cont {
+		return append(a, "--continue")
+	}
+	a = append(a, "--message", o.prompt)
+	if len(o.files) > 0 {
+		a = append(a, "--")
+		for _, f := range o.files {
+			a = append(a, "@"+f)
+		}
+	}
+	return a
+}
+
+// start starts the pipeline for session file; stderr lines of every stage
+// go to errLine. Events are read from r.events until EOF, then r.wait().
+func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, error) {
+	ctx := context.Background()
+	r := &run{done: make(chan struct{}), stderr: &lineWriter{fn: errLine}}
+	open := s.cmd(ctx, s.session, "open", file)
+	r.procs = append(r.procs, open)
+	if s.compact != nil {
+		var ca []string
+		if o.force {
+			ca = append(ca, "--force")
+		}
+		r.procs = append(r.procs, s.cmd(ctx, s.compact, ca...))
+	}
+	r.chat = s.cmd(ctx, s.chat, s.chatArgv(o)...)
+	r.procs = append(r.procs, r.chat)
+	r.procs = append(r.procs, s.cmd(ctx, s.session, "append", file, "--tee"))
+	for i, p := range r.procs {
+		p.Stderr = r.stderr
+		// Every stage in its own process group: a ^C the terminal might
+		// still deliver reaches none of them; the front-end decides.
+		p.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if i > 0 {
+			in, err := r.procs[i-1].StdoutPipe()
+			if err != nil {
+				return nil, err
+			}
+			p.Stdin = in
+		}
+	}
+	out, err := r.procs[len(r.procs)-1].StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	r.events = out
+	for i, p := range r.procs {
+		if err := p.Start(); err != nil {
+			for _, q := range r.procs[:i] {
+				q.Process.Kill()
+				q.Wait()
+			}
+			return nil, fmt.Errorf("%s: %v", filepath.Base(p.Path), err)
+		}
+	}
+	return r, nil
+}
+
+// Abort asks agent-chat to stop (SIGINT: it ends the run, writes what it
+// has with stopReason "aborted" and exits 130); the rest of the pipeline
+// persists and passes on what it wrote.
+func (r *run) Abort() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.abort && r.chat.Process != nil {
+		r.abort = true
+		r.chat.Process.Signal(syscall.SIGINT)
+	}
+}
+
+// wait waits for every stage and returns agent-chat's exit status.
+func (r *run) wait() int {
+	status := 0
+	for _, p := range r.procs {
+		err := p.Wait()
+		if p == r.chat {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				status = ee.ExitCode()
+				if status < 0 {
+					status = 130
+				}
+			} else if err != nil {
+				status = 1
+			}
+		}
+	}
+	r.stderr.Flush()
+	return status
+}
+
+// readEvents decodes the events of r and hands each to fn; lines that are
+// not events are skipped.
+func readEvents(rd io.Reader, fn func(event.Event)) {
+	br := bufio.NewReaderSize(rd, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if ev, derr := event.Decode(line); derr == nil {
+				fn(ev)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// compact runs SESSION open S | COMPACT --force [--instructions I] and
+// appends only the records agent-compact added (pending).
+func (s *stages) compactNow(ctx context.Context, file, instructions string) error {
+	if s.compact == nil {
+		return errors.New("no compaction stage (--compact-cmd is empty)")
+	}
+	var errb bytes.Buffer
+	open := s.cmd(ctx, s.session, "open", file)
+	args := []string{"--force"}
+	if instructions != "" {
+		args = append(args, "--instructions", instructions)
+	}
+	comp := s.cmd(ctx, s.compact, args...)
+	open.Stderr, comp.Stderr = &errb, &errb
+	in, err := open.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	comp.Stdin = in
+	var out bytes.Buffer
+	comp.Stdout = &out
+	if err := open.Start(); err != nil {
+		return err
+	}
+	cerr := comp.Run()
+	oerr := open.Wait()
+	if cerr != nil || oerr != nil {
+		return fmt.Errorf("compaction failed: %s", strings.TrimSpace(errb.String()))
+	}
+	var pending bytes.Buffer
+	for _, line := range bytes.SplitAfter(out.Bytes(), []byte("\n")) {
+		var p struct {
+			Pending bool `json:"pending"`
+		}
+		if json.Unmarshal(line, &p) == nil && p.Pending {
+			pending.Write(line)
+		}
+	}
+	if pending.Len() == 0 {
+		return errors.New("nothing to compact")
+	}
+	app := s.cmd(ctx, s.session, "append", file)
+	app.Stdin = &pending
+	app.Stderr = &errb
+	if err := app.Run(); err != nil {
+		return fmt.Errorf("append: %s", strings.TrimSpace(errb.String()))
+	}
+	return nil
+}

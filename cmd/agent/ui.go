@@ -1,0 +1,627 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/llm"
+)
+
+// Messages from the pipeline's goroutines.
+type (
+	evMsg struct {
+		ev   event.Event
+		live string // the renderer's unfinished line after ev
+	}
+	errLineMsg  string
+	runDoneMsg  struct{ status int }
+	approvalMsg struct{ req *approvalReq }
+	compactDone struct{ err error }
+)
+
+// slashCommands are the front-end's commands, with their one-line help.
+var slashCommands = []struct{ name, args, help string }{
+	{"/new", "", "start a new session"},
+	{"/resume", "", "pick a session of this directory to continue"},
+	{"/fork", "", "continue in a copy of this session"},
+	{"/tree", "", "navigate the session tree and check out an entry"},
+	{"/model", "[MODEL]", "pick the model and thinking level"},
+	{"/compact", "[INSTRUCTIONS]", "summarize the session now"},
+	{"/export", "[FILE]", "write the session as one HTML page"},
+	{"/cost", "", "tokens and cost of this session"},
+	{"/copy", "", "copy the last answer to the clipboard"},
+	{"/help", "", "the commands and keys"},
+	{"/exit", "", "leave (also ^D on an empty line)"},
+}
+
+const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^D exit"
+
+// ui is the bubbletea model: the editor, the streaming view, pickers, the
+// approval prompt and the footer. Finished output goes to the terminal's
+// scrollback (tea.Println); only the live part is redrawn.
+type ui struct {
+	a       *agent
+	p       *tea.Program
+	ed      *editor
+	width   int
+	live    string // the streaming line not yet final
+	run     *run
+	runOpts runOpts
+	queued  []string
+	busy    string // "compacting" …
+	picker  *picker
+	ask     *approvalReq
+	denying bool // typing the reason of a denial into the editor
+	info    string
+	comps   []string // completions of the word before the cursor
+	lastErr string
+	quit    bool
+	banner  string
+}
+
+// picker is a filtered list to choose from.
+type picker struct {
+	title  string
+	items  []pickItem
+	filter string
+	sel    int
+	pick   func(u *ui, it pickItem) tea.Cmd
+}
+
+type pickItem struct{ label, value string }
+
+func (p *picker) visible() []pickItem {
+	if p.filter == "" {
+		return p.items
+	}
+	var out []pickItem
+	f := strings.ToLower(p.filter)
+	for _, it := range p.items {
+		if strings.Contains(strings.ToLower(it.label), f) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+var (
+	dim    = lipgloss.NewStyle().Faint(true)
+	red    = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
+	yellow = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
+	accent = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
+	bold   = lipgloss.NewStyle().Bold(true)
+)
+
+func promptStyle(s string) string { return accent.Render(s) }
+
+func (u *ui) Init() tea.Cmd { return u.println(u.banner) }
+
+// println prints finished text above the live area.
+func (u *ui) println(s string) tea.Cmd {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return tea.Println(s)
+}
+
+func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		u.width = msg.Width
+		return u, nil
+	case evMsg:
+		u.a.account(msg.ev)
+		u.live = msg.live
+		return u, nil
+	case errLineMsg:
+		return u, u.println(red.Render(string(msg)))
+	case runDoneMsg:
+		return u, u.runDone(msg.status)
+	case approvalMsg:
+		u.ask = msg.req
+		return u, nil
+	case submitMsg:
+		u.ed.Set(string(msg))
+		return u, u.submit()
+	case compactDone:
+		u.busy = ""
+		if msg.err != nil {
+			return u, u.println(red.Render("compact: " + msg.err.Error()))
+		}
+		u.a.loadState(context.Background())
+		return u, tea.Batch(u.println(dim.Render("compacted")), u.next())
+	case tea.KeyMsg:
+		return u, u.key(msg)
+	default:
+		// Shift+Enter as terminals send it with CSI u or modifyOtherKeys.
+		if s := fmt.Sprint(msg); s == "?CSI[49 51 59 50 117]?" || s == "?CSI[50 55 59 50 59 49 51 126]?" {
+			u.ed.Newline()
+		}
+	}
+	return u, nil
+}
+
+func (u *ui) key(k tea.KeyMsg) tea.Cmd {
+	if u.ask != nil && !u.denying {
+		return u.approvalKey(k)
+	}
+	if u.picker != nil {
+		return u.pickerKey(k)
+	}
+	u.info = ""
+	switch k.Type {
+	case tea.KeyCtrlC:
+		cleared := !u.ed.Empty()
+		if u.interrupt() {
+			return nil
+		}
+		u.info = "^D on an empty line exits"
+		if cleared {
+			u.info = "cleared · " + u.info
+		}
+		u.ed.Reset()
+		u.comps = nil
+		return nil
+	case tea.KeyEsc:
+		u.interrupt()
+		u.comps = nil
+		return nil
+	case tea.KeyCtrlD:
+		if u.ed.Empty() && u.run == nil && u.busy == "" {
+			u.quit = true
+			return tea.Quit
+		}
+		u.ed.Delete()
+	case tea.KeyEnter:
+		if k.Alt {
+			u.ed.Newline()
+			break
+		}
+		return u.submit()
+	case tea.KeyCtrlJ:
+		u.ed.Newline()
+	case tea.KeyTab:
+		u.complete()
+		return nil
+	case tea.KeyBackspace, tea.KeyCtrlH:
+		u.ed.Backspace()
+	case tea.KeyDelete:
+		u.ed.Delete()
+	case tea.KeyLeft, tea.KeyCtrlB:
+		u.ed.Left()
+	case tea.KeyRight, tea.KeyCtrlF:
+		u.ed.Right()
+	case tea.KeyUp, tea.KeyCtrlP:
+		u.ed.Up()
+	case tea.KeyDown, tea.KeyCtrlN:
+		u.ed.Down()
+	case tea.KeyHome, tea.KeyCtrlA:
+		u.ed.Home()
+	case tea.KeyEnd, tea.KeyCtrlE:
+		u.ed.End()
+	case tea.KeyCtrlK:
+		u.ed.KillLine()
+	case tea.KeyCtrlU:
+		u.ed.KillStart()
+	case tea.KeyCtrlW:
+		u.ed.DeleteWord()
+	case tea.KeySpace:
+		u.ed.Insert(" ")
+	case tea.KeyRunes:
+		u.ed.Insert(string(k.Runes)) // a bracketed paste arrives whole: one prompt, tabs kept
+	}
+	u.updateComps()
+	return nil
+}
+
+// interrupt (^C, esc) aborts the run, or denies the call whose reason is
+// being typed; true when a run was aborted.
+func (u *ui) interrupt() bool {
+	if u.run != nil {
+		u.run.Abort()
+		u.info = "aborting…"
+		return true
+	}
+	if u.denying {
+		u.denying = false
+		u.ed.Reset()
+		u.answer(approvalAnswer{})
+	}
+	return false
+}
+
+// submit runs the editor's text: a slash command, or a prompt (queued
+// while a run goes on).
+func (u *ui) submit() tea.Cmd {
+	text := u.ed.String()
+	if u.denying {
+		u.denying = false
+		u.ed.Reset()
+		u.answer(approvalAnswer{Reason: strings.TrimSpace(text)})
+		return nil
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	u.ed.Remember(text)
+	u.a.saveHistory(text)
+	u.ed.Reset()
+	u.comps = nil
+	if strings.HasPrefix(text, "/") {
+		return u.slash(text)
+	}
+	if u.run != nil || u.busy != "" {
+		u.queued = append(u.queued, text)
+		u.info = fmt.Sprintf("queued (%d): it runs when this one ends", len(u.queued))
+		return nil
+	}
+	return u.startPrompt(text)
+}
+
+var atWord = regexp.MustCompile(`(?:^|\s)@(\S+)`)
+
+// startPrompt starts a run; @path words that name files are attached as
+// agent-chat attaches @FILE arguments.
+func (u *ui) startPrompt(text string) tea.Cmd {
+	o := runOpts{prompt: text}
+	for _, m := range atWord.FindAllStringSubmatch(text, -1) {
+		p := strings.TrimRight(m[1], ".,;:!?)")
+		if fi, err := os.Stat(u.a.abs(p)); err == nil && fi.Mode().IsRegular() {
+			o.files = append(o.files, p)
+		}
+	}
+	return u.start(o)
+}
+
+func (u *ui) start(o runOpts) tea.Cmd {
+	o.model, o.thinking = u.a.modelFlag, u.a.thinkingFlag
+	o.extra = u.a.chatExtra()
+	u.runOpts = o
+	rend := newRenderer(u.width, u.a.color)
+	r, err := u.a.st.start(u.a.file, o, func(s string) { u.p.Send(errLineMsg(s)) })
+	if err != nil {
+		return u.println(red.Render(err.Error()))
+	}
+	u.run = r
+	p := u.p
+	// The renderer runs here, in the reader: p.Println from one goroutine
+	// keeps the output in the stream's order (tea.Println commands run
+	// concurrently and may swap).
+	go func() {
+		readEvents(r.events, func(ev event.Event) {
+			if out := strings.TrimRight(rend.Event(ev), "\n"); out != "" {
+				p.Println(out)
+			}
+			p.Send(evMsg{ev, rend.Live()})
+		})
+		status := r.wait()
+		if out := strings.TrimRight(rend.Finish(), "\n"); out != "" {
+			p.Println(out)
+		}
+		p.Send(runDoneMsg{status})
+	}()
+	return nil
+}
+
+func (u *ui) runDone(status int) tea.Cmd {
+	u.run = nil
+	u.info = ""
+	var cmds []tea.Cmd
+	u.live = ""
+	switch status {
+	case 0:
+	case 3:
+		if !u.runOpts.cont && u.a.st.compact != nil {
+			cmds = append(cmds, u.println(yellow.Render("the context is full: compacting, then continuing")))
+			cmds = append(cmds, u.start(runOpts{cont: true, force: true}))
+			return tea.Sequence(cmds...)
+		}
+		cmds = append(cmds, u.println(red.Render("the context is still too large: try /compact or /new")))
+	case 130:
+		cmds = append(cmds, u.println(yellow.Render("interrupted")))
+	default:
+		cmds = append(cmds, u.println(red.Render(fmt.Sprintf("the run failed (agent-chat exit %d)", status))))
+	}
+	cmds = append(cmds, u.next())
+	return tea.Sequence(cmds...)
+}
+
+// next starts the next queued prompt.
+func (u *ui) next() tea.Cmd {
+	if len(u.queued) == 0 || u.run != nil || u.busy != "" {
+		return nil
+	}
+	t := u.queued[0]
+	u.queued = u.queued[1:]
+	return u.startPrompt(t)
+}
+
+// ---- approvals
+
+func (u *ui) approvalKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case k.String() == "y" || k.Type == tea.KeyEnter:
+		u.answer(approvalAnswer{Allow: true})
+	case k.String() == "a":
+		u.a.approver.Always(u.ask)
+		u.answer(approvalAnswer{Allow: true})
+	case k.String() == "n":
+		u.denying = true
+		u.ed.Reset()
+		u.info = "why not? (enter sends the reason to the model, esc denies without one)"
+	case k.Type == tea.KeyEsc:
+		u.answer(approvalAnswer{})
+	case k.Type == tea.KeyCtrlC:
+		u.answer(approvalAnswer{})
+		if u.run != nil {
+			u.run.Abort()
+		}
+	}
+	return nil
+}
+
+func (u *ui) answer(a approvalAnswer) {
+	if u.ask == nil {
+		return
+	}
+	u.ask.reply <- a
+	u.ask = nil
+	u.info = ""
+}
+
+// ---- pickers
+
+func (u *ui) pickerKey(k tea.KeyMsg) tea.Cmd {
+	p := u.picker
+	vis := p.visible()
+	switch k.Type {
+	case tea.KeyEsc, tea.KeyCtrlC:
+		u.picker = nil
+	case tea.KeyUp, tea.KeyCtrlP:
+		if p.sel > 0 {
+			p.sel--
+		}
+	case tea.KeyDown, tea.KeyCtrlN:
+		if p.sel < len(vis)-1 {
+			p.sel++
+		}
+	case tea.KeyPgUp:
+		p.sel = max(p.sel-10, 0)
+	case tea.KeyPgDown:
+		p.sel = max(min(p.sel+10, len(vis)-1), 0)
+	case tea.KeyEnter:
+		if p.sel < len(vis) {
+			u.picker = nil
+			return p.pick(u, vis[p.sel])
+		}
+	case tea.KeyBackspace:
+		if r := []rune(p.filter); len(r) > 0 {
+			p.filter = string(r[:len(r)-1])
+			p.sel = 0
+		}
+	case tea.KeyRunes, tea.KeySpace:
+		p.filter += string(k.Runes)
+		if k.Type == tea.KeySpace {
+			p.filter += " "
+		}
+		p.sel = 0
+	}
+	return nil
+}
+
+// ---- completion
+
+// updateComps lists the completions of the word before the cursor: slash
+// commands at the start of the text, paths after @.
+func (u *ui) updateComps() {
+	u.comps = nil
+	w := u.ed.WordBeforeCursor()
+	text := u.ed.String()
+	switch {
+	case strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") && w == text:
+		for _, c := range slashCommands {
+			if strings.HasPrefix(c.name, w) {
+				u.comps = append(u.comps, c.name)
+			}
+		}
+		for _, t := range u.a.templates {
+			if strings.HasPrefix("/"+t, w) {
+				u.comps = append(u.comps, "/"+t)
+			}
+		}
+	case strings.HasPrefix(w, "@"):
+		u.comps = u.a.pathCompletions(w[1:])
+		for i := range u.comps {
+			u.comps[i] = "@" + u.comps[i]
+		}
+	}
+}
+
+// complete replaces the word with the only completion, or with the
+// completions' common prefix.
+func (u *ui) complete() {
+	u.updateComps()
+	if len(u.comps) == 0 {
+		return
+	}
+	c := u.comps[0]
+	for _, o := range u.comps[1:] {
+		c = commonPrefix(c, o)
+	}
+	if len(u.comps) == 1 && !strings.HasSuffix(c, "/") {
+		c += " "
+	}
+	u.ed.ReplaceWordBeforeCursor(c)
+	u.updateComps()
+}
+
+func commonPrefix(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return a[:i]
+}
+
+// ---- view
+
+func (u *ui) View() string {
+	if u.quit {
+		return ""
+	}
+	width := max(u.width, 20)
+	var b strings.Builder
+	if u.live != "" {
+		b.WriteString(u.live)
+		b.WriteString("\n")
+	}
+	if u.run != nil {
+		b.WriteString(dim.Render("⋯ working (esc to abort)") + "\n")
+	}
+	if u.busy != "" {
+		b.WriteString(dim.Render("⋯ "+u.busy) + "\n")
+	}
+	if u.ask != nil {
+		b.WriteString(yellow.Render("Allow "+u.ask.summary()+" ?") + "\n")
+		if u.ask.in.ToolName == "edit" || u.ask.in.ToolName == "write" {
+			b.WriteString(dim.Render(clip(string(u.ask.in.ToolInput), width*2)) + "\n")
+		}
+		if !u.denying {
+			b.WriteString(bold.Render("[y]") + " yes  " + bold.Render("[a]") + " always for this command  " + bold.Render("[n]") + " no, say why  " + bold.Render("[esc]") + " no\n")
+		}
+	}
+	if p := u.picker; p != nil {
+		b.WriteString(bold.Render(p.title))
+		if p.filter != "" {
+			b.WriteString("  filter: " + p.filter)
+		}
+		b.WriteString("\n")
+		vis := p.visible()
+		start := max(0, min(p.sel-5, len(vis)-10))
+		for i := start; i < len(vis) && i < start+10; i++ {
+			line := clip(vis[i].label, width-4)
+			if i == p.sel {
+				b.WriteString(accent.Render("› "+line) + "\n")
+			} else {
+				b.WriteString("  " + line + "\n")
+			}
+		}
+		if len(vis) == 0 {
+			b.WriteString(dim.Render("  (nothing matches)") + "\n")
+		}
+		b.WriteString(dim.Render("↑↓ choose · enter select · type to filter · esc cancel") + "\n")
+	}
+	b.WriteString(u.ed.View(width, u.picker == nil && (u.ask == nil || u.denying)))
+	b.WriteString("\n")
+	if len(u.comps) > 0 {
+		var parts []string
+		for i, c := range u.comps {
+			if i == 8 {
+				parts = append(parts, fmt.Sprintf("… %d more", len(u.comps)-8))
+				break
+			}
+			h := ""
+			for _, sc := range slashCommands {
+				if sc.name == c && len(u.comps) <= 3 {
+					h = " " + dim.Render(sc.args+" "+sc.help)
+				}
+			}
+			parts = append(parts, accent.Render(c)+h)
+		}
+		b.WriteString(strings.Join(parts, "  ") + "\n")
+	}
+	if u.info != "" {
+		b.WriteString(yellow.Render(u.info) + "\n")
+	}
+	b.WriteString(u.a.footer(width))
+	return b.String()
+}
+
+// ---- the session's numbers
+
+// sessionState is what the footer shows, folded from the session and the
+// events of runs.
+type sessionState struct {
+	in, out  int
+	cost     float64
+	ctx      int // the last answer's context tokens
+	modelRef string
+	thinking string
+}
+
+func (a *agent) account(ev event.Event) {
+	switch ev.Type {
+	case event.MessageEnd:
+		var m llm.Message
+		if json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" && m.Text() != "" {
+			a.lastText = m.Text()
+		}
+		if m.Role == "assistant" && m.Usage != nil {
+			a.state.in += m.Usage.Input
+			a.state.out += m.Usage.Output
+			a.state.cost += m.Usage.Cost.Total
+			a.state.ctx = m.Usage.ContextTokens()
+			if m.Provider != "" && m.Model != "" {
+				a.state.modelRef = m.Provider + "/" + m.Model
+			}
+		}
+	}
+}
+
+func (a *agent) footer(width int) string {
+	m := a.currentModel()
+	name := a.state.modelRef
+	if name == "" {
+		name = "(no model)"
+	}
+	parts := []string{name}
+	th := a.thinkingFlag
+	if th == "" {
+		th = a.state.thinking
+	}
+	if th == "" {
+		th = "off"
+	}
+	parts = append(parts, "thinking "+th)
+	parts = append(parts, fmt.Sprintf("↑%s ↓%s", tokens(a.state.in), tokens(a.state.out)))
+	parts = append(parts, fmt.Sprintf("$%.4f", a.state.cost))
+	if m != nil && m.ContextWindow > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f%% of %s", 100*float64(a.state.ctx)/float64(m.ContextWindow), tokens(m.ContextWindow)))
+	}
+	s := strings.Join(parts, " · ")
+	return dim.Render(clip(s, width-1))
+}
+
+// pathCompletions lists files and directories under the working directory
+// that start with prefix (hidden ones only when asked for).
+func (a *agent) pathCompletions(prefix string) []string {
+	dir, base := filepath.Split(prefix)
+	ents, err := os.ReadDir(a.abs(dir))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		if e.IsDir() {
+			n += "/"
+		}
+		out = append(out, dir+n)
+	}
+	sort.Strings(out)
+	return out
+}
