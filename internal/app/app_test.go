@@ -167,8 +167,9 @@ func TestCachedFlagNames(t *testing.T) {
 func TestDashDashIsData(t *testing.T) {
 	prompter := func(env *Env) *cli.App {
 		return &cli.App{
-			Name:  "agent-p",
-			Flags: []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}},
+			Name:      "agent-p",
+			ArgsUsage: "[PROMPT...]",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}},
 			Action: func(c *cli.Context) error {
 				_, err := fmt.Fprintf(c.App.Writer, "prompt %q\n", c.Args().Slice())
 				return err
@@ -183,7 +184,9 @@ func TestDashDashIsData(t *testing.T) {
 		{[]string{"--model", "x", "--", "man"}, `prompt ["man"]`},
 		{[]string{"-m", "x", "--", "completion"}, `prompt ["completion"]`},
 		{[]string{"--model=x", "--", "h"}, `prompt ["h"]`},
-		{[]string{"man"}, ".SH EXIT STATUS"},
+		{[]string{"man"}, `prompt ["man"]`}, // a word, not the man page (issue #19)
+		{[]string{"help", "me"}, `prompt ["help" "me"]`},
+		{[]string{"--man"}, ".SH EXIT STATUS"},
 	}
 	for _, c := range cases {
 		env, out, errb := testEnv(nil)
