@@ -42,6 +42,7 @@ Examples:
 			statsCommand(env),
 			migrateCommand(env),
 			importCommand(env),
+			runTaskCommand(env),
 		},
 	}
 }
