@@ -39,7 +39,7 @@ Examples:
 			nameCommand(env),
 			treeCommand(env),
 			exportCommand(env),
-			statsCommand(env),
+			withResultStats(env, statsCommand(env)),
 			migrateCommand(env),
 			importCommand(env),
 			runTaskCommand(env),
