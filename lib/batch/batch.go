@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
 // Outcomes of a task.
@@ -154,19 +156,11 @@ func (t Tally) Tokens() int { return t.Input + t.Output + t.CacheRead + t.CacheW
 type eventLine struct {
 	Type    string `json:"type"`
 	Message *struct {
-		Role       string `json:"role"`
-		Provider   string `json:"provider"`
-		Model      string `json:"model"`
-		StopReason string `json:"stopReason"`
-		Usage      *struct {
-			Input      int `json:"input"`
-			Output     int `json:"output"`
-			CacheRead  int `json:"cacheRead"`
-			CacheWrite int `json:"cacheWrite"`
-			Cost       struct {
-				Total float64 `json:"total"`
-			} `json:"cost"`
-		} `json:"usage"`
+		Role       string     `json:"role"`
+		Provider   string     `json:"provider"`
+		Model      string     `json:"model"`
+		StopReason string     `json:"stopReason"`
+		Usage      *llm.Usage `json:"usage"`
 	} `json:"message"`
 }
 
