@@ -274,10 +274,12 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	if model.Ref() != sctx.Models["default"] {
 		out.emit(event.Entry, func(e *event.Event) {
+			// pi's shape (provider, modelId): pi 0.73 reads no "model".
 			e.Entry = msgJSON(struct {
-				Type  string `json:"type"`
-				Model string `json:"model"`
-			}{"model_change", model.Ref()})
+				Type     string `json:"type"`
+				Provider string `json:"provider"`
+				ModelID  string `json:"modelId"`
+			}{"model_change", model.Provider, model.ID})
 		})
 	}
 	if thinking != sctx.ThinkingLevel && !(thinking == "off" && sctx.ThinkingLevel == "") {

@@ -36,8 +36,13 @@ func appendCommand(env *app.Env) *cli.Command {
 A record whose id already exists replaces that entry (an atomic rewrite of the file). Otherwise it
 gets a fresh id when it has none, its parentId is the current leaf (a parentId naming an existing
 entry is kept), and a timestamp when it has none; the stream-only fields pending, file and leafId
-are removed; long strings are truncated at 500,000 characters; images of 1024 base64 characters or
-more go to the blob store as blob:sha256: references. Each appended entry becomes the new leaf.
+are removed; long strings are truncated at 500,000 characters. Images are written inline (base64
+"data"), as pi writes them and the only way pi 0.73 reads them; with --blobs store, images of 1024
+base64 characters or more go to the blob store as blob:sha256: references instead (open resolves
+them; pi does not). Each appended entry becomes the new leaf.
+
+Every record is checked before anything is written: a message without a valid role and content,
+an entry type missing its required fields (formats/session/schema.json), a header without an id.
 
 The file is held under an exclusive lock for the whole run, written with O_APPEND and fsynced
 before anything is acknowledged. Records are committed in groups (what has arrived when append
@@ -50,13 +55,21 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "tee", Usage: "echo every input line to stdout once it is persisted"},
 			&cli.StringFlag{Name: "parent", Usage: "append under entry `ID` instead of the current leaf"},
+			&cli.StringFlag{Name: "blobs", Value: "inline", Usage: "`inline` writes images as base64 (pi's shape), store moves large ones to the blob store"},
 		},
 		Action: func(c *cli.Context) error {
 			path, err := needPath(c, env, "FILE")
 			if err != nil {
 				return err
 			}
-			a := &appender{env: env, c: c, path: path, tee: c.Bool("tee"), blobs: dirs.Resolve(env.Getenv).Blobs()}
+			a := &appender{env: env, c: c, path: path, tee: c.Bool("tee")}
+			switch c.String("blobs") {
+			case "inline":
+			case "store":
+				a.blobs = dirs.Resolve(env.Getenv).Blobs()
+			default:
+				return exit.Errorf(exit.Usage, "--blobs: want inline or store, got %q", c.String("blobs"))
+			}
 			if c.IsSet("parent") {
 				a.parent, a.parentSet = c.String("parent"), true
 			}
@@ -70,7 +83,7 @@ type appender struct {
 	c         *cli.Context
 	path      string
 	tee       bool
-	blobs     string
+	blobs     string // the blob store; "" writes images inline
 	parent    string
 	parentSet bool
 
@@ -159,6 +172,9 @@ func (a *appender) commit(group [][]byte, lineNos []int) error {
 		var typ string
 		json.Unmarshal(probe["type"], &typ)
 		if typ == "session" {
+			if err := session.CheckRecord(raw); err != nil {
+				return exit.Errorf(exit.Usage, "stdin:%d: invalid session header: %v (nothing of this group was written)", lineNos[k], err)
+			}
 			if header == nil {
 				header = raw
 			}
@@ -173,6 +189,9 @@ func (a *appender) commit(group [][]byte, lineNos []int) error {
 		}
 		if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
 			return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNos[k], err)
+		}
+		if err := session.CheckRecord(entry); err != nil {
+			return exit.Errorf(exit.Usage, "stdin:%d: invalid record: %v (nothing of this group was written)", lineNos[k], err)
 		}
 		recs = append(recs, entry)
 		recLines = append(recLines, lineNos[k])
@@ -497,7 +516,11 @@ func (a *appender) freshID() (string, error) {
 
 // prepare applies the persistence transforms and checks the result is a valid entry.
 func (a *appender) prepare(raw []byte, line int) ([]byte, error) {
-	out, err := session.PrepareForWrite(raw, a.putBlob)
+	put := a.putBlob
+	if a.blobs == "" {
+		put = nil
+	}
+	out, err := session.PrepareForWrite(raw, put)
 	if err != nil {
 		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
 	}

@@ -119,7 +119,6 @@ func describe(r session.Record) string {
 		Summary       string          `json:"summary"`
 		CustomType    string          `json:"customType"`
 		Content       json.RawMessage `json:"content"`
-		Model         string          `json:"model"`
 		ThinkingLevel string          `json:"thinkingLevel"`
 		TargetID      string          `json:"targetId"`
 		Label         string          `json:"label"`
@@ -157,7 +156,8 @@ func describe(r session.Record) string {
 	case "custom_message":
 		return e.CustomType + ": " + oneLine(contentText(e.Content), 55)
 	case "model_change":
-		return "model → " + e.Model
+		m, _ := session.ModelChangeOf(r.Raw)
+		return "model → " + m
 	case "thinking_level_change":
 		return "thinking → " + e.ThinkingLevel
 	case "label":

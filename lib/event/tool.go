@@ -179,6 +179,9 @@ func checkTool(v any) error {
 		if m.Name == "" {
 			return missing("name")
 		}
+		if a := bytes.TrimSpace(m.Arguments); len(a) > 0 && a[0] != '{' && string(a) != "null" {
+			return fmt.Errorf(`"arguments" must be an object`)
+		}
 	case *Update:
 		if m.ID == "" {
 			return missing("id")
@@ -187,6 +190,17 @@ func checkTool(v any) error {
 		if m.ID == "" {
 			return missing("id")
 		}
+		for i, c := range m.Content {
+			if c.Type != "text" && c.Type != "image" {
+				return fmt.Errorf("content[%d]: type %q, want text or image", i, c.Type)
+			}
+		}
+	case *Log:
+		switch m.Level {
+		case "debug", "info", "warn", "error":
+		default:
+			return fmt.Errorf("level %q, want debug, info, warn or error", m.Level)
+		}
 	case *ToolAsk:
 		if m.RequestID == "" {
 			return missing("requestId")
@@ -194,6 +208,9 @@ func checkTool(v any) error {
 	case *Answer:
 		if m.RequestID == "" {
 			return missing("requestId")
+		}
+		if len(m.Value) == 0 && !m.Cancelled {
+			return fmt.Errorf(`an answer needs "value" or "cancelled": true`)
 		}
 	case *Tools:
 		for i, t := range m.Tools {

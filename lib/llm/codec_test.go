@@ -229,9 +229,9 @@ func TestCompletionsEmptyToolsForCalls(t *testing.T) {
 	}
 }
 
-// openai-responses drops the reasoning and the calls of an errored
-// assistant turn but keeps its text, and puts the "Juice: 0" item last for
-// a gpt-5 model that is not to reason.
+// An errored assistant turn is not sent (as pi leaves it out), and
+// openai-responses puts the "Juice: 0" item last for a gpt-5 model that is
+// not to reason.
 func TestResponsesErroredTurnAndJuice(t *testing.T) {
 	m := testModel(OpenAIResponses)
 	m.ID = "gpt-5-test"
@@ -260,8 +260,8 @@ func TestResponsesErroredTurnAndJuice(t *testing.T) {
 		}
 		kinds = append(kinds, k)
 	}
-	// the errored turn's calls get "aborted" results from normalisation
-	want := "user,message,function_call_output,user,user,developer"
+	// the errored turn is left out by normalisation, its calls with it
+	want := "user,user,developer"
 	if got := strings.Join(kinds, ","); got != want {
 		t.Errorf("input items %s, want %s", got, want)
 	}

@@ -46,9 +46,6 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 				for _, b := range msg.Content {
 					switch b.Type {
 					case "thinking":
-						if msg.StopReason == StopError {
-							continue
-						}
 						if strings.HasPrefix(b.ThinkingSignature, "{") {
 							emit(json.RawMessage(b.ThinkingSignature))
 						}
@@ -60,9 +57,6 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 						emit(obj{{"content", []any{obj{{"annotations", []any{}}, {"text", b.Text}, {"type", "output_text"}}}},
 							{"id", id}, {"role", "assistant"}, {"status", "completed"}, {"type", "message"}})
 					case "toolCall":
-						if msg.StopReason == StopError {
-							continue
-						}
 						callID, itemID, _ := strings.Cut(b.ID, "|")
 						item := obj{{"arguments", string(objectSchema(b.Arguments))}, {"call_id", safeID(callID, 64)}, {"name", b.Name}, {"type", "function_call"}}
 						if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {

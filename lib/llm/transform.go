@@ -11,10 +11,13 @@ import (
 // thinking from other models becomes text, their thought and text signatures are
 // dropped and tool-call ids are rewritten with idFn (and the matching
 // results with them); orphan tool calls get a "No result provided" error
-// result; errored or aborted assistant turns get "aborted" results for
-// their calls and a synthetic <turn_aborted> user message; text is made
-// valid UTF-8. emit must not keep a message's Content (or Usage) past its
-// call: the next message reuses them. The error is Context.Each's.
+// result; errored or aborted assistant messages are left out, as pi
+// 0.73's transformMessages leaves them out (an incomplete turn is not
+// replayed: the model goes on from the last complete one), and so are
+// results that answer their calls (pi writes none; sent, they would
+// answer no call); text is made valid UTF-8. emit must not keep a
+// message's Content (or Usage) past its call: the next message reuses
+// them. The error is Context.Each's.
 func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Message)) error {
 	var last int64 // the timestamp of the last message out
 	n := 0
@@ -26,7 +29,7 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 	idMap := map[string]string{}
 	var pending []Content // tool calls waiting for results
 	answered := map[string]bool{}
-	aborted := map[string]bool{}
+	dropped := map[string]bool{} // the calls of left-out assistant messages
 	flushOrphans := func(ts int64) {
 		for _, tc := range pending {
 			if !answered[tc.ID] {
@@ -43,6 +46,14 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 		switch msg.Role {
 		case "assistant":
 			flushOrphans(msg.Timestamp)
+			if msg.StopReason == StopError || msg.StopReason == StopAborted {
+				for _, c := range msg.Content {
+					if c.Type == "toolCall" {
+						dropped[c.ID] = true
+					}
+				}
+				return
+			}
 			same := msg.Provider == m.Provider && msg.API == m.API && msg.Model == m.ID
 			cs := scratch[:0]
 			for _, c := range msg.Content {
@@ -75,25 +86,15 @@ func NormalizeEach(c Context, m Model, idFn func(string) string, emit func(Messa
 			msg.Content = cs
 			scratch = cs[:0]
 			put(msg)
-			calls := msg.ToolCalls()
-			if msg.StopReason == StopError || msg.StopReason == StopAborted {
-				for _, tc := range calls {
-					put(Message{Role: "toolResult", ToolCallID: tc.ID, ToolName: tc.Name,
-						Content: []Content{TextBlock("aborted")}, IsError: true, Timestamp: msg.Timestamp})
-					answered[tc.ID], aborted[tc.ID] = true, true
-				}
-				if len(calls) > 0 {
-					put(Message{Role: "user", Synthetic: true, Timestamp: msg.Timestamp,
-						Content: []Content{TextBlock("<turn_aborted>\nThe previous turn was aborted; its tools may have run in part. Check the state before retrying.\n</turn_aborted>")}})
-				}
+			pending = msg.ToolCalls()
+		case "toolResult":
+			if dropped[msg.ToolCallID] {
 				return
 			}
-			pending = calls
-		case "toolResult":
 			if n, ok := idMap[msg.ToolCallID]; ok {
 				msg.ToolCallID = n
 			}
-			if aborted[msg.ToolCallID] || answered[msg.ToolCallID] {
+			if answered[msg.ToolCallID] {
 				return
 			}
 			answered[msg.ToolCallID] = true

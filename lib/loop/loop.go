@@ -139,8 +139,8 @@ func (l *Loop) nextTurn(s Step, pending []json.RawMessage) Step {
 // driver has streamed it and written its message_* events). Only the final
 // attempt is passed: a failed attempt the driver retries (marked
 // "retried") never reaches the loop. An error or aborted message ends the
-// run, with placeholder results for its tool calls; tool calls start a
-// batch; otherwise the turn ends.
+// run, its tool calls unrun and without results (as pi's loop ends it);
+// tool calls start a batch; otherwise the turn ends.
 func (l *Loop) AssistantDone(msg json.RawMessage, now int64) (Step, error) {
 	if l.phase != modelCall {
 		return Step{}, fmt.Errorf("loop: assistant message while not waiting for the model")
@@ -153,14 +153,11 @@ func (l *Loop) AssistantDone(msg json.RawMessage, now int64) (Step, error) {
 	l.context = append(l.context, msg)
 	l.added = append(l.added, msg)
 	if a.StopReason == StopError || a.StopReason == StopAborted {
-		text := TextFailed
-		if a.StopReason == StopAborted {
-			text = TextAborted
-		}
-		evs, results := Placeholders(a.ToolCalls, text, now)
-		l.context = append(l.context, results...)
-		l.added = append(l.added, results...)
-		s := Step{Events: append(evs, event.Event{Type: event.TurnEnd, Message: msg, ToolResults: nonNil(results)})}
+		// Its tool calls never run and get no results, as in pi's agent
+		// loop: the message is not sent to the model again (llm.NormalizeEach
+		// leaves it out, as pi does), and a result answering it would
+		// answer no call when pi continues the session.
+		s := Step{Events: []event.Event{{Type: event.TurnEnd, Message: msg, ToolResults: []json.RawMessage{}}}}
 		reason := EndError
 		if a.StopReason == StopAborted || l.aborted {
 			reason = EndAborted
@@ -282,22 +279,6 @@ func (l *Loop) end(s Step, reason string, unsent []json.RawMessage) Step {
 	s.CallModel = false
 	s.Done = &Done{Reason: reason, Last: l.assistant, Unsent: unsent}
 	return s
-}
-
-// Placeholders gives the results of tool calls that cannot run because
-// their assistant message failed or was aborted: text is TextFailed or
-// TextAborted. Events are tool_execution_start/end and the toolResult
-// message_start/end of each call, in call order.
-func Placeholders(calls []ToolCall, text string, now int64) ([]event.Event, []json.RawMessage) {
-	b := &Batch{}
-	for _, c := range calls {
-		args := c.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		b.calls = append(b.calls, &batchCall{call: c, args: args, state: finished, out: textOutcome(text)})
-	}
-	return b.Finish(now)
 }
 
 func nonNil(s []json.RawMessage) []json.RawMessage {

@@ -11,7 +11,6 @@ import (
 const (
 	TextSkipped      = "Skipped due to queued user message."
 	TextAborted      = "Tool execution was aborted."
-	TextFailed       = "Tool execution failed due to an error."
 	textNotFoundFmt  = "Tool %s not found"
 	textDuplicateFmt = "Tool call id %s is used by an earlier call in this message; not run."
 )

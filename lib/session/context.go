@@ -224,30 +224,39 @@ type ModelFold struct {
 	provider, model []byte
 }
 
-// ModelChange folds a model_change entry (its record's bytes): its
-// "model", or the v1 shape's "provider" and "modelId" as
-// "provider/modelId", for its "role".
-func (f *ModelFold) ModelChange(raw []byte) {
+// ModelChangeOf reads a model_change entry (its record's bytes): the
+// model as "provider/id" and its role ("default" when absent). pi's
+// shape ("provider", "modelId": what we write) and the reference's
+// ("model", "role"; what agent-chat wrote before) are both read; model is ""
+// when the entry names neither.
+func ModelChangeOf(raw []byte) (model, role string) {
 	var v struct {
 		Model, Role, Provider, ModelID string
 	}
 	json.Unmarshal(raw, &v)
-	if v.Model == "" && v.Provider != "" && v.ModelID != "" { // v1 shape
+	if v.Model == "" && v.Provider != "" && v.ModelID != "" {
 		v.Model = v.Provider + "/" + v.ModelID
-	}
-	if v.Model == "" {
-		return
 	}
 	if v.Role == "" {
 		v.Role = "default"
 	}
-	if v.Role == "default" {
+	return v.Model, v.Role
+}
+
+// ModelChange folds a model_change entry (its record's bytes, read by
+// ModelChangeOf) for its role.
+func (f *ModelFold) ModelChange(raw []byte) {
+	model, role := ModelChangeOf(raw)
+	if model == "" {
+		return
+	}
+	if role == "default" {
 		f.provider, f.model = nil, nil
 	}
 	if f.models == nil {
 		f.models = map[string]string{}
 	}
-	f.models[v.Role] = v.Model
+	f.models[role] = model
 }
 
 // Assistant folds an assistant message's "provider" and "model" members
@@ -381,10 +390,15 @@ func millis(ts string) int64 {
 	return t.UnixMilli()
 }
 
-// The context templates of the session-only roles.
+// The context templates of the session-only roles, pi 0.73's
+// (COMPACTION_SUMMARY_PREFIX/SUFFIX, BRANCH_SUMMARY_PREFIX/SUFFIX in its
+// messages.ts), byte for byte: the branch summary has no newline before
+// its closing tag.
 const (
-	compactionPreface = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:"
-	branchPreface     = "The following is a summary of a branch that this conversation came back from:"
+	compactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	compactionSuffix = "\n</summary>"
+	branchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	branchSuffix     = "</summary>"
 )
 
 // ConvertToLLM turns AgentMessages into the model's messages (roles user,
@@ -431,6 +445,8 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 			Output             string          `json:"output"`
 			ExitCode           *int            `json:"exitCode"`
 			Cancelled          bool            `json:"cancelled"`
+			Truncated          bool            `json:"truncated"`
+			FullOutputPath     string          `json:"fullOutputPath"`
 			ExcludeFromContext bool            `json:"excludeFromContext"`
 			Meta               *outputMeta     `json:"meta"`
 			Summary            string          `json:"summary"`
@@ -486,6 +502,9 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 				} else if m.ExitCode != nil && *m.ExitCode != 0 {
 					fmt.Fprintf(&b, "\n\nCommand exited with code %d", *m.ExitCode)
 				}
+				if m.Truncated && m.FullOutputPath != "" { // pi's notice
+					fmt.Fprintf(&b, "\n\n[Output truncated. Full output: %s]", m.FullOutputPath)
+				}
 			} else {
 				fmt.Fprintf(&b, "Ran Python:\n```python\n%s\n```\n", m.Code)
 				if m.Output != "" {
@@ -515,9 +534,9 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 			}
 			user(m.Timestamp, anys...)
 		case "branchSummary":
-			user(m.Timestamp, text(branchPreface+"\n\n<summary>\n"+m.Summary+"\n</summary>"))
+			user(m.Timestamp, text(branchPrefix+m.Summary+branchSuffix))
 		case "compactionSummary":
-			user(m.Timestamp, text(compactionPreface+"\n\n<summary>\n"+m.Summary+"\n</summary>"))
+			user(m.Timestamp, text(compactionPrefix+m.Summary+compactionSuffix))
 		case "fileMention":
 			var parts []string
 			var images []any

@@ -147,7 +147,7 @@ func TestConvertToLLM(t *testing.T) {
 		"user|hi",
 		"toolResult|ab",
 		"user|Ran `make`\n```\nboom\n```\n\nCommand exited with code 2",
-		"user|" + compactionPreface + "\n\n<summary>\nS\n</summary>",
+		"user|" + compactionPrefix + "S" + compactionSuffix,
 		"user|<system-reminder>\n<file path=\"a.go\">\npackage a\n</file>\n\n<file path=\"e\">\n</file>\n</system-reminder>",
 	}
 	if d := cmp.Diff(want, got); d != "" {

@@ -6,6 +6,8 @@
 //
 // Several files (comma-separated) are served in turn, one per request,
 // starting again after the last: a scripted multi-turn conversation.
+// With -requests DIR each request body is kept as DIR/1.json, 2.json, …
+// (what scripts/interop-pi compares between pi and agent-chat).
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +26,7 @@ import (
 func main() {
 	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
+	reqDir := flag.String("requests", "", "keep each request body as `DIR`/N.json")
 	flag.Parse()
 	var bodies [][]byte
 	for _, f := range strings.Split(*sse, ",") {
@@ -43,7 +47,7 @@ func main() {
 	fmt.Printf("http://%s\n", ln.Addr())
 	os.Stdout.Sync()
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		req, _ := io.ReadAll(r.Body)
 		if r.Method != http.MethodPost {
 			w.Header().Set("content-type", "application/json")
 			fmt.Fprint(w, `{"object":"list","data":[{"id":"test-model","object":"model"}]}`)
@@ -53,6 +57,9 @@ func main() {
 		mu.Lock()
 		body := bodies[next%len(bodies)]
 		next++
+		if *reqDir != "" {
+			os.WriteFile(filepath.Join(*reqDir, fmt.Sprintf("%d.json", next)), req, 0o644)
+		}
 		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
 		w.Write(body)
