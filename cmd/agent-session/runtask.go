@@ -133,7 +133,7 @@ func bin(name string) (string, bool) {
 	return p, err == nil
 }
 
-func (r *taskRun) cmd(ctx context.Context, name string, args ...string) *exec.Cmd {
+func (r *taskRun) cmd(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = r.wt
 	cmd.Stderr = r.log
@@ -145,7 +145,7 @@ func (r *taskRun) cmd(ctx context.Context, name string, args ...string) *exec.Cm
 }
 
 func (r *taskRun) git(args ...string) (string, error) {
-	cmd := r.cmd(context.Background(), "git", args...)
+	cmd := r.cmd("git", args...)
 	if r.wt == "" {
 		cmd.Dir = r.env.Dir
 	}
@@ -185,21 +185,16 @@ func (r *taskRun) run(ctx context.Context) error {
 		return err
 	}
 	defer r.log.Close()
-	res := batch.Result{}
 	var run batch.Run
 	run.TurnsBudget, run.Check = t.Budgets.Turns, t.Check
-	elapsed := func() float64 { return float64(r.env.Now().Sub(start).Milliseconds()) / 1000 }
 	host, _ := os.Hostname()
-	write := func() error {
-		res = batch.NewResult(t, run, elapsed())
-		res.Started, res.Host = session.FormatTime(start), host
-		return nil
-	}
 	var exits batch.Exits
 	var sessionFile, diff string
+	// emit writes the result file (and with final, the stdout line) from
+	// what is known now.
 	emit := func(final bool) error {
-		write()
-		res.Session, res.Exit = sessionFile, exits
+		res := batch.NewResult(t, run, float64(r.env.Now().Sub(start).Milliseconds())/1000)
+		res.Started, res.Host, res.Session, res.Exit = session.FormatTime(start), host, sessionFile, exits
 		res.SetDiff(diff)
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -275,7 +270,7 @@ func (r *taskRun) run(ctx context.Context) error {
 	}
 	if t.Check != "" && !run.Interrupted {
 		cctx, cancel := context.WithTimeout(ctx, r.c.Duration("check-timeout"))
-		cmd := r.cmd(cctx, "bash", "-c", t.Check)
+		cmd := r.cmd("bash", "-c", t.Check)
 		cmd.Stdout = r.log
 		err := cmd.Start()
 		if err == nil {
@@ -333,12 +328,12 @@ func (r *taskRun) pipeline(ctx context.Context, start time.Time, run *batch.Run,
 	}
 	chatArgs = append(append(chatArgs, t.ChatArgs...), "--", t.Prompt)
 
-	stages := []*exec.Cmd{r.cmd(ctx, self, "open", sess)}
+	stages := []*exec.Cmd{r.cmd(self, "open", sess)}
 	if compact, ok := bin("agent-compact"); ok {
-		stages = append(stages, r.cmd(ctx, compact))
+		stages = append(stages, r.cmd(compact))
 	}
-	chat := r.cmd(ctx, chatBin, chatArgs...)
-	app := r.cmd(ctx, self, "append", sess, "--tee")
+	chat := r.cmd(chatBin, chatArgs...)
+	app := r.cmd(self, "append", sess, "--tee")
 	stages = append(stages, chat, app)
 	var closers []*os.File
 	for i := 0; i+1 < len(stages); i++ {
@@ -433,7 +428,7 @@ loop:
 			killAll(syscall.SIGKILL)
 		}
 	}
-	for i, s := range started {
+	for _, s := range started {
 		err := s.Wait()
 		if s == chat {
 			exits.Chat = intp(code(s.ProcessState, err))
@@ -442,7 +437,6 @@ loop:
 		if s == app {
 			exits.Append = intp(code(s.ProcessState, err))
 		}
-		_ = i
 	}
 }
 
