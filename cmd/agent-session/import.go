@@ -1,9 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,9 +25,28 @@ func importCommand(env *app.Env) *cli.Command {
 		Usage:     "convert a Claude Code or Codex transcript into a session file",
 		ArgsUsage: "FILE",
 		Description: `Reads a Claude Code project transcript (~/.claude/projects/<dir>/<uuid>.jsonl) or a Codex
-rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), detected from its content unless --from
-says, and writes a version 3 session into the sessions directory of its cwd (or -o FILE). Prints
-{"file","id"}. Lines that cannot be converted are reported on stderr with their line numbers.
+rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl; gzipped files too), detected from its
+content unless --from says, and writes a version 3 session into the sessions directory of its
+cwd (or -o FILE). Prints {"file","id"}, with "agents" when sub-agents were imported.
+
+Kept as messages: prompts (queued ones too), assistant text, thinking, tool calls and their
+results, images. Claude Code's lines of one API message become one assistant message (its usage
+counted once) and tool results follow it; a compaction becomes a compaction entry. Codex's items
+of one response become one assistant message; apply_patch input, list and object outputs and
+input images are kept.
+
+Sub-agents: Claude Code sidechain records, and the <uuid>/subagents/agent-*.jsonl files beside
+the transcript, become session files of their own whose header names the main one
+(parentSession): s.<agent>.jsonl beside -o s.jsonl, or in the sessions directory. A sub-agent's
+file given alone imports as a session.
+
+Kept as custom entries (in the file, not sent to the model): Claude Code's summary, system and
+attachment records and record types it does not know; Codex's instructions, developer messages,
+session_meta, compacted, web_search_call, tool_search_*, agent_message, image_generation_call
+and item types it does not know. Not imported, and reported on stderr with a count per kind:
+Claude Code's progress, file-history-snapshot, queue-operation and api-request* records (copies
+of the requests sent), Codex's event_msg and turn_context records (their token counts, model and
+cwd are read). Lines that are not JSON are reported with their line numbers.
 
 Examples:
    agent-session import ~/.claude/projects/-home-me-app/5b1c….jsonl
@@ -35,11 +60,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(path)
+			lines, err := readTranscript(path)
 			if err != nil {
-				return exit.Wrap(exit.Usage, err)
+				return err
 			}
-			lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'})
 			format := c.String("from")
 			if format == "auto" {
 				for _, ln := range lines {
@@ -50,49 +74,140 @@ Examples:
 				}
 			}
 			opt := transcript.Options{NewID: func() string { return newEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
-			var header []byte
-			var entries [][]byte
-			var problems []transcript.Problem
+			var res transcript.Result
 			switch format {
 			case "claude":
-				header, entries, problems, err = transcript.FromClaude(lines, opt)
+				res, err = transcript.FromClaude(lines, opt)
 			case "codex":
-				header, entries, problems, err = transcript.FromCodex(lines, opt)
+				res, err = transcript.FromCodex(lines, opt)
 			case "pi":
 				return exit.Errorf(exit.Usage, "%s is already a session file: open it directly", path)
 			default:
 				return exit.Errorf(exit.Usage, "%s: not a Claude Code or Codex transcript (use --from claude|codex to say which)", path)
 			}
-			for _, p := range problems {
-				app.Warnf(c, "%s:%d: skipped: %v", path, p.Line, p.Err)
-			}
+			report(c, path, res)
 			if err != nil {
-				return exit.Wrap(exit.Usage, err)
+				return exit.Wrap(exit.Usage, fmt.Errorf("%s: %v", path, err))
 			}
-			h, err := session.ParseHeader(header)
-			if err != nil {
-				return err
-			}
-			var buf bytes.Buffer
-			w := bufio.NewWriter(&buf)
-			session.WriteRecord(w, header)
-			for _, e := range entries {
-				if err := session.WriteRecord(w, e); err != nil {
-					return err
+			sessions := res.Sessions
+			if format == "claude" { // 2.x: <dir>/<uuid>.jsonl and <dir>/<uuid>/subagents/agent-*.jsonl
+				files, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-*.jsonl"))
+				sort.Strings(files)
+				for _, f := range files {
+					sub, err := readTranscript(f)
+					if err != nil {
+						return err
+					}
+					r, err := transcript.FromClaude(sub, opt)
+					report(c, f, r)
+					if err != nil {
+						app.Warnf(c, "%s: skipped: %v", f, err)
+						continue
+					}
+					for _, s := range r.Sessions {
+						if s.Agent == "" {
+							s.Agent = strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".jsonl"), "agent-")
+						}
+						sessions = append(sessions, s)
+					}
 				}
 			}
-			w.Flush()
-			out := absPath(env, c.String("output"))
-			if out == "" {
-				out = sessionsDirFor(env, orDefault(h.Cwd, env.Dir)) + "/" + session.FileTimestamp(env.Now()) + "_" + h.ID + ".jsonl"
-			}
-			if _, err := os.Stat(out); err == nil {
-				return exit.Errorf(exit.Usage, "%s already exists", out)
-			}
-			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
-				return err
-			}
-			return printJSON(c, map[string]string{"file": out, "id": h.ID})
+			return writeImported(c, env, sessions)
 		},
 	}
+}
+
+// readTranscript reads a transcript's lines, gunzipping a gzipped one.
+func readTranscript(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
+		}
+	}
+	return bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'}), nil
+}
+
+// report tells on stderr what was not imported: one line per kind.
+func report(c *cli.Context, path string, res transcript.Result) {
+	for _, p := range res.Problems {
+		app.Warnf(c, "%s:%d: skipped: %v", path, p.Line, p.Err)
+	}
+	for _, t := range res.Skipped {
+		why := ""
+		if t.Why != "" {
+			why = ": " + t.Why
+		}
+		app.Warnf(c, "%s: not imported: %d %s (first on line %d)%s", path, t.Count, t.Kind, t.First, why)
+	}
+	if len(res.Custom) > 0 {
+		var kinds []string
+		for _, t := range res.Custom {
+			kinds = append(kinds, fmt.Sprintf("%d %s", t.Count, t.Kind))
+		}
+		app.Warnf(c, "%s: kept as custom entries (not sent to the model): %s", path, strings.Join(kinds, ", "))
+	}
+}
+
+// writeImported writes the main session and its sub-agents' sessions; none
+// is written when any of the files exists already.
+func writeImported(c *cli.Context, env *app.Env, sessions []transcript.Session) error {
+	main := absPath(env, c.String("output"))
+	if main == "" {
+		h := sessions[0].Header
+		main = sessionsDirFor(env, orDefault(h.Cwd, env.Dir)) + "/" + session.FileTimestamp(env.Now()) + "_" + h.ID + ".jsonl"
+	}
+	files := make([]string, len(sessions))
+	files[0] = main
+	for i, s := range sessions[1:] {
+		if c.String("output") != "" {
+			files[i+1] = strings.TrimSuffix(main, ".jsonl") + "." + s.Agent + ".jsonl"
+		} else {
+			files[i+1] = filepath.Join(filepath.Dir(main), session.FileTimestamp(env.Now())+"_"+s.Header.ID+".jsonl")
+		}
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			return exit.Errorf(exit.Usage, "%s already exists", f)
+		}
+	}
+	type written struct {
+		File  string `json:"file"`
+		ID    string `json:"id"`
+		Agent string `json:"agent,omitempty"`
+	}
+	var agents []written
+	for i, s := range sessions {
+		h := s.Header
+		if i > 0 {
+			h.ParentSession = main
+			agents = append(agents, written{files[i], h.ID, s.Agent})
+		}
+		hb, err := json.Marshal(h)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		session.WriteRecord(&buf, hb)
+		for _, e := range s.Entries {
+			if err := session.WriteRecord(&buf, e); err != nil {
+				return err
+			}
+		}
+		if err := writeFileAtomic(files[i], buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return printJSON(c, struct {
+		File   string    `json:"file"`
+		ID     string    `json:"id"`
+		Agents []written `json:"agents,omitempty"`
+	}{main, sessions[0].Header.ID, agents})
 }

@@ -1,16 +1,16 @@
 // Package transcript converts other agents' session transcripts into pi
 // session v3 records: Claude Code project JSONL (~/.claude/projects/…) and
-// Codex rollout JSONL (~/.codex/sessions/…). Conversion is best effort and
-// lossless where the formats meet: messages, tool calls and results,
-// thinking; what has no counterpart is reported per line, never guessed.
+// Codex rollout JSONL (~/.codex/sessions/…). Every record of the source is
+// accounted for: converted to a message, kept as a custom entry (not sent to
+// the model), or counted in Result.Skipped by kind; a line that is not JSON
+// is a Problem. Nothing is guessed.
 package transcript
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
+	"sort"
 	"time"
 
 	"github.com/agentutils/agentutils/lib/session"
@@ -23,21 +23,49 @@ type Options struct {
 	Cwd   string        // cwd when the transcript has none
 }
 
-// Problem is a line that was skipped.
+// Problem is a line that was skipped because it could not be read.
 type Problem struct {
 	Line int
 	Err  error
+}
+
+// Session is one converted session. Header.ParentSession is left to the
+// caller, who knows where the main session is written.
+type Session struct {
+	Header  session.Header
+	Entries [][]byte
+	Agent   string // the sub-agent's name for a sub-agent's session, "" for the main one
+}
+
+// Tally counts the records of one kind that were not converted to messages.
+type Tally struct {
+	Kind  string // record type, "type/subtype" where that says more
+	Count int
+	First int    // line of the first one
+	Why   string // for Skipped: why nothing of it is needed
+}
+
+// Result is a converted transcript: Sessions[0] is the main session, the
+// others are its sub-agents' sessions (Claude Code sidechains).
+type Result struct {
+	Sessions []Session
+	Custom   []Tally   // records kept as custom entries (not sent to the model)
+	Skipped  []Tally   // records not imported, with why
+	Problems []Problem // lines that are not JSON
 }
 
 // Detect names the format of a transcript from its first line: "claude",
 // "codex", "pi" or "".
 func Detect(first []byte) string {
 	var v struct {
-		Type      string          `json:"type"`
-		UUID      string          `json:"uuid"`
-		SessionID string          `json:"sessionId"`
-		Payload   json.RawMessage `json:"payload"`
-		Version   json.RawMessage `json:"version"`
+		Type         string          `json:"type"`
+		UUID         string          `json:"uuid"`
+		SessionID    string          `json:"sessionId"`
+		ID           string          `json:"id"`
+		Timestamp    string          `json:"timestamp"`
+		Payload      json.RawMessage `json:"payload"`
+		Instructions json.RawMessage `json:"instructions"`
+		Git          json.RawMessage `json:"git"`
 	}
 	if json.Unmarshal(first, &v) != nil {
 		return ""
@@ -47,26 +75,75 @@ func Detect(first []byte) string {
 		return "pi"
 	case len(v.Payload) > 0:
 		return "codex"
+	case v.Type == "" && v.ID != "" && v.Timestamp != "" && (len(v.Instructions) > 0 || len(v.Git) > 0):
+		return "codex" // the early rollout format: {"id","timestamp","instructions","git"}
 	case v.UUID != "" || v.SessionID != "" || v.Type == "summary" || v.Type == "file-history-snapshot":
 		return "claude"
 	}
 	return ""
 }
 
-type builder struct {
-	opt     Options
-	entries [][]byte
-	last    string
-	byUUID  map[string]string
-	names   map[string]string // tool-call id → tool name
+// accounts tallies records by kind.
+type accounts struct {
+	custom, skipped map[string]*Tally
 }
 
-func (b *builder) add(ts string, fields map[string]any, parentUUID, uuid string) {
-	id := b.opt.NewID()
-	parent := b.last
-	if p, ok := b.byUUID[parentUUID]; ok && parentUUID != "" {
-		parent = p
+func (a *accounts) tally(m *map[string]*Tally, kind, why string, line int) {
+	if *m == nil {
+		*m = map[string]*Tally{}
 	}
+	t := (*m)[kind]
+	if t == nil {
+		t = &Tally{Kind: kind, First: line, Why: why}
+		(*m)[kind] = t
+	}
+	t.Count++
+}
+
+func (a *accounts) kept(kind string, line int)      { a.tally(&a.custom, kind, "", line) }
+func (a *accounts) skip(kind, why string, line int) { a.tally(&a.skipped, kind, why, line) }
+
+func sorted(m map[string]*Tally) []Tally {
+	var out []Tally
+	for _, t := range m {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].First < out[j].First })
+	return out
+}
+
+// builder assembles one session's entries. Entries stay maps until done, so
+// an assistant message written over several lines grows in place.
+type builder struct {
+	opt      Options
+	entries  []map[string]any
+	byID     map[string]map[string]any
+	last     string            // the newest entry
+	alias    map[string]string // source record id → entry id
+	group    map[string]string // assistant entry or one of its results → the assistant entry
+	tail     map[string]string // assistant entry → its newest result (or itself)
+	owner    map[string]string // tool call id → assistant entry
+	names    map[string]string // tool call id → tool name
+	messages int
+}
+
+func newBuilder(opt Options) *builder {
+	return &builder{opt: opt, byID: map[string]map[string]any{}, alias: map[string]string{}, group: map[string]string{},
+		tail: map[string]string{}, owner: map[string]string{}, names: map[string]string{}}
+}
+
+// after is where an entry whose source parent resolved to id goes: after
+// the results of an assistant message, so they stay on the active path.
+func (b *builder) after(id string) string {
+	if g, ok := b.group[id]; ok {
+		return b.tail[g]
+	}
+	return id
+}
+
+// add appends an entry under parent ("" for a root) and returns its id.
+func (b *builder) add(ts string, fields map[string]any, parent string) string {
+	id := b.opt.NewID()
 	e := map[string]any{"id": id, "parentId": nil, "timestamp": ts}
 	if parent != "" {
 		e["parentId"] = parent
@@ -74,13 +151,76 @@ func (b *builder) add(ts string, fields map[string]any, parentUUID, uuid string)
 	for k, v := range fields {
 		e[k] = v
 	}
-	b.entries = append(b.entries, marshalOrdered(e))
+	b.entries = append(b.entries, e)
+	b.byID[id] = e
 	b.last = id
-	if uuid != "" {
-		b.byUUID[uuid] = id
+	if e["type"] == "message" {
+		b.messages++
+	}
+	return id
+}
+
+// addAssistant appends an assistant message whose tool calls later results
+// follow.
+func (b *builder) addAssistant(ts string, msg map[string]any, parent string) string {
+	id := b.add(ts, map[string]any{"type": "message", "message": msg}, parent)
+	b.group[id], b.tail[id] = id, id
+	b.calls(id, msg["content"])
+	return id
+}
+
+// calls records which assistant entry holds each tool call of content.
+func (b *builder) calls(id string, content any) {
+	blocks, _ := content.([]any)
+	for _, bl := range blocks {
+		if m, _ := bl.(map[string]any); m["type"] == "toolCall" {
+			cid, _ := m["id"].(string)
+			name, _ := m["name"].(string)
+			b.owner[cid], b.names[cid] = id, name
+		}
 	}
 }
 
+// addResult appends a tool result after its call's assistant message and
+// the results already there; fallback is the parent when the call is
+// unknown.
+func (b *builder) addResult(ts string, callID string, content []any, isErr bool, fallback string) string {
+	parent := fallback
+	owner, ok := b.owner[callID]
+	if ok {
+		parent = b.tail[owner]
+	}
+	name := b.names[callID]
+	if name == "" {
+		name = "unknown"
+	}
+	id := b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "toolResult", "toolCallId": callID,
+		"toolName": name, "content": content, "isError": isErr, "timestamp": millis(ts)}}, parent)
+	if ok {
+		b.group[id], b.tail[owner] = owner, id
+	}
+	return id
+}
+
+func (b *builder) custom(ts, kind string, data any, parent string) string {
+	return b.add(ts, map[string]any{"type": "custom", "customType": kind, "data": data}, parent)
+}
+
+func (b *builder) done() [][]byte {
+	out := make([][]byte, len(b.entries))
+	for i, e := range b.entries {
+		out[i] = marshalOrdered(e)
+	}
+	return out
+}
+
+func userMessage(ts string, content []any) map[string]any {
+	return map[string]any{"type": "message", "message": map[string]any{"role": "user", "content": content, "timestamp": millis(ts)}}
+}
+
+func text(s any) map[string]any { return map[string]any{"type": "text", "text": s} }
+
+// isoOr is ts as an entry timestamp, now when ts is not a time.
 func isoOr(ts string, now time.Time) string {
 	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		return session.FormatTime(t)
@@ -93,289 +233,38 @@ func millis(ts string) int64 {
 	return t.UnixMilli()
 }
 
-// FromClaude converts a Claude Code project transcript.
-func FromClaude(lines [][]byte, opt Options) ([]byte, [][]byte, []Problem, error) {
-	b := &builder{opt: opt, byUUID: map[string]string{}}
-	var problems []Problem
-	sessionID, cwd, first := "", "", ""
-	for n, line := range lines {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var v struct {
-			Type        string `json:"type"`
-			UUID        string `json:"uuid"`
-			ParentUUID  string `json:"parentUuid"`
-			SessionID   string `json:"sessionId"`
-			Timestamp   string `json:"timestamp"`
-			Cwd         string `json:"cwd"`
-			IsSidechain bool   `json:"isSidechain"`
-			Summary     string `json:"summary"`
-			Message     struct {
-				Role    string          `json:"role"`
-				Model   string          `json:"model"`
-				Content json.RawMessage `json:"content"`
-				Stop    string          `json:"stop_reason"`
-				Usage   struct {
-					Input      int `json:"input_tokens"`
-					Output     int `json:"output_tokens"`
-					CacheRead  int `json:"cache_read_input_tokens"`
-					CacheWrite int `json:"cache_creation_input_tokens"`
-				} `json:"usage"`
-			} `json:"message"`
-		}
-		if err := json.Unmarshal(line, &v); err != nil {
-			problems = append(problems, Problem{n + 1, fmt.Errorf("not JSON: %v", err)})
-			continue
-		}
-		if sessionID == "" {
-			sessionID = v.SessionID
-		}
-		if cwd == "" {
-			cwd = v.Cwd
-		}
-		if first == "" && v.Timestamp != "" {
-			first = v.Timestamp
-		}
-		if v.IsSidechain {
-			continue
-		}
-		ts := isoOr(v.Timestamp, opt.Now)
-		switch v.Type {
-		case "user":
-			var s string
-			if json.Unmarshal(v.Message.Content, &s) == nil {
-				b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": s}}, "timestamp": millis(v.Timestamp)}}, v.ParentUUID, v.UUID)
-				continue
-			}
-			var blocks []map[string]any
-			if json.Unmarshal(v.Message.Content, &blocks) != nil {
-				problems = append(problems, Problem{n + 1, errors.New("user message content is neither text nor blocks")})
-				continue
-			}
-			var userBlocks []any
-			for _, bl := range blocks {
-				switch bl["type"] {
-				case "tool_result":
-					id, _ := bl["tool_use_id"].(string)
-					isErr, _ := bl["is_error"].(bool)
-					b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "toolResult", "toolCallId": id,
-						"toolName": b.toolName(id), "content": claudeResultContent(bl["content"]), "isError": isErr, "timestamp": millis(v.Timestamp)}}, v.ParentUUID, v.UUID)
-				case "text":
-					userBlocks = append(userBlocks, map[string]any{"type": "text", "text": bl["text"]})
-				case "image":
-					if src, ok := bl["source"].(map[string]any); ok {
-						userBlocks = append(userBlocks, map[string]any{"type": "image", "data": src["data"], "mimeType": src["media_type"]})
-					}
-				}
-			}
-			if len(userBlocks) > 0 {
-				b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "user", "content": userBlocks, "timestamp": millis(v.Timestamp)}}, v.ParentUUID, v.UUID)
-			}
-		case "assistant":
-			var blocks []map[string]any
-			json.Unmarshal(v.Message.Content, &blocks)
-			var content []any
-			for _, bl := range blocks {
-				switch bl["type"] {
-				case "text":
-					content = append(content, map[string]any{"type": "text", "text": bl["text"]})
-				case "thinking":
-					content = append(content, map[string]any{"type": "thinking", "thinking": bl["thinking"], "thinkingSignature": bl["signature"]})
-				case "tool_use":
-					id, _ := bl["id"].(string)
-					name, _ := bl["name"].(string)
-					b.tools(id, name)
-					content = append(content, map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": bl["input"]})
-				}
-			}
-			stop := map[string]string{"tool_use": "toolUse", "max_tokens": "length"}[v.Message.Stop]
-			if stop == "" {
-				stop = "stop"
-			}
-			u := v.Message.Usage
-			b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "assistant", "content": content,
-				"api": "anthropic-messages", "provider": "anthropic", "model": v.Message.Model, "stopReason": stop,
-				"usage": map[string]any{"input": u.Input, "output": u.Output, "cacheRead": u.CacheRead, "cacheWrite": u.CacheWrite,
-					"totalTokens": u.Input + u.Output + u.CacheRead + u.CacheWrite, "cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-				"timestamp": millis(v.Timestamp)}}, v.ParentUUID, v.UUID)
-		case "summary":
-			if v.Summary != "" {
-				b.add(ts, map[string]any{"type": "custom_message", "customType": "claude-summary", "content": v.Summary, "display": true}, "", "")
-			}
-		case "system", "file-history-snapshot", "queue-operation":
-			// bookkeeping with no counterpart in the model's context
-		default:
-			problems = append(problems, Problem{n + 1, fmt.Errorf("unknown Claude Code record type %q", v.Type)})
-		}
-	}
-	if len(b.entries) == 0 {
-		return nil, nil, problems, errors.New("no messages found in the transcript")
-	}
-	return header(sessionID, first, cwd, opt), b.entries, problems, nil
-}
-
-func header(id, ts, cwd string, opt Options) []byte {
+func header(id, ts, cwd string, opt Options) session.Header {
 	if id == "" {
 		id = opt.NewID() + opt.NewID()
 	}
 	if cwd == "" {
 		cwd = opt.Cwd
 	}
-	return session.NewHeader(id, isoOr(ts, opt.Now), cwd)
+	return session.Header{Type: "session", Version: 3, ID: id, Timestamp: isoOr(ts, opt.Now), Cwd: cwd}
 }
 
-func (b *builder) tools(id, name string) {
-	if b.names == nil {
-		b.names = map[string]string{}
-	}
-	b.names[id] = name
+func zeroUsage() map[string]any {
+	return map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+		"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
 }
 
-func (b *builder) toolName(id string) string {
-	if n := b.names[id]; n != "" {
-		return n
-	}
-	return "unknown"
-}
-
-func claudeResultContent(c any) []any {
-	switch x := c.(type) {
-	case string:
-		return []any{map[string]any{"type": "text", "text": x}}
-	case []any:
-		var out []any
-		for _, bl := range x {
-			m, _ := bl.(map[string]any)
-			switch m["type"] {
-			case "text":
-				out = append(out, map[string]any{"type": "text", "text": m["text"]})
-			case "image":
-				if src, ok := m["source"].(map[string]any); ok {
-					out = append(out, map[string]any{"type": "image", "data": src["data"], "mimeType": src["media_type"]})
-				}
-			}
-		}
-		if out != nil {
-			return out
-		}
-	}
-	return []any{map[string]any{"type": "text", "text": ""}}
-}
-
-// FromCodex converts a Codex rollout file.
-func FromCodex(lines [][]byte, opt Options) ([]byte, [][]byte, []Problem, error) {
-	b := &builder{opt: opt, byUUID: map[string]string{}}
-	var problems []Problem
-	id, cwd, first, model := "", "", "", ""
-	calls := map[string]string{}
-	for n, line := range lines {
-		if len(bytes.TrimSpace(line)) == 0 {
+// lines calls f with each non-blank line and its number; a line that is not
+// a JSON object is a problem.
+func eachLine(lines [][]byte, problems *[]Problem, f func(n int, line []byte)) {
+	for i, line := range lines {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
-		var v struct {
-			Timestamp string          `json:"timestamp"`
-			Type      string          `json:"type"`
-			Payload   json.RawMessage `json:"payload"`
-		}
-		if err := json.Unmarshal(line, &v); err != nil {
-			problems = append(problems, Problem{n + 1, fmt.Errorf("not JSON: %v", err)})
+		if line[0] != '{' || !json.Valid(line) {
+			var v any
+			err := json.Unmarshal(line, &v)
+			if err == nil {
+				err = fmt.Errorf("not a JSON object")
+			}
+			*problems = append(*problems, Problem{i + 1, fmt.Errorf("not JSON: %v", err)})
 			continue
 		}
-		if first == "" {
-			first = v.Timestamp
-		}
-		ts := isoOr(v.Timestamp, opt.Now)
-		var p struct {
-			ID        string `json:"id"`
-			Cwd       string `json:"cwd"`
-			Model     string `json:"model"`
-			Type      string `json:"type"`
-			Role      string `json:"role"`
-			Name      string `json:"name"`
-			CallID    string `json:"call_id"`
-			Arguments string `json:"arguments"`
-			Output    any    `json:"output"`
-			Content   []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-			Summary []struct {
-				Text string `json:"text"`
-			} `json:"summary"`
-		}
-		json.Unmarshal(v.Payload, &p)
-		switch v.Type {
-		case "session_meta":
-			id, cwd = p.ID, p.Cwd
-		case "turn_context":
-			if p.Model != "" {
-				model = p.Model
-			}
-			if p.Cwd != "" && cwd == "" {
-				cwd = p.Cwd
-			}
-		case "response_item":
-			switch p.Type {
-			case "message":
-				var texts []string
-				for _, c := range p.Content {
-					texts = append(texts, c.Text)
-				}
-				text := strings.Join(texts, "")
-				switch p.Role {
-				case "user":
-					if strings.HasPrefix(text, "<environment_context>") || strings.HasPrefix(text, "<user_instructions>") {
-						continue
-					}
-					b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}, "timestamp": millis(v.Timestamp)}}, "", "")
-				case "assistant":
-					b.add(ts, map[string]any{"type": "message", "message": assistant(model, []any{map[string]any{"type": "text", "text": text}}, "stop", v.Timestamp)}, "", "")
-				}
-			case "reasoning":
-				var parts []string
-				for _, s := range p.Summary {
-					parts = append(parts, s.Text)
-				}
-				if len(parts) > 0 {
-					b.add(ts, map[string]any{"type": "message", "message": assistant(model, []any{map[string]any{"type": "thinking", "thinking": strings.Join(parts, "\n\n")}}, "stop", v.Timestamp)}, "", "")
-				}
-			case "function_call", "custom_tool_call":
-				args := json.RawMessage(p.Arguments)
-				if !json.Valid(args) || len(args) == 0 || args[0] != '{' {
-					args, _ = json.Marshal(map[string]string{"input": p.Arguments})
-				}
-				calls[p.CallID] = p.Name
-				b.add(ts, map[string]any{"type": "message", "message": assistant(model, []any{map[string]any{"type": "toolCall", "id": p.CallID, "name": p.Name, "arguments": args}}, "toolUse", v.Timestamp)}, "", "")
-			case "function_call_output", "custom_tool_call_output":
-				out := ""
-				switch o := p.Output.(type) {
-				case string:
-					out = o
-				case map[string]any:
-					out, _ = o["content"].(string)
-				}
-				name := calls[p.CallID]
-				if name == "" {
-					name = "unknown"
-				}
-				b.add(ts, map[string]any{"type": "message", "message": map[string]any{"role": "toolResult", "toolCallId": p.CallID, "toolName": name,
-					"content": []any{map[string]any{"type": "text", "text": out}}, "isError": false, "timestamp": millis(v.Timestamp)}}, "", "")
-			}
-		case "event_msg", "compacted":
-			// UI events and compaction markers: the response items carry the conversation
-		default:
-			problems = append(problems, Problem{n + 1, fmt.Errorf("unknown Codex record type %q", v.Type)})
-		}
+		f(i+1, line)
 	}
-	if len(b.entries) == 0 {
-		return nil, nil, problems, errors.New("no messages found in the rollout")
-	}
-	return header(id, first, cwd, opt), b.entries, problems, nil
-}
-
-func assistant(model string, content []any, stop, ts string) map[string]any {
-	return map[string]any{"role": "assistant", "content": content, "api": "openai-responses", "provider": "openai", "model": model,
-		"stopReason": stop, "usage": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-			"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}, "timestamp": millis(ts)}
 }

@@ -37,13 +37,13 @@ func TestFromClaudeKeepsTheTree(t *testing.T) {
 		[]byte(`{"type":"mystery"}`),
 		[]byte(`garbage`),
 	}
-	h, entries, problems, err := FromClaude(lines, opts())
+	res, err := FromClaude(lines, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
-	hh, _ := session.ParseHeader(h)
-	if hh.ID != "S" || hh.Cwd != "/p" || len(entries) != 3 || len(problems) != 2 || problems[0].Line != 5 {
-		t.Fatalf("header %+v, %d entries, problems %v", hh, len(entries), problems)
+	hh, entries := res.Sessions[0].Header, res.Sessions[0].Entries
+	if hh.ID != "S" || hh.Cwd != "/p" || len(entries) != 4 || len(res.Problems) != 1 || res.Problems[0].Line != 6 || len(res.Sessions) != 2 {
+		t.Fatalf("header %+v, %d entries, %d sessions, problems %v", hh, len(entries), len(res.Sessions), res.Problems)
 	}
 	var recs []session.Record
 	for _, e := range entries {
@@ -60,8 +60,8 @@ func TestFromClaudeKeepsTheTree(t *testing.T) {
 }
 
 func TestFromCodexEmpty(t *testing.T) {
-	_, _, _, err := FromCodex([][]byte{[]byte(`{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}`)}, opts())
+	_, err := FromCodex([][]byte{[]byte(` `)}, opts())
 	if err == nil {
-		t.Error("a rollout with no messages is an error")
+		t.Error("a rollout with no records is an error")
 	}
 }

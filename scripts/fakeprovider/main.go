@@ -8,6 +8,8 @@
 // starting again after the last: a scripted multi-turn conversation.
 // With -requests DIR each request body is kept as DIR/1.json, 2.json, …
 // (what scripts/interop-pi compares between pi and agent-chat).
+// With -agent DIR it answers Claude Code's and Codex's requests by their
+// content instead (agent.go).
 package main
 
 import (
@@ -27,9 +29,13 @@ func main() {
 	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
 	reqDir := flag.String("requests", "", "keep each request body as `DIR`/N.json")
+	agent := flag.String("agent", "", "answer Claude Code and Codex by the conversation, editing in `DIR`")
 	flag.Parse()
 	var bodies [][]byte
 	for _, f := range strings.Split(*sse, ",") {
+		if *agent != "" {
+			break
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
@@ -46,6 +52,10 @@ func main() {
 	}
 	fmt.Printf("http://%s\n", ln.Addr())
 	os.Stdout.Sync()
+	if *agent != "" {
+		http.Serve(ln, agentHandler(*agent))
+		return
+	}
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := io.ReadAll(r.Body)
 		if r.Method != http.MethodPost {

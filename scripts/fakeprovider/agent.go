@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// agentHandler answers the Anthropic Messages and OpenAI Responses requests
+// of Claude Code and Codex by the conversation's last message, so that
+// scripts/interop-import can have the real CLIs write transcripts offline:
+// a tool result gets a closing text; a prompt holding PARALLEL two shell
+// calls in one message, EDIT a file edit, VIEW an image view, SUBAGENT a
+// sub-agent (Claude Code's Task or Agent tool), a sub-agent's SUBTASK a
+// text; anything else a greeting.
+func agentHandler(dir string) http.HandlerFunc {
+	var seq atomic.Int64
+	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, seq.Add(1)) }
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("content-type", "application/json")
+			fmt.Fprint(w, `{}`)
+			return
+		}
+		var body struct {
+			Stream   bool              `json:"stream"`
+			Model    string            `json:"model"`
+			Messages []json.RawMessage `json:"messages"`
+			Input    []json.RawMessage `json:"input"`
+			Tools    []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		tools := map[string]bool{}
+		for _, t := range body.Tools {
+			tools[t.Name] = true
+		}
+		if strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/responses") {
+			responses(w, body.Input, tools, id)
+			return
+		}
+		if strings.Contains(r.URL.Path, "count_tokens") {
+			fmt.Fprint(w, `{"input_tokens":10}`)
+			return
+		}
+		messages(w, body.Stream, body.Model, body.Messages, tools, id, dir)
+	}
+}
+
+// lastTurn is the text of the last message and whether it holds tool results.
+func lastTurn(items []json.RawMessage) (string, bool) {
+	if len(items) == 0 {
+		return "", false
+	}
+	var m struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	json.Unmarshal(items[len(items)-1], &m)
+	if strings.HasSuffix(m.Type, "_output") {
+		return "", true
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s, false
+	}
+	var blocks []struct{ Type, Text string }
+	json.Unmarshal(m.Content, &blocks)
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == "tool_result" {
+			return "", true
+		}
+		b.WriteString(bl.Text + " ")
+	}
+	return b.String(), false
+}
+
+func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawMessage, tools map[string]bool, id func(string) string, dir string) {
+	type call struct {
+		name  string
+		input any
+	}
+	text, result := lastTurn(msgs)
+	say, stop := "Hello from the fake model.", "end_turn"
+	var calls []call
+	agent := "Task"
+	if tools["Agent"] {
+		agent = "Agent"
+	}
+	switch {
+	case result:
+		say = "All done."
+	case strings.Contains(text, "SUBTASK"):
+		say = "The sub-agent says hi."
+	case strings.Contains(text, "PARALLEL"):
+		say, calls = "Running both.", []call{{"Bash", map[string]string{"command": "echo a", "description": "echo a"}}, {"Bash", map[string]string{"command": "echo b", "description": "echo b"}}}
+	case strings.Contains(text, "EDIT"):
+		say, calls = "", []call{{"Write", map[string]string{"file_path": dir + "/note.txt", "content": "hello\n"}}}
+	case strings.Contains(text, "SUBAGENT"):
+		say, calls = "", []call{{agent, map[string]string{"description": "say hi", "prompt": "SUBTASK: say hi", "subagent_type": "general-purpose"}}}
+	}
+	var content []map[string]any
+	if say != "" {
+		content = append(content, map[string]any{"type": "text", "text": say})
+	}
+	for _, c := range calls {
+		content = append(content, map[string]any{"type": "tool_use", "id": id("toolu"), "name": c.name, "input": c.input})
+		stop = "tool_use"
+	}
+	usage := map[string]int{"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+	mid := id("msg")
+	if !stream {
+		w.Header().Set("content-type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": mid, "type": "message", "role": "assistant", "model": model, "content": content,
+			"stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	w.Header().Set("content-type", "text/event-stream")
+	ev := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	}
+	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": mid, "type": "message", "role": "assistant",
+		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 1}}})
+	for i, c := range content {
+		if c["type"] == "text" {
+			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": c["text"]}})
+		} else {
+			args, _ := json.Marshal(c["input"])
+			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
+			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+		}
+		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 20}})
+	ev("message_stop", map[string]any{"type": "message_stop"})
+}
+
+func responses(w http.ResponseWriter, input []json.RawMessage, tools map[string]bool, id func(string) string) {
+	text, result := lastTurn(input)
+	var items []map[string]any
+	call := func(name string, args any) {
+		b, _ := json.Marshal(args)
+		items = append(items, map[string]any{"type": "function_call", "id": id("fc"), "call_id": id("call"), "name": name, "arguments": string(b)})
+	}
+	say := func(s string) {
+		items = append(items, map[string]any{"type": "message", "role": "assistant", "id": id("msg"),
+			"content": []any{map[string]any{"type": "output_text", "text": s, "annotations": []any{}}}})
+	}
+	switch {
+	case result:
+		say("All done.")
+	case strings.Contains(text, "PARALLEL") && tools["exec_command"]:
+		items = append(items, map[string]any{"type": "reasoning", "id": id("rs"), "summary": []any{map[string]any{"type": "summary_text", "text": "Two commands at once."}}})
+		call("exec_command", map[string]string{"cmd": "echo a"})
+		call("exec_command", map[string]string{"cmd": "echo b"})
+	case strings.Contains(text, "EDIT") && tools["apply_patch"]:
+		items = append(items, map[string]any{"type": "custom_tool_call", "id": id("ctc"), "call_id": id("call"), "name": "apply_patch",
+			"input": "*** Begin Patch\n*** Add File: note.txt\n+hello\n*** End Patch\n"})
+	case strings.Contains(text, "EDIT") && tools["exec_command"]:
+		call("exec_command", map[string]string{"cmd": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: note.txt\n+hello\n*** End Patch\nEOF\n"})
+	case strings.Contains(text, "VIEW") && tools["view_image"]:
+		call("view_image", map[string]string{"path": "x.png"})
+	default:
+		say("Hello from the fake model.")
+	}
+	w.Header().Set("content-type", "text/event-stream")
+	rid := id("resp")
+	ev := func(v map[string]any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", v["type"], b)
+	}
+	ev(map[string]any{"type": "response.created", "response": map[string]any{"id": rid}})
+	for i, it := range items {
+		ev(map[string]any{"type": "response.output_item.done", "output_index": i, "item": it})
+	}
+	ev(map[string]any{"type": "response.completed", "response": map[string]any{"id": rid, "usage": map[string]any{
+		"input_tokens": 100, "input_tokens_details": map[string]int{"cached_tokens": 40},
+		"output_tokens": 20, "output_tokens_details": map[string]int{"reasoning_tokens": 5}, "total_tokens": 120}}})
+}
