@@ -69,7 +69,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "cache-retention", Value: "short", Usage: "prompt cache `RETENTION`: none, short or long"},
 		&cli.StringFlag{Name: "record", Usage: "write every provider exchange to cassette `FILE` (secrets removed)"},
 		&cli.StringFlag{Name: "replay", Usage: "answer provider requests from cassette `FILE` (offline, no key needed)"},
-		&cli.BoolFlag{Name: "render", Usage: "read an event stream on stdin and print it for people (no model call)"},
+		&cli.BoolFlag{Name: "render", Usage: "read an event stream on stdin and print it for people as it arrives (no model call); with colour it runs agent-render (markdown, highlighting) when installed, unless AGENT_RENDER=builtin"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in --render: auto, always or never"},
 		&cli.BoolFlag{Name: "list-models", Usage: "list the catalog's models (an argument filters) and exit"},
 		&cli.BoolFlag{Name: "verbose", Usage: "more diagnostics on stderr"},

@@ -26,7 +26,7 @@ import (
 
 func run(c *cli.Context, env *app.Env) error {
 	if c.Bool("render") {
-		return render(c, env)
+		return renderStream(c, env)
 	}
 	cat, err := loadCatalog(c, env)
 	if err != nil {
@@ -443,7 +443,8 @@ func (t *turn) run(content []llm.Content) error {
 	out.emit(event.AgentStart, nil)
 	out.emit(event.TurnStart, nil)
 	if len(content) > 0 {
-		user := llm.Message{Role: "user", Content: content, Timestamp: t.env.Now().UnixMilli()}
+		// A secret typed in the prompt is stored and shown as its placeholder.
+		user := t.secrets.HideMessage(llm.Message{Role: "user", Content: content, Timestamp: t.env.Now().UnixMilli()})
 		t.llmCtx.Messages = append(t.llmCtx.Messages, user)
 		m := msgJSON(user)
 		added = append(added, m)
@@ -587,16 +588,10 @@ func (t *turn) end(final llm.Message, added []json.RawMessage) {
 // call makes one model call, streaming message_start and updates.
 func (t *turn) call() (llm.Message, error) {
 	started := false
+	// What the model writes keeps its placeholders: events, the session
+	// and exports never hold a secret; only a tool gets the real value
+	// (execute).
 	final, err := t.client.Stream(t.ctx, t.model, t.secrets.Hide(t.llmCtx), t.opts, func(ev llm.Event) {
-		ev.Delta, ev.Content = t.secrets.Reveal(ev.Delta), t.secrets.Reveal(ev.Content)
-		if ev.ToolCall != nil {
-			tc := t.secrets.RevealMessage(llm.Message{Content: []llm.Content{*ev.ToolCall}}).Content[0]
-			ev.ToolCall = &tc
-		}
-		if ev.Partial != nil {
-			p := t.secrets.RevealMessage(*ev.Partial)
-			ev.Partial = &p
-		}
 		if !started && ev.Partial != nil {
 			started = true
 			m := msgJSON(ev.Partial)
@@ -611,7 +606,6 @@ func (t *turn) call() (llm.Message, error) {
 	if err != nil {
 		return final, exit.Wrap(exit.Failure, err)
 	}
-	final = t.secrets.RevealMessage(final)
 	if !started {
 		empty := llm.Message{Role: "assistant", Content: []llm.Content{}, API: t.model.API, Provider: t.model.Provider, Model: t.model.ID, StopReason: llm.StopStop, Timestamp: final.Timestamp}
 		m := msgJSON(empty)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -232,17 +233,20 @@ func (t *turn) execute(c llm.Content) llm.Message {
 		return fail("Tool execution was aborted.")
 	}
 	p := t.procs[tool.Source]
-	ch := p.call(&event.Call{ID: c.ID, Name: c.Name, Arguments: args})
+	// The tool gets the real values of the placeholders; what it returns is
+	// hidden again before anyone sees or stores it.
+	ch := p.call(&event.Call{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(t.secrets.Reveal(string(args)))})
 	for {
 		select {
 		case v := <-ch:
 			switch m := v.(type) {
 			case *event.Update:
-				pr := m.PartialResult
+				pr := t.hideOutput(m.PartialResult)
 				t.out.emit(event.ToolExecutionUpdate, func(e *event.Event) {
 					e.ToolCallID, e.ToolName, e.Args, e.PartialResult = c.ID, c.Name, args, &pr
 				})
 			case *event.Result:
+				m.Content, m.Details = t.hideContent(m.Content), t.secrets.HideJSON(m.Details)
 				for _, b := range m.Content {
 					res.Content = append(res.Content, llm.Content{Type: b.Type, Text: b.Text, Data: b.Data, MimeType: b.MimeType})
 				}
@@ -259,7 +263,7 @@ func (t *turn) execute(c llm.Content) llm.Message {
 			select {
 			case v := <-ch:
 				if m, ok := v.(*event.Result); ok {
-					for _, b := range m.Content {
+					for _, b := range t.hideContent(m.Content) {
 						res.Content = append(res.Content, llm.Content{Type: b.Type, Text: b.Text})
 					}
 					res.IsError, res.Timestamp = true, t.env.Now().UnixMilli()
@@ -270,6 +274,21 @@ func (t *turn) execute(c llm.Content) llm.Message {
 			return fail("Tool execution was aborted.")
 		}
 	}
+}
+
+// hideOutput replaces the secrets in a tool's output with placeholders.
+func (t *turn) hideOutput(o event.ToolOutput) event.ToolOutput {
+	o.Content, o.Details = t.hideContent(o.Content), t.secrets.HideJSON(o.Details)
+	return o
+}
+
+func (t *turn) hideContent(cs []event.Content) []event.Content {
+	out := make([]event.Content, len(cs))
+	for i, c := range cs {
+		c.Text = t.secrets.HideText(c.Text)
+		out[i] = c
+	}
+	return out
 }
 
 func toolsForModel(ts *loop.Toolset) []llm.Tool {

@@ -51,6 +51,10 @@ Examples:
 }
 
 func flags() []cli.Flag {
+	return append(flagsWithoutNegations(), negationFlags()...)
+}
+
+func flagsWithoutNegations() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "regexp", Aliases: []string{"e"}, Usage: "a `PATTERN` (repeatable; then every argument is a path)"},
 		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read patterns from `FILE`, one per line"},
@@ -106,7 +110,7 @@ func flags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "ignore-file", Usage: "also ignore what the gitignore-style `PATH` lists (relative to the working directory; below every other ignore file)"},
 		&cli.BoolFlag{Name: "no-ignore-files", Usage: "do not read the --ignore-file files"},
 		&cli.BoolFlag{Name: "follow", Aliases: []string{"L"}, Usage: "follow symbolic links"},
-		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d"}, Usage: "descend at most `NUM` directories (0: only the paths given)"},
+		&cli.IntFlag{Name: "max-depth", Aliases: []string{"d", "maxdepth"}, Usage: "descend at most `NUM` directories (0: only the paths given)"},
 		&cli.StringFlag{Name: "max-filesize", Usage: "skip files larger than `SIZE` (K, M, G suffixes)"},
 		&cli.BoolFlag{Name: "text", Aliases: []string{"a"}, Usage: "search binary files as text"},
 		&cli.BoolFlag{Name: "binary", Usage: "search binary files found by walking as named ones are (\"binary file matches\")"},
@@ -141,6 +145,49 @@ func flags() []cli.Flag {
 	}, unsupportedFlags()...)
 }
 
+// negations are rg 13's flag pairs where the later one wins (--hidden
+// --no-hidden is not hidden). The names of a pair agent-grep does not
+// define otherwise are accepted, hidden from --help: a negation of a
+// default (--no-hidden), a default itself (--messages, --require-git,
+// --unicode, --sort-files: the output is always sorted by path), or the
+// negation of a refused flag (--no-pcre2).
+var negations = [][2]string{
+	{"hidden", "no-hidden"}, {"column", "no-column"}, {"heading", "no-heading"}, {"byte-offset", "no-byte-offset"},
+	{"follow", "no-follow"}, {"fixed-strings", "no-fixed-strings"}, {"invert-match", "no-invert-match"},
+	{"json", "no-json"}, {"multiline", "no-multiline"}, {"multiline-dotall", "no-multiline-dotall"},
+	{"search-zip", "no-search-zip"}, {"stats", "no-stats"}, {"text", "no-text"}, {"trim", "no-trim"},
+	{"binary", "no-binary"}, {"include-zero", "no-include-zero"}, {"line-buffered", "no-line-buffered"},
+	{"block-buffered", "no-block-buffered"}, {"one-file-system", "no-one-file-system"},
+	{"max-columns-preview", "no-max-columns-preview"}, {"glob-case-insensitive", "no-glob-case-insensitive"},
+	{"sort-files", "no-sort-files"}, {"require-git", "no-require-git"}, {"ignore-files", "no-ignore-files"},
+	{"messages", "no-messages"}, {"ignore-messages", "no-ignore-messages"}, {"ignore", "no-ignore"},
+	{"ignore-vcs", "no-ignore-vcs"}, {"ignore-dot", "no-ignore-dot"}, {"ignore-parent", "no-ignore-parent"},
+	{"ignore-global", "no-ignore-global"}, {"ignore-exclude", "no-ignore-exclude"}, {"mmap", "no-mmap"},
+	{"unicode", ""}, {"pcre2", "no-pcre2"}, {"crlf", "no-crlf"}, {"encoding", "no-encoding"}, {"pre", "no-pre"},
+	{"auto-hybrid-regex", "no-auto-hybrid-regex"}, {"pcre2-unicode", "no-pcre2-unicode"},
+	{"ignore-file-case-insensitive", "no-ignore-file-case-insensitive"}, {"config", "no-config"},
+}
+
+// negationFlags are the names of negations not defined elsewhere.
+func negationFlags() []cli.Flag {
+	defined := map[string]bool{}
+	for _, f := range flagsWithoutNegations() {
+		for _, n := range f.Names() {
+			defined[n] = true
+		}
+	}
+	var out []cli.Flag
+	for _, p := range negations {
+		for _, n := range p {
+			if n != "" && !defined[n] {
+				defined[n] = true
+				out = append(out, &cli.BoolFlag{Name: n, Hidden: true})
+			}
+		}
+	}
+	return out
+}
+
 // unsupported are rg 13 flags agent-grep refuses (exit 2) rather than
 // ignore; they are hidden from --help.
 var unsupported = []struct {
@@ -162,6 +209,7 @@ var unsupported = []struct {
 	{"ignore-file-case-insensitive", "", false, "not implemented"},
 	{"dfa-size-limit", "", true, "not implemented"},
 	{"regex-size-limit", "", true, "not implemented"},
+	{"colors", "", true, "rg's default colours only"},
 	{"debug", "", false, "not implemented"},
 	{"trace", "", false, "not implemented"},
 }

@@ -101,7 +101,7 @@ func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *prin
 	default:
 		p.mode = "standard"
 	}
-	p.withPath = multi || p.mode == "vimgrep"
+	p.withPath = multi || c.Bool("vimgrep") // rg: --vimgrep names the file in every mode
 	switch lastFlag(c, env.Args, "with-filename", "no-filename") {
 	case "with-filename":
 		p.withPath = true

@@ -21,6 +21,18 @@ import (
 )
 
 func run(c *cli.Context, env *app.Env) error {
+	for _, p := range negations {
+		// the later of a pair wins: the other is unset
+		if p[1] != "" && c.IsSet(p[0]) && c.IsSet(p[1]) {
+			loser := p[0]
+			if lastFlag(c, env.Args, p[0], p[1]) == p[0] {
+				loser = p[1]
+			}
+			if err := c.Set(loser, "false"); err != nil {
+				return exit.Wrap(exit.Usage, err)
+			}
+		}
+	}
 	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
 		// A search keeps little alive (read buffers are reused), and a
 		// collection's mark worker takes one of the few processors the
@@ -76,8 +88,12 @@ func run(c *cli.Context, env *app.Env) error {
 			return exit.Errorf(exit.Usage, "%s: %s", f, grep.ErrText(err))
 		}
 		if len(data) > 0 {
-			for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-				patterns = append(patterns, strings.TrimSuffix(l, "\r"))
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			for i, l := range lines {
+				if i < len(lines)-1 || strings.HasSuffix(string(data), "\n") {
+					l = strings.TrimSuffix(l, "\r") // rg: a \r is dropped before a \n only
+				}
+				patterns = append(patterns, l)
 			}
 		}
 	}
@@ -206,7 +222,9 @@ func run(c *cli.Context, env *app.Env) error {
 				continue
 			}
 			for f := range s.files {
-				w.WriteString(pathSep(c, f.Path) + sep)
+				if !c.Bool("quiet") { // rg: -q --files prints nothing, the status says
+					w.WriteString(pathSep(c, f.Path) + sep)
+				}
 				n++
 			}
 			reportWalk(s)
@@ -229,6 +247,7 @@ func run(c *cli.Context, env *app.Env) error {
 	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
 		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary") || unrestricted >= 3, Slice: slice,
 		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
+	so.LinesOnly = so.CountOnly && !c.Bool("count-matches") && !c.Bool("only-matching") && !c.Bool("stats")
 	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
 		so.Before, so.After = 0, 0
 	}
@@ -272,6 +291,7 @@ func run(c *cli.Context, env *app.Env) error {
 	var total grep.Stats
 	var searching time.Duration
 	matched := false
+	found := false // --files-without-match printed a path
 	stop := false
 	handle := func(r grep.FileResult) bool {
 		if r.More {
@@ -290,6 +310,9 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		total.Searches++
 		total.BytesSearched += r.BytesSearched
+		if p.mode == "files-without" && r.MatchedLines == 0 && !r.Skipped {
+			found = true // rg: the status says whether a path was printed
+		}
 		if r.MatchedLines > 0 && !(r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches")) {
 			matched = true
 			total.SearchesWithMatch++
@@ -319,7 +342,7 @@ func run(c *cli.Context, env *app.Env) error {
 			}
 			sto := so
 			sto.Slice = c.Bool("multiline")
-			handle(grep.SearchBuffer(m, "<stdin>", data, sto))
+			handle(grep.SearchDecoded(m, "<stdin>", data, sto))
 		} else {
 			grep.Search(c.Context, m, s.files, so, c.Int("threads"), handle)
 			reportWalk(s)
@@ -332,6 +355,15 @@ func run(c *cli.Context, env *app.Env) error {
 	p.finish(total, searching, time.Since(start))
 	if p.stopped != "" {
 		app.Warnf(c, "%s", p.stopped)
+	}
+	if len(args) == 0 && paths[0] == "" && total.Searches == 0 {
+		// rg 13: the working directory searched, every file filtered out
+		fmt.Fprint(env.Stderr, "No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"+
+			"Running with --debug will show why files are being skipped.\n")
+		return exit.Silent(exit.Usage)
+	}
+	if p.mode == "files-without" {
+		matched = found
 	}
 	return status(matched, failed, c.Bool("quiet"))
 }
@@ -480,9 +512,22 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 			}
 		}
 	}
+	longValue := map[string]bool{} // long names that take a value
+	for _, f := range c.App.Flags {
+		for _, n := range f.Names() {
+			if len(n) > 1 && app.TakesValue(f) {
+				longValue[n] = true
+			}
+		}
+	}
 	last := ""
+	value := false // the argument is the value of the flag before it
 	for i, a := range args {
 		if i == 0 {
+			continue
+		}
+		if value {
+			value = false
 			continue
 		}
 		if a == "--" {
@@ -490,14 +535,15 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 		}
 		switch {
 		case strings.HasPrefix(a, "--"):
-			n, _, _ := strings.Cut(a[2:], "=")
+			n, _, hasValue := strings.Cut(a[2:], "=")
 			for _, want := range names {
 				if n == want {
 					last = want
 				}
 			}
+			value = longValue[n] && !hasValue
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			for _, ch := range a[1:] {
+			for j, ch := range a[1:] {
 				long := short[string(ch)]
 				for _, want := range names {
 					if long == want {
@@ -505,7 +551,8 @@ func lastFlag(c *cli.Context, args []string, names ...string) string {
 					}
 				}
 				if takes[string(ch)] {
-					break // the rest is the flag's value
+					value = j == len(a)-2 // the rest is the flag's value, or the next argument
+					break
 				}
 			}
 		}

@@ -157,7 +157,9 @@ func (b *bridge) logf(level, format string, args ...any) {
 }
 
 func (b *bridge) run(ctx context.Context) error {
-	sc := scanLines(b.env.Stdin)
+	sc := newLineReader(b.env.Stdin, maxProtocolLine, func(n, size int) {
+		b.logf("error", "agent-mcp bridge: stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, maxProtocolLine)
+	})
 	var hello *event.Hello
 	for hello == nil {
 		if !sc.Scan() {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"runtime/debug"
 	"strconv"
@@ -64,20 +65,23 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			"supports it (a boolean \"confirm\" or a string \"answer\" form; a multi round-trip input request for protocol " +
 			"2026-07-28 clients), and the answer goes back to the tool; other clients are asked nothing and the request is cancelled.\n\n" +
 			"Over HTTP the address must be a loopback one unless --listen-any, and a bearer token (--token or " +
-			"AGENT_MCP_SERVE_TOKEN) is required off loopback.\n\n" +
+			"AGENT_MCP_SERVE_TOKEN) is required off loopback. A request with an Origin header other than a loopback one " +
+			"(or one given with --allow-origin) gets 403. The default --tools-cmd confines every path the tools take " +
+			"to --cwd (agent-tool --root).\n\n" +
 			"Examples:\n\n" +
 			"    agent-mcp serve                                   # stdio, for a client's config: {\"command\":\"agent-mcp\",\"args\":[\"serve\"]}\n" +
 			"    agent-mcp serve --allow-write --cwd ~/src/project\n" +
 			"    agent-mcp serve --http 127.0.0.1:8765 --token \"$TOKEN\"",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cwd", Usage: "project directory given to the tools (default: the current directory)"},
-			&cli.StringFlag{Name: "tools-cmd", Value: "agent-tool serve", Usage: "the tool co-process, run with sh -c"},
+			&cli.StringFlag{Name: "tools-cmd", Value: "agent-tool serve --root .", Usage: "the tool co-process, run with sh -c in --cwd (the default confines every path to --cwd)"},
 			&cli.StringSliceFlag{Name: "tools", Usage: "offer only these tools (comma-separated or repeated)"},
 			&cli.BoolFlag{Name: "allow-write", Usage: "also offer the tools that change files"},
 			&cli.BoolFlag{Name: "allow-exec", Usage: "also offer bash"},
 			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (host:port) instead of stdio"},
 			&cli.BoolFlag{Name: "listen-any", Usage: "with --http, allow an address that is not loopback"},
 			&cli.StringFlag{Name: "token", Usage: "with --http, require Authorization: Bearer TOKEN (default: $AGENT_MCP_SERVE_TOKEN)"},
+			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http, also accept requests whose Origin header is `ORIGIN` (e.g. https://app.example); repeatable"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -134,17 +138,23 @@ func serveCommand(env *cmdEnv) *cli.Command {
 				return exit.Errorf(exit.Failure, "--http: %v", err)
 			}
 			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-			var handler http.Handler = h
-			if token != "" {
-				handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			origins := c.StringSlice("allow-origin")
+			handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				// The MCP spec: servers MUST validate Origin on Streamable
+				// HTTP (DNS rebinding); a browser page elsewhere gets 403.
+				if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
+					http.Error(w, "forbidden origin", http.StatusForbidden)
+					return
+				}
+				if token != "" {
 					if r.Header.Get("Authorization") != "Bearer "+token {
 						w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
 						http.Error(w, "unauthorized", http.StatusUnauthorized)
 						return
 					}
-					h.ServeHTTP(w, r)
-				})
-			}
+				}
+				h.ServeHTTP(w, r)
+			})
 			hs := &http.Server{Handler: handler}
 			app.Warnf(c, "serving MCP on http://%s/", ln.Addr())
 			go func() { <-c.Context.Done(); hs.Close() }()
@@ -154,6 +164,27 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// originAllowed says whether a request's Origin may use the server: a
+// loopback one (http or https on localhost, 127.0.0.0/8 or ::1, any
+// port) or one of allowed, compared without case.
+func originAllowed(origin string, allowed []string) bool {
+	for _, a := range allowed {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // longRunningGC lets the heap of a long-running serve or bridge grow to 3x

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,6 +184,26 @@ func TestServeHTTP(t *testing.T) {
 	}
 	if _, err := run("call", "nokey", "read", `{"path":"hello.txt"}`); err == nil {
 		t.Error("call without the token succeeded")
+	}
+	// Origin is validated (DNS rebinding): another site gets 403 even with
+	// the token; loopback origins and none at all pass.
+	for origin, want := range map[string]int{"http://evil.example": 403, "null": 403, "http://127.0.0.1.evil.example": 403,
+		"http://localhost:3000": 200, "http://127.0.0.1": 200, "http://[::1]:8080": 200, "": 200} {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Authorization", "Bearer s3cret")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Origin %q: status %d, want %d", origin, resp.StatusCode, want)
+		}
 	}
 	// Off loopback needs --listen-any and a token.
 	cmd := exec.Command(filepath.Join(bin, "agent-mcp"), "serve", "--http", "0.0.0.0:0", "--tools-cmd", "true")

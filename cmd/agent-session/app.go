@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -20,12 +21,24 @@ In a pipeline, 'open' emits the session stream (the header and the entries of th
 
 Files live in $XDG_DATA_HOME/agentutils/sessions/--<cwd>--/<timestamp>_<id>.jsonl
 (AGENTUTILS_HOME overrides the data directory); images are kept in .../agentutils/blobs/.
+A line (one record) longer than 256 MiB is bad input (exit 2) naming the file and its offset;
+AGENTUTILS_MAX_RECORD sets the limit (bytes, or with a K, M or G suffix).
 
 Examples:
    S=$(agent-session continue)
    agent-session open "$S" | agent-compact | agent-chat "fix the test" | agent-session append "$S" --tee
    agent-session tree "$S"
    agent-session export --html -o chat.html "$S"`,
+		Before: func(*cli.Context) error {
+			if v := env.Getenv("AGENTUTILS_MAX_RECORD"); v != "" {
+				n, err := parseSize(v)
+				if err != nil {
+					return exit.Errorf(exit.Usage, "AGENTUTILS_MAX_RECORD: %v", err)
+				}
+				maxRecord = n
+			}
+			return nil
+		},
 		Commands: []*cli.Command{
 			newCommand(env),
 			openCommand(env),

@@ -374,7 +374,9 @@ func lastEntryIn(r io.ReaderAt, size int64) (string, error) {
 	end := size // exclusive end of the unread region
 	var carry []byte
 	for end > 0 || len(carry) > 0 {
-		start := max(end-chunk, 0)
+		// The read grows with the carried partial line, so a huge last
+		// line costs linear time, not a copy of the carry per 64 KiB.
+		start := max(end-max(chunk, int64(len(carry))), 0)
 		buf := make([]byte, end-start, end-start+int64(len(carry)))
 		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
 			return "", err
@@ -410,7 +412,7 @@ func (a *appender) loadIDs() error {
 		return nil
 	}
 	ids := map[string]bool{}
-	var r io.Reader = io.NewSectionReader(a.lf.f, 0, 1<<62)
+	r := boundLines(io.NewSectionReader(a.lf.f, 0, 1<<62), a.path)
 	if isZst(a.path) {
 		data, err := a.lf.readAll()
 		if err != nil {

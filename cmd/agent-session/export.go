@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os/exec"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -15,7 +19,13 @@ func exportCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "FILE",
 		Description: `--md (the default) is a readable transcript of the active path; --json is
 {"header","entries","leafId"} with every entry; --html is one file that opens offline in a browser:
-messages, tool calls and results, thinking folded, and a tree to move between branches.
+a header with the date, models, message counts, tokens and cost; markdown rendered and code
+highlighted; tool calls with their output folded after 20 lines ("show all"), edits as diffs;
+buttons (keys t, o) that hide thinking and tools; a search box; and the session tree as it
+branches, labels and the active path marked, where a click shows that branch. Markdown and
+highlighting are done by agent-render (on goldmark and chroma, which agent-session does not
+link) when it is installed beside agent-session or on PATH; without it the page shows the
+markdown as written. AGENT_RENDER=builtin forces the latter.
 
 Examples:
    agent-session export s.jsonl > transcript.md
@@ -53,7 +63,7 @@ Examples:
 			case c.Bool("json"):
 				out, err = export.JSON(s)
 			case c.Bool("html"):
-				out, err = export.HTML(s)
+				out, err = exportHTML(c, env, s)
 			default:
 				out, err = export.Markdown(s)
 			}
@@ -67,4 +77,25 @@ Examples:
 			return err
 		},
 	}
+}
+
+// exportHTML hands the page to agent-render --html (the JSON document on
+// its stdin) when it is installed, else draws it without markdown
+// rendering or highlighting.
+func exportHTML(c *cli.Context, env *app.Env, s export.Session) ([]byte, error) {
+	bin := app.Sibling("agent-render")
+	if bin == "" || env.Getenv("AGENT_RENDER") == "builtin" {
+		return export.HTML(s)
+	}
+	doc, err := export.JSON(s)
+	if err != nil {
+		return nil, err
+	}
+	var out, stderr bytes.Buffer
+	cmd := exec.CommandContext(c.Context, bin, "--html")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(doc), &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s --html: %v: %s", bin, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return out.Bytes(), nil
 }

@@ -133,13 +133,22 @@ func TestConcurrentAppenders(t *testing.T) {
 	}
 }
 
+// TestKilledAppenders kills appenders at random points, on both formats:
+// a torn .jsonl line and a torn .jsonl.zst frame are skipped on read and
+// cut before the next append (40 rounds each).
 func TestKilledAppenders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns and kills many processes")
 	}
+	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
+		t.Run(name, func(t *testing.T) { killedAppenders(t, name) })
+	}
+}
+
+func killedAppenders(t *testing.T, name string) {
 	bin := sessionBinary(t)
 	home := t.TempDir()
-	file := filepath.Join(t.TempDir(), "s.jsonl")
+	file := filepath.Join(t.TempDir(), name)
 	rng := rand.New(rand.NewSource(1))
 	acked := map[string]bool{}
 	n := 0
@@ -214,5 +223,99 @@ func TestKilledAppenders(t *testing.T) {
 	}
 	if len(acked) == 0 {
 		t.Fatal("no record was ever acknowledged: the test measured nothing")
+	}
+}
+
+// TestTornTail cuts the last append short at every kind of offset (inside
+// a line, inside a zstd frame header, block or checksum), as a kill or a
+// crash in the middle of a write leaves it: open still shows every earlier
+// record, and the next append succeeds and is read back.
+func TestTornTail(t *testing.T) {
+	bin := sessionBinary(t)
+	home := t.TempDir()
+	run := func(file, stdin string, args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "AGENTUTILS_HOME="+home)
+		cmd.Stdin = bytes.NewReader([]byte(stdin))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return string(out), fmt.Errorf("%v: %s", err, stderr.String())
+		}
+		return string(out), nil
+	}
+	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
+		for _, cut := range []int{1, 2, 3, 5, 9, 13, 40, 120} {
+			t.Run(fmt.Sprintf("%s-%d", name, cut), func(t *testing.T) {
+				if name == "s.jsonl" && cut == 1 {
+					t.Skip("without its newline the last line is still whole")
+				}
+				file := filepath.Join(t.TempDir(), name)
+				if _, err := run(file, userEvent("one")+"\n"+userEvent("two")+"\n", "append", file); err != nil {
+					t.Fatal(err)
+				}
+				st, _ := os.Stat(file)
+				before := st.Size()
+				if _, err := run(file, userEvent("three "+string(bytes.Repeat([]byte("y"), 100)))+"\n", "append", file); err != nil {
+					t.Fatal(err)
+				}
+				st, _ = os.Stat(file)
+				if int64(cut) >= st.Size()-before {
+					t.Skip("append shorter than the cut")
+				}
+				os.Truncate(file, st.Size()-int64(cut))
+				texts := func() []string {
+					var out []string
+					for _, e := range entries(t, bin, file) {
+						if len(e.Message.Content) > 0 {
+							out = append(out, e.Message.Content[0].Text)
+						}
+					}
+					return out
+				}
+				if got := texts(); len(got) != 2 || got[0] != "one" || got[1] != "two" {
+					t.Fatalf("after the cut: %q, want one, two", got)
+				}
+				if _, err := run(file, userEvent("four")+"\n", "append", file); err != nil {
+					t.Fatalf("append after the cut: %v", err)
+				}
+				if got := texts(); len(got) != 3 || got[2] != "four" {
+					t.Fatalf("after the next append: %q, want one, two, four", got)
+				}
+			})
+		}
+	}
+}
+
+// TestOneSignalEndsABlockedCommand: open blocked on a FIFO nobody writes
+// (where the context does not reach) still ends on one SIGTERM, with 130.
+func TestOneSignalEndsABlockedCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the signal grace period")
+	}
+	bin := sessionBinary(t)
+	fifo := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		cmd := exec.Command(bin, "open", fifo)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // let it block in open(2)
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running 60 s after one signal", sig)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("%v: exit %d, want 130", sig, code)
+		}
 	}
 }

@@ -119,16 +119,24 @@ Examples:
 
 // readTranscript reads a transcript's lines, gunzipping a gzipped one.
 func readTranscript(path string) ([][]byte, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
+	}
+	data, err := io.ReadAll(boundLines(f, path))
+	f.Close()
+	if err != nil {
+		return nil, err
 	}
 	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err == nil {
-			data, err = io.ReadAll(zr)
+			data, err = io.ReadAll(boundLines(zr, path))
 		}
 		if err != nil {
+			if exit.Code(err) == exit.Usage {
+				return nil, err
+			}
 			return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 		}
 	}

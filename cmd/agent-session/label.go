@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -61,6 +62,9 @@ func withLock(c *cli.Context, path string, fn func(lf *lockedFile, l *loaded) er
 		return err
 	}
 	l, err := parseLoaded(path, data)
+	if errors.Is(err, errNoSession) {
+		return exit.Errorf(exit.Usage, "%s: not a session file (empty, or no session header)", path)
+	}
 	if err != nil {
 		return err
 	}

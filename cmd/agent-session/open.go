@@ -288,6 +288,9 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		return true, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return true, exit.Errorf(exit.Usage, "%s: is a directory, not a session file", o.path)
+	}
 	var (
 		header   []byte
 		idx      = fastIndex{ids: make(map[string]int32)}
@@ -295,7 +298,7 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		problems []session.Problem
 		line     int
 	)
-	err = scanLines(f, func(raw []byte, off int64, lineNo int) error {
+	err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int) error {
 		line = lineNo
 		p, ok := session.Skim(raw) // fast path; Peek says what is wrong otherwise
 		var perr error

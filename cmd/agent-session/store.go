@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/lib/exit"
 )
 
 // isZst reports whether a session path is zstd-compressed (.jsonl.zst).
@@ -59,8 +61,15 @@ func lockSession(ctx context.Context, path string, create bool) (*lockedFile, er
 	delay := time.Millisecond
 	for {
 		f, err := os.OpenFile(path, flags, 0o644)
+		if errors.Is(err, syscall.EISDIR) {
+			return nil, exit.Errorf(exit.Usage, "%s: is a directory, not a session file", path)
+		}
 		if err != nil {
 			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+			f.Close()
+			return nil, exit.Errorf(exit.Usage, "%s: not a regular file, so not a session file", path)
 		}
 		for {
 			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -87,9 +96,28 @@ func lockSession(ctx context.Context, path string, create bool) (*lockedFile, er
 			return nil, err
 		}
 		if same {
+			removeStaleTemps(path)
 			return &lockedFile{path: path, f: f}, nil
 		}
 		f.Close() // replaced (or removed) while we waited: lock the new one
+	}
+}
+
+// removeStaleTemps removes the temporary files a rewrite of path killed
+// before its rename left behind (.<name>.*.tmp). It runs under path's
+// lock, and a temp file still locked by a live rewrite is left alone.
+func removeStaleTemps(path string) {
+	dir, base := filepath.Split(path)
+	ms, _ := filepath.Glob(filepath.Join(dir, "."+base+".*.tmp"))
+	for _, m := range ms {
+		f, err := os.Open(m)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(m)
+		}
+		f.Close()
 	}
 }
 
@@ -128,20 +156,179 @@ func (l *lockedFile) readAll() ([]byte, error) {
 	return readSessionBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
 }
 
+// maxRecord bounds a line (one record) read from a session file or an
+// import: a longer one is bad input naming the file and the offset where it
+// starts, not a read until memory runs out (/dev/zero). Set with
+// AGENTUTILS_MAX_RECORD (bytes, or with a K, M or G suffix).
+var maxRecord int64 = 256 << 20
+
+// parseSize reads a byte count with an optional K, M or G (binary) suffix.
+func parseSize(v string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "K"):
+		mult, v = 1<<10, strings.TrimSuffix(v, "K")
+	case strings.HasSuffix(v, "M"):
+		mult, v = 1<<20, strings.TrimSuffix(v, "M")
+	case strings.HasSuffix(v, "G"):
+		mult, v = 1<<30, strings.TrimSuffix(v, "G")
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("not a positive size: %q", v)
+	}
+	return n * mult, nil
+}
+
+// boundedLines fails a read once a line runs past maxRecord.
+type boundedLines struct {
+	r         io.Reader
+	path      string
+	off, line int64 // bytes read; where the current line starts
+}
+
+func boundLines(r io.Reader, path string) io.Reader { return &boundedLines{r: r, path: path} }
+
+func (b *boundedLines) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	chunk := p[:n]
+	for {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			break
+		}
+		b.line = b.off + int64(len(p[:n])-len(chunk)) + int64(i) + 1
+		chunk = chunk[i+1:]
+	}
+	b.off += int64(n)
+	if b.off-b.line > maxRecord {
+		return n, exit.Errorf(exit.Usage, "%s: offset %d: a line longer than %d bytes (the limit, AGENTUTILS_MAX_RECORD)", b.path, b.line, maxRecord)
+	}
+	return n, err
+}
+
 func readSessionBytes(r io.Reader, path string) ([]byte, error) {
 	if !isZst(path) {
-		return io.ReadAll(r)
+		return io.ReadAll(boundLines(r, path))
 	}
-	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	// A frame cut short (an append killed mid-write) is skipped, as a
+	// torn last line of a .jsonl is.
+	end, err := zstEnd(bytes.NewReader(raw), int64(len(raw)), path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := zstd.NewReader(bytes.NewReader(raw[:end]), zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	b, err := io.ReadAll(d)
+	b, err := io.ReadAll(boundLines(d, path))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 	}
 	return b, nil
+}
+
+// zstEnd is the end of the last complete zstd frame of a .zst file of
+// size bytes: the file's size, or the offset where a frame cut short
+// starts. Bytes after the last frame that do not start one are an error
+// naming the offset (the file is not a .zst session, or is damaged).
+func zstEnd(r io.ReaderAt, size int64, path string) (int64, error) {
+	var off int64
+	for off < size {
+		n, err := zstFrameLen(r, off, size)
+		if err != nil {
+			return 0, exit.Errorf(exit.Usage, "%s: offset %d: %v", path, off, err)
+		}
+		if n == 0 {
+			return off, nil // torn
+		}
+		off += n
+	}
+	return off, nil
+}
+
+var (
+	zstMagic   = []byte{0x28, 0xB5, 0x2F, 0xFD}
+	errNotZstd = errors.New("not a zstd frame")
+	didSizes   = [4]int64{0, 1, 2, 4} // Dictionary_ID field sizes by flag
+)
+
+// zstFrameLen is the length of the zstd frame (or skippable frame) at off,
+// read from its headers without decoding it (RFC 8878 section 3.1); 0 when
+// the file ends inside it.
+func zstFrameLen(r io.ReaderAt, off, size int64) (int64, error) {
+	var h [14]byte
+	read := func(at int64, n int) bool {
+		if at+int64(n) > size {
+			return false
+		}
+		_, err := r.ReadAt(h[:n], at)
+		return err == nil
+	}
+	if size-off < 4 {
+		n := size - off
+		r.ReadAt(h[:n], off)
+		if bytes.Equal(h[:n], zstMagic[:n]) || (n > 0 && h[0]&0xF0 == 0x50) {
+			return 0, nil
+		}
+		return 0, errNotZstd
+	}
+	read(off, 4)
+	if h[1] == 0x2A && h[2] == 0x4D && h[3] == 0x18 && h[0]&0xF0 == 0x50 { // skippable
+		if !read(off+4, 4) {
+			return 0, nil
+		}
+		n := 8 + int64(uint32(h[0])|uint32(h[1])<<8|uint32(h[2])<<16|uint32(h[3])<<24)
+		if off+n > size {
+			return 0, nil
+		}
+		return n, nil
+	}
+	if !bytes.Equal(h[:4], zstMagic) {
+		return 0, errNotZstd
+	}
+	if !read(off+4, 1) {
+		return 0, nil
+	}
+	fhd := h[0]
+	fcs, single, checksum, did := fhd>>6, int64(fhd>>5&1), fhd>>2&1 == 1, fhd&3
+	if fhd&0x08 != 0 {
+		return 0, errors.New("zstd frame header with the reserved bit set")
+	}
+	n := 5 + (1 - single) + didSizes[did] + [4]int64{single, 2, 4, 8}[fcs]
+	for {
+		if !read(off+n, 3) {
+			return 0, nil
+		}
+		bh := int64(h[0]) | int64(h[1])<<8 | int64(h[2])<<16
+		n += 3
+		last, typ, bsize := bh&1 == 1, bh>>1&3, bh>>3
+		switch typ {
+		case 1: // RLE: one byte repeated
+			bsize = 1
+		case 3:
+			return 0, errors.New("zstd block of the reserved type")
+		}
+		n += bsize
+		if off+n > size {
+			return 0, nil
+		}
+		if last {
+			break
+		}
+	}
+	if checksum {
+		n += 4
+	}
+	if off+n > size {
+		return 0, nil
+	}
+	return n, nil
 }
 
 // endsWithNewline reports whether a plain file is empty or ends with '\n'.
@@ -167,6 +354,21 @@ func (l *lockedFile) appendLines(lines []byte) error {
 		return nil
 	}
 	if isZst(l.path) {
+		// A frame torn by a killed append is cut first, so the new frame
+		// follows the last complete one.
+		size, err := l.size()
+		if err != nil {
+			return err
+		}
+		end, err := zstEnd(l.f, size, l.path)
+		if err != nil {
+			return err
+		}
+		if end < size {
+			if err := l.f.Truncate(end); err != nil {
+				return err
+			}
+		}
 		var buf bytes.Buffer
 		e, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1))
 		if err != nil {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,5 +114,24 @@ func TestLockCancelled(t *testing.T) {
 	defer cancel()
 	if _, err := lockSession(ctx, path, false); err == nil {
 		t.Fatal("second lock succeeded while the first is held")
+	}
+}
+
+// After a huge last line, finding the last entry copies the line a few
+// times at most, not once per 64 KiB read back (quadratic: append after a
+// 100 MB line took 107 s).
+func TestLastEntryAfterAHugeLineIsLinear(t *testing.T) {
+	data := []byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" +
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"` +
+		strings.Repeat("x", 8<<20) + `"}],"timestamp":1}}` + "\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	id, err := lastEntryIn(bytes.NewReader(data), int64(len(data)))
+	runtime.ReadMemStats(&after)
+	if err != nil || id != "a1" {
+		t.Fatalf("lastEntryIn = %q, %v", id, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*uint64(len(data)) {
+		t.Errorf("allocated %d bytes for a %d-byte file", alloc, len(data))
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -63,5 +64,9 @@ func selected(c *cli.Context) ([]tools.Tool, error) {
 }
 
 func toolEnv(c *cli.Context, env *app.Env) *tools.Env {
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: c.String("edit-mode")}
+	root := c.String("root")
+	if root != "" && !filepath.IsAbs(root) {
+		root = filepath.Join(env.Dir, root)
+	}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: c.String("edit-mode"), Root: root}
 }

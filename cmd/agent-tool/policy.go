@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/bmatcuk/doublestar/v4"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,13 +33,12 @@ var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write
 type rules struct {
 	allow, deny, bashAllow []string
 	readOnly               bool
-	root                   string
 	protect                []string // globs, relative to the cwd
 }
 
 func rulesOf(c *cli.Context) rules {
 	return rules{allow: list(c.String("allow")), deny: list(c.String("deny")), bashAllow: c.StringSlice("bash-allow"),
-		readOnly: c.Bool("read-only"), root: c.String("root"), protect: c.StringSlice("protect")}
+		readOnly: c.Bool("read-only"), protect: c.StringSlice("protect")}
 }
 
 // check is the reason a call is refused, or "".
@@ -55,9 +53,7 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 		return fmt.Sprintf("Tool %s is not available: this session is read-only.", name)
 	}
 	var a struct {
-		Path    string `json:"path"`
 		Command string `json:"command"`
-		Input   string `json:"input"`
 	}
 	json.Unmarshal(args, &a)
 	if name == "bash" {
@@ -70,41 +66,43 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 			return "Tool bash is not available: this session is read-only (use --bash-allow to permit commands)."
 		}
 	}
-	paths := []string{}
-	if a.Path != "" {
-		paths = append(paths, a.Path)
-	}
-	if name == "apply_patch" {
-		for _, l := range strings.Split(a.Input, "\n") {
-			l = strings.TrimSpace(l)
-			for _, h := range []string{"*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: "} {
-				if strings.HasPrefix(l, h) {
-					paths = append(paths, strings.TrimPrefix(l, h))
-				}
-			}
-		}
-	}
+	// Every path argument, resolved as the tools resolve it (tools.Paths,
+	// Env.Resolve): whitespace, ~ and patch headers included.
+	paths := tools.Paths(name, args)
 	if len(ru.protect) > 0 && slices.Contains(mutating, name) {
+		realCwd, _ := tools.RealPath(env.Cwd)
 		for _, p := range paths {
-			rel, err := filepath.Rel(env.Cwd, resolve(env.Cwd, p))
-			if err != nil {
-				continue
+			// The path as named and as it really is: a symlink into a
+			// protected directory is protected too.
+			abs := env.Resolve(p)
+			real, ok := tools.RealPath(abs)
+			if !ok {
+				return fmt.Sprintf("Path %s is a dangling symlink; it cannot be changed in this session.", strings.TrimSpace(p))
 			}
-			for _, g := range ru.protect {
-				if ok, _ := doublestar.Match(g, filepath.ToSlash(rel)); ok {
-					return fmt.Sprintf("Path %s is protected (%s); it cannot be changed in this session.", p, g)
+			for _, rel := range []string{relTo(env.Cwd, abs), relTo(realCwd, real)} {
+				for _, g := range ru.protect {
+					if ok, _ := doublestar.Match(g, rel); ok {
+						return fmt.Sprintf("Path %s is protected (%s); it cannot be changed in this session.", strings.TrimSpace(p), g)
+					}
 				}
 			}
 		}
 	}
-	if root := ru.root; root != "" {
-		for _, p := range paths {
-			if !inside(root, resolve(env.Cwd, p)) {
-				return fmt.Sprintf("Path %s is outside the allowed root %s. Use a path inside it.", p, root)
-			}
+	for _, p := range paths {
+		if why := env.Outside(p); why != "" {
+			return why
 		}
 	}
 	return ""
+}
+
+// relTo is p relative to dir with slashes, or p when it has no such form.
+func relTo(dir, p string) string {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(rel)
 }
 
 func list(s string) []string {
@@ -115,45 +113,6 @@ func list(s string) []string {
 		}
 	}
 	return out
-}
-
-func resolve(cwd, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	return filepath.Clean(p)
-}
-
-// inside says whether p, with its symlinks resolved as far as it exists,
-// is within root.
-func inside(root, p string) bool {
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		r = filepath.Clean(root)
-	}
-	r, _ = filepath.Abs(r)
-	// Resolve the longest existing prefix, so a new file under a symlinked
-	// directory is judged by where the directory really is.
-	rest := ""
-	q := p
-	for {
-		if real, err := filepath.EvalSymlinks(q); err == nil {
-			p = filepath.Join(real, rest)
-			break
-		}
-		if _, err := os.Lstat(q); err == nil {
-			// A dangling symlink: refuse rather than guess.
-			return false
-		}
-		parent := filepath.Dir(q)
-		if parent == q {
-			break
-		}
-		rest = filepath.Join(filepath.Base(q), rest)
-		q = parent
-	}
-	rel, err := filepath.Rel(r, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // bashPolicy parses the script and checks every simple command against

@@ -285,12 +285,13 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 			args = v.UpdatedInput
 		}
 	}
-	if reason := g.rules.check(env, name, args); reason != "" {
-		return event.Result{Content: []event.Content{event.Text(reason)}, IsError: true}
-	}
 	args, err := g.valid.Validate(name, args)
 	if err != nil {
 		return event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	}
+	// The policy judges the arguments the tool will get.
+	if reason := g.rules.check(env, name, args); reason != "" {
+		return event.Result{Content: []event.Content{event.Text(reason)}, IsError: true}
 	}
 	r := tools.Run(ctx, ts, env, name, args, update)
 	if len(hs) > 0 {

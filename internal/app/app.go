@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -42,6 +43,8 @@ type Env struct {
 	Dir    string // working directory
 
 	StdinTTY, StdoutTTY, StderrTTY bool
+	// Cols is the width of the terminal on stdout (0: not a terminal).
+	Cols int
 
 	// ErrorRecord makes a fatal error also end stdout with a
 	// {"type":"error","code":N,"message":…} record, so the next stage of a
@@ -60,7 +63,8 @@ type Spec func(env *Env) *cli.App
 // OSEnv is the Env of this process.
 func OSEnv() *Env {
 	dir, _ := os.Getwd()
-	return &Env{
+	cols, _, _ := term.GetSize(int(os.Stdout.Fd()))
+	return &Env{Cols: cols,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Now: time.Now, Dir: dir,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
@@ -69,9 +73,16 @@ func OSEnv() *Env {
 	}
 }
 
+// signalGrace is how long a command has to wind down after the first
+// SIGINT or SIGTERM before the process ends anyway: a command blocked
+// where the context does not reach (opening or reading a FIFO) must
+// still end on one signal.
+const signalGrace = 10 * time.Second
+
 // Main runs spec as this process and returns its exit status. The first
 // SIGINT or SIGTERM cancels the context given to the command (which then
-// winds down and reports); a second one ends the process at once with 130.
+// winds down and reports); a second one, or signalGrace later, ends the
+// process at once with 130.
 func Main(spec Spec) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -81,7 +92,11 @@ func Main(spec Spec) int {
 	go func() {
 		<-sigs
 		cancel()
-		<-sigs
+		select {
+		case <-sigs:
+		case <-time.After(signalGrace):
+			fmt.Fprintf(os.Stderr, "%s: interrupted; did not wind down in %v\n", filepath.Base(os.Args[0]), signalGrace)
+		}
 		os.Exit(exit.Interrupted)
 	}()
 	return Run(ctx, spec, OSEnv(), os.Args)
@@ -209,6 +224,19 @@ func (e *Env) Color(mode string, tty bool) bool {
 	return tty
 }
 
+// Width is the number of columns to lay text out in: the terminal's, else
+// $COLUMNS, else 80.
+func (e *Env) Width() int {
+	if e.Cols > 0 {
+		return e.Cols
+	}
+	var n int
+	if _, err := fmt.Sscan(e.Getenv("COLUMNS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
 // Warnf prints a diagnostic on stderr, prefixed with the program name.
 func Warnf(c *cli.Context, format string, args ...any) {
 	fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, fmt.Sprintf(format, args...))
@@ -223,4 +251,18 @@ func (e *Env) Abs(p string) string {
 		return p
 	}
 	return filepath.Join(e.Dir, p)
+}
+
+// Sibling finds the program name installed beside this executable, else on
+// PATH ("" when neither has it): how a pipeline command hands work to a
+// companion it does not link (agent-render).
+func Sibling(name string) string {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	p, _ := exec.LookPath(name)
+	return p
 }

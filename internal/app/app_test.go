@@ -109,16 +109,22 @@ func TestColor(t *testing.T) {
 }
 
 func TestInterspersedFlags(t *testing.T) {
-	a := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}, &cli.BoolFlag{Name: "once"}},
+	a := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}, &cli.BoolFlag{Name: "once", Aliases: []string{"o"}}},
 		Commands: []*cli.Command{{Name: "append", Flags: []cli.Flag{&cli.BoolFlag{Name: "tee"}, &cli.StringFlag{Name: "parent"}}}}}
 	for _, tt := range []struct{ in, want []string }{
 		{[]string{"x", "append", "s.jsonl", "--tee"}, []string{"x", "append", "--tee", "--", "s.jsonl"}},
-		{[]string{"x", "append", "s.jsonl", "--parent", "p1", "-"}, []string{"x", "append", "--parent", "p1", "--", "s.jsonl", "-"}},
-		{[]string{"x", "fix it", "--model", "m", "--once"}, []string{"x", "--model", "m", "--once", "--", "fix it"}},
-		{[]string{"x", "--model", "m", "fix"}, []string{"x", "--model", "m", "--", "fix"}},
+		{[]string{"x", "append", "s.jsonl", "--parent", "p1", "-"}, []string{"x", "append", "--parent=p1", "--", "s.jsonl", "-"}},
+		{[]string{"x", "fix it", "--model", "m", "--once"}, []string{"x", "--model=m", "--once", "--", "fix it"}},
+		{[]string{"x", "--model", "m", "fix"}, []string{"x", "--model=m", "--", "fix"}},
 		{[]string{"x", "a", "--", "--tee"}, []string{"x", "a", "--", "--tee"}},
 		{[]string{"x", "append", "s.jsonl"}, []string{"x", "append", "s.jsonl"}},
-		{[]string{"x", "-mfoo", "hi"}, []string{"x", "-m", "foo", "--", "hi"}},
+		{[]string{"x", "-mfoo", "hi"}, []string{"x", "-m=foo", "--", "hi"}},
+		// rg's clusters: flags together, the value-taking one last
+		{[]string{"x", "-om", "foo", "hi"}, []string{"x", "-o", "-m=foo", "--", "hi"}},
+		{[]string{"x", "-om2"}, []string{"x", "-o", "-m=2"}},
+		// a value that starts with '-' is a value
+		{[]string{"x", "-m", "-o", "hi"}, []string{"x", "-m=-o", "--", "hi"}},
+		{[]string{"x", "-zq"}, []string{"x", "-zq"}}, // not flags: left to the parser
 	} {
 		if got := interspersed(a, tt.in); strings.Join(got, " ") != strings.Join(tt.want, " ") {
 			t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)

@@ -49,20 +49,25 @@ func interspersed(a *cli.App, args []string) []string {
 			pos = append(pos, tok)
 			continue
 		}
-		if !strings.HasPrefix(tok, "--") && len(tok) > 2 && tok[2] != '=' && takesValue(flags, tok[1:2]) {
-			// -C3: a one-letter flag with its value attached, as rg and grep allow
-			fl = append(fl, tok[:2], tok[2:])
+		if !strings.HasPrefix(tok, "--") && len(tok) > 2 && tok[2] != '=' {
+			// -C3, -nC1, -Ff FILE: one-letter flags together, the first
+			// that takes a value taking the rest (or the next argument),
+			// as rg and grep read them
+			if split, used, ok := cluster(flags, tok, rest[i+1:]); ok {
+				fl = append(fl, split...)
+				i += used
+				continue
+			}
+		}
+		name := strings.TrimLeft(tok, "-")
+		if !strings.Contains(name, "=") && takesValue(flags, name) && i+1 < len(rest) {
+			// the value attached, so that one starting with '-' is never
+			// read as flags (-e -foo, -r -n)
+			i++
+			fl = append(fl, tok+"="+rest[i])
 			continue
 		}
 		fl = append(fl, tok)
-		name := strings.TrimLeft(tok, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		if takesValue(flags, name) && i+1 < len(rest) {
-			i++
-			fl = append(fl, rest[i])
-		}
 	}
 	if len(fl) == 0 {
 		return args
@@ -80,6 +85,44 @@ func takesValue(flags []cli.Flag, name string) bool {
 		for _, n := range f.Names() {
 			if n == name {
 				return TakesValue(f)
+			}
+		}
+	}
+	return false
+}
+
+// cluster splits a token of one-letter flags (-nC1) into one token each,
+// a value attached to the flag that takes it; used is how many of the
+// arguments after it became a value. ok is false when a letter is not a
+// flag.
+func cluster(flags []cli.Flag, tok string, next []string) (split []string, used int, ok bool) {
+	for j := 1; j < len(tok); j++ {
+		name := tok[j : j+1]
+		if !hasFlag(flags, name) {
+			return nil, 0, false
+		}
+		if !takesValue(flags, name) {
+			split = append(split, "-"+name)
+			continue
+		}
+		switch {
+		case j+1 < len(tok):
+			split = append(split, "-"+name+"="+tok[j+1:])
+		case len(next) > 0:
+			split, used = append(split, "-"+name+"="+next[0]), 1
+		default:
+			split = append(split, "-"+name)
+		}
+		return split, used, true
+	}
+	return split, 0, true
+}
+
+func hasFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
 			}
 		}
 	}

@@ -3,9 +3,36 @@
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 )
+
+// FS is the file system a write goes through: OS (the os package's
+// functions, names as they are) or an *os.Root (names relative to its
+// directory, no symlink leaving it followed).
+type FS interface {
+	MkdirAll(name string, perm os.FileMode) error
+	Stat(name string) (os.FileInfo, error)
+	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
+	Chmod(name string, mode os.FileMode) error
+	Rename(oldname, newname string) error
+	Remove(name string) error
+}
+
+// OS is the FS of the os package.
+type OS struct{}
+
+func (OS) MkdirAll(name string, perm os.FileMode) error { return os.MkdirAll(name, perm) }
+func (OS) Stat(name string) (os.FileInfo, error)        { return os.Stat(name) }
+func (OS) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+func (OS) Chmod(name string, mode os.FileMode) error { return os.Chmod(name, mode) }
+func (OS) Rename(oldname, newname string) error      { return os.Rename(oldname, newname) }
+func (OS) Remove(name string) error                  { return os.Remove(name) }
 
 // Write replaces path with data: a temporary file in the same directory,
 // fsync, rename over path, fsync of the directory. Missing parent
@@ -13,18 +40,23 @@ import (
 // file it replaces; a new file gets perm. On error path is left as it was
 // and the temporary file is removed.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFS(OS{}, path, data, perm)
+}
+
+// WriteFS is Write through fsys.
+func WriteFS(fsys FS, path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if st, err := os.Stat(path); err == nil {
+	if st, err := fsys.Stat(path); err == nil {
 		perm = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	tmp, name, err := createTemp(fsys, dir, "."+filepath.Base(path)+".", ".tmp")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	defer fsys.Remove(name) // fails harmlessly after the rename
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
@@ -36,20 +68,35 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
+	if err := fsys.Chmod(name, perm); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := fsys.Rename(name, path); err != nil {
 		return err
 	}
-	syncDir(dir)
+	syncDir(fsys, dir)
 	return nil
+}
+
+// createTemp is os.CreateTemp through fsys.
+func createTemp(fsys FS, dir, prefix, suffix string) (*os.File, string, error) {
+	for range 100 {
+		var b [6]byte
+		rand.Read(b[:])
+		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:])+suffix)
+		f, err := fsys.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", errors.New("atomicfile: cannot find a free temporary name in " + dir)
 }
 
 // syncDir makes a rename in dir durable; filesystems that cannot fsync a
 // directory are left to their own guarantees.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+func syncDir(fsys FS, dir string) {
+	if d, err := fsys.OpenFile(dir, os.O_RDONLY, 0); err == nil {
 		d.Sync()
 		d.Close()
 	}

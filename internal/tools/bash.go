@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ func bashTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "bash", Label: "Bash", Concurrency: event.Exclusive,
 			Description: "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600).",
-			Parameters:  schema(`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string"}},"required":["command"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["command"],"additionalProperties":false}`)},
 		Run: runBash,
 	}
 }
@@ -132,9 +133,16 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	}
 	timeout = min(max(timeout, 1), 3600)
 	dir := env.Cwd
-	if a.Cwd != "" {
-		dir = env.resolve(a.Cwd)
-		st, err := os.Stat(dir)
+	if a.Cwd != "" || env.Root != "" {
+		if a.Cwd == "" {
+			a.Cwd = "."
+		}
+		fsys, name, abs, err := env.at(a.Cwd)
+		if err != nil {
+			return event.ToolOutput{}, err
+		}
+		dir = abs
+		st, err := fsys.Stat(name)
 		if err != nil {
 			return event.ToolOutput{}, fmt.Errorf("Working directory does not exist: %s", dir)
 		}
@@ -148,18 +156,33 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	}
 	artifact := filepath.Join(state, fmt.Sprintf("%d.bash.log", env.Now().UnixNano()))
 	out := &tail{open: func() (*os.File, error) { return os.Create(artifact) }}
+	// The output pipe is ours: bash and its children hold the write end,
+	// we read it in a goroutine, and the call ends when bash exits (or at
+	// the timeout), not when the last holder of the pipe closes it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return event.ToolOutput{}, err
+	}
+	defer pr.Close()
+	// marker finds the descendants that left the process group (setsid)
+	// and lost their parent: they inherit it in their environment.
+	marker := fmt.Sprintf("AGENTUTILS_BASH_ID=%d.%d", os.Getpid(), env.Now().UnixNano())
 	cmd := exec.Command("bash", "-c", a.Command)
 	cmd.Dir = dir
 	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Env = append(os.Environ(), nonInteractive...)
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.Env = append(os.Environ(), append(nonInteractive, marker)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
 		return event.ToolOutput{}, err
 	}
+	copied := make(chan struct{})
+	go func() { io.Copy(out, pr); close(copied) }()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	kill := func(sig syscall.Signal) { syscall.Kill(-cmd.Process.Pid, sig) }
+	pid := cmd.Process.Pid
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -181,17 +204,27 @@ loop:
 			reason = "aborted"
 		}
 		if reason != "" {
-			kill(syscall.SIGTERM)
+			killTree(pid, marker, syscall.SIGTERM)
 			select {
 			case waitErr = <-done:
 			case <-time.After(bashGrace):
-				kill(syscall.SIGKILL)
+				killTree(pid, marker, syscall.SIGKILL)
 				waitErr = <-done
 			}
 			break loop
 		}
 	}
-	kill(syscall.SIGKILL) // background children still holding the group
+	// Whatever bash left running is killed: its process group and the
+	// descendants that left it.
+	killTree(pid, marker, syscall.SIGKILL)
+	// The output the killed processes wrote is in the pipe; a holder that
+	// escaped the kill does not hold the call.
+	select {
+	case <-copied:
+	case <-time.After(bashGrace):
+		pr.Close()
+		<-copied
+	}
 	if out.spill != nil {
 		out.spill.Close()
 	}

@@ -36,7 +36,7 @@ func readTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "read", Label: "Read", Concurrency: event.Shared, NonAbortable: true,
 			Description: "Read a file with line numbers (offset is the 1-indexed first line, limit the number of lines), list a directory, or read an image. Long output is truncated with a notice saying how to continue.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"file or directory, relative to the working directory"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"file or directory; a path: relative to the working directory, ~ is home; confined by --root"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Path          string
@@ -45,8 +45,11 @@ func readTool() Tool {
 			if err := decode(args, &a); err != nil {
 				return event.ToolOutput{}, err
 			}
-			p := env.resolve(a.Path)
-			st, err := os.Stat(p)
+			fsys, p, _, err := env.at(a.Path)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			st, err := fsys.Stat(p)
 			if err != nil {
 				return event.ToolOutput{}, fmt.Errorf("File not found: %s", a.Path)
 			}
@@ -55,9 +58,9 @@ func readTool() Tool {
 				if limit <= 0 {
 					limit = dirLimit
 				}
-				return listDir(p, limit, env.Now())
+				return listDir(fsys, p, limit, env.Now())
 			}
-			f, err := os.Open(p)
+			f, err := fsys.Open(p)
 			if err != nil {
 				return event.ToolOutput{}, err
 			}
@@ -69,7 +72,10 @@ func readTool() Tool {
 				if st.Size() > maxImage {
 					return event.ToolOutput{}, fmt.Errorf("Image file too large: %s exceeds 20.0MB limit.", event.FormatBytes(int(st.Size())))
 				}
-				data, err := os.ReadFile(p)
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					return event.ToolOutput{}, err
+				}
+				data, err := io.ReadAll(f)
 				if err != nil {
 					return event.ToolOutput{}, err
 				}
@@ -235,8 +241,13 @@ func readLines(r io.Reader, offset, limit int, hashline bool) (event.ToolOutput,
 		Details: details(map[string]any{"startLine": start + 1, "endLine": last, "totalLines": total})}, nil
 }
 
-func listDir(p string, limit int, now time.Time) (event.ToolOutput, error) {
-	ents, err := os.ReadDir(p)
+func listDir(fsys FS, p string, limit int, now time.Time) (event.ToolOutput, error) {
+	d, err := fsys.Open(p)
+	if err != nil {
+		return event.ToolOutput{}, err
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return event.ToolOutput{}, err
 	}
@@ -288,20 +299,23 @@ func writeTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "write", Label: "Write", Concurrency: event.Exclusive, NonAbortable: true,
 			Description: "Create or overwrite a file with the given content (parent directories are created). An existing file keeps its line endings and byte-order mark.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Path, Content string }
 			if err := decode(args, &a); err != nil {
 				return event.ToolOutput{}, err
 			}
-			p := env.resolve(a.Path)
+			fsys, p, abs, err := env.at(a.Path)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
 			content := a.Content
-			old, rerr := os.ReadFile(p)
+			old, rerr := fsys.ReadFile(p)
 			if rerr == nil {
 				content = edit.Parse(string(old)).Render(edit.Parse(content).Text)
 			}
-			saveUndo(env, p, old, rerr == nil)
-			if err := atomicfile.Write(p, []byte(content), 0o644); err != nil {
+			saveUndo(env, abs, old, rerr == nil)
+			if err := atomicfile.WriteFS(fsys, p, []byte(content), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
 			return text(fmt.Sprintf("Successfully wrote %d bytes to %s", len(content), a.Path)), nil
@@ -313,7 +327,7 @@ func editTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "edit", Label: "Edit", Concurrency: event.Exclusive, NonAbortable: true,
 			Description: "Replace old_text with new_text in a file. old_text must match the file (whitespace differences and small typos are tolerated when the match is unambiguous); set all to replace every occurrence. Returns a diff.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"},"old_text":{"type":"string"},"new_text":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old_text","new_text"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"old_text":{"type":"string"},"new_text":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old_text","new_text"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Path    string
@@ -327,18 +341,21 @@ func editTool() Tool {
 			if strings.HasSuffix(a.Path, ".ipynb") {
 				return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
 			}
-			p := env.resolve(a.Path)
-			raw, err := os.ReadFile(p)
+			fsys, p, abs, err := env.at(a.Path)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			raw, err := fsys.ReadFile(p)
 			if err != nil {
 				return event.ToolOutput{}, fileError(a.Path, err)
 			}
 			f := edit.Parse(string(raw))
-			res, err := edit.Replace(env.rel(p), f.Text, a.OldText, a.NewText, a.All, true, 0)
+			res, err := edit.Replace(env.rel(abs), f.Text, a.OldText, a.NewText, a.All, true, 0)
 			if err != nil {
 				return event.ToolOutput{}, err
 			}
-			saveUndo(env, p, raw, true)
-			if err := atomicfile.Write(p, []byte(f.Render(res.Text)), 0o644); err != nil {
+			saveUndo(env, abs, raw, true)
+			if err := atomicfile.WriteFS(fsys, p, []byte(f.Render(res.Text)), 0o644); err != nil {
 				return event.ToolOutput{}, err
 			}
 			msg := fmt.Sprintf("Successfully replaced text in %s.", a.Path)
@@ -355,7 +372,7 @@ func lsTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "ls", Label: "List", Concurrency: event.Shared,
 			Description: "List a directory (default: the working directory), directories marked with /, dotfiles included.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1}},"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"limit":{"type":"integer","minimum":1}},"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Path  string
@@ -370,15 +387,18 @@ func lsTool() Tool {
 			if a.Limit <= 0 {
 				a.Limit = dirLimit
 			}
-			p := env.resolve(a.Path)
-			st, err := os.Stat(p)
+			fsys, p, abs, err := env.at(a.Path)
 			if err != nil {
-				return event.ToolOutput{}, fmt.Errorf("Path not found: %s", p)
+				return event.ToolOutput{}, err
+			}
+			st, err := fsys.Stat(p)
+			if err != nil {
+				return event.ToolOutput{}, fmt.Errorf("Path not found: %s", abs)
 			}
 			if !st.IsDir() {
-				return event.ToolOutput{}, fmt.Errorf("Not a directory: %s", p)
+				return event.ToolOutput{}, fmt.Errorf("Not a directory: %s", abs)
 			}
-			return listDir(p, a.Limit, env.Now())
+			return listDir(fsys, p, a.Limit, env.Now())
 		},
 	}
 }
@@ -387,7 +407,7 @@ func findTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "find", Label: "Find", Concurrency: event.Shared,
 			Description: "Find files by glob pattern (for example **/*.go or src/**/test_*.py), newest first. .git and node_modules are skipped.",
-			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string"},"hidden":{"type":"boolean"},"limit":{"type":"integer","minimum":1}},"required":["pattern"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string","description":"glob; the part before its first glob segment is a path: relative to the working directory, ~ is home; confined by --root"},"hidden":{"type":"boolean"},"limit":{"type":"integer","minimum":1}},"required":["pattern"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			a := struct {
 				Pattern string
@@ -401,12 +421,15 @@ func findTool() Tool {
 				a.Limit = findLimit
 			}
 			hidden := a.Hidden == nil || *a.Hidden
-			base, glob := splitGlob(a.Pattern)
-			root := env.resolve(base)
+			base, glob := splitGlob(strings.TrimSpace(a.Pattern))
+			fsys, name, root, err := env.at(base)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
 			if root == "/" {
 				return event.ToolOutput{}, errors.New("Searching from root directory '/' is not allowed")
 			}
-			st, err := os.Stat(root)
+			st, err := fsys.Stat(name)
 			if err != nil {
 				return event.ToolOutput{}, fmt.Errorf("Path not found: %s", root)
 			}

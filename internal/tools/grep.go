@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,7 +16,7 @@ func grepTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "grep", Label: "Grep", Concurrency: event.Shared,
 			Description: "Search file contents with a regular expression (RE2 syntax), respecting .gitignore. Results are numbered matches with their line numbers (>> marks the match, context lines are indented), in path order. Use glob or type to narrow, offset/limit to page.",
-			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string","description":"file or directory (default: the working directory)"},"glob":{"type":"string"},"type":{"type":"string","description":"file type such as go, py, ts"},"i":{"type":"boolean","description":"case-insensitive"},"pre":{"type":"integer","minimum":0},"post":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"offset":{"type":"integer","minimum":0}},"required":["pattern"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string","description":"file or directory (default: the working directory); a path: relative to the working directory, ~ is home; confined by --root"},"glob":{"type":"string"},"type":{"type":"string","description":"file type such as go, py, ts"},"i":{"type":"boolean","description":"case-insensitive"},"pre":{"type":"integer","minimum":0},"post":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"offset":{"type":"integer","minimum":0}},"required":["pattern"],"additionalProperties":false}`)},
 		Run: runGrep,
 	}
 }
@@ -34,11 +33,14 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 	if a.Pattern == "" {
 		return event.ToolOutput{}, errors.New("Pattern must not be empty")
 	}
-	root := env.Cwd
-	if a.Path != "" {
-		root = env.resolve(a.Path)
+	if a.Path == "" {
+		a.Path = "."
 	}
-	st, err := os.Stat(root)
+	fsys, name, root, err := env.at(a.Path)
+	if err != nil {
+		return event.ToolOutput{}, err
+	}
+	st, err := fsys.Stat(name)
 	if err != nil {
 		return event.ToolOutput{}, fmt.Errorf("Path not found: %s", root)
 	}

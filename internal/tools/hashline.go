@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
@@ -20,7 +19,7 @@ func hashlineTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "edit", Label: "Edit", Concurrency: event.Exclusive, NonAbortable: true,
 			Description: "Edit files by line number. Start each file with the [path#TAG] header shown by read, then hunks: 'replace A..B:' (or 'replace N:') followed by the new lines each prefixed with '+' (no + lines deletes), 'delete A..B', 'insert before N:', 'insert after N:', 'insert head:' or 'insert tail:' followed by + lines. A lone '+' is a blank line. Line numbers are those of the file as read, for the whole patch. If the file changed since it was read, read it again.",
-			Parameters:  schema(`{"type":"object","properties":{"input":{"type":"string","description":"the hashline patch"}},"required":["input"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"input":{"type":"string","description":"the hashline patch; the path of each [path#TAG] header is a path: relative to the working directory, ~ is home; confined by --root"}},"required":["input"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Input  string `json:"input"`
@@ -37,9 +36,10 @@ func hashlineTool() Tool {
 				return event.ToolOutput{}, err
 			}
 			type write struct {
-				path string
-				old  []byte
-				data []byte
+				fsys      FS
+				name, abs string
+				old       []byte
+				data      []byte
 			}
 			var writes []write
 			var msgs, diffs []string
@@ -47,8 +47,11 @@ func hashlineTool() Tool {
 				if strings.HasSuffix(s.Path, ".ipynb") {
 					return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
 				}
-				p := env.resolve(s.Path)
-				raw, err := os.ReadFile(p)
+				fsys, p, abs, err := env.at(s.Path)
+				if err != nil {
+					return event.ToolOutput{}, err
+				}
+				raw, err := fsys.ReadFile(p)
 				if err != nil {
 					return event.ToolOutput{}, fileError(s.Path, err)
 				}
@@ -60,13 +63,13 @@ func hashlineTool() Tool {
 				if err != nil {
 					return event.ToolOutput{}, err
 				}
-				writes = append(writes, write{p, raw, []byte(f.Render(text))})
+				writes = append(writes, write{fsys, p, abs, raw, []byte(f.Render(text))})
 				msgs = append(msgs, fmt.Sprintf("Updated %s [%s#%s]", s.Path, s.Path, edit.FileTag(text)))
 				diffs = append(diffs, edit.Diff(s.Path, f.Text, text))
 			}
 			for _, w := range writes {
-				saveUndo(env, w.path, w.old, true)
-				if err := atomicfile.Write(w.path, w.data, 0o644); err != nil {
+				saveUndo(env, w.abs, w.old, true)
+				if err := atomicfile.WriteFS(w.fsys, w.name, w.data, 0o644); err != nil {
 					return event.ToolOutput{}, err
 				}
 			}

@@ -23,7 +23,7 @@ func applyPatchTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "apply_patch", Label: "Apply patch", Concurrency: event.Exclusive, NonAbortable: true,
 			Description: "Apply a patch in the Codex envelope: '*** Begin Patch', then '*** Add File: PATH' (lines prefixed '+'), '*** Delete File: PATH', or '*** Update File: PATH' (optional '*** Move to: PATH') with '@@ CONTEXT' sections of ' ' context, '-' removed and '+' added lines, then '*** End Patch'. Returns a diff.",
-			Parameters:  schema(`{"type":"object","properties":{"input":{"type":"string","description":"the whole patch, from *** Begin Patch to *** End Patch"}},"required":["input"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"input":{"type":"string","description":"the whole patch, from *** Begin Patch to *** End Patch; the path of each File and Move to header is a path: relative to the working directory, ~ is home; confined by --root"}},"required":["input"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Input string }
 			if err := decode(args, &a); err != nil {
@@ -34,30 +34,35 @@ func applyPatchTool() Tool {
 				return event.ToolOutput{}, err
 			}
 			type write struct {
-				path, from string // from: a path to remove after writing (move, delete)
-				data       []byte
-				del        bool
-				old        []byte
-				existed    bool
+				fsys            FS
+				name, abs, from string // from: a name to remove after writing (move, delete)
+				fromAbs         string
+				data            []byte
+				del             bool
+				old             []byte
+				existed         bool
 			}
 			var writes []write
 			var summary, diffs []string
 			for _, op := range ops {
-				p := env.resolve(op.Path)
-				if strings.HasSuffix(p, ".ipynb") {
+				fsys, p, abs, err := env.at(op.Path)
+				if err != nil {
+					return event.ToolOutput{}, err
+				}
+				if strings.HasSuffix(abs, ".ipynb") {
 					return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
 				}
-				old, rerr := os.ReadFile(p)
+				old, rerr := fsys.ReadFile(p)
 				switch op.Op {
 				case edit.OpAdd:
-					writes = append(writes, write{path: p, data: []byte(op.Text), old: old, existed: rerr == nil})
+					writes = append(writes, write{fsys: fsys, name: p, abs: abs, data: []byte(op.Text), old: old, existed: rerr == nil})
 					summary = append(summary, "A "+op.Path)
 					diffs = append(diffs, edit.Diff(op.Path, string(old), op.Text))
 				case edit.OpDelete:
 					if rerr != nil {
 						return event.ToolOutput{}, fmt.Errorf("Failed to delete file %s: %s", op.Path, missing(rerr))
 					}
-					writes = append(writes, write{path: p, del: true, old: old, existed: true})
+					writes = append(writes, write{fsys: fsys, name: p, abs: abs, del: true, old: old, existed: true})
 					summary = append(summary, "D "+op.Path)
 					diffs = append(diffs, edit.Diff(op.Path, string(old), ""))
 				case edit.OpUpdate:
@@ -69,10 +74,14 @@ func applyPatchTool() Tool {
 					if err != nil {
 						return event.ToolOutput{}, err
 					}
-					w := write{path: p, data: []byte(f.Render(text)), old: old, existed: true}
+					w := write{fsys: fsys, name: p, abs: abs, data: []byte(f.Render(text)), old: old, existed: true}
 					name := op.Path
 					if op.MoveTo != "" {
-						w.path, w.from, name = env.resolve(op.MoveTo), p, op.MoveTo
+						_, to, toAbs, err := env.at(op.MoveTo)
+						if err != nil {
+							return event.ToolOutput{}, err
+						}
+						w.name, w.abs, w.from, w.fromAbs, name = to, toAbs, p, abs, op.MoveTo
 					}
 					writes = append(writes, w)
 					summary = append(summary, "M "+name)
@@ -81,19 +90,19 @@ func applyPatchTool() Tool {
 			}
 			for _, w := range writes {
 				if w.del {
-					saveUndo(env, w.path, w.old, true)
-					if err := os.Remove(w.path); err != nil {
+					saveUndo(env, w.abs, w.old, true)
+					if err := w.fsys.Remove(w.name); err != nil {
 						return event.ToolOutput{}, err
 					}
 					continue
 				}
-				saveUndo(env, w.path, w.old, w.existed && w.from == "")
-				if err := atomicfile.Write(w.path, w.data, 0o644); err != nil {
+				saveUndo(env, w.abs, w.old, w.existed && w.from == "")
+				if err := atomicfile.WriteFS(w.fsys, w.name, w.data, 0o644); err != nil {
 					return event.ToolOutput{}, err
 				}
-				if w.from != "" && w.from != w.path {
-					saveUndo(env, w.from, w.old, true)
-					if err := os.Remove(w.from); err != nil {
+				if w.from != "" && w.fromAbs != w.abs {
+					saveUndo(env, w.fromAbs, w.old, true)
+					if err := w.fsys.Remove(w.from); err != nil {
 						return event.ToolOutput{}, err
 					}
 				}
@@ -142,14 +151,17 @@ func undoTool() Tool {
 	return Tool{
 		Def: event.ToolDef{Name: "undo_edit", Label: "Undo edit", Concurrency: event.Exclusive, NonAbortable: true,
 			Description: "Revert a file to its state before the last edit, write or apply_patch that changed it (one level per file).",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)},
+			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["path"],"additionalProperties":false}`)},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Path string }
 			if err := decode(args, &a); err != nil {
 				return event.ToolOutput{}, err
 			}
-			p := env.resolve(a.Path)
-			u, err := undoPath(env, p)
+			fsys, p, abs, err := env.at(a.Path)
+			if err != nil {
+				return event.ToolOutput{}, err
+			}
+			u, err := undoPath(env, abs)
 			if err != nil {
 				return event.ToolOutput{}, err
 			}
@@ -158,11 +170,11 @@ func undoTool() Tool {
 			if err != nil || json.Unmarshal(b, &rec) != nil {
 				return event.ToolOutput{}, fmt.Errorf("No undo history for %s. Only the most recent edit per file can be undone.", a.Path)
 			}
-			cur, _ := os.ReadFile(p)
+			cur, _ := fsys.ReadFile(p)
 			if rec.Existed {
-				err = atomicfile.Write(p, rec.Content, 0o644)
+				err = atomicfile.WriteFS(fsys, p, rec.Content, 0o644)
 			} else {
-				err = os.Remove(p)
+				err = fsys.Remove(p)
 			}
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return event.ToolOutput{}, err

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,6 +26,13 @@ type Env struct {
 	Now      func() time.Time
 	Getenv   func(string) string
 	EditMode string // replace (default), hashline or apply_patch: how files are shown and edited
+	// Root, when set, confines every path argument: a path outside it is
+	// refused, and files are opened beneath the root's descriptor (at).
+	Root string
+
+	rootMu   sync.Mutex
+	rootFS   *os.Root
+	rootName string
 }
 
 // EditModes are the edit tool's modes.
@@ -116,20 +124,6 @@ func decode(args json.RawMessage, v any) error {
 		return fmt.Errorf("invalid arguments: %v", err)
 	}
 	return nil
-}
-
-// resolve makes a tool path absolute against the session cwd (~ is home).
-func (e *Env) resolve(p string) string {
-	p = strings.TrimSpace(p)
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if h := e.Getenv("HOME"); h != "" {
-			p = filepath.Join(h, strings.TrimPrefix(p, "~"))
-		}
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.Cwd, p)
-	}
-	return filepath.Clean(p)
 }
 
 // rel shows a path relative to the cwd when it is inside it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 )
 
 // ApplyConfig reads a plain-JSON commitlint config ({"rules": {name: [level,
@@ -20,6 +21,9 @@ func ApplyConfig(base Config, data []byte) (Config, error) {
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a JSON commitlint config: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not a JSON commitlint config: data after the object at offset %d", dec.InputOffset())
 	}
 	if doc.Commitlint != nil && doc.Rules == nil {
 		return ApplyConfig(base, *doc.Commitlint)

@@ -122,7 +122,7 @@ func TestApplyConfig(t *testing.T) {
 	if d := cmp.Diff([]string(nil), hits(Lint("wip: x\nbody", cfg))); d != "" {
 		t.Error(d)
 	}
-	for _, bad := range []string{`{`, `{"rules":{"x":[2,"always"]}}`, `{"rules":{"type-enum":[3]}}`, `{"rules":{"type-enum":[2,"sometimes"]}}`} {
+	for _, bad := range []string{`{`, `{"rules":{"x":[2,"always"]}}`, `{"rules":{"type-enum":[3]}}`, `{"rules":{"type-enum":[2,"sometimes"]}}`, `{"rules":{}} garbage`, `{"rules":{}}}`, `{}{}`} {
 		if _, err := ApplyConfig(Conventional(), []byte(bad)); err == nil {
 			t.Errorf("ApplyConfig(%s): want error", bad)
 		}

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"html"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/session"
@@ -35,9 +34,10 @@ type message struct {
 	ExitCode   *int            `json:"exitCode"`
 	Summary    string          `json:"summary"`
 	CustomType string          `json:"customType"`
+	Details    json.RawMessage `json:"details"`
 	Usage      *struct {
-		Input, Output int
-		Cost          struct{ Total float64 }
+		Input, Output, CacheRead, CacheWrite int
+		Cost                                 struct{ Total float64 }
 	} `json:"usage"`
 }
 
@@ -141,19 +141,23 @@ func Markdown(s Session) ([]byte, error) {
 	for _, v := range views {
 		fmt.Fprintf(&b, "\n## %s\n\n", v.title)
 		if v.text != "" {
-			fmt.Fprintf(&b, "```\n%s\n```\n", v.text)
+			b.WriteString(fence(v.text, ""))
 		}
 		for _, bl := range v.blocks {
 			switch bl.Type {
 			case "text":
-				if bl.Text != "" {
+				switch {
+				case bl.Text == "":
+				case v.kind == "toolResult":
+					b.WriteString(fence(bl.Text, ""))
+				default:
 					b.WriteString(bl.Text + "\n")
 				}
 			case "thinking":
 				fmt.Fprintf(&b, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n", bl.Thinking)
 			case "toolCall":
 				args, _ := json.MarshalIndent(json.RawMessage(bl.Arguments), "", "  ")
-				fmt.Fprintf(&b, "**%s** `%s`\n```json\n%s\n```\n", bl.Name, bl.ID, args)
+				fmt.Fprintf(&b, "**%s** `%s`\n%s", bl.Name, bl.ID, fence(string(args), "json"))
 			case "image":
 				fmt.Fprintf(&b, "*(image, %s)*\n", bl.MimeType)
 			}
@@ -178,89 +182,19 @@ func JSON(s Session) ([]byte, error) {
 	return append(b, '\n'), err
 }
 
-// HTML is one self-contained page: inline CSS and script, no external
-// resources, images inline as data URLs.
-func HTML(s Session) ([]byte, error) {
-	recs, h, err := s.records()
-	if err != nil {
-		return nil, err
-	}
-	views, err := transcript(recs, s.LeafID)
-	if err != nil {
-		return nil, err
-	}
-	title := h.Title
-	if title == "" {
-		title = "Session " + h.ID
-	}
-	var b bytes.Buffer
-	esc := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s</style></head><body>\n", esc(title), css)
-	fmt.Fprintf(&b, "<nav><h2>Tree</h2>\n")
-	labels := session.Labels(recs)
-	var walk func(ns []*session.Node)
-	walk = func(ns []*session.Node) {
-		b.WriteString("<ul>")
-		for _, n := range ns {
-			cls := ""
-			if n.ID == s.LeafID {
-				cls = " class=\"leaf\""
-			}
-			lbl := ""
-			if l := labels[n.ID]; l != "" {
-				lbl = " <b>[" + esc(l) + "]</b>"
-			}
-			fmt.Fprintf(&b, "<li%s><a href=\"#e-%s\">%s</a> %s%s", cls, esc(n.ID), esc(n.ID), esc(n.Type), lbl)
-			if len(n.Children) > 0 {
-				walk(n.Children)
-			}
-			b.WriteString("</li>")
+// fence is text as a fenced code block whose fence is longer than any run
+// of backticks inside, so tool output never ends the block or turns into
+// markdown.
+func fence(text, lang string) string {
+	longest, run := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
 		}
-		b.WriteString("</ul>\n")
 	}
-	walk(session.Tree(recs))
-	fmt.Fprintf(&b, "</nav>\n<main><h1>%s</h1><p class=\"meta\">%s · %s · %s</p>\n", esc(title), esc(h.ID), esc(h.Cwd), esc(h.Timestamp))
-	path := session.Path(recs, s.LeafID)
-	for _, r := range path {
-		fmt.Fprintf(&b, "<a id=\"e-%s\"></a>", esc(r.ID))
-	}
-	for _, v := range views {
-		fmt.Fprintf(&b, "<section class=\"%s\"><h3>%s</h3>\n", esc(v.kind), esc(v.title))
-		if v.text != "" {
-			fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(v.text))
-		}
-		for _, bl := range v.blocks {
-			switch bl.Type {
-			case "text":
-				if bl.Text != "" {
-					fmt.Fprintf(&b, "<div class=\"text\">%s</div>\n", esc(bl.Text))
-				}
-			case "thinking":
-				fmt.Fprintf(&b, "<details class=\"thinking\"><summary>Thinking</summary><pre>%s</pre></details>\n", esc(bl.Thinking))
-			case "toolCall":
-				args, _ := json.MarshalIndent(json.RawMessage(bl.Arguments), "", "  ")
-				fmt.Fprintf(&b, "<details class=\"call\" open><summary>%s <code>%s</code></summary><pre>%s</pre></details>\n", esc(bl.Name), esc(bl.ID), esc(string(args)))
-			case "image":
-				if strings.HasPrefix(bl.MimeType, "image/") && !strings.HasPrefix(bl.Data, session.BlobPrefix) {
-					fmt.Fprintf(&b, "<img alt=\"image\" src=\"data:%s;base64,%s\">\n", esc(bl.MimeType), esc(bl.Data))
-				} else {
-					fmt.Fprintf(&b, "<p><i>(image %s)</i></p>\n", esc(bl.MimeType))
-				}
-			}
-		}
-		b.WriteString("</section>\n")
-	}
-	b.WriteString("</main></body></html>\n")
-	return b.Bytes(), nil
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
 }
-
-const css = `body{font:15px/1.5 system-ui,sans-serif;margin:0;display:flex;color:#222;background:#fafafa}
-nav{width:18em;padding:1em;border-right:1px solid #ddd;height:100vh;overflow:auto;position:sticky;top:0;font-size:13px}
-nav ul{padding-left:1em;margin:0}nav .leaf>a{font-weight:bold}
-main{flex:1;max-width:60em;padding:1em 2em}.meta{color:#777}
-section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:1em 0;padding:.5em 1em}
-section.user{border-left:4px solid #3a7}section.assistant{border-left:4px solid #37a}
-section.toolResult,section.bashExecution{border-left:4px solid #a73}
-.text{white-space:pre-wrap}pre{background:#f4f4f4;padding:.5em;overflow:auto;white-space:pre-wrap}
-details.thinking{color:#666}img{max-width:100%}
-@media (prefers-color-scheme:dark){body{background:#1b1b1b;color:#ddd}section{background:#242424;border-color:#333}pre{background:#2c2c2c}}`

@@ -36,6 +36,12 @@ type Matcher struct {
 	// literals, not from the regexp), so it is used line by line,
 	// on the candidate lines that are not ASCII; else buffer by buffer.
 	uniLines bool
+	// dfa answers whether a line matches (dfa.go); nil with -U or where
+	// the program does not compile.
+	dfa *dfaProg
+	// ac: the pattern is more than maxLits literals (case-sensitive, no
+	// -w/-x): their leftmost-first occurrences are the matches (aho.go).
+	ac *ahoCorasick
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -132,7 +138,36 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			}
 		}
 	}
+	if !m.multiline {
+		m.dfa = newDFAProg(expr, m.uni != nil)
+		if len(o.Patterns) > maxLits && m.lits == nil && !fold && !o.Word && !o.Line {
+			m.ac = literalSet(o.Patterns, o.Fixed)
+		}
+	}
 	return m, nil
+}
+
+// literalSet is the Aho-Corasick automaton of patterns when each is a
+// non-empty literal of valid UTF-8 (nil otherwise).
+func literalSet(patterns []string, fixed bool) *ahoCorasick {
+	lits := make([][]byte, 0, len(patterns))
+	for _, p := range patterns {
+		if !fixed {
+			re, err := syntax.Parse(p, syntax.Perl)
+			if err != nil {
+				return nil
+			}
+			if re = re.Simplify(); re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 {
+				return nil
+			}
+			p = string(re.Rune)
+		}
+		if p == "" || !utf8.ValidString(p) {
+			return nil
+		}
+		lits = append(lits, []byte(p))
+	}
+	return newAhoCorasick(lits)
 }
 
 func regexError(p string, err error) error {
@@ -165,6 +200,7 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 	var out []Span
 	var ls lineSearch
 	ls.reset(m)
+	defer ls.release()
 	for off := 0; ; {
 		start, end, subs := ls.next(buf, off, nil)
 		if start < 0 {
@@ -187,6 +223,8 @@ func (m *Matcher) HasMatch(buf []byte) bool {
 	}
 	var ls lineSearch
 	ls.reset(m)
+	defer ls.release()
+	ls.exist = true
 	if m.multiline {
 		// the literals still rule out a file that holds none of them
 		return (m.lits == nil || ls.pf.find(buf, 0) >= 0) && m.re.Match(buf)
@@ -199,6 +237,10 @@ func (m *Matcher) HasMatch(buf []byte) bool {
 type lineSearch struct {
 	m  *Matcher
 	pf prefilter
+	// exist: only whether a line matches is wanted, not its matches; a
+	// matching line then has one span, and not necessarily a true one.
+	exist bool
+	d, du *lineDFA // the DFAs of m and of m.uni, taken when first needed
 }
 
 func (ls *lineSearch) reset(m *Matcher) {
@@ -206,6 +248,31 @@ func (ls *lineSearch) reset(m *Matcher) {
 	if m.lits != nil {
 		ls.pf.reset(m.lits)
 	}
+}
+
+// release gives the DFAs back.
+func (ls *lineSearch) release() {
+	if ls.d != nil {
+		ls.m.dfa.put(ls.d)
+	}
+	if ls.du != nil {
+		ls.m.uni.dfa.put(ls.du)
+	}
+	ls.d, ls.du = nil, nil
+}
+
+// dfaOf is the line DFA of mm (ls.m or its Unicode twin), nil if none.
+func (ls *lineSearch) dfaOf(mm *Matcher) *lineDFA {
+	if mm == ls.m {
+		if ls.d == nil {
+			ls.d = mm.dfa.get()
+		}
+		return ls.d
+	}
+	if ls.du == nil {
+		ls.du = mm.dfa.get()
+	}
+	return ls.du
 }
 
 // next finds the first line starting at or after off (a line start) that
@@ -216,8 +283,15 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 	m := ls.m
 	for off < len(buf) {
 		var at int
+		sure := false // the DFA found that the line at matches
 		if m.lits != nil {
 			at = ls.pf.find(buf, off)
+		} else if m.ac != nil {
+			if at = m.ac.firstEnd(buf, off); at > 0 {
+				at--
+			}
+		} else if d := ls.dfaOf(m); d != nil {
+			at, sure = d.nextLine(buf, off)
 		} else if loc := m.re.FindIndex(buf[off:]); loc != nil {
 			at = off + loc[0]
 		} else {
@@ -241,22 +315,41 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		if m.wordLit {
 			subs, fast = ls.wordSpans(line, subs, at-start)
 		}
+		if ls.exist && (m.exact || m.ac != nil) {
+			return start, end, append(subs, Span{at - start, at - start})
+		}
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
+		} else if m.ac != nil {
+			for p := 0; ; {
+				s, e := m.ac.leftmost(line, p)
+				if s < 0 {
+					break
+				}
+				subs = append(subs, Span{s, e})
+				p = e
+			}
 		} else if !fast {
 			mm := m
 			if m.uniLines && hasNonASCII(line) {
 				mm = m.uni // Unicode \w \d \s (unicode.go)
 			}
+			if !sure || mm != m {
+				if d := ls.dfaOf(mm); d != nil {
+					var known bool
+					if sure, known = d.matchLine(line); known && !sure {
+						off = end // the DFA is sure: no match on the line
+						continue
+					}
+				}
+			}
+			if sure && ls.exist && !m.word {
+				return start, end, append(subs, Span{at - start, at - start})
+			}
 			for _, loc := range mm.re.FindAllIndex(line, -1) {
 				subs = append(subs, Span{loc[0], loc[1]})
 			}
 			subs = mm.adjustLine(buf, start, textEnd, subs, n) // -w, invalid UTF-8 (word.go, utf8.go)
-			// An empty match at the end of a line that matched before is
-			// not a match of its own.
-			if k := len(subs); k-n > 1 && subs[k-1].Start == len(line) && subs[k-1].End == len(line) {
-				subs = subs[:k-1]
-			}
 		}
 		if len(subs) > n {
 			return start, end, subs

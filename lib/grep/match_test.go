@@ -129,10 +129,7 @@ func referenceFind(m *Matcher, buf []byte) []Span {
 			start = next
 			continue
 		}
-		locs := m.re.FindAllIndex(line, -1)
-		if k := len(locs); k > 1 && locs[k-1][0] == len(line) && locs[k-1][1] == len(line) {
-			locs = locs[:k-1]
-		}
+		locs := m.re.FindAllIndex(line, -1) // an empty match at the line's end included, as rg
 		for _, l := range locs {
 			out = append(out, Span{start + l[0], start + l[1]})
 		}

@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"slices"
 )
@@ -25,9 +26,19 @@ func readFile(buf []byte, path string, sniff int) ([]byte, error) {
 	return readOpen(f, size, buf, path, sniff)
 }
 
+// MaxLine bounds a line of a file read whole: a longer one (a device such
+// as /dev/zero, a file without newlines) is a read error naming the file
+// and the offset where the line starts, instead of a read until memory
+// runs out.
+const MaxLine = 256 << 20
+
 // readOpen is readFile's read of an opened file of the given size (-1:
 // unknown).
 func readOpen(f rawFile, size int64, buf []byte, path string, sniff int) ([]byte, error) {
+	return readOpenMax(f, size, buf, path, sniff, MaxLine)
+}
+
+func readOpenMax(f rawFile, size int64, buf []byte, path string, sniff, maxLine int) ([]byte, error) {
 	want := -1 // the buffer the whole file needs, when its size is known
 	if size >= 0 {
 		want = int(size) + 4096
@@ -47,6 +58,11 @@ func readOpen(f rawFile, size int64, buf []byte, path string, sniff int) ([]byte
 				sniffed = true
 				if i := bytes.IndexByte(buf, 0); i >= 0 && i < sniff {
 					return buf, nil
+				}
+			}
+			if len(buf) > maxLine {
+				if start := bytes.LastIndexByte(buf, '\n') + 1; len(buf)-start > maxLine {
+					return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("offset %d: a line longer than %d bytes", start, maxLine)}
 				}
 			}
 			grow := max(64<<10, cap(buf))

@@ -148,7 +148,7 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 						continue
 					}
 					buf = data[:0]
-					r := SearchBuffer(m, f.Path, data, fo)
+					r := SearchBuffer(m, f.Path, decodeBOM(data), fo)
 					copyLines(r.Lines)
 					rs = append(rs, r)
 				}

@@ -40,9 +40,13 @@ type SearchOptions struct {
 	Before, After int  // -B, -A
 	CountOnly     bool // -c/-l/-q need no lines
 	FirstOnly     bool // -l/-q/--files-without-match: the first matching line settles a file
-	Text          bool // -a: search binary files as text
-	Decompress    bool // -z: search .gz, .bz2 and .zst files decompressed
-	Binary        bool // --binary: files found by walking are searched as named ones are
+	// LinesOnly: with CountOnly, which lines match is enough, not how many
+	// matches each holds (Matches is then not counted): -c, -l, -q
+	// without --count-matches or --stats. The line DFA answers alone.
+	LinesOnly  bool
+	Text       bool // -a: search binary files as text
+	Decompress bool // -z: search .gz, .bz2 and .zst files decompressed
+	Binary     bool // --binary: files found by walking are searched as named ones are
 	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
 	// files found by walking; named files are searched up to the NUL).
 	SkipBinary bool
@@ -57,6 +61,12 @@ type SearchOptions struct {
 	// read whole always.
 	ChunkAbove int64
 	ChunkSize  int
+}
+
+// SearchDecoded searches one whole file's contents as rg reads them: a
+// UTF-8 BOM dropped, UTF-16 with a BOM transcoded (encoding.go).
+func SearchDecoded(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	return SearchBuffer(m, path, decodeBOM(buf), o)
 }
 
 // SearchBuffer searches one file's contents.
@@ -79,6 +89,18 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	}
 	if !o.Invert && o.Before == 0 && o.After == 0 && !m.multiline {
 		return searchMatches(m, buf, o, r)
+	}
+	if o.Invert && o.CountOnly && o.LinesOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
+		// -v -c/-l/-q: the lines less the matching ones
+		o.Invert = false
+		matching := searchMatches(m, buf, o, r).MatchedLines
+		total := bytes.Count(buf, []byte{'\n'})
+		if buf[len(buf)-1] != '\n' {
+			total++
+		}
+		r.MatchedLines = total - matching
+		r.Matches = r.MatchedLines
+		return r
 	}
 	if !o.Invert && !m.HasMatch(buf) {
 		return r
@@ -112,9 +134,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 				if e > end {
 					e = end
 				}
-				if !(s.Start == s.End && s.Start == end-1 && end-1 > start) || len(li.subs) == 0 {
-					li.subs = append(li.subs, Span{s.Start - start, e - start})
-				}
+				li.subs = append(li.subs, Span{s.Start - start, e - start})
 			}
 			si++
 		}
@@ -187,6 +207,8 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileResult {
 	var ls lineSearch
 	ls.reset(m)
+	defer ls.release()
+	ls.exist = o.CountOnly && o.LinesOnly
 	lineNo, counted := 1, 0
 	var subs []Span
 	for off := 0; off < len(buf); {

@@ -7,9 +7,11 @@ import (
 	"strings"
 )
 
-// Secrets hides secret values from a model: outbound text carries a
-// placeholder instead of each value, and the placeholders the model writes
-// back are restored before anyone sees them (tools get the real value).
+// Secrets hides secret values: outbound text carries a placeholder instead
+// of each value, tool output is hidden as it comes in, and what the model
+// writes keeps its placeholders, so no secret reaches an event, a session
+// file, an export or a cassette. Reveal restores the values only in what a
+// tool is given to run.
 type Secrets struct {
 	vals []string // longest first, so a secret that contains another wins
 	hide *strings.Replacer
@@ -67,20 +69,39 @@ func (s *Secrets) message(m Message, r *strings.Replacer, inPlace bool) Message 
 	return m
 }
 
-// Reveal restores the secrets in a text the model wrote.
+// HideMessage returns a copy of m with every secret replaced by its
+// placeholder (a prompt as it is stored and shown).
+func (s *Secrets) HideMessage(m Message) Message {
+	if s == nil || len(s.vals) == 0 {
+		return m
+	}
+	return s.message(m, s.hide, false)
+}
+
+// HideText replaces every secret in text with its placeholder.
+func (s *Secrets) HideText(text string) string {
+	if s == nil || len(s.vals) == 0 {
+		return text
+	}
+	return s.hide.Replace(text)
+}
+
+// HideJSON is HideText on JSON text (a secret with characters JSON
+// escapes is matched escaped only).
+func (s *Secrets) HideJSON(raw json.RawMessage) json.RawMessage {
+	if s == nil || len(s.vals) == 0 || len(raw) == 0 {
+		return raw
+	}
+	return json.RawMessage(s.hide.Replace(string(raw)))
+}
+
+// Reveal restores the secrets in a text the model wrote (a tool's
+// arguments, as the tool is given them).
 func (s *Secrets) Reveal(text string) string {
 	if s == nil || len(s.vals) == 0 {
 		return text
 	}
 	return s.show.Replace(text)
-}
-
-// RevealMessage restores the secrets in a message from the model.
-func (s *Secrets) RevealMessage(m Message) Message {
-	if s == nil || len(s.vals) == 0 {
-		return m
-	}
-	return s.message(m, s.show, false)
 }
 
 func (s *Secrets) content(cs []Content, r *strings.Replacer, inPlace bool) []Content {

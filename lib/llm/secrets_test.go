@@ -31,8 +31,13 @@ func TestSecretsRoundTrip(t *testing.T) {
 	if len(seen) != 1 || seen[0] != "old «secret-1»" || !strings.Contains(string(hh.History[0]), "sk-live") {
 		t.Errorf("hidden History: %q (bytes %s)", seen, hh.History[0])
 	}
-	back := s.RevealMessage(Message{Content: []Content{ToolCallBlock("t", "bash", json.RawMessage(`{"k":"«secret-1»"}`)), TextBlock("«secret-1»")}})
-	if string(back.Content[0].Arguments) != `{"k":"sk-live-1234567890"}` || back.Content[1].Text != "sk-live-1234567890" {
-		t.Errorf("RevealMessage = %+v", back)
+	if got := s.Reveal(`{"k":"«secret-1»"}`); got != `{"k":"sk-live-1234567890"}` {
+		t.Errorf("Reveal = %s", got)
+	}
+	if got := s.HideText("env: K=sk-live-1234567890"); got != "env: K=«secret-1»" {
+		t.Errorf("HideText = %s", got)
+	}
+	if got := s.HideJSON(json.RawMessage(`{"o":"sk-live-1234567890"}`)); string(got) != `{"o":"«secret-1»"}` {
+		t.Errorf("HideJSON = %s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxCoercions is how many times a failed validation is retried after
@@ -45,20 +46,44 @@ type ValidationError struct {
 	Arguments json.RawMessage
 }
 
+// Bounds on what a validation error quotes, so that a pathological
+// argument (5,000 levels deep) gives a short result, not megabytes.
+const (
+	maxQuote    = 4 << 10 // bytes of the received arguments
+	maxProblem  = 500     // bytes of one problem
+	maxProblems = 20
+)
+
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Validation failed for tool %q:\n", e.Tool)
-	for _, p := range e.Problems {
-		b.WriteString("  - " + p + "\n")
+	for i, p := range e.Problems {
+		if i == maxProblems {
+			fmt.Fprintf(&b, "  (%d more problems)\n", len(e.Problems)-i)
+			break
+		}
+		b.WriteString("  - " + cut(p, maxProblem) + "\n")
 	}
 	b.WriteString("\nReceived arguments:\n")
 	var pretty bytes.Buffer
-	if json.Indent(&pretty, e.Arguments, "", "  ") == nil {
-		b.Write(pretty.Bytes())
+	if len(e.Arguments) <= maxQuote && json.Indent(&pretty, e.Arguments, "", "  ") == nil {
+		b.WriteString(cut(pretty.String(), maxQuote))
 	} else {
-		b.Write(e.Arguments)
+		b.WriteString(cut(string(e.Arguments), maxQuote))
 	}
 	return b.String()
+}
+
+// cut is s, or its first n bytes (whole characters) and how much was left.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := n
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:k], len(s)-k)
 }
 
 // Validate checks args (missing or null means {}) against the schema of

@@ -120,3 +120,20 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// A 5,000-deep argument gives a bounded error, not its indented echo (47 MB
+// before).
+func TestValidationErrorIsBounded(t *testing.T) {
+	v, err := NewValidator([]Tool{{ToolDef: event.ToolDef{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := `{"a":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
+	_, err = v.Validate("t", json.RawMessage(deep))
+	if err == nil {
+		t.Fatal("want a validation error")
+	}
+	if n := len(err.Error()); n > 16<<10 {
+		t.Errorf("validation error of %d bytes", n)
+	}
+}

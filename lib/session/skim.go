@@ -283,6 +283,7 @@ func (s *skimmer) str() bool {
 	if !s.eat('"') {
 		return false
 	}
+	start := s.i
 	for {
 		j := bytes.IndexByte(s.b[s.i:], '"')
 		if j < 0 {
@@ -298,7 +299,38 @@ func (s *skimmer) str() bool {
 		}
 		s.i += j + 1
 		if (j-k)%2 == 0 {
+			return validEscapes(s.b[start : s.i-1])
+		}
+	}
+}
+
+// validEscapes reports whether every backslash of a string's content
+// starts one of JSON's escapes (\" \\ \/ \b \f \n \r \t \uXXXX), as the
+// full parser requires ("\0" is not one).
+func validEscapes(seg []byte) bool {
+	for {
+		i := bytes.IndexByte(seg, '\\')
+		if i < 0 {
 			return true
+		}
+		if i+1 >= len(seg) {
+			return false
+		}
+		switch seg[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			seg = seg[i+2:]
+		case 'u':
+			if i+6 > len(seg) {
+				return false
+			}
+			for _, c := range seg[i+2 : i+6] {
+				if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+					return false
+				}
+			}
+			seg = seg[i+6:]
+		default:
+			return false
 		}
 	}
 }

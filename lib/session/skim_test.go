@@ -35,6 +35,10 @@ func validJSON(s string) bool { _, err := ParseObject([]byte(s)); return err == 
 
 func FuzzSkim(f *testing.F) {
 	f.Add([]byte(`{"type":"message","id":"a","parentId":null,"x":[{"y":"\\\""}]}`))
+	// escapes the full parser refuses: the skim refuses them too
+	for _, b := range []string{`{"type":"message","id":"a\0"}`, `{"type":"m","x":"\u12"}`, `{"type":"m","x":"\x41"}`, `{"type":"m","x":"\u00e9\/\b"}`} {
+		f.Add([]byte(b))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, ok := Skim(b)
 		if !ok {

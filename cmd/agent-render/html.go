@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/export"
+	"github.com/agentutils/agentutils/lib/render/rich"
+)
+
+// writeHTML reads the document of 'agent-session export --json' and writes
+// the page with markdown rendered and code highlighted.
+func writeHTML(c *cli.Context, env *app.Env) error {
+	data, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Header  json.RawMessage   `json:"header"`
+		Entries []json.RawMessage `json:"entries"`
+		LeafID  string            `json:"leafId"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return exit.Errorf(exit.Usage, "stdin: not the JSON of 'agent-session export --json': %v", err)
+	}
+	if len(doc.Header) == 0 {
+		return exit.Errorf(exit.Usage, "stdin: no \"header\": not the JSON of 'agent-session export --json'")
+	}
+	s := export.Session{Header: doc.Header, LeafID: doc.LeafID}
+	for _, e := range doc.Entries {
+		s.Entries = append(s.Entries, e)
+	}
+	out, err := export.HTMLWith(s, HTMLOptions())
+	if err != nil {
+		return exit.Wrap(exit.Usage, fmt.Errorf("stdin: %w", err))
+	}
+	if o := c.String("output"); o != "" {
+		return atomicfile.Write(env.Abs(o), out, 0o644)
+	}
+	_, err = env.Stdout.Write(out)
+	return err
+}
+
+// HTMLOptions are lib/export's hooks filled by lib/render/rich.
+func HTMLOptions() export.HTMLOptions {
+	return export.HTMLOptions{Markdown: rich.MarkdownHTML, Highlight: rich.HighlightHTML, LangOf: rich.LangOf, CSS: rich.CSS()}
+}

@@ -1,0 +1,12 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/agentutils/agentutils/internal/testbin"
+)
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
+
+func TestScripts(t *testing.T) { testbin.Run(t, "testdata/script") }

@@ -1,0 +1,584 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentutils/agentutils/lib/render/show"
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// HTMLOptions plug markdown and highlighting into the page. All are
+// optional: without them markdown is shown as written and code plain
+// (lib/render/rich provides them, on goldmark and chroma).
+type HTMLOptions struct {
+	Markdown  func(src string) string        // markdown → an HTML fragment
+	Highlight func(code, lang string) string // code → HTML (escaped, with spans)
+	LangOf    func(path string) string       // a file's highlighting language
+	CSS       string                         // extra style sheet (the highlighting classes)
+	FoldLines int                            // tool output shown before "show all" (0: 20)
+}
+
+// HTML is the page without markdown rendering or highlighting.
+func HTML(s Session) ([]byte, error) { return HTMLWith(s, HTMLOptions{}) }
+
+// HTMLWith is one self-contained page (inline style and script, no
+// external resources, images as data URLs): a header with the date,
+// models, message counts, tokens and cost; every entry of the file as a
+// section, the active path shown and the others one click away; a sidebar
+// with a search box and the session tree as it branches (a chain stays at
+// one level, each branch point indents), labels and the active path
+// marked; tool calls with their results folded after FoldLines lines,
+// edits as diffs; buttons (and keys t, o) that hide thinking and tools.
+func HTMLWith(s Session, o HTMLOptions) ([]byte, error) {
+	recs, h, err := s.records()
+	if err != nil {
+		return nil, err
+	}
+	if o.FoldLines <= 0 {
+		o.FoldLines = 20
+	}
+	p := &page{o: o, recs: recs, labels: session.Labels(recs)}
+	p.index(s.LeafID)
+	title := h.Title
+	if title == "" {
+		title = "Session " + h.ID
+	}
+	b := &p.b
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s\n%s</style></head>\n<body>\n", esc(title), css, o.CSS)
+	b.WriteString("<aside id=\"side\"><input id=\"q\" type=\"search\" placeholder=\"Search…\" autocomplete=\"off\">\n")
+	fmt.Fprintf(b, "<div class=\"tree-head\">Tree <span class=\"dim\">%d entries</span></div>\n<div id=\"tree\">", len(p.shown))
+	p.tree()
+	b.WriteString("</div></aside>\n<main>\n")
+	p.header(title, h)
+	for _, r := range p.recs {
+		if p.shown[r.ID] {
+			p.section(r)
+		}
+	}
+	b.WriteString("</main>\n<script>" + script + "</script>\n</body></html>\n")
+	return b.Bytes(), nil
+}
+
+var esc = html.EscapeString
+
+type page struct {
+	o      HTMLOptions
+	b      bytes.Buffer
+	recs   []session.Record
+	labels map[string]string
+
+	shown   map[string]bool   // entries with a section and a tree item
+	parent  map[string]string // nearest shown ancestor
+	onPath  map[string]bool
+	leaf    string            // the shown entry that ends the active path
+	results map[string]result // tool results by toolCallId
+	merged  map[string]bool   // toolResult entries drawn inside their call
+}
+
+type result struct {
+	id  string
+	msg message
+	raw json.RawMessage
+}
+
+// shownType reports whether an entry is drawn (labels, model and
+// thinking-level changes and the like are not: they fold into the tree).
+func shownType(r session.Record) bool {
+	switch r.Type {
+	case "message", "compaction", "branch_summary", "custom_message":
+		return true
+	}
+	return false
+}
+
+func (p *page) index(leaf string) {
+	p.shown, p.parent, p.onPath = map[string]bool{}, map[string]string{}, map[string]bool{}
+	p.results, p.merged = map[string]result{}, map[string]bool{}
+	byID := map[string]session.Record{}
+	for _, r := range p.recs {
+		byID[r.ID] = r
+		if shownType(r) {
+			p.shown[r.ID] = true
+		}
+	}
+	for _, r := range p.recs {
+		if !p.shown[r.ID] {
+			continue
+		}
+		seen := map[string]bool{r.ID: true}
+		for at := r.ParentID; at != "" && !seen[at]; at = byID[at].ParentID {
+			seen[at] = true
+			if p.shown[at] {
+				p.parent[r.ID] = at
+				break
+			}
+		}
+		if m, ok := entryMessage(r); ok && m.Role == "toolResult" && m.ToolCallID != "" {
+			if _, dup := p.results[m.ToolCallID]; !dup {
+				p.results[m.ToolCallID] = result{id: r.ID, msg: m, raw: r.Raw}
+			}
+		}
+	}
+	for _, r := range session.Path(p.recs, leaf) {
+		p.onPath[r.ID] = true
+		if p.shown[r.ID] {
+			p.leaf = r.ID
+		}
+	}
+}
+
+// entryMessage decodes a message entry's message.
+func entryMessage(r session.Record) (message, bool) {
+	if r.Type != "message" {
+		return message{}, false
+	}
+	var e struct {
+		Message message `json:"message"`
+	}
+	if json.Unmarshal(r.Raw, &e) != nil {
+		return message{}, false
+	}
+	return e.Message, true
+}
+
+func blocksOf(m message) []block {
+	var bl []block
+	if json.Unmarshal(m.Content, &bl) != nil {
+		var s string
+		json.Unmarshal(m.Content, &s)
+		bl = []block{{Type: "text", Text: s}}
+	}
+	return bl
+}
+
+// tree draws the entries as a tree: a chain of single children stays at
+// one level; where an entry has several children each branch is a nested
+// list.
+func (p *page) tree() {
+	kids := map[string][]string{}
+	var roots []string
+	for _, r := range p.recs {
+		if !p.shown[r.ID] {
+			continue
+		}
+		if par := p.parent[r.ID]; par != "" {
+			kids[par] = append(kids[par], r.ID)
+		} else {
+			roots = append(roots, r.ID)
+		}
+	}
+	byID := map[string]session.Record{}
+	for _, r := range p.recs {
+		byID[r.ID] = r
+	}
+	var chain func(id string)
+	fork := func(ids []string) {
+		p.b.WriteString("<li class=\"fork\">")
+		for _, c := range ids {
+			p.b.WriteString("<div class=\"branch\">")
+			chain(c)
+			p.b.WriteString("</div>")
+		}
+		p.b.WriteString("</li>")
+	}
+	chain = func(id string) {
+		p.b.WriteString("<ul>")
+		for {
+			p.treeItem(byID[id])
+			k := kids[id]
+			if len(k) != 1 {
+				if len(k) > 1 {
+					fork(k)
+				}
+				break
+			}
+			id = k[0]
+		}
+		p.b.WriteString("</ul>")
+	}
+	switch {
+	case len(roots) > 1:
+		p.b.WriteString("<ul>")
+		fork(roots)
+		p.b.WriteString("</ul>")
+	case len(roots) == 1:
+		chain(roots[0])
+	}
+}
+
+func (p *page) treeItem(r session.Record) {
+	cls := []string{"node"}
+	if p.onPath[r.ID] {
+		cls = append(cls, "on-path")
+	}
+	if r.ID == p.leaf {
+		cls = append(cls, "leaf")
+	}
+	role, text := summary(r)
+	cls = append(cls, "r-"+role)
+	lbl := ""
+	if l := p.labels[r.ID]; l != "" {
+		lbl = "<span class=\"label\">" + esc(l) + "</span> "
+		cls = append(cls, "labeled")
+	}
+	fmt.Fprintf(&p.b, "<li class=\"%s\" data-id=\"%s\" data-parent=\"%s\"><a href=\"#e-%s\">%s<b>%s</b> %s</a></li>", strings.Join(cls, " "), esc(r.ID), esc(p.parent[r.ID]), esc(r.ID), lbl, esc(role), esc(clipRunes(text, 120)))
+}
+
+// summary is an entry's role and a one-line preview for the tree.
+func summary(r session.Record) (string, string) {
+	switch r.Type {
+	case "compaction":
+		var c struct {
+			TokensBefore int `json:"tokensBefore"`
+		}
+		json.Unmarshal(r.Raw, &c)
+		return "compaction", fmt.Sprintf("%s tokens summarized", show.Tokens(c.TokensBefore))
+	case "branch_summary":
+		return "branch", "summary of the branch left"
+	case "custom_message":
+		return "note", ""
+	}
+	m, _ := entryMessage(r)
+	var parts []string
+	for _, b := range blocksOf(m) {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "toolCall":
+			parts = append(parts, "["+show.ToolHeader(b.Name, b.Arguments)+"]")
+		}
+	}
+	if m.Role == "toolResult" {
+		parts = []string{m.ToolName}
+	}
+	if m.Role == "bashExecution" {
+		parts = []string{"$ " + m.Command}
+	}
+	return m.Role, strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+type stats struct {
+	user, assistant, results, compactions, calls int
+	in, out, cacheR, cacheW                      int
+	cost                                         float64
+	models                                       []string
+}
+
+func (p *page) header(title string, h session.Header) {
+	var st stats
+	for _, r := range p.recs {
+		if r.Type == "compaction" {
+			st.compactions++
+		}
+		m, ok := entryMessage(r)
+		if !ok {
+			continue
+		}
+		switch m.Role {
+		case "user":
+			st.user++
+		case "toolResult":
+			st.results++
+		case "assistant":
+			st.assistant++
+			for _, b := range blocksOf(m) {
+				if b.Type == "toolCall" {
+					st.calls++
+				}
+			}
+			if m.Model != "" {
+				name := m.Model
+				if m.Provider != "" {
+					name = m.Provider + "/" + m.Model
+				}
+				if !slices.Contains(st.models, name) {
+					st.models = append(st.models, name)
+				}
+			}
+			if u := m.Usage; u != nil {
+				st.in += u.Input
+				st.out += u.Output
+				st.cacheR += u.CacheRead
+				st.cacheW += u.CacheWrite
+				st.cost += u.Cost.Total
+			}
+		}
+	}
+	date := h.Timestamp
+	if t, err := time.Parse(time.RFC3339Nano, h.Timestamp); err == nil {
+		date = t.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	b := &p.b
+	fmt.Fprintf(b, "<header id=\"top\"><h1>%s</h1>\n<div class=\"controls\"><button id=\"t-thinking\" title=\"t\">Hide thinking</button><button id=\"t-tools\" title=\"o\">Hide tools</button><span class=\"dim\">keys: t thinking · o tools · / search</span></div>\n<dl>", esc(title))
+	row := func(k, v string) { fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>", k, esc(v)) }
+	row("Date", date)
+	if h.Cwd != "" {
+		row("Directory", h.Cwd)
+	}
+	models := strings.Join(st.models, ", ")
+	if models == "" {
+		models = "—"
+	}
+	row("Models", models)
+	msgs := fmt.Sprintf("%d user, %d assistant, %d tool results", st.user, st.assistant, st.results)
+	if st.compactions > 0 {
+		msgs += fmt.Sprintf(", %d compactions", st.compactions)
+	}
+	row("Messages", msgs)
+	row("Tool calls", fmt.Sprint(st.calls))
+	tok := fmt.Sprintf("↑%s ↓%s", show.Tokens(st.in), show.Tokens(st.out))
+	if st.cacheR+st.cacheW > 0 {
+		tok += fmt.Sprintf(" R%s W%s", show.Tokens(st.cacheR), show.Tokens(st.cacheW))
+	}
+	row("Tokens", tok)
+	row("Cost", fmt.Sprintf("$%.4f", st.cost))
+	row("Session", h.ID)
+	b.WriteString("</dl></header>\n")
+}
+
+// section draws one entry.
+func (p *page) section(r session.Record) {
+	m, _ := entryMessage(r)
+	role, _ := summary(r)
+	cls := []string{"msg", "r-" + role}
+	if !p.onPath[r.ID] {
+		cls = append(cls, "off")
+	}
+	if p.merged[r.ID] {
+		cls = append(cls, "merged")
+	}
+	b := &p.b
+	fmt.Fprintf(b, "<section id=\"e-%s\" class=\"%s\" data-id=\"%s\" data-parent=\"%s\">", esc(r.ID), strings.Join(cls, " "), esc(r.ID), esc(p.parent[r.ID]))
+	if t, err := time.Parse(time.RFC3339Nano, r.Timestamp); err == nil {
+		fmt.Fprintf(b, "<time>%s</time>", t.UTC().Format("15:04:05"))
+	}
+	if l := p.labels[r.ID]; l != "" {
+		fmt.Fprintf(b, "<span class=\"label\">%s</span>", esc(l))
+	}
+	switch r.Type {
+	case "compaction", "branch_summary":
+		var c struct {
+			Summary string `json:"summary"`
+		}
+		json.Unmarshal(r.Raw, &c)
+		_, what := summary(r)
+		fmt.Fprintf(b, "<details class=\"summary\"><summary>%s: %s</summary>%s</details>", esc(role), esc(what), p.markdown(c.Summary))
+	case "custom_message":
+		var c struct {
+			CustomType string          `json:"customType"`
+			Content    json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(r.Raw, &c)
+		fmt.Fprintf(b, "<h4>%s</h4>", esc(c.CustomType))
+		for _, bl := range blocksOf(message{Content: c.Content}) {
+			p.blockHTML(bl)
+		}
+	default:
+		p.messageHTML(m)
+	}
+	b.WriteString("</section>\n")
+}
+
+func (p *page) messageHTML(m message) {
+	b := &p.b
+	switch m.Role {
+	case "toolResult":
+		if res, ok := p.results[m.ToolCallID]; ok && p.merged[res.id] {
+			return // drawn with its call
+		}
+		fmt.Fprintf(b, "<div class=\"tool%s\"><div class=\"tool-head\">result of %s</div>", errClass(m.IsError), esc(m.ToolName))
+		p.output(m, "", "")
+		b.WriteString("</div>")
+		return
+	case "bashExecution":
+		fmt.Fprintf(b, "<div class=\"tool\"><div class=\"tool-head\">%s</div>", esc("$ "+m.Command))
+		p.fold(m.Output, "", false)
+		b.WriteString("</div>")
+		return
+	}
+	for _, bl := range blocksOf(m) {
+		if bl.Type == "toolCall" {
+			p.call(bl)
+			continue
+		}
+		p.blockHTML(bl)
+	}
+	if m.Role == "assistant" && m.Usage != nil && m.Usage.Output > 0 {
+		fmt.Fprintf(b, "<div class=\"usage\">%s · ↑%s ↓%s · $%.4f</div>", esc(m.Model), show.Tokens(m.Usage.Input), show.Tokens(m.Usage.Output), m.Usage.Cost.Total)
+	}
+}
+
+func errClass(e bool) string {
+	if e {
+		return " error"
+	}
+	return ""
+}
+
+func (p *page) blockHTML(bl block) {
+	b := &p.b
+	switch bl.Type {
+	case "text":
+		if bl.Text != "" {
+			b.WriteString(p.markdown(bl.Text))
+		}
+	case "thinking":
+		if bl.Thinking != "" {
+			fmt.Fprintf(b, "<details class=\"thinking\" open><summary>Thinking</summary><div class=\"plain\">%s</div></details>", esc(bl.Thinking))
+		}
+	case "image":
+		b.WriteString(imageHTML(bl))
+	}
+}
+
+func imageHTML(bl block) string {
+	if strings.HasPrefix(bl.MimeType, "image/") && bl.Data != "" && !strings.HasPrefix(bl.Data, session.BlobPrefix) {
+		return fmt.Sprintf("<img alt=\"image\" src=\"data:%s;base64,%s\">", esc(bl.MimeType), esc(bl.Data))
+	}
+	return fmt.Sprintf("<p class=\"dim\">(image %s)</p>", esc(bl.MimeType))
+}
+
+func (p *page) markdown(src string) string {
+	if p.o.Markdown != nil {
+		return "<div class=\"md\">" + p.o.Markdown(src) + "</div>"
+	}
+	return "<div class=\"md plain\">" + esc(src) + "</div>"
+}
+
+// call draws a tool call with its result, when the file has it.
+func (p *page) call(bl block) {
+	res, ok := p.results[bl.ID]
+	isErr := ok && res.msg.IsError
+	b := &p.b
+	fmt.Fprintf(b, "<div class=\"tool%s\" data-tool=\"%s\"><div class=\"tool-head\">%s</div>", errClass(isErr), esc(bl.Name), esc(show.ToolHeader(bl.Name, bl.Arguments)))
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	json.Unmarshal(bl.Arguments, &a)
+	switch bl.Name {
+	case "bash", "read", "edit", "write", "grep", "find", "ls":
+		if bl.Name == "write" && a.Content != "" {
+			p.fold(a.Content, a.Path, false)
+		}
+	default:
+		args, _ := json.MarshalIndent(json.RawMessage(bl.Arguments), "", "  ")
+		if len(args) > 2 {
+			fmt.Fprintf(b, "<pre class=\"args\">%s</pre>", esc(string(args)))
+		}
+	}
+	if ok {
+		p.merged[res.id] = true
+		fmt.Fprintf(b, "<a id=\"e-%s\"></a>", esc(res.id))
+		path := ""
+		if bl.Name == "read" {
+			path = a.Path
+		}
+		p.output(res.msg, path, bl.Name)
+	}
+	b.WriteString("</div>")
+}
+
+// output draws a tool result: the diff of an edit, else its text folded,
+// and its images.
+func (p *page) output(m message, path, tool string) {
+	var d struct {
+		Diff string `json:"diff"`
+	}
+	json.Unmarshal(m.Details, &d)
+	if d.Diff != "" && !m.IsError {
+		p.diff(d.Diff)
+		return
+	}
+	var text strings.Builder
+	for _, bl := range blocksOf(m) {
+		switch bl.Type {
+		case "text":
+			text.WriteString(bl.Text)
+		case "image":
+			p.b.WriteString(imageHTML(bl))
+		}
+	}
+	if tool == "write" && !m.IsError {
+		return // the content is shown with the call
+	}
+	p.fold(text.String(), path, m.IsError)
+}
+
+// fold draws text, highlighted as the file at path when one is given, the
+// first FoldLines lines visible and the rest behind "show all".
+func (p *page) fold(text, path string, isErr bool) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	lang := ""
+	if path != "" && p.o.LangOf != nil && p.o.Highlight != nil {
+		lang = p.o.LangOf(path)
+	}
+	lines := strings.Split(text, "\n")
+	show := func(ls []string) string {
+		s := strings.Join(ls, "\n")
+		if lang != "" {
+			return p.o.Highlight(s, lang)
+		}
+		return esc(s)
+	}
+	b := &p.b
+	cls := "out"
+	if isErr {
+		cls += " error"
+	}
+	if len(lines) <= p.o.FoldLines+2 {
+		fmt.Fprintf(b, "<pre class=\"%s\">%s</pre>", cls, show(lines))
+		return
+	}
+	n := len(lines) - p.o.FoldLines
+	fmt.Fprintf(b, "<div class=\"fold\" data-lines=\"%d\"><pre class=\"%s\">%s\n<span class=\"more\" hidden>%s</span></pre><button class=\"show-all\">show all (%d more lines)</button></div>",
+		len(lines), cls, show(lines[:p.o.FoldLines]), show(lines[p.o.FoldLines:]), n)
+}
+
+// diff draws a unified diff as rows, the changed words marked.
+func (p *page) diff(d string) {
+	b := &p.b
+	b.WriteString("<div class=\"diff\">")
+	for _, l := range show.ParseDiff(d) {
+		switch l.Kind {
+		case 'h':
+			continue
+		case '@':
+			fmt.Fprintf(b, "<div class=\"hunk\">%s</div>", esc(l.Text))
+		case ' ':
+			fmt.Fprintf(b, "<div class=\"ctx\"> %s</div>", esc(l.Text))
+		default:
+			cls := "del"
+			if l.Kind == '+' {
+				cls = "add"
+			}
+			fmt.Fprintf(b, "<div class=\"%s\">%c", cls, l.Kind)
+			at := 0
+			for _, sp := range l.Changed {
+				if sp[0] < at || sp[1] > len(l.Text) {
+					continue
+				}
+				fmt.Fprintf(b, "%s<mark>%s</mark>", esc(l.Text[at:sp[0]]), esc(l.Text[sp[0]:sp[1]]))
+				at = sp[1]
+			}
+			b.WriteString(esc(l.Text[at:]) + "</div>")
+		}
+	}
+	b.WriteString("</div>")
+}

@@ -1,0 +1,96 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/render/show"
+)
+
+func (r *Renderer) headerLine(t *tool, mark string) string {
+	bullet := r.sty(cyan, "●")
+	switch mark {
+	case "ok":
+		bullet = r.sty(green, "●")
+	case "error":
+		bullet = r.sty(red, "●")
+	}
+	return bullet + " " + r.sty(bold, show.Clip(t.header, r.o.Width-2))
+}
+
+// toolEnd prints a finished call: its header again when other output came
+// between, then the diff or the last lines of its output, then the time.
+func (r *Renderer) toolEnd(ev event.Event, t *tool) {
+	isErr := ev.IsError != nil && *ev.IsError
+	var text strings.Builder
+	var diff string
+	images := 0
+	if ev.Result != nil {
+		for _, b := range ev.Result.Content {
+			switch b.Type {
+			case "text":
+				text.WriteString(b.Text)
+			case "image":
+				images++
+			}
+		}
+		var d struct {
+			Diff string `json:"diff"`
+		}
+		json.Unmarshal(ev.Result.Details, &d)
+		diff = d.Diff
+	}
+	mark := "ok"
+	if isErr {
+		mark = "error"
+	}
+	if r.lastTool != ev.ToolCallID {
+		r.newline()
+		r.put(r.headerLine(t, mark) + "\n")
+	}
+	out := strings.TrimRight(text.String(), "\n")
+	switch {
+	case diff != "" && !isErr:
+		r.put(r.Diff(diff))
+	case t.name == "read" && !isErr && out != "":
+		r.put(r.sty(gray, fmt.Sprintf("  %d lines", strings.Count(out, "\n")+1)) + "\n")
+	case out != "":
+		r.tail(out, isErr)
+	}
+	if images > 0 {
+		r.put(r.sty(gray, fmt.Sprintf("  [%d image(s)]", images)) + "\n")
+	}
+	var foot []string
+	if isErr {
+		foot = append(foot, r.sty(red, "✗ error"))
+	}
+	if r.o.Now != nil && !t.start.IsZero() {
+		foot = append(foot, r.sty(gray, show.Elapsed(r.o.Now().Sub(t.start))))
+	}
+	if len(foot) > 0 {
+		r.put("  " + strings.Join(foot, r.sty(gray, " · ")) + "\n")
+	}
+}
+
+// tail prints the last ToolLines lines of out, after a count of the others.
+func (r *Renderer) tail(out string, isErr bool) {
+	if r.o.ToolLines < 0 {
+		return
+	}
+	lines := strings.Split(out, "\n")
+	if n := len(lines) - r.o.ToolLines; n > 0 {
+		r.put(r.sty(gray, fmt.Sprintf("  … %d more lines", n)) + "\n")
+		lines = lines[n:]
+	}
+	code := gray
+	if isErr {
+		code = red
+	}
+	for _, l := range lines {
+		r.put(r.sty(code, "  "+show.Clip(expandTabs(l), r.o.Width-2)) + "\n")
+	}
+}
+
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
