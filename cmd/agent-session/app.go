@@ -52,9 +52,10 @@ Examples:
 			nameCommand(env),
 			treeCommand(env),
 			exportCommand(env),
-			statsCommand(env),
+			withResultStats(env, statsCommand(env)),
 			migrateCommand(env),
 			importCommand(env),
+			runTaskCommand(env),
 		},
 	}
 }

@@ -1,0 +1,212 @@
+package agentutils_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentutils/agentutils/internal/testbin"
+)
+
+// batchFixture makes a git repository and a tasks file whose tasks pass,
+// fail their check, exhaust a budget and crash, against the scripted fake
+// model in testdata/batch (cassettes).
+func batchFixture(t *testing.T) (dir, tasks, binDir string, env []string) {
+	t.Helper()
+	binDir, err := testbin.Build()
+	binDir, _ = filepath.Abs(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"git", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	dir = t.TempDir()
+	env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+dir, "AGENTUTILS_HOME="+filepath.Join(dir, "home"), "NO_COLOR=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	repo := filepath.Join(dir, "repo")
+	run(t, dir, env, "git", "init", "-q", repo)
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("# the answer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, env, "git", "add", "-A")
+	run(t, repo, env, "git", "commit", "-qm", "init")
+	cas, _ := filepath.Abs("testdata/batch")
+	line := func(id, cassette, extra string) string {
+		return fmt.Sprintf(`{"id":%q,"repo":"repo","prompt":"Write the answer to answer.txt.","check":"test \"$(cat answer.txt)\" = 42","model":"anthropic/claude-sonnet-4-5"%s,"chatArgs":["--replay",%q,"--retries","0"]}`,
+			id, extra, filepath.Join(cas, cassette+".jsonl"))
+	}
+	lines := []string{
+		line("pass", "pass", ""),
+		line("fail", "fail", ""),
+		line("turns", "loop", `,"budgets":{"turns":2}`),
+		line("tokens", "loop", `,"budgets":{"tokens":5000}`),
+		"",
+		line("crash", "crash", ""),
+		line("wall", "slow", `,"budgets":{"wallSeconds":1}`),
+	}
+	tasks = filepath.Join(dir, "tasks.jsonl")
+	if err := os.WriteFile(tasks, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, tasks, binDir, env
+}
+
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("%s %q: %v\n%s%s", name, args, err, out, stderr)
+	}
+	return string(out)
+}
+
+func readResults(t *testing.T, path string) map[string]map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]any{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		got[r["id"].(string)] = r
+	}
+	return got
+}
+
+// TestBatch runs the tasks through scripts/agent-batch (GNU parallel when
+// installed, else its one-by-one loop), checks every outcome, session and
+// the stats over them, re-runs to see nothing run twice, and runs the
+// container's entry script (deploy/entrypoint) with JOB_COMPLETION_INDEX.
+func TestBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs agent pipelines")
+	}
+	dir, tasks, bin, env := batchFixture(t)
+	script, _ := filepath.Abs("scripts/agent-batch")
+	out := filepath.Join(dir, "out")
+	run(t, dir, env, "bash", script, "-j", "2", "-o", out, tasks)
+	got := readResults(t, filepath.Join(out, "results.jsonl"))
+	want := map[string][2]string{
+		"pass": {"passed", "check passed"}, "fail": {"failed", "check exit 1"},
+		"turns": {"budget", "turns"}, "tokens": {"budget", "tokens"},
+		"crash": {"error", "agent-chat exit 1"}, "wall": {"budget", "wall"},
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d results, want %d", len(got), len(want))
+	}
+	for id, w := range want {
+		r := got[id]
+		if r == nil {
+			t.Errorf("%s: no result", id)
+			continue
+		}
+		if r["outcome"] != w[0] || r["reason"] != w[1] {
+			t.Errorf("%s: outcome %v (%v), want %s (%s)", id, r["outcome"], r["reason"], w[0], w[1])
+		}
+		s, _ := r["session"].(string)
+		if st, err := os.Stat(s); err != nil || st.Size() == 0 {
+			t.Errorf("%s: session %q: %v", id, s, err)
+		}
+	}
+	if d := got["pass"]["diff"].(string); !strings.Contains(d, "+42") {
+		t.Errorf("pass: diff %q", d)
+	}
+	if c := got["fail"]["exit"].(map[string]any)["check"]; c != 1.0 {
+		t.Errorf("fail: check exit %v", c)
+	}
+
+	// A re-run runs nothing: every task has one session still.
+	run(t, dir, env, "bash", script, "-j", "2", "-o", out, tasks)
+	for id := range want {
+		if m, _ := filepath.Glob(filepath.Join(out, "sessions", id, "*.jsonl")); len(m) != 1 {
+			t.Errorf("%s: %d sessions after a re-run, want 1", id, len(m))
+		}
+	}
+
+	var rep struct {
+		Total struct {
+			Runs, Passed, Failed, Budget, Error int
+		}
+		ByModel []struct{ Key string }
+		ByTask  []struct{ Key string }
+	}
+	if err := json.Unmarshal([]byte(run(t, dir, env, filepath.Join(bin, "agent-session"), "stats", "--json", filepath.Join(out, "results.jsonl"))), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if tt := rep.Total; tt.Runs != 6 || tt.Passed != 1 || tt.Failed != 1 || tt.Budget != 3 || tt.Error != 1 || len(rep.ByTask) != 6 || len(rep.ByModel) != 1 {
+		t.Errorf("stats: %+v", rep)
+	}
+
+	// The container's entry: index 1 is the second task (fail).
+	entry, _ := filepath.Abs("deploy/entrypoint")
+	kout := filepath.Join(dir, "k8s")
+	line := run(t, dir, append(env, "JOB_COMPLETION_INDEX=1", "TASKS="+tasks, "OUT="+kout), "sh", entry)
+	if !strings.Contains(line, `"id":"fail","outcome":"failed"`) {
+		t.Errorf("entrypoint: %s", line)
+	}
+	if _, err := os.Stat(filepath.Join(kout, "results", "fail.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRunTaskInterrupted kills a runner mid-run: it still writes its result
+// (outcome error, reason interrupted) and the session holds what was done.
+func TestRunTaskInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an agent pipeline")
+	}
+	dir, tasks, bin, env := batchFixture(t)
+	out := filepath.Join(dir, "out")
+	b, _ := os.ReadFile(tasks)
+	wall := strings.Split(strings.TrimSpace(string(b)), "\n")[6]
+	wall = strings.Replace(wall, `,"budgets":{"wallSeconds":1}`, "", 1)
+	cmd := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--out", out, wall)
+	cmd.Dir, cmd.Env = dir, env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the session holds the model's `sleep 30` tool call.
+	for {
+		m, _ := filepath.Glob(filepath.Join(out, "sessions", "wall", "*.jsonl"))
+		if len(m) == 1 {
+			if s, _ := os.ReadFile(m[0]); strings.Contains(string(s), "sleep 30") {
+				break
+			}
+		}
+		if cmd.ProcessState != nil {
+			t.Fatal("run-task ended early")
+		}
+		sleepABit()
+	}
+	cmd.Process.Signal(os.Interrupt)
+	res, _ := readAll(stdout)
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("exit: %v, want 130", err)
+	}
+	if !strings.Contains(res, `"outcome":"error","reason":"interrupted"`) || !strings.Contains(res, `"turns":1`) {
+		t.Errorf("result: %s", res)
+	}
+}
