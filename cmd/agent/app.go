@@ -41,7 +41,8 @@ Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a bra
 summary), /model (a picker, then the thinking level), /compact [INSTRUCTIONS],
 /export [FILE], /cost, /copy, /help, /exit; prompt templates (.agentutils/commands/*.md,
 .claude/commands/*.md) run as /NAME. Any other /word is an error; a prompt is never a
-command. @PATH attaches a file as agent-chat's @FILE does.
+command. Prompts and commands typed during a run are queued behind it.
+@PATH attaches a file as agent-chat's @FILE does.
 
 Before edits and bash commands agent asks (y once, a always for this command, n no with a
 reason for the model): an agent-tool PreToolUse hook for the default tools. --yes asks nothing.

@@ -351,12 +351,19 @@ func (u *ui) next() tea.Cmd {
 		u.quit = true
 		return tea.Quit
 	}
-	if len(u.queued) == 0 || u.run != nil || u.busy != "" {
-		return nil
+	// A queued command may finish at once (/export, /cost): go on with the
+	// next one until something runs.
+	var cmds []tea.Cmd
+	for len(u.queued) > 0 && u.run == nil && u.busy == "" && u.picker == nil {
+		t := u.queued[0]
+		u.queued = u.queued[1:]
+		if strings.HasPrefix(t, "/") {
+			cmds = append(cmds, u.slash(t))
+			continue
+		}
+		cmds = append(cmds, u.startPrompt(t))
 	}
-	t := u.queued[0]
-	u.queued = u.queued[1:]
-	return u.startPrompt(t)
+	return tea.Sequence(cmds...)
 }
 
 // ---- approvals
