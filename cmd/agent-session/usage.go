@@ -46,6 +46,7 @@ Examples:
 			&cli.StringFlag{Name: "by", Value: "day", Usage: "group by day, month, model or project"},
 			&cli.StringFlag{Name: "since", Usage: "only days from `YYYY-MM-DD` on"},
 			&cli.StringFlag{Name: "until", Usage: "only days up to `YYYY-MM-DD`"},
+			&cli.StringFlag{Name: "timezone", Usage: "days in time zone `NAME` (IANA, e.g. UTC; default local)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"},
 			&cli.StringSliceFlag{Name: "claude-dir", Usage: "Claude Code projects `DIR` (repeatable; none: skip)"},
 			&cli.StringSliceFlag{Name: "codex-dir", Usage: "Codex sessions `DIR` (repeatable; none: skip)"},
@@ -58,7 +59,13 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opt := usage.Options{By: c.String("by"), Since: c.String("since"), Until: c.String("until"), Loc: time.Local,
+			loc := time.Local
+			if tz := c.String("timezone"); tz != "" {
+				if loc, err = time.LoadLocation(tz); err != nil {
+					return exit.Errorf(exit.Usage, "--timezone: %v", err)
+				}
+			}
+			opt := usage.Options{By: c.String("by"), Since: c.String("since"), Until: c.String("until"), Loc: loc,
 				Price: usage.PriceFrom(cat.Models)}
 			if _, err := usage.Aggregate(nil, opt); err != nil {
 				return exit.Wrap(exit.Usage, err)
