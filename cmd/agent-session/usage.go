@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -158,12 +160,31 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 			return nil, exit.Wrap(exit.Usage, err)
 		}
 		sort.Strings(files)
-		for _, f := range files {
-			es, err := readUsageFile(c, src.agent, dir, f)
-			if err != nil {
-				return nil, err
+		// files are read in parallel; their entries are kept in file order,
+		// so the first reading of a response is the same on every run
+		got := make([][]usage.Entry, len(files))
+		errs := make([]error, len(files))
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					got[i], errs[i] = readUsageFile(c, src.agent, dir, files[i])
+				}
+			}()
+		}
+		for i := range files {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i := range files {
+			if errs[i] != nil {
+				return nil, errs[i]
 			}
-			out = append(out, es...)
+			out = append(out, got[i]...)
 		}
 	}
 	return out, nil
@@ -203,7 +224,7 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 	if agent == "codex" {
 		res, err = transcript.FromCodex(lines, opt)
 	} else {
-		res, err = transcript.FromClaude(lines, opt)
+		res, err = transcript.FromClaude(usageLines(lines), opt)
 	}
 	if err != nil {
 		return nil, nil // no messages: nothing to count
@@ -216,6 +237,21 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 		out = append(out, usage.FromEntries(agent, s.Header.Cwd, s.Entries)...)
 	}
 	return out, nil
+}
+
+// usageLines blanks the Claude Code lines that cannot hold usage (prompts,
+// tool results, progress: most of a transcript's bytes), so the importer
+// skips them unparsed; line numbers stay. A line that does not start as
+// JSON is kept, for the importer to report.
+func usageLines(lines [][]byte) [][]byte {
+	usage := []byte(`"usage"`)
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		if len(l) > 0 && l[0] != '{' || bytes.Contains(l, usage) {
+			out[i] = l
+		}
+	}
+	return out
 }
 
 // projectOf is the project of a transcript without a cwd: its directory
