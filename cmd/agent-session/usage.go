@@ -43,7 +43,7 @@ given replaces that agent's default; a missing default directory is skipped.
 Examples:
    agent-session usage
    agent-session usage --by model --since 2026-01-01 --json | jq .total.cost
-   agent-session usage --by project --claude-dir ~/other/.claude/projects --pi-dir none`,
+   agent-session usage --by project --timezone UTC --codex-dir none --pi-dir none`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "by", Value: "day", Usage: "group by day, month, model or project"},
 			&cli.StringFlag{Name: "since", Usage: "only days from `YYYY-MM-DD` on"},
