@@ -203,6 +203,9 @@ func Aggregate(entries []Entry, opt Options) (Report, error) {
 		add(&rep.Total, e, cost)
 	}
 	rep.Total.Key = "total"
+	if rep.Total.Agents == nil {
+		rep.Total.Agents, rep.Total.Models = []string{}, []string{}
+	}
 	for _, g := range groups {
 		sort.Strings(g.Agents)
 		sort.Strings(g.Models)
