@@ -35,7 +35,7 @@ session in this directory (agent-session continue) and shows its last exchanges.
 Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is one prompt,
 tab completes /commands and @paths, up/down walk the history (kept across runs in
 $XDG_DATA_HOME/agentutils/agent_history), ^C clears the line or aborts a run (its partial
-answer is kept, marked aborted), esc aborts too, ^D on an empty line exits.
+answer is kept, marked aborted), esc aborts too, ^D on an empty line exits (during a run, once it ends).
 
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
 summary), /model (a picker, then the thinking level), /compact [INSTRUCTIONS],

@@ -66,6 +66,7 @@ type ui struct {
 	comps   []string // completions of the word before the cursor
 	lastErr string
 	quit    bool
+	quitEnd bool // ^D came during a run: leave when it ends
 	banner  string
 }
 
@@ -162,6 +163,7 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 	u.info = ""
 	switch k.Type {
 	case tea.KeyCtrlC:
+		u.quitEnd = false
 		cleared := !u.ed.Empty()
 		if u.interrupt() {
 			return nil
@@ -181,6 +183,12 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 		if u.ed.Empty() && u.run == nil && u.busy == "" {
 			u.quit = true
 			return tea.Quit
+		}
+		if u.ed.Empty() {
+			// As a shell does with a job running: leave once it is done.
+			u.quitEnd = true
+			u.info = "exits when this run ends"
+			return nil
 		}
 		u.ed.Delete()
 	case tea.KeyEnter:
@@ -339,6 +347,10 @@ func (u *ui) runDone(status int) tea.Cmd {
 
 // next starts the next queued prompt.
 func (u *ui) next() tea.Cmd {
+	if u.quitEnd && len(u.queued) == 0 && u.run == nil && u.busy == "" {
+		u.quit = true
+		return tea.Quit
+	}
 	if len(u.queued) == 0 || u.run != nil || u.busy != "" {
 		return nil
 	}
