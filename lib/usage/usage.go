@@ -39,20 +39,12 @@ func FromEntries(agent, project string, entries [][]byte) []Entry {
 			Type      string `json:"type"`
 			Timestamp string `json:"timestamp"`
 			Message   struct {
-				Role       string `json:"role"`
-				Provider   string `json:"provider"`
-				Model      string `json:"model"`
-				ResponseID string `json:"responseId"`
-				Timestamp  int64  `json:"timestamp"`
-				Usage      *struct {
-					Input      int64 `json:"input"`
-					Output     int64 `json:"output"`
-					CacheRead  int64 `json:"cacheRead"`
-					CacheWrite int64 `json:"cacheWrite"`
-					Cost       struct {
-						Total float64 `json:"total"`
-					} `json:"cost"`
-				} `json:"usage"`
+				Role       string     `json:"role"`
+				Provider   string     `json:"provider"`
+				Model      string     `json:"model"`
+				ResponseID string     `json:"responseId"`
+				Timestamp  int64      `json:"timestamp"`
+				Usage      *llm.Usage `json:"usage"`
 			} `json:"message"`
 		}
 		if json.Unmarshal(raw, &v) != nil || v.Type != "message" || v.Message.Role != "assistant" || v.Message.Usage == nil {
@@ -71,7 +63,7 @@ func FromEntries(agent, project string, entries [][]byte) []Entry {
 			key = v.Message.Provider + "/" + v.Message.ResponseID
 		}
 		out = append(out, Entry{Agent: agent, Project: project, Provider: v.Message.Provider, Model: v.Message.Model, Key: key, Time: t,
-			Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost.Total})
+			Input: int64(u.Input), Output: int64(u.Output), CacheRead: int64(u.CacheRead), CacheWrite: int64(u.CacheWrite), Cost: u.Cost.Total})
 	}
 	return out
 }
