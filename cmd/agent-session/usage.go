@@ -270,9 +270,13 @@ func projectOf(root, path string) string {
 // printUsage is the report for people.
 func printUsage(w io.Writer, rep usage.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\t  agents\tinput\toutput\tcache read\tcache write\ttotal tokens\tcost\t\n", rep.By)
+	width := len(rep.By) // the key column is left-aligned: padded here, as tabwriter aligns all or none
+	for _, r := range rep.Rows {
+		width = max(width, len(r.Key))
+	}
+	fmt.Fprintf(tw, "%-*s\t  agents\tinput\toutput\tcache read\tcache write\ttotal tokens\tcost\t\n", width, rep.By)
 	row := func(r usage.Row) {
-		fmt.Fprintf(tw, "%s\t  %s\t%s\t%s\t%s\t%s\t%s\t$%.2f\t\n", r.Key, strings.Join(r.Agents, ","), thousands(r.Input), thousands(r.Output),
+		fmt.Fprintf(tw, "%-*s\t  %s\t%s\t%s\t%s\t%s\t%s\t$%.2f\t\n", width, r.Key, strings.Join(r.Agents, ","), thousands(r.Input), thousands(r.Output),
 			thousands(r.CacheRead), thousands(r.CacheWrite), thousands(r.TotalTokens), r.Cost)
 	}
 	for _, r := range rep.Rows {
