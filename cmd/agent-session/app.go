@@ -56,6 +56,7 @@ Examples:
 			migrateCommand(env),
 			importCommand(env),
 			runTaskCommand(env),
+			usageCommand(env),
 		},
 	}
 }

@@ -425,6 +425,9 @@ func (s *claudeSession) assistant(r claudeRecord, ts string, n int, acc *account
 	} else {
 		msg = map[string]any{"role": "assistant", "content": []any{}, "api": "anthropic-messages", "provider": "anthropic",
 			"model": r.Message.Model, "stopReason": "stop", "usage": zeroUsage(), "timestamp": millis(r.Timestamp)}
+		if r.Message.ID != "" {
+			msg["responseId"] = r.Message.ID // the API message: lib/usage counts it once across files
+		}
 	}
 	content := msg["content"].([]any)
 	seen := map[string]bool{}
