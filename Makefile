@@ -47,13 +47,13 @@ demo: build
 
 # Regenerate the committed man pages from the CLI definitions.
 man: build
-	@for c in $(CMDS); do bin/$$c man > man/$$c.1; done
+	@for c in $(CMDS); do bin/$$c --man > man/$$c.1; done
 	@echo "man pages written to man/"
 
 # Fail when a committed man page is stale.
 man-check:
 	@mkdir -p .man-check && $(GO) build -tags '$(TAGS)' -o .man-check/ ./cmd/... && \
-	 for c in $(CMDS); do .man-check/$$c man | cmp -s - man/$$c.1 || { echo "man/$$c.1 is stale: run 'make man'"; rm -rf .man-check; exit 1; }; done; \
+	 for c in $(CMDS); do .man-check/$$c --man | cmp -s - man/$$c.1 || { echo "man/$$c.1 is stale: run 'make man'"; rm -rf .man-check; exit 1; }; done; \
 	 rm -rf .man-check
 
 lint: vet
@@ -62,11 +62,26 @@ lint: vet
 fuzz:
 	@scripts/fuzz
 
+# The binaries, the interactive front-end (bin/agent when built, else
+# scripts/agent), the man pages, and the completion scripts for bash, zsh
+# and fish in the directories those shells load from.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 $(addprefix bin/,$(CMDS)) $(DESTDIR)$(PREFIX)/bin/
+	if [ -x bin/agent ]; then install -m 0755 bin/agent $(DESTDIR)$(PREFIX)/bin/agent; \
+	else install -m 0755 scripts/agent $(DESTDIR)$(PREFIX)/bin/agent; fi
 	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(wildcard man/*.7) $(DESTDIR)$(PREFIX)/share/man/man7/
+	@for c in $(CMDS); do \
+	  bin/$$c --generate-completion bash > $(DESTDIR)$(BASHCOMPDIR)/$$c && \
+	  bin/$$c --generate-completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$c && \
+	  bin/$$c --generate-completion fish > $(DESTDIR)$(FISHCOMPDIR)/$$c.fish || exit 1; \
+	done
+	@echo "installed in $(DESTDIR)$(PREFIX): bin, man pages, bash/zsh/fish completions"
 
 update:
 	UPDATE_SCRIPTS=1 $(GO) test ./... -run 'Script|Pipeline' -args -update

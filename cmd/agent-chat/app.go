@@ -29,13 +29,14 @@ context message must be a user message, or --continue says to go on from the con
 Models come from the embedded catalog and $XDG_CONFIG_HOME/agentutils/models.toml (--models-file);
 keys from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …),
 models.toml apiKey, or --api-key. --record writes every provider exchange to a cassette and
---replay answers from one, offline and without a key.
+--replay answers from one, offline and without a key (and with the cassette's model unless
+--model names one).
 
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
    agent-chat --list-models sonnet
    agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
-   agent-chat --replay testdata/cassettes/demo.jsonl "fix the test" < /dev/null`,
+   agent-chat --replay testdata/cassettes/demo.jsonl --once "fix the test" < /dev/null`,
 		Flags:  flags(),
 		Action: func(c *cli.Context) error { return run(c, env) },
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,6 +95,8 @@ func run(c *cli.Context, env *app.Env) error {
 		if thinking == "" {
 			thinking = level
 		}
+	} else if m, ok := replayModel(cat, c.String("replay"), env); ok {
+		model = m // a cassette knows the model it was recorded with
 	} else {
 		m, ok := cat.Default(func(m llm.Model) bool {
 			k, err := cat.ResolveKey(m, c.String("api-key"), env.Getenv)
@@ -461,6 +464,7 @@ func (t *turn) run(content []llm.Content) error {
 			if err != nil { // a replay mismatch or a codec failure: no message to show
 				return err
 			}
+			llm.UniqueToolCallIDs(&final, t.toolCallTaken)
 			if t.ctx.Err() != nil {
 				final.StopReason, final.ErrorMessage = llm.StopAborted, "Request was aborted"
 			}
@@ -499,6 +503,27 @@ func (t *turn) run(content []llm.Content) error {
 				t.end(final, added)
 				return exit.Silent(exit.Interrupted)
 			}
+		}
+		if n := t.c.Int("max-turns"); n > 0 && final.StopReason == llm.StopToolUse && t.toolset != nil && turns >= n {
+			// The turn limit with calls left: each is answered as not run,
+			// so the session never holds a call without its result.
+			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
+			var raws []json.RawMessage
+			for _, c := range final.ToolCalls() {
+				r := llm.Message{Role: "toolResult", ToolCallID: c.ID, ToolName: c.Name, IsError: true, Timestamp: t.env.Now().UnixMilli(),
+					Content: []llm.Content{llm.TextBlock(fmt.Sprintf("Not run: agent-chat stopped at --max-turns %d.", n))}}
+				m := msgJSON(r)
+				raws = append(raws, m)
+				out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+				out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
+			}
+			added = append(added, raws...)
+			m := msgJSON(final)
+			out.emit(event.TurnEnd, func(e *event.Event) { e.Message = m; e.ToolResults = raws })
+			out.emit(event.MaxTurns, func(e *event.Event) { e.MaxTurns = n })
+			out.emit(event.AgentEnd, func(e *event.Event) { e.Messages = added })
+			app.Warnf(t.c, "stopped at --max-turns %d with %d tool call(s) left, answered as not run (agent-chat --continue goes on)", n, len(raws))
+			return exit.Silent(exit.MaxTurns)
 		}
 		if final.StopReason == llm.StopToolUse && t.toolset != nil && turns < t.c.Int("max-turns") {
 			t.llmCtx.Messages = append(t.llmCtx.Messages, final)
@@ -612,4 +637,41 @@ func (t *turn) call() (llm.Message, error) {
 		t.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
 	}
 	return final, nil
+}
+
+// replayModel is the model of the --replay cassette, when there is one
+// and it names a model of the catalog.
+func replayModel(cat *llm.Catalog, replay string, env *app.Env) (llm.Model, bool) {
+	if replay == "" {
+		return llm.Model{}, false
+	}
+	data, err := os.ReadFile(env.Abs(replay))
+	if err != nil {
+		return llm.Model{}, false // UseCassettes reports it
+	}
+	cas, err := provider.ReadCassette(replay, data)
+	if err != nil {
+		return llm.Model{}, false
+	}
+	return provider.CassetteModel(cat, cas)
+}
+
+// toolCallTaken reports whether a tool call id is already used in the
+// context: by a message of this run, or anywhere in the history (a plain
+// search of its bytes for the quoted id; a false match only renames).
+func (t *turn) toolCallTaken(id string) bool {
+	for _, m := range t.llmCtx.Messages {
+		for _, c := range m.Content {
+			if c.Type == "toolCall" && c.ID == id {
+				return true
+			}
+		}
+	}
+	q, _ := json.Marshal(id)
+	for _, h := range t.llmCtx.History {
+		if bytes.Contains(h, q) {
+			return true
+		}
+	}
+	return false
 }

@@ -200,19 +200,32 @@ func installHook(dir, name, extra string) error {
 			return err
 		}
 	}
+	// The absolute path, so the hook works where agent-commit is not on
+	// PATH (a GUI git client); if that binary is gone, one found on PATH,
+	// else the commit goes through with a warning: the hook never blocks
+	// for want of agent-commit.
 	bin, err := os.Executable()
 	if err != nil || bin == "" {
-		bin = "agent-commit"
+		bin, err = exec.LookPath("agent-commit")
+		if err != nil {
+			return exit.Errorf(exit.Failure, "cannot tell where agent-commit is: %v", err)
+		}
 	}
-	if _, err := exec.LookPath("agent-commit"); err == nil {
-		bin = "agent-commit"
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
 	}
 	script := fmt.Sprintf(`#!/bin/sh
 %s
 chained="$0%s"
 if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi
-exec %s hook run%s %s "$@"
-`, hookMarker, chainSuffix, shellQuote(bin), extra, name)
+abs=%s
+bin=$abs
+[ -x "$bin" ] || bin=$(command -v agent-commit 2>/dev/null) || {
+  echo "agent-commit: $abs is gone and agent-commit is not on PATH: %s hook skipped (run 'agent-commit hook install' again)" >&2
+  exit 0
+}
+exec "$bin" hook run%s %s "$@"
+`, hookMarker, chainSuffix, shellQuote(bin), name, extra, name)
 	return os.WriteFile(p, []byte(script), 0o755)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentutils/agentutils/internal/app/apptest"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -87,3 +88,5 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }

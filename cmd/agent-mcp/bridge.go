@@ -279,13 +279,7 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 				return
 			}
 			p := req.Params
-			text := fmt.Sprintf("%g", p.Progress)
-			if p.Total > 0 {
-				text += fmt.Sprintf("/%g", p.Total)
-			}
-			if p.Message != "" {
-				text += " " + p.Message
-			}
+			text := progressText(p)
 			details, _ := json.Marshal(map[string]any{"progress": p.Progress, "total": p.Total, "message": p.Message})
 			b.send(&event.Update{ID: id, PartialResult: event.ToolOutput{Content: []event.Content{event.Text(text)}, Details: details}})
 		},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,24 +68,37 @@ func callCommand(env *cmdEnv) *cli.Command {
 			if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, tool) {
 				return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", tool, e.Name)
 			}
-			s, err := r.open(c.Context, e, nil)
+			var opts *mcp.ClientOptions
+			var token any
+			if env.StderrTTY { // progress for people: one line on stderr, redrawn
+				pr := &progressLine{w: env.Stderr, prefix: e.Name + " " + tool}
+				opts, token = &mcp.ClientOptions{ProgressNotificationHandler: pr.handle}, "agent-mcp-call"
+				defer pr.clear()
+			}
+			s, err := r.open(c.Context, e, opts)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			raw, err := s.callTool(c.Context, tool, args, nil)
+			raw, err := s.callTool(c.Context, tool, args, token)
 			if err != nil {
 				return s.explainCallError(c.Context, tool, err)
+			}
+			var res struct {
+				IsError bool `json:"isError"`
+			}
+			if json.Unmarshal(raw, &res) == nil && res.IsError {
+				// Some servers (the TypeScript SDK's McpServer) answer an
+				// unknown tool with an isError result, not an error.
+				if err := s.noSuchTool(c.Context, tool); err != nil {
+					return err
+				}
 			}
 			if c.Bool("raw") {
 				_, err := fmt.Fprintf(env.Stdout, "%s\n", raw)
 				if err != nil {
 					return err
 				}
-				var res struct {
-					IsError bool `json:"isError"`
-				}
-				_ = json.Unmarshal(raw, &res)
 				if res.IsError {
 					return exit.Silent(exit.Failure)
 				}
@@ -200,20 +214,8 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {
-		if tools, lerr := s.listTools(ctx); lerr == nil {
-			var names []string
-			found := false
-			for _, t := range tools {
-				names = append(names, t.Name)
-				found = found || t.Name == tool
-			}
-			if !found {
-				msg := fmt.Sprintf("server %q has no tool %q", s.e.Name, tool)
-				if sug := mcpconfig.Suggest(tool, names); len(sug) > 0 {
-					msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
-				}
-				return exit.Errorf(exit.Usage, "%s", msg)
-			}
+		if err := s.noSuchTool(ctx, tool); err != nil {
+			return err
 		}
 		if je != nil && je.Code == jsonrpc.CodeInvalidParams {
 			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.e.Name, tool, je.Code, je.Message)
@@ -223,6 +225,27 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 		return &connErr{s.e.Name, "connection", s.gone(tool, err)}
 	}
 	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
+}
+
+// noSuchTool is the usage error (with close names) for a tool the
+// server does not list; nil when it lists it or the list cannot be had.
+func (s *session) noSuchTool(ctx context.Context, tool string) error {
+	tools, err := s.listTools(ctx)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, t := range tools {
+		if t.Name == tool {
+			return nil
+		}
+		names = append(names, t.Name)
+	}
+	msg := fmt.Sprintf("server %q has no tool %q", s.e.Name, tool)
+	if sug := mcpconfig.Suggest(tool, names); len(sug) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
+	}
+	return exit.Errorf(exit.Usage, "%s", msg)
 }
 
 // gone explains a call that failed on a connection that went away again
@@ -235,4 +258,41 @@ func (s *session) gone(tool string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// progressLine shows a call's progress notifications on a terminal as one
+// line that each notification redraws; clear erases it when the call ends.
+type progressLine struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	shown  bool
+}
+
+func (p *progressLine) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\x1b[Kagent-mcp: %s: %s", p.prefix, progressText(req.Params))
+	p.shown = true
+}
+
+func (p *progressLine) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// progressText is a progress notification in words: "2/4 step".
+func progressText(p *mcp.ProgressNotificationParams) string {
+	text := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		text += fmt.Sprintf("/%g", p.Total)
+	}
+	if p.Message != "" {
+		text += " " + p.Message
+	}
+	return text
 }

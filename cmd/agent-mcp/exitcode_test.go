@@ -52,6 +52,7 @@ func TestExitCodes(t *testing.T) {
 		"dies":` + stdio("--mode", "exit") + `,
 		"garbage":` + stdio("--mode", "garbage") + `,
 		"hangs":` + stdio("--mode", "hang") + `,
+		"old":` + stdio("--mode", "old") + `,
 		"locked":{"url":"` + url + `"},
 		"open":{"url":"` + url + `","headers":{"Authorization":"Bearer letmein"}},
 		"refused":{"url":"http://127.0.0.1:1/mcp"}}}`
@@ -68,6 +69,7 @@ func TestExitCodes(t *testing.T) {
 		{"ok", []string{"call", "t", "echo", `{"message":"x"}`, "--text"}, exit.OK, "", "x\n"},
 		{"unknown server", []string{"call", "tt", "echo"}, exit.Usage, `unknown server "tt" (did you mean t?)`, ""},
 		{"unknown tool", []string{"call", "t", "ecoh"}, exit.Usage, `server "t" has no tool "ecoh" (did you mean echo`, ""},
+		{"unknown tool, isError answer", []string{"call", "old", "helo"}, exit.Usage, `server "old" has no tool "helo" (did you mean hello`, ""},
 		{"invalid JSON", []string{"call", "t", "echo", `{"message":`}, exit.Usage, "ARGS_JSON: invalid JSON: unexpected EOF", ""},
 		{"not an object", []string{"call", "t", "echo", `"hi"`}, exit.Usage, "the arguments must be a JSON object, not a string", ""},
 		{"two values", []string{"call", "t", "echo", `{} {}`}, exit.Usage, "ARGS_JSON: more than one JSON value", ""},

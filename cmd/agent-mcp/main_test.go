@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentutils/agentutils/internal/app/apptest"
 	"github.com/agentutils/agentutils/internal/fakellm"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
@@ -119,3 +120,5 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }

@@ -42,7 +42,7 @@ func toolClass(name string) (string, *mcp.ToolAnnotations) {
 		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
 	case "fetch", "web_search":
 		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &t}
-	case "write", "edit", "apply_patch", "todo", "undo":
+	case "write", "edit", "apply_patch", "todo_write", "undo_edit":
 		return classWrite, &mcp.ToolAnnotations{DestructiveHint: &t, IdempotentHint: false, OpenWorldHint: &f}
 	case "bash":
 		return classExec, &mcp.ToolAnnotations{DestructiveHint: &t, OpenWorldHint: &t}
@@ -56,7 +56,7 @@ func serveCommand(env *cmdEnv) *cli.Command {
 		Usage: "serve agent-tool's tools as an MCP server (stdio or Streamable HTTP)",
 		Description: "Starts the tool co-process (--tools-cmd, default `agent-tool serve`), and offers its tools to any MCP " +
 			"client (Claude Desktop, Cursor, another agent) over stdio, or over Streamable HTTP with --http. Only read-only " +
-			"tools (read, grep, find, ls) are offered unless --allow-write (write, edit, apply_patch, todo, undo) or " +
+			"tools (read, grep, find, ls) are offered unless --allow-write (write, edit, apply_patch, todo_write, undo_edit) or " +
 			"--allow-exec (bash) is given; --tools picks names (tools outside the known classes are offered only when named). " +
 			"Tools carry MCP annotations (readOnlyHint, destructiveHint, openWorldHint). A call's progress becomes " +
 			"notifications/progress when the client asked for it, notifications/cancelled becomes `cancel`, results keep " +

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -75,7 +76,9 @@ func (t *stdioTransport) filter(out *os.File, pw *io.PipeWriter) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if s := bytes.TrimSpace(line); len(s) > 0 {
-			if s[0] == '{' || s[0] == '[' {
+			// json.Valid, not the first byte: console.log({a: 1}) prints
+			// "{ a: 1 }", which would end the connection as a parse error
+			if (s[0] == '{' || s[0] == '[') && json.Valid(s) {
 				if _, werr := pw.Write(line); werr != nil {
 					return
 				}

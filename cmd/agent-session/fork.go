@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/exit"
 )
 
 func forkCommand(env *app.Env) *cli.Command {
@@ -40,6 +42,9 @@ Example:
 // and parentSession = the source id; cwd "" keeps the source's cwd.
 func forkSession(env *app.Env, src, dir, cwd string) (string, string, error) {
 	l, err := load(src)
+	if errors.Is(err, errNoSession) {
+		err = exit.Errorf(exit.Usage, "%s: no such session file (nothing to fork)", src)
+	}
 	if err != nil {
 		return "", "", err
 	}

@@ -189,6 +189,9 @@ func timeAgo(now, t time.Time) string {
 func oneLine(s string, n int) string {
 	s, _, _ = strings.Cut(s, "\n")
 	s = strings.Map(func(r rune) rune {
+		if r == '\t' { // a separator ("ok\tdemo\t0.003s"), not to be glued away
+			return ' '
+		}
 		if r < 0x20 || r == 0x7f {
 			return -1
 		}

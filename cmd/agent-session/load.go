@@ -82,6 +82,10 @@ func parseLoaded(path string, data []byte) (*loaded, error) {
 	}
 	l.problems = append(r.Problems(), l.problems...)
 	if first {
+		if len(bytes.TrimSpace(data)) > 0 {
+			// Lines, but none a record: not a session (open's fast path says the same).
+			return nil, exit.Errorf(exit.Usage, "%s:1: not a session file: the first record is not a session header", path)
+		}
 		return nil, fmt.Errorf("%s: %w", path, errNoSession)
 	}
 	l.diskVersion = l.hdr.Version

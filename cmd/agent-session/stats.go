@@ -1,6 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -14,10 +20,12 @@ func statsCommand(env *app.Env) *cli.Command {
 		ArgsUsage: "FILE",
 		Description: `Sums input, output, cache read/write tokens and cost of every assistant message in the
 file (all branches), plus the usage subagents reported in task tool results; counts entries and
-messages by role.
+messages by role. On a terminal it prints a table; in a pipe, or with --json, one JSON object.
 
-Example:
-   agent-session stats s.jsonl | jq .usage.cost.total`,
+Examples:
+   agent-session stats s.jsonl
+   agent-session stats --json s.jsonl | jq .usage.cost`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"}},
 		Action: func(c *cli.Context) error {
 			path, err := needPath(c, env, "FILE")
 			if err != nil {
@@ -32,10 +40,35 @@ Example:
 			for _, e := range l.entries {
 				types[e.Type]++
 			}
+			u := session.Totals(l.entries)
+			if env.StdoutTTY && !c.Bool("json") {
+				return printStats(c.App.Writer, path, l.hdr.ID, len(l.entries), types, s.MessageCount, u)
+			}
 			return printJSON(c, map[string]any{
 				"file": path, "id": l.hdr.ID, "entries": len(l.entries), "entryTypes": types,
-				"messages": s.MessageCount, "usage": session.Totals(l.entries),
+				"messages": s.MessageCount, "usage": u,
 			})
 		},
 	}
+}
+
+// printStats is stats for people: one aligned line per fact.
+func printStats(w io.Writer, path, id string, entries int, types map[string]int, messages int, u session.Usage) error {
+	names := make([]string, 0, len(types))
+	for t := range types {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, t := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", t, types[t]))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "file\t%s\n", path)
+	fmt.Fprintf(tw, "id\t%s\n", id)
+	fmt.Fprintf(tw, "entries\t%d (%s)\n", entries, strings.Join(parts, ", "))
+	fmt.Fprintf(tw, "messages\t%d (%d from the model)\n", messages, u.Messages)
+	fmt.Fprintf(tw, "tokens\t%d in, %d out, %d cache read, %d cache write\n", u.Input, u.Output, u.CacheRead, u.CacheWrite)
+	fmt.Fprintf(tw, "cost\t$%.4f\n", u.Cost)
+	return tw.Flush()
 }

@@ -35,13 +35,14 @@ session in this directory (agent-session continue) and shows its last exchanges.
 Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is one prompt,
 tab completes /commands and @paths, up/down walk the history (kept across runs in
 $XDG_DATA_HOME/agentutils/agent_history), ^C clears the line or aborts a run (its partial
-answer is kept, marked aborted), esc aborts too, ^D on an empty line exits.
+answer is kept, marked aborted), esc aborts too, ^D on an empty line exits (during a run, once it ends).
 
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
 summary), /model (a picker, then the thinking level), /compact [INSTRUCTIONS],
 /export [FILE], /cost, /copy, /help, /exit; prompt templates (.agentutils/commands/*.md,
 .claude/commands/*.md) run as /NAME. Any other /word is an error; a prompt is never a
-command. @PATH attaches a file as agent-chat's @FILE does.
+command. Prompts and commands typed during a run are queued behind it.
+@PATH attaches a file as agent-chat's @FILE does.
 
 Before edits and bash commands agent asks (y once, a always for this command, n no with a
 reason for the model): an agent-tool PreToolUse hook for the default tools. --yes asks nothing.

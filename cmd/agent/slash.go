@@ -23,7 +23,10 @@ func (u *ui) slash(text string) tea.Cmd {
 	ctx := context.Background()
 	a := u.a
 	if (u.run != nil || u.busy != "") && name != "/help" && name != "/cost" && name != "/copy" && name != "/exit" && name != "/quit" {
-		return u.println(red.Render(name + ": wait for the run to end (esc aborts it)"))
+		// As a prompt typed during a run: it runs when the run ends.
+		u.queued = append(u.queued, text)
+		u.info = fmt.Sprintf("queued (%d): %s runs when this one ends", len(u.queued), name)
+		return nil
 	}
 	echo := u.println(dim.Render(text))
 	switch name {

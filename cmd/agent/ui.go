@@ -66,6 +66,7 @@ type ui struct {
 	comps   []string // completions of the word before the cursor
 	lastErr string
 	quit    bool
+	quitEnd bool // ^D came during a run: leave when it ends
 	banner  string
 }
 
@@ -162,6 +163,7 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 	u.info = ""
 	switch k.Type {
 	case tea.KeyCtrlC:
+		u.quitEnd = false
 		cleared := !u.ed.Empty()
 		if u.interrupt() {
 			return nil
@@ -181,6 +183,12 @@ func (u *ui) key(k tea.KeyMsg) tea.Cmd {
 		if u.ed.Empty() && u.run == nil && u.busy == "" {
 			u.quit = true
 			return tea.Quit
+		}
+		if u.ed.Empty() {
+			// As a shell does with a job running: leave once it is done.
+			u.quitEnd = true
+			u.info = "exits when this run ends"
+			return nil
 		}
 		u.ed.Delete()
 	case tea.KeyEnter:
@@ -339,12 +347,23 @@ func (u *ui) runDone(status int) tea.Cmd {
 
 // next starts the next queued prompt.
 func (u *ui) next() tea.Cmd {
-	if len(u.queued) == 0 || u.run != nil || u.busy != "" {
-		return nil
+	if u.quitEnd && len(u.queued) == 0 && u.run == nil && u.busy == "" {
+		u.quit = true
+		return tea.Quit
 	}
-	t := u.queued[0]
-	u.queued = u.queued[1:]
-	return u.startPrompt(t)
+	// A queued command may finish at once (/export, /cost): go on with the
+	// next one until something runs.
+	var cmds []tea.Cmd
+	for len(u.queued) > 0 && u.run == nil && u.busy == "" && u.picker == nil {
+		t := u.queued[0]
+		u.queued = u.queued[1:]
+		if strings.HasPrefix(t, "/") {
+			cmds = append(cmds, u.slash(t))
+			continue
+		}
+		cmds = append(cmds, u.startPrompt(t))
+	}
+	return tea.Sequence(cmds...)
 }
 
 // ---- approvals

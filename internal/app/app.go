@@ -12,7 +12,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -115,6 +114,11 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		a.Commands, a.HideHelpCommand = nil, true
 	}
 	err := a.RunContext(ctx, interspersed(a, args))
+	if fmt.Sprintf("%T", err) == "*cli.exitError" {
+		// urfave/cli's own exits (cli.Exit: "No help topic for 'x'", code 3)
+		// are usage errors: 3 means context overflow and nothing else.
+		err = exit.Wrap(exit.Usage, err)
+	}
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
 		err = &exit.Error{Code: exit.Interrupted, Err: err}
 	}
@@ -153,7 +157,6 @@ func init() {
 func prepare(a *cli.App, env *Env) {
 	a.Writer, a.ErrWriter, a.Reader = env.Stdout, env.Stderr, env.Stdin
 	a.ExitErrHandler = func(*cli.Context, error) {} // errors are mapped by Run, not by the library
-	a.EnableBashCompletion = true
 	a.Version = version()
 	a.OnUsageError = usageError
 	if a.Action == nil && len(a.Commands) > 0 {
@@ -164,20 +167,30 @@ func prepare(a *cli.App, env *Env) {
 			}
 			return exit.Errorf(exit.Usage, "unknown command %q (see '%s --help')", c.Args().First(), a.Name)
 		}
+	} else if a.Action != nil {
+		a.Action = checkArgs(a.Name, a.ArgsUsage, a.Action)
 	}
-	a.Commands = append(a.Commands, completionCommand(a), manCommand(a))
-	var walk func([]*cli.Command)
-	walk = func(cs []*cli.Command) {
+	if len(a.Commands) == 0 {
+		// no "help" command either: every argument is the command's own
+		a.HideHelpCommand = true
+	}
+	a.Flags = append(a.Flags, extraFlags()...)
+	a.Action = extraAction(a, a.Action)
+	var walk func(path string, cs []*cli.Command)
+	walk = func(path string, cs []*cli.Command) {
 		for _, c := range cs {
 			if c.OnUsageError == nil {
 				c.OnUsageError = usageError
 			}
+			if c.Action != nil && len(c.Subcommands) == 0 {
+				c.Action = checkArgs(path+" "+c.Name, c.ArgsUsage, c.Action)
+			}
 			cacheNames(c.Flags)
-			walk(c.Subcommands)
+			walk(path+" "+c.Name, c.Subcommands)
 		}
 	}
 	cacheNames(a.Flags)
-	walk(a.Commands)
+	walk(a.Name, a.Commands)
 }
 
 // version is -X Version, else the module version or VCS revision, else a dev marker.
@@ -247,8 +260,6 @@ func (e *Env) Width() int {
 func Warnf(c *cli.Context, format string, args ...any) {
 	fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, fmt.Sprintf(format, args...))
 }
-
-var errUnknownShell = errors.New("unknown shell")
 
 // Abs resolves a path argument against the command's working directory
 // ("" and "-", stdin, stay as they are).

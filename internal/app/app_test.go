@@ -51,11 +51,14 @@ func TestRun(t *testing.T) {
 		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
 		{[]string{}, 2, "COMMANDS", "a command is required"},
 		{[]string{"quiet"}, 1, "", ""},
-		{[]string{"completion", "bash"}, 0, "complete -o bashdefault -o default -F _agent-x_complete agent-x", ""},
-		{[]string{"completion", "zsh"}, 0, "#compdef agent-x", ""},
-		{[]string{"completion", "fish"}, 0, "complete -c agent-x", ""},
-		{[]string{"completion", "tcsh"}, 2, "", "choose bash, zsh or fish"},
-		{[]string{"man"}, 0, ".SH EXIT STATUS", ""},
+		{[]string{"--generate-completion", "bash"}, 0, "complete -o bashdefault -o default -F _agent_x agent-x", ""},
+		{[]string{"--generate-completion", "zsh"}, 0, "#compdef agent-x", ""},
+		{[]string{"--generate-completion", "fish"}, 0, "complete -c agent-x", ""},
+		{[]string{"--generate-completion", "tcsh"}, 2, "", "choose bash, zsh or fish"},
+		{[]string{"--man"}, 0, ".SH EXIT STATUS", ""},
+		{[]string{"completion", "bash"}, 2, "", `unknown command "completion"`}, // flags, not commands
+		{[]string{"help", "nosuch"}, 2, "", "No help topic for 'nosuch'"},       // 3 is context overflow only
+		{[]string{"ok", "extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"--version"}, 0, "agent-x version ", ""},
 	}
 	for _, c := range cases {
@@ -164,8 +167,9 @@ func TestCachedFlagNames(t *testing.T) {
 func TestDashDashIsData(t *testing.T) {
 	prompter := func(env *Env) *cli.App {
 		return &cli.App{
-			Name:  "agent-p",
-			Flags: []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}},
+			Name:      "agent-p",
+			ArgsUsage: "[PROMPT...]",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "model", Aliases: []string{"m"}}},
 			Action: func(c *cli.Context) error {
 				_, err := fmt.Fprintf(c.App.Writer, "prompt %q\n", c.Args().Slice())
 				return err
@@ -180,7 +184,9 @@ func TestDashDashIsData(t *testing.T) {
 		{[]string{"--model", "x", "--", "man"}, `prompt ["man"]`},
 		{[]string{"-m", "x", "--", "completion"}, `prompt ["completion"]`},
 		{[]string{"--model=x", "--", "h"}, `prompt ["h"]`},
-		{[]string{"man"}, ".SH EXIT STATUS"},
+		{[]string{"man"}, `prompt ["man"]`}, // a word, not the man page (issue #19)
+		{[]string{"help", "me"}, `prompt ["help" "me"]`},
+		{[]string{"--man"}, ".SH EXIT STATUS"},
 	}
 	for _, c := range cases {
 		env, out, errb := testEnv(nil)

@@ -468,3 +468,42 @@ func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// ModelOf names the model a cassette was recorded with: the first
+// request's URL and model id (the body's "model", or Gemini's
+// models/ID:… path), so --replay needs no --model. ok is false when the
+// cassette does not say.
+func (c *Cassette) ModelOf() (u, id string, ok bool) {
+	if len(c.recs) == 0 {
+		return "", "", false
+	}
+	r := c.recs[0].Request
+	var body struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(r.Body, &body)
+	id = body.Model
+	if id == "" {
+		if _, rest, found := strings.Cut(pathOf(r.URL), "/models/"); found {
+			id, _, _ = strings.Cut(rest, ":")
+		}
+	}
+	return r.URL, id, id != ""
+}
+
+// CassetteModel finds the catalog model a cassette was recorded with: the
+// model of that id whose provider's base URL the request went to, else
+// the model the id resolves to.
+func CassetteModel(cat *llm.Catalog, c *Cassette) (llm.Model, bool) {
+	u, id, ok := c.ModelOf()
+	if !ok {
+		return llm.Model{}, false
+	}
+	for _, m := range cat.Models {
+		if m.ID == id && m.BaseURL != "" && strings.HasPrefix(u, strings.TrimRight(m.BaseURL, "/")) {
+			return m, true
+		}
+	}
+	m, _, err := cat.Resolve(id)
+	return m, err == nil
+}

@@ -23,6 +23,7 @@ const (
 	AutoRetryEnd        = "auto_retry_end"
 	Entry               = "entry"
 	ContextOverflow     = "context_overflow"
+	MaxTurns            = "max_turns"
 	CompactionSuggested = "compaction_suggested"
 	CompactionStart     = "compaction_start"
 	CompactionEnd       = "compaction_end"
@@ -35,7 +36,7 @@ const (
 var Types = []string{
 	AgentStart, TurnStart, MessageStart, MessageUpdate, MessageEnd,
 	ToolExecutionStart, ToolExecutionUpdate, ToolExecutionEnd, TurnEnd, AgentEnd,
-	AutoRetryStart, AutoRetryEnd, Entry, ContextOverflow, CompactionSuggested, CompactionStart, CompactionEnd, Request, Error,
+	AutoRetryStart, AutoRetryEnd, Entry, ContextOverflow, MaxTurns, CompactionSuggested, CompactionStart, CompactionEnd, Request, Error,
 }
 
 // Known reports whether t is an agent event type of this version.
@@ -82,6 +83,9 @@ type Event struct {
 	ContextWindow int    `json:"contextWindow,omitempty"`
 	Reason        string `json:"reason,omitempty"`
 	ContextTokens int    `json:"contextTokens,omitempty"`
+
+	// max_turns: --max-turns N ended the run with tool calls left.
+	MaxTurns int `json:"maxTurns,omitempty"`
 
 	// request: an interactive ask forwarded from a tool or hook (--control).
 	RequestID string          `json:"requestId,omitempty"`

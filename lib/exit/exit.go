@@ -18,6 +18,7 @@ const (
 	Usage       = 2   // bad usage, bad configuration or bad input
 	Overflow    = 3   // the model's context window overflowed (agent-chat)
 	Auth        = 4   // an MCP server wants authentication (agent-mcp; see 'agent-mcp auth')
+	MaxTurns    = 5   // agent-chat stopped at --max-turns with tool calls left
 	Timeout     = 124 // a time limit ran out
 	Interrupted = 130 // interrupted by SIGINT/SIGTERM or an abort
 )
@@ -35,6 +36,7 @@ var Table = []struct {
 	{Usage, "usage error, bad configuration or bad input (the message says what and where)"},
 	{Overflow, "context overflow: the conversation no longer fits the model (agent-chat)"},
 	{Auth, "authentication required: an MCP server answered HTTP 401 or 403 (agent-mcp; 'agent-mcp auth SERVER' logs in)"},
+	{MaxTurns, "turn limit: agent-chat made --max-turns model calls and the model still asked for tools (agent-chat --continue goes on)"},
 	{Timeout, "a time limit ran out"},
 	{Interrupted, "interrupted (SIGINT, SIGTERM or an abort)"},
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -273,11 +274,14 @@ func (c *Catalog) Resolve(pattern string) (Model, string, error) {
 	}
 	if i := strings.LastIndexByte(pattern, ':'); i > 0 {
 		level := pattern[i+1:]
-		for _, l := range ThinkingLevels {
-			if l == level {
-				if m, ok := c.find(pattern[:i]); ok {
+		if m, ok := c.find(pattern[:i]); ok {
+			for _, l := range ThinkingLevels {
+				if l == level {
 					return m, level, nil
 				}
+			}
+			if strings.Trim(strings.ToLower(level), "abcdefghijklmnopqrstuvwxyz") == "" { // not a tag such as ":8b"
+				return Model{}, "", fmt.Errorf("unknown thinking level %q in %q: choose %s", level, pattern, strings.Join(ThinkingLevels, ", "))
 			}
 		}
 	}
@@ -345,8 +349,8 @@ func best(ms []Model) (Model, bool) {
 
 func (c *Catalog) suggest(p string) string {
 	type cand struct {
-		ref string
-		d   int
+		m Model
+		d int
 	}
 	var cs []cand
 	lp := strings.ToLower(p)
@@ -355,13 +359,31 @@ func (c *Catalog) suggest(p string) string {
 		if d2 := levenshtein(lp, strings.ToLower(m.Ref())); d2 < d {
 			d = d2
 		}
-		cs = append(cs, cand{m.Ref(), d})
+		cs = append(cs, cand{m, d})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
 	var out []string
 	for i := 0; i < len(cs) && i < 3; i++ {
 		if cs[i].d <= len(p)/2+2 {
-			out = append(out, cs[i].ref)
+			out = append(out, cs[i].m.Ref())
+		}
+	}
+	if len(out) == 0 && len(lp) >= 4 {
+		// A misspelt part of a name ("sonet"): the models with a part
+		// one edit away (two for long words), best first.
+		var ms []Model
+		for _, m := range c.Models {
+			if nearPart(lp, strings.ToLower(m.ID)) || nearPart(lp, strings.ToLower(m.Name)) {
+				ms = append(ms, m)
+			}
+		}
+		for len(out) < 3 {
+			m, ok := best(ms)
+			if !ok {
+				break
+			}
+			out = append(out, m.Ref())
+			ms = slices.DeleteFunc(ms, func(x Model) bool { return x.Ref() == m.Ref() })
 		}
 	}
 	if len(out) == 0 {
@@ -370,10 +392,27 @@ func (c *Catalog) suggest(p string) string {
 	return "; did you mean " + strings.Join(out, ", ") + "?"
 }
 
-func levenshtein(a, b string) int {
+// nearPart reports whether s has a contiguous part within one edit of p
+// (two when p is 8 or more letters): approximate substring matching.
+func nearPart(p, s string) bool {
+	limit := 1
+	if len(p) >= 8 {
+		limit = 2
+	}
+	return slices.Min(editRow(p, s, true)) <= limit
+}
+
+func levenshtein(a, b string) int { return editRow(a, b, false)[len(b)] }
+
+// editRow is the last row of the edit-distance table of a against b: its
+// j-th value is the distance of a to b[:j]; with anywhere, a match may
+// start at any position of b (the first row is all 0).
+func editRow(a, b string, anywhere bool) []int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
-		prev[j] = j
+		if !anywhere {
+			prev[j] = j
+		}
 	}
 	for i := 1; i <= len(a); i++ {
 		cur := make([]int, len(b)+1)
@@ -387,7 +426,7 @@ func levenshtein(a, b string) int {
 		}
 		prev = cur
 	}
-	return prev[len(b)]
+	return prev
 }
 
 // Key says where a model's API key comes from.

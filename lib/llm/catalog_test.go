@@ -34,6 +34,15 @@ func TestCatalogDefaultsAndResolve(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did you mean anthropic/claude-sonnet-4-5") {
 		t.Errorf("unknown model error = %v", err)
 	}
+	// a misspelt part of a name is suggested too; a bad level is named as such
+	_, _, err = c.Resolve("sonet")
+	if err == nil || !strings.Contains(err.Error(), "did you mean anthropic/claude-sonnet") {
+		t.Errorf("Resolve(sonet) error = %v", err)
+	}
+	_, _, err = c.Resolve("sonnet:ultra")
+	if err == nil || !strings.Contains(err.Error(), `unknown thinking level "ultra"`) || !strings.Contains(err.Error(), "xhigh") {
+		t.Errorf("Resolve(sonnet:ultra) error = %v", err)
+	}
 }
 
 func TestCatalogUserMerge(t *testing.T) {

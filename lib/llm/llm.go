@@ -367,3 +367,29 @@ func (e Event) Final() *Message {
 	}
 	return nil
 }
+
+// UniqueToolCallIDs renames the tool calls of m whose id is taken (taken
+// reports an id already used in the session, or one earlier in m) to
+// ID_2, ID_3, …: local servers (ollama, llama.cpp) number their calls
+// call_1 again in every turn, and a repeated id pairs a later result with
+// the earlier call. It reports whether it renamed any.
+func UniqueToolCallIDs(m *Message, taken func(id string) bool) bool {
+	renamed := false
+	seen := map[string]bool{}
+	used := func(id string) bool { return seen[id] || taken(id) }
+	for i, c := range m.Content {
+		if c.Type != "toolCall" || c.ID == "" {
+			continue
+		}
+		if used(c.ID) {
+			for n := 2; ; n++ {
+				if id := fmt.Sprintf("%s_%d", c.ID, n); !used(id) {
+					m.Content[i].ID, renamed = id, true
+					break
+				}
+			}
+		}
+		seen[m.Content[i].ID] = true
+	}
+	return renamed
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 )
 
@@ -119,6 +120,8 @@ func Totals(entries []Record) Usage {
 		t.CacheWrite += u.CacheWrite
 		t.Cost += u.Cost.Total
 	}
+	// to a millionth of a dollar: a sum of prices is not 0.042675000000000005
+	t.Cost = math.Round(t.Cost*1e6) / 1e6
 	return t
 }
 

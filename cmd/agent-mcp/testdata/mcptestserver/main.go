@@ -303,9 +303,14 @@ func oldServer() {
 			reply["result"] = map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "old", "version": "0.1"}}
 		case "tools/list":
-			reply["result"] = map[string]any{"tools": []any{map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}}}}
+			reply["result"] = map[string]any{"tools": []any{map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}},
+				map[string]any{"name": "sample", "inputSchema": map[string]any{"type": "object"}}}}
 		case "tools/call":
 			reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello from 2025-03-26"}}}
+			if m.Params.Name != "hello" { // as the TypeScript SDK's McpServer answers an unknown tool
+				reply["result"] = map[string]any{"isError": true, "content": []any{map[string]any{"type": "text",
+					"text": "MCP error -32602: Tool " + m.Params.Name + " not found"}}}
+			}
 		default:
 			reply["error"] = map[string]any{"code": -32601, "message": "Method not found: " + m.Method}
 		}
