@@ -15,14 +15,18 @@ const defaultThrottle = 50 * time.Millisecond
 
 // emitter writes agent events as JSON Lines, flushing after each event so
 // the next stage sees them as they happen. Deltas are coalesced over the
-// throttle window (consecutive deltas of one block are merged).
+// throttle window (consecutive deltas of one block are merged). The window
+// starts at a written delta: the first delta of a block, or one after a
+// quiet spell as long as the window, is written at once (it is on the way
+// to a person's first character), only the deltas that follow it close
+// behind are merged.
 type emitter struct {
 	w        *bufio.Writer
 	mode     string // compact | full | final
 	throttle time.Duration
 	now      func() time.Time
 	pending  *llm.Event // a buffered delta
-	last     time.Time
+	last     time.Time  // when the last delta was written (zero after another event)
 	err      error
 	// claude, when set, turns every event into Claude Code's stream-json
 	// (--output-format claude) instead of writing it.
@@ -126,7 +130,11 @@ func (e *emitter) flushDelta() {
 }
 
 func (e *emitter) writeUpdate(ev llm.Event) {
-	e.last = e.now()
+	if isDelta(ev.Type) {
+		e.last = e.now()
+	} else {
+		e.last = time.Time{} // a block's first delta goes out at once
+	}
 	partial := ev.Partial
 	if e.mode != "full" {
 		ev.Partial = nil

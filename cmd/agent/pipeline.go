@@ -203,9 +203,18 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 		return nil, err
 	}
 	r.events = out
-	for i, p := range r.procs {
+	// agent-chat starts first: its start-up (tools, git snapshot, the
+	// connection) is on the way to the first character, and the pipes
+	// already join the stages, so the order of starting is free.
+	order := []*exec.Cmd{r.chat}
+	for _, p := range r.procs {
+		if p != r.chat {
+			order = append(order, p)
+		}
+	}
+	for i, p := range order {
 		if err := p.Start(); err != nil {
-			for _, q := range r.procs[:i] {
+			for _, q := range order[:i] {
 				q.Process.Kill()
 				q.Wait()
 			}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentutils/agentutils/lib/llm"
+)
+
+// The throttle merges deltas that follow a written one closely, but the
+// first delta of a block is written at once: it is the first character a
+// person waits for.
+func TestThrottleWritesFirstDeltaAtOnce(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(0, 0)
+	e := newEmitter(&out, "compact", 50*time.Millisecond, func() time.Time { return now })
+	idx := 0
+	ev := func(typ, delta string, after time.Duration) {
+		now = now.Add(after)
+		e.update(llm.Event{Type: typ, ContentIndex: &idx, Delta: delta})
+	}
+	lines := func() int { return strings.Count(out.String(), "\n") }
+	ev("text_start", "", 0)
+	if lines() != 1 {
+		t.Fatalf("text_start not written: %q", out.String())
+	}
+	ev("text_delta", "a", 10*time.Millisecond)
+	if lines() != 2 || !strings.Contains(out.String(), `"delta":"a"`) {
+		t.Fatalf("the first delta waited: %q", out.String())
+	}
+	ev("text_delta", "b", 10*time.Millisecond)
+	ev("text_delta", "c", 10*time.Millisecond)
+	if lines() != 2 {
+		t.Fatalf("deltas inside the window were not merged: %q", out.String())
+	}
+	ev("text_delta", "d", 40*time.Millisecond)
+	if lines() != 3 || !strings.Contains(out.String(), `"delta":"bcd"`) {
+		t.Fatalf("merged deltas not written after the window: %q", out.String())
+	}
+}
