@@ -454,6 +454,11 @@ func retriable(err error) bool {
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) {
 		return true
 	}
+	// A pipe closed under a call (in-memory and stdio transports) surfaces as
+	// the write's own error when it loses the race with the reader's EOF.
+	if errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) {
+		return true
+	}
 	m := strings.ToLower(err.Error())
 	for _, s := range []string{"connection refused", "connection reset", "broken pipe", "network is unreachable", "no route to host", "connection closed", "transport closed", "session not found"} {
 		if strings.Contains(m, s) {
