@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,7 +139,17 @@ func RetryHint(msg string) time.Duration {
 
 // HTTPError formats a failed response as "<status> <compact body>", the
 // form the classifiers' patterns expect.
+//
+// A JSON error body as the providers document it (Anthropic's
+// {"type":"error","error":{"type","message"}}, OpenAI's and OpenRouter's
+// {"error":{"message","type","code"}}, Gemini's {"error":{"code","message",
+// "status"}}, possibly in a one-element array, Mistral's top-level
+// {"message","type"}) is shown as "<status> <type/code/status>: <message>"
+// instead of raw JSON: the words a person reads and the patterns match.
 func HTTPError(status int, body []byte, retryAfter time.Duration) string {
+	if r := readableError(body); r != "" {
+		body = []byte(r)
+	}
 	b := strings.Join(strings.Fields(string(body)), " ")
 	if len(b) > 2000 {
 		b = b[:2000] + "…"
@@ -150,4 +162,45 @@ func HTTPError(status int, body []byte, retryAfter time.Duration) string {
 		s += " retry-after-ms=" + strconv.FormatInt(retryAfter.Milliseconds(), 10)
 	}
 	return s
+}
+
+// readableError is "kind: message" from a JSON error body, or "" when the
+// body is not one.
+func readableError(body []byte) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	if a, ok := v.([]any); ok && len(a) == 1 {
+		v = a[0]
+	}
+	top, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	e := top
+	if inner, ok := top["error"].(map[string]any); ok {
+		e = inner
+	}
+	msg, _ := e["message"].(string)
+	if strings.TrimSpace(msg) == "" {
+		return ""
+	}
+	var kinds []string
+	for _, k := range []string{"type", "code", "status"} {
+		var s string
+		switch x := e[k].(type) {
+		case string:
+			s = x
+		case float64:
+			s = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		if s != "" && !slices.Contains(kinds, s) {
+			kinds = append(kinds, s)
+		}
+	}
+	if len(kinds) == 0 {
+		return msg
+	}
+	return strings.Join(kinds, "/") + ": " + msg
 }

@@ -61,10 +61,16 @@ func FromInput(line []byte) (entry []byte, ok bool, err error) {
 			return nil, false, errors.New("message_end without a message object")
 		}
 		var m struct {
-			Role string `json:"role"`
+			Role    string `json:"role"`
+			Retried bool   `json:"retried"`
 		}
 		if err := json.Unmarshal(ev.Message, &m); err != nil || m.Role == "" {
 			return nil, false, errors.New("message_end: the message has no role")
+		}
+		if m.Role == "assistant" && m.Retried {
+			// A failed attempt agent-chat sent again: the events show it,
+			// the session keeps one entry per answer.
+			return nil, false, nil
 		}
 		if persistedRoles[m.Role] {
 			return concatObject(`{"type":"message","message":`, ev.Message), true, nil
