@@ -5,6 +5,7 @@ import (
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"iter"
 	"math"
@@ -226,10 +227,38 @@ func readInto(buf []byte, path string, decompress bool, sniff int) ([]byte, erro
 		defer zr.Close()
 		return io.ReadAll(zr)
 	}
+	if f := unsupportedCompression(path); f != "" {
+		// rg runs an external decompressor for these; we refuse by name
+		// rather than search the compressed bytes.
+		return nil, fmt.Errorf("-z cannot decompress %s files (it reads .gz, .bz2 and .zst); decompress it first, e.g. %s", f, decompressHint[f])
+	}
 	return data, nil
 }
 
-// compressed reports whether -z decompresses the file (by its name, as rg).
+// compressed reports whether -z decompresses the file (by its name, as rg),
+// or refuses it (unsupportedCompression).
 func compressed(path string) bool {
-	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".bz2")
+	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".bz2") ||
+		unsupportedCompression(path) != ""
+}
+
+var decompressHint = map[string]string{"xz": "xz -dc FILE", "lzma": "xz --format=lzma -dc FILE",
+	"lz4": "lz4 -dc FILE", "compress (.Z)": "uncompress -c FILE", "brotli": "brotli -dc FILE"}
+
+// unsupportedCompression names the format of a file rg 13's -z decompresses
+// and we do not, by its name as rg decides.
+func unsupportedCompression(path string) string {
+	switch {
+	case strings.HasSuffix(path, ".xz"), strings.HasSuffix(path, ".txz"):
+		return "xz"
+	case strings.HasSuffix(path, ".lzma"):
+		return "lzma"
+	case strings.HasSuffix(path, ".lz4"):
+		return "lz4"
+	case strings.HasSuffix(path, ".Z"):
+		return "compress (.Z)"
+	case strings.HasSuffix(path, ".br"):
+		return "brotli"
+	}
+	return ""
 }
