@@ -362,10 +362,11 @@ func (g *Group) finish() {
 	if g.Runs == 0 {
 		return
 	}
+	g.Cost = llm.RoundCost(g.Cost)
 	n := float64(g.Runs)
 	g.PassRate = float64(g.Passed) / n
 	g.MeanTurns, g.MeanTokens = float64(g.Turns)/n, float64(g.Tokens)/n
-	g.MeanCost, g.MeanWall = g.Cost/n, g.WallSeconds/n
+	g.MeanCost, g.MeanWall = llm.RoundCost(g.Cost/n), g.WallSeconds/n
 }
 
 // Report is the aggregate of many results: all of them, by model, by task.

@@ -12,6 +12,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -136,6 +137,11 @@ type Cost struct {
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
 }
+
+// RoundCost rounds a sum of prices to a millionth of a dollar, so reports
+// say 0.042675 and not 0.042675000000000005. Every report that adds costs
+// rounds with it.
+func RoundCost(c float64) float64 { return math.Round(c*1e6) / 1e6 }
 
 // Usage counts tokens of one call. Input excludes cached tokens.
 type Usage struct {

@@ -2,8 +2,9 @@ package session
 
 import (
 	"encoding/json"
-	"math"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
 // Summary is what listings show of a session.
@@ -120,8 +121,7 @@ func Totals(entries []Record) Usage {
 		t.CacheWrite += u.CacheWrite
 		t.Cost += u.Cost.Total
 	}
-	// to a millionth of a dollar: a sum of prices is not 0.042675000000000005
-	t.Cost = math.Round(t.Cost*1e6) / 1e6
+	t.Cost = llm.RoundCost(t.Cost)
 	return t
 }
 

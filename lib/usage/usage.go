@@ -198,7 +198,9 @@ func Aggregate(entries []Entry, opt Options) (Report, error) {
 	if rep.Total.Agents == nil {
 		rep.Total.Agents, rep.Total.Models = []string{}, []string{}
 	}
+	rep.Total.Cost = llm.RoundCost(rep.Total.Cost)
 	for _, g := range groups {
+		g.Cost = llm.RoundCost(g.Cost)
 		sort.Strings(g.Agents)
 		sort.Strings(g.Models)
 		rep.Rows = append(rep.Rows, *g)
