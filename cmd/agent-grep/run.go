@@ -287,6 +287,7 @@ func run(c *cli.Context, env *app.Env) error {
 			so.ChunkAbove, so.ChunkSize = n, k
 		}
 	}
+	so.Spans = spanNeed(p) // spans.go
 	start := time.Now()
 	var total grep.Stats
 	var searching time.Duration

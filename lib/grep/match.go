@@ -240,6 +240,9 @@ type lineSearch struct {
 	// exist: only whether a line matches is wanted, not its matches; a
 	// matching line then has one span, and not necessarily a true one.
 	exist bool
+	// need: the spans the output uses (SearchOptions.Spans); fewer than
+	// all lets a line's first match do, or its DFA answer.
+	need  SpanNeed
 	d, du *lineDFA // the DFAs of m and of m.uni, taken when first needed
 }
 
@@ -315,8 +318,15 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		if m.wordLit {
 			subs, fast = ls.wordSpans(line, subs, at-start)
 		}
-		if ls.exist && (m.exact || m.ac != nil) {
+		if (ls.exist || ls.need == SpansNone) && (m.exact || m.ac != nil) {
 			return start, end, append(subs, Span{at - start, at - start})
+		}
+		if ls.need == SpansFirst && m.exact {
+			return start, end, append(subs, Span{at - start, at - start + len(m.lits[0].s)})
+		}
+		if ls.need == SpansFirst && m.ac != nil {
+			s, e := m.ac.leftmost(line, 0)
+			return start, end, append(subs, Span{s, e})
 		}
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
@@ -343,8 +353,15 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 					}
 				}
 			}
-			if sure && ls.exist && !m.word {
+			if sure && (ls.exist || ls.need == SpansNone) && !m.word {
 				return start, end, append(subs, Span{at - start, at - start})
+			}
+			if ls.need == SpansFirst && !m.word && utf8.Valid(line) {
+				if loc := mm.re.FindIndex(line); loc != nil {
+					return start, end, append(subs, Span{loc[0], loc[1]})
+				}
+				off = end
+				continue
 			}
 			for _, loc := range mm.re.FindAllIndex(line, -1) {
 				subs = append(subs, Span{loc[0], loc[1]})
