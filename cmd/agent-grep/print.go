@@ -48,6 +48,7 @@ type printer struct {
 	pathSep            string // --path-separator ("": /)
 	lineBuffered       bool   // --line-buffered
 	cur                part   // the file whose result is coming in parts (FileResult.More)
+	out                bytes.Buffer
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -270,7 +271,8 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		return p.stopped == ""
 	}
 	r = p.budget(r)
-	var out bytes.Buffer
+	out := &p.out // reused: a part of every line of a 1 MiB piece is over 1 MB
+	out.Reset()
 	if len(r.Lines) > 0 && !p.cur.stopped {
 		if p.heading && p.mode == "standard" && !p.cur.started {
 			if !p.first {
@@ -280,7 +282,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			out.WriteByte('\n')
 		}
 		p.first = false
-		p.lines(&out, r)
+		p.lines(out, r)
 		p.cur.started = true
 	} else if !last {
 		return p.stopped == ""
@@ -290,7 +292,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 			out.Write(p.pathBytes(r.Path))
 			out.WriteString(": ")
 		}
-		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+		fmt.Fprintf(out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 	}
 	if out.Len() == 0 {
 		return p.stopped == ""
