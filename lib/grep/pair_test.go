@@ -1,0 +1,102 @@
+package grep
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// naivePair is indexPair's meaning, one position at a time.
+func naivePair(hay []byte, b1, b2, m1, m2 byte, d int) int {
+	for i := 0; i+d < len(hay); i++ {
+		if hay[i]|m1 == b1 && hay[i+d]|m2 == b2 {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestIndexPair: the SSE2 scan against the naive one on random texts of
+// every length up to 80, at every alignment, over a small alphabet (so
+// that hits are frequent, at block edges too).
+func TestIndexPair(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alpha := []byte("abAB\x00\xff")
+	buf := make([]byte, 200)
+	for i := 0; i < 20000; i++ {
+		n := r.IntN(81)
+		off := r.IntN(16)
+		hay := buf[off : off+n]
+		for k := range hay {
+			hay[k] = alpha[r.IntN(len(alpha))]
+		}
+		b1, b2 := alpha[r.IntN(len(alpha))], alpha[r.IntN(len(alpha))]
+		var m1, m2 byte
+		if r.IntN(2) == 0 {
+			m1 = 0x20
+			b1 |= m1
+		}
+		if r.IntN(2) == 0 {
+			m2 = 0x20
+			b2 |= m2
+		}
+		d := 1 + r.IntN(20)
+		if got, want := indexPair(hay, b1, b2, m1, m2, d), naivePair(hay, b1, b2, m1, m2, d); got != want {
+			t.Fatalf("indexPair(%q, %q, %q, %#x, %#x, %d) = %d, want %d", hay, b1, b2, m1, m2, d, got, want)
+		}
+	}
+}
+
+// TestLitIndexRandom: a literal's index (pair scan, folded or not) finds
+// what bytes.Index finds, on random texts.
+func TestLitIndexRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alpha := []byte("abcAB m\n")
+	for i := 0; i < 20000; i++ {
+		s := make([]byte, 1+r.IntN(6))
+		for k := range s {
+			s[k] = alpha[r.IntN(len(alpha))]
+		}
+		hay := make([]byte, r.IntN(120))
+		for k := range hay {
+			hay[k] = alpha[r.IntN(len(alpha))]
+		}
+		fold := r.IntN(2) == 0
+		set := newLitSet([]rune(string(s)), fold)
+		if set == nil {
+			continue
+		}
+		l := &set[0]
+		from := r.IntN(len(hay) + 1)
+		want := -1
+		needle, h := l.s, hay
+		if fold {
+			h = bytes.ToLower(hay)
+		}
+		if j := bytes.Index(h[from:], needle); j >= 0 {
+			want = from + j
+		}
+		st := litScan{next: -2, lo: -2, up: -2}
+		if got := l.index(hay, from, &st); got != want {
+			t.Fatalf("%q (fold %v) in %q from %d: %d, want %d", l.s, fold, hay, from, got, want)
+		}
+	}
+}
+
+func FuzzIndexPair(f *testing.F) {
+	f.Add([]byte("func main() {}\nfunc mainly"), byte('f'), byte('m'), false, false, uint8(5))
+	f.Fuzz(func(t *testing.T, hay []byte, b1, b2 byte, f1, f2 bool, d uint8) {
+		var m1, m2 byte
+		if f1 {
+			m1 = 0x20
+		}
+		if f2 {
+			m2 = 0x20
+		}
+		b1, b2 = b1|m1, b2|m2
+		dd := int(d%64) + 1
+		if got, want := indexPair(hay, b1, b2, m1, m2, dd), naivePair(hay, b1, b2, m1, m2, dd); got != want {
+			t.Fatalf("indexPair = %d, want %d", got, want)
+		}
+	})
+}
