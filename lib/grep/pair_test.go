@@ -100,3 +100,43 @@ func FuzzIndexPair(f *testing.F) {
 		}
 	})
 }
+
+// TestAhoCorasickFirstEnd: firstEnd (two scans side by side over
+// windows) finds the earliest end of any literal, on random sets and
+// texts long enough to cross many windows.
+func TestAhoCorasickFirstEnd(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := 0; i < 3000; i++ {
+		var lits [][]byte
+		for k := r.IntN(30) + 1; k > 0; k-- {
+			b := make([]byte, 1+r.IntN(12))
+			for n := range b {
+				b[n] = "abcd"[r.IntN(4)]
+			}
+			lits = append(lits, b)
+		}
+		h := make([]byte, r.IntN(3000))
+		for n := range h {
+			h[n] = "abcdefgh"[r.IntN(8)]
+		}
+		a := newAhoCorasick(lits)
+		from := r.IntN(len(h) + 1)
+		want := -1
+		for _, l := range lits {
+			if j := bytes.Index(h[from:], l); j >= 0 && (want < 0 || from+j+len(l) < want) {
+				want = from + j + len(l)
+			}
+		}
+		// the earliest end: a longer literal may end before a shorter one starts
+		for e := from + 1; e <= len(h) && (want < 0 || e < want); e++ {
+			for _, l := range lits {
+				if e-len(l) >= from && bytes.Equal(h[e-len(l):e], l) {
+					want = e
+				}
+			}
+		}
+		if got := a.firstEnd(h, from); got != want {
+			t.Fatalf("%q in %d bytes from %d: firstEnd %d, want %d", lits, len(h), from, got, want)
+		}
+	}
+}
