@@ -3,7 +3,10 @@ package grep
 import (
 	"bytes"
 	"math/rand/v2"
+	"regexp"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // naivePair is indexPair's meaning, one position at a time.
@@ -139,4 +142,45 @@ func TestAhoCorasickFirstEnd(t *testing.T) {
 			t.Fatalf("%q in %d bytes from %d: firstEnd %d, want %d", lits, len(h), from, got, want)
 		}
 	}
+}
+
+// FuzzAhoCorasick: the automaton of the lines of set against regexp's
+// leftmost-first matches of their alternation, and firstEnd against the
+// earliest end of any of them.
+func FuzzAhoCorasick(f *testing.F) {
+	f.Add("ab\nabc\nbc", []byte("xxabcabxbc"), uint16(0))
+	f.Add("func\nmain\nunc m", bytes.Repeat([]byte("func main() {}\n"), 80), uint16(3))
+	f.Fuzz(func(t *testing.T, set string, hay []byte, from uint16) {
+		var lits [][]byte
+		var quoted []string
+		for _, l := range strings.Split(set, "\n") {
+			if l == "" || !utf8.ValidString(l) || len(lits) == 40 {
+				continue
+			}
+			lits = append(lits, []byte(l))
+			quoted = append(quoted, regexp.QuoteMeta(l))
+		}
+		if len(lits) == 0 {
+			return
+		}
+		a := newAhoCorasick(lits)
+		p := int(from) % (len(hay) + 1)
+		want := -1
+		for _, l := range lits {
+			if j := bytes.Index(hay[p:], l); j >= 0 && (want < 0 || p+j+len(l) < want) {
+				want = p + j + len(l)
+			}
+		}
+		if got := a.firstEnd(hay, p); got != want {
+			t.Fatalf("%q in %q from %d: firstEnd %d, want %d", lits, hay, p, got, want)
+		}
+		if !utf8.Valid(hay) {
+			return // regexp reads U+FFFD where the automaton reads bytes
+		}
+		loc := regexp.MustCompile(strings.Join(quoted, "|")).FindIndex(hay)
+		s, e := a.leftmost(hay, 0)
+		if loc == nil && s >= 0 || loc != nil && (s != loc[0] || e != loc[1]) {
+			t.Fatalf("%q in %q: leftmost %d %d, regexp %v", lits, hay, s, e, loc)
+		}
+	})
 }

@@ -11,9 +11,9 @@ type Line struct {
 	Number int    // 1-based
 	Offset int64  // byte offset of the line in the file
 	Text   []byte // with its newline, if it had one
-	Match  bool
 	Subs   []Span // match spans relative to Text (match lines)
-	Gap    bool   // a "--" separator comes before this line
+	Match  bool
+	Gap    bool // a "--" separator comes before this line
 }
 
 // FileResult is the outcome of searching one file.
