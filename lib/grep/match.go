@@ -42,6 +42,9 @@ type Matcher struct {
 	// ac: the pattern is more than maxLits literals (case-sensitive, no
 	// -w/-x): their leftmost-first occurrences are the matches (aho.go).
 	ac *ahoCorasick
+	// rev: every match ends with the prefilter's one literal; the DFA of
+	// what comes before it, reversed, checks each occurrence (reverse.go)
+	rev *dfaProg
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -123,6 +126,9 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			m.exact = m.lits[0].fold == folded && string(m.lits[0].s) == want
 		}
 		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.lits) == 1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.lits[0])
+		if !m.multiline && !m.exact && !m.word && len(m.lits) == 1 {
+			m.rev = reverseSuffix(simple, m.lits[0])
+		}
 	}
 	if !o.Fixed {
 		uo, changed := o, false
@@ -137,6 +143,9 @@ func Compile(o MatchOptions) (*Matcher, error) {
 				m.uniLines = !m.multiline && m.lits != nil && reflect.DeepEqual(m.lits, u.lits)
 			}
 		}
+	}
+	if m.uni != nil {
+		m.rev = nil // the reversed scan knows ASCII \w \d \s only
 	}
 	if !m.multiline {
 		m.dfa = newDFAProg(expr, m.uni != nil)
@@ -244,6 +253,7 @@ type lineSearch struct {
 	// all lets a line's first match do, or its DFA answer.
 	need  SpanNeed
 	d, du *lineDFA // the DFAs of m and of m.uni, taken when first needed
+	dr    *lineDFA // the reversed DFA of m.rev
 }
 
 func (ls *lineSearch) reset(m *Matcher) {
@@ -261,7 +271,10 @@ func (ls *lineSearch) release() {
 	if ls.du != nil {
 		ls.m.uni.dfa.put(ls.du)
 	}
-	ls.d, ls.du = nil, nil
+	if ls.dr != nil {
+		ls.m.rev.put(ls.dr)
+	}
+	ls.d, ls.du, ls.dr = nil, nil, nil
 }
 
 // dfaOf is the line DFA of mm (ls.m or its Unicode twin), nil if none.
@@ -284,11 +297,38 @@ func (ls *lineSearch) dfaOf(mm *Matcher) *lineDFA {
 // start is -1 when no line matches.
 func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, out []Span) {
 	m := ls.m
+	from := off   // where the prefilter looks from (off: a line start at or before it)
+	lineEnd := -1 // the '\n' ending the line of the last occurrence m.rev ruled out
 	for off < len(buf) {
 		var at int
 		sure := false // the DFA found that the line at matches
 		if m.lits != nil {
-			at = ls.pf.find(buf, off)
+			from = max(from, off)
+			at = ls.pf.find(buf, from)
+			if m.rev != nil && at >= 0 {
+				if lineEnd >= 0 && at > lineEnd {
+					off = lineEnd + 1 // the occurrence is on a later line
+				}
+				if ls.dr == nil {
+					ls.dr = m.rev.get()
+				}
+				match, ok, nl := ls.dr.scanBack(buf, off, at)
+				if nl >= 0 {
+					off = nl + 1
+				}
+				if ok && !match {
+					// no match ends with this occurrence: the next one
+					if lineEnd < at {
+						lineEnd = len(buf)
+						if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
+							lineEnd = at + i
+						}
+					}
+					from = at + 1
+					continue
+				}
+				sure = ok
+			}
 		} else if m.ac != nil {
 			if at = m.ac.firstEnd(buf, off); at > 0 {
 				at--
