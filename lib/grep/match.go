@@ -144,9 +144,6 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			}
 		}
 	}
-	if m.uni != nil {
-		m.rev = nil // the reversed scan knows ASCII \w \d \s only
-	}
 	if !m.multiline {
 		m.dfa = newDFAProg(expr, m.uni != nil)
 		if len(o.Patterns) > maxLits && m.lits == nil && !fold && !o.Word && !o.Line {

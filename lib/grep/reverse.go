@@ -12,7 +12,10 @@ import (
 // the text just before it. A DFA of P reversed, anchored where L
 // starts, reads that text backwards and stops as soon as P has matched
 // or cannot: a few bytes ("string" in `s := string(b)` is rejected after
-// "rts "), where the forward DFA read the line from its start.
+// "rts "), where the forward DFA read the line from its start. The text
+// it reads is ASCII (a non-ASCII byte leaves the line to the forward
+// path), where ASCII \w \d \s and rg's Unicode ones agree: a pattern with
+// a Unicode twin (unicode.go) uses it too.
 
 // reverseSuffix is the DFA program of \A·reverse(P) when expr (the
 // simplified pattern) is P·L with l its literal L, P not empty and with

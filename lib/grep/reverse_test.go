@@ -14,10 +14,10 @@ import (
 // span) are the lines Go's regexp matches.
 func TestReverseSuffixRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	atoms := []string{"a", "b", "[A-Z]", "[a-z]", ".", "[^a]", `\d`, "^", `\b`, "é", "(?i:b)", "(a|bc)", " "}
+	atoms := []string{"a", "b", "[A-Z]", "[a-z]", ".", "[^a]", `\d`, `\w`, `\s`, "^", `\b`, "é", "(?i:b)", "(a|bc)", " "}
 	ops := []string{"", "*", "+", "?", "{2}"}
 	tails := []string{"ing", "ab", "a", "(?i)ing", "Xb"}
-	alpha := []string{"a", "b", "c", "i", "n", "g", "ing", "X", "B", " ", "é", "1", "\n", "\xff"}
+	alpha := []string{"a", "b", "c", "i", "n", "g", "ing", "X", "B", " ", "é", "1", "\n", "\xff", "\u00a0", "٣"}
 	used := 0
 	for i := 0; i < 4000; i++ {
 		var pat strings.Builder
@@ -53,7 +53,10 @@ func TestReverseSuffixRandom(t *testing.T) {
 // only, printing every span) against Go's regexp on each line.
 func linesAgree(t *testing.T, p string, m *Matcher, buf []byte) {
 	t.Helper()
-	ref := regexp.MustCompile(m.re.String())
+	ref := m.re // rg's meaning: Unicode \w \d \s where there is a twin
+	if m.uni != nil {
+		ref = m.uni.re
+	}
 	for _, so := range []SearchOptions{{Text: true, CountOnly: true, LinesOnly: true}, {Text: true, Spans: SpansNone}, {Text: true}} {
 		res := SearchBuffer(m, "f", buf, so)
 		got := map[int]bool{}
