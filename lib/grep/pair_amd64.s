@@ -1,5 +1,13 @@
 #include "textflag.h"
 
+// BROADCAST fills the 16 bytes of reg with the byte arg.
+#define BROADCAST(arg, reg) \
+	MOVBLZX arg, AX; \
+	MOVQ AX, reg; \
+	PUNPCKLBW reg, reg; \
+	PUNPCKLBW reg, reg; \
+	PSHUFL $0, reg, reg
+
 // func indexPairBlocks(hay []byte, n int, b1, b2, m1, m2 byte, d int) int
 // SSE2: 16 positions a round; (hay[i]|m1 == b1) && (hay[i+d]|m2 == b2).
 TEXT ·indexPairBlocks(SB), NOSPLIT, $0-56
@@ -7,26 +15,10 @@ TEXT ·indexPairBlocks(SB), NOSPLIT, $0-56
 	MOVQ n+24(FP), BX
 	MOVQ d+40(FP), DX
 	// X0 = b1 x16, X1 = b2 x16, X4 = m1 x16, X5 = m2 x16
-	MOVBLZX b1+32(FP), AX
-	MOVQ AX, X0
-	PUNPCKLBW X0, X0
-	PUNPCKLBW X0, X0
-	PSHUFL $0, X0, X0
-	MOVBLZX b2+33(FP), AX
-	MOVQ AX, X1
-	PUNPCKLBW X1, X1
-	PUNPCKLBW X1, X1
-	PSHUFL $0, X1, X1
-	MOVBLZX m1+34(FP), AX
-	MOVQ AX, X4
-	PUNPCKLBW X4, X4
-	PUNPCKLBW X4, X4
-	PSHUFL $0, X4, X4
-	MOVBLZX m2+35(FP), AX
-	MOVQ AX, X5
-	PUNPCKLBW X5, X5
-	PUNPCKLBW X5, X5
-	PSHUFL $0, X5, X5
+	BROADCAST(b1+32(FP), X0)
+	BROADCAST(b2+33(FP), X1)
+	BROADCAST(m1+34(FP), X4)
+	BROADCAST(m2+35(FP), X5)
 	MOVQ SI, DI
 	LEAQ (SI)(BX*1), R8 // end of the positions
 loop:
