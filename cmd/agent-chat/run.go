@@ -20,6 +20,7 @@ import (
 	"github.com/agentutils/agentutils/lib/claudestream"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
 	"github.com/agentutils/agentutils/lib/prompt"
@@ -121,7 +122,7 @@ func run(c *cli.Context, env *app.Env) error {
 	var tools []llm.Tool
 	var procs []*coproc
 	var toolset *loop.Toolset
-	var validator *loop.Validator
+	var validator *jsonschema.Validator
 	if cmds := toolCommands(c); len(cmds) > 0 {
 		sid := ""
 		if st.header != nil {
@@ -132,7 +133,7 @@ func run(c *cli.Context, env *app.Env) error {
 			return exit.Wrap(exit.Usage, err)
 		}
 		defer stopTools(procs)
-		if validator, err = loop.NewValidator(toolset.Tools()); err != nil {
+		if validator, err = jsonschema.NewValidator(toolset.Defs()); err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
 		tools = toolsForModel(toolset)
@@ -385,7 +386,7 @@ type turn struct {
 	// the tool co-processes and their merged tools (nil: no tools to run)
 	procs     []*coproc
 	toolset   *loop.Toolset
-	validator *loop.Validator
+	validator *jsonschema.Validator
 	restarted map[int]bool    // co-processes restarted in this run (once each)
 	ctx       context.Context // the run's context: SIGINT or a control abort cancels it
 	ctl       *control        // --control: steering, follow-ups, thinking level (nil without)

@@ -18,7 +18,7 @@ import (
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
-	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 )
 
 func serveCommand(env *app.Env) *cli.Command {
@@ -217,11 +217,11 @@ func (s *server) setEditMode(mode string) {
 		s.send(&event.Log{Level: "error", Msg: err.Error()})
 		return
 	}
-	var defs []loop.Tool
+	var defs []event.ToolDef
 	for _, t := range ts {
-		defs = append(defs, loop.Tool{ToolDef: t.Def})
+		defs = append(defs, t.Def)
 	}
-	v, err := loop.NewValidator(defs)
+	v, err := jsonschema.NewValidator(defs)
 	if err != nil {
 		s.send(&event.Log{Level: "error", Msg: err.Error()})
 		return
@@ -246,16 +246,16 @@ func trimSpace(b []byte) []byte {
 type gate struct {
 	hooks []hooks.Hook
 	rules rules
-	valid *loop.Validator
+	valid *jsonschema.Validator
 	errw  io.Writer
 }
 
 func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
-	var defs []loop.Tool
+	var defs []event.ToolDef
 	for _, t := range ts {
-		defs = append(defs, loop.Tool{ToolDef: t.Def})
+		defs = append(defs, t.Def)
 	}
-	v, err := loop.NewValidator(defs)
+	v, err := jsonschema.NewValidator(defs)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 	"github.com/agentutils/agentutils/lib/loop"
 )
 
@@ -16,7 +17,7 @@ func Example() {
 	tools, _ := loop.Merge([]loop.Source{{Name: "agent-tool serve", Tools: []event.ToolDef{
 		{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`), Concurrency: event.Shared},
 	}}})
-	v, _ := loop.NewValidator(tools.Tools())
+	v, _ := jsonschema.NewValidator(tools.Defs())
 	l := loop.New(loop.Config{Tools: tools, Validator: v, MaxTurns: 10}, nil, nil)
 
 	replies := []string{

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 )
 
 func TestWithIntent(t *testing.T) {
@@ -39,7 +40,7 @@ func TestWithIntent(t *testing.T) {
 		t.Error("non-object schema: no error")
 	}
 	// The schema with intent compiles and validates a call that has it.
-	v, err := NewValidator([]Tool{{ToolDef: got[0]}})
+	v, err := jsonschema.NewValidator(got[:1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 )
 
 // Done reasons: why a run ended.
@@ -21,7 +22,7 @@ const DefaultReserveTokens = 16384
 // Config holds what the loop needs to decide.
 type Config struct {
 	Tools     *Toolset
-	Validator *Validator // nil: no argument validation
+	Validator *jsonschema.Validator // nil: no argument validation
 	// MaxTurns caps the model calls of one run; 0 is no cap.
 	MaxTurns  int
 	Interrupt InterruptMode
@@ -97,7 +98,7 @@ func New(cfg Config, context []json.RawMessage, q *Queue) *Loop {
 
 // SetTools replaces the toolset and validator (a co-process sent a new
 // "tools" list); the batch of the next assistant message uses them.
-func (l *Loop) SetTools(ts *Toolset, v *Validator) {
+func (l *Loop) SetTools(ts *Toolset, v *jsonschema.Validator) {
 	l.cfg.Tools, l.cfg.Validator = ts, v
 }
 

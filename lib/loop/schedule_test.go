@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 )
 
 func TestPlan(t *testing.T) {
@@ -32,7 +33,7 @@ func TestPlan(t *testing.T) {
 
 // testTools: read/grep shared (source 0), bash exclusive (source 0), write
 // exclusive and non-abortable (source 1).
-func testTools(t *testing.T) (*Toolset, *Validator) {
+func testTools(t *testing.T) (*Toolset, *jsonschema.Validator) {
 	t.Helper()
 	w := def("write", "exclusive")
 	w.NonAbortable = true
@@ -46,7 +47,7 @@ func testTools(t *testing.T) (*Toolset, *Validator) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := NewValidator(ts.Tools())
+	v, err := jsonschema.NewValidator(ts.Defs())
 	if err != nil {
 		t.Fatal(err)
 	}
