@@ -3,13 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
@@ -168,131 +168,6 @@ func stopTools(ps []*coproc) {
 	}
 }
 
-// runTools runs the tool calls of an assistant message: validated against
-// the advertised schemas, shared calls together and exclusive ones alone,
-// with tool_execution events, and the results in call order.
-func (t *turn) runTools(msg llm.Message) []llm.Message {
-	t.revive()
-	calls := msg.ToolCalls()
-	conc := make([]string, len(calls))
-	for i, c := range calls {
-		conc[i] = event.Shared
-		if tool, ok := t.toolset.Lookup(c.Name); ok {
-			conc[i] = tool.Concurrency
-		}
-	}
-	results := make([]llm.Message, len(calls))
-	for _, group := range loop.Plan(conc) {
-		var wg sync.WaitGroup
-		for _, i := range group {
-			c := calls[i]
-			args := c.Arguments
-			t.out.emit(event.ToolExecutionStart, func(e *event.Event) { e.ToolCallID, e.ToolName, e.Args = c.ID, c.Name, args })
-			wg.Add(1)
-			go func(i int, c llm.Content) {
-				defer wg.Done()
-				results[i] = t.execute(c)
-			}(i, c)
-		}
-		wg.Wait()
-		for _, i := range group {
-			r := results[i]
-			isErr := r.IsError
-			var content []event.Content
-			for _, b := range r.Content {
-				content = append(content, event.Content{Type: b.Type, Text: b.Text, Data: b.Data, MimeType: b.MimeType})
-			}
-			t.out.emit(event.ToolExecutionEnd, func(e *event.Event) {
-				e.ToolCallID, e.ToolName, e.IsError = r.ToolCallID, r.ToolName, &isErr
-				e.Result = &event.ToolOutput{Content: content, Details: r.Details}
-			})
-		}
-	}
-	for _, r := range results {
-		m := msgJSON(r)
-		t.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
-		t.out.emit(event.MessageEnd, func(e *event.Event) { e.Message = m })
-	}
-	return results
-}
-
-// execute runs one call on its co-process and waits for the result.
-func (t *turn) execute(c llm.Content) llm.Message {
-	res := llm.Message{Role: "toolResult", ToolCallID: c.ID, ToolName: c.Name}
-	fail := func(s string) llm.Message {
-		res.Content, res.IsError, res.Timestamp = []llm.Content{llm.TextBlock(s)}, true, t.env.Now().UnixMilli()
-		return res
-	}
-	tool, ok := t.toolset.Lookup(c.Name)
-	if !ok {
-		return fail("Tool " + c.Name + " not found")
-	}
-	args, err := t.validator.Validate(c.Name, c.Arguments)
-	if err != nil {
-		return fail(err.Error())
-	}
-	if t.ctx.Err() != nil {
-		return fail("Tool execution was aborted.")
-	}
-	p := t.procs[tool.Source]
-	// The tool gets the real values of the placeholders; what it returns is
-	// hidden again before anyone sees or stores it.
-	ch := p.call(&event.Call{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(t.secrets.Reveal(string(args)))})
-	for {
-		select {
-		case v := <-ch:
-			switch m := v.(type) {
-			case *event.Update:
-				pr := t.hideOutput(m.PartialResult)
-				t.out.emit(event.ToolExecutionUpdate, func(e *event.Event) {
-					e.ToolCallID, e.ToolName, e.Args, e.PartialResult = c.ID, c.Name, args, &pr
-				})
-			case *event.Result:
-				m.Content, m.Details = t.hideContent(m.Content), t.secrets.HideJSON(m.Details)
-				for _, b := range m.Content {
-					res.Content = append(res.Content, llm.Content{Type: b.Type, Text: b.Text, Data: b.Data, MimeType: b.MimeType})
-				}
-				res.Details, res.IsError, res.Timestamp = m.Details, m.IsError, t.env.Now().UnixMilli()
-				return res
-			}
-		case <-p.dead:
-			return fail(fmt.Sprintf("tool process exited: %v", p.deadErr))
-		case <-t.ctx.Done():
-			if !tool.NonAbortable {
-				p.cancel(c.ID)
-			}
-			// the co-process still answers; wait a little for it
-			select {
-			case v := <-ch:
-				if m, ok := v.(*event.Result); ok {
-					for _, b := range t.hideContent(m.Content) {
-						res.Content = append(res.Content, llm.Content{Type: b.Type, Text: b.Text})
-					}
-					res.IsError, res.Timestamp = true, t.env.Now().UnixMilli()
-					return res
-				}
-			case <-time.After(5 * time.Second):
-			}
-			return fail("Tool execution was aborted.")
-		}
-	}
-}
-
-// hideOutput replaces the secrets in a tool's output with placeholders.
-func (t *turn) hideOutput(o event.ToolOutput) event.ToolOutput {
-	o.Content, o.Details = t.hideContent(o.Content), t.secrets.HideJSON(o.Details)
-	return o
-}
-
-func (t *turn) hideContent(cs []event.Content) []event.Content {
-	out := make([]event.Content, len(cs))
-	for i, c := range cs {
-		c.Text = t.secrets.HideText(c.Text)
-		out[i] = c
-	}
-	return out
-}
-
 func toolsForModel(ts *loop.Toolset) []llm.Tool {
 	var out []llm.Tool
 	for _, t := range ts.Tools() {
@@ -301,9 +176,17 @@ func toolsForModel(ts *loop.Toolset) []llm.Tool {
 	return out
 }
 
+// toolRunner is the tool co-processes of a run.
+type toolRunner struct {
+	procs     []*coproc
+	toolset   *loop.Toolset
+	restarted map[int]bool // co-processes restarted in this run (once each)
+	stderr    io.Writer
+}
+
 // revive restarts, once per run, a tool co-process that has died; its
 // calls in the meantime got "tool process exited" results.
-func (t *turn) revive() {
+func (t *toolRunner) revive(ctx context.Context, env *app.Env, sessionID string) {
 	for i, p := range t.procs {
 		select {
 		case <-p.dead:
@@ -317,17 +200,25 @@ func (t *turn) revive() {
 			continue
 		}
 		t.restarted[i] = true
-		np, err := startCoproc(t.ctx, p.name, t.env.Dir, t.opts.SessionID, t.env.Stderr)
+		np, err := startCoproc(ctx, p.name, env.Dir, sessionID, env.Stderr)
 		if err != nil {
 			continue
 		}
 		select {
 		case <-np.tools:
 			t.procs[i] = np
-			fmt.Fprintf(t.env.Stderr, "agent-chat: tool command %q exited (%v); restarted\n", p.name, p.deadErr)
+			fmt.Fprintf(env.Stderr, "agent-chat: tool command %q exited (%v); restarted\n", p.name, p.deadErr)
 		case <-np.dead:
 		case <-time.After(30 * time.Second):
 			np.cmd.Process.Kill()
 		}
 	}
+}
+
+// set is the merged toolset (nil without co-processes).
+func (t *toolRunner) set() *loop.Toolset {
+	if t == nil {
+		return nil
+	}
+	return t.toolset
 }
