@@ -44,7 +44,9 @@ func answer(stop, text string, calls ...llm.Content) llm.Message {
 	return m
 }
 
-func call(id, name, args string) llm.Content { return llm.ToolCallBlock(id, name, json.RawMessage(args)) }
+func call(id, name, args string) llm.Content {
+	return llm.ToolCallBlock(id, name, json.RawMessage(args))
+}
 
 func user(text string) *llm.Message {
 	return &llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(text)}}
