@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -127,7 +127,11 @@ func (d *driver) execute(dsp loop.Dispatch, msgs chan<- toolMsg) {
 	p := d.tools.procs[dsp.Source]
 	call := c
 	call.Arguments = json.RawMessage(d.secrets.Reveal(string(c.Arguments)))
-	ch := p.call(&call)
+	ch, err := p.Call(&call)
+	if err != nil {
+		fail(toolproto.ExitText(err))
+		return
+	}
 	for {
 		select {
 		case v := <-ch:
@@ -144,8 +148,8 @@ func (d *driver) execute(dsp loop.Dispatch, msgs chan<- toolMsg) {
 				msgs <- toolMsg{index: dsp.Index, result: res}
 				return
 			}
-		case <-p.dead:
-			fail(fmt.Sprintf("tool process exited: %v", p.deadErr))
+		case <-p.Dead():
+			fail(toolproto.ExitText(p.Err()))
 			return
 		case <-d.ctx.Done():
 			d.aborted(dsp, p, ch, res, msgs)
@@ -156,9 +160,9 @@ func (d *driver) execute(dsp loop.Dispatch, msgs chan<- toolMsg) {
 
 // aborted ends a running call on an interrupt: cancel (unless the tool is
 // not abortable), then a little wait for the co-process's answer.
-func (d *driver) aborted(dsp loop.Dispatch, p *coproc, ch chan any, res llm.Message, msgs chan<- toolMsg) {
+func (d *driver) aborted(dsp loop.Dispatch, p *coproc, ch <-chan any, res llm.Message, msgs chan<- toolMsg) {
 	if dsp.Abortable {
-		p.cancel(dsp.Call.ID)
+		p.Cancel(dsp.Call.ID)
 	}
 	select {
 	case v := <-ch:

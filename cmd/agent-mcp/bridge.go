@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -70,7 +71,7 @@ func bridgeCommand(env *cmdEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{},
+			b := &bridge{env: env, c: c, naming: c.String("naming"), srv: toolproto.NewServer(env.Stdout),
 				asks: map[string]chan *event.Answer{}, early: map[string]*event.Answer{}, hooks: hs}
 			return b.run(c.Context)
 		},
@@ -85,13 +86,12 @@ type bridge struct {
 	// stateDir is hello's stateDir, where large outputs are spilled.
 	stateDir string
 
-	outMu sync.Mutex
+	// srv writes the protocol's lines and runs the calls.
+	srv *toolproto.Server
 
 	mu      sync.Mutex
 	servers []*bridgeServer
 	byName  map[string]route // agent name → server and MCP tool
-	calls   map[string]context.CancelFunc
-	wg      sync.WaitGroup
 
 	// asks are elicitations waiting for an answer, by request id; early
 	// holds answers that came before their request was registered.
@@ -147,9 +147,7 @@ func (b *bridge) send(v any) {
 	if err != nil {
 		return
 	}
-	b.outMu.Lock()
-	defer b.outMu.Unlock()
-	_, _ = b.env.Stdout.Write(line)
+	b.srv.SendLine(line)
 }
 
 func (b *bridge) logf(level, format string, args ...any) {
@@ -160,25 +158,9 @@ func (b *bridge) run(ctx context.Context) error {
 	sc := newLineReader(b.env.Stdin, maxProtocolLine, func(n, size int) {
 		b.logf("error", "agent-mcp bridge: stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, maxProtocolLine)
 	})
-	var hello *event.Hello
-	for hello == nil {
-		if !sc.Scan() {
-			if err := sc.Err(); err != nil {
-				return err
-			}
-			return nil // EOF before hello: nothing to do
-		}
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			b.logf("error", "agent-mcp bridge: %v", err)
-			continue
-		}
-		h, ok := m.(*event.Hello)
-		if !ok {
-			b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
-			continue
-		}
-		hello = h
+	hello, err := b.readHello(sc)
+	if hello == nil || err != nil {
+		return err // EOF before hello: nothing to do
 	}
 	b.stateDir = hello.StateDir
 	b.sessionID = hello.SessionID
@@ -220,39 +202,10 @@ func (b *bridge) run(ctx context.Context) error {
 	}
 	b.answerHello(ctx, hello)
 
-	for sc.Scan() {
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			b.logf("error", "agent-mcp bridge: %v", err)
-			continue
-		}
-		switch m := m.(type) {
-		case *event.Call:
-			b.startCall(ctx, m)
-		case *event.Cancel:
-			b.mu.Lock()
-			for id, cancel := range b.calls {
-				if m.ID == "" || m.ID == id {
-					cancel()
-				}
-			}
-			b.mu.Unlock()
-		case *event.Answer:
-			b.mu.Lock()
-			if ch, ok := b.asks[m.RequestID]; ok {
-				delete(b.asks, m.RequestID)
-				ch <- m
-			} else {
-				b.early[m.RequestID] = m
-			}
-			b.mu.Unlock()
-		default:
-			b.logf("error", "agent-mcp bridge: unexpected %T", m)
-		}
-	}
+	b.serveLines(ctx, sc)
 	// EOF: let running calls finish (an interrupt cancels them), write
 	// their results, stop background work, close the servers.
-	b.wg.Wait()
+	b.srv.Wait()
 	b.mu.Lock()
 	b.closing = true
 	b.mu.Unlock()
@@ -268,6 +221,52 @@ func (b *bridge) run(ctx context.Context) error {
 		}
 	}
 	return sc.Err()
+}
+
+// readHello reads up to the hello message (nil at EOF).
+func (b *bridge) readHello(sc *lineReader) (*event.Hello, error) {
+	for sc.Scan() {
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			b.logf("error", "agent-mcp bridge: %v", err)
+			continue
+		}
+		h, ok := m.(*event.Hello)
+		if !ok {
+			b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
+			continue
+		}
+		return h, nil
+	}
+	return nil, sc.Err()
+}
+
+// serveLines handles the parent's messages after hello until EOF.
+func (b *bridge) serveLines(ctx context.Context, sc *lineReader) {
+	for sc.Scan() {
+		m, err := event.DecodeTool(sc.Bytes())
+		if err != nil {
+			b.logf("error", "agent-mcp bridge: %v", err)
+			continue
+		}
+		switch m := m.(type) {
+		case *event.Call:
+			b.startCall(ctx, m)
+		case *event.Cancel:
+			b.srv.Cancel(m.ID)
+		case *event.Answer:
+			b.mu.Lock()
+			if ch, ok := b.asks[m.RequestID]; ok {
+				delete(b.asks, m.RequestID)
+				ch <- m
+			} else {
+				b.early[m.RequestID] = m
+			}
+			b.mu.Unlock()
+		default:
+			b.logf("error", "agent-mcp bridge: unexpected %T", m)
+		}
+	}
 }
 
 func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
@@ -504,28 +503,11 @@ func (b *bridge) toolsMessage() *toolsMsg {
 func (b *bridge) startCall(ctx context.Context, call *event.Call) {
 	b.mu.Lock()
 	rt, ok := b.byName[call.Name]
-	cctx, cancel := context.WithCancel(ctx)
-	if _, dup := b.calls[call.ID]; dup {
-		b.mu.Unlock()
-		cancel()
-		b.logf("error", "agent-mcp bridge: call id %q is already running", call.ID)
-		return
-	}
-	b.calls[call.ID] = cancel
 	b.mu.Unlock()
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		start := time.Now()
-		res := b.call(cctx, rt, ok, call)
-		res.ID = call.ID
-		res.DurationMs = time.Since(start).Milliseconds()
-		b.mu.Lock()
-		delete(b.calls, call.ID)
-		b.mu.Unlock()
-		cancel()
-		b.send(res)
-	}()
+	started := b.srv.Go(ctx, call.ID, func(cctx context.Context) *event.Result { return b.call(cctx, rt, ok, call) })
+	if !started {
+		b.logf("error", "agent-mcp bridge: call id %q is already running", call.ID)
+	}
 }
 
 func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) *event.Result {

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -47,23 +47,19 @@ Example:
 	}
 }
 
-// server is one serve session: its tools, the writer shared by every
-// call's goroutine, and the running calls.
+// server is one serve session: its tools and the protocol server (the
+// writer shared by every call's goroutine, and the running calls).
 type server struct {
-	tools   []tools.Tool
-	env     *tools.Env
-	w       *bufio.Writer
-	wmu     sync.Mutex
-	shared  sync.RWMutex // write-held by an exclusive tool while it runs, read-held by the others
-	mu      sync.Mutex
-	running map[string]context.CancelFunc
-	wg      sync.WaitGroup
-	gate    *gate
-	hooks   bool // false when hello says the parent fires the hooks
+	*toolproto.Server
+	tools  []tools.Tool
+	env    *tools.Env
+	shared sync.RWMutex // write-held by an exclusive tool while it runs, read-held by the others
+	gate   *gate
+	hooks  bool // false when hello says the parent fires the hooks
 }
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
-	s := &server{tools: ts, env: env, w: bufio.NewWriter(out), running: map[string]context.CancelFunc{}, gate: g, hooks: true}
+	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true}
 	r := bufio.NewReaderSize(in, 256<<10)
 	for n := 1; ; n++ {
 		line, rerr := r.ReadBytes('\n')
@@ -76,19 +72,8 @@ func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.
 	}
 	// EOF: let every running call finish and answer, then exit (a parent
 	// that wants them stopped sends cancel first).
-	s.wg.Wait()
+	s.Wait()
 	return nil
-}
-
-func (s *server) send(v any) {
-	b, err := event.EncodeTool(v)
-	if err != nil {
-		return
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.w.Write(b)
-	s.w.Flush()
 }
 
 func (s *server) handle(ctx context.Context, line []byte, n int) {
@@ -97,7 +82,7 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 	}
 	msg, err := event.DecodeTool(line)
 	if err != nil {
-		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: %v (line skipped)", n, err)})
+		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: %v (line skipped)", n, err)})
 		return
 	}
 	switch m := msg.(type) {
@@ -118,7 +103,7 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		if len(m.Tools) > 0 {
 			sel, err := tools.Select(m.Tools, s.env.EditMode)
 			if err != nil {
-				s.send(&event.Log{Level: "error", Msg: err.Error()})
+				s.Send(&event.Log{Level: "error", Msg: err.Error()})
 			} else {
 				offer = sel
 			}
@@ -127,52 +112,27 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		for _, t := range offer {
 			reply.Tools = append(reply.Tools, t.Def)
 		}
-		s.send(reply)
+		s.Send(reply)
 	case *event.Call:
 		s.call(ctx, m)
 	case *event.Cancel:
-		s.mu.Lock()
-		for id, cancel := range s.running {
-			if m.ID == "" || m.ID == id {
-				cancel()
-			}
-		}
-		s.mu.Unlock()
+		s.Cancel(m.ID)
 	case *event.Answer:
 		// No tool of ours asks a person; an answer is acknowledged silently.
 	default:
-		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a %T is not sent to a tool process (line skipped)", n, msg)})
+		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a %T is not sent to a tool process (line skipped)", n, msg)})
 	}
 }
 
 func (s *server) call(parent context.Context, m *event.Call) {
 	ts, g := s.tools, s.gate // a later hello may switch them; this call keeps its own
-	ctx, cancel := context.WithCancel(parent)
-	s.mu.Lock()
-	if _, dup := s.running[m.ID]; dup {
-		s.mu.Unlock()
-		cancel()
-		s.send(&event.Result{ID: m.ID, Content: []event.Content{event.Text("a call with id " + m.ID + " is already running")}, IsError: true})
-		return
-	}
-	s.running[m.ID] = cancel
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.running, m.ID)
-			s.mu.Unlock()
-			cancel()
-		}()
-		start := time.Now()
-		exclusive := false
-		for _, t := range ts {
-			if t.Def.Name == m.Name && t.Def.Concurrency == event.Exclusive {
-				exclusive = true
-			}
+	exclusive := false
+	for _, t := range ts {
+		if t.Def.Name == m.Name && t.Def.Concurrency == event.Exclusive {
+			exclusive = true
 		}
+	}
+	ok := s.Go(parent, m.ID, func(ctx context.Context) *event.Result {
 		// Exclusive calls run alone; shared calls run together.
 		if exclusive {
 			s.shared.Lock()
@@ -181,24 +141,24 @@ func (s *server) call(parent context.Context, m *event.Call) {
 			s.shared.RLock()
 			defer s.shared.RUnlock()
 		}
-		var r event.Result
 		if ctx.Err() != nil {
-			r = event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
-		} else {
-			r = g.run(ctx, ts, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
-				s.send(&event.Update{ID: m.ID, PartialResult: o})
-			})
+			return &event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
 		}
-		r.ID, r.DurationMs = m.ID, time.Since(start).Milliseconds()
-		s.send(&r)
-	}()
+		r := g.run(ctx, ts, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
+			s.Send(&event.Update{ID: m.ID, PartialResult: o})
+		})
+		return &r
+	})
+	if !ok {
+		s.Send(&event.Result{ID: m.ID, Content: []event.Content{event.Text("a call with id " + m.ID + " is already running")}, IsError: true})
+	}
 }
 
 // setEditMode switches the edit tool to the mode hello asks for, keeping
 // the same selection of tools.
 func (s *server) setEditMode(mode string) {
 	if !slices.Contains(tools.EditModes, mode) {
-		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("unknown editMode %q (modes: %s); keeping %s", mode, strings.Join(tools.EditModes, ", "), s.env.EditMode)})
+		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("unknown editMode %q (modes: %s); keeping %s", mode, strings.Join(tools.EditModes, ", "), s.env.EditMode)})
 		return
 	}
 	var names []string
@@ -214,7 +174,7 @@ func (s *server) setEditMode(mode string) {
 	}
 	ts, err := tools.Select(names, mode)
 	if err != nil {
-		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		s.Send(&event.Log{Level: "error", Msg: err.Error()})
 		return
 	}
 	var defs []event.ToolDef
@@ -223,7 +183,7 @@ func (s *server) setEditMode(mode string) {
 	}
 	v, err := jsonschema.NewValidator(defs)
 	if err != nil {
-		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		s.Send(&event.Log{Level: "error", Msg: err.Error()})
 		return
 	}
 	g := *s.gate
