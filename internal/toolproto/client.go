@@ -112,17 +112,6 @@ func (c *Client) Call(call *event.Call) (<-chan any, error) {
 // Cancel asks the process to stop call id ("" every call).
 func (c *Client) Cancel(id string) error { return c.Send(&event.Cancel{ID: id}) }
 
-// Running lists the ids of the calls without a result yet.
-func (c *Client) Running() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ids := make([]string, 0, len(c.waiting))
-	for id := range c.waiting {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 // Close ends the process: EOF on its stdin, then, after grace, a kill.
 func (c *Client) Close(grace time.Duration) {
 	c.in.Close()

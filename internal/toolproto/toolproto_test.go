@@ -55,9 +55,6 @@ func TestClient(t *testing.T) {
 	if !ok || r.ID != "c1" || r.Content[0].Text != "ok" {
 		t.Fatalf("result %+v", r)
 	}
-	if n := len(c.Running()); n != 0 {
-		t.Errorf("%d calls still running", n)
-	}
 	ch, _ = c.Call(&event.Call{ID: "c2", Name: "die"})
 	<-c.Dead()
 	if c.Err() == nil || !strings.Contains(ExitText(c.Err()), "tool process exited: exit status 3") {
