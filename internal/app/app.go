@@ -1,7 +1,7 @@
 // Package app is the shared shell around every agent-* command: it builds the
 // urfave/cli/v2 application against injected streams, environment and clock,
 // never lets the library call os.Exit, maps errors to the one exit-code table
-// of lib/exit, and adds the `completion` and `man` subcommands.
+// of lib/exit, and adds the --version, --man and --generate-completion flags.
 //
 //	main() ──Main(spec)──▶ Run(ctx, spec, env, args) ──▶ spec(env).RunContext
 //	                                   │
