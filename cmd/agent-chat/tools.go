@@ -84,7 +84,6 @@ type toolRunner struct {
 	procs     []*coproc
 	toolset   *loop.Toolset
 	restarted map[int]bool // co-processes restarted in this run (once each)
-	stderr    io.Writer
 }
 
 // revive restarts, once per run, a tool co-process that has died; its
