@@ -82,87 +82,108 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			&cli.StringFlag{Name: "token", Usage: "with --http, require Authorization: Bearer TOKEN (default: $AGENT_MCP_SERVE_TOKEN)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http, also accept requests whose Origin header is `ORIGIN` (e.g. https://app.example); repeatable"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return exit.Errorf(exit.Usage, "serve: no arguments expected")
-			}
-			longRunningGC(env)
-			cwd := env.Dir
-			if d := c.String("cwd"); d != "" {
-				cwd = d
-			}
-			token := c.String("token")
-			if token == "" {
-				token = env.Getenv("AGENT_MCP_SERVE_TOKEN")
-			}
-			addr := c.String("http")
-			if addr != "" {
-				host, _, err := net.SplitHostPort(addr)
-				if err != nil {
-					return exit.Errorf(exit.Usage, "--http %q: %v", addr, err)
-				}
-				ip := net.ParseIP(host)
-				loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
-				if !loopback && !c.Bool("listen-any") {
-					return exit.Errorf(exit.Usage, "--http %q is not a loopback address: add --listen-any (and a --token)", addr)
-				}
-				if !loopback && token == "" {
-					return exit.Errorf(exit.Usage, "--http %q off loopback needs --token or AGENT_MCP_SERVE_TOKEN", addr)
-				}
-			} else if c.IsSet("token") || c.Bool("listen-any") {
-				return exit.Errorf(exit.Usage, "--token and --listen-any need --http")
-			}
-			var pick []string
-			for _, t := range c.StringSlice("tools") {
-				pick = append(pick, strings.Split(t, ",")...)
-			}
-			tp, err := startToolProc(c.Context, env, c.String("tools-cmd"), cwd)
-			if err != nil {
-				return err
-			}
-			defer tp.stop()
-			srv, err := tp.server(cwd, pick, c.Bool("allow-write"), c.Bool("allow-exec"))
-			if err != nil {
-				return err
-			}
-			if addr == "" {
-				err := srv.Run(c.Context, &mcp.StdioTransport{})
-				if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-					return err
-				}
-				return nil
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return exit.Errorf(exit.Failure, "--http: %v", err)
-			}
-			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-			origins := c.StringSlice("allow-origin")
-			handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				// The MCP spec: servers MUST validate Origin on Streamable
-				// HTTP (DNS rebinding); a browser page elsewhere gets 403.
-				if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
-					http.Error(w, "forbidden origin", http.StatusForbidden)
-					return
-				}
-				if token != "" {
-					if r.Header.Get("Authorization") != "Bearer "+token {
-						w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
-						http.Error(w, "unauthorized", http.StatusUnauthorized)
-						return
-					}
-				}
-				h.ServeHTTP(w, r)
-			})
-			hs := &http.Server{Handler: handler}
-			app.Warnf(c, "serving MCP on http://%s/", ln.Addr())
-			go func() { <-c.Context.Done(); hs.Close() }()
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
-		},
+		Action: func(c *cli.Context) error { return serveRun(c, env) },
 	}
+}
+
+// serveFlags are serve's checked flags.
+type serveFlags struct {
+	cwd, token, addr string
+	pick             []string
+}
+
+// serveFlagsFrom checks serve's flags: an --http address off loopback
+// needs --listen-any and a token; --token and --listen-any need --http.
+func serveFlagsFrom(c *cli.Context, env *cmdEnv) (serveFlags, error) {
+	f := serveFlags{cwd: env.Dir, token: c.String("token"), addr: c.String("http")}
+	if c.NArg() > 0 {
+		return f, exit.Errorf(exit.Usage, "serve: no arguments expected")
+	}
+	if d := c.String("cwd"); d != "" {
+		f.cwd = d
+	}
+	if f.token == "" {
+		f.token = env.Getenv("AGENT_MCP_SERVE_TOKEN")
+	}
+	if f.addr != "" {
+		host, _, err := net.SplitHostPort(f.addr)
+		if err != nil {
+			return f, exit.Errorf(exit.Usage, "--http %q: %v", f.addr, err)
+		}
+		ip := net.ParseIP(host)
+		loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+		if !loopback && !c.Bool("listen-any") {
+			return f, exit.Errorf(exit.Usage, "--http %q is not a loopback address: add --listen-any (and a --token)", f.addr)
+		}
+		if !loopback && f.token == "" {
+			return f, exit.Errorf(exit.Usage, "--http %q off loopback needs --token or AGENT_MCP_SERVE_TOKEN", f.addr)
+		}
+	} else if c.IsSet("token") || c.Bool("listen-any") {
+		return f, exit.Errorf(exit.Usage, "--token and --listen-any need --http")
+	}
+	for _, t := range c.StringSlice("tools") {
+		f.pick = append(f.pick, strings.Split(t, ",")...)
+	}
+	return f, nil
+}
+
+// serveRun starts the tool process and serves its tools over stdio or HTTP.
+func serveRun(c *cli.Context, env *cmdEnv) error {
+	f, err := serveFlagsFrom(c, env)
+	if err != nil {
+		return err
+	}
+	longRunningGC(env)
+	tp, err := startToolProc(c.Context, env, c.String("tools-cmd"), f.cwd)
+	if err != nil {
+		return err
+	}
+	defer tp.stop()
+	srv, err := tp.server(f.cwd, f.pick, c.Bool("allow-write"), c.Bool("allow-exec"))
+	if err != nil {
+		return err
+	}
+	if f.addr == "" {
+		err := srv.Run(c.Context, &mcp.StdioTransport{})
+		if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+			return err
+		}
+		return nil
+	}
+	return serveHTTP(c, srv, f)
+}
+
+// serveHTTP serves srv over Streamable HTTP until interrupted.
+func serveHTTP(c *cli.Context, srv *mcp.Server, f serveFlags) error {
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return exit.Errorf(exit.Failure, "--http: %v", err)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	origins := c.StringSlice("allow-origin")
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The MCP spec: servers MUST validate Origin on Streamable
+		// HTTP (DNS rebinding); a browser page elsewhere gets 403.
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
+			http.Error(w, "forbidden origin", http.StatusForbidden)
+			return
+		}
+		if f.token != "" {
+			if r.Header.Get("Authorization") != "Bearer "+f.token {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+	hs := &http.Server{Handler: handler}
+	app.Warnf(c, "serving MCP on http://%s/", ln.Addr())
+	go func() { <-c.Context.Done(); hs.Close() }()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // originAllowed says whether a request's Origin may use the server: a
