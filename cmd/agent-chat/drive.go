@@ -46,7 +46,7 @@ func (d *driver) now() int64 { return d.env.Now().UnixMilli() }
 func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 	d.sync(l)
 	s := l.Start(prompt)
-	msgs := make(chan toolMsg, 64)
+	var msgs chan toolMsg // made at the first tool batch
 	for {
 		for _, e := range s.Events {
 			d.out.event(e)
@@ -67,6 +67,9 @@ func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 				s = l.RetryCancelled()
 			}
 		case loop.RunTools:
+			if msgs == nil {
+				msgs = make(chan toolMsg, 16)
+			}
 			s = d.runTools(l, s, msgs)
 		case loop.StopHook:
 			v := d.fire(hooks.Input{Event: hooks.Stop, StopHookActive: s.HookActive})
