@@ -155,13 +155,56 @@ func (b *bridge) logf(level, format string, args ...any) {
 }
 
 func (b *bridge) run(ctx context.Context) error {
-	sc := newLineReader(b.env.Stdin, maxProtocolLine, func(n, size int) {
-		b.logf("error", "agent-mcp bridge: stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, maxProtocolLine)
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	hello := false
+	err := b.srv.Serve(b.env.Stdin, toolproto.Handlers{
+		Message: func(m any, n int) error {
+			if hello {
+				b.handle(ctx, m)
+				return nil
+			}
+			h, ok := m.(*event.Hello)
+			if !ok {
+				b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
+				return nil
+			}
+			hello = true
+			return b.start(ctx, h)
+		},
+		BadLine: func(n int, err error) { b.logf("error", "agent-mcp bridge: %v", err) },
+		LongLine: func(n, size int) {
+			b.logf("error", "agent-mcp bridge: stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)
+		},
 	})
-	hello, err := b.readHello(sc)
-	if hello == nil || err != nil {
+	if b.r != nil && b.r.sampler != nil {
+		defer b.r.sampler.close()
+	}
+	if !hello {
 		return err // EOF before hello: nothing to do
 	}
+	// EOF: running calls have finished (an interrupt cancels them) and
+	// written their results; stop background work, close the servers.
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
+	cancelAll()
+	b.bg.Wait()
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+			if bs.s != nil {
+				bs.s.close()
+			}
+		default:
+		}
+	}
+	return err
+}
+
+// start sets the bridge up from hello: the runner, the servers (each
+// connecting in the background) and the answer.
+func (b *bridge) start(ctx context.Context, hello *event.Hello) error {
 	b.stateDir = hello.StateDir
 	b.sessionID = hello.SessionID
 	b.runHooks = hello.Hooks != nil && *hello.Hooks && len(b.hooks) > 0
@@ -177,9 +220,6 @@ func (b *bridge) run(ctx context.Context) error {
 	if r.sampler, err = newSampler(b.c, b.env); err != nil {
 		return err
 	}
-	if r.sampler != nil {
-		defer r.sampler.close()
-	}
 	es, err := r.selected(nil)
 	if err != nil {
 		return err
@@ -193,79 +233,33 @@ func (b *bridge) run(ctx context.Context) error {
 			return err
 		}
 	}
-	ctx, cancelAll := context.WithCancel(ctx)
-	defer cancelAll()
 	for _, e := range es {
 		bs := &bridgeServer{e: e, ready: make(chan struct{})}
 		b.servers = append(b.servers, bs)
 		go b.connect(ctx, bs)
 	}
 	b.answerHello(ctx, hello)
-
-	b.serveLines(ctx, sc)
-	// EOF: let running calls finish (an interrupt cancels them), write
-	// their results, stop background work, close the servers.
-	b.srv.Wait()
-	b.mu.Lock()
-	b.closing = true
-	b.mu.Unlock()
-	cancelAll()
-	b.bg.Wait()
-	for _, bs := range b.servers {
-		select {
-		case <-bs.ready:
-			if bs.s != nil {
-				bs.s.close()
-			}
-		default:
-		}
-	}
-	return sc.Err()
+	return nil
 }
 
-// readHello reads up to the hello message (nil at EOF).
-func (b *bridge) readHello(sc *lineReader) (*event.Hello, error) {
-	for sc.Scan() {
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			b.logf("error", "agent-mcp bridge: %v", err)
-			continue
+// handle takes one of the parent's messages after hello.
+func (b *bridge) handle(ctx context.Context, m any) {
+	switch m := m.(type) {
+	case *event.Call:
+		b.startCall(ctx, m)
+	case *event.Cancel:
+		b.srv.Cancel(m.ID)
+	case *event.Answer:
+		b.mu.Lock()
+		if ch, ok := b.asks[m.RequestID]; ok {
+			delete(b.asks, m.RequestID)
+			ch <- m
+		} else {
+			b.early[m.RequestID] = m
 		}
-		h, ok := m.(*event.Hello)
-		if !ok {
-			b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
-			continue
-		}
-		return h, nil
-	}
-	return nil, sc.Err()
-}
-
-// serveLines handles the parent's messages after hello until EOF.
-func (b *bridge) serveLines(ctx context.Context, sc *lineReader) {
-	for sc.Scan() {
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			b.logf("error", "agent-mcp bridge: %v", err)
-			continue
-		}
-		switch m := m.(type) {
-		case *event.Call:
-			b.startCall(ctx, m)
-		case *event.Cancel:
-			b.srv.Cancel(m.ID)
-		case *event.Answer:
-			b.mu.Lock()
-			if ch, ok := b.asks[m.RequestID]; ok {
-				delete(b.asks, m.RequestID)
-				ch <- m
-			} else {
-				b.early[m.RequestID] = m
-			}
-			b.mu.Unlock()
-		default:
-			b.logf("error", "agent-mcp bridge: unexpected %T", m)
-		}
+		b.mu.Unlock()
+	default:
+		b.logf("error", "agent-mcp bridge: unexpected %T", m)
 	}
 }
 

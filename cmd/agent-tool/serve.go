@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,31 +59,21 @@ type server struct {
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
 	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true}
-	r := bufio.NewReaderSize(in, 256<<10)
-	for n := 1; ; n++ {
-		line, rerr := r.ReadBytes('\n')
-		if len(line) > 0 {
-			s.handle(ctx, line, n)
-		}
-		if rerr != nil {
-			break
-		}
-	}
-	// EOF: let every running call finish and answer, then exit (a parent
-	// that wants them stopped sends cancel first).
-	s.Wait()
+	// At EOF every running call finishes and answers, then serve returns
+	// (a parent that wants them stopped sends cancel first).
+	_ = s.Serve(in, toolproto.Handlers{
+		Message: func(msg any, n int) error { s.handle(ctx, msg, n); return nil },
+		BadLine: func(n int, err error) {
+			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: %v (line skipped)", n, err)})
+		},
+		LongLine: func(n, size int) {
+			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)})
+		},
+	})
 	return nil
 }
 
-func (s *server) handle(ctx context.Context, line []byte, n int) {
-	if len(trimSpace(line)) == 0 {
-		return
-	}
-	msg, err := event.DecodeTool(line)
-	if err != nil {
-		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: %v (line skipped)", n, err)})
-		return
-	}
+func (s *server) handle(ctx context.Context, msg any, n int) {
 	switch m := msg.(type) {
 	case *event.Hello:
 		if m.Cwd != "" {
@@ -191,6 +180,8 @@ func (s *server) setEditMode(mode string) {
 	s.tools, s.gate, s.env.EditMode = ts, &g, mode
 }
 
+// trimSpace is bytes.TrimSpace for ASCII white space (agent-tool run's
+// blank lines).
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
 		b = b[1:]

@@ -2,6 +2,7 @@ package toolproto
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"sync"
@@ -79,6 +80,38 @@ func (s *Server) Cancel(id string) {
 			cancel()
 		}
 	}
+}
+
+// Handlers are what Serve does with the parent's lines.
+type Handlers struct {
+	// Message gets each protocol message and its line number; an error
+	// stops the reading.
+	Message func(msg any, n int) error
+	// BadLine gets a line that is not a protocol message; LongLine one
+	// over MaxLine. Both lines are skipped.
+	BadLine  func(n int, err error)
+	LongLine func(n, size int)
+}
+
+// Serve reads the parent's messages from in until EOF (blank lines are
+// skipped), then waits for the running calls to answer.
+func (s *Server) Serve(in io.Reader, h Handlers) error {
+	lr := NewLineReader(in, MaxLine, h.LongLine)
+	for lr.Scan() {
+		if len(bytes.TrimSpace(lr.Bytes())) == 0 {
+			continue
+		}
+		msg, err := event.DecodeTool(lr.Bytes())
+		if err != nil {
+			h.BadLine(lr.Line(), err)
+			continue
+		}
+		if err := h.Message(msg, lr.Line()); err != nil {
+			return err
+		}
+	}
+	s.Wait()
+	return lr.Err()
 }
 
 // Wait waits for every running call's result (at EOF: a parent that

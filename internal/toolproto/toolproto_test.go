@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -134,4 +135,35 @@ func TestServer(t *testing.T) {
 		t.Fatalf("line %q", lines.Text())
 	}
 	close(release)
+}
+
+func TestServe(t *testing.T) {
+	var out bytes.Buffer
+	s := NewServer(&out)
+	in := "\n" + `{"type":"call","id":"a","name":"x","arguments":{}}` + "\nnot json\n" + `{"type":"cancel","id":"b"}` + "\n" + `{"type":"hello"}` + "\n"
+	var got []string
+	err := s.Serve(strings.NewReader(in), Handlers{
+		Message: func(m any, n int) error {
+			switch m := m.(type) {
+			case *event.Call:
+				s.Go(context.Background(), m.ID, func(context.Context) *event.Result { return &event.Result{} })
+			case *event.Hello:
+				return io.ErrUnexpectedEOF // stops the reading
+			}
+			got = append(got, strings.TrimPrefix(strings.TrimPrefix(fmt.Sprintf("%T", m), "*event."), "main."))
+			return nil
+		},
+		BadLine:  func(n int, err error) { got = append(got, fmt.Sprint("bad:", n)) },
+		LongLine: func(n, size int) { got = append(got, fmt.Sprint("long:", n)) },
+	})
+	if err != io.ErrUnexpectedEOF {
+		t.Errorf("err = %v", err)
+	}
+	if strings.Join(got, " ") != "Call bad:3 Cancel" {
+		t.Errorf("got %q", got)
+	}
+	s.Wait()
+	if !strings.Contains(out.String(), `"id":"a"`) {
+		t.Errorf("no result written: %q", out.String())
+	}
 }
