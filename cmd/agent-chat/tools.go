@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -65,10 +66,14 @@ func startCoproc(ctx context.Context, command, cwd, sessionID string, stderr io.
 	return p, nil
 }
 
+// stopTools closes every co-process at once (EOF, then a kill after 5 s).
 func stopTools(ps []*coproc) {
+	var wg sync.WaitGroup
 	for _, p := range ps {
-		p.Close(5 * time.Second)
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Close(5 * time.Second) }()
 	}
+	wg.Wait()
 }
 
 func toolsForModel(ts *loop.Toolset) []llm.Tool {
