@@ -296,22 +296,31 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 	m := ls.m
 	from := off   // where the prefilter looks from (off: a line start at or before it)
 	lineEnd := -1 // the '\n' ending the line of the last occurrence m.rev ruled out
+	// revWork bounds the reversed scans on one line (of off): past twice
+	// the line read so far (a long line with many occurrences, each
+	// scanned back to its start), the forward DFA decides the line in one
+	// pass
+	revWork, revOff := 0, -1
 	for off < len(buf) {
 		var at int
 		sure := false // the DFA found that the line at matches
 		if m.lits != nil {
 			from = max(from, off)
 			at = ls.pf.find(buf, from)
-			if m.rev != nil && at >= 0 {
-				if lineEnd >= 0 && at > lineEnd {
-					off = lineEnd + 1 // the occurrence is on a later line
-				}
+			if lineEnd >= 0 && at > lineEnd {
+				off = lineEnd + 1 // the occurrence is on a later line
+			}
+			if off != revOff {
+				revWork, revOff = 0, off
+			}
+			if revWork += at - off; m.rev != nil && at >= 0 && revWork <= 2*(at-off)+4096 {
 				if ls.dr == nil {
 					ls.dr = m.rev.get()
 				}
 				match, ok, nl := ls.dr.scanBack(buf, off, at)
 				if nl >= 0 {
 					off = nl + 1
+					revWork, revOff = 0, off
 				}
 				if ok && !match {
 					// no match ends with this occurrence: the next one

@@ -101,3 +101,23 @@ func FuzzReverseSuffix(f *testing.F) {
 		linesAgree(t, p, m, buf)
 	})
 }
+
+// TestReverseSuffixLongLine: a long line with many occurrences and no
+// match (each reversed scan would read back to the line's start), and
+// the same line with a match at its end.
+func TestReverseSuffixLongLine(t *testing.T) {
+	m, err := Compile(MatchOptions{Patterns: []string{"a.*ing"}})
+	if err != nil || m.rev == nil {
+		t.Fatalf("a.*ing: rev %v, err %v", m != nil && m.rev != nil, err)
+	}
+	line := bytes.Repeat([]byte("ing "), 200000)
+	buf := append(append([]byte("first\n"), line...), "\nlast\n"...)
+	if r := SearchBuffer(m, "f", buf, SearchOptions{Text: true}); r.MatchedLines != 0 {
+		t.Fatalf("no 'a': %d lines match", r.MatchedLines)
+	}
+	buf = append(append(append([]byte("first\n"), line...), "a ing"...), "\nlast\n"...)
+	r := SearchBuffer(m, "f", buf, SearchOptions{Text: true, Spans: SpansNone})
+	if r.MatchedLines != 1 || r.Lines[0].Number != 2 {
+		t.Fatalf("a at the end: %+v", r.MatchedLines)
+	}
+}
