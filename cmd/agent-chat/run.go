@@ -85,6 +85,9 @@ func run(c *cli.Context, env *app.Env) error {
 	if pattern == "" {
 		pattern = sctx.Models["default"]
 	}
+	if pattern == "" && c.String("replay") == "" {
+		pattern = fileDefault(c, "modelRoles.default") // config.toml
+	}
 	var model llm.Model
 	if pattern != "" {
 		m, level, err := cat.Resolve(pattern)
@@ -109,6 +112,9 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	if thinking == "" {
 		thinking = sctx.ThinkingLevel
+	}
+	if thinking == "" {
+		thinking = fileDefault(c, "defaultThinkingLevel") // config.toml
 	}
 	if thinking == "" {
 		thinking = "off"

@@ -26,6 +26,7 @@ type agent struct {
 	getenv       func(string) string
 	color        bool
 	modelFlag    string
+	configModel  string // config.toml's model: after the session's
 	thinkingFlag string
 	cat          *llm.Catalog
 	state        sessionState
@@ -86,6 +87,9 @@ func (a *agent) checkModel() error {
 	pattern := a.modelFlag
 	if pattern == "" {
 		pattern = a.state.modelRef
+	}
+	if pattern == "" {
+		pattern = a.configModel
 	}
 	if pattern == "" {
 		m, ok := a.cat.Default(func(m llm.Model) bool {
