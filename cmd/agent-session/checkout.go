@@ -31,7 +31,7 @@ Prints {"leafId":…,"editorText":…}.
 
 Examples:
    agent-session checkout s.jsonl 3f2a9c1e
-   agent-session open --all s.jsonl | agent-compact --branch-summary --from OLD --to 3f2a9c1e \
+   agent-session open --all s.jsonl | agent-compact --branch-summary --from "$OLD" --to 3f2a9c1e \
      | agent-session checkout s.jsonl 3f2a9c1e --summary-from -`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "summary-from", Usage: "append the branch_summary record read from `FILE` (- for stdin)"},
