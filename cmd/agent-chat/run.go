@@ -185,7 +185,11 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	// "/name args" runs a prompt template (commands/*.md, prompts/**/*.md).
 	if len(content) > 0 && content[0].Type == "text" {
-		if out, ok := prompt.Expand(content[0].Text, templates); ok {
+		out, ok, err := prompt.Expand(content[0].Text, templates)
+		if err != nil {
+			return exit.Wrap(exit.Usage, err) // a template with bad frontmatter
+		}
+		if ok {
 			content[0].Text = out
 		}
 		if len(hks) > 0 {
