@@ -32,9 +32,16 @@ models.toml apiKey, or --api-key. --record writes every provider exchange to a c
 --replay answers from one, offline and without a key (and with the cassette's model unless
 --model names one).
 
+Defaults for the model, thinking level and tools come from config.toml: the project's
+(.agentutils/config.toml, the nearest from here up) over the user's
+($XDG_CONFIG_HOME/agentutils/config.toml), under AGENT_MODEL, AGENT_THINKING, AGENT_TOOLS_CMD
+and the flags; a session's own model and level win over the files'. --print-config shows the
+merge and where each value came from (see agentutils(7)).
+
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
    agent-chat --list-models sonnet
+   agent-chat --print-config
    agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
    agent-chat --replay testdata/cassettes/demo.jsonl --once "fix the test" < /dev/null`,
 		Flags:  flags(),

@@ -189,6 +189,9 @@ var lineErr = regexp.MustCompile(`^toml: line (\d+) \(last key "?([^"]*)"?\): (.
 // to other readers and are left alone; a known key with a bad value is an
 // error at its line.
 func Parse(f File, source string) (map[string]Value, error) {
+	if err := CheckKeyParts(f.Data); err != nil {
+		return nil, fmt.Errorf("%s:%v", f.Name, strings.TrimPrefix(err.Error(), "line "))
+	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(f.Data), &doc); err != nil {
 		var pe toml.ParseError

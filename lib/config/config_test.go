@@ -55,6 +55,8 @@ var precedence = []struct {
 	{name: "bad type", user: "[edit]\nmode = 3\n", key: "x", errMatch: "user.toml:2: edit.mode: a string, not int64"},
 	{name: "syntax", user: "a = 1\nmodel = \n", key: "x", errMatch: "user.toml:2: "},
 	{name: "array for a string", user: "approvalMode = [\"ask\"]\n", key: "x", errMatch: "user.toml:1: approvalMode: a string, not an array"},
+	{name: "key of too many parts", project: "a = 1\n" + strings.Repeat("a.", 70) + "b = 1\n", key: "x",
+		errMatch: "project.toml:2: a key with more than 64 dotted parts"},
 	{name: "bad env", env: map[string]string{"AGENT_APPROVAL_MODE": "sure"}, key: "x",
 		errMatch: `AGENT_APPROVAL_MODE: must be one of ask, yes, not "sure"`},
 	{name: "bad flag", flags: map[string][]string{"thinking": {"max"}}, key: "x", errMatch: `--thinking: must be one of`},
