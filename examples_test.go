@@ -22,7 +22,10 @@ package agentutils_test
 // server (fakeModel) that answers by the request: a commit message, a split
 // plan, or a line of text. $S, $OLD, $T and $TOKEN are set as the examples
 // assume. An example that cannot run offline is in skipExamples with the
-// reason; the test fails when a skipped example is no longer printed.
+// reason (the test fails when a skipped example is no longer printed); the
+// agent-mcp examples that connect to a server are skipped by needsNetwork;
+// those using GNU parallel or jq skip when the program is absent; an example
+// that undoes another (remove after add) starts from it (setupFor).
 
 import (
 	"bufio"
