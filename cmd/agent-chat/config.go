@@ -13,6 +13,7 @@ import (
 	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/session"
 )
 
 // configFlags are agent-chat's flags that config.toml gives defaults for.
@@ -115,3 +116,8 @@ func printConfig(w io.Writer, cfg config.Config, table bool) error {
 	}
 	return exit.Silent(exit.OK)
 }
+
+// setsThinking says whether the session on stdin chose a thinking level
+// (else config.toml's defaultThinkingLevel applies). Call it before the
+// records are resolved.
+func setsThinking(st *stream) bool { return session.SetsThinkingLevel(st.records) }

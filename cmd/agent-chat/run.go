@@ -67,6 +67,7 @@ func run(c *cli.Context, env *app.Env) error {
 		out.write(event.Event{Raw: st.upstream})
 		return exit.Silent(exit.Failure)
 	}
+	sessionThinking := setsThinking(st) // else config.toml's applies
 	sctx, history, err := st.contextMessages()
 	if err != nil {
 		return err
@@ -110,11 +111,11 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 		model = m
 	}
-	if thinking == "" {
-		thinking = sctx.ThinkingLevel
+	if thinking == "" && !sessionThinking {
+		thinking = fileDefault(c, "defaultThinkingLevel") // config.toml
 	}
 	if thinking == "" {
-		thinking = fileDefault(c, "defaultThinkingLevel") // config.toml
+		thinking = sctx.ThinkingLevel
 	}
 	if thinking == "" {
 		thinking = "off"

@@ -14,7 +14,7 @@ import (
 // configure applies config.toml (user, project) and the AGENT_ variables
 // under the flags, as agent-chat does (agent-chat --print-config shows the
 // merge): the model and thinking level when no flag names them (a file's
-// model comes after the session's), the tools command when --tools-cmd is
+// come after the session's), the tools command when --tools-cmd is
 // not given, and the approval mode. It says whether to run without asking.
 func configure(c *cli.Context, env *app.Env, a *agent, st *stages) (yes bool, err error) {
 	given := map[string][]string{}
@@ -45,8 +45,11 @@ func configure(c *cli.Context, env *app.Env, a *agent, st *stages) (yes bool, er
 	case config.User, config.Project:
 		a.configModel = m.String()
 	}
-	if t := cfg.Thinking(); t.Source == config.Env {
+	switch t := cfg.Thinking(); t.Source {
+	case config.Env:
 		a.thinkingFlag = t.String()
+	case config.User, config.Project:
+		a.cfgThinking = t.String()
 	}
 	if t := cfg.ToolsCmd(); t.Source == config.Env || t.Source == config.User {
 		st.tools = t.Value

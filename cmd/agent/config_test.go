@@ -13,11 +13,12 @@ import (
 func TestConfig(t *testing.T) {
 	f := newFixture(t, toolAnswer("bash", `{"command":"echo configured-run"}`), textAnswer("Ran unasked."))
 	cfg := filepath.Join(f.home, "config.toml")
-	if err := os.WriteFile(cfg, []byte("approvalMode = \"yes\"\n[modelRoles]\ndefault = \"fake/test-model\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("approvalMode = \"yes\"\ndefaultThinkingLevel = \"low\"\n[modelRoles]\ndefault = \"fake/test-model\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := f.start("agent") // no --model, no --yes
 	s.wait("/help for commands")
+	s.wait("thinking low")
 	s.send("run it\r")
 	s.wait("Ran unasked.")
 	if strings.Contains(s.text(), "Allow $") {
