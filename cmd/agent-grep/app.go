@@ -145,30 +145,11 @@ func flagsWithoutNegations() []cli.Flag {
 	}, unsupportedFlags()...)
 }
 
-// negations are rg 13's flag pairs where the later one wins (--hidden
-// --no-hidden is not hidden). The names of a pair agent-grep does not
-// define otherwise are accepted, hidden from --help: a negation of a
+// negationFlags are the names in rg's overrides (flagorder.go) not
+// defined otherwise, accepted and hidden from --help: a negation of a
 // default (--no-hidden), a default itself (--messages, --require-git,
 // --unicode, --sort-files: the output is always sorted by path), or the
 // negation of a refused flag (--no-pcre2).
-var negations = [][2]string{
-	{"hidden", "no-hidden"}, {"column", "no-column"}, {"heading", "no-heading"}, {"byte-offset", "no-byte-offset"},
-	{"follow", "no-follow"}, {"fixed-strings", "no-fixed-strings"}, {"invert-match", "no-invert-match"},
-	{"json", "no-json"}, {"multiline", "no-multiline"}, {"multiline-dotall", "no-multiline-dotall"},
-	{"search-zip", "no-search-zip"}, {"stats", "no-stats"}, {"text", "no-text"}, {"trim", "no-trim"},
-	{"binary", "no-binary"}, {"include-zero", "no-include-zero"}, {"line-buffered", "no-line-buffered"},
-	{"block-buffered", "no-block-buffered"}, {"one-file-system", "no-one-file-system"},
-	{"max-columns-preview", "no-max-columns-preview"}, {"glob-case-insensitive", "no-glob-case-insensitive"},
-	{"sort-files", "no-sort-files"}, {"require-git", "no-require-git"}, {"ignore-files", "no-ignore-files"},
-	{"messages", "no-messages"}, {"ignore-messages", "no-ignore-messages"}, {"ignore", "no-ignore"},
-	{"ignore-vcs", "no-ignore-vcs"}, {"ignore-dot", "no-ignore-dot"}, {"ignore-parent", "no-ignore-parent"},
-	{"ignore-global", "no-ignore-global"}, {"ignore-exclude", "no-ignore-exclude"}, {"mmap", "no-mmap"},
-	{"unicode", ""}, {"pcre2", "no-pcre2"}, {"crlf", "no-crlf"}, {"encoding", "no-encoding"}, {"pre", "no-pre"},
-	{"auto-hybrid-regex", "no-auto-hybrid-regex"}, {"pcre2-unicode", "no-pcre2-unicode"},
-	{"ignore-file-case-insensitive", "no-ignore-file-case-insensitive"}, {"config", "no-config"},
-}
-
-// negationFlags are the names of negations not defined elsewhere.
 func negationFlags() []cli.Flag {
 	defined := map[string]bool{}
 	for _, f := range flagsWithoutNegations() {
@@ -177,7 +158,7 @@ func negationFlags() []cli.Flag {
 		}
 	}
 	var out []cli.Flag
-	for _, p := range negations {
+	for _, p := range overrides {
 		for _, n := range p {
 			if n != "" && !defined[n] {
 				defined[n] = true

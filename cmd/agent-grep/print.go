@@ -9,9 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/grep"
 )
 
@@ -48,6 +45,7 @@ type printer struct {
 	pathSep            string // --path-separator ("": /)
 	lineBuffered       bool   // --line-buffered
 	cur                part   // the file whose result is coming in parts (FileResult.More)
+	passthruMax        int    // --passthru -m N
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -59,78 +57,50 @@ type part struct {
 	printed int64 // --json: the bytes of the file's records so far
 }
 
-func newPrinter(c *cli.Context, env *app.Env, w *bufio.Writer, multi bool) *printer {
-	p := &printer{w: w, first: true, color: env.Color(c.String("color"), env.StdoutTTY), maxCols: c.Int("max-columns"),
-		preview: c.Bool("max-columns-preview"), only: c.Bool("only-matching"), null: c.Bool("null"), column: c.Bool("column"),
-		stats: c.Bool("stats"), maxTotal: c.Int("max-total-matches"), maxBytes: c.Int("max-bytes"), invert: c.Bool("invert-match"),
-		includeZero: c.Bool("include-zero"), trim: c.Bool("trim"), byteOffset: c.Bool("byte-offset"), ctxSep: []byte(c.String("context-separator"))}
-	if c.Bool("no-context-separator") {
-		p.ctxSep = nil
+// printOptions are the printer's, read from the flags (printOpts).
+type printOptions struct {
+	Mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
+	Color              bool
+	MaxColumns         int
+	Preview            bool // --max-columns-preview
+	Only               bool // -o
+	Null               bool // -0
+	Column             bool
+	Stats              bool
+	MaxTotal, MaxBytes int  // the agent budgets
+	Invert             bool // -v
+	IncludeZero        bool
+	Trim               bool
+	ByteOffset         bool
+	ContextSep         *string // --context-separator (nil: none)
+	MatchSep, CtxField string  // --field-match-separator, --field-context-separator
+	PathSep            string  // --path-separator ("": /)
+	LineBuffered       bool
+	WithFilename       *bool // -H/-I (nil: when several files are searched)
+	LineNumbers        bool
+	Heading            bool    // --heading (shown only where paths are)
+	Replace            *string // -r
+	Passthru           bool
+	PassthruMax        int // --passthru -m N: no lines after the Nth match
+}
+
+func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *printer {
+	p := &printer{w: w, first: true, color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
+		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
+		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
+		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
+		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax}
+	if po.ContextSep != nil {
+		p.ctxSep = []byte(*po.ContextSep)
 	}
-	p.matchSep, p.ctxField = c.String("field-match-separator"), c.String("field-context-separator")
-	p.lineBuffered = lastFlag(c, env.Args, "line-buffered", "block-buffered") == "line-buffered"
-	if s := c.String("path-separator"); s != "/" {
-		p.pathSep = s
+	if po.Replace != nil {
+		p.replace = &replacer{re: m, tmpl: *po.Replace}
 	}
-	if c.Bool("pretty") {
-		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
-		// TERM=dumb still count)
-		p.color = env.Color(c.String("color"), true)
+	p.withPath = multi || p.mode == "vimgrep" // rg: --vimgrep names the file in every mode
+	if po.WithFilename != nil {
+		p.withPath = *po.WithFilename
 	}
-	switch {
-	case c.Bool("quiet"):
-		p.mode = "quiet"
-	case c.String("format") == "agent":
-		p.mode = "agent"
-	case c.Bool("json"):
-		p.mode = "json"
-	case c.Bool("files-with-matches"):
-		p.mode = "files"
-	case c.Bool("files-without-match"):
-		p.mode = "files-without"
-	case c.Bool("count-matches"):
-		p.mode = "count-matches"
-	case c.Bool("count"):
-		if p.only {
-			p.mode = "count-matches" // rg: -c with -o counts matches
-		} else {
-			p.mode = "count"
-		}
-	case c.Bool("vimgrep"):
-		p.mode = "vimgrep"
-	default:
-		p.mode = "standard"
-	}
-	p.withPath = multi || c.Bool("vimgrep") // rg: --vimgrep names the file in every mode
-	switch lastFlag(c, env.Args, "with-filename", "no-filename") {
-	case "with-filename":
-		p.withPath = true
-	case "no-filename":
-		p.withPath = false
-	}
-	p.lineNums = env.StdoutTTY || c.Bool("column") || p.mode == "vimgrep"
-	if c.Bool("pretty") {
-		p.lineNums = true
-	}
-	switch lastFlag(c, env.Args, "line-number", "no-line-number") {
-	case "line-number":
-		p.lineNums = true
-	case "no-line-number":
-		p.lineNums = false
-	}
-	if p.mode == "vimgrep" {
-		p.column = true
-	}
-	p.heading = (env.StdoutTTY || c.Bool("pretty")) && p.withPath
-	switch lastFlag(c, env.Args, "heading", "no-heading") {
-	case "heading":
-		p.heading = true
-	case "no-heading":
-		p.heading = false
-	}
-	if p.mode == "vimgrep" || !p.withPath {
-		p.heading = false // rg: a heading only where paths are shown
-	}
+	p.heading = po.Heading && p.withPath && p.mode != "vimgrep" // rg: a heading only where paths are shown
 	return p
 }
 
@@ -213,6 +183,14 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	}
 	if r.MatchedLines > 0 {
 		p.filesWith++
+	}
+	if p.passthruMax > 0 && r.MatchedLines >= p.passthruMax {
+		// rg: --passthru -m N prints nothing after the Nth match
+		last := len(r.Lines)
+		for last > 0 && !r.Lines[last-1].Match {
+			last--
+		}
+		r.Lines = r.Lines[:last]
 	}
 	if r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches" || p.mode == "files-without") {
 		return true // rg prints no count for a file it stopped at binary data
