@@ -261,7 +261,7 @@ func searchOptions(f flagSet, o *options) {
 		before, after = 1<<30, 1<<30 // every line: the others as context
 	}
 	count := f.on("count") || f.on("count-matches")
-	firstOnly := f.on("files-with-matches") || f.on("files-without-match") || o.Quiet
+	firstOnly := o.Quiet || (f.on("files-with-matches") || f.on("files-without-match")) && !count
 	countOnly := (count || firstOnly) && !f.on("json")
 	so := grep.SearchOptions{Invert: f.on("invert-match"), MaxCount: f.num("max-count"), Before: before, After: after,
 		CountOnly: countOnly, Text: f.on("text"), Decompress: f.on("search-zip"),

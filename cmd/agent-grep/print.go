@@ -46,6 +46,8 @@ type printer struct {
 	lineBuffered       bool   // --line-buffered
 	cur                part   // the file whose result is coming in parts (FileResult.More)
 	passthruMax        int    // --passthru -m N
+	maxCount           int    // -m
+	slice              bool   // files are read whole (SearchOptions.Slice)
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -55,6 +57,9 @@ type part struct {
 	stopped bool  // rg's "binary file matches" ended the file's lines
 	begun   bool  // --json: the begin record is out
 	printed int64 // --json: the bytes of the file's records so far
+	// lastMatch is the offset of the last matching line of the parts so
+	// far (-1: none)
+	lastMatch int64
 }
 
 // printOptions are the printer's, read from the flags (printOpts).
@@ -159,7 +164,15 @@ func (p *printer) eol() []byte {
 func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	last := !r.More && p.cur.open // the last part of a result in parts
 	if r.More {
+		if !p.cur.open {
+			p.cur.lastMatch = -1
+		}
 		p.cur.open = true
+		for _, l := range r.Lines {
+			if l.Match {
+				p.cur.lastMatch = l.Offset
+			}
+		}
 	} else {
 		defer func() { p.cur = part{} }()
 	}
@@ -263,6 +276,10 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	} else if !last {
 		return p.stopped == ""
 	}
+	if !r.More && r.BinaryFrom >= 0 && !p.slice && !p.cur.stopped && p.cur.started {
+		// rg's buffered read saw a NUL after the matches it printed
+		p.binaryMatches(&out, r)
+	}
 	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
 		if p.withPath {
 			out.Write(p.pathBytes(r.Path))
@@ -274,6 +291,27 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		return p.stopped == ""
 	}
 	return p.emit(out.Bytes())
+}
+
+// maxCountBinary: when -m stopped rg's buffered read before the fill
+// with the NUL byte, rg never saw it.
+func (p *printer) maxCountBinary(r grep.FileResult) grep.FileResult {
+	if p.maxCount == 0 || r.MatchedLines < p.maxCount || p.slice {
+		return r
+	}
+	lastMatch := int64(-1)
+	if p.cur.open {
+		lastMatch = p.cur.lastMatch
+	}
+	for _, l := range r.Lines {
+		if l.Match {
+			lastMatch = l.Offset
+		}
+	}
+	if r.BinaryQuit || r.BinaryFrom >= 0 && lastMatch >= 0 && lastMatch < r.BinaryFrom {
+		r.BinaryQuit, r.BinaryFrom = false, -1
+	}
+	return r
 }
 
 // jsonPart prints a part of a file's result in --json: the begin record
@@ -323,91 +361,165 @@ func (p *printer) addJSONStats(st grep.Stats) {
 // lines prints the lines of a result (or of a part of it) in the standard
 // and vimgrep formats.
 func (p *printer) lines(out *bytes.Buffer, r grep.FileResult) {
-	for k, l := range physicalLines(r.Lines) {
-		if r.BinaryFrom >= 0 && l.Offset >= r.BinaryFrom && l.Match {
-			// rg stops at the first match after binary data, with a note
-			if p.withPath {
-				out.Write(p.pathBytes(r.Path))
-				out.WriteString(": ")
+	k := 0
+	for _, rec := range r.Lines {
+		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
+			// -U: rg prints a match spanning lines once, from its first line
+			if p.binaryNote(out, r, rec) {
+				return
 			}
-			fmt.Fprintf(out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
-			p.cur.stopped = true
-			break
+			p.record(out, r, rec)
+			k++
+			continue
 		}
-		if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
-			out.Write(p.sty("2", p.ctxSep))
+		for _, l := range physicalLines([]grep.Line{rec}) {
+			if p.binaryNote(out, r, l) {
+				return
+			}
+			p.line(out, r, k, l)
+			k++
+		}
+	}
+}
+
+// binaryNote: rg stops at the first match after binary data, with a note.
+func (p *printer) binaryNote(out *bytes.Buffer, r grep.FileResult, l grep.Line) bool {
+	if r.BinaryFrom < 0 || l.Offset < r.BinaryFrom || !l.Match {
+		return false
+	}
+	p.binaryMatches(out, r)
+	p.cur.stopped = true
+	return true
+}
+
+func (p *printer) binaryMatches(out *bytes.Buffer, r grep.FileResult) {
+	if p.withPath {
+		out.Write(p.pathBytes(r.Path))
+		out.WriteString(": ")
+	}
+	fmt.Fprintf(out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+}
+
+func multiLine(text []byte) bool {
+	i := bytes.IndexByte(text, '\n')
+	return i >= 0 && i < len(text)-1
+}
+
+// record prints a -U match that spans lines: with -r replaced as a whole
+// after its first line's number; in --vimgrep once per match, with the
+// line it starts on.
+func (p *printer) record(out *bytes.Buffer, r grep.FileResult, l grep.Line) {
+	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+	if p.mode != "vimgrep" {
+		p.prefix(out, r, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
+		out.Write(p.highlight(text, l))
+		out.WriteByte('\n')
+		return
+	}
+	for _, s := range l.Subs {
+		start := bytes.LastIndexByte(text[:s.Start], '\n') + 1
+		end := bytes.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text) - start
+		}
+		pl := grep.Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
+		p.prefix(out, r, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
+		out.Write(text[start : start+end])
+		out.WriteByte('\n')
+	}
+}
+
+// prefix writes what comes before a line's text: path, line number,
+// column and byte offset, as the flags ask.
+func (p *printer) prefix(out *bytes.Buffer, r grep.FileResult, l grep.Line, sep string, col int, off int64) {
+	if p.withPath && !p.heading {
+		out.Write(p.pathBytes(r.Path))
+		if p.null {
+			out.WriteByte(0)
+		} else {
+			out.WriteString(sep)
+		}
+	}
+	if p.lineNums {
+		out.Write(p.sty("32", []byte(strconv.Itoa(l.Number))))
+		out.WriteString(sep)
+	}
+	if p.column && l.Match && col > 0 {
+		out.WriteString(strconv.Itoa(col))
+		out.WriteString(sep)
+	}
+	if p.byteOffset {
+		out.WriteString(strconv.FormatInt(off, 10))
+		out.WriteString(sep)
+	}
+}
+
+// line prints one physical line (k: its place in this result's output).
+func (p *printer) line(out *bytes.Buffer, r grep.FileResult, k int, l grep.Line) {
+	if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
+		out.Write(p.sty("2", p.ctxSep))
+		out.WriteByte('\n')
+	}
+	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+	if p.trim {
+		text, l = trimLine(text, l)
+	}
+	sep := p.matchSep
+	if !l.Match {
+		sep = p.ctxField
+	}
+	switch {
+	case p.mode == "vimgrep" && l.Match:
+		for _, s := range l.Subs {
+			p.prefix(out, r, l, sep, s.Start+1, l.Offset+int64(s.Start))
+			out.Write(p.longLine(text, l, true))
 			out.WriteByte('\n')
 		}
-		text := bytes.TrimSuffix(l.Text, []byte{'\n'})
-		if p.trim {
-			// --trim: without the leading white space (match spans move)
-			cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
-			text = text[cut:]
-			var subs []grep.Span
-			for _, s := range l.Subs {
-				if s.End > cut {
-					subs = append(subs, grep.Span{Start: max(s.Start-cut, 0), End: s.End - cut})
-				}
-			}
-			l.Subs = subs
-			l.Offset += int64(cut)
-		}
-		sep := p.matchSep
-		if !l.Match {
-			sep = p.ctxField
-		}
-		prefix := func(col int, off int64) {
-			if p.withPath && !p.heading {
-				out.Write(p.pathBytes(r.Path))
-				if p.null {
-					out.WriteByte(0)
-				} else {
-					out.WriteString(sep)
-				}
-			}
-			if p.lineNums {
-				out.Write(p.sty("32", []byte(strconv.Itoa(l.Number))))
-				out.WriteString(sep)
-			}
-			if p.column && l.Match && col > 0 {
-				out.WriteString(strconv.Itoa(col))
-				out.WriteString(sep)
-			}
-			if p.byteOffset {
-				out.WriteString(strconv.FormatInt(off, 10))
-				out.WriteString(sep)
-			}
-		}
+	case p.only && l.Match:
+		p.onlyMatching(out, r, l, text, sep)
+	default:
 		firstCol := 0
 		if len(l.Subs) > 0 {
 			firstCol = l.Subs[0].Start + 1
 		}
-		if p.mode == "vimgrep" && l.Match {
-			for _, s := range l.Subs {
-				prefix(s.Start+1, l.Offset+int64(s.Start))
-				out.Write(p.longLine(text, l, true))
-				out.WriteByte('\n')
-			}
-			continue
-		}
-		if p.only && l.Match {
-			for _, s := range l.Subs {
-				prefix(s.Start+1, l.Offset+int64(s.Start))
-				part := text[min(s.Start, len(text)):min(s.End, len(text))]
-				if p.replace != nil {
-					part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
-				}
-				if p.maxCols > 0 && len(part) > p.maxCols {
-					out.WriteString("[Omitted long matching line]\n")
-					continue
-				}
-				out.Write(p.matchStyle(part))
-				out.WriteByte('\n')
-			}
-			continue
-		}
-		prefix(firstCol, l.Offset)
+		p.prefix(out, r, l, sep, firstCol, l.Offset)
 		out.Write(p.longLine(text, l, false))
+		out.WriteByte('\n')
+	}
+}
+
+// trimLine is --trim: the line without its leading white space (the
+// match spans move).
+func trimLine(text []byte, l grep.Line) ([]byte, grep.Line) {
+	cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
+	var subs []grep.Span
+	for _, s := range l.Subs {
+		if s.End > cut {
+			subs = append(subs, grep.Span{Start: max(s.Start-cut, 0), End: s.End - cut})
+		}
+	}
+	l.Subs = subs
+	l.Offset += int64(cut)
+	return text[cut:], l
+}
+
+// onlyMatching is -o: each match on its own line (rg skips the part of a
+// -U match that is only a line's end).
+func (p *printer) onlyMatching(out *bytes.Buffer, r grep.FileResult, l grep.Line, text []byte, sep string) {
+	for _, s := range l.Subs {
+		part := text[min(s.Start, len(text)):min(s.End, len(text))]
+		if len(part) == 0 && s.End > s.Start {
+			continue
+		}
+		p.prefix(out, r, l, sep, s.Start+1, l.Offset+int64(s.Start))
+		if p.replace != nil {
+			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
+		}
+		if p.maxCols > 0 && len(part) > p.maxCols {
+			out.WriteString("[Omitted long matching line]\n")
+			continue
+		}
+		out.Write(p.matchStyle(part))
 		out.WriteByte('\n')
 	}
 }

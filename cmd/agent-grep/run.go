@@ -163,6 +163,7 @@ func (x *execution) search(srcs []*source) error {
 	multi := len(o.Paths) > 1 || x.isDirArg()
 	p := newPrinter(o.Print, m, x.w, multi)
 	p.context = so.Before > 0 || so.After > 0
+	p.maxCount, p.slice = so.MaxCount, so.Slice
 	if p.mode == "agent" {
 		p.agent = x.agentPrinter(so)
 		p.maxTotal, p.maxBytes = 0, 0 // the agent text applies them itself
@@ -181,7 +182,9 @@ func (x *execution) search(srcs []*source) error {
 			}
 			sto := so
 			sto.Slice = o.Multiline
+			p.slice = sto.Slice
 			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
+			p.slice = so.Slice
 		} else {
 			grep.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)
 			x.reportWalk(s)
@@ -245,6 +248,7 @@ func (t *tally) handle(r grep.FileResult) bool {
 		return true
 	}
 	if !r.More {
+		r = p.maxCountBinary(r)
 		t.count(r)
 	}
 	before := p.printed
