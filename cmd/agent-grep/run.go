@@ -210,6 +210,9 @@ func (x *execution) finish(t *tally) error {
 			"Running with --debug will show why files are being skipped.\n")
 		return exit.Silent(exit.Usage)
 	}
+	if x.c.Context.Err() != nil {
+		return exit.Silent(exit.Interrupted) // what was found is printed
+	}
 	matched := t.matched
 	if p.mode == "files-without" {
 		matched = t.found
@@ -244,6 +247,10 @@ type tally struct {
 func (t *tally) handle(r grep.FileResult) bool {
 	p := t.p
 	if r.Err != nil && !r.More {
+		if t.x.c.Context.Err() != nil {
+			t.stop = true // interrupted: no warning for each file left
+			return false
+		}
 		t.x.warn("%s: %s", r.Path, grep.ErrText(r.Err))
 		return true
 	}

@@ -120,7 +120,13 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		err = exit.Wrap(exit.Usage, err)
 	}
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
-		err = &exit.Error{Code: exit.Interrupted, Err: err}
+		// interrupted: 130, and a silent error (the command has said
+		// what it had to) stays silent
+		if exit.IsSilent(err) {
+			err = exit.Silent(exit.Interrupted)
+		} else {
+			err = &exit.Error{Code: exit.Interrupted, Err: err}
+		}
 	}
 	return report(a.Name, env, err)
 }

@@ -88,6 +88,23 @@ func TestInterrupted(t *testing.T) {
 	}
 }
 
+// A silent error on interrupt (agent-grep's "nothing matched" after ^C)
+// ends with 130 and no "exit status 1" message.
+func TestInterruptedSilent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env, _, errb := testEnv(nil)
+	s := func(*Env) *cli.App {
+		return &cli.App{Name: "agent-x", Action: func(c *cli.Context) error { return exit.Silent(exit.NoResult) }}
+	}
+	if code := Run(ctx, s, env, []string{"agent-x"}); code != exit.Interrupted {
+		t.Errorf("code %d, want 130", code)
+	}
+	if errb.Len() != 0 {
+		t.Errorf("stderr %q, want nothing", errb.String())
+	}
+}
+
 func TestColor(t *testing.T) {
 	cases := []struct {
 		mode string
