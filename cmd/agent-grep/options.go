@@ -303,6 +303,13 @@ func checkFlags(f flagSet) error {
 			return exit.Errorf(exit.Usage, "--%s: %q is not one of path, modified, none", name, v)
 		}
 	}
+	if f.on("json") {
+		for _, other := range []string{"count", "count-matches", "files", "files-with-matches", "files-without-match"} {
+			if f.on(other) {
+				return exit.Errorf(exit.Usage, "The argument '--%s' cannot be used with '--json'", other)
+			}
+		}
+	}
 	if err := checkFormat(f); err != nil {
 		return err
 	}
@@ -389,6 +396,9 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
 		// TERM=dumb still count)
 		po.Color = env.Color(f.c.String("color"), true)
+	}
+	if f.c.String("color") == "auto" && env.Getenv("TERM") == "" && env.Getenv("CLICOLOR_FORCE") == "" {
+		po.Color = false // rg's "auto" (termcolor): no colour without a TERM
 	}
 	if po.Mode == "vimgrep" && !f.on("color") {
 		po.Color = false // rg: --vimgrep's colour is never unless asked
