@@ -141,6 +141,10 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.BoolFlag{Name: "line-buffered", Usage: "flush the output after each file's lines (as they are found)"},
 		&cli.BoolFlag{Name: "block-buffered", Usage: "flush the output in 64 KiB blocks (the default)"},
 		&cli.BoolFlag{Name: "one-file-system", Usage: "do not descend into directories on other file systems"},
+		&cli.BoolFlag{Name: "crlf", Usage: "lines may end in \\r\\n: '$' matches before it (rg rewrites '$' to (?:\\r??$))"},
+		&cli.StringFlag{Name: "engine", Usage: "`ENGINE`: default or auto (both RE2: a pattern RE2 cannot compile is an error); pcre2 is refused"},
+		&cli.BoolFlag{Name: "auto-hybrid-regex", Usage: "--engine auto"},
+		&cli.StringFlag{Name: "dfa-size-limit", Usage: "accepted for rg command lines; the lazy DFA sizes its own cache (`NUM`)"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
 	}, unsupportedFlags()...)
 }
@@ -177,18 +181,14 @@ var unsupported = []struct {
 	why         string
 }{
 	{"pcre2", "P", false, "the engine is RE2: no look-around or backreferences"},
-	{"engine", "", true, "the engine is RE2"},
-	{"auto-hybrid-regex", "", false, "the engine is RE2"},
 	{"pcre2-version", "", false, "the engine is RE2"},
 	{"no-pcre2-unicode", "", false, "the engine is RE2"},
 	{"no-unicode", "", false, "patterns are always Unicode-aware"},
 	{"pre", "", true, "no preprocessors"},
 	{"pre-glob", "", true, "no preprocessors"},
 	{"null-data", "", false, "lines always end in \\n"},
-	{"crlf", "", false, "lines always end in \\n"},
 	{"encoding", "E", true, "input is read as UTF-8"},
 	{"ignore-file-case-insensitive", "", false, "not implemented"},
-	{"dfa-size-limit", "", true, "not implemented"},
 	{"regex-size-limit", "", true, "not implemented"},
 	{"colors", "", true, "rg's default colours only"},
 	{"debug", "", false, "not implemented"},

@@ -244,6 +244,9 @@ func matchOptions(f flagSet, o *options) error {
 	if o.NoPatterns {
 		o.Match.Patterns = []string{"x"} // never run: only for the checks
 	}
+	if f.on("crlf") {
+		o.Match = crlfMatch(o.Match)
+	}
 	_, err := grep.Compile(o.Match)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
@@ -288,6 +291,12 @@ func checkFlags(f flagSet) error {
 		if f.on(u.name) {
 			return exit.Errorf(exit.Usage, "unsupported rg flag: --%s (%s)", u.name, u.why)
 		}
+	}
+	if v := f.str("engine"); v != "" && v != "default" && v != "auto" {
+		if v == "pcre2" {
+			return exit.Errorf(exit.Usage, "unsupported rg flag: --engine pcre2 (the engine is RE2: no look-around or backreferences)")
+		}
+		return exit.Errorf(exit.Usage, "--engine: %q is not one of default, pcre2, auto", v)
 	}
 	switch f.c.String("color") {
 	case "auto", "always", "never", "ansi":
@@ -391,7 +400,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
 		ByteOffset: f.on("byte-offset"), MatchSep: ":", CtxField: "-", LineBuffered: f.on("line-buffered"),
-		Passthru: f.on("passthru")}
+		Passthru: f.on("passthru"), CRLF: f.on("crlf")}
 	if f.on("pretty") {
 		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
 		// TERM=dumb still count)

@@ -48,6 +48,7 @@ type printer struct {
 	passthruMax        int    // --passthru -m N
 	maxCount           int    // -m
 	slice              bool   // files are read whole (SearchOptions.Slice)
+	crlf               bool   // --crlf
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -86,7 +87,8 @@ type printOptions struct {
 	Heading            bool    // --heading (shown only where paths are)
 	Replace            *string // -r
 	Passthru           bool
-	PassthruMax        int // --passthru -m N: no lines after the Nth match
+	PassthruMax        int  // --passthru -m N: no lines after the Nth match
+	CRLF               bool // --crlf: -o ends each match with "\r\n"
 }
 
 func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *printer {
@@ -94,7 +96,7 @@ func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *
 		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
 		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
-		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax}
+		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
@@ -520,6 +522,9 @@ func (p *printer) onlyMatching(out *bytes.Buffer, r grep.FileResult, l grep.Line
 			continue
 		}
 		out.Write(p.matchStyle(part))
+		if p.crlf {
+			out.WriteByte('\r')
+		}
 		out.WriteByte('\n')
 	}
 }

@@ -254,6 +254,9 @@ func (t *tally) handle(r grep.FileResult) bool {
 		t.x.warn("%s: %s", r.Path, grep.ErrText(r.Err))
 		return true
 	}
+	if p.crlf {
+		r = crlfSubs(r)
+	}
 	if !r.More {
 		r = p.maxCountBinary(r)
 		t.count(r)
