@@ -145,6 +145,7 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.StringFlag{Name: "engine", Usage: "`ENGINE`: default or auto (both RE2: a pattern RE2 cannot compile is an error); pcre2 is refused"},
 		&cli.BoolFlag{Name: "auto-hybrid-regex", Usage: "--engine auto"},
 		&cli.StringFlag{Name: "dfa-size-limit", Usage: "accepted for rg command lines; the lazy DFA sizes its own cache (`NUM`)"},
+		&cli.StringSliceFlag{Name: "colors", Usage: "`COLOR_SPEC` TYPE:fg:COLOR, TYPE:bg:COLOR, TYPE:style:STYLE or TYPE:none (TYPE: path, line, column, match), as rg"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
 	}, unsupportedFlags()...)
 }
@@ -190,7 +191,6 @@ var unsupported = []struct {
 	{"encoding", "E", true, "input is read as UTF-8"},
 	{"ignore-file-case-insensitive", "", false, "not implemented"},
 	{"regex-size-limit", "", true, "not implemented"},
-	{"colors", "", true, "rg's default colours only"},
 	{"debug", "", false, "not implemented"},
 	{"trace", "", false, "not implemented"},
 }

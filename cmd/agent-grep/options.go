@@ -92,13 +92,12 @@ func parseOptions(c *cli.Context, env *app.Env) (*options, error) {
 	if err := walkOptions(f, env, o, types); err != nil {
 		return nil, err
 	}
-	if o.Files {
-		return o, nil
+	if !o.Files {
+		if err := matchOptions(f, o); err != nil {
+			return nil, err
+		}
+		searchOptions(f, o)
 	}
-	if err := matchOptions(f, o); err != nil {
-		return nil, err
-	}
-	searchOptions(f, o)
 	if err := printOpts(f, env, o); err != nil {
 		return nil, err
 	}
@@ -395,7 +394,11 @@ func readableStdin(env *app.Env) bool {
 // printOpts are the printer's options and what the output mode changes
 // in the search's.
 func printOpts(f flagSet, env *app.Env, o *options) error {
-	po := printOptions{Mode: outputMode(f, o), Color: env.Color(f.c.String("color"), env.StdoutTTY),
+	when := f.c.String("color")
+	if when == "ansi" {
+		when = "always" // rg: ansi is always, in ANSI escapes (as every colour here)
+	}
+	po := printOptions{Mode: outputMode(f, o), Color: env.Color(when, env.StdoutTTY),
 		MaxColumns: f.num("max-columns"), Preview: f.on("max-columns-preview"), Only: f.on("only-matching"),
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
@@ -404,14 +407,19 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 	if f.on("pretty") {
 		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
 		// TERM=dumb still count)
-		po.Color = env.Color(f.c.String("color"), true)
+		po.Color = env.Color(when, true)
 	}
-	if f.c.String("color") == "auto" && env.Getenv("TERM") == "" && env.Getenv("CLICOLOR_FORCE") == "" {
+	if when == "auto" && env.Getenv("TERM") == "" && env.Getenv("CLICOLOR_FORCE") == "" {
 		po.Color = false // rg's "auto" (termcolor): no colour without a TERM
 	}
 	if po.Mode == "vimgrep" && !f.on("color") {
 		po.Color = false // rg: --vimgrep's colour is never unless asked
 	}
+	cs, err := parseColours(f.c.StringSlice("colors"))
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	po.Colours = cs
 	sep := "--"
 	if f.on("context-separator") {
 		sep = unescape(f.c.String("context-separator"))

@@ -49,6 +49,7 @@ type printer struct {
 	maxCount           int    // -m
 	slice              bool   // files are read whole (SearchOptions.Slice)
 	crlf               bool   // --crlf
+	colours            colours
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -89,6 +90,7 @@ type printOptions struct {
 	Passthru           bool
 	PassthruMax        int  // --passthru -m N: no lines after the Nth match
 	CRLF               bool // --crlf: -o ends each match with "\r\n"
+	Colours            colours
 }
 
 func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *printer {
@@ -96,7 +98,8 @@ func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *
 		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
 		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
-		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF}
+		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF,
+		colours: po.Colours}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
@@ -111,20 +114,15 @@ func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *
 	return p
 }
 
-// rg's colours: paths magenta, line numbers green, matches bold red.
-func (p *printer) sty(code string, b []byte) []byte {
+// paint colours an element of the output when colour is on (--colors).
+func (p *printer) paint(c colour, b []byte) []byte {
 	if !p.color {
 		return b
 	}
-	return append(append([]byte("\x1b[0m\x1b["+code+"m"), b...), "\x1b[0m"...)
+	return c.paint(b)
 }
 
-func (p *printer) matchStyle(b []byte) []byte {
-	if !p.color {
-		return b
-	}
-	return append(append([]byte("\x1b[0m\x1b[1m\x1b[31m"), b...), "\x1b[0m"...)
-}
+func (p *printer) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
 
 // stopAtTotal records that --max-total-matches stopped the output.
 func (p *printer) stopAtTotal() {
@@ -151,7 +149,7 @@ func (p *printer) pathBytes(path string) []byte {
 	if p.pathSep != "" {
 		path = strings.ReplaceAll(path, "/", p.pathSep)
 	}
-	return p.sty("35", []byte(path))
+	return p.paint(p.colours.Path, []byte(path))
 }
 
 func (p *printer) eol() []byte {
@@ -443,15 +441,15 @@ func (p *printer) prefix(out *bytes.Buffer, r grep.FileResult, l grep.Line, sep 
 		}
 	}
 	if p.lineNums {
-		out.Write(p.sty("32", []byte(strconv.Itoa(l.Number))))
+		out.Write(p.paint(p.colours.Line, []byte(strconv.Itoa(l.Number))))
 		out.WriteString(sep)
 	}
 	if p.column && l.Match && col > 0 {
-		out.WriteString(strconv.Itoa(col))
+		out.Write(p.paint(p.colours.Column, []byte(strconv.Itoa(col))))
 		out.WriteString(sep)
 	}
 	if p.byteOffset {
-		out.WriteString(strconv.FormatInt(off, 10))
+		out.Write(p.paint(p.colours.Column, strconv.AppendInt(nil, off, 10)))
 		out.WriteString(sep)
 	}
 }
@@ -459,7 +457,7 @@ func (p *printer) prefix(out *bytes.Buffer, r grep.FileResult, l grep.Line, sep 
 // line prints one physical line (k: its place in this result's output).
 func (p *printer) line(out *bytes.Buffer, r grep.FileResult, k int, l grep.Line) {
 	if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
-		out.Write(p.sty("2", p.ctxSep))
+		out.Write(p.ctxSep)
 		out.WriteByte('\n')
 	}
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})

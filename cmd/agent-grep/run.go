@@ -121,7 +121,11 @@ func (x *execution) listFiles(srcs []*source) error {
 		}
 		for f := range s.files {
 			if !x.o.Quiet { // rg: -q --files prints nothing, the status says
-				x.w.WriteString(pathSep(x.o.Print.PathSep, f.Path) + sep)
+				path := []byte(pathSep(x.o.Print.PathSep, f.Path))
+				if x.o.Print.Color {
+					path = x.o.Print.Colours.Path.paint(path)
+				}
+				x.w.Write(append(path, sep...))
 			}
 			n++
 		}
