@@ -146,6 +146,7 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.BoolFlag{Name: "auto-hybrid-regex", Usage: "--engine auto"},
 		&cli.StringFlag{Name: "dfa-size-limit", Usage: "accepted for rg command lines; the lazy DFA sizes its own cache (`NUM`)"},
 		&cli.StringSliceFlag{Name: "colors", Usage: "`COLOR_SPEC` TYPE:fg:COLOR, TYPE:bg:COLOR, TYPE:style:STYLE or TYPE:none (TYPE: path, line, column, match), as rg"},
+		&cli.BoolFlag{Name: "ignore-file-case-insensitive", Usage: "match ignore files' patterns case-insensitively"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
 	}, unsupportedFlags()...)
 }
@@ -189,7 +190,6 @@ var unsupported = []struct {
 	{"pre-glob", "", true, "no preprocessors"},
 	{"null-data", "", false, "lines always end in \\n"},
 	{"encoding", "E", true, "input is read as UTF-8"},
-	{"ignore-file-case-insensitive", "", false, "not implemented"},
 	{"regex-size-limit", "", true, "not implemented"},
 	{"debug", "", false, "not implemented"},
 	{"trace", "", false, "not implemented"},

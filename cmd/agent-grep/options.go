@@ -198,7 +198,8 @@ func walkOptions(f flagSet, env *app.Env, o *options, types map[string][]string)
 		Types: tsel, TypesNot: tnot, GlobalIgnore: globalIgnore(env), Cwd: env.Dir, TypeTable: types,
 		NoIgnoreParent: f.on("no-ignore-parent"), NoIgnoreGlobal: f.on("no-ignore-global"),
 		NoIgnoreExclude: f.on("no-ignore-exclude"), NoRequireGit: f.on("no-require-git"),
-		NoIgnoreFiles: f.on("no-ignore-files"), OneFileSystem: f.on("one-file-system")}
+		NoIgnoreFiles: f.on("no-ignore-files"), OneFileSystem: f.on("one-file-system"),
+		IgnoreCaseInsensitive: f.on("ignore-file-case-insensitive")}
 	w.IgnoreFiles = f.c.StringSlice("ignore-file")
 	if !w.NoIgnoreFiles {
 		o.IgnoreFiles = w.IgnoreFiles

@@ -47,6 +47,9 @@ type WalkOptions struct {
 	// SortModified orders each directory's entries by modification time
 	// (rg's --sort modified; descending with SortReverse), ties by name.
 	SortModified, SortReverse bool
+	// IgnoreCaseInsensitive matches ignore files case-insensitively
+	// (--ignore-file-case-insensitive).
+	IgnoreCaseInsensitive bool
 }
 
 // File is one file to search.
