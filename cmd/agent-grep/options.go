@@ -27,6 +27,7 @@ type options struct {
 	MaxCount0  bool     // -m0: nothing can match
 	Paths      []string // "": the working directory (paths printed without "./"); "-": stdin
 	PathsGiven bool     // paths were named (else "No files were searched" applies)
+	EmptyPaths int      // "" paths given: each is an error
 	Match      grep.MatchOptions
 	Walk       grep.WalkOptions
 	Search     grep.SearchOptions // Slice is decided per run (execute), from the files
@@ -141,8 +142,15 @@ func patternsAndPaths(f flagSet, env *app.Env, o *options) error {
 		}
 		o.Patterns, args = []string{args[0]}, args[1:]
 	}
-	o.Paths, o.PathsGiven = args, len(args) > 0
-	if len(args) == 0 {
+	o.PathsGiven = len(args) > 0
+	for _, a := range args {
+		if a == "" {
+			o.EmptyPaths++ // rg: an error, as a file that is not there
+		} else {
+			o.Paths = append(o.Paths, a)
+		}
+	}
+	if !o.PathsGiven {
 		o.Paths = []string{""} // the working directory
 		if !o.Files && readableStdin(env) {
 			o.Paths = []string{"-"}

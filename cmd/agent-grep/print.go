@@ -268,7 +268,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 				out.WriteByte('\n')
 			}
 			out.Write(p.pathBytes(r.Path))
-			out.WriteByte('\n')
+			out.Write(p.eol()) // rg: --null ends the heading with NUL
 		}
 		p.first = false
 		p.lines(&out, r)
@@ -475,7 +475,7 @@ func (p *printer) line(out *bytes.Buffer, r grep.FileResult, k int, l grep.Line)
 			out.Write(p.longLine(text, l, true))
 			out.WriteByte('\n')
 		}
-	case p.only && l.Match:
+	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
 		p.onlyMatching(out, r, l, text, sep)
 	default:
 		firstCol := 0
@@ -552,7 +552,11 @@ func (p *printer) longLine(text []byte, l grep.Line, perMatch bool) []byte {
 			}
 		}
 		head := p.highlight(text[:cut], grep.Line{Match: true, Subs: in})
-		return append(append([]byte(nil), head...), fmt.Sprintf(" [... %d more matches]", more)...)
+		noun := "matches"
+		if more == 1 {
+			noun = "match"
+		}
+		return append(append([]byte(nil), head...), fmt.Sprintf(" [... %d more %s]", more, noun)...)
 	}
 	if slow && l.Match {
 		return []byte(fmt.Sprintf("[Omitted long line with %d matches]", len(l.Subs)))

@@ -45,6 +45,9 @@ func run(c *cli.Context, env *app.Env) error {
 			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays
 		}
 	}
+	for range o.EmptyPaths {
+		x.warn(": No such file or directory (os error 2)")
+	}
 	srcs := x.sources()
 	if o.Files {
 		return x.listFiles(srcs)
@@ -164,7 +167,7 @@ func (x *execution) search(srcs []*source) error {
 	}
 	so := o.Search
 	so.Slice = x.slice()
-	multi := len(o.Paths) > 1 || x.isDirArg()
+	multi := len(o.Paths)+o.EmptyPaths > 1 || x.isDirArg()
 	p := newPrinter(o.Print, m, x.w, multi)
 	p.context = so.Before > 0 || so.After > 0
 	p.maxCount, p.slice = so.MaxCount, so.Slice
