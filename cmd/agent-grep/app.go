@@ -21,7 +21,8 @@ func newApp(env *app.Env) *cli.App {
 \s as Unicode classes as in rg), with ripgrep 13's flags, output formats and exit codes: 0 when
 something matched, 1 when nothing did, 2 on an error (a bad regex names the position; an
 unreadable file or a missing path is a warning, the search goes on and the exit status is 2).
-A later flag overrides an earlier one (-s -i is -i).
+Of two flags that override each other in rg (-s -i, -C3 -A0, -x -w, --hidden --no-hidden), the
+later wins.
 
 Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
 core.excludesFile, .ignore and .rgignore exclude are skipped (ignore files are read as git reads
@@ -144,7 +145,7 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.BoolFlag{Name: "crlf", Usage: "lines may end in \\r\\n: '$' matches before it (rg rewrites '$' to (?:\\r??$))"},
 		&cli.StringFlag{Name: "engine", Usage: "`ENGINE`: default or auto (both RE2: a pattern RE2 cannot compile is an error); pcre2 is refused"},
 		&cli.BoolFlag{Name: "auto-hybrid-regex", Usage: "--engine auto"},
-		&cli.StringFlag{Name: "dfa-size-limit", Usage: "accepted for rg command lines; the lazy DFA sizes its own cache (`NUM`)"},
+		&cli.StringFlag{Name: "dfa-size-limit", Usage: "`NUM`: accepted for rg command lines (the lazy DFA sizes its own cache)"},
 		&cli.StringSliceFlag{Name: "colors", Usage: "`COLOR_SPEC` TYPE:fg:COLOR, TYPE:bg:COLOR, TYPE:style:STYLE or TYPE:none (TYPE: path, line, column, match), as rg"},
 		&cli.BoolFlag{Name: "ignore-file-case-insensitive", Usage: "match ignore files' patterns case-insensitively"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
@@ -183,29 +184,39 @@ var unsupported = []struct {
 	why         string
 }{
 	{"pcre2", "P", false, "the engine is RE2: no look-around or backreferences"},
-	{"pcre2-version", "", false, "the engine is RE2"},
-	{"no-pcre2-unicode", "", false, "the engine is RE2"},
+	{"pcre2-version", "", false, "the engine is RE2: no look-around or backreferences"},
+	{"no-pcre2-unicode", "", false, "patterns are always Unicode-aware"},
 	{"no-unicode", "", false, "patterns are always Unicode-aware"},
-	{"pre", "", true, "no preprocessors"},
-	{"pre-glob", "", true, "no preprocessors"},
-	{"null-data", "", false, "lines always end in \\n"},
-	{"encoding", "E", true, "input is read as UTF-8"},
-	{"regex-size-limit", "", true, "not implemented"},
-	{"debug", "", false, "not implemented"},
-	{"trace", "", false, "not implemented"},
+	{"pre", "", true, "no preprocessors: agent-grep runs no programs"},
+	{"pre-glob", "", true, "no preprocessors: agent-grep runs no programs"},
+	{"null-data", "", false, "lines end in \\n, or \\r\\n with --crlf"},
+	{"encoding", "E", true, "input is read as UTF-8, a UTF-8 or UTF-16 BOM sniffed"},
+	{"regex-size-limit", "", true, "RE2 has no size limit to set"},
+	{"debug", "", false, "no debug output"},
+	{"trace", "", false, "no debug output"},
 }
 
-// refusedText lists the refused rg flags for --help and the man page.
+// refusedText lists the refused rg flags, with the reasons, for --help
+// and the man page.
 func refusedText() string {
-	var names []string
+	var reasons []string
+	names := map[string][]string{}
 	for _, u := range unsupported {
 		n := "--" + u.name
 		if u.alias != "" {
 			n = "-" + u.alias + "/" + n
 		}
-		names = append(names, n)
+		if names[u.why] == nil {
+			reasons = append(reasons, u.why)
+		}
+		names[u.why] = append(names[u.why], n)
 	}
-	return "\n\nrg flags refused with exit 2 (\"unsupported rg flag\"): " + strings.Join(names, ", ") + "."
+	var parts []string
+	for _, why := range reasons {
+		parts = append(parts, strings.Join(names[why], ", ")+" ("+why+")")
+	}
+	return "\n\nrg flags refused with exit 2 (\"unsupported rg flag\"): " + strings.Join(parts, "; ") +
+		"; also --engine pcre2, and -z on .xz, .lzma, .lz4, .Z and .br files (rg runs external decompressors)."
 }
 
 func unsupportedFlags() []cli.Flag {
