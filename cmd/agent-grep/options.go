@@ -31,7 +31,7 @@ type options struct {
 	Match      grep.MatchOptions
 	Walk       grep.WalkOptions
 	Search     grep.SearchOptions // Slice is decided per run (execute), from the files
-	Print      printOptions
+	Print      grep.PrintOptions
 	SortPath   bool // sorted by path, reversed with SortReverse (walk entries reversed)
 	SortRev    bool
 	Threads    int
@@ -407,7 +407,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 	if when == "ansi" {
 		when = "always" // rg: ansi is always, in ANSI escapes (as every colour here)
 	}
-	po := printOptions{Mode: outputMode(f, o), Color: env.Color(when, env.StdoutTTY),
+	po := grep.PrintOptions{Mode: outputMode(f, o), Color: env.Color(when, env.StdoutTTY),
 		MaxColumns: f.num("max-columns"), Preview: f.on("max-columns-preview"), Only: f.on("only-matching"),
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
@@ -424,7 +424,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 	if po.Mode == "vimgrep" && !f.on("color") {
 		po.Color = false // rg: --vimgrep's colour is never unless asked
 	}
-	cs, err := parseColours(f.c.StringSlice("colors"))
+	cs, err := grep.ParseColours(f.c.StringSlice("colors"))
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}

@@ -126,7 +126,7 @@ func (x *execution) listFiles(srcs []*source) error {
 			if !x.o.Quiet { // rg: -q --files prints nothing, the status says
 				path := []byte(pathSep(x.o.Print.PathSep, f.Path))
 				if x.o.Print.Color {
-					path = x.o.Print.Colours.Path.paint(path)
+					path = x.o.Print.Colours.Path.Paint(path)
 				}
 				x.w.Write(append(path, sep...))
 			}
@@ -168,12 +168,10 @@ func (x *execution) search(srcs []*source) error {
 	so := o.Search
 	so.Slice = x.slice()
 	multi := len(o.Paths)+o.EmptyPaths > 1 || x.isDirArg()
-	p := newPrinter(o.Print, m, x.w, multi)
-	p.context = so.Before > 0 || so.After > 0
-	p.maxCount, p.slice = so.MaxCount, so.Slice
-	if p.mode == "agent" {
-		p.agent = x.agentPrinter(so)
-		p.maxTotal, p.maxBytes = 0, 0 // the agent text applies them itself
+	p := grep.NewPrinter(o.Print, m, x.w, multi)
+	p.SetSearch(so)
+	if p.Mode() == "agent" {
+		p.SetAgent(x.agentPrinter(so))
 	}
 	t := &tally{x: x, p: p, invert: so.Invert, start: time.Now()}
 	for _, s := range srcs {
@@ -189,9 +187,9 @@ func (x *execution) search(srcs []*source) error {
 			}
 			sto := so
 			sto.Slice = o.Multiline
-			p.slice = sto.Slice
+			p.SetSearch(sto)
 			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
-			p.slice = so.Slice
+			p.SetSearch(so)
 		} else {
 			grep.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)
 			x.reportWalk(s)
@@ -204,12 +202,12 @@ func (x *execution) search(srcs []*source) error {
 // finish prints what follows the results and decides the exit status.
 func (x *execution) finish(t *tally) error {
 	p := t.p
-	if p.mode != "standard" && p.mode != "vimgrep" {
+	if p.Mode() != "standard" && p.Mode() != "vimgrep" {
 		t.total.BytesPrinted = 0 // rg counts the bytes of printed lines only
 	}
-	p.finish(t.total, t.searching, time.Since(t.start))
-	if p.stopped != "" {
-		app.Warnf(x.c, "%s", p.stopped)
+	p.Finish(t.total, t.searching, time.Since(t.start))
+	if p.Stopped() != "" {
+		app.Warnf(x.c, "%s", p.Stopped())
 	}
 	if !x.o.PathsGiven && x.o.Paths[0] == "" && t.total.Searches == 0 {
 		// rg 13: the working directory searched, every file filtered out
@@ -221,7 +219,7 @@ func (x *execution) finish(t *tally) error {
 		return exit.Silent(exit.Interrupted) // what was found is printed
 	}
 	matched := t.matched
-	if p.mode == "files-without" {
+	if p.Mode() == "files-without" {
 		matched = t.found
 	}
 	return status(matched, x.failed, x.o.Quiet)
@@ -241,7 +239,7 @@ func (x *execution) agentPrinter(so grep.SearchOptions) *grep.AgentPrinter {
 // tally takes each file's result: it prints it and adds up the stats.
 type tally struct {
 	x         *execution
-	p         *printer
+	p         *grep.Printer
 	invert    bool
 	start     time.Time
 	total     grep.Stats
@@ -261,19 +259,19 @@ func (t *tally) handle(r grep.FileResult) bool {
 		t.x.warn("%s: %s", r.Path, grep.ErrText(r.Err))
 		return true
 	}
-	if p.crlf {
+	if t.x.o.Print.CRLF {
 		r = crlfSubs(r)
 	}
 	if !r.More {
-		r = p.maxCountBinary(r)
+		r = p.MaxCountBinary(r)
 		t.count(r)
 	}
-	before := p.printed
-	if !p.file(r, time.Since(t.start)) {
+	before := p.Printed()
+	if !p.File(r, time.Since(t.start)) {
 		t.stop = true
 		return false
 	}
-	t.total.BytesPrinted += p.printed - before
+	t.total.BytesPrinted += p.Printed() - before
 	return r.More || !(t.x.o.Quiet && t.matched)
 }
 
@@ -281,10 +279,10 @@ func (t *tally) handle(r grep.FileResult) bool {
 func (t *tally) count(r grep.FileResult) {
 	t.total.Searches++
 	t.total.BytesSearched += r.BytesSearched
-	if t.p.mode == "files-without" && r.MatchedLines == 0 && !r.Skipped {
+	if t.p.Mode() == "files-without" && r.MatchedLines == 0 && !r.Skipped {
 		t.found = true // rg: the status says whether a path was printed
 	}
-	if r.MatchedLines > 0 && !(r.BinaryQuit && (t.p.mode == "count" || t.p.mode == "count-matches")) {
+	if r.MatchedLines > 0 && !(r.BinaryQuit && (t.p.Mode() == "count" || t.p.Mode() == "count-matches")) {
 		t.matched = true
 		t.total.SearchesWithMatch++
 		t.total.MatchedLines += r.MatchedLines
@@ -316,11 +314,6 @@ func (x *execution) isDirArg() bool {
 		}
 	}
 	return false
-}
-
-type replacer struct {
-	re   *grep.Matcher
-	tmpl string
 }
 
 // orDot is "." for the empty root (the working directory).

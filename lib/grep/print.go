@@ -1,4 +1,4 @@
-package main
+package grep
 
 import (
 	"bufio"
@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
-// printer writes results in the mode the flags chose, counting bytes for
-// --max-bytes and matches for --max-total-matches.
-type printer struct {
+// Printer writes results as rg prints them, in every output mode (one
+// layer: the standard and --vimgrep lines, the -c/-l summaries, --json's
+// records from json.go, the agent text from agent.go), counting bytes for
+// --max-bytes and matches for --max-total-matches. It writes to w only.
+type Printer struct {
 	w                  *bufio.Writer
 	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
 	withPath, lineNums bool
@@ -35,8 +35,8 @@ type printer struct {
 	reason             string // max_total_matches or max_bytes
 	first              bool
 	context            bool // -A/-B/-C: "--" between groups, across files too
-	jsonStats          grep.Stats
-	agent              *grep.AgentPrinter
+	jsonStats          Stats
+	agent              *AgentPrinter
 	includeZero        bool   // --include-zero
 	trim               bool   // --trim
 	byteOffset         bool   // -b
@@ -49,7 +49,7 @@ type printer struct {
 	maxCount           int    // -m
 	slice              bool   // files are read whole (SearchOptions.Slice)
 	crlf               bool   // --crlf
-	colours            colours
+	colours            Colours
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -64,8 +64,16 @@ type part struct {
 	lastMatch int64
 }
 
-// printOptions are the printer's, read from the flags (printOpts).
-type printOptions struct {
+// replacer is -r: each match replaced by the template ($1, ${name}).
+type replacer struct {
+	re   *Matcher
+	tmpl string
+}
+
+// PrintOptions are the printer's: rg's standard and --vimgrep formats,
+// the summaries (-c, -l, --files-without-match, --stats), --json
+// (json.go) and the agent text (agent.go), all printed here.
+type PrintOptions struct {
 	Mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
 	Color              bool
 	MaxColumns         int
@@ -90,11 +98,11 @@ type printOptions struct {
 	Passthru           bool
 	PassthruMax        int  // --passthru -m N: no lines after the Nth match
 	CRLF               bool // --crlf: -o ends each match with "\r\n"
-	Colours            colours
+	Colours            Colours
 }
 
-func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *printer {
-	p := &printer{w: w, first: true, color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
+func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Printer {
+	p := &Printer{w: w, first: true, color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
 		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
 		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
@@ -114,24 +122,48 @@ func newPrinter(po printOptions, m *grep.Matcher, w *bufio.Writer, multi bool) *
 	return p
 }
 
+// SetSearch tells the printer what the search keeps: context lines (the
+// "--" between groups), -m, and whether files are read whole (rg's
+// binary-data rules differ).
+func (p *Printer) SetSearch(so SearchOptions) {
+	p.context = so.Before > 0 || so.After > 0
+	p.maxCount, p.slice = so.MaxCount, so.Slice
+}
+
+// SetAgent makes the printer collect results into the agent text, which
+// applies the output budgets itself.
+func (p *Printer) SetAgent(a *AgentPrinter) {
+	p.agent = a
+	p.maxTotal, p.maxBytes = 0, 0
+}
+
+// Printed is the number of bytes printed so far.
+func (p *Printer) Printed() int64 { return p.printed }
+
+// Mode is the output mode (PrintOptions.Mode).
+func (p *Printer) Mode() string { return p.mode }
+
+// Stopped says why a budget stopped the output ("" when none did).
+func (p *Printer) Stopped() string { return p.stopped }
+
 // paint colours an element of the output when colour is on (--colors).
-func (p *printer) paint(c colour, b []byte) []byte {
+func (p *Printer) paint(c Colour, b []byte) []byte {
 	if !p.color {
 		return b
 	}
-	return c.paint(b)
+	return c.Paint(b)
 }
 
-func (p *printer) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
+func (p *Printer) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
 
 // stopAtTotal records that --max-total-matches stopped the output.
-func (p *printer) stopAtTotal() {
+func (p *Printer) stopAtTotal() {
 	p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
 	p.reason = "max_total_matches"
 }
 
 // emit writes one output unit, unless it would pass --max-bytes.
-func (p *printer) emit(b []byte) bool {
+func (p *Printer) emit(b []byte) bool {
 	if p.maxBytes > 0 && p.printed+int64(len(b)) > int64(p.maxBytes) {
 		p.stopped = fmt.Sprintf("output stopped at %d bytes (--max-bytes %d); narrow the search or raise the limit", p.printed, p.maxBytes)
 		p.reason = "max_bytes"
@@ -145,23 +177,23 @@ func (p *printer) emit(b []byte) bool {
 	return true
 }
 
-func (p *printer) pathBytes(path string) []byte {
+func (p *Printer) pathBytes(path string) []byte {
 	if p.pathSep != "" {
 		path = strings.ReplaceAll(path, "/", p.pathSep)
 	}
 	return p.paint(p.colours.Path, []byte(path))
 }
 
-func (p *printer) eol() []byte {
+func (p *Printer) eol() []byte {
 	if p.null {
 		return []byte{0}
 	}
 	return []byte{'\n'}
 }
 
-// file prints one file's result, or a part of it (r.More, then the last
+// File prints one file's result, or a part of it (r.More, then the last
 // part, without lines and with the final counts); false stops the search.
-func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
+func (p *Printer) File(r FileResult, elapsed time.Duration) bool {
 	last := !r.More && p.cur.open // the last part of a result in parts
 	if r.More {
 		if !p.cur.open {
@@ -248,7 +280,7 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 		if p.invert {
 			r.Matches = 0 // rg counts no matches in inverted lines
 		}
-		recs, st := grep.JSONRecords(p.budget(r), elapsed)
+		recs, st := JSONRecords(p.budget(r), elapsed)
 		// a file's records go out whole or not at all (--max-bytes)
 		var all []byte
 		for _, rec := range recs {
@@ -293,9 +325,9 @@ func (p *printer) file(r grep.FileResult, elapsed time.Duration) bool {
 	return p.emit(out.Bytes())
 }
 
-// maxCountBinary: when -m stopped rg's buffered read before the fill
+// MaxCountBinary: when -m stopped rg's buffered read before the fill
 // with the NUL byte, rg never saw it.
-func (p *printer) maxCountBinary(r grep.FileResult) grep.FileResult {
+func (p *Printer) MaxCountBinary(r FileResult) FileResult {
 	if p.maxCount == 0 || r.MatchedLines < p.maxCount || p.slice {
 		return r
 	}
@@ -316,21 +348,21 @@ func (p *printer) maxCountBinary(r grep.FileResult) grep.FileResult {
 
 // jsonPart prints a part of a file's result in --json: the begin record
 // before its first lines, the end record after the last part.
-func (p *printer) jsonPart(r grep.FileResult, elapsed time.Duration) bool {
+func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
 	var recs [][]byte
 	if len(r.Lines) > 0 && !p.cur.begun {
-		recs = append(recs, grep.JSONBegin(r.Path))
+		recs = append(recs, JSONBegin(r.Path))
 		p.cur.begun = true
 		p.cur.printed += int64(len(recs[0]) + 1)
 	}
-	recs, p.cur.printed = grep.JSONLines(recs, p.cur.printed, r.Path, r.Lines)
-	var st grep.Stats
+	recs, p.cur.printed = JSONLines(recs, p.cur.printed, r.Path, r.Lines)
+	var st Stats
 	if !r.More && p.cur.begun && r.MatchedLines > 0 {
 		if p.invert {
 			r.Matches = 0 // rg counts no matches in inverted lines
 		}
 		var end []byte
-		end, st = grep.JSONEnd(r, p.cur.printed, elapsed)
+		end, st = JSONEnd(r, p.cur.printed, elapsed)
 		recs = append(recs, end)
 	}
 	var all []byte
@@ -348,7 +380,7 @@ func (p *printer) jsonPart(r grep.FileResult, elapsed time.Duration) bool {
 
 // addJSONStats adds a file's end-record stats to the summary's: rg's
 // summary adds up the files that printed records.
-func (p *printer) addJSONStats(st grep.Stats) {
+func (p *Printer) addJSONStats(st Stats) {
 	p.jsonStats.Searches += st.Searches
 	p.jsonStats.SearchesWithMatch += st.SearchesWithMatch
 	p.jsonStats.BytesSearched += st.BytesSearched
@@ -360,7 +392,7 @@ func (p *printer) addJSONStats(st grep.Stats) {
 
 // lines prints the lines of a result (or of a part of it) in the standard
 // and vimgrep formats.
-func (p *printer) lines(out *bytes.Buffer, r grep.FileResult) {
+func (p *Printer) lines(out *bytes.Buffer, r FileResult) {
 	k := 0
 	for _, rec := range r.Lines {
 		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
@@ -372,7 +404,7 @@ func (p *printer) lines(out *bytes.Buffer, r grep.FileResult) {
 			k++
 			continue
 		}
-		for _, l := range physicalLines([]grep.Line{rec}) {
+		for _, l := range physicalLines([]Line{rec}) {
 			if p.binaryNote(out, r, l) {
 				return
 			}
@@ -383,7 +415,7 @@ func (p *printer) lines(out *bytes.Buffer, r grep.FileResult) {
 }
 
 // binaryNote: rg stops at the first match after binary data, with a note.
-func (p *printer) binaryNote(out *bytes.Buffer, r grep.FileResult, l grep.Line) bool {
+func (p *Printer) binaryNote(out *bytes.Buffer, r FileResult, l Line) bool {
 	if r.BinaryFrom < 0 || l.Offset < r.BinaryFrom || !l.Match {
 		return false
 	}
@@ -392,7 +424,7 @@ func (p *printer) binaryNote(out *bytes.Buffer, r grep.FileResult, l grep.Line) 
 	return true
 }
 
-func (p *printer) binaryMatches(out *bytes.Buffer, r grep.FileResult) {
+func (p *Printer) binaryMatches(out *bytes.Buffer, r FileResult) {
 	if p.withPath {
 		out.Write(p.pathBytes(r.Path))
 		out.WriteString(": ")
@@ -408,7 +440,7 @@ func multiLine(text []byte) bool {
 // record prints a -U match that spans lines: with -r replaced as a whole
 // after its first line's number; in --vimgrep once per match, with the
 // line it starts on.
-func (p *printer) record(out *bytes.Buffer, r grep.FileResult, l grep.Line) {
+func (p *Printer) record(out *bytes.Buffer, r FileResult, l Line) {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 	if p.mode != "vimgrep" {
 		p.prefix(out, r, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
@@ -422,7 +454,7 @@ func (p *printer) record(out *bytes.Buffer, r grep.FileResult, l grep.Line) {
 		if end < 0 {
 			end = len(text) - start
 		}
-		pl := grep.Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
+		pl := Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
 		p.prefix(out, r, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
 		out.Write(text[start : start+end])
 		out.WriteByte('\n')
@@ -431,7 +463,7 @@ func (p *printer) record(out *bytes.Buffer, r grep.FileResult, l grep.Line) {
 
 // prefix writes what comes before a line's text: path, line number,
 // column and byte offset, as the flags ask.
-func (p *printer) prefix(out *bytes.Buffer, r grep.FileResult, l grep.Line, sep string, col int, off int64) {
+func (p *Printer) prefix(out *bytes.Buffer, r FileResult, l Line, sep string, col int, off int64) {
 	if p.withPath && !p.heading {
 		out.Write(p.pathBytes(r.Path))
 		if p.null {
@@ -455,7 +487,7 @@ func (p *printer) prefix(out *bytes.Buffer, r grep.FileResult, l grep.Line, sep 
 }
 
 // line prints one physical line (k: its place in this result's output).
-func (p *printer) line(out *bytes.Buffer, r grep.FileResult, k int, l grep.Line) {
+func (p *Printer) line(out *bytes.Buffer, r FileResult, k int, l Line) {
 	if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
 		out.Write(p.ctxSep)
 		out.WriteByte('\n')
@@ -490,12 +522,12 @@ func (p *printer) line(out *bytes.Buffer, r grep.FileResult, k int, l grep.Line)
 
 // trimLine is --trim: the line without its leading white space (the
 // match spans move).
-func trimLine(text []byte, l grep.Line) ([]byte, grep.Line) {
+func trimLine(text []byte, l Line) ([]byte, Line) {
 	cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
-	var subs []grep.Span
+	var subs []Span
 	for _, s := range l.Subs {
 		if s.End > cut {
-			subs = append(subs, grep.Span{Start: max(s.Start-cut, 0), End: s.End - cut})
+			subs = append(subs, Span{Start: max(s.Start-cut, 0), End: s.End - cut})
 		}
 	}
 	l.Subs = subs
@@ -505,7 +537,7 @@ func trimLine(text []byte, l grep.Line) ([]byte, grep.Line) {
 
 // onlyMatching is -o: each match on its own line (rg skips the part of a
 // -U match that is only a line's end).
-func (p *printer) onlyMatching(out *bytes.Buffer, r grep.FileResult, l grep.Line, text []byte, sep string) {
+func (p *Printer) onlyMatching(out *bytes.Buffer, r FileResult, l Line, text []byte, sep string) {
 	for _, s := range l.Subs {
 		part := text[min(s.Start, len(text)):min(s.End, len(text))]
 		if len(part) == 0 && s.End > s.Start {
@@ -529,7 +561,7 @@ func (p *printer) onlyMatching(out *bytes.Buffer, r grep.FileResult, l grep.Line
 
 // longLine is a line as printed: highlighted or replaced, or rg's note
 // when -M omits it.
-func (p *printer) longLine(text []byte, l grep.Line, perMatch bool) []byte {
+func (p *Printer) longLine(text []byte, l Line, perMatch bool) []byte {
 	slow := p.color || p.replace != nil || perMatch
 	if p.maxCols <= 0 || len(text) <= p.maxCols {
 		return p.highlight(text, l)
@@ -540,18 +572,18 @@ func (p *printer) longLine(text []byte, l grep.Line, perMatch bool) []byte {
 			cut--
 		}
 		if !slow || !l.Match {
-			return append(append([]byte(nil), p.highlight(text[:cut], grep.Line{})...), " [... omitted end of long line]"...)
+			return append(append([]byte(nil), p.highlight(text[:cut], Line{})...), " [... omitted end of long line]"...)
 		}
-		var in []grep.Span
+		var in []Span
 		more := 0
 		for _, s := range l.Subs {
 			if s.Start < cut {
-				in = append(in, grep.Span{Start: s.Start, End: min(s.End, cut)})
+				in = append(in, Span{Start: s.Start, End: min(s.End, cut)})
 			} else {
 				more++
 			}
 		}
-		head := p.highlight(text[:cut], grep.Line{Match: true, Subs: in})
+		head := p.highlight(text[:cut], Line{Match: true, Subs: in})
 		noun := "matches"
 		if more == 1 {
 			noun = "match"
@@ -569,7 +601,7 @@ func (p *printer) longLine(text []byte, l grep.Line, perMatch bool) []byte {
 
 // physicalLines splits -U records that hold several lines into one Line
 // per line, each with the parts of the matches on it.
-func physicalLines(lines []grep.Line) []grep.Line {
+func physicalLines(lines []Line) []Line {
 	multi := false
 	for _, l := range lines {
 		if i := bytes.IndexByte(l.Text, '\n'); i >= 0 && i < len(l.Text)-1 {
@@ -580,7 +612,7 @@ func physicalLines(lines []grep.Line) []grep.Line {
 	if !multi {
 		return lines
 	}
-	var out []grep.Line
+	var out []Line
 	for _, l := range lines {
 		start := 0
 		for k := 0; start < len(l.Text); k++ {
@@ -590,11 +622,11 @@ func physicalLines(lines []grep.Line) []grep.Line {
 			} else {
 				end += start + 1
 			}
-			pl := grep.Line{Number: l.Number + k, Offset: l.Offset + int64(start), Text: l.Text[start:end], Match: l.Match, Gap: l.Gap && k == 0}
+			pl := Line{Number: l.Number + k, Offset: l.Offset + int64(start), Text: l.Text[start:end], Match: l.Match, Gap: l.Gap && k == 0}
 			for _, s := range l.Subs {
 				a, b := max(s.Start, start), min(s.End, end)
 				if a < b || (s.Start == s.End && s.Start >= start && s.Start < end) {
-					pl.Subs = append(pl.Subs, grep.Span{Start: a - start, End: b - start})
+					pl.Subs = append(pl.Subs, Span{Start: a - start, End: b - start})
 				}
 			}
 			out = append(out, pl)
@@ -605,7 +637,7 @@ func physicalLines(lines []grep.Line) []grep.Line {
 }
 
 // highlight colours the matches of a line, or replaces them (--replace).
-func (p *printer) highlight(text []byte, l grep.Line) []byte {
+func (p *Printer) highlight(text []byte, l Line) []byte {
 	if (!p.color && p.replace == nil) || !l.Match || len(l.Subs) == 0 {
 		return text
 	}
@@ -628,12 +660,12 @@ func (p *printer) highlight(text []byte, l grep.Line) []byte {
 }
 
 // budget trims a result to what --max-total-matches still allows.
-func (p *printer) budget(r grep.FileResult) grep.FileResult {
+func (p *Printer) budget(r FileResult) FileResult {
 	if p.maxTotal <= 0 {
 		return r
 	}
 	left := p.maxTotal - p.total
-	var kept []grep.Line
+	var kept []Line
 	for _, l := range r.Lines {
 		if l.Match {
 			if left == 0 {
@@ -659,17 +691,17 @@ func (p *printer) budget(r grep.FileResult) grep.FileResult {
 	return r
 }
 
-// finish writes what comes after the results: the JSON summary (with
+// Finish writes what comes after the results: the JSON summary (with
 // "x_agent" under an agent budget), rg's --stats, the agent text and its
 // notices.
-func (p *printer) finish(st grep.Stats, searching, elapsed time.Duration) {
+func (p *Printer) Finish(st Stats, searching, elapsed time.Duration) {
 	switch p.mode {
 	case "json":
-		var ag *grep.AgentSummary
+		var ag *AgentSummary
 		if p.maxTotal > 0 || p.maxBytes > 0 {
-			ag = &grep.AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.jsonStats.SearchesWithMatch, TotalMatches: p.jsonStats.Matches}
+			ag = &AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.jsonStats.SearchesWithMatch, TotalMatches: p.jsonStats.Matches}
 		}
-		p.w.Write(grep.JSONSummary(elapsed, p.jsonStats, ag))
+		p.w.Write(JSONSummary(elapsed, p.jsonStats, ag))
 		p.w.WriteByte('\n')
 		return
 	case "agent":

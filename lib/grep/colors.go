@@ -1,4 +1,4 @@
-package main
+package grep
 
 import (
 	"fmt"
@@ -6,40 +6,40 @@ import (
 	"strings"
 )
 
-// colour is one output element's colour specification, as rg's --colors
+// Colour is one output element's colour specification, as rg's --colors
 // sets it and termcolor writes it.
-type colour struct {
+type Colour struct {
 	Bold, Underline, Intense bool
-	Fg, Bg                   *termColor
+	Fg, Bg                   *TermColor
 }
 
-// termColor is a basic colour (0-7), a 256-colour index or an RGB triple.
-type termColor struct {
+// TermColor is a basic colour (0-7), a 256-colour index or an RGB triple.
+type TermColor struct {
 	Basic   int // -1 when not basic
 	Index   int // -1 when not a 256-colour index
 	R, G, B uint8
 }
 
-// colours are the four elements rg colours.
-type colours struct{ Path, Line, Column, Match colour }
+// Colours are the colours of the four elements rg colours.
+type Colours struct{ Path, Line, Column, Match Colour }
 
-// defaultColours are rg 13's: paths magenta, line numbers green, matches
+// DefaultColours are rg 13's: paths magenta, line numbers green, matches
 // bold red, columns plain.
-func defaultColours() colours {
-	return colours{Path: colour{Fg: basic(5)}, Line: colour{Fg: basic(2)}, Match: colour{Bold: true, Fg: basic(1)}}
+func DefaultColours() Colours {
+	return Colours{Path: Colour{Fg: basic(5)}, Line: Colour{Fg: basic(2)}, Match: Colour{Bold: true, Fg: basic(1)}}
 }
 
-func basic(n int) *termColor { return &termColor{Basic: n, Index: -1} }
+func basic(n int) *TermColor { return &TermColor{Basic: n, Index: -1} }
 
 var colourNames = map[string]int{"black": 0, "red": 1, "green": 2, "yellow": 3, "blue": 4, "magenta": 5, "cyan": 6, "white": 7}
 
-// parseColours applies rg's --colors specs in order: TYPE:none,
+// ParseColours applies rg's --colors specs in order: TYPE:none,
 // TYPE:fg:COLOUR, TYPE:bg:COLOUR, TYPE:style:STYLE.
-func parseColours(specs []string) (colours, error) {
-	cs := defaultColours()
+func ParseColours(specs []string) (Colours, error) {
+	cs := DefaultColours()
 	for _, spec := range specs {
 		parts := strings.Split(spec, ":")
-		var c *colour
+		var c *Colour
 		switch parts[0] {
 		case "path":
 			c = &cs.Path
@@ -59,9 +59,9 @@ func parseColours(specs []string) (colours, error) {
 	return cs, nil
 }
 
-func (c *colour) set(spec string, parts []string) error {
+func (c *Colour) set(spec string, parts []string) error {
 	if len(parts) == 1 && parts[0] == "none" {
-		*c = colour{}
+		*c = Colour{}
 		return nil
 	}
 	if len(parts) != 2 {
@@ -95,7 +95,7 @@ func (c *colour) set(spec string, parts []string) error {
 
 // parseTermColor reads a colour name, a 256-colour number or R,G,B
 // (decimal or 0x hexadecimal).
-func parseTermColor(s string) (*termColor, error) {
+func parseTermColor(s string) (*TermColor, error) {
 	if n, ok := colourNames[s]; ok {
 		return basic(n), nil
 	}
@@ -111,7 +111,7 @@ func parseTermColor(s string) (*termColor, error) {
 		if err != nil {
 			return nil, bad
 		}
-		return &termColor{Basic: -1, Index: int(n)}, nil
+		return &TermColor{Basic: -1, Index: int(n)}, nil
 	case 3:
 		var rgb [3]uint8
 		for i, p := range parts {
@@ -121,14 +121,14 @@ func parseTermColor(s string) (*termColor, error) {
 			}
 			rgb[i] = n
 		}
-		return &termColor{Basic: -1, Index: -1, R: rgb[0], G: rgb[1], B: rgb[2]}, nil
+		return &TermColor{Basic: -1, Index: -1, R: rgb[0], G: rgb[1], B: rgb[2]}, nil
 	}
 	return nil, bad
 }
 
-// paint wraps text in the colour's escapes as termcolor writes them
+// Paint wraps text in the colour's escapes as termcolor writes them
 // (a reset first and last); empty text stays empty.
-func (c colour) paint(text []byte) []byte {
+func (c Colour) Paint(text []byte) []byte {
 	if len(text) == 0 {
 		return text
 	}
@@ -145,7 +145,7 @@ func (c colour) paint(text []byte) []byte {
 	return append(b, "\x1b[0m"...)
 }
 
-func (t *termColor) escape(b []byte, fg, intense bool) []byte {
+func (t *TermColor) escape(b []byte, fg, intense bool) []byte {
 	if t == nil {
 		return b
 	}
