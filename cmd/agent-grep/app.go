@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -56,7 +57,12 @@ func flags() []cli.Flag {
 }
 
 func flagsWithoutNegations() []cli.Flag {
-	return append([]cli.Flag{
+	return slices.Concat(matchFlags(), walkFlags(), outputFlags(), unsupportedFlags())
+}
+
+// matchFlags are the flags of what matches and how it prints.
+func matchFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "regexp", Aliases: []string{"e"}, Usage: "a `PATTERN` (repeatable; then every argument is a path)"},
 		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read patterns from `FILE`, one per line"},
 		&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "patterns are literal strings"},
@@ -92,6 +98,12 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing; the exit code says whether something matched"},
 		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes (\"[Omitted long matching line]\")"},
 		&cli.BoolFlag{Name: "max-columns-preview", Usage: "with -M, show the start of long lines instead of omitting them"},
+	}
+}
+
+// walkFlags are the flags of which files are searched, and how.
+func walkFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB` (gitignore syntax, {a,b} alternates; overrides ignore files)"},
 		&cli.StringSliceFlag{Name: "iglob", Usage: "like --glob, case-insensitive"},
 		&cli.BoolFlag{Name: "glob-case-insensitive", Usage: "every --glob is case-insensitive (an --iglob)"},
@@ -121,6 +133,12 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.StringFlag{Name: "sortr", Usage: "like --sort, in reverse `ORDER`"},
 		&cli.IntFlag{Name: "threads", Aliases: []string{"j"}, Usage: "`NUM` search threads (default: one per CPU)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never (auto: on a terminal, unless NO_COLOR is set)"},
+	}
+}
+
+// outputFlags are the agent budgets, the formats and rg's other flags.
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
 		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
 		&cli.StringFlag{Name: "format", Usage: "`FORMAT`: standard (rg's, the default) or agent (the agent grep tool's numbered matches)"},
@@ -149,7 +167,7 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.StringSliceFlag{Name: "colors", Usage: "`COLOR_SPEC` TYPE:fg:COLOR, TYPE:bg:COLOR, TYPE:style:STYLE or TYPE:none (TYPE: path, line, column, match), as rg"},
 		&cli.BoolFlag{Name: "ignore-file-case-insensitive", Usage: "match ignore files' patterns case-insensitively"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
-	}, unsupportedFlags()...)
+	}
 }
 
 // negationFlags are the names in rg's overrides (flagorder.go) not

@@ -403,48 +403,16 @@ func readableStdin(env *app.Env) bool {
 // printOpts are the printer's options and what the output mode changes
 // in the search's.
 func printOpts(f flagSet, env *app.Env, o *options) error {
-	when := f.c.String("color")
-	if when == "ansi" {
-		when = "always" // rg: ansi is always, in ANSI escapes (as every colour here)
-	}
-	po := grep.PrintOptions{Mode: outputMode(f, o), Color: env.Color(when, env.StdoutTTY),
+	po := grep.PrintOptions{Mode: outputMode(f, o),
 		MaxColumns: f.num("max-columns"), Preview: f.on("max-columns-preview"), Only: f.on("only-matching"),
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
-		ByteOffset: f.on("byte-offset"), MatchSep: ":", CtxField: "-", LineBuffered: f.on("line-buffered"),
+		ByteOffset: f.on("byte-offset"), LineBuffered: f.on("line-buffered"),
 		Passthru: f.on("passthru"), CRLF: f.on("crlf")}
-	if f.on("pretty") {
-		// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
-		// TERM=dumb still count)
-		po.Color = env.Color(when, true)
+	if err := colourOpts(f, env, &po); err != nil {
+		return err
 	}
-	if when == "auto" && env.Getenv("TERM") == "" && env.Getenv("CLICOLOR_FORCE") == "" {
-		po.Color = false // rg's "auto" (termcolor): no colour without a TERM
-	}
-	if po.Mode == "vimgrep" && !f.on("color") {
-		po.Color = false // rg: --vimgrep's colour is never unless asked
-	}
-	cs, err := grep.ParseColours(f.c.StringSlice("colors"))
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
-	}
-	po.Colours = cs
-	sep := "--"
-	if f.on("context-separator") {
-		sep = unescape(f.c.String("context-separator"))
-	}
-	if !f.on("no-context-separator") {
-		po.ContextSep = &sep
-	}
-	if f.on("field-match-separator") {
-		po.MatchSep = unescape(f.c.String("field-match-separator"))
-	}
-	if f.on("field-context-separator") {
-		po.CtxField = unescape(f.c.String("field-context-separator"))
-	}
-	if s := f.str("path-separator"); s != "/" {
-		po.PathSep = s
-	}
+	separators(f, &po)
 	if f.on("with-filename") || f.on("no-filename") {
 		w := f.on("with-filename")
 		po.WithFilename = &w
@@ -469,6 +437,51 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 	}
 	o.Print = po
 	return nil
+}
+
+// colourOpts: whether to colour (rg's rules for --color, -p, TERM and
+// --vimgrep) and in which colours (--colors).
+func colourOpts(f flagSet, env *app.Env, po *grep.PrintOptions) error {
+	when := f.c.String("color")
+	if when == "ansi" {
+		when = "always" // rg: ansi is always, in ANSI escapes (as every colour here)
+	}
+	// rg: -p makes "auto" colour as if on a terminal (NO_COLOR and
+	// TERM=dumb still count)
+	po.Color = env.Color(when, env.StdoutTTY || f.on("pretty"))
+	if when == "auto" && env.Getenv("TERM") == "" && env.Getenv("CLICOLOR_FORCE") == "" {
+		po.Color = false // rg's "auto" (termcolor): no colour without a TERM
+	}
+	if po.Mode == "vimgrep" && !f.on("color") {
+		po.Color = false // rg: --vimgrep's colour is never unless asked
+	}
+	cs, err := grep.ParseColours(f.c.StringSlice("colors"))
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	po.Colours = cs
+	return nil
+}
+
+// separators are rg's separator flags (escapes such as \x7F read).
+func separators(f flagSet, po *grep.PrintOptions) {
+	sep := "--"
+	if f.on("context-separator") {
+		sep = unescape(f.c.String("context-separator"))
+	}
+	if !f.on("no-context-separator") {
+		po.ContextSep = &sep
+	}
+	po.MatchSep, po.CtxField = ":", "-"
+	if f.on("field-match-separator") {
+		po.MatchSep = unescape(f.c.String("field-match-separator"))
+	}
+	if f.on("field-context-separator") {
+		po.CtxField = unescape(f.c.String("field-context-separator"))
+	}
+	if s := f.str("path-separator"); s != "/" {
+		po.PathSep = s
+	}
 }
 
 // outputMode is rg's choice of printer (summary kinds first).

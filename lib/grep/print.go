@@ -196,15 +196,7 @@ func (p *Printer) eol() []byte {
 func (p *Printer) File(r FileResult, elapsed time.Duration) bool {
 	last := !r.More && p.cur.open // the last part of a result in parts
 	if r.More {
-		if !p.cur.open {
-			p.cur.lastMatch = -1
-		}
-		p.cur.open = true
-		for _, l := range r.Lines {
-			if l.Match {
-				p.cur.lastMatch = l.Offset
-			}
-		}
+		p.partCame(r)
 	} else {
 		defer func() { p.cur = part{} }()
 	}
@@ -231,20 +223,47 @@ func (p *Printer) File(r FileResult, elapsed time.Duration) bool {
 	}
 	if p.passthruMax > 0 && r.MatchedLines >= p.passthruMax {
 		// rg: --passthru -m N prints nothing after the Nth match
-		last := len(r.Lines)
-		for last > 0 && !r.Lines[last-1].Match {
-			last--
+		end := len(r.Lines)
+		for end > 0 && !r.Lines[end-1].Match {
+			end--
 		}
-		r.Lines = r.Lines[:last]
-	}
-	if r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches" || p.mode == "files-without") {
-		return true // rg prints no count for a file it stopped at binary data
+		r.Lines = r.Lines[:end]
 	}
 	switch p.mode {
 	case "quiet":
 		return true
 	case "agent":
 		return p.agent.Add(r)
+	case "files", "files-without", "count", "count-matches":
+		return p.summary(r)
+	case "json":
+		if last {
+			return p.jsonPart(r, elapsed)
+		}
+		return p.jsonFile(r, elapsed)
+	}
+	return p.standard(r, last)
+}
+
+// partCame notes a part of a result in parts.
+func (p *Printer) partCame(r FileResult) {
+	if !p.cur.open {
+		p.cur.lastMatch = -1
+	}
+	p.cur.open = true
+	for _, l := range r.Lines {
+		if l.Match {
+			p.cur.lastMatch = l.Offset
+		}
+	}
+}
+
+// summary prints -l, --files-without-match, -c and --count-matches.
+func (p *Printer) summary(r FileResult) bool {
+	if r.BinaryQuit && p.mode != "files" {
+		return true // rg prints no count for a file it stopped at binary data
+	}
+	switch p.mode {
 	case "files":
 		if r.MatchedLines > 0 {
 			return p.emit(append(p.pathBytes(r.Path), p.eol()...))
@@ -255,43 +274,47 @@ func (p *Printer) File(r FileResult, elapsed time.Duration) bool {
 			return p.emit(append(p.pathBytes(r.Path), p.eol()...))
 		}
 		return true
-	case "count", "count-matches":
-		n := r.MatchedLines
-		if p.mode == "count-matches" {
-			n = r.Matches
-		}
-		if n == 0 && !(p.includeZero && !r.Skipped) {
-			return true
-		}
-		var b []byte
-		if p.withPath {
-			b = append(b, p.pathBytes(r.Path)...)
-			if p.null {
-				b = append(b, 0)
-			} else {
-				b = append(b, ':')
-			}
-		}
-		return p.emit(append(strconv.AppendInt(b, int64(n), 10), '\n'))
-	case "json":
-		if last {
-			return p.jsonPart(r, elapsed)
-		}
-		if p.invert {
-			r.Matches = 0 // rg counts no matches in inverted lines
-		}
-		recs, st := JSONRecords(p.budget(r), elapsed)
-		// a file's records go out whole or not at all (--max-bytes)
-		var all []byte
-		for _, rec := range recs {
-			all = append(append(all, rec...), '\n')
-		}
-		if len(all) > 0 && !p.emit(all) {
-			return false
-		}
-		p.addJSONStats(st)
-		return p.stopped == ""
 	}
+	n := r.MatchedLines
+	if p.mode == "count-matches" {
+		n = r.Matches
+	}
+	if n == 0 && !(p.includeZero && !r.Skipped) {
+		return true
+	}
+	var b []byte
+	if p.withPath {
+		b = append(b, p.pathBytes(r.Path)...)
+		if p.null {
+			b = append(b, 0)
+		} else {
+			b = append(b, ':')
+		}
+	}
+	return p.emit(append(strconv.AppendInt(b, int64(n), 10), '\n'))
+}
+
+// jsonFile prints a whole file's --json records.
+func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
+	if p.invert {
+		r.Matches = 0 // rg counts no matches in inverted lines
+	}
+	recs, st := JSONRecords(p.budget(r), elapsed)
+	// a file's records go out whole or not at all (--max-bytes)
+	var all []byte
+	for _, rec := range recs {
+		all = append(append(all, rec...), '\n')
+	}
+	if len(all) > 0 && !p.emit(all) {
+		return false
+	}
+	p.addJSONStats(st)
+	return p.stopped == ""
+}
+
+// standard prints a file's lines (or a part's) in rg's standard and
+// --vimgrep formats, with rg's notes about binary data after them.
+func (p *Printer) standard(r FileResult, last bool) bool {
 	r = p.budget(r)
 	var out bytes.Buffer
 	if len(r.Lines) > 0 && !p.cur.stopped {
