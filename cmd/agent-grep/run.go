@@ -260,7 +260,7 @@ func (t *tally) handle(r grep.FileResult) bool {
 		return true
 	}
 	if t.x.o.Print.CRLF {
-		r = crlfSubs(r)
+		r = grep.CRLFSubs(r)
 	}
 	if !r.More {
 		r = p.MaxCountBinary(r)
