@@ -52,6 +52,19 @@ type occurrence struct{ name, value string }
 // flags cluster (-nC1: the first that takes a value takes the rest, or
 // the next argument), a flag's value may start with '-' (-r -n).
 func flagOccurrences(flags []cli.Flag, args []string) []occurrence {
+	occ, _ := scanArgs(flags, args)
+	return occ
+}
+
+// positionals are the arguments of args that are not flags or their
+// values, in order; everything after the first "--" is one.
+func positionals(flags []cli.Flag, args []string) []string {
+	_, pos := scanArgs(flags, args)
+	return pos
+}
+
+// scanArgs reads args into the flags and the positional arguments.
+func scanArgs(flags []cli.Flag, args []string) ([]occurrence, []string) {
 	canon := map[string]string{}
 	takes := map[string]bool{}
 	for _, f := range flags {
@@ -61,12 +74,15 @@ func flagOccurrences(flags []cli.Flag, args []string) []occurrence {
 		}
 	}
 	var out []occurrence
+	var pos []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
+			pos = append(pos, args[i+1:]...)
 			break
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
 			continue
 		}
 		if strings.HasPrefix(a, "--") {
@@ -93,7 +109,7 @@ func flagOccurrences(flags []cli.Flag, args []string) []occurrence {
 			break
 		}
 	}
-	return out
+	return out, pos
 }
 
 // givenFlags is the set of flags that count after rg's overrides: a flag

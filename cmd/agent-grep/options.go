@@ -124,7 +124,9 @@ func typeTable(f flagSet) (map[string][]string, error) {
 
 // patternsAndPaths reads -e, -f and the positional arguments.
 func patternsAndPaths(f flagSet, env *app.Env, o *options) error {
-	args := f.c.Args().Slice()
+	// the positional arguments as rg reads them: a "--" after the
+	// pattern still ends the flags (urfave/cli keeps it as an argument)
+	args := positionals(f.c.App.Flags, env.Args)
 	o.Patterns = append(o.Patterns, f.c.StringSlice("regexp")...)
 	for _, file := range f.c.StringSlice("file") {
 		data, err := readArg(env, file)
@@ -152,7 +154,9 @@ func patternsAndPaths(f flagSet, env *app.Env, o *options) error {
 	}
 	if !o.PathsGiven {
 		o.Paths = []string{""} // the working directory
-		if !o.Files && readableStdin(env) {
+		if !o.Files && readableStdin(env) && !slices.Contains(f.c.StringSlice("file"), "-") {
+			// stdin, unless -f - read the patterns from it (rg then
+			// searches the working directory)
 			o.Paths = []string{"-"}
 		}
 	}

@@ -309,6 +309,9 @@ func (x *execution) isDirArg() bool {
 		if p == "" {
 			return true
 		}
+		if p == "-" {
+			continue // stdin, whatever is named "-" in the directory
+		}
 		if st, err := os.Stat(x.env.Abs(p)); err == nil && st.IsDir() {
 			return true
 		}
