@@ -65,14 +65,7 @@ func positionals(flags []cli.Flag, args []string) []string {
 
 // scanArgs reads args into the flags and the positional arguments.
 func scanArgs(flags []cli.Flag, args []string) ([]occurrence, []string) {
-	canon := map[string]string{}
-	takes := map[string]bool{}
-	for _, f := range flags {
-		names := f.Names()
-		for _, n := range names {
-			canon[n], takes[n] = names[0], app.TakesValue(f)
-		}
-	}
+	t := newFlagTable(flags)
 	var out []occurrence
 	var pos []string
 	for i := 1; i < len(args); i++ {
@@ -85,31 +78,96 @@ func scanArgs(flags []cli.Flag, args []string) ([]occurrence, []string) {
 			pos = append(pos, a)
 			continue
 		}
-		if strings.HasPrefix(a, "--") {
-			n, v, hasValue := strings.Cut(a[2:], "=")
-			if takes[n] && !hasValue && i+1 < len(args) {
-				i++
-				v = args[i]
-			}
-			out = append(out, occurrence{canon[n], v})
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			n := a[j : j+1]
-			if !takes[n] {
-				out = append(out, occurrence{canon[n], ""})
-				continue
-			}
-			v := strings.TrimPrefix(a[j+1:], "=")
-			if j+1 == len(a) && i+1 < len(args) {
-				i++
-				v = args[i]
-			}
-			out = append(out, occurrence{canon[n], v})
-			break
-		}
+		occ, used, _ := t.token(a, args[i+1:])
+		out = append(out, occ...)
+		i += used
 	}
 	return out, pos
+}
+
+// canonicalArgs spells each flag of args by its first name, one flag a
+// token with its value attached (-nC1 is --line-number --context=1), so
+// that a flag given in two forms (-n --line-number, -e a --regexp b) is
+// one flag given twice: rg allows it, urfave/cli refuses it ("two forms
+// of the same flag"). Tokens it does not know stay as they are.
+func canonicalArgs(flags []cli.Flag, args []string) []string {
+	t := newFlagTable(flags)
+	out := append([]string(nil), args[:min(1, len(args))]...)
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		occ, used, known := t.token(a, args[i+1:])
+		if !known || !strings.HasPrefix(a, "-") || a == "-" {
+			out = append(out, a)
+			continue
+		}
+		for _, o := range occ {
+			tok := "--" + o.name
+			if t.takes[o.name] {
+				tok += "=" + o.value
+			}
+			out = append(out, tok)
+		}
+		i += used
+	}
+	return out
+}
+
+// flagTable knows each flag name's first name and whether it takes a value.
+type flagTable struct {
+	canon map[string]string
+	takes map[string]bool
+}
+
+func newFlagTable(flags []cli.Flag) flagTable {
+	t := flagTable{canon: map[string]string{}, takes: map[string]bool{}}
+	for _, f := range flags {
+		names := f.Names()
+		for _, n := range names {
+			t.canon[n], t.takes[n] = names[0], app.TakesValue(f)
+		}
+	}
+	return t
+}
+
+// token reads one flag token (--name, --name=value, or a cluster of
+// one-letter flags, the first that takes a value taking the rest or the
+// next argument); used is how many of next became a value, known whether
+// every name in it is a flag (a value flag with no value is not known).
+func (t flagTable) token(a string, next []string) (occ []occurrence, used int, known bool) {
+	if strings.HasPrefix(a, "--") {
+		n, v, hasValue := strings.Cut(a[2:], "=")
+		if t.takes[n] && !hasValue {
+			if len(next) == 0 {
+				return []occurrence{{t.canon[n], ""}}, 0, false
+			}
+			v, used = next[0], 1
+		}
+		_, known = t.canon[n]
+		return []occurrence{{t.canon[n], v}}, used, known
+	}
+	known = true
+	for j := 1; j < len(a); j++ {
+		n := a[j : j+1]
+		if _, ok := t.canon[n]; !ok {
+			known = false
+		}
+		if !t.takes[n] {
+			occ = append(occ, occurrence{t.canon[n], ""})
+			continue
+		}
+		v := strings.TrimPrefix(a[j+1:], "=")
+		if j+1 == len(a) {
+			if len(next) == 0 {
+				return append(occ, occurrence{t.canon[n], ""}), 0, false
+			}
+			v, used = next[0], 1
+		}
+		return append(occ, occurrence{t.canon[n], v}), used, known
+	}
+	return occ, 0, known
 }
 
 // givenFlags is the set of flags that count after rg's overrides: a flag

@@ -73,7 +73,8 @@ func parseCase(t *testing.T, c optionsCase) (map[string]any, int, string) {
 		}
 		return a
 	}
-	code := app.Run(context.Background(), spec, env, append([]string{"agent-grep"}, c.Args...))
+	args := canonicalArgs(flags(), append([]string{"agent-grep"}, c.Args...)) // as main does
+	code := app.Run(context.Background(), spec, env, args)
 	flat := map[string]any{}
 	if o != nil {
 		b, err := json.Marshal(o)
