@@ -223,11 +223,15 @@ func (p *Printer) File(r FileResult, elapsed time.Duration) bool {
 	}
 	if p.passthruMax > 0 && r.MatchedLines >= p.passthruMax {
 		// rg: --passthru -m N prints nothing after the Nth match
-		end := len(r.Lines)
-		for end > 0 && !r.Lines[end-1].Match {
-			end--
+		seen := 0
+		for k, l := range r.Lines {
+			if l.Match {
+				if seen++; seen == p.passthruMax {
+					r.Lines = r.Lines[:k+1]
+					break
+				}
+			}
 		}
-		r.Lines = r.Lines[:end]
 	}
 	switch p.mode {
 	case "quiet":

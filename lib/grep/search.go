@@ -179,7 +179,11 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	for i := range matched {
 		isMatch[lineNo[i]] = true
 	}
-	printed := 0 // last printed line number
+	printed := 0  // last printed line number
+	lastKept := 0 // the line of the last match kept
+	if len(matched) > 0 {
+		lastKept = lineNo[len(matched)-1]
+	}
 	for i := range matched {
 		num := lineNo[i]
 		from := max(num-o.Before, printed+1)
@@ -193,10 +197,31 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 				break // the next match prints itself with its own context
 			}
 			l := mk(k, all[k-1], isMatch[k])
+			if k > lastKept && (len(all[k-1].subs) > 0) != o.Invert {
+				r = laterMatch(r, &l, all[k-1].subs, o)
+			}
 			l.Gap = gap && k == from
 			r.Lines = append(r.Lines, l)
 			printed = k
 		}
+	}
+	return r
+}
+
+// laterMatch: a line in the context after the last match -m keeps that
+// matches too prints as a match, counts in the stats, and rg has read
+// through it, as rg 13 does (-c does not count it: no context there).
+func laterMatch(r FileResult, l *Line, subs []Span, o SearchOptions) FileResult {
+	l.Match = true
+	r.MatchedLines++
+	if o.Invert {
+		r.Matches++
+	} else {
+		l.Subs = subs
+		r.Matches += len(subs)
+	}
+	if o.Slice {
+		r.BytesSearched = max(r.BytesSearched, l.Offset+int64(len(l.Text)))
 	}
 	return r
 }
