@@ -282,8 +282,10 @@ func (t *tally) count(r grep.FileResult) {
 	if t.p.Mode() == "files-without" && r.MatchedLines == 0 && !r.Skipped {
 		t.found = true // rg: the status says whether a path was printed
 	}
-	if r.MatchedLines > 0 && !(r.BinaryQuit && (t.p.Mode() == "count" || t.p.Mode() == "count-matches")) {
-		t.matched = true
+	if r.MatchedLines > 0 {
+		// rg: a count stopped at binary data is not printed and does not
+		// make the status 0, but --stats counts it
+		t.matched = t.matched || !(r.BinaryQuit && (t.p.Mode() == "count" || t.p.Mode() == "count-matches"))
 		t.total.SearchesWithMatch++
 		t.total.MatchedLines += r.MatchedLines
 		if !t.invert {

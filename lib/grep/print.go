@@ -118,7 +118,9 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 	if po.WithFilename != nil {
 		p.withPath = *po.WithFilename
 	}
-	p.heading = po.Heading && p.withPath && p.mode != "vimgrep" // rg: a heading only where paths are shown
+	// rg: with --heading, files are apart by a blank line, under their
+	// path where paths are shown
+	p.heading = po.Heading && p.mode != "vimgrep"
 	return p
 }
 
@@ -184,9 +186,19 @@ func (p *Printer) pathBytes(path string) []byte {
 	return p.paint(p.colours.Path, []byte(path))
 }
 
+// eol ends a path printed alone (-l, a heading): NUL with --null.
 func (p *Printer) eol() []byte {
 	if p.null {
 		return []byte{0}
+	}
+	return p.nl()
+}
+
+// nl ends a line the printer makes (a path, a count, an -o match):
+// "\r\n" with --crlf, as rg.
+func (p *Printer) nl() []byte {
+	if p.crlf {
+		return []byte("\r\n")
 	}
 	return []byte{'\n'}
 }
@@ -295,7 +307,7 @@ func (p *Printer) summary(r FileResult) bool {
 			b = append(b, ':')
 		}
 	}
-	return p.emit(append(strconv.AppendInt(b, int64(n), 10), '\n'))
+	return p.emit(append(strconv.AppendInt(b, int64(n), 10), p.nl()...))
 }
 
 // jsonFile prints a whole file's --json records.
@@ -326,8 +338,10 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 			if !p.first {
 				out.WriteByte('\n')
 			}
-			out.Write(p.pathBytes(r.Path))
-			out.Write(p.eol()) // rg: --null ends the heading with NUL
+			if p.withPath {
+				out.Write(p.pathBytes(r.Path))
+				out.Write(p.eol()) // rg: --null ends the heading with NUL
+			}
 		}
 		p.first = false
 		p.lines(&out, r)
@@ -579,10 +593,7 @@ func (p *Printer) onlyMatching(out *bytes.Buffer, r FileResult, l Line, text []b
 			continue
 		}
 		out.Write(p.matchStyle(part))
-		if p.crlf {
-			out.WriteByte('\r')
-		}
-		out.WriteByte('\n')
+		out.Write(p.nl())
 	}
 }
 
