@@ -280,7 +280,7 @@ func searchOptions(f flagSet, o *options) {
 	countOnly := (count || firstOnly) && !f.on("json")
 	so := grep.SearchOptions{Invert: f.on("invert-match"), MaxCount: f.num("max-count"), Before: before, After: after,
 		CountOnly: countOnly, Text: f.on("text"), Decompress: f.on("search-zip"),
-		Binary: f.on("binary") || f.c.Count("unrestricted") >= 3, FirstOnly: firstOnly && !f.on("stats") && !f.on("invert-match")}
+		Binary: f.on("binary") || f.c.Count("unrestricted") >= 3, Passthru: f.on("passthru") && !countOnly, FirstOnly: firstOnly && !f.on("stats") && !f.on("invert-match")}
 	so.LinesOnly = so.CountOnly && !f.on("count-matches") && !f.on("only-matching") && !f.on("stats") && !o.Multiline
 	if countOnly {
 		so.Before, so.After = 0, 0

@@ -49,6 +49,7 @@ type Printer struct {
 	maxCount           int    // -m
 	slice              bool   // files are read whole (SearchOptions.Slice)
 	crlf               bool   // --crlf
+	passthru           bool   // --passthru
 	colours            Colours
 }
 
@@ -106,7 +107,7 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
 		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
-		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF,
+		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF, passthru: po.Passthru,
 		colours: po.Colours}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
@@ -128,7 +129,7 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 // "--" between groups), -m, and whether files are read whole (rg's
 // binary-data rules differ).
 func (p *Printer) SetSearch(so SearchOptions) {
-	p.context = so.Before > 0 || so.After > 0
+	p.context = (so.Before > 0 || so.After > 0) && !p.passthru // rg: --passthru has no "--"
 	p.maxCount, p.slice = so.MaxCount, so.Slice
 }
 
@@ -600,7 +601,7 @@ func (p *Printer) onlyMatching(out *bytes.Buffer, r FileResult, l Line, text []b
 // longLine is a line as printed: highlighted or replaced, or rg's note
 // when -M omits it.
 func (p *Printer) longLine(text []byte, l Line, perMatch bool) []byte {
-	slow := p.color || p.replace != nil || perMatch
+	slow := p.color || p.replace != nil || perMatch || p.column // rg counts the matches where it needs their positions
 	if p.maxCols <= 0 || len(text) <= p.maxCols {
 		return p.highlight(text, l)
 	}

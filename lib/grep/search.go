@@ -47,6 +47,7 @@ type SearchOptions struct {
 	Text       bool // -a: search binary files as text
 	Decompress bool // -z: search .gz, .bz2 and .zst files decompressed
 	Binary     bool // --binary: files found by walking are searched as named ones are
+	Passthru   bool // --passthru: a file without a match prints every line too (as context)
 	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
 	// files found by walking; named files are searched up to the NUL).
 	SkipBinary bool
@@ -102,7 +103,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		r.Matches = r.MatchedLines
 		return r
 	}
-	if !o.Invert && !m.HasMatch(buf) {
+	if !o.Invert && !o.Passthru && !m.HasMatch(buf) {
 		return r
 	}
 	spans := fixInvalidUTF8(m, buf, m.Find(buf, 0))
@@ -172,6 +173,12 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if !needAll {
 		for i, li := range matched {
 			r.Lines = append(r.Lines, mk(lineNo[i], li, true))
+		}
+		return r
+	}
+	if o.Passthru && len(matched) == 0 {
+		for k, li := range all {
+			r.Lines = append(r.Lines, mk(k+1, li, false))
 		}
 		return r
 	}
