@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -170,7 +171,12 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				var buf []byte // a worker's read buffer, reused from file to file
 				for i := range next {
+					if src.agent == "claude" {
+						got[i], buf, errs[i] = readClaudeUsage(c, dir, files[i], buf)
+						continue
+					}
 					got[i], errs[i] = readUsageFile(c, src.agent, dir, files[i])
 				}
 			}()
@@ -188,6 +194,41 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 		}
 	}
 	return out, nil
+}
+
+// readClaudeUsage reads one Claude Code transcript by the fast path
+// (usage.FromClaude: the importer's totals without building messages)
+// into buf, which it returns for the next file.
+func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entry, []byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, buf, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && int64(cap(buf)) < st.Size()+1 {
+		buf = make([]byte, 0, st.Size()+512)
+	}
+	w := bytes.NewBuffer(buf[:0])
+	if _, err := w.ReadFrom(f); err != nil {
+		return nil, buf, fmt.Errorf("%s: %v", path, err)
+	}
+	data := w.Bytes()
+	buf = data[:0]
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %s: %v\n", path, err)
+			return nil, buf, nil
+		}
+	}
+	entries, problems := usage.FromClaude(data, projectOf(dir, path))
+	for _, p := range problems {
+		fmt.Fprintf(c.App.ErrWriter, "agent-session usage: %s:%d: skipped: %v\n", path, p.Line, p.Err)
+	}
+	return entries, buf, nil
 }
 
 // readUsageFile reads one transcript through the importer of its format;
