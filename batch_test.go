@@ -155,6 +155,24 @@ func TestBatch(t *testing.T) {
 		t.Errorf("stats: %+v", rep)
 	}
 
+	// The HTML report: a bar per task, a line per run that had a response
+	// (its session read through the result's path), one model.
+	report := filepath.Join(dir, "report.html")
+	run(t, dir, env, filepath.Join(bin, "agent-session"), "stats", "--html", "-o", report, filepath.Join(out, "results.jsonl"))
+	page, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), `<rect class="bar `); n != 6 {
+		t.Errorf("report: %d cost bars, want 6", n)
+	}
+	if n := strings.Count(string(page), `<polyline `); n < 5 || strings.Contains(string(page), "Not drawn") {
+		t.Errorf("report: %d runs drawn over turns, want 5 or more and every session read", n)
+	}
+	if n := strings.Count(string(page), `<g class="model">`); n != 1 {
+		t.Errorf("report: %d models, want 1", n)
+	}
+
 	// The container's entry: index 1 is the second task (fail).
 	entry, _ := filepath.Abs("deploy/entrypoint")
 	kout := filepath.Join(dir, "k8s")

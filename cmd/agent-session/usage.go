@@ -317,8 +317,8 @@ func printUsage(w io.Writer, rep usage.Report) error {
 	}
 	fmt.Fprintf(tw, "%-*s\t  agents\tinput\toutput\tcache read\tcache write\ttotal tokens\tcost\t\n", width, rep.By)
 	row := func(r usage.Row) {
-		fmt.Fprintf(tw, "%-*s\t  %s\t%s\t%s\t%s\t%s\t%s\t$%.2f\t\n", width, r.Key, strings.Join(r.Agents, ","), thousands(r.Input), thousands(r.Output),
-			thousands(r.CacheRead), thousands(r.CacheWrite), thousands(r.TotalTokens), r.Cost)
+		fmt.Fprintf(tw, "%-*s\t  %s\t%s\t%s\t%s\t%s\t%s\t$%.2f\t\n", width, r.Key, strings.Join(r.Agents, ","), usage.Thousands(r.Input), usage.Thousands(r.Output),
+			usage.Thousands(r.CacheRead), usage.Thousands(r.CacheWrite), usage.Thousands(r.TotalTokens), r.Cost)
 	}
 	for _, r := range rep.Rows {
 		row(r)
@@ -334,16 +334,4 @@ func printUsage(w io.Writer, rep usage.Report) error {
 		fmt.Fprintf(w, "unpriced (not in the model catalog): %s\n", strings.Join(rep.Unpriced, ", "))
 	}
 	return nil
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b bytes.Buffer
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[0] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
 }
