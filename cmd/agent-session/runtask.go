@@ -196,6 +196,10 @@ func (r *taskRun) run(ctx context.Context) error {
 		res := batch.NewResult(t, run, float64(r.env.Now().Sub(start).Milliseconds())/1000)
 		res.Started, res.Host, res.Session, res.Exit = session.FormatTime(start), host, sessionFile, exits
 		res.SetDiff(diff)
+		if final {
+			log, _ := os.ReadFile(r.log.Name())
+			res.WithCause(log)
+		}
 		b, err := json.Marshal(res)
 		if err != nil {
 			return err

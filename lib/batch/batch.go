@@ -289,6 +289,28 @@ func NewResult(t Task, r Run, wallSeconds float64) Result {
 	}
 }
 
+// WithCause adds to an error reason "agent-chat exit N" the last complaint
+// agent-chat wrote to the log (its "agent-chat: …" line, at most 200
+// bytes), so that the result says why without opening the log.
+func (r *Result) WithCause(log []byte) {
+	if r.Outcome != Error || !strings.HasPrefix(r.Reason, "agent-chat exit") {
+		return
+	}
+	const prefix = "agent-chat: "
+	lines := bytes.Split(log, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(string(lines[i]))
+		if strings.HasPrefix(l, prefix) {
+			l = strings.TrimPrefix(l, prefix)
+			if len(l) > 200 {
+				l = strings.ToValidUTF8(l[:200], "") + "…"
+			}
+			r.Reason += ": " + l
+			return
+		}
+	}
+}
+
 // MaxDiff is the most diff text a result line carries.
 const MaxDiff = 1 << 20
 

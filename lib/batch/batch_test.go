@@ -3,6 +3,7 @@ package batch
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -142,4 +143,24 @@ func FuzzParseTask(f *testing.F) {
 		}
 		ParseResult(b)
 	})
+}
+
+func TestWithCause(t *testing.T) {
+	log := []byte("agent-tool: serving\nagent-chat: first\nagent-chat: no model: pass --model provider/id\nagent-session: appended 0\n")
+	for _, c := range []struct{ outcome, reason, want string }{
+		{Error, "agent-chat exit 2", "agent-chat exit 2: no model: pass --model provider/id"},
+		{Error, "interrupted", "interrupted"},
+		{Failed, "check exit 1", "check exit 1"},
+	} {
+		r := Result{Outcome: c.outcome, Reason: c.reason}
+		r.WithCause(log)
+		if r.Reason != c.want {
+			t.Errorf("%s: %q, want %q", c.reason, r.Reason, c.want)
+		}
+	}
+	r := Result{Outcome: Error, Reason: "agent-chat exit 1"}
+	r.WithCause([]byte("agent-chat: " + strings.Repeat("é", 150)))
+	if !strings.HasSuffix(r.Reason, "…") || len(r.Reason) > 240 || !utf8.ValidString(r.Reason) {
+		t.Errorf("a long complaint is cut: %q", r.Reason)
+	}
 }
