@@ -146,6 +146,9 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 			}
 			return nil, exit.Wrap(exit.Usage, err)
 		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real // a symlinked ~/.claude/projects: walk where it points
+		}
 		var files []string
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
