@@ -68,6 +68,9 @@ var (
 // ParseTask decodes and validates one task line. Unknown fields are errors:
 // a misspelt budget must not silently run without one.
 func ParseTask(line []byte) (Task, error) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return Task{}, errors.New("the task line is empty")
+	}
 	var t Task
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()

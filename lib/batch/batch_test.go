@@ -21,8 +21,9 @@ func TestParseTask(t *testing.T) {
 		t.Error(d)
 	}
 	bad := map[string]string{
-		`{"id":"t1","repo":"/r"}`:                                      "prompt is empty",
-		`{"id":"../x","repo":"/r","prompt":"p"}`:                       "id",
+		"  \t":                                   "the task line is empty",
+		`{"id":"t1","repo":"/r"}`:                "prompt is empty",
+		`{"id":"../x","repo":"/r","prompt":"p"}`: "id",
 		`{"id":"t","repo":"/r","prompt":"p","budget":{}}`:              "unknown field",
 		`{"id":"t","repo":"/r","prompt":"p","thinking":"max"}`:         "thinking",
 		`{"id":"t","repo":"/r","prompt":"p","ref":"--upload"}`:         "ref",
