@@ -155,8 +155,10 @@ func svgOpen(b *strings.Builder, id string, left, h float64, label string) {
 	fmt.Fprintf(b, "<svg id=\"%s\" viewBox=\"%.0f 0 %.0f %.0f\" role=\"img\" aria-label=\"%s\">\n", id, -left, plotW+left, h, esc(label))
 }
 
-func empty(b *strings.Builder, h float64) {
-	fmt.Fprintf(b, "<text class=\"none\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no data</text>\n", plotW/2, h/2)
+// empty ends a plot that has nothing to draw.
+func empty(b *strings.Builder, h float64) string {
+	fmt.Fprintf(b, "<text class=\"none\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no data</text>\n</svg>\n", plotW/2, h/2)
+	return b.String()
 }
 
 // costPlot is one bar per task.
@@ -179,9 +181,7 @@ func costPlot(tasks []Group) string {
 	svgOpen(&b, "cost", left, h, "cost per task")
 	bottom := h - bottomM
 	if len(tasks) == 0 {
-		empty(&b, h)
-		b.WriteString("</svg>\n")
-		return b.String()
+		return empty(&b, h)
 	}
 	top := 0.0
 	for _, g := range tasks {
@@ -236,9 +236,7 @@ func turnsPlot(runs []Turns) string {
 		}
 	}
 	if len(drawn) == 0 {
-		empty(&b, h)
-		b.WriteString("</svg>\n")
-		return b.String()
+		return empty(&b, h)
 	}
 	s := niceScale(top)
 	yAxis(&b, s, marginT, bottom, func(v float64) string { return shortCount(v) })
@@ -289,9 +287,7 @@ func outcomePlot(models []Group) string {
 	h := marginT + row*float64(max(len(models), 1)) + 30
 	svgOpen(&b, "outcomes", 0, h, "outcome by model")
 	if len(models) == 0 {
-		empty(&b, h)
-		b.WriteString("</svg>\n")
-		return b.String()
+		return empty(&b, h)
 	}
 	most := 0
 	for _, g := range models {

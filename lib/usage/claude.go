@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
+	"github.com/agentutils/agentutils/lib/session"
 	"github.com/agentutils/agentutils/lib/transcript"
 )
 
@@ -15,8 +17,9 @@ import (
 // FromEntries) without building messages. Only lines holding the key
 // "usage" are read (found by a byte search over the file), and of those
 // only the fields a total needs (type, timestamp, cwd, message id, model
-// and the four token counts), by a scanner that skips every other value
-// without decoding it.
+// and the four token counts), by lib/session's skimmer (session.Members),
+// which checks the JSON structure and crosses every other value without
+// decoding it.
 //
 // As the importer counts them: the lines of one API message (message.id)
 // are one response, timed by its first line, with the model and usage of
@@ -149,245 +152,75 @@ type claudeLine struct {
 	n                       [4]int64 // input, output, cache read, cache write
 }
 
-// parse reads a line's fields; full is false for a line read only for its
-// cwd. It reports whether the line is a well-formed JSON object as far as
-// the scanner walked it (the values it skips are checked for balance).
+// parse reads a line's fields with lib/session's skimmer (Members checks
+// the JSON structure and crosses the values it is not asked about by a
+// byte search); full is false for a line read only for its cwd. It
+// reports whether the line is a well-formed JSON object.
 func (r *claudeLine) parse(l []byte, full bool) bool {
-	s := scanner{b: l}
-	ok := s.object(func(k []byte) bool {
+	return session.Members(l, func(k, v []byte) bool {
 		switch string(k) {
 		case "type":
-			return s.str(&r.typ)
+			r.typ = str(v, r.typ)
 		case "timestamp":
-			return s.str(&r.ts)
+			r.ts = str(v, r.ts)
 		case "cwd":
-			return s.str(&r.cwd)
+			r.cwd = str(v, r.cwd)
 		case "message":
-			if !full {
-				return s.skip()
+			if full && len(v) > 0 && v[0] == '{' {
+				session.Members(v, func(k, v []byte) bool {
+					switch string(k) {
+					case "id":
+						r.id = str(v, r.id)
+					case "model":
+						r.model = str(v, r.model)
+					case "usage":
+						r.readUsage(v)
+					}
+					return true
+				})
 			}
-			return s.object(func(k []byte) bool {
-				switch string(k) {
-				case "id":
-					return s.str(&r.id)
-				case "model":
-					return s.str(&r.model)
-				case "usage":
-					return s.usage(r)
-				}
-				return s.skip()
-			})
 		}
-		return s.skip()
+		return true
 	})
-	s.ws()
-	return ok && s.i == len(s.b)
 }
 
-// scanner walks JSON text; each method reports whether the text was well formed.
-type scanner struct {
-	b []byte
-	i int
+// str is the string value v, or was when v is not a string (a decoder
+// leaves the field as it was on a type mismatch).
+func str(v []byte, was string) string {
+	if s, ok := session.StrVal(v); ok {
+		return s
+	}
+	return was
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// object reads {"key": value, …}, calling f at each value; a value that is
-// not an object (null, a string …) is skipped, as a decoder leaves the
-// fields unset on a type mismatch.
-func (s *scanner) object(f func(key []byte) bool) bool {
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return s.skip()
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return true
-	}
-	for {
-		s.ws()
-		k, esc, ok := s.raw()
-		if !ok {
-			return false
-		}
-		if esc {
-			k = nil // no field of ours is spelt with escapes
-		}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return false
-		}
-		s.i++
-		s.ws()
-		if !f(k) {
-			return false
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// raw reads a string at s.i: its bytes between the quotes, and whether
-// they hold an escape.
-func (s *scanner) raw() ([]byte, bool, bool) {
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return nil, false, false
-	}
-	start := s.i + 1
-	j := start
-	for {
-		k := bytes.IndexByte(s.b[j:], '"')
-		if k < 0 {
-			return nil, false, false
-		}
-		q := j + k
-		bs := 0
-		for p := q - 1; p >= start && s.b[p] == '\\'; p-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			s.i = q + 1
-			str := s.b[start:q]
-			return str, bytes.IndexByte(str, '\\') >= 0, true
-		}
-		j = q + 1
-	}
-}
-
-// str reads a string into v; another value leaves v as it was.
-func (s *scanner) str(v *string) bool {
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return s.skip()
-	}
-	start := s.i
-	b, esc, ok := s.raw()
-	if !ok {
-		return false
-	}
-	if !esc {
-		*v = string(b)
-		return true
-	}
-	return json.Unmarshal(s.b[start:s.i], v) == nil
-}
-
-// usage reads message.usage's four counts.
-func (s *scanner) usage(r *claudeLine) bool {
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return s.skip() // null: no usage on this line
+// readUsage reads message.usage's four counts; null leaves no usage.
+func (r *claudeLine) readUsage(v []byte) {
+	if len(v) == 0 || v[0] != '{' {
+		r.usage = false // null, or not an object: no usage on this line
+		return
 	}
 	r.usage = true
 	r.n = [4]int64{}
-	return s.object(func(k []byte) bool {
+	session.Members(v, func(k, v []byte) bool {
+		i := -1
 		switch string(k) {
 		case "input_tokens":
-			return s.int(&r.n[0])
+			i = 0
 		case "output_tokens":
-			return s.int(&r.n[1])
+			i = 1
 		case "cache_read_input_tokens":
-			return s.int(&r.n[2])
+			i = 2
 		case "cache_creation_input_tokens":
-			return s.int(&r.n[3])
+			i = 3
 		}
-		return s.skip()
-	})
-}
-
-// int reads an integer; a fraction, an exponent or another value leaves v 0.
-func (s *scanner) int(v *int64) bool {
-	start := s.i
-	if !s.skip() {
-		return false
-	}
-	t := s.b[start:s.i]
-	neg := len(t) > 0 && t[0] == '-'
-	if neg {
-		t = t[1:]
-	}
-	var n int64
-	for _, c := range t {
-		if c < '0' || c > '9' || n > (1<<62)/10 {
-			return true
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if len(t) == 0 {
-		return true
-	}
-	if neg {
-		n = -n
-	}
-	*v = n
-	return true
-}
-
-// skip passes one value: strings by their quotes, objects and arrays by
-// their balance, literals and numbers up to the next delimiter.
-func (s *scanner) skip() bool {
-	if s.i >= len(s.b) {
-		return false
-	}
-	switch c := s.b[s.i]; c {
-	case '"':
-		_, _, ok := s.raw()
-		return ok
-	case '{', '[':
-		var buf [32]byte
-		stack := buf[:0] // the closers awaited
-		for s.i < len(s.b) {
-			switch c := s.b[s.i]; c {
-			case '"':
-				if _, _, ok := s.raw(); !ok {
-					return false
-				}
-				continue
-			case '{', '[':
-				stack = append(stack, c+2) // '{'+2 == '}', '['+2 == ']'
-			case '}', ']':
-				if len(stack) == 0 || stack[len(stack)-1] != c {
-					return false
-				}
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					s.i++
-					return true
-				}
+		if i >= 0 {
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			if err == nil {
+				r.n[i] = n
+			} else if string(v) != "null" {
+				r.n[i] = 0 // a fraction, an exponent or another type: the decoder's zero
 			}
-			s.i++
 		}
-		return false
-	case '}', ']', ',', ':':
-		return false
-	}
-	start := s.i
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return s.i > start
-		}
-		s.i++
-	}
-	return s.i > start
+		return true
+	})
 }
