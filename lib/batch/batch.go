@@ -1,8 +1,9 @@
 // Package batch holds the pure parts of headless agent runs: the task line
 // (formats/task), the result line (formats/task-result), the usage tally
 // read from agent events, budget checks, the outcome classification and the
-// aggregate report of many results. The runner (agent-session run-task)
-// owns the processes, files and clocks.
+// aggregate report of many results, and that report as an HTML page with
+// plots. The runner (agent-session run-task) owns the processes, files and
+// clocks.
 package batch
 
 import (

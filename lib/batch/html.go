@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/lib/usage"
 )
 
@@ -170,11 +171,11 @@ func costPlot(tasks []Group) string {
 	if labels {
 		longest := 0
 		for _, g := range tasks {
-			longest = max(longest, len([]rune(cut(g.Key, 30))))
+			longest = max(longest, len([]rune(show.Clip(g.Key, 30))))
 		}
 		bottomM = 20 + 4.6*float64(longest)
 		if len(tasks) > 0 { // the first label slants left of the axis
-			left = max(0, 4.6*float64(len([]rune(cut(tasks[0].Key, 30))))-marginL-slot*0.5)
+			left = max(0, 4.6*float64(len([]rune(show.Clip(tasks[0].Key, 30))))-marginL-slot*0.5)
 		}
 	}
 	h := plotH + bottomM - 24
@@ -198,7 +199,7 @@ func costPlot(tasks []Group) string {
 		if labels {
 			cx := x + slot*0.4
 			fmt.Fprintf(&b, "<text class=\"label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\" transform=\"rotate(-45 %.2f %.2f)\">%s</text>\n",
-				cx, bottom+12, cx, bottom+12, esc(cut(g.Key, 30)))
+				cx, bottom+12, cx, bottom+12, esc(show.Clip(g.Key, 30)))
 		}
 	}
 	fmt.Fprintf(&b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", marginL, bottom, plotW-marginR, bottom)
@@ -239,7 +240,7 @@ func turnsPlot(runs []Turns) string {
 		return empty(&b, h)
 	}
 	s := niceScale(top)
-	yAxis(&b, s, marginT, bottom, func(v float64) string { return shortCount(v) })
+	yAxis(&b, s, marginT, bottom, func(v float64) string { return show.Tokens(int(v)) })
 	span := float64(max(maxTurns-1, 1))
 	x := func(turn int) float64 { // turn from 1
 		if maxTurns == 1 {
@@ -297,7 +298,7 @@ func outcomePlot(models []Group) string {
 	for i, g := range models {
 		y := marginT + row*float64(i)
 		fmt.Fprintf(&b, "<g class=\"model\"><title>%s: %d run(s), %s</title>", esc(g.Key), g.Runs, outcomeSummary(g))
-		fmt.Fprintf(&b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", left-8, y+row/2+4, esc(cut(g.Key, 40)))
+		fmt.Fprintf(&b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", left-8, y+row/2+4, esc(show.Clip(g.Key, 40)))
 		x := left
 		for _, o := range outcomeOrder {
 			n := map[string]int{Passed: g.Passed, Failed: g.Failed, Budget: g.Budget, Error: g.Error}[o]
@@ -331,28 +332,10 @@ func table(b *bytes.Buffer, title, key string, gs []Group, total Group) {
 	b.WriteString("</tbody></table>\n")
 }
 
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 func trimFloat(v float64) string {
 	s := fmt.Sprintf("%.4f", v)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s
-}
-
-func shortCount(v float64) string {
-	switch {
-	case v >= 1e6:
-		return trimFloat(math.Round(v/1e4)/100) + "M"
-	case v >= 1e3:
-		return trimFloat(math.Round(v/10)/100) + "k"
-	}
-	return trimFloat(v)
 }
 
 // SortTurns orders runs as the tables order tasks: by id.
