@@ -234,7 +234,8 @@ func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entr
 	return entries, buf, nil
 }
 
-// readUsageFile reads one transcript through the importer of its format;
+// readUsageFile reads one pi, agentutils or Codex transcript through the
+// reader or importer of its format;
 // lines that cannot be read are reported on stderr and skipped.
 func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, error) {
 	if agent == "pi" || agent == "agentutils" {
@@ -264,12 +265,7 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 	n := 0
 	newID := func() string { n++; return fmt.Sprintf("%08x", n) }
 	opt := transcript.Options{NewID: newID, Cwd: projectOf(dir, path)}
-	var res transcript.Result
-	if agent == "codex" {
-		res, err = transcript.FromCodex(lines, opt)
-	} else {
-		res, err = transcript.FromClaude(usageLines(lines), opt)
-	}
+	res, err := transcript.FromCodex(lines, opt) // Claude Code's: readClaudeUsage
 	if err != nil {
 		return nil, nil // no messages: nothing to count
 	}
@@ -281,21 +277,6 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 		out = append(out, usage.FromEntries(agent, s.Header.Cwd, s.Entries)...)
 	}
 	return out, nil
-}
-
-// usageLines blanks the Claude Code lines that cannot hold usage (prompts,
-// tool results, progress: most of a transcript's bytes), so the importer
-// skips them unparsed; line numbers stay. A line that does not start as
-// JSON is kept, for the importer to report.
-func usageLines(lines [][]byte) [][]byte {
-	usage := []byte(`"usage"`)
-	out := make([][]byte, len(lines))
-	for i, l := range lines {
-		if len(l) > 0 && l[0] != '{' || bytes.Contains(l, usage) {
-			out[i] = l
-		}
-	}
-	return out
 }
 
 // projectOf is the project of a transcript without a cwd: its directory
