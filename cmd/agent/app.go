@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -185,11 +184,10 @@ func action(c *cli.Context, env *app.Env) error {
 	if modelErr != nil {
 		u.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
-	u.p = tea.NewProgram(u, tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout), tea.WithFPS(120))
 	if prompt != "" {
-		go u.p.Send(submitMsg(prompt))
+		u.initial = prompt
 	}
-	if _, err := u.p.Run(); err != nil {
+	if err := runScreen(u, os.Stdin, os.Stdout); err != nil {
 		return exit.Errorf(exit.Failure, "%v", err)
 	}
 	if u.run != nil {

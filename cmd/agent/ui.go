@@ -48,10 +48,11 @@ const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab co
 
 // ui is the bubbletea model: the editor, the streaming view, pickers, the
 // approval prompt and the footer. Finished output goes to the terminal's
-// scrollback (tea.Println); only the live part is redrawn.
+// scrollback (println); only the live part is redrawn (screen.go).
 type ui struct {
 	a       *agent
 	p       *tea.Program
+	scr     *painter
 	ed      *editor
 	width   int
 	live    string // the streaming line not yet final
@@ -68,6 +69,7 @@ type ui struct {
 	quit    bool
 	quitEnd bool // ^D came during a run: leave when it ends
 	banner  string
+	initial string // the command line's PROMPT, run first
 }
 
 // picker is a filtered list to choose from.
@@ -105,15 +107,21 @@ var (
 
 func promptStyle(s string) string { return accent.Render(s) }
 
-func (u *ui) Init() tea.Cmd { return u.println(u.banner) }
-
-// println prints finished text above the live area.
-func (u *ui) println(s string) tea.Cmd {
-	s = strings.TrimRight(s, "\n")
-	if s == "" {
-		return nil
+func (u *ui) Init() tea.Cmd {
+	u.println(u.banner)
+	if t := u.initial; t != "" {
+		return func() tea.Msg { return submitMsg(t) }
 	}
-	return tea.Println(s)
+	return nil
+}
+
+// println prints finished text above the live area (queued in order, with
+// the next paint); it returns no command.
+func (u *ui) println(s string) tea.Cmd {
+	if s = strings.TrimRight(s, "\n"); s != "" {
+		u.scr.println(s)
+	}
+	return nil
 }
 
 func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -303,19 +311,18 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	}
 	u.run = r
 	p := u.p
-	// The renderer runs here, in the reader: p.Println from one goroutine
-	// keeps the output in the stream's order (tea.Println commands run
-	// concurrently and may swap).
+	// The renderer runs here, in the reader; its output reaches the
+	// painter in the stream's order, as messages of one goroutine.
 	go func() {
 		readEvents(r.events, func(ev event.Event) {
 			if out := strings.TrimRight(rend.Event(ev), "\n"); out != "" {
-				p.Println(out)
+				p.Send(printMsg(out))
 			}
 			p.Send(evMsg{ev, rend.Live()})
 		})
 		status := r.wait()
 		if out := strings.TrimRight(rend.Finish(), "\n"); out != "" {
-			p.Println(out)
+			p.Send(printMsg(out))
 		}
 		p.Send(runDoneMsg{status})
 	}()
