@@ -33,6 +33,7 @@ type agent struct {
 	templates    []string
 	histFile     string
 	lastText     string // the session's last assistant text (for /copy)
+	noAhead      bool   // --no-ahead: start each run at Enter
 }
 
 func (a *agent) abs(p string) string {

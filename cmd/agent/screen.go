@@ -137,6 +137,7 @@ func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.due = true
 		cmd = tea.Batch(cmd, tea.Tick(frameGap-gap, func(time.Time) tea.Msg { return frameMsg{} }))
 	}
+	m.u.keepAhead()
 	return m, cmd
 }
 

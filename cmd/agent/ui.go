@@ -57,6 +57,7 @@ type ui struct {
 	width   int
 	live    string // the streaming line not yet final
 	run     *run
+	ahead   *ahead // the next run, started before its prompt (ahead.go)
 	runOpts runOpts
 	queued  []string
 	busy    string // "compacting" …
@@ -305,9 +306,18 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	o.extra = u.a.chatExtra()
 	u.runOpts = o
 	rend := newRenderer(u.width, u.a.color)
-	r, err := u.a.st.start(u.a.file, o, func(s string) { u.p.Send(errLineMsg(s)) })
-	if err != nil {
-		return u.println(red.Render(err.Error()))
+	errLine := func(s string) { u.p.Send(errLineMsg(s)) }
+	r := u.takeAhead(o)
+	if r != nil {
+		// (errLine sends to this loop: the kept lines are printed here)
+		for _, l := range r.stderr.to(errLine) {
+			u.println(red.Render(l))
+		}
+	} else {
+		var err error
+		if r, err = u.a.st.start(u.a.file, o, errLine); err != nil {
+			return u.println(red.Render(err.Error()))
+		}
 	}
 	u.run = r
 	p := u.p
