@@ -21,7 +21,6 @@ import (
 type agent struct {
 	st           *stages
 	file         string
-	leaf         string
 	dir          string
 	getenv       func(string) string
 	color        bool
@@ -132,10 +131,7 @@ func (a *agent) loadState(ctx context.Context) string {
 			continue
 		}
 		if i == 0 {
-			var h struct{ LeafID string }
-			json.Unmarshal(line, &h)
-			a.leaf = h.LeafID
-			continue
+			continue // the header
 		}
 		if r, err := session.ParseRecord(line); err == nil {
 			recs = append(recs, r)

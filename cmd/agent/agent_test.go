@@ -347,7 +347,7 @@ func TestAbort(t *testing.T) {
 
 // TestSlashCommands runs every command once, and resumes after /fork.
 func TestSlashCommands(t *testing.T) {
-	f := newFixture(t, textAnswer("Hello ", "there."), textAnswer("A summary of it all."), textAnswer("Forked answer."))
+	f := newFixture(t, textAnswer("Hello ", "there."), textAnswer("A summary of it all."), textAnswer("The branch left."), textAnswer("Forked answer."))
 	s := f.start(agentCmd + " --yes --compact-cmd 'agent-compact --keep-recent-tokens 1'; echo restarted; " + agentCmd + " --yes")
 	s.wait("/help for commands")
 	s.send("/bogus\r")
@@ -391,8 +391,11 @@ func TestSlashCommands(t *testing.T) {
 	s.wait("Session tree")
 	s.send("\x1b[A\x1b[A\r") // up twice from the leaf
 	s.wait("summarize the branch you leave?")
-	s.send("\r") // no summary
-	s.wait("checked out")
+	s.send("\x1b[B\r") // summarize it
+	s.wait("the branch left summarized")
+	if !strings.Contains(f.sessionText(), `"type":"branch_summary"`) || !strings.Contains(f.sessionText(), "The branch left.") {
+		t.Errorf("no branch summary after /tree:\n%s", f.sessionText())
+	}
 	s.send("/fork\r")
 	s.wait("forked into ")
 	forked := strings.Fields(s.text()[s.mark:])[0]

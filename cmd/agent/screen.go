@@ -100,10 +100,11 @@ type (
 
 // painted is the program's model: the ui, painted by a painter.
 type painted struct {
-	u    *ui
-	scr  *painter
-	last time.Time // the last paint
-	due  bool      // a frameMsg is on its way
+	u        *ui
+	scr      *painter
+	last     time.Time // the last paint
+	streamed bool      // the last paint was for the stream's messages
+	due      bool      // a frameMsg is on its way
 }
 
 func (m *painted) Init() tea.Cmd {
@@ -124,15 +125,26 @@ func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scr.println(string(msg))
 	case frameMsg:
 		m.due = false
+		if !m.streamed {
+			return m, nil // painted since
+		}
 	case tea.WindowSizeMsg:
 		m.scr.resize(msg.Width, msg.Height)
 		_, cmd = m.u.Update(msg)
 	default:
 		_, cmd = m.u.Update(msg)
 	}
-	_, key := msg.(tea.KeyMsg)
-	if gap := time.Since(m.last); key || m.u.quit || gap >= frameGap {
+	// Only the stream's paints are coalesced: a key, and the first of the
+	// stream's messages after anything else, paint at once.
+	_, ev := msg.(evMsg)
+	_, pr := msg.(printMsg)
+	stream := ev || pr
+	_, frame := msg.(frameMsg)
+	if gap := time.Since(m.last); frame {
 		m.paint()
+	} else if !stream || !m.streamed || gap >= frameGap {
+		m.paint()
+		m.streamed = stream
 	} else if !m.due {
 		m.due = true
 		cmd = tea.Batch(cmd, tea.Tick(frameGap-gap, func(time.Time) tea.Msg { return frameMsg{} }))

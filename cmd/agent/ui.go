@@ -26,7 +26,10 @@ type (
 	errLineMsg  string
 	runDoneMsg  struct{ status int }
 	approvalMsg struct{ req *approvalReq }
-	compactDone struct{ err error }
+	compactDone struct {
+		err  error
+		done string // what to say when it worked
+	}
 )
 
 // slashCommands are the front-end's commands, with their one-line help.
@@ -149,8 +152,11 @@ func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return u, u.println(red.Render("compact: " + msg.err.Error()))
 		}
-		u.a.loadState(context.Background())
-		return u, tea.Batch(u.println(dim.Render("compacted")), u.next())
+		recap := u.a.loadState(context.Background())
+		if msg.done != "compacted" {
+			msg.done += "\n" + recap
+		}
+		return u, tea.Batch(u.println(dim.Render(msg.done)), u.next())
 	case tea.KeyMsg:
 		return u, u.key(msg)
 	default:
@@ -272,7 +278,7 @@ func (u *ui) submit() tea.Cmd {
 		return nil
 	}
 	u.ed.Remember(text)
-	u.a.saveHistory(text)
+	defer u.a.saveHistory(text) // after the run has its prompt
 	u.ed.Reset()
 	u.comps = nil
 	if strings.HasPrefix(text, "/") {
@@ -633,7 +639,12 @@ func (a *agent) footer(width int) string {
 	parts = append(parts, fmt.Sprintf("↑%s ↓%s", tokens(a.state.in), tokens(a.state.out)))
 	parts = append(parts, fmt.Sprintf("$%.4f", a.state.cost))
 	if m != nil && m.ContextWindow > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f%% of %s", 100*float64(a.state.ctx)/float64(m.ContextWindow), tokens(m.ContextWindow)))
+		pct := 100 * float64(a.state.ctx) / float64(m.ContextWindow)
+		f := "%.0f%% of %s"
+		if pct > 0 && pct < 10 {
+			f = "%.1f%% of %s" // a long window fills slowly: 0.4%, not 0%
+		}
+		parts = append(parts, fmt.Sprintf(f, pct, tokens(m.ContextWindow)))
 	}
 	s := strings.Join(parts, " · ")
 	return dim.Render(clip(s, width-1))
