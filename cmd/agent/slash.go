@@ -81,36 +81,11 @@ func (u *ui) slash(text string) tea.Cmd {
 		file := a.file
 		return tea.Sequence(echo, func() tea.Msg { return compactDone{err: a.st.compactNow(ctx, file, arg), done: "compacted"} })
 	case "/export":
-		out := arg
-		if out == "" {
-			out = "session-" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(a.file), ".zst"), ".jsonl") + ".html"
-		}
-		if _, err := a.st.sessionOut(ctx, "export", "--html", "-o", a.abs(out), a.file); err != nil {
-			return u.println(red.Render("/export: " + err.Error()))
-		}
-		return tea.Sequence(echo, u.println("wrote "+out))
+		return tea.Sequence(echo, u.export(arg))
 	case "/cost":
-		out, err := a.st.sessionOut(ctx, "stats", a.file)
-		if err != nil {
-			return u.println(red.Render("/cost: " + err.Error()))
-		}
-		var s struct {
-			Messages int
-			Usage    struct {
-				Input, Output, CacheRead, CacheWrite int
-				Cost                                 float64
-			}
-		}
-		json.Unmarshal(out, &s)
-		return tea.Sequence(echo, u.println(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
-			s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost)))
+		return tea.Sequence(echo, u.cost())
 	case "/copy":
-		t := a.lastAnswer()
-		if t == "" {
-			return u.println(red.Render("/copy: no answer yet"))
-		}
-		copyToClipboard(t)
-		return tea.Sequence(echo, u.println(fmt.Sprintf("copied the last answer (%d characters)", len([]rune(t)))))
+		return tea.Sequence(echo, u.copyAnswer())
 	}
 	for _, t := range a.templates {
 		if name == "/"+t {
@@ -118,6 +93,47 @@ func (u *ui) slash(text string) tea.Cmd {
 		}
 	}
 	return u.println(red.Render(fmt.Sprintf("unknown command %s (/help lists them)", name)))
+}
+
+// export writes the session as one HTML page (to FILE, or a name made
+// from the session's).
+func (u *ui) export(out string) tea.Cmd {
+	a := u.a
+	if out == "" {
+		out = "session-" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(a.file), ".zst"), ".jsonl") + ".html"
+	}
+	if _, err := a.st.sessionOut(context.Background(), "export", "--html", "-o", a.abs(out), a.file); err != nil {
+		return u.println(red.Render("/export: " + err.Error()))
+	}
+	return u.println("wrote " + out)
+}
+
+// cost prints the session's tokens and cost (agent-session stats).
+func (u *ui) cost() tea.Cmd {
+	out, err := u.a.st.sessionOut(context.Background(), "stats", u.a.file)
+	if err != nil {
+		return u.println(red.Render("/cost: " + err.Error()))
+	}
+	var s struct {
+		Messages int
+		Usage    struct {
+			Input, Output, CacheRead, CacheWrite int
+			Cost                                 float64
+		}
+	}
+	json.Unmarshal(out, &s)
+	return u.println(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
+		s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost))
+}
+
+// copyAnswer puts the last answer on the clipboard.
+func (u *ui) copyAnswer() tea.Cmd {
+	t := u.a.lastAnswer()
+	if t == "" {
+		return u.println(red.Render("/copy: no answer yet"))
+	}
+	copyToClipboard(t)
+	return u.println(fmt.Sprintf("copied the last answer (%d characters)", len([]rune(t))))
 }
 
 // copyToClipboard sets the terminal's clipboard with OSC 52 (tmux passes it
