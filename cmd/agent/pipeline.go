@@ -76,17 +76,6 @@ func (s *stages) sessionOut(ctx context.Context, args ...string) ([]byte, error)
 	return out.Bytes(), nil
 }
 
-// chatOut runs agent-chat without a session (--list-models) and returns stdout.
-func (s *stages) chatOut(ctx context.Context, args ...string) ([]byte, error) {
-	c := s.cmd(ctx, s.chat, args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Run(); err != nil {
-		return nil, errors.New(strings.TrimSpace(errb.String() + " " + err.Error()))
-	}
-	return out.Bytes(), nil
-}
-
 // runOpts is one run's choices.
 type runOpts struct {
 	prompt   string   // --message; "" with cont
@@ -109,7 +98,6 @@ type run struct {
 	events io.ReadCloser // the --tee output
 	stderr *lineWriter
 	done   chan struct{}
-	status int
 	mu     sync.Mutex
 	abort  bool
 	prompt io.WriteCloser // agent-chat's stdin, for a run started ahead

@@ -69,7 +69,6 @@ type ui struct {
 	denying bool // typing the reason of a denial into the editor
 	info    string
 	comps   []string // completions of the word before the cursor
-	lastErr string
 	quit    bool
 	quitEnd bool // ^D came during a run: leave when it ends
 	banner  string
