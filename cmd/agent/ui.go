@@ -329,15 +329,17 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	// The renderer runs here, in the reader; its output reaches the
 	// painter in the stream's order, as messages of one goroutine.
 	go func() {
+		// Each piece ends with its last line's newline: the lines before it
+		// are kept, blank ones too (a heading's blank line may end one).
 		readEvents(r.events, func(ev event.Event) {
-			if out := strings.TrimRight(rend.Event(ev), "\n"); out != "" {
-				p.Send(printMsg(out))
+			if out := rend.Event(ev); out != "" {
+				p.Send(printMsg(strings.TrimSuffix(out, "\n")))
 			}
 			p.Send(evMsg{ev, rend.Live()})
 		})
 		status := r.wait()
-		if out := strings.TrimRight(rend.Finish(), "\n"); out != "" {
-			p.Send(printMsg(out))
+		if out := rend.Finish(); out != "" {
+			p.Send(printMsg(strings.TrimSuffix(out, "\n")))
 		}
 		p.Send(runDoneMsg{status})
 	}()
