@@ -49,7 +49,7 @@ result is written), 2 for a bad task line or flags (no result), 1 when no result
 Examples:
    agent-session run-task --out out '{"id":"t1","repo":".","prompt":"fix the test","check":"go test ./..."}'
    agent-session run-task --out out --tasks tasks.jsonl --index 3
-   mkdir -p out && grep -v '^[[:space:]]*$' tasks.jsonl |
+   mkdir -p out && grep -v '^[[:space:]]*$' tasks.jsonl | \
      parallel --jobs 4 --joblog out/joblog --resume agent-session run-task --out out {}`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "agent-batch", Usage: "`DIR` for sessions/, results/ and logs/"},
