@@ -167,8 +167,10 @@ func readArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
 }
 
 // callTool runs tools/call with a progress token and the tool timeout and
-// returns the result as the server's JSON. Cancelling ctx sends
-// notifications/cancelled (the SDK does it for a cancelled request).
+// returns the result as the server's JSON. A call abandoned on a timeout or
+// a cancelled ctx gets notifications/cancelled (the SDK sends it; close waits
+// for it). A call whose connection broke is sent again on a new connection
+// only when it never went out or the tool says that is safe (resendable).
 func (s *session) callTool(ctx context.Context, tool string, args json.RawMessage, progressToken any) (json.RawMessage, error) {
 	timeout := s.r.toolTimeoutFor(s.e)
 	cctx := ctx
@@ -178,18 +180,22 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		defer cancel()
 	}
 	var raw json.RawMessage
-	err := s.do(cctx, func(cs *mcp.ClientSession) error {
+	call := func(cs *mcp.ClientSession) error {
 		p := &mcp.CallToolParams{Name: tool, Arguments: args}
 		if progressToken != nil {
 			p.SetProgressToken(progressToken)
 		}
 		res, err := cs.CallTool(cctx, p)
 		if err != nil {
+			if cctx.Err() != nil {
+				s.watch.expect()
+			}
 			return err
 		}
 		raw, err = json.Marshal(res)
 		return err
-	})
+	}
+	err := s.doAgain(cctx, call, func(sent error) error { return s.resendable(cctx, tool, sent) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -197,6 +203,38 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, timeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.e.Name), timeout)
 	}
 	return raw, nil
+}
+
+// neverRan reports a call failure that shows the server never ran the call:
+// the connection was known closed before the request was written, or an
+// HTTP server did not know the session (404) or refused the connection.
+func neverRan(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
+		strings.Contains(strings.ToLower(err.Error()), "connection refused")
+}
+
+// resendable is nil when a call of tool that failed with err (the connection
+// broke) may be sent again on the new connection: the server never ran it
+// (neverRan), or the server marks the tool
+// read-only or idempotent and not destructive. Otherwise it is the crash as a
+// connection error (exit 1).
+func (s *session) resendable(ctx context.Context, tool string, err error) error {
+	if neverRan(err) {
+		return nil
+	}
+	tools, lerr := s.listTools(ctx)
+	for _, t := range tools {
+		if t.Name == tool && t.Annotations != nil && mcptool.Resendable(&mcptool.Annotations{
+			ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint, Idempotent: t.Annotations.IdempotentHint}) {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("MCP server %q exited or closed the connection during the call of %q; not sent again: "+
+		"the call may have run and the tool is not marked idempotent (idempotentHint: true, destructiveHint: false) or read-only", s.e.Name, tool)
+	if lerr != nil {
+		msg += " (its tool list could not be read after the reconnect: " + lerr.Error() + ")"
+	}
+	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %w", msg, err)}
 }
 
 // explainCallError turns a failed call into a clear error: an unknown tool

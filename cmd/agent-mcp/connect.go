@@ -38,6 +38,8 @@ type session struct {
 	cs     *mcp.ClientSession
 	http   *httpRecorder
 	stderr *stderrTail
+	// watch lets close wait for the notifications/cancelled of abandoned calls.
+	watch *cancelWatch
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
 	// onReconnect runs after a successful reconnect (the bridge re-lists
@@ -81,7 +83,7 @@ func (r *runner) open(ctx context.Context, e mcpconfig.Entry, opts *mcp.ClientOp
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
-	s := &session{r: r, e: e, opts: opts}
+	s := &session{r: r, e: e, opts: opts, watch: newCancelWatch()}
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -255,7 +257,8 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk}, nil
+		s.watch.observe()
+		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk, cancelled: s.watch.sentFunc()}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
@@ -273,7 +276,8 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 				headers[k] = v
 			}
 		}
-		s.http = &httpRecorder{base: http.DefaultTransport, headers: headers}
+		s.watch.observe()
+		s.http = &httpRecorder{base: http.DefaultTransport, headers: headers, cancelled: s.watch.sentFunc()}
 		client := &http.Client{Transport: s.http}
 		if typ == "sse" {
 			return &mcp.SSEClientTransport{Endpoint: sv.URL, HTTPClient: client}, nil
@@ -390,12 +394,13 @@ func (t *stderrTail) last() string {
 // httpRecorder adds the configured headers and remembers the last failed
 // response, so a 401 can be told from other failures.
 type httpRecorder struct {
-	base    http.RoundTripper
-	headers map[string]string
-	mu      sync.Mutex
-	code    int
-	auth    string
-	body    string
+	base      http.RoundTripper
+	headers   map[string]string
+	cancelled func() // called for each notifications/cancelled POSTed
+	mu        sync.Mutex
+	code      int
+	auth      string
+	body      string
 }
 
 func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -406,6 +411,15 @@ func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := h.base.RoundTrip(req)
+	if h.cancelled != nil && req.Method == http.MethodPost && req.GetBody != nil {
+		if body, berr := req.GetBody(); berr == nil {
+			b, _ := io.ReadAll(io.LimitReader(body, 4096))
+			body.Close()
+			if bytes.Contains(b, cancelledMethod) {
+				h.cancelled()
+			}
+		}
+	}
 	if err != nil || resp.StatusCode < 300 {
 		return resp, err
 	}
@@ -518,8 +532,16 @@ func (s *session) reconnect(ctx context.Context) error {
 }
 
 // do runs fn on the live connection and, on a connection-class failure,
-// reconnects (with backoff) and runs it once more.
+// reconnects (with backoff) and runs it once more. Only for requests that
+// may safely run twice (lists, reads); tools/call goes through doAgain.
 func (s *session) do(ctx context.Context, fn func(*mcp.ClientSession) error) error {
+	return s.doAgain(ctx, fn, nil)
+}
+
+// doAgain is do that, after the reconnect, asks again (when not nil) whether
+// fn may run a second time; again gets the first failure and its error ends
+// the attempt.
+func (s *session) doAgain(ctx context.Context, fn func(*mcp.ClientSession) error, again func(first error) error) error {
 	s.mu.Lock()
 	cs := s.cs
 	s.mu.Unlock()
@@ -528,13 +550,33 @@ func (s *session) do(ctx context.Context, fn func(*mcp.ClientSession) error) err
 		return err
 	}
 	app.Warnf(s.r.c, "%s: %v; reconnecting", s.e.Name, err)
+	tail := s.stderrLast() // the crash's last words, before a new process replaces them
 	if rerr := s.reconnect(ctx); rerr != nil {
 		return rerr
+	}
+	if again != nil {
+		if aerr := again(err); aerr != nil {
+			if tail != "" {
+				aerr = &connErr{s.e.Name, "connection", fmt.Errorf("%w (server stderr: %s)", aerr, tail)}
+			}
+			return aerr
+		}
 	}
 	s.mu.Lock()
 	cs = s.cs
 	s.mu.Unlock()
 	return fn(cs)
+}
+
+// stderrLast is the last line a stdio server wrote on stderr.
+func (s *session) stderrLast() string {
+	s.mu.Lock()
+	st := s.stderr
+	s.mu.Unlock()
+	if st == nil {
+		return ""
+	}
+	return st.last()
 }
 
 // current is the live connection (nil on a nil session or after close).
@@ -553,6 +595,7 @@ func (s *session) close() {
 	s.cs = nil
 	s.mu.Unlock()
 	if cs != nil {
+		s.watch.wait(cs) // the notifications/cancelled of abandoned calls go first
 		_ = cs.Close()
 	}
 }

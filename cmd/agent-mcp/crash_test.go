@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentutils/agentutils/lib/exit"
+)
+
+// recordedServer writes a configuration with the server "t", mcptestserver
+// over stdio with env, and returns the home directory.
+func recordedServer(t *testing.T, env map[string]string) string {
+	t.Helper()
+	home := t.TempDir()
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"t": map[string]any{"command": filepath.Join(testServer(t), "mcptestserver"), "env": env}}})
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// TestToolTimeoutCancels: a call that runs out of --tool-timeout sends
+// notifications/cancelled with the request's id and a reason before the
+// connection closes, and exits 124. The server records every line it reads.
+func TestToolTimeoutCancels(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "received.jsonl")
+	home := recordedServer(t, map[string]string{"MCPTEST_RECORD": rec})
+	var errb strings.Builder
+	code, _ := runIn(t, home, &errb, "call", "t", "slow", `{"ms":60000}`, "--tool-timeout", "200ms")
+	if code != exit.Timeout || !strings.Contains(errb.String(), `tool "slow" of "t" timed out after 200ms`) {
+		t.Fatalf("exit %d (want %d): %s", code, exit.Timeout, errb.String())
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var callID json.RawMessage
+	var cancelled *struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch m.Method {
+		case "tools/call":
+			callID = m.ID
+		case "notifications/cancelled":
+			if err := json.Unmarshal(m.Params, &cancelled); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if callID == nil || cancelled == nil || string(cancelled.RequestID) != string(callID) || cancelled.Reason == "" {
+		t.Fatalf("want notifications/cancelled with the requestId of tools/call (%s) and a reason; the server read:\n%s", callID, data)
+	}
+}
+
+// TestCrashNoResend: a server that exits during a call is not sent the
+// call again unless the tool says so (idempotentHint: true, destructiveHint:
+// false; MCPTEST_DIE_IDEMPOTENT); the crash is an error with exit 1.
+func TestCrashNoResend(t *testing.T) {
+	once := filepath.Join(t.TempDir(), "died")
+	rec := filepath.Join(t.TempDir(), "received.jsonl")
+	home := recordedServer(t, map[string]string{"MCPTEST_DIE_ONCE": once, "MCPTEST_RECORD": rec})
+	var errb strings.Builder
+	code, out := runIn(t, home, &errb, "call", "t", "die", "--text")
+	want := `MCP server "t" exited or closed the connection during the call of "die"; not sent again: the call may have run and the tool is not marked idempotent`
+	if code != exit.Failure || out != "" || !strings.Contains(errb.String(), want) {
+		t.Fatalf("die: exit %d, stdout %q, stderr:\n%s\nwant exit 1 and %q", code, out, errb.String(), want)
+	}
+	if data, _ := os.ReadFile(rec); strings.Contains(string(data), `"tools/call"`) {
+		t.Fatalf("the call was sent again after the crash:\n%s", data) // rec holds the last server's input
+	}
+	os.Remove(once)
+	home = recordedServer(t, map[string]string{"MCPTEST_DIE_ONCE": once, "MCPTEST_DIE_IDEMPOTENT": "1"})
+	errb.Reset()
+	code, out = runIn(t, home, &errb, "call", "t", "die", "--text")
+	if code != 0 || out != "survived\n" || !strings.Contains(errb.String(), "reconnecting") {
+		t.Fatalf("die, idempotent: exit %d, stdout %q, stderr:\n%s", code, out, errb.String())
+	}
+}
