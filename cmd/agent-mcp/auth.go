@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +38,8 @@ type credential struct {
 	TokenURL     string `json:"tokenUrl,omitempty"`
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSecret string `json:"clientSecret,omitempty"`
+	Scope        string `json:"scope,omitempty"`  // granted, space-separated
+	StepUp       string `json:"stepUp,omitempty"` // asked for by a 403 insufficient_scope, for the next auth
 }
 
 var credMu sync.Mutex
@@ -133,18 +137,64 @@ func (r *runner) accessToken(e mcpconfig.Entry) string {
 	return ""
 }
 
-// storedAuth sends a stored token and, on 401, says to run `agent-mcp auth`
-// instead of starting a browser flow in the middle of a pipeline.
-type storedAuth struct{ ts oauth2.TokenSource }
+// storedAuth sends a stored token and, on 401 or 403, says to run `agent-mcp
+// auth` instead of starting a browser flow in the middle of a pipeline. A 403
+// insufficient_scope names the scope the server wants: it is kept with the
+// credential so that the next auth asks for it (step-up authorization).
+type storedAuth struct {
+	ts oauth2.TokenSource
+	r  *runner
+	id string
+}
 
 func (s storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) { return s.ts, nil }
-func (s storedAuth) Authorize(context.Context, *http.Request, *http.Response) error {
+func (s storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	if scope := insufficientScope(resp); scope != "" {
+		credMu.Lock()
+		c, ok := s.r.loadCredentials()[s.id]
+		credMu.Unlock()
+		if ok && c.StepUp != scope {
+			c.StepUp = scope
+			_ = s.r.saveCredential(s.id, &c)
+		}
+	}
 	return errors.New("authentication required")
+}
+
+// insufficientScope is the scope a 403 insufficient_scope challenge names
+// (RFC 6750 section 3.1; MCP's step-up authorization), else "".
+func insufficientScope(resp *http.Response) string {
+	if resp == nil || resp.StatusCode != http.StatusForbidden {
+		return ""
+	}
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return ""
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
+			return strings.Join(strings.Fields(c.Params["scope"]), " ")
+		}
+	}
+	return ""
+}
+
+// unionScopes is a followed by the scopes of more that a lacks.
+func unionScopes(a []string, more ...string) []string {
+	out := slices.Clone(a)
+	for _, m := range more {
+		for _, s := range strings.Fields(m) {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func (r *runner) oauthHandler(e mcpconfig.Entry) auth.OAuthHandler {
 	if ts := r.tokenSource(e); ts != nil {
-		return storedAuth{ts}
+		return storedAuth{ts: ts, r: r, id: credentialID(e)}
 	}
 	return nil
 }
@@ -213,9 +263,13 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 	defer srv.Close()
 
 	var saved *credential
+	// Ask for what was granted before and what a 403 insufficient_scope
+	// asked for, with what the server names now.
+	prev := r.loadCredentials()[credentialID(e)]
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         redirect,
 		RequestRefreshToken: true,
+		ScopeFilter:         func(found []string) []string { return unionScopes(found, prev.Scope, prev.StepUp) },
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			ClientName: "agent-mcp", RedirectURIs: []string{redirect},
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
@@ -235,7 +289,10 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		},
 		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			saved = &credential{Type: "oauth", Server: e.Name, URL: e.Server.URL, Access: t.AccessToken, Refresh: t.RefreshToken,
-				TokenURL: oc.Endpoint.TokenURL, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret}
+				TokenURL: oc.Endpoint.TokenURL, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scope: strings.Join(oc.Scopes, " ")}
+			if granted, ok := t.Extra("scope").(string); ok && granted != "" {
+				saved.Scope = granted
+			}
 			if !t.Expiry.IsZero() {
 				saved.Expires = t.Expiry.UnixMilli()
 			} else {

@@ -73,6 +73,9 @@ func (s *session) authErr() error {
 	}
 	if st := s.http.status(); st == 401 || st == 403 {
 		name := s.e.Name
+		if scope := s.http.scope(); scope != "" {
+			return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: the token needs the scope %q (insufficient_scope): %s (run 'agent-mcp auth %s' to log in with it)", name, st, scope, s.http.hint(), name)}
+		}
 		return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
 	}
 	return nil
@@ -400,7 +403,15 @@ type httpRecorder struct {
 	mu        sync.Mutex
 	code      int
 	auth      string
+	stepUp    string // the scope of a 403 insufficient_scope
 	body      string
+}
+
+// scope is the scope a 403 insufficient_scope asked for, else "".
+func (h *httpRecorder) scope() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stepUp
 }
 
 func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -430,6 +441,7 @@ func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	h.code = resp.StatusCode
 	h.auth = resp.Header.Get("WWW-Authenticate")
+	h.stepUp = insufficientScope(resp)
 	if mas := resp.Header.Get("Mcp-Auth-Server"); mas != "" {
 		h.auth = strings.TrimSpace(h.auth + "; Mcp-Auth-Server: " + mas)
 	}
