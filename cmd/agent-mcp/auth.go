@@ -267,6 +267,7 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 	// asked for, with what the server names now.
 	prev := r.loadCredentials()[credentialID(e)]
 	cfg := &auth.AuthorizationCodeHandlerConfig{
+		Client:              &http.Client{Transport: &legacyDiscovery{base: http.DefaultTransport, resource: e.Server.URL}},
 		RedirectURL:         redirect,
 		RequestRefreshToken: true,
 		ScopeFilter:         func(found []string) []string { return unionScopes(found, prev.Scope, prev.StepUp) },

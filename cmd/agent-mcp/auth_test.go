@@ -29,7 +29,8 @@ import (
 // MCP server that wants its bearer tokens (RFC 9728 metadata).
 //
 // With old it is a server of MCP 2025-03-26: no protected-resource metadata,
-// a bare 401, the authorization server's metadata at the server's root.
+// a bare 401, the authorization server's metadata at the server's root,
+// naming the issuer f.url/oauth (the conformance suite's backcompat case).
 // The tool "admin" needs the scope "admin" (403 insufficient_scope, naming
 // "read admin"); the 401 asks for "read".
 type fakeOAuth struct {
@@ -60,13 +61,18 @@ func newFakeOAuthOld(t *testing.T, old bool) *fakeOAuth {
 			writeJSON(w, map[string]any{"resource": f.url + "/mcp", "authorization_servers": []string{f.url}})
 		})
 	}
+	as := "" // the authorization server's path under f.url
+	if old {
+		as = "/oauth" // as the conformance suite's 2025-03-26 server has it
+	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"issuer": f.url, "authorization_endpoint": f.url + "/authorize", "token_endpoint": f.url + "/token",
-			"registration_endpoint": f.url + "/register", "response_types_supported": []string{"code"},
+		base := f.url + as
+		writeJSON(w, map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}, "grant_types_supported": []string{"authorization_code", "refresh_token"},
 			"token_endpoint_auth_methods_supported": []string{"none"}})
 	})
-	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(as+"/register", func(w http.ResponseWriter, r *http.Request) {
 		var m map[string]any
 		json.NewDecoder(r.Body).Decode(&m)
 		m["client_id"] = "client-1"
@@ -74,7 +80,7 @@ func newFakeOAuthOld(t *testing.T, old bool) *fakeOAuth {
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(m)
 	})
-	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(as+"/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if q.Get("code_challenge_method") != "S256" || q.Get("client_id") != "client-1" {
 			http.Error(w, "bad request", 400)
@@ -88,7 +94,7 @@ func newFakeOAuthOld(t *testing.T, old bool) *fakeOAuth {
 		f.mu.Unlock()
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+q.Get("state"), http.StatusFound)
 	})
-	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(as+"/token", func(w http.ResponseWriter, r *http.Request) {
 		r.ParseForm()
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -311,7 +317,7 @@ func TestOAuthOldServer(t *testing.T) {
 		t.Fatalf("call after login: exit %d, %q", code, out)
 	}
 	for _, c := range readCreds(t, home) {
-		if c.Access != "access-1" || c.ClientID != "client-1" || c.TokenURL != f.url+"/token" {
+		if c.Access != "access-1" || c.ClientID != "client-1" || c.TokenURL != f.url+"/oauth/token" {
 			t.Fatalf("stored credential %+v", c)
 		}
 	}
