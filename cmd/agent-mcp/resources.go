@@ -78,7 +78,7 @@ func readCommand(env *cmdEnv) *cli.Command {
 		Description: "Reads URI (an mcp:// prefix is dropped) from --server, or from the first server that lists it " +
 			"(or, failing that, the only enabled server). Prints the text contents, binary contents as a " +
 			"placeholder; --json prints the MCP ReadResourceResult.\n\n" +
-			"Examples:\n\n    agent-mcp read test://static/resource/1\n    agent-mcp read --server fs --json file:///etc/hostname",
+			"Examples:\n\n    agent-mcp read demo://resource/dynamic/text/1\n    agent-mcp read --server fs --json file:///etc/hostname",
 		Flags: commonFlags(
 			&cli.StringFlag{Name: "server", Usage: "the server to read from"},
 			&cli.BoolFlag{Name: "json", Usage: "print the MCP result"},
@@ -221,7 +221,7 @@ func promptCommand(env *cmdEnv) *cli.Command {
 		ArgsUsage: "SERVER NAME [KEY=VALUE…]",
 		Description: "Prints the text of the prompt's messages (text parts and embedded resource texts, joined with " +
 			"blank lines); --json prints the MCP GetPromptResult.\n\n" +
-			"Examples:\n\n    agent-mcp prompt everything simple_prompt\n    agent-mcp prompt everything complex_prompt temperature=0.7 style=terse --json",
+			"Examples:\n\n    agent-mcp prompt everything simple-prompt\n    agent-mcp prompt everything args-prompt city=Paris --json",
 		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print the MCP result"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
