@@ -40,87 +40,113 @@ func callCommand(env *cmdEnv) *cli.Command {
 			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},
 		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() < 2 || c.NArg() > 3 {
-				return exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
-			}
-			if c.Bool("text") && c.Bool("raw") {
-				return exit.Errorf(exit.Usage, "--text and --raw exclude each other")
-			}
-			args, err := readArgs(c.Args().Get(2), env.Stdin)
+			o, err := callOptionsOf(c.Args().Slice(), c.Bool("text"), c.Bool("raw"), env.Stdin)
 			if err != nil {
 				return err
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			if r.sampler, err = newSampler(c, env); err != nil {
-				return err
-			}
-			if r.sampler != nil {
-				defer r.sampler.close()
-			}
-			e, err := r.server(c.Args().Get(0))
-			if err != nil {
-				return err
-			}
-			tool := c.Args().Get(1)
-			if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, tool) {
-				return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", tool, e.Name)
-			}
-			var opts *mcp.ClientOptions
-			var token any
-			if env.StderrTTY { // progress for people: one line on stderr, redrawn
-				pr := &progressLine{w: env.Stderr, prefix: e.Name + " " + tool}
-				opts, token = &mcp.ClientOptions{ProgressNotificationHandler: pr.handle}, "agent-mcp-call"
-				defer pr.clear()
-			}
-			s, err := r.open(c.Context, e, opts)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			raw, err := s.callTool(c.Context, tool, args, token)
-			if err != nil {
-				return s.explainCallError(c.Context, tool, err)
-			}
-			var res struct {
-				IsError bool `json:"isError"`
-			}
-			if json.Unmarshal(raw, &res) == nil && res.IsError {
-				// Some servers (the TypeScript SDK's McpServer) answer an
-				// unknown tool with an isError result, not an error.
-				if err := s.noSuchTool(c.Context, tool); err != nil {
-					return err
-				}
-			}
-			if c.Bool("raw") {
-				_, err := fmt.Fprintf(env.Stdout, "%s\n", raw)
-				if err != nil {
-					return err
-				}
-				if res.IsError {
-					return exit.Silent(exit.Failure)
-				}
-				return nil
-			}
-			out, err := mcptool.Convert(e.Name, tool, raw)
-			if err != nil {
-				return &connErr{e.Name, "protocol", err}
-			}
-			if c.Bool("text") {
-				if _, err := fmt.Fprintln(env.Stdout, mcptool.JoinText(out.Content)); err != nil {
-					return err
-				}
-			} else if err := writeJSON(r, out); err != nil {
-				return err
-			}
-			if out.IsError {
-				return exit.Silent(exit.Failure)
-			}
-			return nil
+			return runCall(c, env, o)
 		},
 	}
+}
+
+// callOptions is what `agent-mcp call` was asked to do.
+type callOptions struct {
+	server, tool string
+	args         json.RawMessage
+	text, raw    bool
+}
+
+// callOptionsOf checks the arguments of `agent-mcp call` (stdin is read for
+// ARGS_JSON "-").
+func callOptionsOf(args []string, text, raw bool, stdin io.Reader) (callOptions, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return callOptions{}, exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
+	}
+	if text && raw {
+		return callOptions{}, exit.Errorf(exit.Usage, "--text and --raw exclude each other")
+	}
+	o := callOptions{server: args[0], tool: args[1], text: text, raw: raw}
+	var err error
+	if len(args) == 3 {
+		o.args, err = readArgs(args[2], stdin)
+	} else {
+		o.args, err = readArgs("", stdin)
+	}
+	return o, err
+}
+
+// runCall calls the tool and prints its result.
+func runCall(c *cli.Context, env *cmdEnv, o callOptions) error {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return err
+	}
+	if r.sampler, err = newSampler(c, env); err != nil {
+		return err
+	}
+	if r.sampler != nil {
+		defer r.sampler.close()
+	}
+	e, err := r.server(o.server)
+	if err != nil {
+		return err
+	}
+	if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, o.tool) {
+		return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", o.tool, e.Name)
+	}
+	var opts *mcp.ClientOptions
+	var token any
+	if env.StderrTTY { // progress for people: one line on stderr, redrawn
+		pr := &progressLine{w: env.Stderr, prefix: e.Name + " " + o.tool}
+		opts, token = &mcp.ClientOptions{ProgressNotificationHandler: pr.handle}, "agent-mcp-call"
+		defer pr.clear()
+	}
+	return r.withSession(c.Context, e, opts, func(s *session) error {
+		raw, err := s.callTool(c.Context, o.tool, o.args, token)
+		if err != nil {
+			return s.explainCallError(c.Context, o.tool, err)
+		}
+		var res struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(raw, &res) == nil && res.IsError {
+			// Some servers (the TypeScript SDK's McpServer) answer an
+			// unknown tool with an isError result, not an error.
+			if err := s.noSuchTool(c.Context, o.tool); err != nil {
+				return err
+			}
+		}
+		return printCall(r, env.Stdout, e.Name, o, raw, res.IsError)
+	})
+}
+
+// printCall prints a call's result as --raw, --text or the tool-result
+// JSON asked for; a tool error exits 1.
+func printCall(r *runner, w io.Writer, server string, o callOptions, raw json.RawMessage, isError bool) error {
+	if o.raw {
+		if _, err := fmt.Fprintf(w, "%s\n", raw); err != nil {
+			return err
+		}
+		if isError {
+			return exit.Silent(exit.Failure)
+		}
+		return nil
+	}
+	out, err := mcptool.Convert(server, o.tool, raw)
+	if err != nil {
+		return &connErr{server, "protocol", err}
+	}
+	if o.text {
+		if _, err := fmt.Fprintln(w, mcptool.JoinText(out.Content)); err != nil {
+			return err
+		}
+	} else if err := writeJSON(r, out); err != nil {
+		return err
+	}
+	if out.IsError {
+		return exit.Silent(exit.Failure)
+	}
+	return nil
 }
 
 // readArgs parses the arguments object of a call.

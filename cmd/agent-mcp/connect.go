@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -641,4 +643,59 @@ func implVersion() string {
 		return app.Version
 	}
 	return "dev"
+}
+
+// oneServer is the sequence of every one-server command: the runner, the
+// server named name, a connection, fn, and the close.
+func oneServer(c *cli.Context, env *cmdEnv, name string, fn func(r *runner, s *session) error) error {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return err
+	}
+	e, err := r.server(name)
+	if err != nil {
+		return err
+	}
+	return r.withSession(c.Context, e, nil, func(s *session) error { return fn(r, s) })
+}
+
+// withSession runs fn on a new connection to e and closes it after.
+func (r *runner) withSession(ctx context.Context, e mcpconfig.Entry, opts *mcp.ClientOptions, fn func(*session) error) error {
+	s, err := r.open(ctx, e, opts)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return fn(s)
+}
+
+// request runs one request that may safely run twice (a list, a read) within
+// the connect timeout, reconnecting once on a lost connection; a deadline
+// is a timeout error naming what.
+func (s *session) request(ctx context.Context, what string, fn func(ctx context.Context, cs *mcp.ClientSession) error) error {
+	return s.do(ctx, func(cs *mcp.ClientSession) error {
+		lctx, cancel := s.listCtx(ctx)
+		defer cancel()
+		return timeoutErr(lctx, fn(lctx, cs), what, s.r.connectTimeoutFor(s.e))
+	})
+}
+
+// listEach writes each item of a paged list as a JSON line; nothing when the
+// server lacks the capability (has false).
+func listEach[T any](ctx context.Context, s *session, what string, has func(*mcp.ServerCapabilities) bool,
+	items func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[T, error]) error {
+	return s.request(ctx, what, func(lctx context.Context, cs *mcp.ClientSession) error {
+		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && !has(ir.Capabilities) {
+			return nil
+		}
+		for it, err := range items(lctx, cs) {
+			if err != nil {
+				return err
+			}
+			if err := writeJSON(s.r, it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

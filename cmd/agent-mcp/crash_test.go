@@ -90,3 +90,33 @@ func TestCrashNoResend(t *testing.T) {
 		t.Fatalf("die, idempotent: exit %d, stdout %q, stderr:\n%s", code, out, errb.String())
 	}
 }
+
+func TestCallOptionsOf(t *testing.T) {
+	cases := []struct {
+		args      []string
+		text, raw bool
+		stdin     string
+		want      callOptions
+		err       string
+	}{
+		{args: []string{"s", "t"}, want: callOptions{server: "s", tool: "t", args: json.RawMessage("{}")}},
+		{args: []string{"s", "t", `{"a":1}`}, text: true, want: callOptions{server: "s", tool: "t", args: json.RawMessage(`{"a":1}`), text: true}},
+		{args: []string{"s", "t", "-"}, raw: true, stdin: ` {"b":2} `, want: callOptions{server: "s", tool: "t", args: json.RawMessage(`{"b":2}`), raw: true}},
+		{args: []string{"s"}, err: "call: want SERVER TOOL [ARGS_JSON|-]"},
+		{args: []string{"s", "t", "{}", "x"}, err: "call: want SERVER TOOL [ARGS_JSON|-]"},
+		{args: []string{"s", "t"}, text: true, raw: true, err: "--text and --raw exclude each other"},
+		{args: []string{"s", "t", "[1]"}, err: "ARGS_JSON: the arguments must be a JSON object, not an array"},
+	}
+	for _, c := range cases {
+		got, err := callOptionsOf(c.args, c.text, c.raw, strings.NewReader(c.stdin))
+		if c.err != "" {
+			if err == nil || err.Error() != c.err || exit.Code(err) != exit.Usage {
+				t.Errorf("%q: error %v, want %q (exit 2)", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got.server != c.want.server || got.tool != c.want.tool || string(got.args) != string(c.want.args) || got.text != c.want.text || got.raw != c.want.raw {
+			t.Errorf("%q: %+v, %v; want %+v", c.args, got, err, c.want)
+		}
+	}
+}

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"net/url"
 	"os"
 	"strings"
@@ -219,63 +219,45 @@ func testCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "test: want one NAME")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			tools, err := s.listTools(c.Context)
-			if err != nil {
-				return err
-			}
-			ir := s.current().InitializeResult()
-			count := func(has bool, n func(context.Context) int) int {
-				if !has {
-					return 0
+			return oneServer(c, env, c.Args().First(), func(r *runner, s *session) error {
+				tools, err := s.listTools(c.Context)
+				if err != nil {
+					return err
 				}
-				return n(c.Context)
-			}
-			caps := ir.Capabilities
-			nres := count(caps != nil && caps.Resources != nil, func(ctx context.Context) int {
-				n := 0
-				for _, err := range s.current().Resources(ctx, nil) {
-					if err != nil {
-						break
+				ir := s.current().InitializeResult()
+				var nres, nprompts int
+				if caps := ir.Capabilities; caps != nil {
+					if caps.Resources != nil {
+						nres = count(s.current().Resources(c.Context, nil))
 					}
-					n++
-				}
-				return n
-			})
-			nprompts := count(caps != nil && caps.Prompts != nil, func(ctx context.Context) int {
-				n := 0
-				for _, err := range s.current().Prompts(ctx, nil) {
-					if err != nil {
-						break
+					if caps.Prompts != nil {
+						nprompts = count(s.current().Prompts(c.Context, nil))
 					}
-					n++
 				}
-				return n
+				if c.Bool("json") {
+					return writeJSON(r, map[string]any{"server": s.e.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
+						"tools": len(tools), "resources": nres, "prompts": nprompts, "instructions": ir.Instructions != ""})
+				}
+				info := ""
+				if ir.ServerInfo != nil {
+					info = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
+				}
+				_, err = fmt.Fprintf(env.Stdout, "%s: ok (%s, protocol %s): %d tools, %d resources, %d prompts\n",
+					s.e.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
+				return err
 			})
-			out := map[string]any{"server": e.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
-				"tools": len(tools), "resources": nres, "prompts": nprompts, "instructions": ir.Instructions != ""}
-			if c.Bool("json") {
-				return writeJSON(r, out)
-			}
-			info := ""
-			if ir.ServerInfo != nil {
-				info = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
-			}
-			_, err = fmt.Fprintf(env.Stdout, "%s: ok (%s, protocol %s): %d tools, %d resources, %d prompts\n",
-				e.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
-			return err
 		},
 	}
+}
+
+// count is the number of items of a paged list, up to its first error.
+func count[T any](items iter.Seq2[T, error]) int {
+	n := 0
+	for _, err := range items {
+		if err != nil {
+			break
+		}
+		n++
+	}
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,45 +27,16 @@ func resourcesCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "resources: want one SERVER")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			return s.do(c.Context, func(cs *mcp.ClientSession) error {
-				if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Resources == nil {
-					return nil
-				}
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
+			return oneServer(c, env, c.Args().First(), func(_ *runner, s *session) error {
+				has := func(caps *mcp.ServerCapabilities) bool { return caps.Resources != nil }
 				if c.Bool("templates") {
-					for t, err := range cs.ResourceTemplates(lctx, nil) {
-						if err != nil {
-							return timeoutErr(lctx, err, "resources/templates/list", r.connectTimeoutFor(e))
-						}
-						if err := writeJSON(r, t); err != nil {
-							return err
-						}
-					}
-					return nil
+					return listEach(c.Context, s, "resources/templates/list", has, func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[*mcp.ResourceTemplate, error] {
+						return cs.ResourceTemplates(ctx, nil)
+					})
 				}
-				for res, err := range cs.Resources(lctx, nil) {
-					if err != nil {
-						return timeoutErr(lctx, err, "resources/list", r.connectTimeoutFor(e))
-					}
-					if err := writeJSON(r, res); err != nil {
-						return err
-					}
-				}
-				return nil
+				return listEach(c.Context, s, "resources/list", has, func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[*mcp.Resource, error] {
+					return cs.Resources(ctx, nil)
+				})
 			})
 		},
 	}
@@ -98,12 +70,10 @@ func readCommand(env *cmdEnv) *cli.Command {
 			}
 			defer s.close()
 			var res *mcp.ReadResourceResult
-			err = s.do(c.Context, func(cs *mcp.ClientSession) error {
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
+			err = s.request(c.Context, "resources/read", func(ctx context.Context, cs *mcp.ClientSession) error {
 				var err error
-				res, err = cs.ReadResource(lctx, &mcp.ReadResourceParams{URI: uri})
-				return timeoutErr(lctx, err, "resources/read", r.connectTimeoutFor(s.e))
+				res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+				return err
 			})
 			if err != nil {
 				return &connErr{s.e.Name, "connection", fmt.Errorf("%s: read %s: %w", s.e.Name, uri, err)}
@@ -181,34 +151,11 @@ func promptsCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "prompts: want one SERVER")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			return s.do(c.Context, func(cs *mcp.ClientSession) error {
-				if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Prompts == nil {
-					return nil
-				}
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
-				for p, err := range cs.Prompts(lctx, nil) {
-					if err != nil {
-						return timeoutErr(lctx, err, "prompts/list", r.connectTimeoutFor(e))
-					}
-					if err := writeJSON(r, p); err != nil {
-						return err
-					}
-				}
-				return nil
+			return oneServer(c, env, c.Args().First(), func(_ *runner, s *session) error {
+				return listEach(c.Context, s, "prompts/list", func(caps *mcp.ServerCapabilities) bool { return caps.Prompts != nil },
+					func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[*mcp.Prompt, error] {
+						return cs.Prompts(ctx, nil)
+					})
 			})
 		},
 	}
@@ -235,52 +182,45 @@ func promptCommand(env *cmdEnv) *cli.Command {
 				}
 				args[k] = v
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			var res *mcp.GetPromptResult
-			p := &mcp.GetPromptParams{Name: c.Args().Get(1)}
-			if len(args) > 0 {
-				p.Arguments = args
-			}
-			err = s.do(c.Context, func(cs *mcp.ClientSession) error {
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
-				var err error
-				res, err = cs.GetPrompt(lctx, p)
-				return timeoutErr(lctx, err, "prompts/get", r.connectTimeoutFor(e))
-			})
-			if err != nil {
-				return &connErr{e.Name, "connection", fmt.Errorf("%s: prompt %s: %w", e.Name, p.Name, err)}
-			}
-			if c.Bool("json") {
-				return writeJSON(r, res)
-			}
-			var parts []string
-			for _, m := range res.Messages {
-				b, _ := json.Marshal(m.Content)
-				out, err := mcptool.Convert(e.Name, p.Name, []byte(`{"content":[`+string(b)+`]}`))
+			return oneServer(c, env, c.Args().First(), func(r *runner, s *session) error {
+				p := &mcp.GetPromptParams{Name: c.Args().Get(1)}
+				if len(args) > 0 {
+					p.Arguments = args
+				}
+				var res *mcp.GetPromptResult
+				err := s.request(c.Context, "prompts/get", func(ctx context.Context, cs *mcp.ClientSession) error {
+					var err error
+					res, err = cs.GetPrompt(ctx, p)
+					return err
+				})
 				if err != nil {
-					continue
+					return &connErr{s.e.Name, "connection", fmt.Errorf("%s: prompt %s: %w", s.e.Name, p.Name, err)}
 				}
-				for _, cb := range out.Content {
-					if cb.Type == "text" {
-						parts = append(parts, cb.Text)
-					}
+				if c.Bool("json") {
+					return writeJSON(r, res)
 				}
-			}
-			_, err = fmt.Fprintln(env.Stdout, strings.Join(parts, "\n\n"))
-			return err
+				_, err = fmt.Fprintln(env.Stdout, promptText(s.e.Name, p.Name, res))
+				return err
+			})
 		},
 	}
+}
+
+// promptText is the text of a prompt's messages: text parts and embedded
+// resource texts, joined with blank lines.
+func promptText(server, name string, res *mcp.GetPromptResult) string {
+	var parts []string
+	for _, m := range res.Messages {
+		b, _ := json.Marshal(m.Content)
+		out, err := mcptool.Convert(server, name, []byte(`{"content":[`+string(b)+`]}`))
+		if err != nil {
+			continue
+		}
+		for _, cb := range out.Content {
+			if cb.Type == "text" {
+				parts = append(parts, cb.Text)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -24,16 +24,14 @@ import (
 // listTools pages through tools/list within the connect timeout.
 func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	err := s.do(ctx, func(cs *mcp.ClientSession) error {
+	err := s.request(ctx, fmt.Sprintf("tools/list of %q", s.e.Name), func(lctx context.Context, cs *mcp.ClientSession) error {
 		tools = nil
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 			return nil
 		}
-		lctx, cancel := s.listCtx(ctx)
-		defer cancel()
 		for t, err := range cs.Tools(lctx, nil) {
 			if err != nil {
-				return timeoutErr(lctx, err, fmt.Sprintf("tools/list of %q", s.e.Name), s.r.connectTimeoutFor(s.e))
+				return err
 			}
 			tools = append(tools, t)
 		}
