@@ -120,3 +120,22 @@ func TestCallOptionsOf(t *testing.T) {
 		}
 	}
 }
+
+func TestTemplateMatch(t *testing.T) {
+	cases := []struct {
+		tmpl, uri string
+		want      bool
+	}{
+		{"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/text/1", true},
+		{"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/1", false},
+		{"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/text/1/2", false},
+		{"file://{+path}", "file:///etc/hostname", true},
+		{"repo://{owner}/{name}/issues", "repo://a/b/issues", true},
+		{"a.b://{x}", "aXb://1", false},
+	}
+	for _, c := range cases {
+		if got := templateMatch(c.tmpl, c.uri); got != c.want {
+			t.Errorf("templateMatch(%q, %q) = %v", c.tmpl, c.uri, got)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,7 @@ func readCommand(env *cmdEnv) *cli.Command {
 		Name:      "read",
 		Usage:     "read a resource",
 		ArgsUsage: "URI",
-		Description: "Reads URI (an mcp:// prefix is dropped) from --server, or from the first server that lists it " +
+		Description: "Reads URI (an mcp:// prefix is dropped) from --server, or from the first server that lists it or has a resource template it matches " +
 			"(or, failing that, the only enabled server). Prints the text contents, binary contents as a " +
 			"placeholder; --json prints the MCP ReadResourceResult.\n\n" +
 			"Examples:\n\n    agent-mcp read demo://resource/dynamic/text/1\n    agent-mcp read --server fs --json file:///etc/hostname",
@@ -95,6 +96,46 @@ func readCommand(env *cmdEnv) *cli.Command {
 	}
 }
 
+// offers reports whether the server lists uri among its resources or has a
+// resource template it matches.
+func (s *session) offers(ctx context.Context, uri string) bool {
+	lctx, cancel := s.listCtx(ctx)
+	defer cancel()
+	for res, err := range s.current().Resources(lctx, nil) {
+		if err != nil {
+			break
+		}
+		if res.URI == uri {
+			return true
+		}
+	}
+	for t, err := range s.current().ResourceTemplates(lctx, nil) {
+		if err != nil {
+			break
+		}
+		if templateMatch(t.URITemplate, uri) {
+			return true
+		}
+	}
+	return false
+}
+
+var templateVar = regexp.MustCompile(`\\\{[^}]*\}`)
+
+// templateMatch reports whether uri is an expansion of an RFC 6570 URI
+// template: {var} stands for one path segment, {+var}, {/var} and {#var}
+// for any text.
+func templateMatch(tmpl, uri string) bool {
+	re := templateVar.ReplaceAllStringFunc(regexp.QuoteMeta(tmpl), func(v string) string {
+		if strings.HasPrefix(v, `\{\+`) || strings.HasPrefix(v, `\{/`) || strings.HasPrefix(v, `\{#`) {
+			return ".*"
+		}
+		return "[^/?#]+"
+	})
+	ok, _ := regexp.MatchString("^"+re+"$", uri)
+	return ok
+}
+
 // resourceServer picks the server to read uri from.
 func (r *runner) resourceServer(ctx context.Context, name, uri string) (*session, error) {
 	if name != "" {
@@ -117,19 +158,7 @@ func (r *runner) resourceServer(ctx context.Context, name, uri string) (*session
 			}
 			continue
 		}
-		found := false
-		lctx, cancel := s.listCtx(ctx)
-		for res, err := range s.current().Resources(lctx, nil) {
-			if err != nil {
-				break
-			}
-			if res.URI == uri {
-				found = true
-				break
-			}
-		}
-		cancel()
-		if found || len(es) == 1 {
+		if len(es) == 1 || s.offers(ctx, uri) {
 			return s, nil
 		}
 		s.close()
