@@ -233,14 +233,13 @@ func authCommand(env *cmdEnv) *cli.Command {
 	}
 }
 
-func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+// callbackListener serves the OAuth redirect on 127.0.0.1:port (0: any
+// free port): the redirect URL, the results it gets, and its stop.
+func callbackListener(port int) (string, <-chan *auth.AuthorizationResult, func(), error) {
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
-		return exit.Errorf(exit.Failure, "callback listener: %v", err)
+		return "", nil, nil, exit.Errorf(exit.Failure, "callback listener: %v", err)
 	}
-	defer ln.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
 	results := make(chan *auth.AuthorizationResult, 1)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -260,7 +259,17 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		}
 	})}
 	go srv.Serve(ln)
-	defer srv.Close()
+	return redirect, results, func() { srv.Close() }, nil
+}
+
+func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	redirect, results, stop, err := callbackListener(port)
+	if err != nil {
+		return err
+	}
+	defer stop()
 
 	var saved *credential
 	// Ask for what was granted before and what a 403 insufficient_scope
@@ -312,21 +321,9 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 	if err != nil {
 		return exit.Errorf(exit.Failure, "oauth: %v", err)
 	}
-	s := &session{r: r, e: e, opts: &mcp.ClientOptions{}}
-	t, err := s.transport(e.Server.Type)
-	if err != nil {
+	if err := r.connectWith(ctx, e, h, wait); err != nil {
 		return err
 	}
-	if st, ok := t.(*mcp.StreamableClientTransport); ok {
-		st.OAuthHandler = h
-	} else {
-		return exit.Errorf(exit.Usage, "server %q: OAuth needs a Streamable HTTP server (type \"http\")", e.Name)
-	}
-	cs, err := s.client().Connect(ctx, t, nil)
-	if err != nil {
-		return s.classify(context.Background(), ctx, err, wait)
-	}
-	cs.Close()
 	if saved == nil {
 		app.Warnf(r.c, "%s: connected without logging in (the server did not ask for OAuth)", e.Name)
 		return nil
@@ -335,6 +332,27 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		return err
 	}
 	app.Warnf(r.c, "%s: logged in; token stored in %s", e.Name, r.credentialsFile())
+	return nil
+}
+
+// connectWith connects to e with the OAuth handler h, which runs the
+// login when the server asks for it, and closes the connection.
+func (r *runner) connectWith(ctx context.Context, e mcpconfig.Entry, h auth.OAuthHandler, wait time.Duration) error {
+	s := &session{r: r, e: e, opts: &mcp.ClientOptions{}}
+	t, err := s.transport(e.Server.Type)
+	if err != nil {
+		return err
+	}
+	st, ok := t.(*mcp.StreamableClientTransport)
+	if !ok {
+		return exit.Errorf(exit.Usage, "server %q: OAuth needs a Streamable HTTP server (type \"http\")", e.Name)
+	}
+	st.OAuthHandler = h
+	cs, err := s.client().Connect(ctx, t, nil)
+	if err != nil {
+		return s.classify(context.Background(), ctx, err, wait)
+	}
+	_ = cs.Close()
 	return nil
 }
 

@@ -139,3 +139,41 @@ func TestTemplateMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestAddServer(t *testing.T) {
+	cases := []struct {
+		args []string
+		f    addFlags
+		want string // the server as JSON, or the error
+	}{
+		{[]string{"ev", "--", "npx", "-y", "pkg"}, addFlags{transport: "http"}, `{"type":"stdio","command":"npx","args":["-y","pkg"]}`},
+		{[]string{"fs", "mcp-fs", "/srv"}, addFlags{transport: "http", env: []string{"ROOT=/srv"}, cwd: "/tmp", timeout: 5000},
+			`{"type":"stdio","command":"mcp-fs","args":["/srv"],"env":{"ROOT":"/srv"},"cwd":"/tmp","timeout":5000}`},
+		{[]string{"l"}, addFlags{url: "mcp.linear.app/mcp", transport: "http"}, `{"type":"http","url":"https://mcp.linear.app/mcp"}`},
+		{[]string{"api"}, addFlags{url: "https://h.example/mcp", transport: "sse", headers: []string{"X-Team: a"}, token: "t"},
+			`{"type":"sse","url":"https://h.example/mcp","headers":{"Authorization":"Bearer t","X-Team":"a"}}`},
+		{nil, addFlags{}, "add: want NAME and --url URL or -- COMMAND"},
+		{[]string{"x"}, addFlags{transport: "http"}, "add: want --url URL or -- COMMAND [ARG…]"},
+		{[]string{"x", "cmd"}, addFlags{url: "h", transport: "http"}, "add: give --url or a command, not both"},
+		{[]string{"x", "cmd"}, addFlags{transport: "http", httpOnlySet: true}, "add: --header, --token and --transport need --url"},
+		{[]string{"x"}, addFlags{url: "h", transport: "ws"}, `--transport "ws": want http or sse`},
+		{[]string{"x"}, addFlags{url: "h", transport: "http", headers: []string{"nocolon"}}, `--header "nocolon": want 'K: V'`},
+		{[]string{"x", "cmd"}, addFlags{transport: "http", env: []string{"=v"}}, `--env "=v": want K=V`},
+	}
+	for _, c := range cases {
+		_, s, err := addServer(c.args, c.f)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			if exit.Code(err) != exit.Usage {
+				t.Errorf("%q: exit %d", c.args, exit.Code(err))
+			}
+		} else {
+			b, _ := json.Marshal(s)
+			got = string(b)
+		}
+		if got != c.want {
+			t.Errorf("%q %+v:\n got %s\nwant %s", c.args, c.f, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,6 +215,31 @@ func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDe
 	}, nil
 }
 
+// printTools prints the allowed tools of e: JSON lines with --json, else
+// table rows on tw.
+func printTools(r *runner, tw io.Writer, c *cli.Context, e mcpconfig.Entry, tools []*mcp.Tool) error {
+	for _, t := range tools {
+		if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
+			continue
+		}
+		d, err := agentTool(c.String("naming"), e.Name, t, false)
+		if err != nil {
+			return err
+		}
+		if c.String("names") == "raw" {
+			d.Name = t.Name
+		}
+		if c.Bool("json") {
+			if err := writeJSON(r, d); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", d.Name, firstLine(d.Description))
+	}
+	return nil
+}
+
 func toolsCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
@@ -265,24 +291,8 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 					failed = true
 					continue
 				}
-				for _, t := range tools {
-					if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
-						continue
-					}
-					d, err := agentTool(c.String("naming"), e.Name, t, false)
-					if err != nil {
-						return err
-					}
-					if c.String("names") == "raw" {
-						d.Name = t.Name
-					}
-					if c.Bool("json") {
-						if err := writeJSON(r, d); err != nil {
-							return err
-						}
-						continue
-					}
-					fmt.Fprintf(tw, "%s\t%s\n", d.Name, firstLine(d.Description))
+				if err := printTools(r, tw, c, e, tools); err != nil {
+					return err
 				}
 			}
 			if err := tw.Flush(); err != nil {
