@@ -207,7 +207,9 @@ func authCommand(env *cmdEnv) *cli.Command {
 		Description: "Runs the OAuth authorization-code flow with PKCE the server asks for: protected-resource and " +
 			"authorization-server metadata discovery, dynamic client registration (or the configured auth.clientId), " +
 			"a browser login whose redirect comes back to a listener on 127.0.0.1, and the token exchange. " +
-			"The token is stored in $XDG_DATA_HOME/agentutils/credentials.json (0600) and refreshed before it expires.\n\n" +
+			"A 2025-03-26 server without protected-resource metadata is found through the authorization-server metadata at its root. " +
+			"The token is stored in $XDG_DATA_HOME/agentutils/credentials.json (0600) and refreshed before it expires. " +
+			"When a call was refused with 403 insufficient_scope, auth asks for the scope the server named as well as the one granted before.\n\n" +
 			"Examples:\n\n    agent-mcp auth linear\n    agent-mcp auth --callback-port 3334 slack",
 		Flags: commonFlags(
 			&cli.IntFlag{Name: "callback-port", Usage: "port of the redirect listener on 127.0.0.1 (0: any free port)"},

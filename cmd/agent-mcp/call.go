@@ -28,7 +28,10 @@ func callCommand(env *cmdEnv) *cli.Command {
 			"{\"content\":[…],\"details\":{…},\"isError\":…} on stdout: text and image blocks as MCP sent them, other blocks " +
 			"as text, structuredContent in details. Exit status 1 when the tool reports an error or the server fails, 2 for an unknown " +
 			"server or tool or bad arguments, 4 when the server wants authentication (HTTP 401/403: run 'agent-mcp auth SERVER'), " +
-			"124 when a time limit ran out.\n\n" +
+			"124 when a time limit ran out (the server is sent notifications/cancelled).\n\n" +
+			"When the server dies during the call, the call is sent again after a reconnect only if it cannot have run or " +
+			"the tool is marked read-only, or idempotent and not destructive (idempotentHint: true, destructiveHint: false); " +
+			"otherwise the crash is an error (exit 1).\n\n" +
 			"A server that asks for a model completion (sampling/createMessage) gets one from --sampling-model (or " +
 			"AGENT_MCP_SAMPLING_MODEL; agent-chat's catalog, models.toml and key variables; --record/--replay cassettes); " +
 			"without a model, sampling is not offered and such a request is declined with a note on stderr.\n\n" +
