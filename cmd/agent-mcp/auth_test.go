@@ -185,11 +185,7 @@ func runIn(t *testing.T, home string, stderr io.Writer, args ...string) (int, st
 // the stored token, and refreshes it when it is about to expire.
 func TestOAuth(t *testing.T) {
 	f := newFakeOAuth(t)
-	home := t.TempDir()
-	cfg := `{"mcpServers":{"r":{"url":"` + f.url + `/mcp"}}}`
-	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := oauthHome(t, f)
 	var errb strings.Builder
 	if code, _ := runIn(t, home, &errb, "call", "r", "whoami"); code != exit.Auth || !strings.Contains(errb.String(), "HTTP 401") || !strings.Contains(errb.String(), "agent-mcp auth r") {
 		t.Fatalf("before login: exit %d, stderr %s", code, errb.String())
@@ -278,11 +274,7 @@ func browserLogin(t *testing.T, home, server string) string {
 // not the old one again.
 func TestOAuthStepUp(t *testing.T) {
 	f := newFakeOAuth(t)
-	home := t.TempDir()
-	cfg := `{"mcpServers":{"r":{"url":"` + f.url + `/mcp"}}}`
-	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := oauthHome(t, f)
 	browserLogin(t, home, "r")
 	if code, out := runIn(t, home, io.Discard, "call", "--text", "r", "whoami"); code != 0 || out != "ok\n" {
 		t.Fatalf("whoami with scope read: exit %d, %q", code, out)
@@ -307,11 +299,7 @@ func TestOAuthStepUp(t *testing.T) {
 // server's root. auth registers, authorizes with PKCE, gets the token.
 func TestOAuthOldServer(t *testing.T) {
 	f := newFakeOAuthOld(t, true)
-	home := t.TempDir()
-	cfg := `{"mcpServers":{"r":{"url":"` + f.url + `/mcp"}}}`
-	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := oauthHome(t, f)
 	browserLogin(t, home, "r")
 	if code, out := runIn(t, home, io.Discard, "call", "--text", "r", "whoami"); code != 0 || out != "ok\n" {
 		t.Fatalf("call after login: exit %d, %q", code, out)
@@ -321,6 +309,17 @@ func TestOAuthOldServer(t *testing.T) {
 			t.Fatalf("stored credential %+v", c)
 		}
 	}
+}
+
+// oauthHome is a home whose mcp.json has the server "r" of f.
+func oauthHome(t *testing.T, f *fakeOAuth) string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := `{"mcpServers":{"r":{"url":"` + f.url + `/mcp"}}}`
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
 
 func readCreds(t *testing.T, home string) map[string]credential {
