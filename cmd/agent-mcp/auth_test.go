@@ -243,9 +243,11 @@ func TestOAuth(t *testing.T) {
 func browserLogin(t *testing.T, home, server string) string {
 	t.Helper()
 	pr, pw := io.Pipe()
-	browsed := make(chan error, 1)
+	done := make(chan struct{})
 	var errb strings.Builder
+	visited, browseErr := false, error(nil)
 	go func() {
+		defer close(done)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			errb.WriteString(sc.Text() + "\n")
@@ -254,17 +256,16 @@ func browserLogin(t *testing.T, home, server string) string {
 				if err == nil {
 					resp.Body.Close()
 				}
-				browsed <- err
+				visited, browseErr = true, err
 			}
 		}
 		io.Copy(io.Discard, pr)
-		close(browsed)
 	}()
 	code, _ := runIn(t, home, pw, "auth", server)
 	pw.Close()
-	err, ok := <-browsed
-	if code != 0 || !ok || err != nil {
-		t.Fatalf("auth %s: exit %d, browser: %v (visited: %v)\n%s", server, code, err, ok, errb.String())
+	<-done
+	if code != 0 || !visited || browseErr != nil {
+		t.Fatalf("auth %s: exit %d, browser: %v (visited: %v)\n%s", server, code, browseErr, visited, errb.String())
 	}
 	return errb.String()
 }
