@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -628,13 +627,6 @@ func timeoutErr(ctx context.Context, err error, what string, d time.Duration) er
 		return &connErr{kind: "timeout", err: fmt.Errorf("%s timed out after %s", what, d)}
 	}
 	return err
-}
-
-// scanLines is bufio.ScanLines with a large buffer, for JSONL input.
-func scanLines(r io.Reader) *bufio.Scanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	return sc
 }
 
 // implVersion is the version we announce in MCP's implementation info.
