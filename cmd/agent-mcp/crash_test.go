@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -175,5 +182,49 @@ func TestAddServer(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%q %+v:\n got %s\nwant %s", c.args, c.f, got, c.want)
 		}
+	}
+}
+
+// TestToolTimeoutCancelsHTTP: the same over Streamable HTTP; the server
+// (the SDK's, in-process) records the notifications/cancelled it is POSTed.
+func TestToolTimeoutCancelsHTTP(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	release := make(chan struct{}) // ends the call when no cancel came
+	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, ctx.Err()
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	var mu sync.Mutex
+	var cancels []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"notifications/cancelled"`) {
+			mu.Lock()
+			cancels = append(cancels, string(body))
+			mu.Unlock()
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	defer close(release)
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(`{"mcpServers":{"h":{"url":"`+srv.URL+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	code, _ := runIn(t, home, &errb, "call", "h", "slow", "--tool-timeout", "200ms")
+	if code != exit.Timeout {
+		t.Fatalf("exit %d (want %d): %s", code, exit.Timeout, errb.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(cancels) != 1 || !strings.Contains(cancels[0], `"requestId"`) || !strings.Contains(cancels[0], `"reason"`) {
+		t.Fatalf("notifications/cancelled POSTed: %q", cancels)
 	}
 }
