@@ -26,6 +26,8 @@ type agent struct {
 	getenv       func(string) string
 	color        bool
 	modelFlag    string
+	configModel  string // config.toml's model: after the session's
+	cfgThinking  string // config.toml's thinking level: after the session's
 	thinkingFlag string
 	cat          *llm.Catalog
 	state        sessionState
@@ -88,6 +90,9 @@ func (a *agent) checkModel() error {
 		pattern = a.state.modelRef
 	}
 	if pattern == "" {
+		pattern = a.configModel
+	}
+	if pattern == "" {
 		m, ok := a.cat.Default(func(m llm.Model) bool {
 			k, err := a.cat.ResolveKey(m, "", a.getenv)
 			return err == nil && !k.None
@@ -145,7 +150,9 @@ func (a *agent) loadState(ctx context.Context) string {
 		if m := sctx.Models["default"]; m != "" {
 			a.state.modelRef = m
 		}
-		a.state.thinking = sctx.ThinkingLevel
+		if session.SetsThinkingLevel(recs) { // else config.toml's (footer)
+			a.state.thinking = sctx.ThinkingLevel
+		}
 		for _, raw := range sctx.Messages {
 			var m llm.Message
 			if json.Unmarshal(raw, &m) == nil {

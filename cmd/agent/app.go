@@ -59,7 +59,7 @@ Examples:
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `PATTERN` for agent-chat (provider/id, id or a fuzzy name)"},
 			&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking (default: config.toml's approvalMode = \"yes\" or AGENT_APPROVAL_MODE=yes)"},
 			&cli.StringFlag{Name: "session-cmd", Value: "agent-session", Usage: "the session `COMMAND` (open, append, continue, fork …)"},
 			&cli.StringFlag{Name: "compact-cmd", Value: "agent-compact", Usage: "the compaction filter `COMMAND` (\"\" skips the stage)"},
 			&cli.StringFlag{Name: "chat-cmd", Value: "agent-chat", Usage: "the model `COMMAND`"},
@@ -117,6 +117,10 @@ func action(c *cli.Context, env *app.Env) error {
 	}
 	a := &agent{st: st, dir: env.Dir, getenv: env.Getenv, modelFlag: c.String("model"), thinkingFlag: c.String("thinking")}
 	a.color = env.Color("auto", env.StdoutTTY)
+	yes, err := configure(c, env, a, st)
+	if err != nil {
+		return err
+	}
 	a.histFile = filepath.Join(dirs.Resolve(env.Getenv).Data, "agent_history")
 	ctx := context.Background()
 
@@ -163,7 +167,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
 		u.width = w
 	}
-	if !c.Bool("yes") {
+	if !yes {
 		exe, err := os.Executable()
 		if err == nil {
 			a.approver, err = newApprover(exe, func(r *approvalReq) { u.p.Send(approvalMsg{r}) })

@@ -610,6 +610,9 @@ func (a *agent) footer(width int) string {
 		th = a.state.thinking
 	}
 	if th == "" {
+		th = a.cfgThinking // config.toml's, as agent-chat will use it
+	}
+	if th == "" {
 		th = "off"
 	}
 	parts = append(parts, "thinking "+th)
