@@ -21,7 +21,6 @@ import (
 type agent struct {
 	st           *stages
 	file         string
-	leaf         string
 	dir          string
 	getenv       func(string) string
 	color        bool
@@ -35,6 +34,7 @@ type agent struct {
 	templates    []string
 	histFile     string
 	lastText     string // the session's last assistant text (for /copy)
+	noAhead      bool   // --no-ahead: start each run at Enter
 }
 
 func (a *agent) abs(p string) string {
@@ -136,10 +136,7 @@ func (a *agent) loadState(ctx context.Context) string {
 			continue
 		}
 		if i == 0 {
-			var h struct{ LeafID string }
-			json.Unmarshal(line, &h)
-			a.leaf = h.LeafID
-			continue
+			continue // the header
 		}
 		if r, err := session.ParseRecord(line); err == nil {
 			recs = append(recs, r)
