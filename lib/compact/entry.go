@@ -353,3 +353,39 @@ func DefaultModel(path []Entry) string {
 	}
 	return f.Default()
 }
+
+// Carry keeps, of the entries a streaming reader lets go of (in stream
+// order, all before the newest compaction's kept part), the few that the
+// path's decisions still read: every model_change and the newest assistant
+// message that names its model (DefaultModel), and the newest assistant
+// message with a usage (LastUsage). carry is the list so far, in stream
+// order; placed before the entries still held, it gives the decisions what
+// the whole path would.
+func Carry(carry []Entry, e Entry) []Entry {
+	switch {
+	case e.Type == "model_change":
+		return append(carry, e)
+	case e.Type != "message" || e.info.role != "assistant":
+		return carry
+	}
+	names, counts := namesModel(e), countsUsage(e)
+	if !names && !counts {
+		return carry
+	}
+	out := carry[:0]
+	for _, c := range carry {
+		if c.Type == "message" && (!namesModel(c) || names) && (!countsUsage(c) || counts) {
+			continue // what c told, e tells again, later
+		}
+		out = append(out, c)
+	}
+	return append(out, e)
+}
+
+func namesModel(e Entry) bool { return str(e.info.provider) && str(e.info.model) }
+
+func str(v []byte) bool { return len(v) > 2 && v[0] == '"' }
+
+func countsUsage(e Entry) bool {
+	return e.info.usage != nil && e.info.stopReason != "error" && e.info.stopReason != "aborted"
+}
