@@ -459,7 +459,7 @@ func (a *appender) loadIDs() error {
 		}
 		r = bytes.NewReader(data)
 	}
-	err := scanLines(r, func(line []byte, _ int64, _ int, _ bool) error {
+	_, _, err := scanLines(r, func(line []byte, _ int64, _ int, _ bool) error {
 		if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
 			ids[p.ID] = true
 		}
@@ -636,7 +636,7 @@ func (a *appender) replace(repl map[string][]byte) error {
 	var out bytes.Buffer
 	out.Grow(len(data))
 	done := map[string]bool{}
-	err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int, _ bool) error {
+	_, _, err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int, _ bool) error {
 		if n > 1 {
 			if p, err := session.Peek(line); err == nil && p.Type != "session" {
 				if r, ok := repl[p.ID]; ok && !done[p.ID] {

@@ -272,6 +272,9 @@ func (o *opener) resolved(l *loaded, leaf string) error {
 // (session.Lines); its IDs map is the index's.
 type fastIndex struct {
 	lines   session.Lines
+	header  session.Run // the header's line
+	whole   int64       // bytes up to the last newline, and the lines before it
+	nlines  int
 	off     []int64
 	n       []int32
 	parent  []int32 // -1: root or missing parent
@@ -292,6 +295,18 @@ func (o *opener) fast(all bool) (done bool, err error) {
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return true, exit.Errorf(exit.Usage, "%s: is a directory, not a session file", o.path)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return true, err
+	}
+	// The default view (the path to the last entry) comes from the index
+	// beside the file while it agrees with the file.
+	indexed := !all && !o.leafSet && o.jq == nil && !hasSidecar(o.path)
+	if indexed {
+		if done, err := o.fromIndex(f, st); done || err != nil {
+			return true, err
+		}
 	}
 	idx, header, err := o.index(f)
 	if err == errMigrate {
@@ -329,7 +344,14 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		}
 		app.Warnf(o.c, "%s: parent cycle through entry %q (cut where it closes)", o.path, id)
 	}
-	return true, o.copyLines(f, idx, order)
+	runs := idx.runs(order)
+	if indexed && cycle < 0 {
+		o.saveIndex(st, idx, runs, leafID, leaf)
+	}
+	if o.jq != nil {
+		return true, o.copyEach(f, idx, order)
+	}
+	return true, o.copyRuns(f, runs)
 }
 
 // index reads the file's lines into an index: the header's bytes (nil for
@@ -339,7 +361,8 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 	idx := &fastIndex{}
 	var header []byte
 	var pending map[int32]string // children whose parent line comes later
-	err := scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
+	var err error
+	idx.whole, idx.nlines, err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
 		l, err := idx.lines.Read(raw, lineNo, torn)
 		switch {
 		case err != nil:
@@ -348,6 +371,7 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 			return errMigrate
 		case l.Kind == session.HeaderLine:
 			header = append([]byte(nil), l.Raw...)
+			idx.header = session.Run{Off: off, Len: int64(len(raw))}
 		case l.Kind == session.EntryLine:
 			i := int32(len(idx.off))
 			par := int32(-1)
@@ -366,7 +390,7 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 			idx.parent = append(idx.parent, par)
 			// hasBlob marks the lines copied one by one through emitEntry (blobs to
 			// resolve, bytes to repair) rather than in runs straight from the file.
-			idx.hasBlob = append(idx.hasBlob, l.Repaired || o.resolve && bytes.Contains(raw, []byte("blob:sha256:")))
+			idx.hasBlob = append(idx.hasBlob, l.Repaired || bytes.Contains(raw, []byte("blob:sha256:")))
 		}
 		return nil
 	})
@@ -424,41 +448,40 @@ func (idx *fastIndex) order(leaf int32, all bool) (order []int32, cycle int32) {
 
 var errMigrate = errors.New("needs migration")
 
-// copyLines writes the lines in order, copying runs of adjacent plain lines
-// straight from the file.
-func (o *opener) copyLines(f *os.File, idx *fastIndex, order []int32) error {
-	if o.jq != nil {
-		for _, i := range order {
-			raw, err := readAt(f, idx.off[i], idx.n[i])
-			if err != nil {
-				return err
-			}
-			o.emitEntry(raw)
+// copyEach writes the lines in order one by one (through --jq).
+func (o *opener) copyEach(f *os.File, idx *fastIndex, order []int32) error {
+	for _, i := range order {
+		raw, err := readAt(f, idx.off[i], idx.n[i])
+		if err != nil {
+			return err
 		}
-		return o.err
+		o.emitEntry(raw)
 	}
-	for k := 0; k < len(order); {
-		i := order[k]
-		if idx.hasBlob[i] {
-			raw, err := readAt(f, idx.off[i], idx.n[i])
+	return o.err
+}
+
+// runs are the lines in order as runs of adjacent lines.
+func (idx *fastIndex) runs(order []int32) []session.Run {
+	var runs []session.Run
+	for _, i := range order {
+		runs = session.AddRun(runs, idx.off[i], int64(idx.n[i]), idx.hasBlob[i])
+	}
+	return runs
+}
+
+// copyRuns writes the runs: straight from the file, or through emitEntry
+// for a line alone (blobs to resolve, bytes to repair).
+func (o *opener) copyRuns(f *os.File, runs []session.Run) error {
+	for _, r := range runs {
+		if r.Alone {
+			raw, err := readAt(f, r.Off, int32(r.Len))
 			if err != nil {
 				return err
 			}
 			o.emitEntry(raw)
-			k++
 			continue
 		}
-		start, end := idx.off[i], idx.off[i]+int64(idx.n[i])
-		k++
-		for k < len(order) {
-			j := order[k]
-			if idx.hasBlob[j] || idx.off[j] != end+1 {
-				break
-			}
-			end = idx.off[j] + int64(idx.n[j])
-			k++
-		}
-		if _, err := io.Copy(o.w, io.NewSectionReader(f, start, end-start)); err != nil {
+		if _, err := io.Copy(o.w, io.NewSectionReader(f, r.Off, r.Len)); err != nil {
 			return err
 		}
 		o.w.WriteByte('\n')
@@ -474,9 +497,10 @@ func readAt(f *os.File, off int64, n int32) ([]byte, error) {
 
 // scanLines calls fn for every non-blank line with its byte offset and
 // 1-based number, and whether it is a torn last line (no newline); lines
-// may be of any length. A trailing "\r" is not part of
-// the line. The slice passed to fn is valid only during the call.
-func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn bool) error) error {
+// may be of any length. A trailing "\r" is not part of the line. The slice
+// passed to fn is valid only during the call. It returns where the last
+// newline-terminated line ends: bytes, and lines.
+func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
 	var long []byte
@@ -491,20 +515,23 @@ func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn boo
 			line = long
 		}
 		if err != nil && err != io.EOF {
-			return err
+			return whole, lines, err
 		}
 		size := len(line)
+		ended := bytes.HasSuffix(line, []byte{'\n'})
 		content := bytes.TrimSuffix(line, []byte{'\n'})
 		content = bytes.TrimSuffix(content, []byte{'\r'})
 		if len(bytes.TrimSpace(content)) > 0 {
-			torn := err == io.EOF && !bytes.HasSuffix(line, []byte{'\n'})
-			if ferr := fn(content, off, n, torn); ferr != nil {
-				return ferr
+			if ferr := fn(content, off, n, !ended); ferr != nil {
+				return whole, lines, ferr
 			}
 		}
 		off += int64(size)
+		if ended {
+			whole, lines = off, n
+		}
 		if err == io.EOF {
-			return nil
+			return whole, lines, nil
 		}
 	}
 }

@@ -112,3 +112,10 @@ func (l *Lines) skip(n int, err error) (Line, error) {
 	l.Problems = append(l.Problems, Problem{Line: n, Err: err})
 	return Line{}, nil
 }
+
+// ResumeLines goes on reading a file whose first lines were read already
+// (by an index): its header and how many entries they held. IDs then
+// holds only the ids read from here on.
+func ResumeLines(h Header, entries int) Lines {
+	return Lines{Header: h, entries: int32(entries), seen: true}
+}
