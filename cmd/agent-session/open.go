@@ -28,7 +28,14 @@ func openCommand(env *app.Env) *cli.Command {
 of the active path, root to leaf, exactly as stored: the session stream that agent-compact and
 agent-chat read. A missing or empty FILE gives a fresh header and writes nothing (append creates the
 file). Older files (v1, v2) are migrated in memory. Blob references are resolved to inline base64
-unless --blobs ref.
+unless --blobs ref. Lines that are not records, torn, or repeat an id are reported on stderr
+(file:line) and skipped or read as the rules of formats/session say, the same for every
+subcommand.
+
+The path to the last entry is printed from an index beside the file (S/index for S.jsonl,
+formats/session-index), written after a whole read and extended by later opens with what was
+appended; the file stays the only truth: a rewrite, a branch or a torn line means a whole read,
+and an index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
 
 Examples:
    agent-session open s.jsonl | agent-chat "go on" | agent-session append s.jsonl

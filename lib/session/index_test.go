@@ -90,3 +90,40 @@ func FuzzParseIndex(f *testing.F) {
 		Bloom(x.IDs).Has("x") // never panics on an accepted filter
 	})
 }
+
+// Lines on any bytes: no panic, the header first, problems in line order,
+// an entry's id resolving to an entry read.
+func FuzzLines(f *testing.F) {
+	f.Add([]byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" +
+		`{"type":"message","id":"a","parentId":"a","message":{}}` + "\n" + `{"type":"message","id":"a"}` + "\n{\"ty"))
+	f.Add([]byte("\xff{}\n\n{\"type\":\"session\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var l Lines
+		last := 0
+		for n, raw := range strings.Split(string(data), "\n") {
+			line, err := l.Read([]byte(raw), n+1, false)
+			if err != nil {
+				if n > 0 && last > 0 {
+					t.Fatalf("line %d: a header error after the header", n+1)
+				}
+				return
+			}
+			if line.Kind == HeaderLine {
+				last = n + 1
+			}
+			if line.Kind == EntryLine && l.Header.Version >= 3 {
+				if line.ID == "" || line.ParentID == line.ID {
+					t.Fatalf("line %d: entry %q parent %q", n+1, line.ID, line.ParentID)
+				}
+				if _, ok := l.IDs[line.ID]; !ok {
+					t.Fatalf("line %d: id %q not in IDs", n+1, line.ID)
+				}
+			}
+		}
+		for i := 1; i < len(l.Problems); i++ {
+			if l.Problems[i].Line < l.Problems[i-1].Line {
+				t.Fatalf("problems out of order: %v", l.Problems)
+			}
+		}
+	})
+}
