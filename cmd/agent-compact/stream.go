@@ -69,7 +69,7 @@ func (st *stream) add(raw []byte, n int) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	e, err := compact.ReadEntry(line)
+	e, err := compact.ReadHead(line) // its message is read only if it is kept (path)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, err)
 	}
@@ -130,9 +130,7 @@ func (st *stream) letGo(c compact.Entry) error {
 	if _, err := bufs.WriteTo(st.out); err != nil {
 		return err
 	}
-	for _, e := range st.entries[:k] {
-		st.carry = compact.Carry(st.carry, e)
-	}
+	st.carry = compact.CarryAll(st.carry, st.entries[:k])
 	st.flushed += k
 	st.lines = append([][]byte(nil), st.lines[cut:]...)
 	st.entries = append([]compact.Entry(nil), st.entries[k:]...)
@@ -148,6 +146,7 @@ func (st *stream) letGo(c compact.Entry) error {
 // the path BuildContext resolves over the window (for 'agent-session open'
 // output, every entry), with the line of each (-1 for a carried one).
 func (st *stream) path() ([]compact.Entry, []int) {
+	compact.Complete(st.entries)
 	at := compact.ActivePath(st.entries)
 	path := make([]compact.Entry, 0, len(st.carry)+len(at))
 	lines := make([]int, 0, cap(path))

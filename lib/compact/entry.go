@@ -20,6 +20,8 @@ type Entry struct {
 	Role    string          // Message's role
 	Tokens  int             // EstimateTokens(Message)
 	info    msgInfo
+	raw     []byte // a Head entry's "message" value, until Complete reads it
+	head    bool   // read by ReadHead: Message, Role, Tokens wait for Complete
 }
 
 // msgInfo is what one skim of an AgentMessage yields.
@@ -50,6 +52,26 @@ func ReadEntry(line []byte) (Entry, error) {
 		return Entry{}, err
 	}
 	return index(r, msg), nil
+}
+
+// ReadHead is ReadEntry for a reader that may never need the entry's
+// message: the line is checked and its base fields read, and the message is
+// read by Complete, when and if the entry is used.
+func ReadHead(line []byte) (Entry, error) {
+	r, msg, err := session.ParseRecordMessage(line)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Record: r, raw: msg, head: true}, nil
+}
+
+// Complete reads the messages of the entries ReadHead left unread.
+func Complete(entries []Entry) {
+	for i := range entries {
+		if e := &entries[i]; e.head {
+			*e = index(e.Record, e.raw)
+		}
+	}
 }
 
 // Index reads records already parsed (tests, other callers of the
@@ -388,4 +410,32 @@ func str(v []byte) bool { return len(v) > 2 && v[0] == '"' }
 
 func countsUsage(e Entry) bool {
 	return e.info.usage != nil && e.info.stopReason != "error" && e.info.stopReason != "aborted"
+}
+
+// CarryAll is Carry over the entries let go of (in stream order), reading
+// (Complete) only the newest messages it needs: the model changes are
+// kept, and of the assistant messages only the newest that names its model
+// and the newest with a usage can matter.
+func CarryAll(carry []Entry, gone []Entry) []Entry {
+	model, usage := -1, -1
+	for i := len(gone) - 1; i >= 0 && (model < 0 || usage < 0); i-- {
+		if gone[i].Type != "message" {
+			continue
+		}
+		Complete(gone[i : i+1])
+		if e := gone[i]; e.info.role == "assistant" {
+			if model < 0 && namesModel(e) {
+				model = i
+			}
+			if usage < 0 && countsUsage(e) {
+				usage = i
+			}
+		}
+	}
+	for i, e := range gone {
+		if e.Type == "model_change" || i == model || i == usage {
+			carry = Carry(carry, e)
+		}
+	}
+	return carry
 }
