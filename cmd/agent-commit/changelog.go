@@ -36,21 +36,7 @@ func changelogCommand(env *app.Env) *cli.Command {
 				Description: "For each staged file, the nearest tracked CHANGELOG.md at or above its directory, up to the " +
 					"repository root; paths are repository-relative. These are the files agent-commit commit adds entries to. " +
 					"Prints [] when there are none.",
-				Action: func(c *cli.Context) error {
-					if c.NArg() > 0 {
-						return exit.Errorf(exit.Usage, "targets takes no arguments")
-					}
-					if err := inRepo(c, env); err != nil {
-						return err
-					}
-					targets, _, err := changelogTargets(c, env)
-					if err != nil {
-						return err
-					}
-					b, _ := json.Marshal(targets)
-					_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
-					return err
-				},
+				Action: func(c *cli.Context) error { return printTargets(c, env) },
 			},
 			{
 				Name:  "show",
@@ -89,37 +75,57 @@ func changelogCommand(env *app.Env) *cli.Command {
 				ArgsUsage: "ENTRIES.json|-",
 				Description: "The JSON is {\"entries\":{\"Fixed\":[\"…\"]},\"deletions\":{\"Added\":[\"…\"]}} " +
 					"(a bare {\"Fixed\":[…]} object is taken as entries).",
-				Flags: []cli.Flag{fileFlag, createFlag},
-				Action: func(c *cli.Context) error {
-					name := c.Args().First()
-					var data []byte
-					var err error
-					if name == "" || name == "-" {
-						name = "-"
-						data, err = io.ReadAll(env.Stdin)
-					} else {
-						data, err = os.ReadFile(abs(env, name))
-					}
-					if err != nil {
-						return exit.Errorf(exit.Usage, "%v", err)
-					}
-					var doc struct {
-						Entries   map[string][]string `json:"entries"`
-						Deletions map[string][]string `json:"deletions"`
-					}
-					if err := json.Unmarshal(data, &doc); err != nil {
-						return exit.Errorf(exit.Usage, "%s: %v", name, err)
-					}
-					if doc.Entries == nil && doc.Deletions == nil {
-						if err := json.Unmarshal(data, &doc.Entries); err != nil {
-							return exit.Errorf(exit.Usage, "%s: want {\"entries\":{SECTION:[ITEM…]}}: %v", name, err)
-						}
-					}
-					return editChangelog(c, env, doc.Entries, doc.Deletions)
-				},
+				Flags:  []cli.Flag{fileFlag, createFlag},
+				Action: func(c *cli.Context) error { return applyChangelog(c, env) },
 			},
 		},
 	}
+}
+
+// applyChangelog merges the entries and deletions of a JSON document.
+func applyChangelog(c *cli.Context, env *app.Env) error {
+	name := c.Args().First()
+	var data []byte
+	var err error
+	if name == "" || name == "-" {
+		name = "-"
+		data, err = io.ReadAll(env.Stdin)
+	} else {
+		data, err = os.ReadFile(abs(env, name))
+	}
+	if err != nil {
+		return exit.Errorf(exit.Usage, "%v", err)
+	}
+	var doc struct {
+		Entries   map[string][]string `json:"entries"`
+		Deletions map[string][]string `json:"deletions"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return exit.Errorf(exit.Usage, "%s: %v", name, err)
+	}
+	if doc.Entries == nil && doc.Deletions == nil {
+		if err := json.Unmarshal(data, &doc.Entries); err != nil {
+			return exit.Errorf(exit.Usage, "%s: want {\"entries\":{SECTION:[ITEM…]}}: %v", name, err)
+		}
+	}
+	return editChangelog(c, env, doc.Entries, doc.Deletions)
+}
+
+// printTargets prints the changelogs the staged changes belong to.
+func printTargets(c *cli.Context, env *app.Env) error {
+	if c.NArg() > 0 {
+		return exit.Errorf(exit.Usage, "targets takes no arguments")
+	}
+	if err := inRepo(c, env); err != nil {
+		return err
+	}
+	targets, _, err := changelogTargets(c, env)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(targets)
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+	return err
 }
 
 func readChangelog(env *app.Env, name string) (string, error) {

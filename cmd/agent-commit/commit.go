@@ -100,6 +100,22 @@ func runCommit(c *cli.Context, env *app.Env) error {
 		rollback(c.Context, env, edits)
 		return err
 	}
+	if err := gitCommit(c, env, m, edits); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, m)
+	if detached {
+		app.Warnf(c, "HEAD is detached: the commit is on no branch (git switch -c NAME keeps it)")
+	}
+	if c.Bool("push") {
+		return gitPush(c, env)
+	}
+	return nil
+}
+
+// gitCommit commits the staged changes with message m, rolling the
+// changelog edits back when git refuses.
+func gitCommit(c *cli.Context, env *app.Env, m string, edits []*edit) error {
 	cmd := exec.CommandContext(c.Context, "git", "commit", "-q", "-F", "-")
 	cmd.Dir = env.Dir
 	cmd.Env = append(os.Environ(), "AGENT_COMMIT_ACTIVE=1")
@@ -114,18 +130,16 @@ func runCommit(c *cli.Context, env *app.Env) error {
 		}
 		return exit.Errorf(exit.Failure, "%s", msg)
 	}
-	fmt.Fprintln(env.Stdout, m)
-	if detached {
-		app.Warnf(c, "HEAD is detached: the commit is on no branch (git switch -c NAME keeps it)")
-	}
-	if c.Bool("push") {
-		cmd := exec.CommandContext(c.Context, "git", "push", "-q")
-		cmd.Dir = env.Dir
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return exit.Errorf(exit.Failure, "committed, but git push failed:\n%s", indent(out.String()))
-		}
+	return nil
+}
+
+func gitPush(c *cli.Context, env *app.Env) error {
+	cmd := exec.CommandContext(c.Context, "git", "push", "-q")
+	cmd.Dir = env.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return exit.Errorf(exit.Failure, "committed, but git push failed:\n%s", indent(out.String()))
 	}
 	return nil
 }

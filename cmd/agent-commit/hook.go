@@ -32,107 +32,115 @@ func hookCommand(env *app.Env) *cli.Command {
 			"   agent-commit hook install\n" +
 			"   agent-commit hook uninstall\n" +
 			"   agent-commit hook run commit-msg .git/COMMIT_EDITMSG   # for husky, lefthook, pre-commit",
-		Subcommands: []*cli.Command{
-			{
-				Name: "install",
-				Usage: "install prepare-commit-msg (proposes a message from the model; never blocks) and " +
-					"commit-msg (lints the message; blocks only on errors)",
-				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "prepare-commit-msg", Usage: "install only the prepare-commit-msg hook"},
-					&cli.BoolFlag{Name: "commit-msg", Usage: "install only the commit-msg hook"},
-					&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` the prepare-commit-msg hook uses"},
-				},
-				Action: func(c *cli.Context) error {
-					dir, err := hooksDir(c, env)
-					if err != nil {
+		Subcommands: []*cli.Command{hookInstallCommand(env), hookUninstallCommand(env), hookRunCommand(env)},
+	}
+}
+
+func hookInstallCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name: "install",
+		Usage: "install prepare-commit-msg (proposes a message from the model; never blocks) and " +
+			"commit-msg (lints the message; blocks only on errors)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "prepare-commit-msg", Usage: "install only the prepare-commit-msg hook"},
+			&cli.BoolFlag{Name: "commit-msg", Usage: "install only the commit-msg hook"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` the prepare-commit-msg hook uses"},
+		},
+		Action: func(c *cli.Context) error {
+			dir, err := hooksDir(c, env)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			names := hookNames
+			switch {
+			case c.Bool("prepare-commit-msg") && !c.Bool("commit-msg"):
+				names = []string{"prepare-commit-msg"}
+			case c.Bool("commit-msg") && !c.Bool("prepare-commit-msg"):
+				names = []string{"commit-msg"}
+			}
+			for _, name := range names {
+				extra := ""
+				if m := c.String("model"); m != "" && name == "prepare-commit-msg" {
+					extra = " --model " + shellQuote(m)
+				}
+				if err := installHook(dir, name, extra); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stderr, "agent-commit: installed %s\n", filepath.Join(dir, name))
+			}
+			return nil
+		},
+	}
+}
+
+func hookUninstallCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "uninstall",
+		Usage: "remove agent-commit's hooks and restore chained ones",
+		Action: func(c *cli.Context) error {
+			dir, err := hooksDir(c, env)
+			if err != nil {
+				return err
+			}
+			for _, name := range hookNames {
+				p := filepath.Join(dir, name)
+				data, err := os.ReadFile(p)
+				if err != nil || !bytes.Contains(data, []byte(hookMarker)) {
+					continue
+				}
+				if err := os.Remove(p); err != nil {
+					return err
+				}
+				if _, err := os.Stat(p + chainSuffix); err == nil {
+					if err := os.Rename(p+chainSuffix, p); err != nil {
 						return err
 					}
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return err
-					}
-					names := hookNames
-					switch {
-					case c.Bool("prepare-commit-msg") && !c.Bool("commit-msg"):
-						names = []string{"prepare-commit-msg"}
-					case c.Bool("commit-msg") && !c.Bool("prepare-commit-msg"):
-						names = []string{"commit-msg"}
-					}
-					for _, name := range names {
-						extra := ""
-						if m := c.String("model"); m != "" && name == "prepare-commit-msg" {
-							extra = " --model " + shellQuote(m)
-						}
-						if err := installHook(dir, name, extra); err != nil {
-							return err
-						}
-						fmt.Fprintf(env.Stderr, "agent-commit: installed %s\n", filepath.Join(dir, name))
-					}
-					return nil
-				},
-			},
-			{
-				Name:  "uninstall",
-				Usage: "remove agent-commit's hooks and restore chained ones",
-				Action: func(c *cli.Context) error {
-					dir, err := hooksDir(c, env)
-					if err != nil {
-						return err
-					}
-					for _, name := range hookNames {
-						p := filepath.Join(dir, name)
-						data, err := os.ReadFile(p)
-						if err != nil || !bytes.Contains(data, []byte(hookMarker)) {
-							continue
-						}
-						if err := os.Remove(p); err != nil {
-							return err
-						}
-						if _, err := os.Stat(p + chainSuffix); err == nil {
-							if err := os.Rename(p+chainSuffix, p); err != nil {
-								return err
-							}
-						}
-						fmt.Fprintf(env.Stderr, "agent-commit: removed %s\n", p)
-					}
-					return nil
-				},
-			},
-			{
-				Name:      "run",
-				Usage:     "run a hook: commit-msg FILE, or prepare-commit-msg FILE [SOURCE [SHA]]",
-				ArgsUsage: "NAME ARGS...",
-				Description: "prepare-commit-msg writes the proposed message above the file's content (git's comments) and " +
-					"always exits 0: on any failure it warns and leaves the file alone. It does nothing for -m/-F, " +
-					"merges, squashes, amends (SOURCE message, merge, squash, commit, template), when " +
-					"AGENT_COMMIT_SKIP=1, or inside agent-commit's own commits (AGENT_COMMIT_ACTIVE=1).",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "profile", Usage: "lint profile: conventional or strict", Value: "conventional"},
-					&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` for prepare-commit-msg"},
-					&cli.StringFlag{Name: "replay", Usage: "prepare-commit-msg answers from cassette `FILE` (tests, offline use)"},
-				},
-				Action: func(c *cli.Context) error {
-					switch c.Args().First() {
-					case "prepare-commit-msg":
-						if c.NArg() < 2 || c.NArg() > 4 {
-							return exit.Errorf(exit.Usage, "prepare-commit-msg takes FILE [SOURCE [SHA]]")
-						}
-						prepareCommitMsg(c, env, c.Args().Get(1), c.Args().Get(2))
-						return nil
-					case "commit-msg":
-						if c.NArg() != 2 {
-							return exit.Errorf(exit.Usage, "commit-msg takes the message FILE")
-						}
-						if code := app.Run(c.Context, newApp, env, []string{"agent-commit", "lint", "--profile", c.String("profile"), c.Args().Get(1)}); code != 0 {
-							return exit.Silent(code)
-						}
-						return nil
-					case "":
-						return exit.Errorf(exit.Usage, "hook run needs a hook NAME")
-					default:
-						return exit.Errorf(exit.Usage, "unknown hook %q (have: %s)", c.Args().First(), strings.Join(hookNames, ", "))
-					}
-				},
-			},
+				}
+				fmt.Fprintf(env.Stderr, "agent-commit: removed %s\n", p)
+			}
+			return nil
+		},
+	}
+}
+
+func hookRunCommand(env *app.Env) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a hook: commit-msg FILE, or prepare-commit-msg FILE [SOURCE [SHA]]",
+		ArgsUsage: "NAME ARGS...",
+		Description: "prepare-commit-msg writes the proposed message above the file's content (git's comments) and " +
+			"always exits 0: on any failure it warns and leaves the file alone. It does nothing for -m/-F, " +
+			"merges, squashes, amends (SOURCE message, merge, squash, commit, template), when " +
+			"AGENT_COMMIT_SKIP=1, or inside agent-commit's own commits (AGENT_COMMIT_ACTIVE=1).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "profile", Usage: "lint profile: conventional or strict", Value: "conventional"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` for prepare-commit-msg"},
+			&cli.StringFlag{Name: "replay", Usage: "prepare-commit-msg answers from cassette `FILE` (tests, offline use)"},
+		},
+		Action: func(c *cli.Context) error {
+			switch c.Args().First() {
+			case "prepare-commit-msg":
+				if c.NArg() < 2 || c.NArg() > 4 {
+					return exit.Errorf(exit.Usage, "prepare-commit-msg takes FILE [SOURCE [SHA]]")
+				}
+				prepareCommitMsg(c, env, c.Args().Get(1), c.Args().Get(2))
+				return nil
+			case "commit-msg":
+				if c.NArg() != 2 {
+					return exit.Errorf(exit.Usage, "commit-msg takes the message FILE")
+				}
+				if code := app.Run(c.Context, newApp, env, []string{"agent-commit", "lint", "--profile", c.String("profile"), c.Args().Get(1)}); code != 0 {
+					return exit.Silent(code)
+				}
+				return nil
+			case "":
+				return exit.Errorf(exit.Usage, "hook run needs a hook NAME")
+			default:
+				return exit.Errorf(exit.Usage, "unknown hook %q (have: %s)", c.Args().First(), strings.Join(hookNames, ", "))
+			}
 		},
 	}
 }

@@ -59,30 +59,9 @@ func runSplit(c *cli.Context, env *app.Env) error {
 		return exit.Errorf(exit.Usage, "split takes at most one PLAN.json (or - for stdin)")
 	}
 	name := c.Args().First()
-	var given *commit.SplitPlan
-	if name != "" {
-		for _, f := range []string{"model", "context", "replay", "record", "models-file"} {
-			if c.IsSet(f) {
-				return exit.Errorf(exit.Usage, "--%s is for a plan made by the model; %s is given", f, name)
-			}
-		}
-		var data []byte
-		var err error
-		if name == "-" {
-			data, err = io.ReadAll(env.Stdin)
-		} else {
-			data, err = os.ReadFile(abs(env, name))
-		}
-		if err != nil {
-			return exit.Errorf(exit.Usage, "%v", err)
-		}
-		plan, err := commit.ParseSplitPlan(data)
-		if err != nil {
-			return exit.Errorf(exit.Usage, "%s: %v", name, err)
-		}
-		given = &plan
-	} else if c.String("record") != "" && c.String("replay") != "" {
-		return exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+	given, err := givenSplitPlan(c, env, name)
+	if err != nil {
+		return err
 	}
 	cfg, err := lintConfig(c, env)
 	if err != nil {
@@ -114,38 +93,7 @@ func runSplit(c *cli.Context, env *app.Env) error {
 		app.Warnf(c, "%s", w)
 	}
 	if c.Bool("dry-run") {
-		type step struct {
-			commit.SplitCommit
-			Message    string `json:"message"`
-			Patch      string `json:"patch,omitempty"`
-			PatchBytes int64  `json:"patch_bytes"`
-		}
-		out := struct {
-			Source   string   `json:"source"`
-			Commits  []step   `json:"commits"`
-			Order    []int    `json:"order"`
-			Warnings []string `json:"warnings"`
-		}{Source: "model", Order: run.Order, Warnings: append([]string{}, run.Warnings...)}
-		if given != nil {
-			out.Source = "file"
-		}
-		for i, sc := range run.Plan.Commits {
-			st := step{SplitCommit: sc, Message: sc.Render()}
-			for _, sp := range run.Patches[i] {
-				st.PatchBytes += sp.Len
-			}
-			if st.PatchBytes <= maxShownPatch {
-				b, err := io.ReadAll(commit.SpanReader(spool, run.Patches[i]))
-				if err != nil {
-					return err
-				}
-				st.Patch = string(b)
-			}
-			out.Commits = append(out.Commits, st)
-		}
-		b, _ := json.MarshalIndent(out, "", "  ")
-		_, err := fmt.Fprintf(env.Stdout, "%s\n", b)
-		return err
+		return printSplitDryRun(env, run, spool, given != nil)
 	}
 	return applySplit(c.Context, env, run.Plan, run.Order, spool, run.Patches)
 }
@@ -291,4 +239,71 @@ func applySplit(ctx context.Context, env *app.Env, plan commit.SplitPlan, order 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// givenSplitPlan reads the plan named on the command line (nil when none:
+// the model makes it).
+func givenSplitPlan(c *cli.Context, env *app.Env, name string) (*commit.SplitPlan, error) {
+	if name == "" {
+		if c.String("record") != "" && c.String("replay") != "" {
+			return nil, exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+		}
+		return nil, nil
+	}
+	for _, f := range []string{"model", "context", "replay", "record", "models-file"} {
+		if c.IsSet(f) {
+			return nil, exit.Errorf(exit.Usage, "--%s is for a plan made by the model; %s is given", f, name)
+		}
+	}
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(env.Stdin)
+	} else {
+		data, err = os.ReadFile(abs(env, name))
+	}
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "%v", err)
+	}
+	plan, err := commit.ParseSplitPlan(data)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "%s: %v", name, err)
+	}
+	return &plan, nil
+}
+
+// printSplitDryRun prints the plan, its commits' messages and patches as JSON.
+func printSplitDryRun(env *app.Env, run commit.SplitRun, spool *os.File, fromFile bool) error {
+	type step struct {
+		commit.SplitCommit
+		Message    string `json:"message"`
+		Patch      string `json:"patch,omitempty"`
+		PatchBytes int64  `json:"patch_bytes"`
+	}
+	out := struct {
+		Source   string   `json:"source"`
+		Commits  []step   `json:"commits"`
+		Order    []int    `json:"order"`
+		Warnings []string `json:"warnings"`
+	}{Source: "model", Order: run.Order, Warnings: append([]string{}, run.Warnings...)}
+	if fromFile {
+		out.Source = "file"
+	}
+	for i, sc := range run.Plan.Commits {
+		st := step{SplitCommit: sc, Message: sc.Render()}
+		for _, sp := range run.Patches[i] {
+			st.PatchBytes += sp.Len
+		}
+		if st.PatchBytes <= maxShownPatch {
+			b, err := io.ReadAll(commit.SpanReader(spool, run.Patches[i]))
+			if err != nil {
+				return err
+			}
+			st.Patch = string(b)
+		}
+		out.Commits = append(out.Commits, st)
+	}
+	b, _ := json.MarshalIndent(out, "", "  ")
+	_, err := fmt.Fprintf(env.Stdout, "%s\n", b)
+	return err
 }

@@ -55,66 +55,80 @@ Examples:
 			&cli.StringFlag{Name: "from", Value: "auto", Usage: "`FORMAT` of the input: auto, claude or codex"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the session to `FILE` (default: the sessions directory)"},
 		},
-		Action: func(c *cli.Context) error {
-			path, err := needPath(c, env, "FILE")
-			if err != nil {
-				return err
-			}
-			lines, err := readTranscript(path)
-			if err != nil {
-				return err
-			}
-			format := c.String("from")
-			if format == "auto" {
-				for _, ln := range lines {
-					if len(bytes.TrimSpace(ln)) > 0 {
-						format = transcript.Detect(ln)
-						break
-					}
-				}
-			}
-			opt := transcript.Options{NewID: func() string { return newEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
-			var res transcript.Result
-			switch format {
-			case "claude":
-				res, err = transcript.FromClaude(lines, opt)
-			case "codex":
-				res, err = transcript.FromCodex(lines, opt)
-			case "pi":
-				return exit.Errorf(exit.Usage, "%s is already a session file: open it directly", path)
-			default:
-				return exit.Errorf(exit.Usage, "%s: not a Claude Code or Codex transcript (use --from claude|codex to say which)", path)
-			}
-			report(c, path, res)
-			if err != nil {
-				return exit.Wrap(exit.Usage, fmt.Errorf("%s: %v", path, err))
-			}
-			sessions := res.Sessions
-			if format == "claude" { // 2.x: <dir>/<uuid>.jsonl and <dir>/<uuid>/subagents/agent-*.jsonl
-				files, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-*.jsonl"))
-				sort.Strings(files)
-				for _, f := range files {
-					sub, err := readTranscript(f)
-					if err != nil {
-						return err
-					}
-					r, err := transcript.FromClaude(sub, opt)
-					report(c, f, r)
-					if err != nil {
-						app.Warnf(c, "%s: skipped: %v", f, err)
-						continue
-					}
-					for _, s := range r.Sessions {
-						if s.Agent == "" {
-							s.Agent = strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".jsonl"), "agent-")
-						}
-						sessions = append(sessions, s)
-					}
-				}
-			}
-			return writeImported(c, env, sessions)
-		},
+		Action: func(c *cli.Context) error { return runImport(c, env) },
 	}
+}
+
+func runImport(c *cli.Context, env *app.Env) error {
+	path, err := needPath(c, env, "FILE")
+	if err != nil {
+		return err
+	}
+	lines, err := readTranscript(path)
+	if err != nil {
+		return err
+	}
+	format := c.String("from")
+	if format == "auto" {
+		for _, ln := range lines {
+			if len(bytes.TrimSpace(ln)) > 0 {
+				format = transcript.Detect(ln)
+				break
+			}
+		}
+	}
+	opt := transcript.Options{NewID: func() string { return newEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
+	var res transcript.Result
+	switch format {
+	case "claude":
+		res, err = transcript.FromClaude(lines, opt)
+	case "codex":
+		res, err = transcript.FromCodex(lines, opt)
+	case "pi":
+		return exit.Errorf(exit.Usage, "%s is already a session file: open it directly", path)
+	default:
+		return exit.Errorf(exit.Usage, "%s: not a Claude Code or Codex transcript (use --from claude|codex to say which)", path)
+	}
+	report(c, path, res)
+	if err != nil {
+		return exit.Wrap(exit.Usage, fmt.Errorf("%s: %v", path, err))
+	}
+	sessions := res.Sessions
+	if format == "claude" {
+		subs, err := importSubagents(c, path, opt)
+		if err != nil {
+			return err
+		}
+		sessions = append(sessions, subs...)
+	}
+	return writeImported(c, env, sessions)
+}
+
+// importSubagents imports Claude Code 2.x's sub-agent files beside the
+// transcript: <dir>/<uuid>/subagents/agent-*.jsonl.
+func importSubagents(c *cli.Context, path string, opt transcript.Options) ([]transcript.Session, error) {
+	var sessions []transcript.Session
+	files, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-*.jsonl"))
+	sort.Strings(files)
+	for _, f := range files {
+		sub, err := readTranscript(f)
+		if err != nil {
+			return nil, err
+		}
+		r, err := transcript.FromClaude(sub, opt)
+		report(c, f, r)
+		if err != nil {
+			app.Warnf(c, "%s: skipped: %v", f, err)
+			continue
+		}
+		for _, s := range r.Sessions {
+			if s.Agent == "" {
+				s.Agent = strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".jsonl"), "agent-")
+			}
+			sessions = append(sessions, s)
+		}
+	}
+	return sessions, nil
 }
 
 // readTranscript reads a transcript's lines, gunzipping a gzipped one.

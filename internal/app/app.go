@@ -1,7 +1,7 @@
 // Package app is the shared shell around every agent-* command: it builds the
 // urfave/cli/v2 application against injected streams, environment and clock,
 // never lets the library call os.Exit, maps errors to the one exit-code table
-// of lib/exit, and adds the `completion` and `man` subcommands.
+// of lib/exit, and adds the --version, --man and --generate-completion flags.
 //
 //	main() ──Main(spec)──▶ Run(ctx, spec, env, args) ──▶ spec(env).RunContext
 //	                                   │
@@ -120,7 +120,13 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		err = exit.Wrap(exit.Usage, err)
 	}
 	if err != nil && ctx.Err() != nil && exit.Code(err) == exit.Failure {
-		err = &exit.Error{Code: exit.Interrupted, Err: err}
+		// Interrupted: the code says so. A silent error stays silent (the
+		// command has reported it), rather than printing "exit status 1".
+		if exit.IsSilent(err) {
+			err = exit.Silent(exit.Interrupted)
+		} else {
+			err = &exit.Error{Code: exit.Interrupted, Err: err}
+		}
 	}
 	return report(a.Name, env, err)
 }
@@ -148,16 +154,13 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return exit.Errorf(exit.Usage, "%s (see '%s --help')", err, c.Command.HelpName)
 }
 
-// The version flag is -V/--version (as in ripgrep), so -v stays free for
-// commands that mean "invert" by it.
-func init() {
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version"}
-}
-
 func prepare(a *cli.App, env *Env) {
 	a.Writer, a.ErrWriter, a.Reader = env.Stdout, env.Stderr, env.Stdin
 	a.ExitErrHandler = func(*cli.Context, error) {} // errors are mapped by Run, not by the library
 	a.Version = version()
+	// The version flag is ours (extraFlags), not urfave's global
+	// cli.VersionFlag, which a package may not change for everyone.
+	a.HideVersion = true
 	a.OnUsageError = usageError
 	if a.Action == nil && len(a.Commands) > 0 {
 		a.Action = func(c *cli.Context) error {

@@ -60,6 +60,7 @@ func TestRun(t *testing.T) {
 		{[]string{"help", "nosuch"}, 2, "", "No help topic for 'nosuch'"},       // 3 is context overflow only
 		{[]string{"ok", "extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"--version"}, 0, "agent-x version ", ""},
+		{[]string{"-V"}, 0, "agent-x version ", ""},
 	}
 	for _, c := range cases {
 		env, out, errb := testEnv(nil)
@@ -85,6 +86,20 @@ func TestInterrupted(t *testing.T) {
 	}
 	if code := Run(ctx, s, env, []string{"agent-x"}); code != exit.Interrupted {
 		t.Errorf("code %d, want 130", code)
+	}
+}
+
+// A command that has reported its own failure returns a silent error; on
+// an interrupt it becomes 130 and stays silent (no "exit status 1").
+func TestInterruptedSilent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env, _, errb := testEnv(nil)
+	s := func(*Env) *cli.App {
+		return &cli.App{Name: "agent-x", Action: func(c *cli.Context) error { return exit.Silent(exit.Failure) }}
+	}
+	if code := Run(ctx, s, env, []string{"agent-x"}); code != exit.Interrupted || errb.Len() != 0 {
+		t.Errorf("code %d, stderr %q; want 130 and nothing", code, errb.String())
 	}
 }
 

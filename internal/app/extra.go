@@ -13,12 +13,14 @@ import (
 // not subcommands, so a positional argument is always the command's own (a
 // prompt, a pattern, a path): 'agent-grep man .' searches for "man".
 const (
+	versionFlag    = "version" // -V, as in ripgrep: -v stays free for "invert"
 	manFlag        = "man"
 	completionFlag = "generate-completion"
 )
 
 func extraFlags() []cli.Flag {
 	return []cli.Flag{
+		&cli.BoolFlag{Name: versionFlag, Aliases: []string{"V"}, Usage: "print the version"},
 		&cli.BoolFlag{Name: manFlag, Usage: "print the man page (roff): " + "`man -l <(CMD --man)`"},
 		&cli.StringFlag{Name: completionFlag, Usage: "print the completion script for `SHELL` (bash, zsh or fish)"},
 	}
@@ -28,6 +30,10 @@ func extraFlags() []cli.Flag {
 // own action runs (and before its arguments are checked).
 func extraAction(a *cli.App, next cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		if c.Bool(versionFlag) {
+			_, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", a.Name, a.Version)
+			return err
+		}
 		if c.Bool(manFlag) {
 			_, err := fmt.Fprint(c.App.Writer, Man(a))
 			return err

@@ -42,9 +42,6 @@ func (e *Env) Resolve(p string) string {
 	return filepath.Clean(p)
 }
 
-// resolve is Resolve (the tools' spelling).
-func (e *Env) resolve(p string) string { return e.Resolve(p) }
-
 // Outside is the refusal of a path argument outside the root, or "".
 // The path is resolved as the tools resolve it and its symlinks as far
 // as it exists, so a symlink that leaves the root counts as outside.

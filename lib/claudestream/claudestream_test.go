@@ -103,7 +103,8 @@ func TestGolden(t *testing.T) {
 
 func TestNoRun(t *testing.T) {
 	tr := New(Options{SessionID: "s"})
-	lines, err := tr.Event(event.Failure(2, "agent-chat: no model"), 5)
+	failure, _ := event.Decode([]byte(`{"type":"error","code":2,"message":"agent-chat: no model"}`))
+	lines, err := tr.Event(failure, 5)
 	if err != nil || len(lines) != 0 {
 		t.Fatalf("lines %q err %v", lines, err)
 	}

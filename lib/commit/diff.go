@@ -48,17 +48,11 @@ var (
 	hunkHeadRe = lazyRe(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 )
 
-// ParseDiff splits `git diff` output into files and hunks, keeping all of
-// the text. Renames, copies, new and deleted files, mode changes and binary
-// files are recognised; C-quoted paths are unquoted.
-func ParseDiff(diff string) []FileDiff {
-	files, _ := ParseDiffReader(strings.NewReader(diff), -1, -1)
-	return files
-}
-
-// ParseDiffReader is ParseDiff over a stream with bounded memory: it keeps at
+// ParseDiffReader splits `git diff` output into files and hunks. Renames,
+// copies, new and deleted files, mode changes and binary files are
+// recognised; C-quoted paths are unquoted. Memory is bounded: it keeps at
 // most keepFile bytes of each file's text and keepTotal bytes in all
-// (negative: no limit), and marks files it cut as Truncated. Line counts,
+// (negative: no limit, all of the text), and marks files it cut as Truncated. Line counts,
 // hunk headers and byte spans always cover the whole diff.
 func ParseDiffReader(r io.Reader, keepFile, keepTotal int) ([]FileDiff, error) {
 	p := &diffParser{keepFile: keepFile, keepTotal: keepTotal}

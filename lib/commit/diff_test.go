@@ -132,6 +132,12 @@ func TestScopes(t *testing.T) {
 	}
 }
 
+// ParseDiff is ParseDiffReader over a whole diff, keeping all of its text.
+func ParseDiff(diff string) []FileDiff {
+	files, _ := ParseDiffReader(strings.NewReader(diff), -1, -1)
+	return files
+}
+
 func FuzzParseDiff(f *testing.F) {
 	f.Add("diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-a\n+b\n+c\n")
 	f.Add("diff --git a/y b/z\nsimilarity index 100%\nrename from y\nrename to z\n")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 )
 
 // Agent event types (formats/events).
@@ -38,9 +37,6 @@ var Types = []string{
 	ToolExecutionStart, ToolExecutionUpdate, ToolExecutionEnd, TurnEnd, AgentEnd,
 	AutoRetryStart, AutoRetryEnd, Entry, ContextOverflow, MaxTurns, CompactionSuggested, CompactionStart, CompactionEnd, Request, Error,
 }
-
-// Known reports whether t is an agent event type of this version.
-func Known(t string) bool { return slices.Contains(Types, t) }
 
 // Event is one line of the agent event stream. Only the fields of its Type
 // are set; the others stay zero and are left out when encoded.
@@ -93,7 +89,7 @@ type Event struct {
 	Payload   json.RawMessage `json:"payload,omitempty"`
 
 	// error: the last record of a failed JSONL stage; Code is its exit
-	// status and Message holds the text as a JSON string (see Failure).
+	// status and Message holds the text as a JSON string (internal/app writes it).
 	Code int `json:"code,omitempty"`
 
 	// Raw is the line the event was decoded from, kept so routing stages can
@@ -117,12 +113,6 @@ type Content struct {
 
 // Text is a text content block.
 func Text(s string) Content { return Content{Type: "text", Text: s} }
-
-// Failure builds the error record a failed stage ends its stdout with.
-func Failure(code int, msg string) Event {
-	m, _ := json.Marshal(msg)
-	return Event{Type: Error, Code: code, Message: m}
-}
 
 // ErrorText is the text of an error record ("" for other events).
 func (e Event) ErrorText() string {

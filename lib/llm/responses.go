@@ -59,7 +59,7 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 					case "toolCall":
 						callID, itemID, _ := strings.Cut(b.ID, "|")
 						item := obj{{"arguments", string(objectSchema(b.Arguments))}, {"call_id", safeID(callID, 64)}, {"name", b.Name}, {"type", "function_call"}}
-						if itemID != "" && !(same == false && strings.HasPrefix(itemID, "fc_")) {
+						if itemID != "" && !(!same && strings.HasPrefix(itemID, "fc_")) {
 							if !strings.HasPrefix(itemID, "fc_") {
 								itemID = "fc_" + itemID
 							}

@@ -67,7 +67,7 @@ type claudeBlock struct {
 type claudeSession struct {
 	*builder
 	agent   string
-	id, ts  string
+	ts      string
 	open    map[string]string // API message id → its assistant entry, until the next prompt
 	pending string            // a compaction entry waiting for its summary
 	queued  []queued          // prompts typed while the agent worked
