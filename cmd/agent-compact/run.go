@@ -420,7 +420,6 @@ func summaryText(plan compact.Plan, instructions string, ask func(string) (strin
 // modelAsk asks the model through lib/llm (catalog, keys, retries and
 // cassettes as in agent-chat); done closes a recording.
 func (j *job) modelAsk(model llm.Model) (ask func(string) (string, error), done func(), err error) {
-	done = func() {}
 	if model.ID == "" {
 		return nil, nil, fmt.Errorf("no model to summarize with: pass --model provider/id")
 	}
@@ -444,7 +443,7 @@ func (j *job) modelAsk(model llm.Model) (ask func(string) (string, error), done 
 			return "", err
 		}
 		if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
-			return "", fmt.Errorf("Summarization failed: %s", m.ErrorMessage)
+			return "", fmt.Errorf("summarization failed: %s", m.ErrorMessage)
 		}
 		return strings.TrimSpace(m.Text()), nil
 	}
@@ -495,7 +494,7 @@ func (j *job) commandAsk(prompt string) (string, error) {
 		}
 		if ev.Type == "message_end" && ev.Message.Role == "assistant" {
 			if ev.Message.StopReason == llm.StopError || ev.Message.StopReason == llm.StopAborted {
-				return "", fmt.Errorf("Summarization failed: %s", ev.Message.ErrorMessage)
+				return "", fmt.Errorf("summarization failed: %s", ev.Message.ErrorMessage)
 			}
 			text = ev.Message.Text()
 		}

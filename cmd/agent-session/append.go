@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -573,8 +571,7 @@ func (a *appender) prepare(raw []byte, line int) ([]byte, error) {
 
 // putBlob stores decoded image bytes content-addressed, once.
 func (a *appender) putBlob(data []byte) (string, error) {
-	sum := sha256.Sum256(data)
-	hash := hex.EncodeToString(sum[:])
+	hash := session.BlobHash(data)
 	p := filepath.Join(a.blobs, hash)
 	if _, err := os.Stat(p); err == nil {
 		return hash, nil

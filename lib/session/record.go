@@ -176,5 +176,3 @@ type Problem struct {
 	Err  error
 	Kept bool // the line was read anyway (repaired or reinterpreted), not skipped
 }
-
-func (p Problem) String() string { return fmt.Sprintf("line %d: %v", p.Line, p.Err) }
