@@ -1,6 +1,7 @@
 // Command plotscale draws scripts/bench-scale's results as an SVG: time per
 // turn (wall, log scale) against session size (entries, log scale), one line
-// per series. Input (stdin): lines "entries series ms", e.g.
+// per series (a pi series dashed, a -cpu one dotted). Input (stdin):
+// lines "entries series ms", e.g.
 // "100000 ours-steady 412"; output: the SVG on stdout.
 //
 //	go run ./scripts/plotscale < results.tsv > docs/scale.svg
@@ -58,14 +59,14 @@ func main() {
 	if ly1 == ly0 {
 		ly1++
 	}
-	const W, H, left, right, top, bottom = 720, 440, 70, 190, 40, 50
+	const W, H, left, right, top, bottom = 760, 440, 70, 200, 40, 50
 	px := func(x float64) float64 { return left + (math.Log10(x)-lx0)/(lx1-lx0)*(W-left-right) }
 	py := func(y float64) float64 { return H - bottom - (math.Log10(y)-ly0)/(ly1-ly0)*(H-top-bottom) }
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
 	fmt.Fprintf(w, `<rect width="%d" height="%d" fill="white"/>`+"\n", W, H)
-	fmt.Fprintf(w, `<text x="%d" y="22" font-size="14">Time per turn against session size (median wall, log-log)</text>`+"\n", left)
+	fmt.Fprintf(w, `<text x="%d" y="22" font-size="14">Time per turn against session size (medians; wall, and CPU where -cpu; log-log)</text>`+"\n", left)
 	for d := lx0; d <= lx1; d++ {
 		x := px(math.Pow(10, d))
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n",
@@ -82,7 +83,10 @@ func main() {
 	for k, name := range order {
 		c := colors[k%len(colors)]
 		dash := ""
-		if strings.HasPrefix(name, "pi") {
+		switch {
+		case strings.HasSuffix(name, "-cpu"):
+			dash = ` stroke-dasharray="2 3"`
+		case strings.HasPrefix(name, "pi"):
 			dash = ` stroke-dasharray="6 4"`
 		}
 		var pts []string
