@@ -57,15 +57,32 @@ func readIndex(t *testing.T, file string) session.Index {
 	return x
 }
 
+// bigSession starts a session over indexMin bytes (open indexes no
+// smaller file): one long first turn, in messages under append's 500,000
+// character cut.
+func bigSession(t *testing.T, bin string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	long := userEvent(strings.Repeat("long ", 80000)) // 400 KB
+	run(t, bin, strings.Repeat(long+"\n", indexMin/400000+1), "append", file)
+	return file
+}
+
 func TestIndexAgreesWithFile(t *testing.T) {
 	bin := sessionBinary(t)
-	file := filepath.Join(t.TempDir(), "s.jsonl")
-	for i := range 5 {
+	file := bigSession(t, bin)
+	small := filepath.Join(t.TempDir(), "small.jsonl")
+	run(t, bin, userEvent("one"), "append", small)
+	run(t, bin, "", "open", small)
+	if _, err := os.Stat(indexPath(small)); err == nil {
+		t.Errorf("a small file got an index")
+	}
+	for i := range 4 {
 		run(t, bin, userEvent(fmt.Sprint("turn ", i)), "append", file)
 	}
 	first, _ := run(t, bin, "", "open", file) // a whole read; writes the index
 	x := readIndex(t, file)
-	if x.Entries != 5 || x.LeafID == "" {
+	if x.Entries != 7 || x.LeafID == "" {
 		t.Fatalf("index %+v", x)
 	}
 	if got, _ := run(t, bin, "", "open", file); got != first {
@@ -77,7 +94,7 @@ func TestIndexAgreesWithFile(t *testing.T) {
 	if want := whole(t, bin, file); got != want {
 		t.Fatalf("after an append:\n%s\nwant\n%s", got, want)
 	}
-	if y := readIndex(t, file); y.Entries != 6 || y.Size <= x.Size {
+	if y := readIndex(t, file); y.Entries != 8 || y.Size <= x.Size {
 		t.Fatalf("index not extended: %+v", y)
 	}
 
@@ -130,7 +147,7 @@ func shiftRun(t *testing.T, b []byte) []byte {
 // and not kept in the index: once the line is whole, open prints it.
 func TestIndexTornLine(t *testing.T) {
 	bin := sessionBinary(t)
-	file := filepath.Join(t.TempDir(), "s.jsonl")
+	file := bigSession(t, bin)
 	run(t, bin, userEvent("one"), "append", file)
 	run(t, bin, "", "open", file) // index
 	out, _ := run(t, bin, "", "open", "--all", file)
@@ -162,7 +179,7 @@ func TestIndexTornLine(t *testing.T) {
 // child of the one before), and at the end nothing is lost.
 func TestIndexSecondWriter(t *testing.T) {
 	bin := sessionBinary(t)
-	file := filepath.Join(t.TempDir(), "s.jsonl")
+	file := bigSession(t, bin)
 	run(t, bin, userEvent("start"), "append", file)
 	const n = 40
 	var wg sync.WaitGroup

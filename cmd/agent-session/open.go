@@ -33,8 +33,8 @@ unless --blobs ref. Lines that are not records, torn, or repeat an id are report
 subcommand.
 
 The path to the last entry is printed from an index beside the file (S/index for S.jsonl,
-formats/session-index), written after a whole read and extended by later opens with what was
-appended; the file stays the only truth: a rewrite, a branch or a torn line means a whole read,
+formats/session-index), written after a whole read of a file of 1 MiB or more and extended by
+later opens with what was appended; the file stays the only truth: a rewrite, a branch or a torn line means a whole read,
 and an index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
 
 Examples:

@@ -136,10 +136,16 @@ func (o *opener) agrees(f *os.File, x session.Index) ([]byte, session.Header, bo
 	return header, hdr, true
 }
 
+// indexMin is the smallest file open writes an index for: a smaller one
+// is read whole in a few milliseconds, and gets no directory beside it for
+// the index alone.
+const indexMin = 1 << 20
+
 // saveIndex writes the index of a whole read of the file, when the file
-// ends with a newline and its leaf is the entry its id resolves to.
+// is at least indexMin bytes, ends with a newline and its leaf is the entry
+// its id resolves to.
 func (o *opener) saveIndex(st os.FileInfo, idx *fastIndex, runs []session.Run, leafID string, leaf int32) {
-	if idx.whole != st.Size() || fileID(st) == (session.FileID{}) {
+	if idx.whole < indexMin || idx.whole != st.Size() || fileID(st) == (session.FileID{}) {
 		return
 	}
 	if leaf >= 0 && idx.lines.IDs[leafID] != leaf {
