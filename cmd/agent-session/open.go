@@ -366,6 +366,11 @@ func (o *opener) fast(all bool) (done bool, err error) {
 // older than version 3.
 func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 	idx := &fastIndex{}
+	if st, err := f.Stat(); err == nil && st.Size() > 1<<20 { // about an entry a KiB: room, fewer rehashes and copies
+		n := int(st.Size() / 1024)
+		idx.lines.IDs = make(map[string]int32, n)
+		idx.off, idx.n, idx.parent, idx.hasBlob = make([]int64, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]bool, 0, n)
+	}
 	var header []byte
 	var pending map[int32]string // children whose parent line comes later
 	var err error
