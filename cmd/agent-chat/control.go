@@ -64,18 +64,22 @@ func (k *control) listen(ctx context.Context, path string, abort context.CancelF
 	}
 }
 
-// take returns the queued messages of one kind (steer or, when the agent
-// would stop, follow-ups and leftover steering) and a pending thinking level.
-func (k *control) take(stopping bool) (msgs []llm.Message, thinking string) {
+// feed moves what came in meanwhile into the loop (nothing without
+// --control).
+func (k *control) feed(l *loop.Loop) {
 	if k == nil {
-		return nil, ""
+		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	msgs, k.steer = k.steer, nil
-	if stopping {
-		msgs, k.follow = append(msgs, k.follow...), nil
+	for _, m := range k.steer {
+		l.Steer(m)
 	}
-	thinking, k.thinking = k.thinking, ""
-	return msgs, thinking
+	for _, m := range k.follow {
+		l.FollowUp(m)
+	}
+	if k.thinking != "" {
+		l.SetThinking(k.thinking)
+	}
+	k.steer, k.follow, k.thinking = nil, nil, ""
 }

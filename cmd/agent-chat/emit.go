@@ -81,15 +81,20 @@ func (e *emitter) finish() {
 	}
 }
 
-// raw writes one event given as a value.
+// emit writes one event, filled in by fill.
 func (e *emitter) emit(typ string, fill func(*event.Event)) {
-	e.flushDelta()
-	if typ == event.TurnStart {
-		e.turns++
-	}
 	ev := event.Event{Type: typ}
 	if fill != nil {
 		fill(&ev)
+	}
+	e.event(ev)
+}
+
+// event writes one event given as a value, after any buffered delta.
+func (e *emitter) event(ev event.Event) {
+	e.flushDelta()
+	if ev.Type == event.TurnStart {
+		e.turns++
 	}
 	e.write(ev)
 }

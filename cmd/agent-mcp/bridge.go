@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -70,7 +71,7 @@ func bridgeCommand(env *cmdEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			b := &bridge{env: env, c: c, naming: c.String("naming"), calls: map[string]context.CancelFunc{},
+			b := &bridge{env: env, c: c, naming: c.String("naming"), srv: toolproto.NewServer(env.Stdout),
 				asks: map[string]chan *event.Answer{}, early: map[string]*event.Answer{}, hooks: hs}
 			return b.run(c.Context)
 		},
@@ -85,13 +86,12 @@ type bridge struct {
 	// stateDir is hello's stateDir, where large outputs are spilled.
 	stateDir string
 
-	outMu sync.Mutex
+	// srv writes the protocol's lines and runs the calls.
+	srv *toolproto.Server
 
 	mu      sync.Mutex
 	servers []*bridgeServer
 	byName  map[string]route // agent name → server and MCP tool
-	calls   map[string]context.CancelFunc
-	wg      sync.WaitGroup
 
 	// asks are elicitations waiting for an answer, by request id; early
 	// holds answers that came before their request was registered.
@@ -147,9 +147,7 @@ func (b *bridge) send(v any) {
 	if err != nil {
 		return
 	}
-	b.outMu.Lock()
-	defer b.outMu.Unlock()
-	_, _ = b.env.Stdout.Write(line)
+	b.srv.SendLine(line)
 }
 
 func (b *bridge) logf(level, format string, args ...any) {
@@ -157,29 +155,56 @@ func (b *bridge) logf(level, format string, args ...any) {
 }
 
 func (b *bridge) run(ctx context.Context) error {
-	sc := newLineReader(b.env.Stdin, maxProtocolLine, func(n, size int) {
-		b.logf("error", "agent-mcp bridge: stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, maxProtocolLine)
-	})
-	var hello *event.Hello
-	for hello == nil {
-		if !sc.Scan() {
-			if err := sc.Err(); err != nil {
-				return err
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	hello := false
+	err := b.srv.Serve(b.env.Stdin, toolproto.Handlers{
+		Message: func(m any, n int) error {
+			if hello {
+				b.handle(ctx, m)
+				return nil
 			}
-			return nil // EOF before hello: nothing to do
-		}
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			b.logf("error", "agent-mcp bridge: %v", err)
-			continue
-		}
-		h, ok := m.(*event.Hello)
-		if !ok {
-			b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
-			continue
-		}
-		hello = h
+			h, ok := m.(*event.Hello)
+			if !ok {
+				b.logf("error", "agent-mcp bridge: expected hello first, got %T", m)
+				return nil
+			}
+			hello = true
+			return b.start(ctx, h)
+		},
+		BadLine: func(n int, err error) { b.logf("error", "agent-mcp bridge: %v", err) },
+		LongLine: func(n, size int) {
+			b.logf("error", "agent-mcp bridge: stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)
+		},
+	})
+	if b.r != nil && b.r.sampler != nil {
+		defer b.r.sampler.close()
 	}
+	if !hello {
+		return err // EOF before hello: nothing to do
+	}
+	// EOF: running calls have finished (an interrupt cancels them) and
+	// written their results; stop background work, close the servers.
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
+	cancelAll()
+	b.bg.Wait()
+	for _, bs := range b.servers {
+		select {
+		case <-bs.ready:
+			if bs.s != nil {
+				bs.s.close()
+			}
+		default:
+		}
+	}
+	return err
+}
+
+// start sets the bridge up from hello: the runner, the servers (each
+// connecting in the background) and the answer.
+func (b *bridge) start(ctx context.Context, hello *event.Hello) error {
 	b.stateDir = hello.StateDir
 	b.sessionID = hello.SessionID
 	b.runHooks = hello.Hooks != nil && *hello.Hooks && len(b.hooks) > 0
@@ -195,9 +220,6 @@ func (b *bridge) run(ctx context.Context) error {
 	if r.sampler, err = newSampler(b.c, b.env); err != nil {
 		return err
 	}
-	if r.sampler != nil {
-		defer r.sampler.close()
-	}
 	es, err := r.selected(nil)
 	if err != nil {
 		return err
@@ -211,63 +233,34 @@ func (b *bridge) run(ctx context.Context) error {
 			return err
 		}
 	}
-	ctx, cancelAll := context.WithCancel(ctx)
-	defer cancelAll()
 	for _, e := range es {
 		bs := &bridgeServer{e: e, ready: make(chan struct{})}
 		b.servers = append(b.servers, bs)
 		go b.connect(ctx, bs)
 	}
 	b.answerHello(ctx, hello)
+	return nil
+}
 
-	for sc.Scan() {
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			b.logf("error", "agent-mcp bridge: %v", err)
-			continue
+// handle takes one of the parent's messages after hello.
+func (b *bridge) handle(ctx context.Context, m any) {
+	switch m := m.(type) {
+	case *event.Call:
+		b.startCall(ctx, m)
+	case *event.Cancel:
+		b.srv.Cancel(m.ID)
+	case *event.Answer:
+		b.mu.Lock()
+		if ch, ok := b.asks[m.RequestID]; ok {
+			delete(b.asks, m.RequestID)
+			ch <- m
+		} else {
+			b.early[m.RequestID] = m
 		}
-		switch m := m.(type) {
-		case *event.Call:
-			b.startCall(ctx, m)
-		case *event.Cancel:
-			b.mu.Lock()
-			for id, cancel := range b.calls {
-				if m.ID == "" || m.ID == id {
-					cancel()
-				}
-			}
-			b.mu.Unlock()
-		case *event.Answer:
-			b.mu.Lock()
-			if ch, ok := b.asks[m.RequestID]; ok {
-				delete(b.asks, m.RequestID)
-				ch <- m
-			} else {
-				b.early[m.RequestID] = m
-			}
-			b.mu.Unlock()
-		default:
-			b.logf("error", "agent-mcp bridge: unexpected %T", m)
-		}
+		b.mu.Unlock()
+	default:
+		b.logf("error", "agent-mcp bridge: unexpected %T", m)
 	}
-	// EOF: let running calls finish (an interrupt cancels them), write
-	// their results, stop background work, close the servers.
-	b.wg.Wait()
-	b.mu.Lock()
-	b.closing = true
-	b.mu.Unlock()
-	cancelAll()
-	b.bg.Wait()
-	for _, bs := range b.servers {
-		select {
-		case <-bs.ready:
-			if bs.s != nil {
-				bs.s.close()
-			}
-		default:
-		}
-	}
-	return sc.Err()
 }
 
 func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
@@ -504,28 +497,11 @@ func (b *bridge) toolsMessage() *toolsMsg {
 func (b *bridge) startCall(ctx context.Context, call *event.Call) {
 	b.mu.Lock()
 	rt, ok := b.byName[call.Name]
-	cctx, cancel := context.WithCancel(ctx)
-	if _, dup := b.calls[call.ID]; dup {
-		b.mu.Unlock()
-		cancel()
-		b.logf("error", "agent-mcp bridge: call id %q is already running", call.ID)
-		return
-	}
-	b.calls[call.ID] = cancel
 	b.mu.Unlock()
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		start := time.Now()
-		res := b.call(cctx, rt, ok, call)
-		res.ID = call.ID
-		res.DurationMs = time.Since(start).Milliseconds()
-		b.mu.Lock()
-		delete(b.calls, call.ID)
-		b.mu.Unlock()
-		cancel()
-		b.send(res)
-	}()
+	started := b.srv.Go(ctx, call.ID, func(cctx context.Context) *event.Result { return b.call(cctx, rt, ok, call) })
+	if !started {
+		b.logf("error", "agent-mcp bridge: call id %q is already running", call.ID)
+	}
 }
 
 func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) *event.Result {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -22,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -83,87 +82,108 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			&cli.StringFlag{Name: "token", Usage: "with --http, require Authorization: Bearer TOKEN (default: $AGENT_MCP_SERVE_TOKEN)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http, also accept requests whose Origin header is `ORIGIN` (e.g. https://app.example); repeatable"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return exit.Errorf(exit.Usage, "serve: no arguments expected")
-			}
-			longRunningGC(env)
-			cwd := env.Dir
-			if d := c.String("cwd"); d != "" {
-				cwd = d
-			}
-			token := c.String("token")
-			if token == "" {
-				token = env.Getenv("AGENT_MCP_SERVE_TOKEN")
-			}
-			addr := c.String("http")
-			if addr != "" {
-				host, _, err := net.SplitHostPort(addr)
-				if err != nil {
-					return exit.Errorf(exit.Usage, "--http %q: %v", addr, err)
-				}
-				ip := net.ParseIP(host)
-				loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
-				if !loopback && !c.Bool("listen-any") {
-					return exit.Errorf(exit.Usage, "--http %q is not a loopback address: add --listen-any (and a --token)", addr)
-				}
-				if !loopback && token == "" {
-					return exit.Errorf(exit.Usage, "--http %q off loopback needs --token or AGENT_MCP_SERVE_TOKEN", addr)
-				}
-			} else if c.IsSet("token") || c.Bool("listen-any") {
-				return exit.Errorf(exit.Usage, "--token and --listen-any need --http")
-			}
-			var pick []string
-			for _, t := range c.StringSlice("tools") {
-				pick = append(pick, strings.Split(t, ",")...)
-			}
-			tp, err := startToolProc(c.Context, env, c.String("tools-cmd"), cwd)
-			if err != nil {
-				return err
-			}
-			defer tp.stop()
-			srv, err := tp.server(cwd, pick, c.Bool("allow-write"), c.Bool("allow-exec"))
-			if err != nil {
-				return err
-			}
-			if addr == "" {
-				err := srv.Run(c.Context, &mcp.StdioTransport{})
-				if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-					return err
-				}
-				return nil
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return exit.Errorf(exit.Failure, "--http: %v", err)
-			}
-			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-			origins := c.StringSlice("allow-origin")
-			handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				// The MCP spec: servers MUST validate Origin on Streamable
-				// HTTP (DNS rebinding); a browser page elsewhere gets 403.
-				if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
-					http.Error(w, "forbidden origin", http.StatusForbidden)
-					return
-				}
-				if token != "" {
-					if r.Header.Get("Authorization") != "Bearer "+token {
-						w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
-						http.Error(w, "unauthorized", http.StatusUnauthorized)
-						return
-					}
-				}
-				h.ServeHTTP(w, r)
-			})
-			hs := &http.Server{Handler: handler}
-			app.Warnf(c, "serving MCP on http://%s/", ln.Addr())
-			go func() { <-c.Context.Done(); hs.Close() }()
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
-		},
+		Action: func(c *cli.Context) error { return serveRun(c, env) },
 	}
+}
+
+// serveFlags are serve's checked flags.
+type serveFlags struct {
+	cwd, token, addr string
+	pick             []string
+}
+
+// serveFlagsFrom checks serve's flags: an --http address off loopback
+// needs --listen-any and a token; --token and --listen-any need --http.
+func serveFlagsFrom(c *cli.Context, env *cmdEnv) (serveFlags, error) {
+	f := serveFlags{cwd: env.Dir, token: c.String("token"), addr: c.String("http")}
+	if c.NArg() > 0 {
+		return f, exit.Errorf(exit.Usage, "serve: no arguments expected")
+	}
+	if d := c.String("cwd"); d != "" {
+		f.cwd = d
+	}
+	if f.token == "" {
+		f.token = env.Getenv("AGENT_MCP_SERVE_TOKEN")
+	}
+	if f.addr != "" {
+		host, _, err := net.SplitHostPort(f.addr)
+		if err != nil {
+			return f, exit.Errorf(exit.Usage, "--http %q: %v", f.addr, err)
+		}
+		ip := net.ParseIP(host)
+		loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+		if !loopback && !c.Bool("listen-any") {
+			return f, exit.Errorf(exit.Usage, "--http %q is not a loopback address: add --listen-any (and a --token)", f.addr)
+		}
+		if !loopback && f.token == "" {
+			return f, exit.Errorf(exit.Usage, "--http %q off loopback needs --token or AGENT_MCP_SERVE_TOKEN", f.addr)
+		}
+	} else if c.IsSet("token") || c.Bool("listen-any") {
+		return f, exit.Errorf(exit.Usage, "--token and --listen-any need --http")
+	}
+	for _, t := range c.StringSlice("tools") {
+		f.pick = append(f.pick, strings.Split(t, ",")...)
+	}
+	return f, nil
+}
+
+// serveRun starts the tool process and serves its tools over stdio or HTTP.
+func serveRun(c *cli.Context, env *cmdEnv) error {
+	f, err := serveFlagsFrom(c, env)
+	if err != nil {
+		return err
+	}
+	longRunningGC(env)
+	tp, err := startToolProc(c.Context, env, c.String("tools-cmd"), f.cwd)
+	if err != nil {
+		return err
+	}
+	defer tp.stop()
+	srv, err := tp.server(f.cwd, f.pick, c.Bool("allow-write"), c.Bool("allow-exec"))
+	if err != nil {
+		return err
+	}
+	if f.addr == "" {
+		err := srv.Run(c.Context, &mcp.StdioTransport{})
+		if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+			return err
+		}
+		return nil
+	}
+	return serveHTTP(c, srv, f)
+}
+
+// serveHTTP serves srv over Streamable HTTP until interrupted.
+func serveHTTP(c *cli.Context, srv *mcp.Server, f serveFlags) error {
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return exit.Errorf(exit.Failure, "--http: %v", err)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	origins := c.StringSlice("allow-origin")
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The MCP spec: servers MUST validate Origin on Streamable
+		// HTTP (DNS rebinding); a browser page elsewhere gets 403.
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
+			http.Error(w, "forbidden origin", http.StatusForbidden)
+			return
+		}
+		if f.token != "" {
+			if r.Header.Get("Authorization") != "Bearer "+f.token {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+	hs := &http.Server{Handler: handler}
+	app.Warnf(c, "serving MCP on http://%s/", ln.Addr())
+	go func() { <-c.Context.Done(); hs.Close() }()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // originAllowed says whether a request's Origin may use the server: a
@@ -202,12 +222,10 @@ func longRunningGC(env *cmdEnv) {
 
 // toolProc is the tool co-process behind serve.
 type toolProc struct {
-	env   *cmdEnv
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	tools []event.ToolDef
+	env    *cmdEnv
+	client *toolproto.Client
+	tools  []event.ToolDef
 
-	wmu     sync.Mutex
 	mu      sync.Mutex
 	nextID  int
 	pending map[string]*pendingCall
@@ -220,7 +238,6 @@ type toolProc struct {
 	// tool could see the EOF before its answer.
 	unparking sync.WaitGroup
 	warn      func(string)
-	dead      error
 	// excl makes an exclusive tool run alone.
 	excl sync.RWMutex
 }
@@ -251,133 +268,100 @@ func (p *pendingCall) report(o event.ToolOutput) {
 }
 
 func startToolProc(ctx context.Context, env *cmdEnv, command, cwd string) (*toolProc, error) {
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Dir = cwd
-	cmd.Stderr = env.Stderr
-	in, err := cmd.StdinPipe()
+	tp := &toolProc{env: env, pending: map[string]*pendingCall{}, parked: map[string]*pendingCall{},
+		warn: func(m string) { fmt.Fprintf(env.Stderr, "agent-mcp: %s\n", m) }}
+	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: "+format+"\n", a...) }
+	cl, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Stderr: env.Stderr, Hello: &event.Hello{Cwd: cwd},
+		OnLog:     func(l *event.Log) { logf("%s", l.Msg) },
+		OnBadLine: func(err error) { logf("%v", err) },
+		OnAsk:     tp.onAsk})
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q: %v", command, err)
 	}
-	tp := &toolProc{env: env, cmd: cmd, in: in, pending: map[string]*pendingCall{}, parked: map[string]*pendingCall{},
-		warn: func(m string) { fmt.Fprintf(env.Stderr, "agent-mcp: %s\n", m) }}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	if err := tp.write(&event.Hello{Cwd: cwd}); err != nil {
-		tp.stop()
-		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q exited before sending its tools (%v)", command, err)
+	tp.client = cl
+	select {
+	case t := <-cl.Tools():
+		tp.tools = t.Tools
+		for _, e := range t.Errors {
+			logf("%s", e)
+		}
+	case <-cl.Dead():
+		return nil, exit.Errorf(exit.Failure, "--tools-cmd %q exited before sending its tools", command)
 	}
-	for {
-		if !sc.Scan() {
-			tp.stop()
-			return nil, exit.Errorf(exit.Failure, "--tools-cmd %q exited before sending its tools", command)
-		}
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: %v\n", err)
-			continue
-		}
-		if t, ok := m.(*event.Tools); ok {
-			tp.tools = t.Tools
-			for _, e := range t.Errors {
-				fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: %s\n", e)
-			}
-			break
-		}
-		if l, ok := m.(*event.Log); ok {
-			fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: %s\n", l.Msg)
-		}
-	}
-	go tp.read(sc)
 	return tp, nil
 }
 
-func (tp *toolProc) write(v any) error {
-	line, err := event.EncodeTool(v)
-	if err != nil {
-		return err
+func (tp *toolProc) write(v any) error { return tp.client.Send(v) }
+
+// onAsk routes a co-process's request to the call it belongs to, or
+// answers it cancelled.
+func (tp *toolProc) onAsk(m *event.ToolAsk) {
+	if p := tp.asker(m); p != nil && !p.isGone() {
+		p.asks <- m
+	} else if p != nil {
+		_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
+	} else {
+		tp.warn(fmt.Sprintf("--tools-cmd: request %q cancelled: no single running call it could belong to", m.RequestID))
+		_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
 	}
-	tp.wmu.Lock()
-	defer tp.wmu.Unlock()
-	_, err = tp.in.Write(line)
-	return err
 }
 
-// read dispatches the co-process's messages until it exits.
-func (tp *toolProc) read(sc *bufio.Scanner) {
-	for sc.Scan() {
-		m, err := event.DecodeTool(sc.Bytes())
-		if err != nil {
-			fmt.Fprintf(tp.env.Stderr, "agent-mcp: --tools-cmd: %v\n", err)
-			continue
-		}
-		switch m := m.(type) {
+// forward passes a call's updates and result on; a process that exits
+// first answers it with its exit.
+func (tp *toolProc) forward(p *pendingCall, ch <-chan any) {
+	deliver := func(v any) bool {
+		switch m := v.(type) {
+		case *event.Update:
+			p.report(m.PartialResult)
 		case *event.Result:
 			tp.mu.Lock()
-			p := tp.pending[m.ID]
-			delete(tp.pending, m.ID)
+			delete(tp.pending, p.id)
 			tp.mu.Unlock()
-			if p != nil {
-				p.result <- m
+			p.result <- m
+			return true
+		}
+		return false
+	}
+	for {
+		select {
+		case v := <-ch:
+			if deliver(v) {
+				return
 			}
-		case *event.Update:
-			tp.mu.Lock()
-			p := tp.pending[m.ID]
-			tp.mu.Unlock()
-			if p != nil {
-				p.report(m.PartialResult)
+		case <-tp.client.Dead():
+			for { // what came before the exit goes first
+				select {
+				case v := <-ch:
+					if deliver(v) {
+						return
+					}
+					continue
+				default:
+				}
+				break
 			}
-		case *event.ToolAsk:
-			if p := tp.asker(m); p != nil && !p.isGone() {
-				p.asks <- m
-			} else if p != nil {
-				_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
-			} else {
-				tp.warn(fmt.Sprintf("--tools-cmd: request %q cancelled: no single running call it could belong to", m.RequestID))
-				_ = tp.write(&event.Answer{RequestID: m.RequestID, Cancelled: true})
-			}
-		case *event.Log:
-			fmt.Fprintf(tp.env.Stderr, "agent-mcp: --tools-cmd: %s\n", m.Msg)
+			deliver(&event.Result{ID: p.id, Content: []event.Content{event.Text(deadText(tp.client.Err()))}, IsError: true})
+			return
 		}
 	}
-	err := tp.cmd.Wait()
-	tp.mu.Lock()
-	tp.dead = fmt.Errorf("tool process exited: %v", err)
-	if err == nil {
-		tp.dead = errors.New("tool process exited")
-	}
-	for id, p := range tp.pending {
-		p.result <- &event.Result{ID: id, Content: []event.Content{event.Text(tp.dead.Error())}, IsError: true}
-		delete(tp.pending, id)
-	}
-	tp.mu.Unlock()
 }
 
-func (tp *toolProc) closeIn() {
-	tp.in.Close() // EOF: the co-process finishes and exits
-	done := make(chan struct{})
-	go func() { tp.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		tp.cmd.Process.Kill()
+// deadText is a call's result when its process exited.
+func deadText(err error) string {
+	if err == nil {
+		return "tool process exited"
 	}
+	return toolproto.ExitText(err)
 }
 
 // start sends one call to the co-process.
 func (tp *toolProc) start(name string, args json.RawMessage, progress func(event.ToolOutput)) (*pendingCall, *event.Result) {
-	tp.mu.Lock()
-	if tp.dead != nil {
-		err := tp.dead
-		tp.mu.Unlock()
-		return nil, &event.Result{Content: []event.Content{event.Text(err.Error())}, IsError: true}
+	select {
+	case <-tp.client.Dead():
+		return nil, &event.Result{Content: []event.Content{event.Text(deadText(tp.client.Err()))}, IsError: true}
+	default:
 	}
+	tp.mu.Lock()
 	tp.nextID++
 	id := fmt.Sprintf("mcp-%d", tp.nextID)
 	p := &pendingCall{id: id, result: make(chan *event.Result, 1), asks: make(chan *event.ToolAsk, 4), progress: progress}
@@ -386,12 +370,14 @@ func (tp *toolProc) start(name string, args json.RawMessage, progress func(event
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if err := tp.write(&event.Call{ID: id, Name: name, Arguments: args}); err != nil {
+	ch, err := tp.client.Call(&event.Call{ID: id, Name: name, Arguments: args})
+	if err != nil {
 		tp.mu.Lock()
 		delete(tp.pending, id)
 		tp.mu.Unlock()
 		return nil, &event.Result{Content: []event.Content{event.Text("tool process: " + err.Error())}, IsError: true}
 	}
+	go tp.forward(p, ch)
 	return p, nil
 }
 
@@ -432,8 +418,8 @@ func (tp *toolProc) stop() {
 	for _, st := range sts {
 		tp.unpark(st)
 	}
-	tp.unparking.Wait() // a client's own unpark may still be writing
-	tp.closeIn()
+	tp.unparking.Wait()              // a client's own unpark may still be writing
+	tp.client.Close(2 * time.Second) // EOF: the co-process finishes and exits
 }
 
 // asker is the running call a co-process's request belongs to: the one its

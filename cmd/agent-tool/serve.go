@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,16 +8,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
-	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 )
 
 func serveCommand(env *app.Env) *cli.Command {
@@ -47,59 +46,34 @@ Example:
 	}
 }
 
-// server is one serve session: its tools, the writer shared by every
-// call's goroutine, and the running calls.
+// server is one serve session: its tools and the protocol server (the
+// writer shared by every call's goroutine, and the running calls).
 type server struct {
-	tools   []tools.Tool
-	env     *tools.Env
-	w       *bufio.Writer
-	wmu     sync.Mutex
-	shared  sync.RWMutex // write-held by an exclusive tool while it runs, read-held by the others
-	mu      sync.Mutex
-	running map[string]context.CancelFunc
-	wg      sync.WaitGroup
-	gate    *gate
-	hooks   bool // false when hello says the parent fires the hooks
+	*toolproto.Server
+	tools  []tools.Tool
+	env    *tools.Env
+	shared sync.RWMutex // write-held by an exclusive tool while it runs, read-held by the others
+	gate   *gate
+	hooks  bool // false when hello says the parent fires the hooks
 }
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
-	s := &server{tools: ts, env: env, w: bufio.NewWriter(out), running: map[string]context.CancelFunc{}, gate: g, hooks: true}
-	r := bufio.NewReaderSize(in, 256<<10)
-	for n := 1; ; n++ {
-		line, rerr := r.ReadBytes('\n')
-		if len(line) > 0 {
-			s.handle(ctx, line, n)
-		}
-		if rerr != nil {
-			break
-		}
-	}
-	// EOF: let every running call finish and answer, then exit (a parent
-	// that wants them stopped sends cancel first).
-	s.wg.Wait()
+	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true}
+	// At EOF every running call finishes and answers, then serve returns
+	// (a parent that wants them stopped sends cancel first).
+	_ = s.Serve(in, toolproto.Handlers{
+		Message: func(msg any, n int) error { s.handle(ctx, msg, n); return nil },
+		BadLine: func(n int, err error) {
+			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: %v (line skipped)", n, err)})
+		},
+		LongLine: func(n, size int) {
+			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)})
+		},
+	})
 	return nil
 }
 
-func (s *server) send(v any) {
-	b, err := event.EncodeTool(v)
-	if err != nil {
-		return
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.w.Write(b)
-	s.w.Flush()
-}
-
-func (s *server) handle(ctx context.Context, line []byte, n int) {
-	if len(trimSpace(line)) == 0 {
-		return
-	}
-	msg, err := event.DecodeTool(line)
-	if err != nil {
-		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: %v (line skipped)", n, err)})
-		return
-	}
+func (s *server) handle(ctx context.Context, msg any, n int) {
 	switch m := msg.(type) {
 	case *event.Hello:
 		if m.Cwd != "" {
@@ -118,7 +92,7 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		if len(m.Tools) > 0 {
 			sel, err := tools.Select(m.Tools, s.env.EditMode)
 			if err != nil {
-				s.send(&event.Log{Level: "error", Msg: err.Error()})
+				s.Send(&event.Log{Level: "error", Msg: err.Error()})
 			} else {
 				offer = sel
 			}
@@ -127,52 +101,27 @@ func (s *server) handle(ctx context.Context, line []byte, n int) {
 		for _, t := range offer {
 			reply.Tools = append(reply.Tools, t.Def)
 		}
-		s.send(reply)
+		s.Send(reply)
 	case *event.Call:
 		s.call(ctx, m)
 	case *event.Cancel:
-		s.mu.Lock()
-		for id, cancel := range s.running {
-			if m.ID == "" || m.ID == id {
-				cancel()
-			}
-		}
-		s.mu.Unlock()
+		s.Cancel(m.ID)
 	case *event.Answer:
 		// No tool of ours asks a person; an answer is acknowledged silently.
 	default:
-		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a %T is not sent to a tool process (line skipped)", n, msg)})
+		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a %T is not sent to a tool process (line skipped)", n, msg)})
 	}
 }
 
 func (s *server) call(parent context.Context, m *event.Call) {
 	ts, g := s.tools, s.gate // a later hello may switch them; this call keeps its own
-	ctx, cancel := context.WithCancel(parent)
-	s.mu.Lock()
-	if _, dup := s.running[m.ID]; dup {
-		s.mu.Unlock()
-		cancel()
-		s.send(&event.Result{ID: m.ID, Content: []event.Content{event.Text("a call with id " + m.ID + " is already running")}, IsError: true})
-		return
-	}
-	s.running[m.ID] = cancel
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.running, m.ID)
-			s.mu.Unlock()
-			cancel()
-		}()
-		start := time.Now()
-		exclusive := false
-		for _, t := range ts {
-			if t.Def.Name == m.Name && t.Def.Concurrency == event.Exclusive {
-				exclusive = true
-			}
+	exclusive := false
+	for _, t := range ts {
+		if t.Def.Name == m.Name && t.Def.Concurrency == event.Exclusive {
+			exclusive = true
 		}
+	}
+	ok := s.Go(parent, m.ID, func(ctx context.Context) *event.Result {
 		// Exclusive calls run alone; shared calls run together.
 		if exclusive {
 			s.shared.Lock()
@@ -181,24 +130,24 @@ func (s *server) call(parent context.Context, m *event.Call) {
 			s.shared.RLock()
 			defer s.shared.RUnlock()
 		}
-		var r event.Result
 		if ctx.Err() != nil {
-			r = event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
-		} else {
-			r = g.run(ctx, ts, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
-				s.send(&event.Update{ID: m.ID, PartialResult: o})
-			})
+			return &event.Result{Content: []event.Content{event.Text("Tool execution was aborted.")}, IsError: true}
 		}
-		r.ID, r.DurationMs = m.ID, time.Since(start).Milliseconds()
-		s.send(&r)
-	}()
+		r := g.run(ctx, ts, s.env, m.ID, m.Name, m.Arguments, s.hooks, func(o event.ToolOutput) {
+			s.Send(&event.Update{ID: m.ID, PartialResult: o})
+		})
+		return &r
+	})
+	if !ok {
+		s.Send(&event.Result{ID: m.ID, Content: []event.Content{event.Text("a call with id " + m.ID + " is already running")}, IsError: true})
+	}
 }
 
 // setEditMode switches the edit tool to the mode hello asks for, keeping
 // the same selection of tools.
 func (s *server) setEditMode(mode string) {
 	if !slices.Contains(tools.EditModes, mode) {
-		s.send(&event.Log{Level: "error", Msg: fmt.Sprintf("unknown editMode %q (modes: %s); keeping %s", mode, strings.Join(tools.EditModes, ", "), s.env.EditMode)})
+		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("unknown editMode %q (modes: %s); keeping %s", mode, strings.Join(tools.EditModes, ", "), s.env.EditMode)})
 		return
 	}
 	var names []string
@@ -214,16 +163,16 @@ func (s *server) setEditMode(mode string) {
 	}
 	ts, err := tools.Select(names, mode)
 	if err != nil {
-		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		s.Send(&event.Log{Level: "error", Msg: err.Error()})
 		return
 	}
-	var defs []loop.Tool
+	var defs []event.ToolDef
 	for _, t := range ts {
-		defs = append(defs, loop.Tool{ToolDef: t.Def})
+		defs = append(defs, t.Def)
 	}
-	v, err := loop.NewValidator(defs)
+	v, err := jsonschema.NewValidator(defs)
 	if err != nil {
-		s.send(&event.Log{Level: "error", Msg: err.Error()})
+		s.Send(&event.Log{Level: "error", Msg: err.Error()})
 		return
 	}
 	g := *s.gate
@@ -231,6 +180,8 @@ func (s *server) setEditMode(mode string) {
 	s.tools, s.gate, s.env.EditMode = ts, &g, mode
 }
 
+// trimSpace is bytes.TrimSpace for ASCII white space (agent-tool run's
+// blank lines).
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
 		b = b[1:]
@@ -246,16 +197,16 @@ func trimSpace(b []byte) []byte {
 type gate struct {
 	hooks []hooks.Hook
 	rules rules
-	valid *loop.Validator
+	valid *jsonschema.Validator
 	errw  io.Writer
 }
 
 func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
-	var defs []loop.Tool
+	var defs []event.ToolDef
 	for _, t := range ts {
-		defs = append(defs, loop.Tool{ToolDef: t.Def})
+		defs = append(defs, t.Def)
 	}
-	v, err := loop.NewValidator(defs)
+	v, err := jsonschema.NewValidator(defs)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
-	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/jsonschema"
 )
 
 // startServe runs serve over real pipes and returns the writer to its
@@ -24,11 +24,11 @@ func startServe(t *testing.T, dir string) (io.WriteCloser, *bufio.Scanner, chan 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var defs []loop.Tool
+	var defs []event.ToolDef
 	for _, tl := range ts {
-		defs = append(defs, loop.Tool{ToolDef: tl.Def})
+		defs = append(defs, tl.Def)
 	}
-	v, err := loop.NewValidator(defs)
+	v, err := jsonschema.NewValidator(defs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,319 +2,301 @@ package loop
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/jsonschema"
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
-// assistant builds an assistant message: text, or tool calls "id:name:args".
-func assistant(stop string, totalTokens int, parts ...string) json.RawMessage {
-	var content []string
-	for _, p := range parts {
-		if id, rest, ok := strings.Cut(p, ":"); ok && strings.HasPrefix(id, "t") {
-			name, args, _ := strings.Cut(rest, ":")
-			content = append(content, fmt.Sprintf(`{"type":"toolCall","id":%q,"name":%q,"arguments":%s}`, id, name, args))
-		} else {
-			content = append(content, fmt.Sprintf(`{"type":"text","text":%q}`, p))
-		}
-	}
-	extra := ""
-	if stop == StopError || stop == StopAborted {
-		extra = `,"errorMessage":"boom"`
-	}
-	return json.RawMessage(fmt.Sprintf(`{"role":"assistant","content":[%s],"stopReason":%q,"usage":{"input":1,"output":1,"totalTokens":%d}%s,"timestamp":1}`,
-		strings.Join(content, ","), stop, totalTokens, extra))
-}
+var testModel = llm.Model{Provider: "fake", ID: "m", ContextWindow: 100000, Reasoning: true}
 
-func user(text string) json.RawMessage { return UserMessage(text, nil, 0) }
-
-// driver feeds a loop and records every step's trace.
-type driver struct {
-	t    *testing.T
-	l    *Loop
-	got  []string
-	done *Done
-}
-
-func (d *driver) step(s Step) {
-	d.got = append(d.got, trace(s)...)
-	if s.Done != nil {
-		d.done = s.Done
-	}
-}
-
-func (d *driver) model(m json.RawMessage) {
-	d.t.Helper()
-	s, err := d.l.AssistantDone(m, 5)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	d.step(s)
-}
-
-func newDriver(t *testing.T, cfg Config) *driver {
-	ts, v := testTools(t)
-	cfg.Tools, cfg.Validator = ts, v
-	return &driver{t: t, l: New(cfg, []json.RawMessage{user("old")}, &Queue{})}
-}
-
-func check(t *testing.T, want []string, d *driver) {
+// testConfig: read (shared, with a schema) and grep (shared) from source
+// 0; bash (exclusive) from source 1, not abortable.
+func testConfig(t *testing.T) Config {
 	t.Helper()
-	if diff := cmp.Diff(want, d.got); diff != "" {
-		t.Errorf("trace (-want +got):\n%s", diff)
+	bash := def("bash", event.Exclusive)
+	bash.NonAbortable = true
+	ts, err := Merge([]Source{
+		{Name: "a", Tools: []event.ToolDef{
+			{Name: "read", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+			def("grep", event.Shared)}},
+		{Name: "b", Tools: []event.ToolDef{bash}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.NewValidator(ts.Defs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{Model: testModel, Thinking: "off", Tools: ts, Validator: v, MaxTurns: 10, Retries: 2, RetryBase: time.Second}
+}
+
+func answer(stop, text string, calls ...llm.Content) llm.Message {
+	m := llm.Message{Role: "assistant", StopReason: stop, Content: []llm.Content{llm.TextBlock(text)}}
+	m.Content = append(m.Content, calls...)
+	return m
+}
+
+func call(id, name, args string) llm.Content {
+	return llm.ToolCallBlock(id, name, json.RawMessage(args))
+}
+
+func user(text string) *llm.Message {
+	return &llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(text)}}
+}
+
+// types lists a step's event types, with the tool call id of tool events.
+func types(s Step) []string {
+	var out []string
+	for _, e := range s.Events {
+		t := e.Type
+		if e.ToolCallID != "" {
+			t += ":" + e.ToolCallID
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func check(t *testing.T, s Step, action Action, want ...string) {
+	t.Helper()
+	if s.Action != action {
+		t.Errorf("action %d, want %d", s.Action, action)
+	}
+	if d := cmp.Diff(want, types(s)); d != "" {
+		t.Errorf("events (-want +got):\n%s", d)
 	}
 }
 
-func TestLoopPlainText(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start([]json.RawMessage{user("hi")}))
-	if n := len(d.l.Context()); n != 2 {
-		t.Errorf("context has %d messages, want 2", n)
+func TestLoopPlainAnswer(t *testing.T) {
+	l := New(testConfig(t))
+	check(t, l.Start(user("hi")), CallModel, "agent_start", "turn_start", "message_start", "message_end")
+	if n := len(l.Context().Messages); n != 1 {
+		t.Fatalf("context has %d messages", n)
 	}
-	d.model(assistant(StopStop, 10, "hello"))
-	check(t, []string{
-		"agent_start", "turn_start", "message_start user:hi", "message_end user:hi", "MODEL",
-		"turn_end assistant[stop]:hello results=[]", "agent_end messages=2", "DONE stop",
-	}, d)
-}
-
-func TestLoopTools(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start([]json.RawMessage{user("fix")}))
-	d.model(assistant(StopToolUse, 10, "t1:read:{\"path\":\"a\"}", "t2:grep:{}", "t3:bash:{}"))
-	d.step(d.l.ToolUpdate(event.Update{ID: "t2", PartialResult: event.ToolOutput{Content: []event.Content{event.Text("partial")}}}))
-	d.step(d.l.ToolResult(result("t2", "g"), 6))
-	d.step(d.l.ToolResult(result("t1", "r"), 6))
-	d.step(d.l.ToolResult(result("t3", "b"), 7))
-	if d.l.Turns() != 2 {
-		t.Errorf("turns = %d", d.l.Turns())
+	s := l.ModelDone(answer(llm.StopStop, "hello"), false, 1)
+	check(t, s, Done, "message_end", "turn_end", "agent_end")
+	if s.Err != nil {
+		t.Errorf("err = %v", s.Err)
 	}
-	d.model(assistant(StopStop, 10, "fixed"))
-	check(t, []string{
-		"agent_start", "turn_start", "message_start user:fix", "message_end user:fix", "MODEL",
-		`tool_execution_start t1 read {"path":"a"}`, `CALL 0 t1 read {"path":"a"}`,
-		`tool_execution_start t2 grep {}`, `CALL 0 t2 grep {}`,
-		"tool_execution_update t2 partial",
-		`tool_execution_start t3 bash {}`, `CALL 0 t3 bash {}`,
-		"tool_execution_end t1 err=false r", "message_start toolResult(t1):r", "message_end toolResult(t1):r",
-		"tool_execution_end t2 err=false g", "message_start toolResult(t2):g", "message_end toolResult(t2):g",
-		"tool_execution_end t3 err=false b", "message_start toolResult(t3):b", "message_end toolResult(t3):b",
-		"turn_end assistant[toolUse]:call:t1|call:t2|call:t3 results=[toolResult(t1):r toolResult(t2):g toolResult(t3):b]",
-		"turn_start", "MODEL",
-		"turn_end assistant[stop]:fixed results=[]", "agent_end messages=6", "DONE stop",
-	}, d)
-	if n := len(d.l.Context()); n != 7 {
-		t.Errorf("context has %d messages, want 7", n)
+	if n := len(s.Events[2].Messages); n != 2 {
+		t.Errorf("agent_end has %d messages, want 2", n)
 	}
 }
 
-func TestLoopOnlySyntheticCalls(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start(nil))
-	d.model(assistant(StopToolUse, 10, "t1:missing:{}"))
-	check(t, []string{
-		"agent_start", "turn_start", "MODEL",
-		"tool_execution_start t1 missing {}", "tool_execution_end t1 err=true Tool missing not found",
-		"message_start toolResult(t1)!:Tool missing not found", "message_end toolResult(t1)!:Tool missing not found",
-		"turn_end assistant[toolUse]:call:t1 results=[toolResult(t1)!:Tool missing not found]",
-		"turn_start", "MODEL",
-	}, d)
-}
-
-// The calls of an errored or aborted assistant message never run and get
-// no results, as in pi's agent loop.
-func TestLoopErrorAndAbortedMessages(t *testing.T) {
-	for _, tt := range []struct{ stop, reason string }{
-		{StopError, EndError},
-		{StopAborted, EndAborted},
-	} {
-		t.Run(tt.stop, func(t *testing.T) {
-			d := newDriver(t, Config{ContextWindow: 100})
-			d.step(d.l.Start([]json.RawMessage{user("go")}))
-			d.l.FollowUp(user("later"))
-			d.model(assistant(tt.stop, 99, "t1:read:{\"path\":\"a\"}"))
-			check(t, []string{
-				"agent_start", "turn_start", "message_start user:go", "message_end user:go", "MODEL",
-				fmt.Sprintf("turn_end assistant[%s]:call:t1 results=[]", tt.stop),
-				"agent_end messages=2", "DONE " + tt.reason + " unsent=user:later",
-			}, d)
-		})
+func TestLoopToolBatch(t *testing.T) {
+	l := New(testConfig(t))
+	l.Start(user("go"))
+	s := l.ModelDone(answer(llm.StopToolUse, "",
+		call("c1", "read", `{"path":"a"}`), call("c2", "nope", `{}`), call("c3", "read", `{}`),
+		call("c4", "bash", `{"command":"ls"}`), call("c5", "grep", `{}`)), false, 1)
+	// stage 1: c1 runs, c2 (unknown) and c3 (invalid) are answered at once
+	check(t, s, RunTools, "message_end", "tool_execution_start:c1", "tool_execution_start:c2", "tool_execution_start:c3")
+	if !s.Revive || len(s.Dispatch) != 1 || s.Dispatch[0].Call.ID != "c1" || s.Dispatch[0].Source != 0 || !s.Dispatch[0].Abortable {
+		t.Fatalf("dispatch = %+v", s.Dispatch)
+	}
+	check(t, l.ToolUpdate(0, event.ToolOutput{Content: []event.Content{event.Text("part")}}), RunTools, "tool_execution_update:c1")
+	s = l.ToolResult(0, llm.Message{Role: "toolResult", ToolCallID: "c1", ToolName: "read", Content: []llm.Content{llm.TextBlock("x")}}, 2)
+	// stage 2: bash alone (exclusive), not abortable
+	check(t, s, RunTools, "tool_execution_end:c1", "tool_execution_end:c2", "tool_execution_end:c3", "tool_execution_start:c4")
+	if len(s.Dispatch) != 1 || s.Dispatch[0].Source != 1 || s.Dispatch[0].Abortable {
+		t.Fatalf("dispatch = %+v", s.Dispatch)
+	}
+	s = l.ToolResult(3, llm.Message{Role: "toolResult", ToolCallID: "c4", ToolName: "bash"}, 3)
+	check(t, s, RunTools, "tool_execution_end:c4", "tool_execution_start:c5")
+	check(t, l.ToolResult(3, llm.Message{}, 3), RunTools) // a second result is ignored
+	s = l.ToolResult(4, llm.Message{Role: "toolResult", ToolCallID: "c5", ToolName: "grep"}, 4)
+	check(t, s, CallModel, "tool_execution_end:c5",
+		"message_start", "message_end", "message_start", "message_end", "message_start", "message_end", "message_start", "message_end", "message_start", "message_end",
+		"turn_end", "turn_start")
+	msgs := l.Context().Messages
+	if len(msgs) != 7 {
+		t.Fatalf("context has %d messages, want 7", len(msgs))
+	}
+	if got := msgs[3].Content[0].Text; got != "Tool nope not found" {
+		t.Errorf("unknown tool result %q", got)
+	}
+	if got := msgs[4].Content[0].Text; !strings.Contains(got, "must have required property 'path'") {
+		t.Errorf("validation result %q", got)
 	}
 }
 
 func TestLoopMaxTurns(t *testing.T) {
-	d := newDriver(t, Config{MaxTurns: 1})
-	d.step(d.l.Start([]json.RawMessage{user("go")}))
-	d.model(assistant(StopToolUse, 10, "t1:grep:{}"))
-	d.step(d.l.ToolResult(result("t1", "g"), 6))
-	check(t, []string{
-		"agent_start", "turn_start", "message_start user:go", "message_end user:go", "MODEL",
-		"tool_execution_start t1 grep {}", "CALL 0 t1 grep {}",
-		"tool_execution_end t1 err=false g", "message_start toolResult(t1):g", "message_end toolResult(t1):g",
-		"turn_end assistant[toolUse]:call:t1 results=[toolResult(t1):g]",
-		"agent_end messages=3", "DONE max_turns",
-	}, d)
-}
-
-func TestLoopSteeringInterrupts(t *testing.T) {
-	for _, mode := range []InterruptMode{Immediate, Wait} {
-		t.Run(string(mode), func(t *testing.T) {
-			d := newDriver(t, Config{Interrupt: mode})
-			d.step(d.l.Start([]json.RawMessage{user("go")}))
-			d.model(assistant(StopToolUse, 10, "t1:read:{\"path\":\"a\"}", "t2:grep:{}", "t3:bash:{}"))
-			d.got = nil
-			d.l.Steer(user("stop that"))
-			d.step(d.l.ToolResult(result("t1", "r"), 6))
-			d.step(d.l.ToolResult(result("t2", "g"), 6))
-			if mode == Wait {
-				d.step(d.l.ToolResult(result("t3", "b"), 6))
-			}
-			want := []string{
-				"CANCEL 0 t2",
-				"tool_execution_end t1 err=false r", "message_start toolResult(t1):r", "message_end toolResult(t1):r",
-				"tool_execution_end t2 err=true " + TextSkipped, "message_start toolResult(t2)!:" + TextSkipped, "message_end toolResult(t2)!:" + TextSkipped,
-				"tool_execution_start t3 bash {}", "tool_execution_end t3 err=true " + TextSkipped, "message_start toolResult(t3)!:" + TextSkipped, "message_end toolResult(t3)!:" + TextSkipped,
-				"turn_end assistant[toolUse]:call:t1|call:t2|call:t3 results=[toolResult(t1):r toolResult(t2)!:Skipped due to queued user message. toolResult(t3)!:Skipped due to queued user message.]",
-				"turn_start", "message_start user:stop that", "message_end user:stop that", "MODEL",
-			}
-			if mode == Wait {
-				want = []string{
-					`tool_execution_start t3 bash {}`, `CALL 0 t3 bash {}`,
-					"tool_execution_end t1 err=false r", "message_start toolResult(t1):r", "message_end toolResult(t1):r",
-					"tool_execution_end t2 err=false g", "message_start toolResult(t2):g", "message_end toolResult(t2):g",
-					"tool_execution_end t3 err=false b", "message_start toolResult(t3):b", "message_end toolResult(t3):b",
-					"turn_end assistant[toolUse]:call:t1|call:t2|call:t3 results=[toolResult(t1):r toolResult(t2):g toolResult(t3):b]",
-					"turn_start", "message_start user:stop that", "message_end user:stop that", "MODEL",
-				}
-			}
-			check(t, want, d)
-		})
+	cfg := testConfig(t)
+	cfg.MaxTurns = 1
+	l := New(cfg)
+	l.Start(user("go"))
+	s := l.ModelDone(answer(llm.StopToolUse, "", call("c1", "read", `{"path":"a"}`)), false, 1)
+	check(t, s, Done, "message_end", "message_start", "message_end", "turn_end", "max_turns", "agent_end")
+	if exit.Code(s.Err) != exit.MaxTurns || !strings.Contains(s.Warning, "--max-turns 1 with 1 tool call(s) left") {
+		t.Errorf("err %v, warning %q", s.Err, s.Warning)
+	}
+	var r llm.Message
+	json.Unmarshal(s.Events[2].Message, &r)
+	if r.Content[0].Text != "Not run: agent-chat stopped at --max-turns 1." || !r.IsError {
+		t.Errorf("result %+v", r)
 	}
 }
 
-func TestLoopQueues(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.l.Steer(user("early"))
-	d.step(d.l.Start([]json.RawMessage{user("go")}))
-	d.l.FollowUp(user("f1"))
-	d.l.FollowUp(user("f2"))
-	d.model(assistant(StopStop, 10, "a1"))
-	d.l.Steer(user("s1"))
-	d.model(assistant(StopStop, 10, "a2"))
-	d.model(assistant(StopStop, 10, "a3"))
-	d.model(assistant(StopStop, 10, "a4"))
-	check(t, []string{
-		"agent_start", "turn_start", "message_start user:go", "message_end user:go", "message_start user:early", "message_end user:early", "MODEL",
-		"turn_end assistant[stop]:a1 results=[]", "turn_start", "message_start user:f1", "message_end user:f1", "MODEL",
-		"turn_end assistant[stop]:a2 results=[]", "turn_start", "message_start user:s1", "message_end user:s1", "MODEL",
-		"turn_end assistant[stop]:a3 results=[]", "turn_start", "message_start user:f2", "message_end user:f2", "MODEL",
-		"turn_end assistant[stop]:a4 results=[]", "agent_end messages=9", "DONE stop",
-	}, d)
+func TestLoopNoToolsEndsAtToolUse(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Tools = nil
+	l := New(cfg)
+	l.Start(user("go"))
+	s := l.ModelDone(answer(llm.StopToolUse, "", call("c1", "read", `{}`)), false, 1)
+	check(t, s, Done, "message_end", "turn_end", "agent_end")
 }
 
-func TestLoopAbortDuringTools(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start([]json.RawMessage{user("go")}))
-	d.model(assistant(StopToolUse, 10, "t1:read:{\"path\":\"a\"}", "t2:bash:{}"))
-	d.got = nil
-	d.l.FollowUp(user("queued"))
-	d.step(d.l.Abort(6))
-	d.step(d.l.ToolResult(event.Result{ID: "t1", Content: []event.Content{event.Text("cancelled")}, IsError: true}, 7))
-	check(t, []string{
-		"CANCEL 0 t1",
-		"tool_execution_end t1 err=true cancelled", "message_start toolResult(t1)!:cancelled", "message_end toolResult(t1)!:cancelled",
-		"tool_execution_start t2 bash {}", "tool_execution_end t2 err=true " + TextAborted,
-		"message_start toolResult(t2)!:" + TextAborted, "message_end toolResult(t2)!:" + TextAborted,
-		"turn_end assistant[toolUse]:call:t1|call:t2 results=[toolResult(t1)!:cancelled toolResult(t2)!:Tool execution was aborted.]",
-		"agent_end messages=4", "DONE aborted unsent=user:queued",
-	}, d)
-	if s := d.l.Abort(8); s.Done != nil || len(s.Events) != 0 {
-		t.Error("abort after the end did something")
+func TestLoopRetry(t *testing.T) {
+	l := New(testConfig(t))
+	l.Start(user("go"))
+	overloaded := llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: "529 overloaded_error: Overloaded"}
+	s := l.ModelDone(overloaded, false, 1)
+	check(t, s, Wait, "message_end", "auto_retry_start")
+	if s.Delay != time.Second || !strings.Contains(string(s.Events[0].Message), `"retried":true`) {
+		t.Errorf("delay %v, message %s", s.Delay, s.Events[0].Message)
+	}
+	check(t, l.Retry(), CallModel)
+	s = l.ModelDone(overloaded, false, 2)
+	if s.Delay != 2*time.Second {
+		t.Errorf("second delay %v", s.Delay)
+	}
+	l.Retry()
+	s = l.ModelDone(answer(llm.StopStop, "ok"), false, 3)
+	check(t, s, Done, "message_end", "auto_retry_end", "turn_end", "agent_end")
+	if !*s.Events[1].Success || s.Events[1].Attempt != 2 {
+		t.Errorf("auto_retry_end %+v", s.Events[1])
+	}
+	// no retry left: the error ends the run (exit 1)
+	l = New(testConfig(t))
+	l.Start(user("go"))
+	l.ModelDone(overloaded, false, 1)
+	s = l.RetryCancelled()
+	check(t, s, Done, "auto_retry_end", "turn_end", "agent_end")
+	if exit.Code(s.Err) != exit.Interrupted {
+		t.Errorf("err %v", s.Err)
 	}
 }
 
-func TestLoopAbortWhileStreaming(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start([]json.RawMessage{user("go")}))
-	d.step(d.l.Abort(6)) // the driver cancels the request itself
-	// The model call happened to finish normally with tool calls: no tool runs.
-	d.model(assistant(StopToolUse, 10, "t1:grep:{}"))
-	check(t, []string{
-		"agent_start", "turn_start", "message_start user:go", "message_end user:go", "MODEL",
-		"tool_execution_start t1 grep {}", "tool_execution_end t1 err=true " + TextAborted,
-		"message_start toolResult(t1)!:" + TextAborted, "message_end toolResult(t1)!:" + TextAborted,
-		"turn_end assistant[toolUse]:call:t1 results=[toolResult(t1)!:Tool execution was aborted.]",
-		"agent_end messages=3", "DONE aborted",
-	}, d)
-}
-
-func TestLoopSourceExited(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start([]json.RawMessage{user("go")}))
-	d.model(assistant(StopToolUse, 10, "t1:grep:{}"))
-	d.got = nil
-	d.step(d.l.SourceExited(0, "signal: killed", 6))
-	check(t, []string{
-		"tool_execution_end t1 err=true tool process exited: signal: killed",
-		"message_start toolResult(t1)!:tool process exited: signal: killed", "message_end toolResult(t1)!:tool process exited: signal: killed",
-		"turn_end assistant[toolUse]:call:t1 results=[toolResult(t1)!:tool process exited: signal: killed]",
-		"turn_start", "MODEL",
-	}, d)
+func TestLoopErrors(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Retries = 0
+	l := New(cfg)
+	l.Start(user("go"))
+	s := l.ModelDone(llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: "prompt is too long: 200000 tokens > 100000 maximum"}, false, 1)
+	check(t, s, Done, "message_end", "context_overflow", "turn_end", "agent_end")
+	if exit.Code(s.Err) != exit.Overflow {
+		t.Errorf("err %v", s.Err)
+	}
+	l = New(cfg)
+	l.Start(user("go"))
+	s = l.ModelDone(llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: "bad request"}, false, 1)
+	if exit.Code(s.Err) != exit.Failure || s.Err.Error() != "fake/m: bad request" {
+		t.Errorf("err %v", s.Err)
+	}
+	l = New(cfg)
+	l.Start(user("go"))
+	s = l.ModelDone(answer(llm.StopStop, "partial"), true, 1)
+	if exit.Code(s.Err) != exit.Interrupted || !strings.Contains(string(s.Events[0].Message), `"stopReason":"aborted"`) {
+		t.Errorf("err %v, message %s", s.Err, s.Events[0].Message)
+	}
 }
 
 func TestLoopCompactionSuggested(t *testing.T) {
-	tests := []struct {
-		window, tokens int
-		want           bool
-	}{
-		{0, 1 << 30, false},
-		{200000, 170001, true},
-		{200000, 170000, false},
-		{100000, 83617, true},
-	}
-	for _, tt := range tests {
-		d := newDriver(t, Config{ContextWindow: tt.window})
-		d.step(d.l.Start([]json.RawMessage{user("go")}))
-		d.model(assistant(StopStop, tt.tokens, "ok"))
-		got := strings.Contains(strings.Join(d.got, "\n"), "compaction_suggested")
-		if got != tt.want {
-			t.Errorf("window %d tokens %d: suggested=%v, want %v (%q)", tt.window, tt.tokens, got, tt.want, d.got)
-		}
+	l := New(testConfig(t))
+	l.Start(user("go"))
+	a := answer(llm.StopStop, "big")
+	a.Usage = &llm.Usage{TotalTokens: 90000}
+	s := l.ModelDone(a, false, 1)
+	check(t, s, Done, "message_end", "compaction_suggested", "turn_end", "agent_end")
+	if e := s.Events[1]; e.ContextTokens != 90000 || e.ContextWindow != 100000 || e.Reason != "threshold" {
+		t.Errorf("event %+v", e)
 	}
 }
 
-func TestLoopMisuse(t *testing.T) {
-	d := newDriver(t, Config{})
-	if _, err := d.l.AssistantDone(assistant(StopStop, 1, "x"), 1); err == nil {
-		t.Error("assistant before Start: no error")
+func TestLoopAbortDuringTools(t *testing.T) {
+	l := New(testConfig(t))
+	l.Start(user("go"))
+	l.ModelDone(answer(llm.StopToolUse, "", call("c1", "grep", `{}`), call("c2", "bash", `{}`)), false, 1)
+	l.Abort()
+	s := l.ToolResult(0, llm.Message{Role: "toolResult", ToolCallID: "c1", ToolName: "grep"}, 2)
+	// bash is never sent: it is answered as aborted, and the run ends
+	if len(s.Dispatch) != 0 {
+		t.Fatalf("dispatch after abort: %+v", s.Dispatch)
 	}
-	d.step(d.l.Start(nil))
-	if s := d.l.Start(nil); len(s.Events) != 0 {
-		t.Error("second Start did something")
-	}
-	if _, err := d.l.AssistantDone(user("x"), 1); err == nil {
-		t.Error("user message as assistant: no error")
-	}
-	if s := d.l.ToolResult(result("t9", "x"), 1); len(trace(s)) != 0 {
-		t.Error("result outside a batch did something")
+	check(t, s, Done, "tool_execution_end:c1", "tool_execution_start:c2", "tool_execution_end:c2",
+		"message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end")
+	if exit.Code(s.Err) != exit.Interrupted || *s.Events[2].IsError != true || s.Events[2].Result.Content[0].Text != TextAborted {
+		t.Errorf("err %v, end %+v", s.Err, s.Events[2].Result)
 	}
 }
 
-func TestLoopSetTools(t *testing.T) {
-	d := newDriver(t, Config{})
-	d.step(d.l.Start([]json.RawMessage{user("go")}))
-	ts, err := Merge([]Source{{Name: "new", Tools: []event.ToolDef{def("fresh", "shared")}}})
-	if err != nil {
-		t.Fatal(err)
+func TestLoopControl(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Control = true
+	l := New(cfg)
+	l.Steer(*user("first"))
+	l.SetThinking("high")
+	s := l.Start(user("go"))
+	check(t, s, CallModel, "agent_start", "turn_start", "message_start", "message_end", "entry", "message_start", "message_end")
+	if l.Thinking() != "high" {
+		t.Errorf("thinking %q", l.Thinking())
 	}
-	d.l.SetTools(ts, nil)
-	d.got = nil
-	d.model(assistant(StopToolUse, 10, "t1:fresh:{}", "t2:read:{}"))
-	check(t, []string{
-		"tool_execution_start t1 fresh {}", "CALL 0 t1 fresh {}",
-	}, d)
+	// a follow-up continues a run that would stop
+	l.FollowUp(*user("more"))
+	s = l.ModelDone(answer(llm.StopStop, "done"), false, 1)
+	check(t, s, CallModel, "message_end", "message_start", "message_end", "turn_end", "turn_start")
+	s = l.ModelDone(answer(llm.StopStop, "done again"), false, 2)
+	check(t, s, Done, "message_end", "turn_end", "agent_end")
+	if n := len(l.Context().Messages); n != 4 {
+		t.Errorf("context has %d messages, want 4", n)
+	}
+}
+
+func TestLoopStopHook(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.StopHooks = true
+	l := New(cfg)
+	l.Start(user("go"))
+	s := l.ModelDone(answer(llm.StopStop, "done"), false, 1)
+	check(t, s, StopHook, "message_end")
+	if s.HookActive {
+		t.Error("hook active on the first stop")
+	}
+	s = l.StopHookDone(true, "run the tests", 2)
+	check(t, s, CallModel, "turn_end", "turn_start", "message_start", "message_end")
+	s = l.ModelDone(answer(llm.StopStop, "tested"), false, 3)
+	if s.Action != StopHook || !s.HookActive {
+		t.Fatalf("second stop: %+v", s)
+	}
+	check(t, l.StopHookDone(false, "", 4), Done, "turn_end", "agent_end")
+}
+
+func TestLoopUniqueToolCallIDs(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Context.History = []json.RawMessage{json.RawMessage(`{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"grep","arguments":{}}]}`)}
+	l := New(cfg)
+	l.Start(user("go"))
+	s := l.ModelDone(answer(llm.StopToolUse, "", call("c1", "grep", `{}`)), false, 1)
+	if id := s.Dispatch[0].Call.ID; id == "c1" {
+		t.Errorf("a call id of the history was reused")
+	}
+}
+
+func TestDropOverflow(t *testing.T) {
+	h := []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{}`)}
+	over := llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: "prompt is too long: 2100 tokens > 1000 maximum"}
+	if got := DropOverflow(h, over, 1000); len(got) != 1 {
+		t.Errorf("overflow kept: %d", len(got))
+	}
+	if got := DropOverflow(h, llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: "Overloaded"}, 1000); len(got) != 2 {
+		t.Errorf("other error dropped")
+	}
 }

@@ -2,62 +2,24 @@ package loop
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
-// ErrNoPrompt is a run with no prompt, no --continue, and a context that
-// does not end with a user message (usage error, exit 2).
-var ErrNoPrompt = errors.New("no prompt: give one, or --continue to resume from the context")
+// DefaultReserveTokens is compaction.reserveTokens of the reference agent.
+const DefaultReserveTokens = 16384
 
-// Prepare applies the start rules of a run to the context it read:
-//
-//   - with cont (--continue), a trailing assistant message that failed with
-//     a context overflow (isOverflow reports that from its errorMessage) is
-//     dropped: it was the reason for compacting, and resending the context
-//     without it is the retry;
-//   - with cont and no prompt, the context must end with a message that is
-//     not from the assistant (a user prompt, tool results): that is what the
-//     model answers;
-//   - with no prompt and no cont, the context must end with a user message
-//     (a prompt written by another stage), or it is ErrNoPrompt.
-//
-// Trailing messages marked "retried" are failed attempts and are dropped
-// first. The returned slice shares no state with ctx.
-func Prepare(ctx []json.RawMessage, hasPrompt, cont bool, isOverflow func(errorMessage string) bool) ([]json.RawMessage, error) {
-	out := append([]json.RawMessage(nil), ctx...)
-	for len(out) > 0 {
-		p, err := peekMessage(out[len(out)-1])
-		if err != nil {
-			return nil, fmt.Errorf("last context message: %w", err)
-		}
-		retried := p.Role == "assistant" && p.Retried
-		overflow := cont && p.Role == "assistant" && p.StopReason == StopError && isOverflow != nil && isOverflow(p.ErrorMessage)
-		if !retried && !overflow {
-			break
-		}
-		out = out[:len(out)-1]
-	}
-	if hasPrompt {
-		return out, nil
-	}
-	if len(out) == 0 {
-		if cont {
-			return nil, errors.New("cannot continue: the context has no messages")
-		}
-		return nil, ErrNoPrompt
-	}
-	p, _ := peekMessage(out[len(out)-1])
-	switch {
-	case cont && p.Role == "assistant":
-		return nil, fmt.Errorf("cannot continue from message role: assistant (give a prompt)")
-	case !cont && p.Role != "user":
-		return nil, ErrNoPrompt
-	}
-	return out, nil
-}
+// The texts the model reads in synthetic tool results (the reference
+// agent's words where it has them).
+const (
+	TextAborted     = "Tool execution was aborted."
+	textNotFoundFmt = "Tool %s not found"
+	textMaxTurnsFmt = "Not run: agent-chat stopped at --max-turns %d."
+	textRetryCancel = "Retry cancelled"
+	textReqAborted  = "Request was aborted"
+)
 
 // CompactionThreshold is the reference agent's check after a successful
 // turn: compact when the context is within max(15% of the window,
@@ -73,7 +35,33 @@ func CompactionThreshold(contextTokens, contextWindow, reserveTokens int) bool {
 	return contextTokens > contextWindow-reserve
 }
 
-// CompactionSuggested is the event a driver writes when CompactionThreshold holds.
-func CompactionSuggested(contextTokens, contextWindow int) event.Event {
-	return event.Event{Type: event.CompactionSuggested, Reason: "threshold", ContextTokens: contextTokens, ContextWindow: contextWindow}
+// DropOverflow is the --continue rule: a trailing assistant message that
+// failed with a context overflow is dropped, so the model gets the
+// (compacted) context again instead of the error.
+func DropOverflow(history []json.RawMessage, last llm.Message, contextWindow int) []json.RawMessage {
+	if len(history) > 0 && last.Role == "assistant" && last.StopReason == llm.StopError && llm.IsOverflow(last, contextWindow) {
+		return history[:len(history)-1]
+	}
+	return history
+}
+
+// ThinkingEntry is the entry event that records a new thinking level.
+func ThinkingEntry(level string) event.Event {
+	return event.Event{Type: event.Entry, Entry: raw(struct {
+		Type          string `json:"type"`
+		ThinkingLevel string `json:"thinkingLevel"`
+	}{"thinking_level_change", level})}
+}
+
+// toolResult is a synthetic toolResult message: an error with one text.
+func toolResult(c llm.Content, text string, now int64) llm.Message {
+	return llm.Message{Role: "toolResult", ToolCallID: c.ID, ToolName: c.Name, IsError: true, Timestamp: now,
+		Content: []llm.Content{llm.TextBlock(text)}}
+}
+
+func notFound(name string) string { return fmt.Sprintf(textNotFoundFmt, name) }
+
+func raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

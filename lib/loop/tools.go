@@ -53,17 +53,6 @@ func Merge(sources []Source) (*Toolset, error) {
 	return ts, nil
 }
 
-// Replace applies a later "tools" message with "replace": true from source
-// si and merges again, so a clash it introduces is reported like at start.
-func (ts *Toolset) Replace(si int, tools []event.ToolDef) (*Toolset, error) {
-	if si < 0 || si >= len(ts.sources) {
-		return nil, fmt.Errorf("no tool source %d", si)
-	}
-	sources := append([]Source(nil), ts.sources...)
-	sources[si].Tools = tools
-	return Merge(sources)
-}
-
 // Lookup finds a tool by its exact name.
 func (ts *Toolset) Lookup(name string) (Tool, bool) {
 	if ts == nil {

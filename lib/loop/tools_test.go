@@ -2,7 +2,6 @@ package loop
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,34 +71,5 @@ func TestMerge(t *testing.T) {
 				t.Errorf("Defs: %d, want %d", len(ts.Defs()), len(tt.want))
 			}
 		})
-	}
-}
-
-func TestReplace(t *testing.T) {
-	ts, err := Merge([]Source{
-		{Name: "a", Tools: []event.ToolDef{def("read", "")}},
-		{Name: "b", Tools: []event.ToolDef{def("old", "")}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nts, err := ts.Replace(1, []event.ToolDef{def("new", "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := nts.Lookup("old"); ok {
-		t.Error("old tool still there")
-	}
-	if tl, ok := nts.Lookup("new"); !ok || tl.Source != 1 {
-		t.Errorf("new tool: %+v %v", tl, ok)
-	}
-	if _, ok := ts.Lookup("old"); !ok {
-		t.Error("Replace changed the original toolset")
-	}
-	if _, err := ts.Replace(1, []event.ToolDef{def("read", "")}); err == nil || !strings.Contains(err.Error(), `both "a" and "b"`) {
-		t.Errorf("clash on replace: %v", err)
-	}
-	if _, err := ts.Replace(5, nil); err == nil {
-		t.Error("bad source index: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 // maxCoercions is how many times a failed validation is retried after
@@ -23,7 +25,7 @@ type Validator struct {
 // NewValidator compiles the parameter schemas of tools. A schema that does
 // not compile is an error naming the tool; a tool without parameters
 // accepts any object.
-func NewValidator(tools []Tool) (*Validator, error) {
+func NewValidator(tools []event.ToolDef) (*Validator, error) {
 	v := &Validator{schemas: map[string]*schema{}}
 	for _, t := range tools {
 		if len(bytes.TrimSpace(t.Parameters)) == 0 || string(bytes.TrimSpace(t.Parameters)) == "null" {

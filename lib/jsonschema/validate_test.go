@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"encoding/json"
@@ -24,14 +24,10 @@ const editSchema = `{
 
 func validator(t testing.TB) *Validator {
 	t.Helper()
-	ts, err := Merge([]Source{{Name: "s", Tools: []event.ToolDef{
+	v, err := NewValidator([]event.ToolDef{
 		{Name: "edit", Parameters: json.RawMessage(editSchema), Concurrency: "shared"},
 		{Name: "free", Concurrency: "shared"},
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewValidator(ts.Tools())
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +97,7 @@ func TestValidate(t *testing.T) {
 
 func TestNewValidatorBadSchema(t *testing.T) {
 	for _, params := range []string{`{"type": 5}`, `{"$ref": "http://example.com/s.json"}`, `{`} {
-		_, err := NewValidator([]Tool{{ToolDef: event.ToolDef{Name: "bad", Parameters: json.RawMessage(params)}}})
+		_, err := NewValidator([]event.ToolDef{{Name: "bad", Parameters: json.RawMessage(params)}})
 		if err == nil || !strings.HasPrefix(err.Error(), `tool "bad": parameters: `) {
 			t.Errorf("%s: err = %v", params, err)
 		}
@@ -124,7 +120,7 @@ func FuzzValidate(f *testing.F) {
 // A 5,000-deep argument gives a bounded error, not its indented echo (47 MB
 // before).
 func TestValidationErrorIsBounded(t *testing.T) {
-	v, err := NewValidator([]Tool{{ToolDef: event.ToolDef{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)}}})
+	v, err := NewValidator([]event.ToolDef{{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}

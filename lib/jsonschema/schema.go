@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"bytes"
@@ -16,13 +16,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file is a JSON Schema validator for tool parameters: the keywords of
-// draft 2020-12 that tool schemas use (and the draft-04/06/07 spellings MCP
-// servers still send), compiled once per tool, with errors that carry the
-// instance location and the failing keyword, so Validate can coerce and
-// report in the reference agent's (AJV's) words. format and content* are
-// annotations, as in draft 2020-12 by default. A schema may only refer
-// inside itself: a remote $ref is a compile error.
+// This file is the schema compiler and the keyword checks (see doc.go).
 
 // schema is one compiled (sub)schema.
 type schema struct {

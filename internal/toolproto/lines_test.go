@@ -1,4 +1,4 @@
-package main
+package toolproto
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 func TestLineReaderSkipsLongLines(t *testing.T) {
 	var skipped []string
 	in := "short\n" + strings.Repeat("x", 100) + "\nexactly10!\nlast" + "\n" + strings.Repeat("y", 50)
-	l := newLineReader(strings.NewReader(in), 10, func(n, size int) { skipped = append(skipped, fmt.Sprint(n, ":", size)) })
+	l := NewLineReader(strings.NewReader(in), 10, func(n, size int) { skipped = append(skipped, fmt.Sprint(n, ":", size)) })
 	var got []string
 	for l.Scan() {
 		got = append(got, string(l.Bytes()))

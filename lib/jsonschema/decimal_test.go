@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package main
+package toolproto
 
 import (
 	"bufio"
@@ -6,14 +6,14 @@ import (
 	"io"
 )
 
-// maxProtocolLine is the longest tool protocol line the bridge reads; a
-// longer one is skipped with a log record, as the protocol says of a line
-// it cannot use, instead of ending the bridge.
-const maxProtocolLine = 64 << 20
+// MaxLine is the longest protocol line a tool process reads; a longer one
+// is skipped with a log record, as the protocol says of a line it cannot
+// use, instead of ending the process.
+const MaxLine = 64 << 20
 
-// lineReader reads lines like bufio.Scanner with ScanLines, but skips a
+// LineReader reads lines like bufio.Scanner with ScanLines, but skips a
 // line longer than max (calling skip with its number and size) and goes on.
-type lineReader struct {
+type LineReader struct {
 	br   *bufio.Reader
 	max  int
 	skip func(lineNo, size int)
@@ -22,11 +22,13 @@ type lineReader struct {
 	err  error
 }
 
-func newLineReader(r io.Reader, max int, skip func(lineNo, size int)) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max, skip: skip}
+// NewLineReader reads r.
+func NewLineReader(r io.Reader, max int, skip func(lineNo, size int)) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max, skip: skip}
 }
 
-func (l *lineReader) Scan() bool {
+// Scan reads the next line; false at EOF or on a read error (Err).
+func (l *LineReader) Scan() bool {
 	for {
 		l.line = l.line[:0]
 		size, long := 0, false
@@ -67,5 +69,7 @@ func (l *lineReader) Scan() bool {
 	}
 }
 
-func (l *lineReader) Bytes() []byte { return l.line }
-func (l *lineReader) Err() error    { return l.err }
+// Bytes is the line read, without its newline; Line its number.
+func (l *LineReader) Bytes() []byte { return l.line }
+func (l *LineReader) Line() int     { return l.n }
+func (l *LineReader) Err() error    { return l.err }

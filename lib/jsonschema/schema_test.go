@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The validator is checked against santhosh-tekuri/jsonschema (a complete
@@ -65,13 +65,13 @@ var diffInstances = []string{
 	`[1e400,1e+400]`, `[10e399,1e400]`, `{"a":1e-400}`,
 }
 
-func oracle(doc string) (*jsonschema.Schema, error) {
-	d, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+func oracle(doc string) (*santhosh.Schema, error) {
+	d, err := santhosh.UnmarshalJSON(strings.NewReader(doc))
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	c := santhosh.NewCompiler()
+	c.DefaultDraft(santhosh.Draft2020)
 	if err := c.AddResource("tool:///t.json", d); err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func TestSchemaMatchesOracle(t *testing.T) {
 		for _, in := range diffInstances {
 			inst, _ := decodeJSON([]byte(in))
 			errs, _ := got.validate(inst, nil, 0)
-			oinst, _ := jsonschema.UnmarshalJSON(strings.NewReader(in))
+			oinst, _ := santhosh.UnmarshalJSON(strings.NewReader(in))
 			if ok, wantOK := len(errs) == 0, want.Validate(oinst) == nil; ok != wantOK {
 				t.Errorf("schema %s, instance %s: valid=%v, oracle says %v (%v)", doc, in, ok, wantOK, problems(errs))
 			}
@@ -160,7 +160,7 @@ func FuzzSchemaOracle(f *testing.F) {
 	}
 	type pair struct {
 		ours   *schema
-		oracle *jsonschema.Schema
+		oracle *santhosh.Schema
 	}
 	var ps []pair
 	for _, doc := range diffSchemas {
@@ -176,7 +176,7 @@ func FuzzSchemaOracle(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		inst, err := decodeJSON([]byte(in))
-		oinst, oerr := jsonschema.UnmarshalJSON(strings.NewReader(in))
+		oinst, oerr := santhosh.UnmarshalJSON(strings.NewReader(in))
 		if (err == nil) != (oerr == nil) {
 			t.Fatalf("decode %q: %v vs oracle %v", in, err, oerr)
 		}
@@ -199,7 +199,7 @@ func FuzzSchemaOracle(f *testing.F) {
 // oracleValid is the oracle's verdict; judged is false when it panics
 // instead (jsonschema v6.0.3 does on a number big.Rat cannot hold, such as
 // 1e777777772), so the fuzzer goes on looking for our mistakes.
-func oracleValid(s *jsonschema.Schema, inst any) (valid, judged bool) {
+func oracleValid(s *santhosh.Schema, inst any) (valid, judged bool) {
 	defer func() {
 		if recover() != nil {
 			valid, judged = false, false

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os/exec"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agentutils/agentutils/lib/exit"
+)
+
+// Options is what the command line asks for, checked: the pure step
+// between the flags and the run (no file, network or process is touched).
+type Options struct {
+	Render, ListModels, PrintSystemPrompt bool
+	Verbose                               bool
+	Color                                 string
+
+	Model, Thinking, APIKey, ModelsFile string
+	Messages, Args                      []string
+	Continue, Once                      bool
+
+	ToolsCmd  []string // the co-processes to start (none with --once, --no-tools or --tools-json)
+	NoTools   bool
+	ToolsJSON string
+	Settings  []string
+	Control   string
+
+	MaxTurns, Retries, MaxTokens int
+	RetryBase                    time.Duration
+	Temperature                  *float64
+	CacheRetention               string
+
+	SystemPrompt, AppendSystemPrompt string
+	NoContextFiles, NoSkills         bool
+
+	OutputFormat, Events string
+	Throttle             time.Duration
+	Record, Replay       string
+}
+
+// optionsFrom reads and checks the flags. --render and --list-models take
+// no other checks; a bad value is a usage error (exit 2) naming the flag.
+func optionsFrom(c *cli.Context) (Options, error) {
+	o := Options{
+		Render: c.Bool("render"), ListModels: c.Bool("list-models"), PrintSystemPrompt: c.Bool("print-system-prompt"),
+		Verbose: c.Bool("verbose"), Color: c.String("color"),
+		Model: c.String("model"), Thinking: c.String("thinking"), APIKey: c.String("api-key"), ModelsFile: c.String("models-file"),
+		Messages: c.StringSlice("message"), Args: c.Args().Slice(), Continue: c.Bool("continue"), Once: c.Bool("once"),
+		NoTools: c.Bool("no-tools"), ToolsJSON: c.String("tools-json"), Settings: c.StringSlice("settings"), Control: c.String("control"),
+		MaxTurns: c.Int("max-turns"), Retries: c.Int("retries"), MaxTokens: c.Int("max-tokens"),
+		RetryBase:      time.Duration(c.Int("retry-base-ms")) * time.Millisecond,
+		CacheRetention: c.String("cache-retention"),
+		SystemPrompt:   c.String("system-prompt"), AppendSystemPrompt: c.String("append-system-prompt"),
+		NoContextFiles: c.Bool("no-context-files"), NoSkills: c.Bool("no-skills"),
+		OutputFormat: c.String("output-format"), Events: c.String("events"), Throttle: c.Duration("throttle"),
+		Record: c.String("record"), Replay: c.String("replay"),
+	}
+	if t := c.Float64("temperature"); t >= 0 {
+		o.Temperature = &t
+	}
+	if !o.Once && !o.NoTools && o.ToolsJSON == "" {
+		o.ToolsCmd = c.StringSlice("tools-cmd")
+	}
+	if o.Render || o.ListModels {
+		return o, nil
+	}
+	switch o.Events {
+	case "compact", "full", "final":
+	default:
+		return o, exit.Errorf(exit.Usage, "--events must be compact, full or final, not %q", o.Events)
+	}
+	switch o.CacheRetention {
+	case "none", "short", "long":
+	default:
+		return o, exit.Errorf(exit.Usage, "--cache-retention must be none, short or long, not %q", o.CacheRetention)
+	}
+	if o.Record != "" && o.Replay != "" {
+		return o, exit.Errorf(exit.Usage, "--record and --replay cannot be combined")
+	}
+	switch o.OutputFormat {
+	case "pi", "claude":
+	default:
+		return o, exit.Errorf(exit.Usage, "--output-format must be pi or claude, not %q", o.OutputFormat)
+	}
+	return o, nil
+}
+
+// toolCommands are the co-processes to start: --tools-cmd, else
+// agent-tool serve when it is on PATH (none with --once, --no-tools or
+// --tools-json).
+func (o Options) toolCommands() []string {
+	if len(o.ToolsCmd) > 0 || o.Once || o.NoTools || o.ToolsJSON != "" {
+		return o.ToolsCmd
+	}
+	if _, err := exec.LookPath("agent-tool"); err == nil {
+		return []string{"agent-tool serve"}
+	}
+	return nil
+}
