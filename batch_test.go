@@ -107,7 +107,7 @@ func TestBatch(t *testing.T) {
 	want := map[string][2]string{
 		"pass": {"passed", "check passed"}, "fail": {"failed", "check exit 1"},
 		"turns": {"budget", "turns"}, "tokens": {"budget", "tokens"},
-		"crash": {"error", "agent-chat exit 1"}, "wall": {"budget", "wall"},
+		"crash": {"error", "agent-chat exit 1: "}, "wall": {"budget", "wall"}, // and agent-chat's complaint
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d results, want %d", len(got), len(want))
@@ -118,7 +118,8 @@ func TestBatch(t *testing.T) {
 			t.Errorf("%s: no result", id)
 			continue
 		}
-		if r["outcome"] != w[0] || r["reason"] != w[1] {
+		reason, _ := r["reason"].(string)
+		if r["outcome"] != w[0] || (reason != w[1] && !(strings.HasSuffix(w[1], ": ") && strings.HasPrefix(reason, w[1]))) {
 			t.Errorf("%s: outcome %v (%v), want %s (%s)", id, r["outcome"], r["reason"], w[0], w[1])
 		}
 		s, _ := r["session"].(string)
@@ -153,6 +154,24 @@ func TestBatch(t *testing.T) {
 	}
 	if tt := rep.Total; tt.Runs != 6 || tt.Passed != 1 || tt.Failed != 1 || tt.Budget != 3 || tt.Error != 1 || len(rep.ByTask) != 6 || len(rep.ByModel) != 1 {
 		t.Errorf("stats: %+v", rep)
+	}
+
+	// The HTML report: a bar per task, a line per run that had a response
+	// (its session read through the result's path), one model.
+	report := filepath.Join(dir, "report.html")
+	run(t, dir, env, filepath.Join(bin, "agent-session"), "stats", "--html", "-o", report, filepath.Join(out, "results.jsonl"))
+	page, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), `<rect class="bar `); n != 6 {
+		t.Errorf("report: %d cost bars, want 6", n)
+	}
+	if n := strings.Count(string(page), `<polyline `); n < 5 || strings.Contains(string(page), "Not drawn") {
+		t.Errorf("report: %d runs drawn over turns, want 5 or more and every session read", n)
+	}
+	if n := strings.Count(string(page), `<g class="model">`); n != 1 {
+		t.Errorf("report: %d models, want 1", n)
 	}
 
 	// The container's entry: index 1 is the second task (fail).

@@ -32,26 +32,34 @@ models.toml apiKey, or --api-key. --record writes every provider exchange to a c
 --replay answers from one, offline and without a key (and with the cassette's model unless
 --model names one).
 
+Defaults for the model, thinking level and tools come from config.toml: the project's
+(.agentutils/config.toml, the nearest from here up) over the user's
+($XDG_CONFIG_HOME/agentutils/config.toml), under AGENT_MODEL, AGENT_THINKING, AGENT_TOOLS_CMD
+and the flags; a session's own model and level win over the files'. --print-config shows the
+merge and where each value came from (see agentutils(7)).
+
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
    agent-chat --list-models sonnet
+   agent-chat --print-config
    agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
    agent-chat --replay testdata/cassettes/demo.jsonl --once "fix the test" < /dev/null`,
 		Flags:  flags(),
+		Before: func(c *cli.Context) error { return applyConfig(c, env) },
 		Action: func(c *cli.Context) error { return run(c, env) },
 	}
 }
 
 func flags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "model", Usage: "`PATTERN`: provider/id, id, or a fuzzy name; an optional :LEVEL suffix sets thinking", EnvVars: []string{"AGENT_MODEL"}},
-		&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
+		&cli.StringFlag{Name: "model", Usage: "`PATTERN`: provider/id, id, or a fuzzy name; an optional :LEVEL suffix sets thinking (default $AGENT_MODEL, else the session's, else config.toml's modelRoles.default)"},
+		&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh (default $AGENT_THINKING, else the session's, else config.toml's defaultThinkingLevel)"},
 		&cli.StringFlag{Name: "api-key", Usage: "API `KEY` for the chosen model's provider (overrides the environment)"},
 		&cli.StringFlag{Name: "models-file", Usage: "models.toml `FILE` (default $XDG_CONFIG_HOME/agentutils/models.toml)"},
 		&cli.StringSliceFlag{Name: "message", Aliases: []string{"m"}, Usage: "prompt `TEXT` (repeatable; joined by blank lines)"},
 		&cli.BoolFlag{Name: "continue", Usage: "no new prompt: continue from the context"},
 		&cli.BoolFlag{Name: "once", Usage: "one model call; exit at turn_end whatever the stop reason"},
-		&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` (repeatable; default \"agent-tool serve\" when agent-tool is on PATH)"},
+		&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` (repeatable; default $AGENT_TOOLS_CMD, else config.toml's toolsCmd, else \"agent-tool serve\" when agent-tool is on PATH)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
 		&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks (UserPromptSubmit, Stop, SessionStart, SessionEnd) run around the run; repeatable (tool hooks belong to agent-tool)"},
 		&cli.StringFlag{Name: "control", Usage: "read steering commands from `PATH` (a FIFO or file) while the run goes on: {\"type\":\"steer\"|\"follow_up\",\"message\"}, {\"type\":\"abort\"}, {\"type\":\"set_thinking_level\",\"level\"}"},
@@ -75,6 +83,8 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "render", Usage: "read an event stream on stdin and print it for people as it arrives (no model call); with colour it runs agent-render (markdown, highlighting) when installed, unless AGENT_RENDER=builtin"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in --render: auto, always or never"},
 		&cli.BoolFlag{Name: "list-models", Usage: "list the catalog's models (an argument filters) and exit"},
+		&cli.BoolFlag{Name: "print-config", Usage: "print the settings merged from flags, AGENT_ variables and config.toml (project, user) with where each came from, and exit"},
+		&cli.BoolFlag{Name: "json", Usage: "with --print-config: JSON lines even on a terminal"},
 		&cli.BoolFlag{Name: "verbose", Usage: "more diagnostics on stderr"},
 	}
 }

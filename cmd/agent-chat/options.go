@@ -20,6 +20,10 @@ type Options struct {
 	Messages, Args                      []string
 	Continue, Once                      bool
 
+	// ConfigModel and ConfigThinking are config.toml's (applyConfig): they
+	// come after the session's; a flag or AGENT_ variable is Model/Thinking.
+	ConfigModel, ConfigThinking string
+
 	ToolsCmd  []string // the co-processes to start (none with --once, --no-tools or --tools-json)
 	NoTools   bool
 	ToolsJSON string
@@ -55,6 +59,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		NoContextFiles: c.Bool("no-context-files"), NoSkills: c.Bool("no-skills"),
 		OutputFormat: c.String("output-format"), Events: c.String("events"), Throttle: c.Duration("throttle"),
 		Record: c.String("record"), Replay: c.String("replay"),
+		ConfigModel: fileDefault(c, "modelRoles.default"), ConfigThinking: fileDefault(c, "defaultThinkingLevel"),
 	}
 	if t := c.Float64("temperature"); t >= 0 {
 		o.Temperature = &t

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -32,6 +33,10 @@ func TestOptions(t *testing.T) {
 			want: with(func(o *Options) { o.Messages = []string{"yes, go on"}; o.Args = []string{"fix", "it"} })},
 		{name: "model from the environment", env: map[string]string{"AGENT_MODEL": "openai/gpt-5.1"},
 			want: with(func(o *Options) { o.Model = "openai/gpt-5.1" })},
+		{name: "thinking and tools from the environment", env: map[string]string{"AGENT_THINKING": "high", "AGENT_TOOLS_CMD": "agent-tool serve --read-only"},
+			want: with(func(o *Options) { o.Thinking, o.ToolsCmd = "high", []string{"agent-tool serve --read-only"} })},
+		{name: "bad AGENT_THINKING", env: map[string]string{"AGENT_THINKING": "max"}, code: exit.Usage,
+			message: `AGENT_THINKING: must be one of off, minimal, low, medium, high, xhigh, not "max"`},
 		{name: "--model wins over the environment", args: []string{"--model", "fake/m"}, env: map[string]string{"AGENT_MODEL": "openai/gpt-5.1"},
 			want: with(func(o *Options) { o.Model = "fake/m" })},
 		{name: "tools commands kept whole", args: []string{"--tools-cmd", "agent-tool serve --tools read,bash", "--tools-cmd", "x"},
@@ -60,10 +65,20 @@ func TestOptions(t *testing.T) {
 			}
 			var got Options
 			var gotErr error
+			home := t.TempDir() // AGENTUTILS_HOME: no config.toml unless a case writes one
+			getenv := func(k string) string {
+				if k == "AGENTUTILS_HOME" {
+					return home
+				}
+				return tt.env[k]
+			}
+			env := &app.Env{Getenv: getenv, Dir: home, Stdout: io.Discard, Stderr: io.Discard}
 			a := &cli.App{Name: "agent-chat", DisableSliceFlagSeparator: true, Flags: flags(), Writer: io.Discard, ErrWriter: io.Discard,
-				Action: func(c *cli.Context) error { got, gotErr = optionsFrom(c); return nil }}
+				Before:         func(c *cli.Context) error { return applyConfig(c, env) },
+				ExitErrHandler: func(*cli.Context, error) {}, // the error is the result, not an exit
+				Action:         func(c *cli.Context) error { got, gotErr = optionsFrom(c); return nil }}
 			if err := a.Run(append([]string{"agent-chat"}, tt.args...)); err != nil {
-				t.Fatal(err)
+				gotErr = err // config.toml and AGENT_ variables are read before the flags are checked
 			}
 			if tt.code != 0 {
 				if gotErr == nil || exit.Code(gotErr) != tt.code || gotErr.Error() != tt.message {

@@ -51,6 +51,10 @@ type input struct {
 	sctx    session.Context
 	history []json.RawMessage
 	sid     string
+
+	// setsThinking: the session chose a thinking level (else config.toml's
+	// applies; sctx says "off" either way).
+	setsThinking bool
 }
 
 // chat is one run: read the context, pick the model, start the tools,
@@ -71,6 +75,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	hks, err := loadSettings(o.Settings, env)
 	if err != nil {
 		return err
+	}
+	if in.setsThinking {
+		o.ConfigThinking = "" // the session's level wins over config.toml's
 	}
 	model, thinking, err := pickModel(o, cat, in.sctx, env)
 	if err != nil {
@@ -209,6 +216,7 @@ func readInput(env *app.Env, out *emitter) (input, error) {
 		in.sid = in.st.header.ID
 	}
 	var err error
+	in.setsThinking = setsThinking(in.st)
 	in.sctx, in.history, err = in.st.contextMessages()
 	return in, err
 }
@@ -227,12 +235,16 @@ func loadSettings(files []string, env *app.Env) ([]hooks.Hook, error) {
 }
 
 // pickModel chooses the model: --model, else the context's, else the
-// cassette's, else the catalog's default with a key; and its thinking
-// level (--thinking, the model pattern's, the context's, off), clamped.
+// cassette's, else config.toml's, else the catalog's default with a key;
+// and its thinking level (--thinking, the model pattern's, config.toml's
+// unless the session chose one, the context's, off), clamped.
 func pickModel(o Options, cat *llm.Catalog, sctx session.Context, env *app.Env) (llm.Model, string, error) {
 	pattern, thinking := o.Model, o.Thinking
 	if pattern == "" {
 		pattern = sctx.Models["default"]
+	}
+	if pattern == "" && o.Replay == "" {
+		pattern = o.ConfigModel // config.toml's (a cassette knows its own)
 	}
 	var model llm.Model
 	if pattern != "" {
@@ -255,6 +267,9 @@ func pickModel(o Options, cat *llm.Catalog, sctx session.Context, env *app.Env) 
 			return model, "", exit.Errorf(exit.Usage, "no model: pass --model provider/id (see --list-models) or set a provider key such as ANTHROPIC_API_KEY")
 		}
 		model = m
+	}
+	if thinking == "" {
+		thinking = o.ConfigThinking
 	}
 	if thinking == "" {
 		thinking = sctx.ThinkingLevel
@@ -316,7 +331,11 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 		return nil, err
 	}
 	if len(content) > 0 && content[0].Type == "text" {
-		if out, ok := prompt.Expand(content[0].Text, templates); ok {
+		out, ok, err := prompt.Expand(content[0].Text, templates)
+		if err != nil {
+			return nil, exit.Wrap(exit.Usage, err) // a template with bad frontmatter
+		}
+		if ok {
 			content[0].Text = out
 		}
 		if hasHooks {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -21,7 +22,8 @@ func newApp(env *app.Env) *cli.App {
 \s as Unicode classes as in rg), with ripgrep 13's flags, output formats and exit codes: 0 when
 something matched, 1 when nothing did, 2 on an error (a bad regex names the position; an
 unreadable file or a missing path is a warning, the search goes on and the exit status is 2).
-A later flag overrides an earlier one (-s -i is -i).
+Of two flags that override each other in rg (-s -i, -C3 -A0, -x -w, --hidden --no-hidden), the
+later wins.
 
 Directories are walked with rg's rules: hidden files and what .gitignore, .git/info/exclude,
 core.excludesFile, .ignore and .rgignore exclude are skipped (ignore files are read as git reads
@@ -55,7 +57,12 @@ func flags() []cli.Flag {
 }
 
 func flagsWithoutNegations() []cli.Flag {
-	return append([]cli.Flag{
+	return slices.Concat(matchFlags(), walkFlags(), outputFlags(), unsupportedFlags())
+}
+
+// matchFlags are the flags of what matches and how it prints.
+func matchFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "regexp", Aliases: []string{"e"}, Usage: "a `PATTERN` (repeatable; then every argument is a path)"},
 		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read patterns from `FILE`, one per line"},
 		&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "patterns are literal strings"},
@@ -91,6 +98,12 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing; the exit code says whether something matched"},
 		&cli.IntFlag{Name: "max-columns", Aliases: []string{"M"}, Usage: "omit lines longer than `NUM` bytes (\"[Omitted long matching line]\")"},
 		&cli.BoolFlag{Name: "max-columns-preview", Usage: "with -M, show the start of long lines instead of omitting them"},
+	}
+}
+
+// walkFlags are the flags of which files are searched, and how.
+func walkFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "glob", Aliases: []string{"g"}, Usage: "include (or with !, exclude) paths matching `GLOB` (gitignore syntax, {a,b} alternates; overrides ignore files)"},
 		&cli.StringSliceFlag{Name: "iglob", Usage: "like --glob, case-insensitive"},
 		&cli.BoolFlag{Name: "glob-case-insensitive", Usage: "every --glob is case-insensitive (an --iglob)"},
@@ -120,6 +133,12 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.StringFlag{Name: "sortr", Usage: "like --sort, in reverse `ORDER`"},
 		&cli.IntFlag{Name: "threads", Aliases: []string{"j"}, Usage: "`NUM` search threads (default: one per CPU)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "`WHEN`: auto, always or never (auto: on a terminal, unless NO_COLOR is set)"},
+	}
+}
+
+// outputFlags are the agent budgets, the formats and rg's other flags.
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.IntFlag{Name: "max-total-matches", Usage: "stop after `NUM` matches in all (agent budget)"},
 		&cli.IntFlag{Name: "max-bytes", Usage: "stop before the output passes `NUM` bytes (agent budget)"},
 		&cli.StringFlag{Name: "format", Usage: "`FORMAT`: standard (rg's, the default) or agent (the agent grep tool's numbered matches)"},
@@ -141,34 +160,21 @@ func flagsWithoutNegations() []cli.Flag {
 		&cli.BoolFlag{Name: "line-buffered", Usage: "flush the output after each file's lines (as they are found)"},
 		&cli.BoolFlag{Name: "block-buffered", Usage: "flush the output in 64 KiB blocks (the default)"},
 		&cli.BoolFlag{Name: "one-file-system", Usage: "do not descend into directories on other file systems"},
+		&cli.BoolFlag{Name: "crlf", Usage: "lines may end in \\r\\n: '$' matches before it (rg rewrites '$' to (?:\\r??$))"},
+		&cli.StringFlag{Name: "engine", Usage: "`ENGINE`: default or auto (both RE2: a pattern RE2 cannot compile is an error); pcre2 is refused"},
+		&cli.BoolFlag{Name: "auto-hybrid-regex", Usage: "--engine auto"},
+		&cli.StringFlag{Name: "dfa-size-limit", Usage: "`NUM`: accepted for rg command lines (the lazy DFA sizes its own cache)"},
+		&cli.StringSliceFlag{Name: "colors", Usage: "`COLOR_SPEC` TYPE:fg:COLOR, TYPE:bg:COLOR, TYPE:style:STYLE or TYPE:none (TYPE: path, line, column, match), as rg"},
+		&cli.BoolFlag{Name: "ignore-file-case-insensitive", Usage: "match ignore files' patterns case-insensitively"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},
-	}, unsupportedFlags()...)
+	}
 }
 
-// negations are rg 13's flag pairs where the later one wins (--hidden
-// --no-hidden is not hidden). The names of a pair agent-grep does not
-// define otherwise are accepted, hidden from --help: a negation of a
+// negationFlags are the names in rg's overrides (flagorder.go) not
+// defined otherwise, accepted and hidden from --help: a negation of a
 // default (--no-hidden), a default itself (--messages, --require-git,
 // --unicode, --sort-files: the output is always sorted by path), or the
 // negation of a refused flag (--no-pcre2).
-var negations = [][2]string{
-	{"hidden", "no-hidden"}, {"column", "no-column"}, {"heading", "no-heading"}, {"byte-offset", "no-byte-offset"},
-	{"follow", "no-follow"}, {"fixed-strings", "no-fixed-strings"}, {"invert-match", "no-invert-match"},
-	{"json", "no-json"}, {"multiline", "no-multiline"}, {"multiline-dotall", "no-multiline-dotall"},
-	{"search-zip", "no-search-zip"}, {"stats", "no-stats"}, {"text", "no-text"}, {"trim", "no-trim"},
-	{"binary", "no-binary"}, {"include-zero", "no-include-zero"}, {"line-buffered", "no-line-buffered"},
-	{"block-buffered", "no-block-buffered"}, {"one-file-system", "no-one-file-system"},
-	{"max-columns-preview", "no-max-columns-preview"}, {"glob-case-insensitive", "no-glob-case-insensitive"},
-	{"sort-files", "no-sort-files"}, {"require-git", "no-require-git"}, {"ignore-files", "no-ignore-files"},
-	{"messages", "no-messages"}, {"ignore-messages", "no-ignore-messages"}, {"ignore", "no-ignore"},
-	{"ignore-vcs", "no-ignore-vcs"}, {"ignore-dot", "no-ignore-dot"}, {"ignore-parent", "no-ignore-parent"},
-	{"ignore-global", "no-ignore-global"}, {"ignore-exclude", "no-ignore-exclude"}, {"mmap", "no-mmap"},
-	{"unicode", ""}, {"pcre2", "no-pcre2"}, {"crlf", "no-crlf"}, {"encoding", "no-encoding"}, {"pre", "no-pre"},
-	{"auto-hybrid-regex", "no-auto-hybrid-regex"}, {"pcre2-unicode", "no-pcre2-unicode"},
-	{"ignore-file-case-insensitive", "no-ignore-file-case-insensitive"}, {"config", "no-config"},
-}
-
-// negationFlags are the names of negations not defined elsewhere.
 func negationFlags() []cli.Flag {
 	defined := map[string]bool{}
 	for _, f := range flagsWithoutNegations() {
@@ -177,7 +183,7 @@ func negationFlags() []cli.Flag {
 		}
 	}
 	var out []cli.Flag
-	for _, p := range negations {
+	for _, p := range overrides {
 		for _, n := range p {
 			if n != "" && !defined[n] {
 				defined[n] = true
@@ -196,35 +202,39 @@ var unsupported = []struct {
 	why         string
 }{
 	{"pcre2", "P", false, "the engine is RE2: no look-around or backreferences"},
-	{"engine", "", true, "the engine is RE2"},
-	{"auto-hybrid-regex", "", false, "the engine is RE2"},
-	{"pcre2-version", "", false, "the engine is RE2"},
-	{"no-pcre2-unicode", "", false, "the engine is RE2"},
+	{"pcre2-version", "", false, "the engine is RE2: no look-around or backreferences"},
+	{"no-pcre2-unicode", "", false, "patterns are always Unicode-aware"},
 	{"no-unicode", "", false, "patterns are always Unicode-aware"},
-	{"pre", "", true, "no preprocessors"},
-	{"pre-glob", "", true, "no preprocessors"},
-	{"null-data", "", false, "lines always end in \\n"},
-	{"crlf", "", false, "lines always end in \\n"},
-	{"encoding", "E", true, "input is read as UTF-8"},
-	{"ignore-file-case-insensitive", "", false, "not implemented"},
-	{"dfa-size-limit", "", true, "not implemented"},
-	{"regex-size-limit", "", true, "not implemented"},
-	{"colors", "", true, "rg's default colours only"},
-	{"debug", "", false, "not implemented"},
-	{"trace", "", false, "not implemented"},
+	{"pre", "", true, "no preprocessors: agent-grep runs no programs"},
+	{"pre-glob", "", true, "no preprocessors: agent-grep runs no programs"},
+	{"null-data", "", false, "lines end in \\n, or \\r\\n with --crlf"},
+	{"encoding", "E", true, "input is read as UTF-8, a UTF-8 or UTF-16 BOM sniffed"},
+	{"regex-size-limit", "", true, "RE2 has no size limit to set"},
+	{"debug", "", false, "no debug output"},
+	{"trace", "", false, "no debug output"},
 }
 
-// refusedText lists the refused rg flags for --help and the man page.
+// refusedText lists the refused rg flags, with the reasons, for --help
+// and the man page.
 func refusedText() string {
-	var names []string
+	var reasons []string
+	names := map[string][]string{}
 	for _, u := range unsupported {
 		n := "--" + u.name
 		if u.alias != "" {
 			n = "-" + u.alias + "/" + n
 		}
-		names = append(names, n)
+		if names[u.why] == nil {
+			reasons = append(reasons, u.why)
+		}
+		names[u.why] = append(names[u.why], n)
 	}
-	return "\n\nrg flags refused with exit 2 (\"unsupported rg flag\"): " + strings.Join(names, ", ") + "."
+	var parts []string
+	for _, why := range reasons {
+		parts = append(parts, strings.Join(names[why], ", ")+" ("+why+")")
+	}
+	return "\n\nrg flags refused with exit 2 (\"unsupported rg flag\"): " + strings.Join(parts, "; ") +
+		"; also --engine pcre2, and -z on .xz, .lzma, .lz4, .Z and .br files (rg runs external decompressors)."
 }
 
 func unsupportedFlags() []cli.Flag {

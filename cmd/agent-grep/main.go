@@ -8,4 +8,9 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 )
 
-func main() { os.Exit(app.Main(newApp)) }
+func main() {
+	// -n --line-number is one flag twice, as in rg (urfave/cli would
+	// refuse two forms of one flag)
+	os.Args = canonicalArgs(flags(), os.Args)
+	os.Exit(app.Main(newApp))
+}

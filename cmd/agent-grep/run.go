@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,17 +20,9 @@ import (
 )
 
 func run(c *cli.Context, env *app.Env) error {
-	for _, p := range negations {
-		// the later of a pair wins: the other is unset
-		if p[1] != "" && c.IsSet(p[0]) && c.IsSet(p[1]) {
-			loser := p[0]
-			if lastFlag(c, env.Args, p[0], p[1]) == p[0] {
-				loser = p[1]
-			}
-			if err := c.Set(loser, "false"); err != nil {
-				return exit.Wrap(exit.Usage, err)
-			}
-		}
+	o, err := parseOptions(c, env)
+	if err != nil {
+		return err
 	}
 	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
 		// A search keeps little alive (read buffers are reused), and a
@@ -44,381 +35,263 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()
-	types := grep.Types
-	if c.IsSet("type-add") || c.IsSet("type-clear") {
-		types = grep.RGTypes()
-		for _, t := range c.StringSlice("type-clear") {
-			delete(types, t)
-		}
-		for _, def := range c.StringSlice("type-add") {
-			if err := grep.AddTypeDef(types, def); err != nil {
-				return exit.Wrap(exit.Usage, err)
-			}
-		}
-	}
-	if c.Bool("type-list") {
-		out := grep.TypeList()
-		if c.IsSet("type-add") || c.IsSet("type-clear") {
-			out = grep.RenderTypeList(types)
-		}
-		_, err := w.WriteString(out)
+	if o.TypeList != "" {
+		_, err := w.WriteString(o.TypeList)
 		return err
 	}
-	if err := checkFlags(c); err != nil {
-		return err
-	}
-	for _, t := range append(c.StringSlice("type"), c.StringSlice("type-not")...) {
-		if _, ok := types[t]; !ok {
-			return exit.Errorf(exit.Usage, "unrecognized file type: %s", t)
-		}
-	}
-	globs, iglobs := c.StringSlice("glob"), c.StringSlice("iglob")
-	if c.Bool("glob-case-insensitive") {
-		globs, iglobs = nil, append(globs, iglobs...)
-	}
-	overrides, err := grep.CompileGlobs(globs, iglobs) // once for the run: every walk shares them
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
-	}
-	args := c.Args().Slice()
-	patterns := c.StringSlice("regexp")
-	for _, f := range c.StringSlice("file") {
-		data, err := readArg(env, f)
-		if err != nil {
-			return exit.Errorf(exit.Usage, "%s: %s", f, grep.ErrText(err))
-		}
-		if len(data) > 0 {
-			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-			for i, l := range lines {
-				if i < len(lines)-1 || strings.HasSuffix(string(data), "\n") {
-					l = strings.TrimSuffix(l, "\r") // rg: a \r is dropped before a \n only
-				}
-				patterns = append(patterns, l)
-			}
-		}
-	}
-	noPatterns := len(patterns) == 0 && c.IsSet("file") // -f with an empty file: nothing can match
-	if len(patterns) == 0 && !c.Bool("files") && !c.IsSet("file") {
-		if len(args) == 0 {
-			return exit.Errorf(exit.Usage, "no pattern given (usage: agent-grep PATTERN [PATH...])")
-		}
-		patterns, args = []string{args[0]}, args[1:]
-	}
-	paths := args
-	if len(paths) == 0 {
-		if c.Bool("files") || !readableStdin(env) {
-			paths = []string{""} // the working directory, paths printed without "./"
-		} else {
-			paths = []string{"-"}
-		}
-	}
-	var maxSize int64
-	if s := c.String("max-filesize"); s != "" {
-		n, err := parseSize(s)
-		if err != nil {
-			return exit.Errorf(exit.Usage, "--max-filesize: %v", err)
-		}
-		maxSize = n
-	}
-	cwd, _ := filepath.Abs(".")
-	wo := grep.WalkOptions{Hidden: c.Bool("hidden"), NoIgnore: c.Bool("no-ignore"), NoIgnoreVCS: c.Bool("no-ignore-vcs"),
-		NoIgnoreDot: c.Bool("no-ignore-dot"), Follow: c.Bool("follow"), MaxDepth: c.Int("max-depth"), MaxDepthSet: c.IsSet("max-depth"),
-		MaxFilesize: maxSize, Overrides: overrides, Types: c.StringSlice("type"),
-		TypesNot: c.StringSlice("type-not"), GlobalIgnore: globalIgnore(env), Cwd: cwd, TypeTable: types}
-	wo.NoIgnoreParent, wo.NoIgnoreGlobal = c.Bool("no-ignore-parent"), c.Bool("no-ignore-global")
-	wo.NoIgnoreExclude, wo.NoRequireGit = c.Bool("no-ignore-exclude"), c.Bool("no-require-git")
-	wo.IgnoreFiles, wo.NoIgnoreFiles = c.StringSlice("ignore-file"), c.Bool("no-ignore-files")
-	wo.OneFileSystem = c.Bool("one-file-system")
-	for _, f := range wo.IgnoreFiles {
-		if _, err := os.Stat(f); err != nil && !wo.NoIgnoreFiles {
+	x := &execution{c: c, env: env, o: o, w: w}
+	for _, f := range o.IgnoreFiles {
+		if _, err := os.Stat(env.Abs(f)); err != nil {
 			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays
 		}
 	}
-	unrestricted := c.Count("unrestricted") // rg's -u, -uu, -uuu
-	if unrestricted >= 1 {
-		wo.NoIgnore = true
+	for range o.EmptyPaths {
+		x.warn(": No such file or directory (os error 2)")
 	}
-	if unrestricted >= 2 {
-		wo.Hidden = true
+	srcs := x.sources()
+	if o.Files {
+		return x.listFiles(srcs)
 	}
-	sortBy, sortRev := sortOrder(c)
-	wo.SortModified, wo.SortReverse = sortBy == "modified", sortRev
-	failed := false
-	warn := func(format string, a ...any) {
-		failed = true
-		if !c.Bool("no-messages") {
-			app.Warnf(c, format, a...)
-		}
+	if o.NoPatterns || o.MaxCount0 {
+		return status(false, x.failed, o.Quiet) // nothing can match
 	}
-	dotall := c.Bool("multiline-dotall") && c.Bool("multiline")
-	if noPatterns {
-		patterns = []string{"x"} // never run: only for the flag checks below
+	return x.search(srcs)
+}
+
+// execution is one run of the search the options describe.
+type execution struct {
+	c      *cli.Context
+	env    *app.Env
+	o      *options
+	w      *bufio.Writer
+	failed bool // a warning was printed (the exit status is 2)
+}
+
+// source is one path of the command line: stdin, or the files of a walk,
+// streamed into the search as the walk finds them (its problems are
+// warnings).
+type source struct {
+	stdin bool
+	files iter.Seq[grep.File]
+	errs  []error
+}
+
+func (x *execution) warn(format string, a ...any) {
+	x.failed = true
+	if !x.o.NoMessages {
+		app.Warnf(x.c, format, a...)
 	}
-	var m *grep.Matcher
-	if !c.Bool("files") {
-		caseMode := lastFlag(c, env.Args, "case-sensitive", "ignore-case", "smart-case")
-		var err error
-		m, err = grep.Compile(grep.MatchOptions{Patterns: patterns, Fixed: c.Bool("fixed-strings"), IgnoreCase: caseMode == "ignore-case",
-			SmartCase: caseMode == "smart-case", Word: c.Bool("word-regexp"), Line: c.Bool("line-regexp"),
-			Multiline: c.Bool("multiline"), DotAll: dotall})
-		if err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-	}
-	// rg reads up to ten named files whole (a memory map), anything else
-	// through its buffer; this changes where it notices binary data.
-	slice := len(paths) <= 10 || c.Bool("multiline")
-	for _, p := range paths {
-		if p == "-" {
-			slice = c.Bool("multiline")
-		} else if st, err := os.Stat(orDot(p)); err != nil || !st.Mode().IsRegular() {
-			slice = slice && c.Bool("multiline")
-		}
-	}
-	switch {
-	case c.Bool("no-mmap"):
-		slice = c.Bool("multiline")
-	case c.Bool("mmap"):
-		slice = true
-	}
-	// Each path is a source: stdin, or the files of a walk, streamed into
-	// the search as the walk finds them; the walk's problems are warnings.
-	type source struct {
-		stdin bool
-		files iter.Seq[grep.File]
-		errs  []error
-	}
-	sources := make([]*source, len(paths))
-	for i, p := range paths {
+}
+
+func (x *execution) sources() []*source {
+	out := make([]*source, len(x.o.Paths))
+	for i, p := range x.o.Paths {
 		s := &source{stdin: p == "-"}
 		if !s.stdin {
-			root := p
+			root, wo := p, x.o.Walk
 			s.files = func(yield func(grep.File) bool) {
 				s.errs = append(s.errs, grep.WalkFunc(root, wo, yield)...)
 			}
-			if sortBy == "path" && sortRev {
+			if x.o.SortPath && x.o.SortRev {
 				// reversed: each directory's entries in reverse, as rg
 				list := slices.Collect(s.files)
 				slices.Reverse(list)
 				s.files = slices.Values(list)
 			}
 		}
-		sources[i] = s
+		out[i] = s
 	}
-	reportWalk := func(s *source) {
-		for _, e := range s.errs {
-			warn("%v", e)
-		}
-		s.errs = nil
+	return out
+}
+
+func (x *execution) reportWalk(s *source) {
+	for _, e := range s.errs {
+		x.warn("%v", e)
 	}
-	if c.Bool("files") {
-		sep := "\n"
-		if c.Bool("null") {
-			sep = "\x00"
+	s.errs = nil
+}
+
+// listFiles is --files.
+func (x *execution) listFiles(srcs []*source) error {
+	sep := "\n"
+	if x.c.Bool("null") {
+		sep = "\x00"
+	}
+	n := 0
+	for _, s := range srcs {
+		if s.stdin {
+			continue
 		}
-		n := 0
-		for _, s := range sources {
-			if s.stdin {
-				continue
-			}
-			for f := range s.files {
-				if !c.Bool("quiet") { // rg: -q --files prints nothing, the status says
-					w.WriteString(pathSep(c, f.Path) + sep)
+		for f := range s.files {
+			if !x.o.Quiet { // rg: -q --files prints nothing, the status says
+				path := []byte(pathSep(x.o.Print.PathSep, f.Path))
+				if x.o.Print.Color {
+					path = x.o.Print.Colours.Path.Paint(path)
 				}
-				n++
+				x.w.Write(append(path, sep...))
 			}
-			reportWalk(s)
+			n++
 		}
-		return status(n > 0, failed, c.Bool("quiet"))
+		x.reportWalk(s)
 	}
-	before, after := c.Int("before-context"), c.Int("after-context")
-	if c.Bool("passthru") {
-		c.Set("context", strconv.Itoa(1<<30)) // every line: the others as context
+	return status(n > 0, x.failed, x.o.Quiet)
+}
+
+// slice is rg's choice of reading files whole (a memory map: up to ten
+// named files, or -U) rather than through its buffer, which changes where
+// it notices binary data.
+func (x *execution) slice() bool {
+	switch x.o.Mmap {
+	case "no-mmap":
+		return x.o.Multiline
+	case "mmap":
+		return true
 	}
-	if n := c.Int("context"); n > 0 {
-		if !c.IsSet("before-context") {
-			before = n
-		}
-		if !c.IsSet("after-context") {
-			after = n
-		}
-	}
-	countOnly := c.Bool("count") || c.Bool("count-matches") || c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")
-	so := grep.SearchOptions{Invert: c.Bool("invert-match"), MaxCount: c.Int("max-count"), Before: before, After: after,
-		CountOnly: countOnly && !c.Bool("json"), Text: c.Bool("text"), Decompress: c.Bool("search-zip"), Binary: c.Bool("binary") || unrestricted >= 3, Slice: slice,
-		FirstOnly: (c.Bool("files-with-matches") || c.Bool("files-without-match") || c.Bool("quiet")) && !c.Bool("stats")}
-	so.LinesOnly = so.CountOnly && !c.Bool("count-matches") && !c.Bool("only-matching") && !c.Bool("stats")
-	if countOnly || c.Bool("only-matching") && !c.Bool("json") {
-		so.Before, so.After = 0, 0
-	}
-	if noPatterns || c.IsSet("max-count") && c.Int("max-count") == 0 {
-		return status(false, failed, c.Bool("quiet")) // rg -m0: nothing can match
-	}
-	multi := len(paths) > 1 || isDirArg(paths)
-	p := newPrinter(c, env, w, multi)
-	p.context = so.Before > 0 || so.After > 0
-	if p.mode == "agent" {
-		single := len(paths) == 1 && !isDirArg(paths)
-		p.agent = grep.NewAgentPrinter(grep.AgentOptions{Limit: c.Int("max-total-matches"), Before: before, After: after,
-			MaxBytes: c.Int("max-bytes"), Name: func(path string) string {
-				if single {
-					return filepath.Base(path)
-				}
-				return path
-			}})
-		p.maxTotal, p.maxBytes = 0, 0 // the agent text applies them itself
-		so.MaxCount = 0
-	}
-	if c.IsSet("replace") {
-		p.replace = &replacer{re: m, tmpl: c.String("replace")}
-	}
-	// A large file is searched in pieces and printed as it goes, but for
-	// the agent text and the output budgets, which weigh a file's output
-	// whole. (AGENT_GREP_TEST_CHUNK=ABOVE,SIZE sets the sizes for tests.)
-	if p.mode != "agent" && p.maxTotal == 0 && p.maxBytes == 0 {
-		so.ChunkAbove = grep.DefaultChunkAbove
-		if v := env.Getenv("AGENT_GREP_TEST_CHUNK"); v != "" {
-			a, b, _ := strings.Cut(v, ",")
-			n, err1 := strconv.ParseInt(a, 10, 64)
-			k, err2 := strconv.Atoi(b)
-			if err1 != nil || err2 != nil || n <= 0 || k <= 0 {
-				return exit.Errorf(exit.Usage, "AGENT_GREP_TEST_CHUNK: %q is not ABOVE,SIZE (two byte counts)", v)
-			}
-			so.ChunkAbove, so.ChunkSize = n, k
+	slice := len(x.o.Paths) <= 10 || x.o.Multiline
+	for _, p := range x.o.Paths {
+		if p == "-" {
+			slice = x.o.Multiline
+		} else if st, err := os.Stat(x.env.Abs(orDot(p))); err != nil || !st.Mode().IsRegular() {
+			slice = slice && x.o.Multiline
 		}
 	}
-	start := time.Now()
-	var total grep.Stats
-	var searching time.Duration
-	matched := false
-	found := false // --files-without-match printed a path
-	stop := false
-	handle := func(r grep.FileResult) bool {
-		if r.More {
-			// a part of a large file's lines: the counts come with its last part
-			before := p.printed
-			if !p.file(r, time.Since(start)) {
-				stop = true
-				return false
-			}
-			total.BytesPrinted += p.printed - before
-			return true
-		}
-		if r.Err != nil {
-			warn("%s: %s", r.Path, grep.ErrText(r.Err))
-			return true
-		}
-		total.Searches++
-		total.BytesSearched += r.BytesSearched
-		if p.mode == "files-without" && r.MatchedLines == 0 && !r.Skipped {
-			found = true // rg: the status says whether a path was printed
-		}
-		if r.MatchedLines > 0 && !(r.BinaryQuit && (p.mode == "count" || p.mode == "count-matches")) {
-			matched = true
-			total.SearchesWithMatch++
-			total.MatchedLines += r.MatchedLines
-			if !so.Invert {
-				total.Matches += r.Matches
-			}
-		}
-		before := p.printed
-		if !p.file(r, time.Since(start)) {
-			stop = true
-			return false
-		}
-		total.BytesPrinted += p.printed - before
-		return !(c.Bool("quiet") && matched)
+	return slice
+}
+
+// search runs the search over the sources and prints as the options say.
+func (x *execution) search(srcs []*source) error {
+	o := x.o
+	m, err := grep.Compile(o.Match)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
-	for _, s := range sources {
-		if stop || (c.Bool("quiet") && matched) {
+	so := o.Search
+	so.Slice = x.slice()
+	multi := len(o.Paths)+o.EmptyPaths > 1 || x.isDirArg()
+	p := grep.NewPrinter(o.Print, m, x.w, multi)
+	p.SetSearch(so)
+	if p.Mode() == "agent" {
+		p.SetAgent(x.agentPrinter(so))
+	}
+	t := &tally{x: x, p: p, invert: so.Invert, start: time.Now()}
+	for _, s := range srcs {
+		if t.stop || (o.Quiet && t.matched) {
 			break
 		}
 		t0 := time.Now()
 		if s.stdin {
-			data, err := io.ReadAll(env.Stdin)
+			data, err := io.ReadAll(x.env.Stdin)
 			if err != nil {
-				warn("<stdin>: %s", grep.ErrText(err))
+				x.warn("<stdin>: %s", grep.ErrText(err))
 				continue
 			}
 			sto := so
-			sto.Slice = c.Bool("multiline")
-			handle(grep.SearchDecoded(m, "<stdin>", data, sto))
+			sto.Slice = o.Multiline
+			p.SetSearch(sto)
+			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
+			p.SetSearch(so)
 		} else {
-			grep.Search(c.Context, m, s.files, so, c.Int("threads"), handle)
-			reportWalk(s)
+			grep.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)
+			x.reportWalk(s)
 		}
-		searching += time.Since(t0)
+		t.searching += time.Since(t0)
 	}
-	if p.mode != "standard" && p.mode != "vimgrep" {
-		total.BytesPrinted = 0 // rg counts the bytes of printed lines only
+	return x.finish(t)
+}
+
+// finish prints what follows the results and decides the exit status.
+func (x *execution) finish(t *tally) error {
+	p := t.p
+	if p.Mode() != "standard" && p.Mode() != "vimgrep" {
+		t.total.BytesPrinted = 0 // rg counts the bytes of printed lines only
 	}
-	p.finish(total, searching, time.Since(start))
-	if p.stopped != "" {
-		app.Warnf(c, "%s", p.stopped)
+	p.Finish(t.total, t.searching, time.Since(t.start))
+	if p.Stopped() != "" {
+		app.Warnf(x.c, "%s", p.Stopped())
 	}
-	if len(args) == 0 && paths[0] == "" && total.Searches == 0 {
+	if !x.o.PathsGiven && x.o.Paths[0] == "" && t.total.Searches == 0 {
 		// rg 13: the working directory searched, every file filtered out
-		fmt.Fprint(env.Stderr, "No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"+
+		fmt.Fprint(x.env.Stderr, "No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"+
 			"Running with --debug will show why files are being skipped.\n")
 		return exit.Silent(exit.Usage)
 	}
-	if p.mode == "files-without" {
-		matched = found
+	if x.c.Context.Err() != nil {
+		return exit.Silent(exit.Interrupted) // what was found is printed
 	}
-	return status(matched, failed, c.Bool("quiet"))
+	matched := t.matched
+	if p.Mode() == "files-without" {
+		matched = t.found
+	}
+	return status(matched, x.failed, x.o.Quiet)
 }
 
-// checkFlags refuses flag values and combinations agent-grep cannot honour.
-func checkFlags(c *cli.Context) error {
-	if s := c.String("path-separator"); c.IsSet("path-separator") && len(s) != 1 {
-		return exit.Errorf(exit.Usage, "A path separator must be exactly one byte, but the given separator is %d bytes: %s\nIn some shells on Windows '/' is automatically expanded. Use '//' instead.", len(s), s)
-	}
-	for _, u := range unsupported {
-		if c.IsSet(u.name) {
-			return exit.Errorf(exit.Usage, "unsupported rg flag: --%s (%s)", u.name, u.why)
-		}
-	}
-	switch c.String("color") {
-	case "auto", "always", "never", "ansi":
-	default:
-		return exit.Errorf(exit.Usage, "--color: %q is not one of auto, always, never", c.String("color"))
-	}
-	for _, name := range []string{"sort", "sortr"} {
-		switch v := c.String(name); v {
-		case "", "path", "modified", "none":
-		case "accessed", "created":
-			return exit.Errorf(exit.Usage, "--%s %s is not supported (path, modified or none)", name, v)
-		default:
-			return exit.Errorf(exit.Usage, "--%s: %q is not one of path, modified, none", name, v)
-		}
-	}
-	switch f := c.String("format"); f {
-	case "", "standard":
-	case "agent":
-		for _, other := range []string{"json", "count", "count-matches", "files-with-matches", "files-without-match", "vimgrep", "only-matching", "replace", "files", "stats"} {
-			if c.IsSet(other) {
-				return exit.Errorf(exit.Usage, "--format agent cannot be combined with --%s", other)
+func (x *execution) agentPrinter(so grep.SearchOptions) *grep.AgentPrinter {
+	single := len(x.o.Paths) == 1 && !x.isDirArg()
+	return grep.NewAgentPrinter(grep.AgentOptions{Limit: x.o.Print.MaxTotal, Before: so.Before, After: so.After,
+		MaxBytes: x.o.Print.MaxBytes, Name: func(path string) string {
+			if single {
+				return filepath.Base(path)
 			}
-		}
-	default:
-		return exit.Errorf(exit.Usage, "--format: %q is not one of standard, agent", f)
-	}
-	for _, n := range []string{"max-total-matches", "max-bytes", "max-count", "max-columns", "threads", "after-context", "before-context", "context", "max-depth"} {
-		if c.Int(n) < 0 {
-			return exit.Errorf(exit.Usage, "--%s: must not be negative", n)
-		}
-	}
-	return nil
+			return path
+		}})
 }
 
-func sortOrder(c *cli.Context) (string, bool) {
-	if v := c.String("sortr"); v != "" {
-		return v, true
+// tally takes each file's result: it prints it and adds up the stats.
+type tally struct {
+	x         *execution
+	p         *grep.Printer
+	invert    bool
+	start     time.Time
+	total     grep.Stats
+	searching time.Duration
+	matched   bool
+	found     bool // --files-without-match printed a path
+	stop      bool
+}
+
+func (t *tally) handle(r grep.FileResult) bool {
+	p := t.p
+	if r.Err != nil && !r.More {
+		if t.x.c.Context.Err() != nil {
+			t.stop = true // interrupted: no warning for each file left
+			return false
+		}
+		t.x.warn("%s: %s", r.Path, grep.ErrText(r.Err))
+		return true
 	}
-	if v := c.String("sort"); v != "" {
-		return v, false
+	if t.x.o.Print.CRLF {
+		r = grep.CRLFSubs(r)
 	}
-	return "path", false
+	if !r.More {
+		r = p.MaxCountBinary(r)
+		t.count(r)
+	}
+	before := p.Printed()
+	if !p.File(r, time.Since(t.start)) {
+		t.stop = true
+		return false
+	}
+	t.total.BytesPrinted += p.Printed() - before
+	return r.More || !(t.x.o.Quiet && t.matched)
+}
+
+// count adds a file's final result to the stats.
+func (t *tally) count(r grep.FileResult) {
+	t.total.Searches++
+	t.total.BytesSearched += r.BytesSearched
+	if t.p.Mode() == "files-without" && r.MatchedLines == 0 && !r.Skipped {
+		t.found = true // rg: the status says whether a path was printed
+	}
+	if r.MatchedLines > 0 {
+		// rg: a count stopped at binary data is not printed and does not
+		// make the status 0, but --stats counts it
+		t.matched = t.matched || !(r.BinaryQuit && (t.p.Mode() == "count" || t.p.Mode() == "count-matches"))
+		t.total.SearchesWithMatch++
+		t.total.MatchedLines += r.MatchedLines
+		if !t.invert {
+			t.total.Matches += r.Matches
+		}
+	}
 }
 
 // status is rg's exit code: 0 when something matched (and nothing failed,
@@ -433,138 +306,19 @@ func status(matched, failed, quiet bool) error {
 	return exit.Silent(exit.NoResult)
 }
 
-func isDirArg(paths []string) bool {
-	for _, p := range paths {
+func (x *execution) isDirArg() bool {
+	for _, p := range x.o.Paths {
 		if p == "" {
 			return true
 		}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
+		if p == "-" {
+			continue // stdin, whatever is named "-" in the directory
+		}
+		if st, err := os.Stat(x.env.Abs(p)); err == nil && st.IsDir() {
 			return true
 		}
 	}
 	return false
-}
-
-func readArg(env *app.Env, f string) ([]byte, error) {
-	if f == "-" {
-		return io.ReadAll(env.Stdin)
-	}
-	return os.ReadFile(f)
-}
-
-func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	num := s
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult, num = 1<<10, s[:len(s)-1]
-	case "M":
-		mult, num = 1<<20, s[:len(s)-1]
-	case "G":
-		mult, num = 1<<30, s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("not a size: %q (a number with an optional K, M or G suffix)", s)
-	}
-	return n * mult, nil
-}
-
-// globalIgnore is git's core.excludesFile, found as rg 13 finds it
-// (grep.GlobalIgnorePath): in ~/.gitconfig, else $XDG_CONFIG_HOME/git/config,
-// else $XDG_CONFIG_HOME/git/ignore; never in a repository's .git/config.
-func globalIgnore(env *app.Env) string {
-	return grep.GlobalIgnorePath(env.Getenv("HOME"), env.Getenv("XDG_CONFIG_HOME"), os.ReadFile)
-}
-
-type replacer struct {
-	re   *grep.Matcher
-	tmpl string
-}
-
-// readableStdin is rg's rule for searching stdin when no path is given:
-// stdin is a pipe or a regular file (not a terminal, not /dev/null).
-func readableStdin(env *app.Env) bool {
-	f, ok := env.Stdin.(*os.File)
-	if !ok {
-		return !env.StdinTTY
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	m := st.Mode()
-	return m&os.ModeNamedPipe != 0 || m.IsRegular() || m&os.ModeSocket != 0
-}
-
-// lastFlag is which of the named (long) flags comes last on the command
-// line: rg lets later flags override earlier ones (-s -i is -i).
-func lastFlag(c *cli.Context, args []string, names ...string) string {
-	short := map[string]string{}
-	takes := map[string]bool{}
-	for _, f := range c.App.Flags {
-		fn := f.Names()
-		isBool := !app.TakesValue(f)
-		for _, n := range fn {
-			if len(n) == 1 {
-				short[n] = fn[0]
-				takes[n] = !isBool
-			}
-		}
-	}
-	longValue := map[string]bool{} // long names that take a value
-	for _, f := range c.App.Flags {
-		for _, n := range f.Names() {
-			if len(n) > 1 && app.TakesValue(f) {
-				longValue[n] = true
-			}
-		}
-	}
-	last := ""
-	value := false // the argument is the value of the flag before it
-	for i, a := range args {
-		if i == 0 {
-			continue
-		}
-		if value {
-			value = false
-			continue
-		}
-		if a == "--" {
-			break
-		}
-		switch {
-		case strings.HasPrefix(a, "--"):
-			n, _, hasValue := strings.Cut(a[2:], "=")
-			for _, want := range names {
-				if n == want {
-					last = want
-				}
-			}
-			value = longValue[n] && !hasValue
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			for j, ch := range a[1:] {
-				long := short[string(ch)]
-				for _, want := range names {
-					if long == want {
-						last = want
-					}
-				}
-				if takes[string(ch)] {
-					value = j == len(a)-2 // the rest is the flag's value, or the next argument
-					break
-				}
-			}
-		}
-	}
-	if last == "" {
-		for _, n := range names {
-			if c.Bool(n) {
-				last = n
-			}
-		}
-	}
-	return last
 }
 
 // orDot is "." for the empty root (the working directory).
@@ -576,8 +330,8 @@ func orDot(p string) string {
 }
 
 // pathSep applies --path-separator to a printed path.
-func pathSep(c *cli.Context, path string) string {
-	if s := c.String("path-separator"); s != "" && s != "/" {
+func pathSep(s, path string) string {
+	if s != "" && s != "/" {
 		return strings.ReplaceAll(path, "/", s)
 	}
 	return path

@@ -233,7 +233,10 @@ func (a *appender) accept(g *group, raw []byte, lineNo int) error {
 
 // commit writes a checked group and fsyncs it, then tees it.
 func (a *appender) commit(g *group) error {
-	if len(g.recs) > 0 || (g.header != nil && a.lf == nil) {
+	// A group of events only (a stream's deltas) writes nothing: no fsync
+	// stands between them and --tee.
+	wrote := len(g.recs) > 0 || (g.header != nil && a.lf == nil)
+	if wrote {
 		if err := a.open(g.header); err != nil {
 			return err
 		}
@@ -247,7 +250,7 @@ func (a *appender) commit(g *group) error {
 			return err
 		}
 	}
-	if a.lf != nil {
+	if a.lf != nil && wrote {
 		if err := a.lf.sync(); err != nil {
 			return err
 		}

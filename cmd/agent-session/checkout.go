@@ -31,7 +31,7 @@ Prints {"leafId":…,"editorText":…}.
 
 Examples:
    agent-session checkout s.jsonl 3f2a9c1e
-   agent-session open --all s.jsonl | agent-compact --branch-summary --from OLD --to 3f2a9c1e \
+   agent-session open --all s.jsonl | agent-compact --branch-summary --from "$OLD" --to 3f2a9c1e \
      | agent-session checkout s.jsonl 3f2a9c1e --summary-from -`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "summary-from", Usage: "append the branch_summary record read from `FILE` (- for stdin)"},
@@ -45,40 +45,26 @@ Examples:
 				return exit.Errorf(exit.Usage, "checkout takes FILE and ENTRY")
 			}
 			target := c.Args().Get(1)
-			lf, err := lockSession(c.Context, path, false)
-			if err != nil {
-				return exit.Wrap(exit.Usage, err)
-			}
-			defer lf.Close()
-			data, err := lf.readAll()
-			if err != nil {
-				return err
-			}
-			l, err := parseLoaded(path, data)
-			if err != nil {
-				return err
-			}
-			newLeaf, editor := "", ""
-			if target != "root" {
-				rec, ok := l.find(target)
-				if !ok {
-					return exit.Errorf(exit.Usage, "%s: no entry with id %q", path, target)
+			var out map[string]any
+			err = withLock(c, path, func(lf *lockedFile, l *loaded) error {
+				newLeaf, editor := "", ""
+				if target != "root" {
+					rec, ok := l.find(target)
+					if !ok {
+						return exit.Errorf(exit.Usage, "%s: no entry with id %q", path, target)
+					}
+					newLeaf, editor = leafFor(rec)
 				}
-				newLeaf, editor = leafFor(rec)
-			}
-			out := map[string]any{"leafId": nullable(newLeaf)}
-			if editor != "" {
-				out["editorText"] = editor
-			}
-			if c.IsSet("summary-from") {
+				out = map[string]any{"leafId": nullable(newLeaf)}
+				if editor != "" {
+					out["editorText"] = editor
+				}
+				if !c.IsSet("summary-from") {
+					return writeSidecar(path, newLeaf)
+				}
 				raw, err := readSummary(env, c.String("summary-from"))
 				if err != nil {
 					return err
-				}
-				if l.migrated {
-					if err := lf.rewrite(l.bytes()); err != nil {
-						return err
-					}
 				}
 				entry, err := summaryEntry(env, l, raw, newLeaf)
 				if err != nil {
@@ -87,14 +73,13 @@ Examples:
 				if err := lf.appendLines(append(entry, '\n')); err != nil {
 					return err
 				}
-				if err := lf.sync(); err != nil {
-					return err
-				}
 				removeSidecar(path)
 				p, _ := session.Peek(entry)
 				out["leafId"] = p.ID
 				out["summaryId"] = p.ID
-			} else if err := writeSidecar(path, newLeaf); err != nil {
+				return nil
+			})
+			if err != nil {
 				return err
 			}
 			return printJSON(c, out)

@@ -49,8 +49,8 @@ of the requests sent), Codex's event_msg and turn_context records (their token c
 cwd are read). Lines that are not JSON are reported with their line numbers.
 
 Examples:
-   agent-session import ~/.claude/projects/-home-me-app/5b1c….jsonl
-   agent-session import --from codex rollout-2026-11-02T10-00-00-….jsonl -o s.jsonl`,
+   agent-session import ~/.claude/projects/-home-me-app/5b1c2d3e-8f4a-4c1b-9d2e-7a6b5c4d3e2f.jsonl
+   agent-session import --from codex rollout-2026-11-02T10-00-00-5b1c2d3e-8f4a-4c1b-9d2e-7a6b5c4d3e2f.jsonl -o codex.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "from", Value: "auto", Usage: "`FORMAT` of the input: auto, claude or codex"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the session to `FILE` (default: the sessions directory)"},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/humantime"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -164,25 +165,9 @@ func printTable(c *cli.Context, env *app.Env, infos []sessionInfo) error {
 		if name == "" {
 			name = in.FirstMessage
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", timeAgo(now, in.mtime), in.MessageCount, in.ID, oneLine(name, 60))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", humantime.Since(now, in.mtime), in.MessageCount, in.ID, oneLine(name, 60))
 	}
 	return tw.Flush()
-}
-
-// timeAgo is the reference's relative time: just now, Nm ago, Nh ago, Nd ago, else a date.
-func timeAgo(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 7*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.Format("2006-01-02")
 }
 
 // oneLine is the first line of s without control characters, at most n runes.

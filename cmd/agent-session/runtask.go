@@ -49,7 +49,8 @@ result is written), 2 for a bad task line or flags (no result), 1 when no result
 Examples:
    agent-session run-task --out out '{"id":"t1","repo":".","prompt":"fix the test","check":"go test ./..."}'
    agent-session run-task --out out --tasks tasks.jsonl --index 3
-   parallel --jobs 4 --joblog out/joblog --resume -a tasks.jsonl agent-session run-task --out out {}`,
+   mkdir -p out && grep -v '^[[:space:]]*$' tasks.jsonl | \
+     parallel --jobs 4 --joblog out/joblog --resume agent-session run-task --out out {}`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "agent-batch", Usage: "`DIR` for sessions/, results/ and logs/"},
 			&cli.StringFlag{Name: "tasks", Usage: "read the task from line --index of tasks `FILE`"},
@@ -119,6 +120,14 @@ type taskRun struct {
 	out  string
 	log  *os.File
 	wt   string // the clone
+
+	// what is known so far, for the result
+	start       time.Time
+	host        string
+	state       batch.Run
+	exits       batch.Exits
+	sessionFile string
+	diff        string
 }
 
 // bin finds an agentutils binary: beside this one, else on PATH.
@@ -172,208 +181,237 @@ func code(st *os.ProcessState, err error) int {
 func intp(n int) *int { return &n }
 
 func (r *taskRun) run(ctx context.Context) error {
-	start := r.env.Now()
-	t := r.task
+	r.start = r.env.Now()
+	r.state.TurnsBudget, r.state.Check = r.task.Budgets.Turns, r.task.Check
+	r.host, _ = os.Hostname()
 	for _, d := range []string{"sessions", "results", "logs"} {
 		if err := os.MkdirAll(filepath.Join(r.out, d), 0o755); err != nil {
 			return err
 		}
 	}
 	var err error
-	r.log, err = os.OpenFile(filepath.Join(r.out, "logs", t.ID+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	r.log, err = os.OpenFile(filepath.Join(r.out, "logs", r.task.ID+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	defer r.log.Close()
-	var run batch.Run
-	run.TurnsBudget, run.Check = t.Budgets.Turns, t.Check
-	host, _ := os.Hostname()
-	var exits batch.Exits
-	var sessionFile, diff string
-	// emit writes the result file (and with final, the stdout line) from
-	// what is known now.
-	emit := func(final bool) error {
-		res := batch.NewResult(t, run, float64(r.env.Now().Sub(start).Milliseconds())/1000)
-		res.Started, res.Host, res.Session, res.Exit = session.FormatTime(start), host, sessionFile, exits
-		res.SetDiff(diff)
-		b, err := json.Marshal(res)
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(r.out, "results", t.ID+".json"), append(b, '\n')); err != nil {
-			return err
-		}
-		if final {
-			_, err = fmt.Fprintf(r.c.App.Writer, "%s\n", b)
-		}
+	tmp, base, err := r.clone()
+	if tmp != "" && !r.c.Bool("keep") {
+		defer os.RemoveAll(tmp)
+	}
+	if err == nil {
+		r.sessionFile, _, err = createSession(r.env, filepath.Join(r.out, "sessions", r.task.ID), r.wt, map[string]string{"title": r.task.ID}, nil, false)
+	}
+	if err != nil {
+		r.state.SetupError = err.Error()
+		return r.finish()
+	}
+	if ctx.Err() == nil {
+		r.pipeline(ctx, tmp)
+	}
+	if ctx.Err() != nil {
+		r.state.Interrupted = true
+	}
+	if r.task.Check != "" && !r.state.Interrupted {
+		r.check(ctx)
+	}
+	if _, err := r.git("add", "-A"); err == nil {
+		r.diff, _ = r.git("diff", "--cached", base)
+	}
+	return r.finish()
+}
+
+// emit writes the result file (and with final, the stdout line) from what
+// is known now.
+func (r *taskRun) emit(final bool) error {
+	res := batch.NewResult(r.task, r.state, float64(r.env.Now().Sub(r.start).Milliseconds())/1000)
+	res.Started, res.Host, res.Session, res.Exit = session.FormatTime(r.start), r.host, r.sessionFile, r.exits
+	res.SetDiff(r.diff)
+	if final {
+		log, _ := os.ReadFile(r.log.Name())
+		res.WithCause(log)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
 		return err
 	}
-	finish := func() error {
-		if err := emit(true); err != nil {
-			return err
-		}
-		if run.Interrupted {
-			return exit.Silent(exit.Interrupted)
-		}
-		return nil
+	if err := writeFileAtomic(filepath.Join(r.out, "results", r.task.ID+".json"), append(b, '\n')); err != nil {
+		return err
 	}
+	if final {
+		_, err = fmt.Fprintf(r.c.App.Writer, "%s\n", b)
+	}
+	return err
+}
 
-	// A fresh clone at the ref.
+func (r *taskRun) finish() error {
+	if err := r.emit(true); err != nil {
+		return err
+	}
+	if r.state.Interrupted {
+		return exit.Silent(exit.Interrupted)
+	}
+	return nil
+}
+
+// clone makes a fresh clone of the task's repository at its ref in a new
+// temporary directory (tmp, "" when none was made) and returns the commit.
+func (r *taskRun) clone() (tmp, base string, err error) {
 	root := r.c.String("work-dir")
 	if root != "" {
 		root = absPath(r.env, root)
 	}
-	tmp, err := os.MkdirTemp(root, "agent-task-"+t.ID+"-")
-	if err != nil {
-		run.SetupError = err.Error()
-		return finish()
+	if tmp, err = os.MkdirTemp(root, "agent-task-"+r.task.ID+"-"); err != nil {
+		return "", "", err
 	}
-	if !r.c.Bool("keep") {
-		defer os.RemoveAll(tmp)
-	}
-	src, args := t.Repo, []string{"clone", "--quiet"}
+	src, args := r.task.Repo, []string{"clone", "--quiet"}
 	if st, err := os.Stat(absPath(r.env, src)); err == nil && st.IsDir() {
 		src = absPath(r.env, src)
 		args = append(args, "--shared")
 	}
 	wt := filepath.Join(tmp, "repo")
 	if _, err := r.git(append(args, "--", src, wt)...); err != nil {
-		run.SetupError = err.Error()
-		return finish()
+		return tmp, "", err
 	}
 	r.wt = wt
-	if t.Ref != "" {
-		if _, err := r.git("checkout", "--quiet", "--detach", t.Ref); err != nil {
-			run.SetupError = err.Error()
-			return finish()
+	if r.task.Ref != "" {
+		if _, err := r.git("checkout", "--quiet", "--detach", r.task.Ref); err != nil {
+			return tmp, "", err
 		}
 	}
-	base, err := r.git("rev-parse", "HEAD")
-	if err != nil {
-		run.SetupError = err.Error()
-		return finish()
-	}
-	base = strings.TrimSpace(base)
+	base, err = r.git("rev-parse", "HEAD")
+	return tmp, strings.TrimSpace(base), err
+}
 
-	sessionFile, _, err = createSession(r.env, filepath.Join(r.out, "sessions", t.ID), wt, map[string]string{"title": t.ID}, nil, false)
-	if err != nil {
-		run.SetupError = err.Error()
-		return finish()
+// check runs the task's check in the clone, killed after --check-timeout.
+func (r *taskRun) check(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, r.c.Duration("check-timeout"))
+	defer cancel()
+	cmd := r.cmd("bash", "-c", r.task.Check)
+	cmd.Stdout = r.log
+	err := cmd.Start()
+	if err == nil {
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-cctx.Done():
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			case <-done:
+			}
+		}()
+		err = cmd.Wait()
+		close(done)
 	}
-	if ctx.Err() == nil {
-		r.pipeline(ctx, start, &run, &exits, sessionFile, tmp, emit)
-	} else {
-		run.Interrupted = true
-	}
+	r.state.CheckExit = code(cmd.ProcessState, err)
+	r.exits.Check = intp(r.state.CheckExit)
 	if ctx.Err() != nil {
-		run.Interrupted = true
+		r.state.Interrupted = true
 	}
-	if t.Check != "" && !run.Interrupted {
-		cctx, cancel := context.WithTimeout(ctx, r.c.Duration("check-timeout"))
-		cmd := r.cmd("bash", "-c", t.Check)
-		cmd.Stdout = r.log
-		err := cmd.Start()
-		if err == nil {
-			done := make(chan struct{})
-			go func() {
-				select {
-				case <-cctx.Done():
-					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				case <-done:
-				}
-			}()
-			err = cmd.Wait()
-			close(done)
-		}
-		cancel()
-		run.CheckExit = code(cmd.ProcessState, err)
-		exits.Check = intp(run.CheckExit)
-		if ctx.Err() != nil {
-			run.Interrupted = true
-		}
-	}
-	if _, err := r.git("add", "-A"); err == nil {
-		diff, _ = r.git("diff", "--cached", base)
-	}
-	return finish()
 }
 
 // pipeline runs open | compact | chat | append --tee, tallies the events
 // append echoes, and stops agent-chat when a budget runs out or ctx ends.
-func (r *taskRun) pipeline(ctx context.Context, start time.Time, run *batch.Run, exits *batch.Exits, sess, tmp string, emit func(bool) error) {
-	t := r.task
+func (r *taskRun) pipeline(ctx context.Context, tmp string) {
 	self, _ := bin("agent-session")
 	chatBin, ok := bin("agent-chat")
 	if !ok || self == "" {
-		run.SetupError = "agent-chat or agent-session not found beside this binary or on PATH"
+		r.state.SetupError = "agent-chat or agent-session not found beside this binary or on PATH"
 		return
 	}
 	tools, err := r.toolsScript(tmp)
 	if err != nil {
-		run.SetupError = err.Error()
+		r.state.SetupError = err.Error()
 		return
 	}
-	chatArgs := []string{"--throttle", "0"}
-	if t.Model != "" {
-		chatArgs = append(chatArgs, "--model", t.Model)
-	}
-	if t.Thinking != "" {
-		chatArgs = append(chatArgs, "--thinking", t.Thinking)
-	}
-	if t.Budgets.Turns > 0 {
-		chatArgs = append(chatArgs, "--max-turns", strconv.Itoa(t.Budgets.Turns))
-	}
-	if tools != "" {
-		chatArgs = append(chatArgs, "--tools-cmd", shq(tools))
-	}
-	chatArgs = append(append(chatArgs, t.ChatArgs...), "--", t.Prompt)
-
-	stages := []*exec.Cmd{r.cmd(self, "open", sess)}
+	stages := []*exec.Cmd{r.cmd(self, "open", r.sessionFile)}
 	if compact, ok := bin("agent-compact"); ok {
 		stages = append(stages, r.cmd(compact))
 	}
-	chat := r.cmd(chatBin, chatArgs...)
-	app := r.cmd(self, "append", sess, "--tee")
+	chat := r.cmd(chatBin, chatArgs(r.task, tools)...)
+	app := r.cmd(self, "append", r.sessionFile, "--tee")
 	stages = append(stages, chat, app)
+	tee, started, err := startStages(stages)
+	if err != nil {
+		r.state.SetupError = err.Error()
+		return
+	}
+	r.watch(ctx, tee, chat, started)
+	for _, s := range started {
+		err := s.Wait()
+		if s == chat {
+			r.exits.Chat = intp(code(s.ProcessState, err))
+			r.state.ChatExit = *r.exits.Chat
+		}
+		if s == app {
+			r.exits.Append = intp(code(s.ProcessState, err))
+		}
+	}
+}
+
+// chatArgs are agent-chat's arguments for a task.
+func chatArgs(t batch.Task, tools string) []string {
+	args := []string{"--throttle", "0"}
+	if t.Model != "" {
+		args = append(args, "--model", t.Model)
+	}
+	if t.Thinking != "" {
+		args = append(args, "--thinking", t.Thinking)
+	}
+	if t.Budgets.Turns > 0 {
+		args = append(args, "--max-turns", strconv.Itoa(t.Budgets.Turns))
+	}
+	if tools != "" {
+		args = append(args, "--tools-cmd", shq(tools))
+	}
+	return append(append(args, t.ChatArgs...), "--", t.Prompt)
+}
+
+// startStages pipes the stages one into the next and starts them; the
+// last one's stdout is returned. When one cannot start, those started are
+// killed and waited for.
+func startStages(stages []*exec.Cmd) (io.Reader, []*exec.Cmd, error) {
 	var closers []*os.File
+	defer func() {
+		for _, f := range closers {
+			f.Close()
+		}
+	}()
 	for i := 0; i+1 < len(stages); i++ {
 		pr, pw, err := os.Pipe()
 		if err != nil {
-			run.SetupError = err.Error()
-			return
+			return nil, nil, err
 		}
 		stages[i].Stdout, stages[i+1].Stdin = pw, pr
 		closers = append(closers, pr, pw)
 	}
-	tee, err := app.StdoutPipe()
+	tee, err := stages[len(stages)-1].StdoutPipe()
 	if err != nil {
-		run.SetupError = err.Error()
-		return
+		return nil, nil, err
 	}
 	var started []*exec.Cmd
-	killAll := func(sig syscall.Signal) {
-		for _, s := range started {
-			syscall.Kill(-s.Process.Pid, sig)
-		}
-	}
 	for _, s := range stages {
 		if err := s.Start(); err != nil {
-			killAll(syscall.SIGKILL)
-			run.SetupError = err.Error()
-			break
+			killAll(started, syscall.SIGKILL)
+			for _, s := range started {
+				s.Wait()
+			}
+			return nil, nil, err
 		}
 		started = append(started, s)
 	}
-	for _, f := range closers {
-		f.Close()
-	}
-	if run.SetupError != "" {
-		for _, s := range started {
-			s.Wait()
-		}
-		return
-	}
+	return tee, started, nil
+}
 
+func killAll(cmds []*exec.Cmd, sig syscall.Signal) {
+	for _, s := range cmds {
+		syscall.Kill(-s.Process.Pid, sig)
+	}
+}
+
+// watch tallies the events until the pipeline's output ends: a budget run
+// out or ctx done sends agent-chat SIGTERM, and --grace later every stage
+// is killed.
+func (r *taskRun) watch(ctx context.Context, tee io.Reader, chat *exec.Cmd, started []*exec.Cmd) {
 	lines := make(chan []byte)
 	go func() {
 		sc := bufio.NewScanner(tee)
@@ -385,57 +423,43 @@ func (r *taskRun) pipeline(ctx context.Context, start time.Time, run *batch.Run,
 		close(lines)
 	}()
 	var wall <-chan time.Time
-	if s := t.Budgets.WallSeconds; s > 0 {
+	if s := r.task.Budgets.WallSeconds; s > 0 {
 		tm := time.NewTimer(time.Duration(s * float64(time.Second)))
 		defer tm.Stop()
 		wall = tm.C
 	}
 	var killTimer <-chan time.Time
-	stopping := false
 	stop := func() {
-		if stopping {
-			return
+		if killTimer == nil {
+			syscall.Kill(-chat.Process.Pid, syscall.SIGTERM)
+			killTimer = time.After(r.c.Duration("grace"))
 		}
-		stopping = true
-		syscall.Kill(-chat.Process.Pid, syscall.SIGTERM)
-		killTimer = time.After(r.c.Duration("grace"))
 	}
 	done := ctx.Done()
-loop:
 	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				break loop
+				return
 			}
-			if run.Tally.Add(l) && run.BudgetHit == "" {
-				if b := t.Budgets.Exceeded(run.Tally, 0); b != "" {
-					run.BudgetHit = b
+			if r.state.Tally.Add(l) && r.state.BudgetHit == "" {
+				if b := r.task.Budgets.Exceeded(r.state.Tally, 0); b != "" {
+					r.state.BudgetHit = b
 					stop()
 				}
 			}
 		case <-wall:
-			if run.BudgetHit == "" {
-				run.BudgetHit = "wall"
+			if r.state.BudgetHit == "" {
+				r.state.BudgetHit = "wall"
 			}
 			stop()
 		case <-done:
 			done = nil
-			run.Interrupted = true
+			r.state.Interrupted = true
 			stop()
-			emit(false) // a second signal may end this process: the result is written now
+			r.emit(false) // a second signal may end this process: the result is written now
 		case <-killTimer:
-			killAll(syscall.SIGKILL)
-		}
-	}
-	for _, s := range started {
-		err := s.Wait()
-		if s == chat {
-			exits.Chat = intp(code(s.ProcessState, err))
-			run.ChatExit = *exits.Chat
-		}
-		if s == app {
-			exits.Append = intp(code(s.ProcessState, err))
+			killAll(started, syscall.SIGKILL)
 		}
 	}
 }

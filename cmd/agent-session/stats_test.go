@@ -55,3 +55,38 @@ func TestOneLineTabs(t *testing.T) {
 		t.Errorf("oneLine = %q", got)
 	}
 }
+
+// TestResultStatsOptions: flags and arguments to what stats does.
+func TestResultStatsOptions(t *testing.T) {
+	isResults := func(a string) bool { return strings.HasPrefix(a, "r") }
+	for _, c := range []struct {
+		args         []string
+		json, html   bool
+		output       string
+		results      bool
+		format, fail string
+	}{
+		{args: []string{"s.jsonl"}},
+		{args: []string{"s.jsonl"}, json: true, format: "json"}, // the session's stats read --json themselves
+		{args: nil},
+		{args: []string{"r.jsonl"}, results: true},
+		{args: []string{"s.jsonl", "t.jsonl"}, results: true}, // several files: results (each is checked as it is read)
+		{args: []string{"r.jsonl"}, json: true, results: true, format: "json"},
+		{args: []string{"r.jsonl"}, html: true, output: "x.html", results: true, format: "html"},
+		{args: []string{"r.jsonl"}, output: "x.json", results: true},
+		{args: []string{"s.jsonl"}, html: true, fail: "--html and --output take result files"},
+		{args: []string{"s.jsonl"}, output: "x", fail: "--html and --output take result files"},
+		{args: []string{"r.jsonl"}, html: true, json: true, fail: "choose one of --json, --html"},
+	} {
+		o, err := resultStatsOptionsOf(c.args, c.json, c.html, c.output, isResults)
+		if c.fail != "" {
+			if err == nil || !strings.Contains(err.Error(), c.fail) {
+				t.Errorf("%+v: error %v, want %q", c, err, c.fail)
+			}
+			continue
+		}
+		if err != nil || o.results != c.results || o.format != c.format || o.output != c.output {
+			t.Errorf("%+v: got %+v, %v", c, o, err)
+		}
+	}
+}

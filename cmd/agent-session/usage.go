@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -145,6 +146,9 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 			}
 			return nil, exit.Wrap(exit.Usage, err)
 		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real // a symlinked ~/.claude/projects: walk where it points
+		}
 		var files []string
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -170,7 +174,12 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				var buf []byte // a worker's read buffer, reused from file to file
 				for i := range next {
+					if src.agent == "claude" {
+						got[i], buf, errs[i] = readClaudeUsage(c, dir, files[i], buf)
+						continue
+					}
 					got[i], errs[i] = readUsageFile(c, src.agent, dir, files[i])
 				}
 			}()
@@ -190,7 +199,43 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 	return out, nil
 }
 
-// readUsageFile reads one transcript through the importer of its format;
+// readClaudeUsage reads one Claude Code transcript by the fast path
+// (usage.FromClaude: the importer's totals without building messages)
+// into buf, which it returns for the next file.
+func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entry, []byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, buf, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && int64(cap(buf)) < st.Size()+1 {
+		buf = make([]byte, 0, st.Size()+512)
+	}
+	w := bytes.NewBuffer(buf[:0])
+	if _, err := w.ReadFrom(f); err != nil {
+		return nil, buf, fmt.Errorf("%s: %v", path, err)
+	}
+	data := w.Bytes()
+	buf = data[:0]
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %s: %v\n", path, err)
+			return nil, buf, nil
+		}
+	}
+	entries, problems := usage.FromClaude(data, projectOf(dir, path))
+	for _, p := range problems {
+		fmt.Fprintf(c.App.ErrWriter, "agent-session usage: %s:%d: skipped: %v\n", path, p.Line, p.Err)
+	}
+	return entries, buf, nil
+}
+
+// readUsageFile reads one pi, agentutils or Codex transcript through the
+// reader or importer of its format;
 // lines that cannot be read are reported on stderr and skipped.
 func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, error) {
 	if agent == "pi" || agent == "agentutils" {
@@ -220,12 +265,7 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 	n := 0
 	newID := func() string { n++; return fmt.Sprintf("%08x", n) }
 	opt := transcript.Options{NewID: newID, Cwd: projectOf(dir, path)}
-	var res transcript.Result
-	if agent == "codex" {
-		res, err = transcript.FromCodex(lines, opt)
-	} else {
-		res, err = transcript.FromClaude(usageLines(lines), opt)
-	}
+	res, err := transcript.FromCodex(lines, opt) // Claude Code's: readClaudeUsage
 	if err != nil {
 		return nil, nil // no messages: nothing to count
 	}
@@ -237,21 +277,6 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 		out = append(out, usage.FromEntries(agent, s.Header.Cwd, s.Entries)...)
 	}
 	return out, nil
-}
-
-// usageLines blanks the Claude Code lines that cannot hold usage (prompts,
-// tool results, progress: most of a transcript's bytes), so the importer
-// skips them unparsed; line numbers stay. A line that does not start as
-// JSON is kept, for the importer to report.
-func usageLines(lines [][]byte) [][]byte {
-	usage := []byte(`"usage"`)
-	out := make([][]byte, len(lines))
-	for i, l := range lines {
-		if len(l) > 0 && l[0] != '{' || bytes.Contains(l, usage) {
-			out[i] = l
-		}
-	}
-	return out
 }
 
 // projectOf is the project of a transcript without a cwd: its directory
@@ -276,8 +301,8 @@ func printUsage(w io.Writer, rep usage.Report) error {
 	}
 	fmt.Fprintf(tw, "%-*s\t  agents\tinput\toutput\tcache read\tcache write\ttotal tokens\tcost\t\n", width, rep.By)
 	row := func(r usage.Row) {
-		fmt.Fprintf(tw, "%-*s\t  %s\t%s\t%s\t%s\t%s\t%s\t$%.2f\t\n", width, r.Key, strings.Join(r.Agents, ","), thousands(r.Input), thousands(r.Output),
-			thousands(r.CacheRead), thousands(r.CacheWrite), thousands(r.TotalTokens), r.Cost)
+		fmt.Fprintf(tw, "%-*s\t  %s\t%s\t%s\t%s\t%s\t%s\t$%.2f\t\n", width, r.Key, strings.Join(r.Agents, ","), usage.Thousands(r.Input), usage.Thousands(r.Output),
+			usage.Thousands(r.CacheRead), usage.Thousands(r.CacheWrite), usage.Thousands(r.TotalTokens), r.Cost)
 	}
 	for _, r := range rep.Rows {
 		row(r)
@@ -293,16 +318,4 @@ func printUsage(w io.Writer, rep usage.Report) error {
 		fmt.Fprintf(w, "unpriced (not in the model catalog): %s\n", strings.Join(rep.Unpriced, ", "))
 	}
 	return nil
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b bytes.Buffer
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[0] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
 }

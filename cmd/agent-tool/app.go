@@ -9,13 +9,17 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/internal/tools"
+	"github.com/agentutils/agentutils/lib/exit"
 )
 
 func newApp(env *app.Env) *cli.App {
 	return &cli.App{
-		Name:  "agent-tool",
-		Usage: "the agent's tools (read, write, edit, apply_patch, bash, grep, ls, find, todo, undo) as a co-process and as commands",
+		Name: "agent-tool",
+		// --edit-mode's default: $AGENT_EDIT_MODE, else config.toml's edit.mode.
+		Before: func(c *cli.Context) error { return loadEditMode(c, env) },
+		Usage:  "the agent's tools (read, write, edit, apply_patch, bash, grep, ls, find, todo, undo) as a co-process and as commands",
 		Description: `agent-tool runs the built-in tools of agentutils. 'serve' speaks the tool co-process protocol
 (formats/tool-protocol) on stdin/stdout for agent-chat; 'run' executes the tool calls of assistant
 messages read on stdin and writes their results as message_end events, so a shell loop can drive
@@ -46,7 +50,7 @@ Examples:
 }
 
 var toolsFlag = &cli.StringFlag{Name: "tools", Usage: "comma-separated `LIST` of the tools to offer (default: all)"}
-var editModeFlag = &cli.StringFlag{Name: "edit-mode", Value: "replace", Usage: "how files are edited: `MODE` replace (edit: old_text → new_text), hashline (read shows [path#TAG] and N:text, edit takes a hashline patch) or apply_patch (the apply_patch tool takes a Codex patch)"}
+var editModeFlag = &cli.StringFlag{Name: "edit-mode", Value: "replace", Usage: "how files are edited (default $AGENT_EDIT_MODE, else config.toml's edit.mode, else replace): `MODE` replace (edit: old_text → new_text), hashline (read shows [path#TAG] and N:text, edit takes a hashline patch) or apply_patch (the apply_patch tool takes a Codex patch)"}
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -56,7 +60,7 @@ func selected(c *cli.Context) ([]tools.Tool, error) {
 			names = append(names, n)
 		}
 	}
-	mode := c.String("edit-mode")
+	mode := editMode(c)
 	if !slices.Contains(tools.EditModes, mode) {
 		return nil, fmt.Errorf("unknown --edit-mode %q (modes: %s)", mode, strings.Join(tools.EditModes, ", "))
 	}
@@ -68,5 +72,24 @@ func toolEnv(c *cli.Context, env *app.Env) *tools.Env {
 	if root != "" && !filepath.IsAbs(root) {
 		root = filepath.Join(env.Dir, root)
 	}
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: c.String("edit-mode"), Root: root}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root}
+}
+
+// loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for
+// the subcommands' --edit-mode default.
+func loadEditMode(c *cli.Context, env *app.Env) error {
+	cfg, err := configfile.Load(env.Dir, env.Getenv, nil)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String()}
+	return nil
+}
+
+// editMode is --edit-mode when given, else the configured one.
+func editMode(c *cli.Context) string {
+	if m, ok := c.App.Metadata["editMode"].(string); ok && !c.IsSet("edit-mode") {
+		return m
+	}
+	return c.String("edit-mode")
 }

@@ -21,11 +21,12 @@ import (
 type agent struct {
 	st           *stages
 	file         string
-	leaf         string
 	dir          string
 	getenv       func(string) string
 	color        bool
 	modelFlag    string
+	configModel  string // config.toml's model: after the session's
+	cfgThinking  string // config.toml's thinking level: after the session's
 	thinkingFlag string
 	cat          *llm.Catalog
 	state        sessionState
@@ -33,6 +34,7 @@ type agent struct {
 	templates    []string
 	histFile     string
 	lastText     string // the session's last assistant text (for /copy)
+	noAhead      bool   // --no-ahead: start each run at Enter
 }
 
 func (a *agent) abs(p string) string {
@@ -88,6 +90,9 @@ func (a *agent) checkModel() error {
 		pattern = a.state.modelRef
 	}
 	if pattern == "" {
+		pattern = a.configModel
+	}
+	if pattern == "" {
 		m, ok := a.cat.Default(func(m llm.Model) bool {
 			k, err := a.cat.ResolveKey(m, "", a.getenv)
 			return err == nil && !k.None
@@ -131,10 +136,7 @@ func (a *agent) loadState(ctx context.Context) string {
 			continue
 		}
 		if i == 0 {
-			var h struct{ LeafID string }
-			json.Unmarshal(line, &h)
-			a.leaf = h.LeafID
-			continue
+			continue // the header
 		}
 		if r, err := session.ParseRecord(line); err == nil {
 			recs = append(recs, r)
@@ -145,7 +147,9 @@ func (a *agent) loadState(ctx context.Context) string {
 		if m := sctx.Models["default"]; m != "" {
 			a.state.modelRef = m
 		}
-		a.state.thinking = sctx.ThinkingLevel
+		if session.SetsThinkingLevel(recs) { // else config.toml's (footer)
+			a.state.thinking = sctx.ThinkingLevel
+		}
 		for _, raw := range sctx.Messages {
 			var m llm.Message
 			if json.Unmarshal(raw, &m) == nil {

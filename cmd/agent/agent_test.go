@@ -347,7 +347,7 @@ func TestAbort(t *testing.T) {
 
 // TestSlashCommands runs every command once, and resumes after /fork.
 func TestSlashCommands(t *testing.T) {
-	f := newFixture(t, textAnswer("Hello ", "there."), textAnswer("A summary of it all."), textAnswer("Forked answer."))
+	f := newFixture(t, textAnswer("Hello ", "there."), textAnswer("A summary of it all."), textAnswer("The branch left."), textAnswer("Forked answer."))
 	s := f.start(agentCmd + " --yes --compact-cmd 'agent-compact --keep-recent-tokens 1'; echo restarted; " + agentCmd + " --yes")
 	s.wait("/help for commands")
 	s.send("/bogus\r")
@@ -391,8 +391,11 @@ func TestSlashCommands(t *testing.T) {
 	s.wait("Session tree")
 	s.send("\x1b[A\x1b[A\r") // up twice from the leaf
 	s.wait("summarize the branch you leave?")
-	s.send("\r") // no summary
-	s.wait("checked out")
+	s.send("\x1b[B\r") // summarize it
+	s.wait("the branch left summarized")
+	if !strings.Contains(f.sessionText(), `"type":"branch_summary"`) || !strings.Contains(f.sessionText(), "The branch left.") {
+		t.Errorf("no branch summary after /tree:\n%s", f.sessionText())
+	}
 	s.send("/fork\r")
 	s.wait("forked into ")
 	forked := strings.Fields(s.text()[s.mark:])[0]
@@ -473,4 +476,51 @@ func TestStartChecks(t *testing.T) {
 	s.wait("/help for commands")
 	s.send("\x04")
 	s.exited()
+}
+
+// TestAhead: with a window the session is far from filling, the next run
+// is started while the prompt is typed (ahead.go); it gets the prompt as
+// typed, continues the session, and is started again when the model
+// changes; a prompt with @FILE runs a pipeline of its own.
+func TestAhead(t *testing.T) {
+	f := newFixture(t, textAnswer("First."), textAnswer("Second."), textAnswer("Third."), textAnswer("Fourth."))
+	toml := filepath.Join(f.home, "models.toml")
+	b, _ := os.ReadFile(toml)
+	os.WriteFile(toml, bytes.Replace(b, []byte("contextWindow = 1000"), []byte("contextWindow = 200000"), 1), 0o644)
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("one\r")
+	s.wait("First.")
+	s.send("  two, with spaces inside  \r")
+	s.wait("Second.")
+	reqs := f.srv.Requests()
+	if got := lastUserText(reqs[1]); got != "two, with spaces inside" {
+		t.Errorf("second prompt sent as %q", got)
+	}
+	if !bytes.Contains(reqs[1].Body, []byte("First.")) {
+		t.Error("the second request lacks the first answer")
+	}
+	s.send("/model fake/test-model:high\r")
+	s.wait("model fake/test-model")
+	s.send("three\r")
+	s.wait("Third.")
+	if reqs = f.srv.Requests(); !bytes.Contains(reqs[2].Body, []byte(`"thinking"`)) {
+		t.Errorf("the run after /model kept the old thinking level: %s", reqs[2].Body)
+	}
+	s.send("see @main.go\r")
+	s.wait("Fourth.")
+	if reqs = f.srv.Requests(); !strings.Contains(lastUserText(reqs[3]), "<file path=\"main.go\">") {
+		t.Errorf("@main.go was not attached: %q", lastUserText(reqs[3]))
+	}
+	s.send("/exit\r")
+	s.exited()
+	if len(reqs) != 4 {
+		t.Errorf("%d requests, want 4", len(reqs))
+	}
+	txt := f.sessionText()
+	for _, w := range []string{`"text":"one"`, `"text":"two, with spaces inside"`, `"text":"three"`, "First.", "Fourth."} {
+		if !strings.Contains(txt, w) {
+			t.Errorf("the session lacks %s:\n%s", w, txt)
+		}
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -31,6 +30,9 @@ func newApp(env *app.Env) *cli.App {
 and shows the events as they stream. Every stage is a process that a flag replaces
 (--session-cmd, --compact-cmd, --chat-cmd, --tools-cmd). It continues this terminal's
 session in this directory (agent-session continue) and shows its last exchanges.
+The next run's pipeline starts while the prompt is typed, agent-chat waiting for it on
+stdin (its "-" argument); it starts again when the session, model or thinking level changes,
+and a prompt with @PATH or a session due for compaction gets its own at enter (--no-ahead: always).
 
 Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is one prompt,
 tab completes /commands and @paths, up/down walk the history (kept across runs in
@@ -59,12 +61,13 @@ Examples:
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `PATTERN` for agent-chat (provider/id, id or a fuzzy name)"},
 			&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking (default: config.toml's approvalMode = \"yes\" or AGENT_APPROVAL_MODE=yes)"},
 			&cli.StringFlag{Name: "session-cmd", Value: "agent-session", Usage: "the session `COMMAND` (open, append, continue, fork …)"},
 			&cli.StringFlag{Name: "compact-cmd", Value: "agent-compact", Usage: "the compaction filter `COMMAND` (\"\" skips the stage)"},
 			&cli.StringFlag{Name: "chat-cmd", Value: "agent-chat", Usage: "the model `COMMAND`"},
 			&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` for agent-chat (repeatable; default agent-tool serve, with the approval hook)"},
 			&cli.StringFlag{Name: "chat-args", Usage: "more agent-chat `FLAGS` for every run (split as the shell does)"},
+			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
 		},
 		Action: func(c *cli.Context) error { return action(c, env) },
@@ -78,68 +81,26 @@ func action(c *cli.Context, env *app.Env) error {
 		}
 		return nil
 	}
-	st := &stages{dir: env.Dir, env: os.Environ(), tools: c.StringSlice("tools-cmd")}
-	var err error
-	for _, s := range []struct {
-		flag string
-		to   *[]string
-	}{{"session-cmd", &st.session}, {"chat-cmd", &st.chat}, {"compact-cmd", &st.compact}} {
-		v := c.String(s.flag)
-		if s.flag == "compact-cmd" && strings.TrimSpace(v) == "" {
-			continue
-		}
-		if *s.to, err = words(v); err != nil {
-			return exit.Errorf(exit.Usage, "--%s: %v", s.flag, err)
-		}
-		if _, err := exec.LookPath((*s.to)[0]); err != nil {
-			if s.flag == "compact-cmd" && !c.IsSet(s.flag) {
-				st.compact = nil // as scripts/agent: no agent-compact, no stage
-				continue
-			}
-			return exit.Errorf(exit.Usage, "%s not found on PATH (make build; export PATH=$PWD/bin:$PATH)", (*s.to)[0])
-		}
+	o, err := parseOptions(c, c.Args().Slice(), env.StdinTTY)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
-	if v := c.String("chat-args"); v != "" {
-		if st.chatArgs, err = words(v); err != nil {
-			return exit.Errorf(exit.Usage, "--chat-args: %v", err)
-		}
-	}
-	interactive := !c.Bool("print")
-	prompt := strings.Join(c.Args().Slice(), " ")
-	if !interactive && prompt == "" {
-		return exit.Errorf(exit.Usage, "--print needs a PROMPT")
-	}
-	if interactive && !env.StdinTTY {
-		return exit.Errorf(exit.Usage, "the interactive agent needs a terminal; use --print PROMPT in scripts")
+	st, err := o.lookStages(env.Dir)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
 	if env.StdinTTY {
 		st.tty = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	a := &agent{st: st, dir: env.Dir, getenv: env.Getenv, modelFlag: c.String("model"), thinkingFlag: c.String("thinking")}
+	a := &agent{st: st, dir: env.Dir, getenv: env.Getenv, modelFlag: o.model, thinkingFlag: o.thinking, noAhead: o.noAhead}
 	a.color = env.Color("auto", env.StdoutTTY)
+	// config.toml's approvalMode, unless --yes is given
+	if o.yes, err = configure(c, env, a, st); err != nil {
+		return err
+	}
 	a.histFile = filepath.Join(dirs.Resolve(env.Getenv).Data, "agent_history")
-	ctx := context.Background()
-
-	// The session: --session, --new, or this terminal's in this directory.
-	switch f := c.String("session"); {
-	case f != "" && c.Bool("new"):
-		return exit.Errorf(exit.Usage, "--new and --session exclude each other")
-	case f != "":
-		if _, err := os.Stat(env.Abs(f)); err != nil {
-			return exit.Errorf(exit.Usage, "%s: no such session file", f)
-		}
-		a.file = env.Abs(f)
-		st.sessionOut(ctx, "resume", a.file) // this terminal's session from now on
-	default:
-		args := []string{"continue"}
-		if c.Bool("new") {
-			args = append(args, "--new")
-		}
-		out, err := st.sessionOut(ctx, args...)
-		if err != nil {
-			return exit.Errorf(exit.Failure, "could not find or create a session: %v", err)
-		}
-		a.file = strings.TrimSpace(string(out))
+	if err := a.openSession(context.Background(), o, env.Abs); err != nil {
+		return err
 	}
 	if a.cat, err = provider.LoadCatalog("", env.Getenv); err != nil {
 		fmt.Fprintf(env.Stderr, "agent: %v\n", err)
@@ -149,21 +110,115 @@ func action(c *cli.Context, env *app.Env) error {
 			a.templates = append(a.templates, t.Name)
 		}
 	}
-	recapText := a.loadState(ctx)
+	recapText := a.loadState(context.Background())
 	modelErr := a.checkModel()
-
-	if !interactive {
+	if o.print {
 		if modelErr != nil {
 			return exit.Wrap(exit.Usage, modelErr)
 		}
-		return printRun(a, env, prompt)
+		return printRun(a, env, o.prompt)
 	}
+	return interactive(a, o, env, recapText, modelErr)
+}
 
-	u := &ui{a: a, ed: newEditor(a.loadHistory()), width: 80}
+// flagValues is what parseOptions reads of the command line (a
+// *cli.Context; a table in the tests).
+type flagValues interface {
+	String(name string) string
+	Bool(name string) bool
+	IsSet(name string) bool
+	StringSlice(name string) []string
+}
+
+// options are agent's command line, checked.
+type options struct {
+	session, compact, chat, chatArgs []string // the stages' commands (compact nil: none)
+	tools                            []string // --tools-cmd values
+	compactSet                       bool     // --compact-cmd given: a missing command is an error
+	print, yes, new, noAhead         bool
+	prompt, sessionFile              string
+	model, thinking                  string
+}
+
+// parseOptions checks the flags and arguments (pure: nothing is looked up
+// or run).
+func parseOptions(c flagValues, args []string, stdinTTY bool) (options, error) {
+	o := options{tools: c.StringSlice("tools-cmd"), compactSet: c.IsSet("compact-cmd"),
+		print: c.Bool("print"), yes: c.Bool("yes"), new: c.Bool("new"), noAhead: c.Bool("no-ahead"),
+		prompt: strings.Join(args, " "), sessionFile: c.String("session"), model: c.String("model"), thinking: c.String("thinking")}
+	var err error
+	for _, s := range []struct {
+		flag string
+		to   *[]string
+	}{{"session-cmd", &o.session}, {"chat-cmd", &o.chat}, {"compact-cmd", &o.compact}, {"chat-args", &o.chatArgs}} {
+		v := c.String(s.flag)
+		if (s.flag == "compact-cmd" || s.flag == "chat-args") && strings.TrimSpace(v) == "" {
+			continue
+		}
+		if *s.to, err = words(v); err != nil {
+			return o, fmt.Errorf("--%s: %v", s.flag, err)
+		}
+	}
+	switch {
+	case o.print && o.prompt == "":
+		return o, fmt.Errorf("--print needs a PROMPT")
+	case !o.print && !stdinTTY:
+		return o, fmt.Errorf("the interactive agent needs a terminal; use --print PROMPT in scripts")
+	case o.sessionFile != "" && o.new:
+		return o, fmt.Errorf("--new and --session exclude each other")
+	}
+	return o, nil
+}
+
+// lookStages finds the stages' commands on PATH; an agent-compact that is
+// not there, unless named, means no compaction stage (as scripts/agent).
+func (o options) lookStages(dir string) (*stages, error) {
+	st := &stages{dir: dir, env: os.Environ(), tools: o.tools, session: o.session, chat: o.chat, compact: o.compact, chatArgs: o.chatArgs}
+	for i, argv := range [][]string{o.session, o.chat, o.compact} {
+		if argv == nil {
+			continue
+		}
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			if i == 2 && !o.compactSet {
+				st.compact = nil
+				continue
+			}
+			return nil, fmt.Errorf("%s not found on PATH (make build; export PATH=$PWD/bin:$PATH)", argv[0])
+		}
+	}
+	return st, nil
+}
+
+// openSession finds the session: --session, --new, or this terminal's in
+// this directory.
+func (a *agent) openSession(ctx context.Context, o options, abs func(string) string) error {
+	if f := o.sessionFile; f != "" {
+		if _, err := os.Stat(abs(f)); err != nil {
+			return exit.Errorf(exit.Usage, "%s: no such session file", f)
+		}
+		a.file = abs(f)
+		a.st.sessionOut(ctx, "resume", a.file) // this terminal's session from now on
+		return nil
+	}
+	args := []string{"continue"}
+	if o.new {
+		args = append(args, "--new")
+	}
+	out, err := a.st.sessionOut(ctx, args...)
+	if err != nil {
+		return exit.Errorf(exit.Failure, "could not find or create a session: %v", err)
+	}
+	a.file = strings.TrimSpace(string(out))
+	return nil
+}
+
+// interactive runs the screen until /exit or ^D.
+func interactive(a *agent, o options, env *app.Env, recapText string, modelErr error) error {
+	u := &ui{a: a, ed: newEditor(a.loadHistory()), width: 80, initial: o.prompt}
 	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
 		u.width = w
 	}
-	if !c.Bool("yes") {
+	if !o.yes {
 		exe, err := os.Executable()
 		if err == nil {
 			a.approver, err = newApprover(exe, func(r *approvalReq) { u.p.Send(approvalMsg{r}) })
@@ -172,7 +227,7 @@ func action(c *cli.Context, env *app.Env) error {
 			return exit.Errorf(exit.Failure, "approvals: %v", err)
 		}
 		defer a.approver.Close()
-		if len(st.tools) > 0 {
+		if len(a.st.tools) > 0 {
 			fmt.Fprintln(env.Stderr, "agent: approvals apply to the default tools only; your --tools-cmd runs without them")
 		}
 	}
@@ -185,11 +240,11 @@ func action(c *cli.Context, env *app.Env) error {
 	if modelErr != nil {
 		u.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
-	u.p = tea.NewProgram(u, tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout), tea.WithFPS(120))
-	if prompt != "" {
-		go u.p.Send(submitMsg(prompt))
+	err := runScreen(u, os.Stdin, os.Stdout)
+	if u.ahead != nil {
+		u.ahead.drop()
 	}
-	if _, err := u.p.Run(); err != nil {
+	if err != nil {
 		return exit.Errorf(exit.Failure, "%v", err)
 	}
 	if u.run != nil {

@@ -76,17 +76,6 @@ func (s *stages) sessionOut(ctx context.Context, args ...string) ([]byte, error)
 	return out.Bytes(), nil
 }
 
-// chatOut runs agent-chat without a session (--list-models) and returns stdout.
-func (s *stages) chatOut(ctx context.Context, args ...string) ([]byte, error) {
-	c := s.cmd(ctx, s.chat, args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Run(); err != nil {
-		return nil, errors.New(strings.TrimSpace(errb.String() + " " + err.Error()))
-	}
-	return out.Bytes(), nil
-}
-
 // runOpts is one run's choices.
 type runOpts struct {
 	prompt   string   // --message; "" with cont
@@ -96,6 +85,10 @@ type runOpts struct {
 	model    string
 	thinking string
 	extra    []string // more agent-chat flags of this front-end (--tools-cmd for approvals)
+	// ahead: started before its prompt is known; agent-chat reads it
+	// from stdin after the context (its "-" argument), which the front-end
+	// passes on from the stages before it, then ends with context_end.
+	ahead bool
 }
 
 // run is one pipeline in flight.
@@ -105,16 +98,27 @@ type run struct {
 	events io.ReadCloser // the --tee output
 	stderr *lineWriter
 	done   chan struct{}
-	status int
 	mu     sync.Mutex
 	abort  bool
+	prompt io.WriteCloser // agent-chat's stdin, for a run started ahead
+	fed    chan error     // the context has been passed on to it
 }
 
-// lineWriter hands each complete line written to it to fn.
+// lineWriter hands each complete line written to it to fn; without fn
+// (a run started ahead of its prompt) it keeps the lines until to.
 type lineWriter struct {
-	mu  sync.Mutex
-	buf []byte
-	fn  func(string)
+	mu   sync.Mutex
+	buf  []byte
+	held []string
+	fn   func(string)
+}
+
+func (w *lineWriter) line(s string) {
+	if w.fn == nil {
+		w.held = append(w.held, s)
+		return
+	}
+	w.fn(s)
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -126,17 +130,27 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.fn(string(w.buf[:i]))
+		w.line(string(w.buf[:i]))
 		w.buf = w.buf[i+1:]
 	}
 	return len(p), nil
+}
+
+// to returns the kept lines and hands the lines to come to fn.
+func (w *lineWriter) to(fn func(string)) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fn = fn
+	held := w.held
+	w.held = nil
+	return held
 }
 
 func (w *lineWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 {
-		w.fn(string(w.buf))
+		w.line(string(w.buf))
 		w.buf = nil
 	}
 }
@@ -158,6 +172,9 @@ func (s *stages) chatArgv(o runOpts) []string {
 	if o.cont {
 		return append(a, "--continue")
 	}
+	if o.ahead {
+		return append(a, "--", "-")
+	}
 	a = append(a, "--message", o.prompt)
 	if len(o.files) > 0 {
 		a = append(a, "--")
@@ -169,7 +186,9 @@ func (s *stages) chatArgv(o runOpts) []string {
 }
 
 // start starts the pipeline for session file; stderr lines of every stage
-// go to errLine. Events are read from r.events until EOF, then r.wait().
+// go to errLine (nil: kept until r.stderr.to). Events are read from
+// r.events until EOF, then r.wait(). A run started ahead gets its prompt
+// by r.send.
 func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, error) {
 	ctx := context.Background()
 	r := &run{done: make(chan struct{}), stderr: &lineWriter{fn: errLine}}
@@ -185,18 +204,28 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 	r.chat = s.cmd(ctx, s.chat, s.chatArgv(o)...)
 	r.procs = append(r.procs, r.chat)
 	r.procs = append(r.procs, s.cmd(ctx, s.session, "append", file, "--tee"))
+	var relay func() // passes the context on to agent-chat (ahead)
 	for i, p := range r.procs {
 		p.Stderr = r.stderr
 		// Every stage in its own process group: a ^C the terminal might
 		// still deliver reaches none of them; the front-end decides.
 		p.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if i > 0 {
-			in, err := r.procs[i-1].StdoutPipe()
-			if err != nil {
-				return nil, err
-			}
-			p.Stdin = in
+		if i == 0 {
+			continue
 		}
+		in, err := r.procs[i-1].StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if p != r.chat || !o.ahead {
+			p.Stdin = in
+			continue
+		}
+		if r.prompt, err = p.StdinPipe(); err != nil {
+			return nil, err
+		}
+		r.fed = make(chan error, 1)
+		relay = func() { r.fed <- passContext(r.prompt, in) }
 	}
 	out, err := r.procs[len(r.procs)-1].StdoutPipe()
 	if err != nil {
@@ -221,7 +250,55 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 			return nil, fmt.Errorf("%s: %v", filepath.Base(p.Path), err)
 		}
 	}
+	if relay != nil {
+		go relay()
+	}
 	return r, nil
+}
+
+// passContext copies the session stream to agent-chat and ends it with
+// {"type":"context_end"}: what follows is the prompt.
+func passContext(w io.Writer, r io.Reader) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	n, err := io.Copy(bw, r)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n") // a blank line is skipped; a last line without its newline is ended
+	}
+	bw.WriteString(`{"type":"context_end"}` + "\n")
+	return bw.Flush()
+}
+
+// send gives a run started ahead its prompt; an error means agent-chat is
+// no longer waiting for one (it ended early: throw the run away).
+func (r *run) send(prompt string) error {
+	if err := <-r.fed; err != nil {
+		return err
+	}
+	if _, err := io.WriteString(r.prompt, prompt); err != nil {
+		return err
+	}
+	return r.prompt.Close()
+}
+
+// discard ends a run that was started ahead and never given its prompt:
+// every stage killed (agent-session append first, so nothing is written;
+// agent-chat's process group holds its tool co-processes), then reaped.
+func (r *run) discard() {
+	for i := len(r.procs) - 1; i >= 0; i-- {
+		if p := r.procs[i].Process; p != nil {
+			syscall.Kill(-p.Pid, syscall.SIGKILL)
+		}
+	}
+	if r.prompt != nil {
+		r.prompt.Close()
+	}
+	io.Copy(io.Discard, r.events)
+	for _, p := range r.procs {
+		p.Wait()
+	}
 }
 
 // Abort asks agent-chat to stop (SIGINT: it ends the run, writes what it

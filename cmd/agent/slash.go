@@ -79,38 +79,13 @@ func (u *ui) slash(text string) tea.Cmd {
 		}
 		u.busy = "compacting"
 		file := a.file
-		return tea.Sequence(echo, func() tea.Msg { return compactDone{a.st.compactNow(ctx, file, arg)} })
+		return tea.Sequence(echo, func() tea.Msg { return compactDone{err: a.st.compactNow(ctx, file, arg), done: "compacted"} })
 	case "/export":
-		out := arg
-		if out == "" {
-			out = "session-" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(a.file), ".zst"), ".jsonl") + ".html"
-		}
-		if _, err := a.st.sessionOut(ctx, "export", "--html", "-o", a.abs(out), a.file); err != nil {
-			return u.println(red.Render("/export: " + err.Error()))
-		}
-		return tea.Sequence(echo, u.println("wrote "+out))
+		return tea.Sequence(echo, u.export(arg))
 	case "/cost":
-		out, err := a.st.sessionOut(ctx, "stats", a.file)
-		if err != nil {
-			return u.println(red.Render("/cost: " + err.Error()))
-		}
-		var s struct {
-			Messages int
-			Usage    struct {
-				Input, Output, CacheRead, CacheWrite int
-				Cost                                 float64
-			}
-		}
-		json.Unmarshal(out, &s)
-		return tea.Sequence(echo, u.println(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
-			s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost)))
+		return tea.Sequence(echo, u.cost())
 	case "/copy":
-		t := a.lastAnswer()
-		if t == "" {
-			return u.println(red.Render("/copy: no answer yet"))
-		}
-		copyToClipboard(t)
-		return tea.Sequence(echo, u.println(fmt.Sprintf("copied the last answer (%d characters)", len([]rune(t)))))
+		return tea.Sequence(echo, u.copyAnswer())
 	}
 	for _, t := range a.templates {
 		if name == "/"+t {
@@ -118,6 +93,47 @@ func (u *ui) slash(text string) tea.Cmd {
 		}
 	}
 	return u.println(red.Render(fmt.Sprintf("unknown command %s (/help lists them)", name)))
+}
+
+// export writes the session as one HTML page (to FILE, or a name made
+// from the session's).
+func (u *ui) export(out string) tea.Cmd {
+	a := u.a
+	if out == "" {
+		out = "session-" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(a.file), ".zst"), ".jsonl") + ".html"
+	}
+	if _, err := a.st.sessionOut(context.Background(), "export", "--html", "-o", a.abs(out), a.file); err != nil {
+		return u.println(red.Render("/export: " + err.Error()))
+	}
+	return u.println("wrote " + out)
+}
+
+// cost prints the session's tokens and cost (agent-session stats).
+func (u *ui) cost() tea.Cmd {
+	out, err := u.a.st.sessionOut(context.Background(), "stats", u.a.file)
+	if err != nil {
+		return u.println(red.Render("/cost: " + err.Error()))
+	}
+	var s struct {
+		Messages int
+		Usage    struct {
+			Input, Output, CacheRead, CacheWrite int
+			Cost                                 float64
+		}
+	}
+	json.Unmarshal(out, &s)
+	return u.println(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
+		s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost))
+}
+
+// copyAnswer puts the last answer on the clipboard.
+func (u *ui) copyAnswer() tea.Cmd {
+	t := u.a.lastAnswer()
+	if t == "" {
+		return u.println(red.Render("/copy: no answer yet"))
+	}
+	copyToClipboard(t)
+	return u.println(fmt.Sprintf("copied the last answer (%d characters)", len([]rune(t))))
 }
 
 // copyToClipboard sets the terminal's clipboard with OSC 52 (tmux passes it
@@ -181,14 +197,14 @@ func (u *ui) treePicker() tea.Cmd {
 		return u.println(red.Render("/tree: " + err.Error()))
 	}
 	var items []pickItem
-	sel := 0
+	sel, leaf := 0, ""
 	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		m := treeID.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
 		if strings.Contains(line, "* "+m[1]) {
-			sel = len(items)
+			sel, leaf = len(items), m[1]
 		}
 		items = append(items, pickItem{label: line, value: m[1]})
 	}
@@ -196,38 +212,42 @@ func (u *ui) treePicker() tea.Cmd {
 		return u.println("/tree: the session is empty")
 	}
 	u.picker = &picker{title: "Session tree: check out an entry (* is the current leaf)", items: items, sel: sel, pick: func(u *ui, it pickItem) tea.Cmd {
-		if u.a.st.compact == nil {
-			return u.checkout(it.value, false)
+		if u.a.st.compact == nil || it.value == leaf {
+			return u.checkout(it.value, "")
 		}
 		target := it.value
 		u.picker = &picker{title: "Check out " + target + ": summarize the branch you leave?", items: []pickItem{
 			{label: "no summary", value: "no"}, {label: "summarize it (a branch_summary entry, one model call)", value: "yes"},
-		}, pick: func(u *ui, it pickItem) tea.Cmd { return u.checkout(target, it.value == "yes") }}
+		}, pick: func(u *ui, it pickItem) tea.Cmd {
+			if it.value == "yes" {
+				return u.checkout(target, leaf)
+			}
+			return u.checkout(target, "")
+		}}
 		return nil
 	}}
 	return nil
 }
 
-// checkout moves the session's leaf to id; with summary the branch left
-// behind is summarized first (agent-compact --branch-summary).
-func (u *ui) checkout(id string, summary bool) tea.Cmd {
+// checkout moves the session's leaf to id; with the leaf it leaves (from)
+// that branch is summarized first (agent-compact --branch-summary).
+func (u *ui) checkout(id, from string) tea.Cmd {
 	a := u.a
 	ctx := context.Background()
-	if !summary {
+	if from == "" {
 		if _, err := a.st.sessionOut(ctx, "checkout", a.file, id); err != nil {
 			return u.println(red.Render("/tree: " + err.Error()))
 		}
 		recap := a.loadState(ctx)
 		return u.println("checked out " + id + "\n" + recap)
 	}
-	old := a.leaf
 	u.busy = "summarizing the branch"
 	return func() tea.Msg {
-		err := a.st.branchSummary(ctx, a.file, old, id)
+		err := a.st.branchSummary(ctx, a.file, from, id)
 		if err != nil {
-			return compactDone{fmt.Errorf("branch summary: %v", err)}
+			return compactDone{err: fmt.Errorf("branch summary: %v", err)}
 		}
-		return compactDone{}
+		return compactDone{done: "checked out " + id + ", the branch left summarized"}
 	}
 }
 

@@ -26,7 +26,10 @@ type (
 	errLineMsg  string
 	runDoneMsg  struct{ status int }
 	approvalMsg struct{ req *approvalReq }
-	compactDone struct{ err error }
+	compactDone struct {
+		err  error
+		done string // what to say when it worked
+	}
 )
 
 // slashCommands are the front-end's commands, with their one-line help.
@@ -48,14 +51,16 @@ const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab co
 
 // ui is the bubbletea model: the editor, the streaming view, pickers, the
 // approval prompt and the footer. Finished output goes to the terminal's
-// scrollback (tea.Println); only the live part is redrawn.
+// scrollback (println); only the live part is redrawn (screen.go).
 type ui struct {
 	a       *agent
 	p       *tea.Program
+	scr     *painter
 	ed      *editor
 	width   int
 	live    string // the streaming line not yet final
 	run     *run
+	ahead   *ahead // the next run, started before its prompt (ahead.go)
 	runOpts runOpts
 	queued  []string
 	busy    string // "compacting" …
@@ -64,10 +69,10 @@ type ui struct {
 	denying bool // typing the reason of a denial into the editor
 	info    string
 	comps   []string // completions of the word before the cursor
-	lastErr string
 	quit    bool
 	quitEnd bool // ^D came during a run: leave when it ends
 	banner  string
+	initial string // the command line's PROMPT, run first
 }
 
 // picker is a filtered list to choose from.
@@ -105,15 +110,21 @@ var (
 
 func promptStyle(s string) string { return accent.Render(s) }
 
-func (u *ui) Init() tea.Cmd { return u.println(u.banner) }
-
-// println prints finished text above the live area.
-func (u *ui) println(s string) tea.Cmd {
-	s = strings.TrimRight(s, "\n")
-	if s == "" {
-		return nil
+func (u *ui) Init() tea.Cmd {
+	u.println(u.banner)
+	if t := u.initial; t != "" {
+		return func() tea.Msg { return submitMsg(t) }
 	}
-	return tea.Println(s)
+	return nil
+}
+
+// println prints finished text above the live area (queued in order, with
+// the next paint); it returns no command.
+func (u *ui) println(s string) tea.Cmd {
+	if s = strings.TrimRight(s, "\n"); s != "" {
+		u.scr.println(s)
+	}
+	return nil
 }
 
 func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -140,8 +151,11 @@ func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return u, u.println(red.Render("compact: " + msg.err.Error()))
 		}
-		u.a.loadState(context.Background())
-		return u, tea.Batch(u.println(dim.Render("compacted")), u.next())
+		recap := u.a.loadState(context.Background())
+		if msg.done != "compacted" {
+			msg.done += "\n" + recap
+		}
+		return u, tea.Batch(u.println(dim.Render(msg.done)), u.next())
 	case tea.KeyMsg:
 		return u, u.key(msg)
 	default:
@@ -263,7 +277,7 @@ func (u *ui) submit() tea.Cmd {
 		return nil
 	}
 	u.ed.Remember(text)
-	u.a.saveHistory(text)
+	defer u.a.saveHistory(text) // after the run has its prompt
 	u.ed.Reset()
 	u.comps = nil
 	if strings.HasPrefix(text, "/") {
@@ -297,25 +311,35 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	o.extra = u.a.chatExtra()
 	u.runOpts = o
 	rend := newRenderer(u.width, u.a.color)
-	r, err := u.a.st.start(u.a.file, o, func(s string) { u.p.Send(errLineMsg(s)) })
-	if err != nil {
-		return u.println(red.Render(err.Error()))
+	errLine := func(s string) { u.p.Send(errLineMsg(s)) }
+	r := u.takeAhead(o)
+	if r != nil {
+		// (errLine sends to this loop: the kept lines are printed here)
+		for _, l := range r.stderr.to(errLine) {
+			u.println(red.Render(l))
+		}
+	} else {
+		var err error
+		if r, err = u.a.st.start(u.a.file, o, errLine); err != nil {
+			return u.println(red.Render(err.Error()))
+		}
 	}
 	u.run = r
 	p := u.p
-	// The renderer runs here, in the reader: p.Println from one goroutine
-	// keeps the output in the stream's order (tea.Println commands run
-	// concurrently and may swap).
+	// The renderer runs here, in the reader; its output reaches the
+	// painter in the stream's order, as messages of one goroutine.
 	go func() {
+		// Each piece ends with its last line's newline: the lines before it
+		// are kept, blank ones too (a heading's blank line may end one).
 		readEvents(r.events, func(ev event.Event) {
-			if out := strings.TrimRight(rend.Event(ev), "\n"); out != "" {
-				p.Println(out)
+			if out := rend.Event(ev); out != "" {
+				p.Send(printMsg(strings.TrimSuffix(out, "\n")))
 			}
 			p.Send(evMsg{ev, rend.Live()})
 		})
 		status := r.wait()
-		if out := strings.TrimRight(rend.Finish(), "\n"); out != "" {
-			p.Println(out)
+		if out := rend.Finish(); out != "" {
+			p.Send(printMsg(strings.TrimSuffix(out, "\n")))
 		}
 		p.Send(runDoneMsg{status})
 	}()
@@ -610,13 +634,21 @@ func (a *agent) footer(width int) string {
 		th = a.state.thinking
 	}
 	if th == "" {
+		th = a.cfgThinking // config.toml's, as agent-chat will use it
+	}
+	if th == "" {
 		th = "off"
 	}
 	parts = append(parts, "thinking "+th)
 	parts = append(parts, fmt.Sprintf("↑%s ↓%s", tokens(a.state.in), tokens(a.state.out)))
 	parts = append(parts, fmt.Sprintf("$%.4f", a.state.cost))
 	if m != nil && m.ContextWindow > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f%% of %s", 100*float64(a.state.ctx)/float64(m.ContextWindow), tokens(m.ContextWindow)))
+		pct := 100 * float64(a.state.ctx) / float64(m.ContextWindow)
+		f := "%.0f%% of %s"
+		if pct > 0 && pct < 10 {
+			f = "%.1f%% of %s" // a long window fills slowly: 0.4%, not 0%
+		}
+		parts = append(parts, fmt.Sprintf(f, pct, tokens(m.ContextWindow)))
 	}
 	s := strings.Join(parts, " · ")
 	return dim.Render(clip(s, width-1))

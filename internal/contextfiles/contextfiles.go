@@ -199,14 +199,16 @@ type discovery struct {
 	seen  map[string]bool // real paths of loaded context files
 }
 
-// fmErr reports a frontmatter error as file:line: message.
-func (d *discovery) fmErr(p string, err error) {
+// fmErr reports a frontmatter error as file:line: message, and returns it.
+func (d *discovery) fmErr(p string, err error) error {
 	var le *prompt.LineError
 	if errors.As(err, &le) {
-		d.warnf("%s:%d: %s", p, le.Line, le.Msg)
-		return
+		err = fmt.Errorf("%s:%d: %s", p, le.Line, le.Msg)
+	} else {
+		err = fmt.Errorf("%s: %v", p, err)
 	}
-	d.warnf("%s: %v", p, err)
+	d.warnf("%v", err)
+	return err
 }
 
 func (d *discovery) warnf(format string, args ...any) {
@@ -406,8 +408,7 @@ func (d *discovery) templates(roots []string) {
 		}
 		t, err := prompt.NewTemplate(name, p, doc)
 		if err != nil {
-			d.fmErr(p, err)
-			return
+			t = prompt.Template{Name: name, Path: p, Err: d.fmErr(p, err)}
 		}
 		if seen[t.Name] {
 			return

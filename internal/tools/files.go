@@ -20,6 +20,7 @@ import (
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/grep"
+	"github.com/agentutils/agentutils/lib/humantime"
 )
 
 const (
@@ -266,7 +267,7 @@ func listDir(fsys FS, p string, limit int, now time.Time) (event.ToolOutput, err
 		if e.IsDir() {
 			name += "/"
 		}
-		fmt.Fprintf(&b, "%s (%s)\n", name, age(now.Sub(info.ModTime())))
+		fmt.Fprintf(&b, "%s (%s)\n", name, humantime.Ago(now.Sub(info.ModTime())))
 		n++
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
@@ -277,22 +278,6 @@ func listDir(fsys FS, p string, limit int, now time.Time) (event.ToolOutput, err
 		out += fmt.Sprintf("\n\n[%d results limit reached. Use limit=%d for more]", limit, limit*2)
 	}
 	return text(out), nil
-}
-
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 7*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	case d < 30*24*time.Hour:
-		return fmt.Sprintf("%dw ago", int(d.Hours()/24/7))
-	}
-	return fmt.Sprintf("%dmo ago", int(d.Hours()/24/30))
 }
 
 func writeTool() Tool {

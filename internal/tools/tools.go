@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -36,7 +37,7 @@ type Env struct {
 }
 
 // EditModes are the edit tool's modes.
-var EditModes = []string{"replace", "hashline", "apply_patch"}
+var EditModes = config.EditModes // the one list (config.toml's edit.mode checks it too)
 
 // Tool is one built-in tool.
 type Tool struct {

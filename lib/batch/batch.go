@@ -1,8 +1,9 @@
 // Package batch holds the pure parts of headless agent runs: the task line
 // (formats/task), the result line (formats/task-result), the usage tally
 // read from agent events, budget checks, the outcome classification and the
-// aggregate report of many results. The runner (agent-session run-task)
-// owns the processes, files and clocks.
+// aggregate report of many results, and that report as an HTML page with
+// plots. The runner (agent-session run-task) owns the processes, files and
+// clocks.
 package batch
 
 import (
@@ -68,6 +69,9 @@ var (
 // ParseTask decodes and validates one task line. Unknown fields are errors:
 // a misspelt budget must not silently run without one.
 func ParseTask(line []byte) (Task, error) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return Task{}, errors.New("the task line is empty")
+	}
 	var t Task
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -286,6 +290,28 @@ func NewResult(t Task, r Run, wallSeconds float64) Result {
 		Turns: r.Tally.Turns, Tokens: r.Tally.Tokens(), Input: r.Tally.Input, Output: r.Tally.Output,
 		CacheRead: r.Tally.CacheRead, CacheWrite: r.Tally.CacheWrite, Cost: r.Tally.Cost,
 		WallSeconds: wallSeconds,
+	}
+}
+
+// WithCause adds to an error reason "agent-chat exit N" the last complaint
+// agent-chat wrote to the log (its "agent-chat: …" line, at most 200
+// bytes), so that the result says why without opening the log.
+func (r *Result) WithCause(log []byte) {
+	if r.Outcome != Error || !strings.HasPrefix(r.Reason, "agent-chat exit") {
+		return
+	}
+	const prefix = "agent-chat: "
+	lines := bytes.Split(log, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(string(lines[i]))
+		if strings.HasPrefix(l, prefix) {
+			l = strings.TrimPrefix(l, prefix)
+			if len(l) > 200 {
+				l = strings.ToValidUTF8(l[:200], "") + "…"
+			}
+			r.Reason += ": " + l
+			return
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package batch
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,8 +21,9 @@ func TestParseTask(t *testing.T) {
 		t.Error(d)
 	}
 	bad := map[string]string{
-		`{"id":"t1","repo":"/r"}`:                                      "prompt is empty",
-		`{"id":"../x","repo":"/r","prompt":"p"}`:                       "id",
+		"  \t":                                   "the task line is empty",
+		`{"id":"t1","repo":"/r"}`:                "prompt is empty",
+		`{"id":"../x","repo":"/r","prompt":"p"}`: "id",
 		`{"id":"t","repo":"/r","prompt":"p","budget":{}}`:              "unknown field",
 		`{"id":"t","repo":"/r","prompt":"p","thinking":"max"}`:         "thinking",
 		`{"id":"t","repo":"/r","prompt":"p","ref":"--upload"}`:         "ref",
@@ -142,4 +144,24 @@ func FuzzParseTask(f *testing.F) {
 		}
 		ParseResult(b)
 	})
+}
+
+func TestWithCause(t *testing.T) {
+	log := []byte("agent-tool: serving\nagent-chat: first\nagent-chat: no model: pass --model provider/id\nagent-session: appended 0\n")
+	for _, c := range []struct{ outcome, reason, want string }{
+		{Error, "agent-chat exit 2", "agent-chat exit 2: no model: pass --model provider/id"},
+		{Error, "interrupted", "interrupted"},
+		{Failed, "check exit 1", "check exit 1"},
+	} {
+		r := Result{Outcome: c.outcome, Reason: c.reason}
+		r.WithCause(log)
+		if r.Reason != c.want {
+			t.Errorf("%s: %q, want %q", c.reason, r.Reason, c.want)
+		}
+	}
+	r := Result{Outcome: Error, Reason: "agent-chat exit 1"}
+	r.WithCause([]byte("agent-chat: " + strings.Repeat("é", 150)))
+	if !strings.HasSuffix(r.Reason, "…") || len(r.Reason) > 240 || !utf8.ValidString(r.Reason) {
+		t.Errorf("a long complaint is cut: %q", r.Reason)
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentutils/agentutils/lib/editdist"
 )
 
 // Threshold is the default fuzzy-match similarity.
@@ -266,27 +268,7 @@ func similarity(a, b string) float64 {
 	if m == 0 {
 		return 1
 	}
-	return 1 - float64(levenshtein(ar, br))/float64(m)
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return 1 - float64(editdist.Distance(ar, br))/float64(m)
 }
 
 // adjustIndentation re-indents newText when the file's text (actual) is

@@ -35,11 +35,11 @@ type overrideGlob struct {
 func newFilter(o WalkOptions) *filter {
 	f := &filter{o: o, rules: &ignoreRules{o: o}, filters: compileFilterGlobs(o.FilterGlobs)}
 	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
-		f.rules.global = readIgnoreList("", o.GlobalIgnore)
+		f.rules.global = readIgnoreList("", o.GlobalIgnore, o.IgnoreCaseInsensitive)
 	}
 	if !o.NoIgnoreFiles {
 		for _, path := range o.IgnoreFiles {
-			if l := readIgnoreList(o.Cwd, path); l != nil {
+			if l := readIgnoreList(o.Cwd, path, o.IgnoreCaseInsensitive); l != nil {
 				f.rules.explicit = append(f.rules.explicit, l)
 			}
 		}

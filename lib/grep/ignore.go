@@ -130,6 +130,7 @@ func (p IgnorePattern) Match(rel string, isDir bool) bool {
 type ignoreList struct {
 	dir  string
 	pats []IgnorePattern
+	fold bool // case-insensitive
 }
 
 // match is the decision of the file's last matching pattern: 1 ignored,
@@ -141,6 +142,9 @@ func (l *ignoreList) match(abs string, isDir bool) int {
 	rel, ok := relUnder(l.dir, abs)
 	if !ok {
 		return 0
+	}
+	if l.fold {
+		rel = strings.ToLower(rel)
 	}
 	for i := len(l.pats) - 1; i >= 0; i-- {
 		if l.pats[i].Match(rel, isDir) {
@@ -163,16 +167,21 @@ func relUnder(dir, abs string) (string, bool) {
 	return abs[len(dir)+1:], true
 }
 
-func readIgnoreList(dir, file string) *ignoreList {
+// readIgnoreList reads an ignore file; fold matches it case-insensitively
+// (--ignore-file-case-insensitive: patterns and paths lowercased).
+func readIgnoreList(dir, file string, fold bool) *ignoreList {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil
+	}
+	if fold {
+		data = bytes.ToLower(data)
 	}
 	pats := ParseIgnore(data)
 	if len(pats) == 0 {
 		return nil
 	}
-	return &ignoreList{dir: dir, pats: pats}
+	return &ignoreList{dir: dir, pats: pats, fold: fold}
 }
 
 // ignoreLevel holds the ignore files of one directory.
@@ -219,17 +228,17 @@ func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bo
 	}
 	if !r.o.NoIgnoreVCS {
 		if has(".gitignore") {
-			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"))
+			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"), r.o.IgnoreCaseInsensitive)
 		}
 		if l.hasGit && !r.o.NoIgnoreExclude {
-			l.exclude = readIgnoreList(dir, filepath.Join(dir, ".git", "info", "exclude"))
+			l.exclude = readIgnoreList(dir, filepath.Join(dir, ".git", "info", "exclude"), r.o.IgnoreCaseInsensitive)
 		}
 	}
 	if !r.o.NoIgnoreDot && has(".ignore") {
-		l.dot = readIgnoreList(dir, filepath.Join(dir, ".ignore"))
+		l.dot = readIgnoreList(dir, filepath.Join(dir, ".ignore"), r.o.IgnoreCaseInsensitive)
 	}
 	if has(".rgignore") {
-		l.rg = readIgnoreList(dir, filepath.Join(dir, ".rgignore"))
+		l.rg = readIgnoreList(dir, filepath.Join(dir, ".rgignore"), r.o.IgnoreCaseInsensitive)
 	}
 	return l
 }

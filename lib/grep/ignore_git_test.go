@@ -154,7 +154,7 @@ func compareWithGit(t *testing.T, seed int64) {
 	// ours, through the walker's rules
 	rules := &ignoreRules{o: WalkOptions{Hidden: true}}
 	if global != "" {
-		rules.global = readIgnoreList("", global)
+		rules.global = readIgnoreList("", global, false)
 	}
 	levels := map[string]*ignoreLevel{"": rules.level(rules.parents(root), root, nil)}
 	var levelOf func(dir string) *ignoreLevel

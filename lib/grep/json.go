@@ -137,8 +137,8 @@ type record struct {
 // for a file without matches, as rg does). printed counts the bytes of the
 // match and context records, for the end record's stats.
 func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
-	if r.MatchedLines == 0 {
-		return nil, st
+	if r.MatchedLines == 0 && len(r.Lines) == 0 {
+		return nil, st // (--passthru prints a file without a match too)
 	}
 	out = append(out, JSONBegin(r.Path))
 	printed := int64(len(out[0]) + 1)
@@ -179,8 +179,11 @@ func JSONLines(out [][]byte, printed int64, path string, lines []Line) ([][]byte
 // JSONEnd is a file's end record, with its stats (printed: the bytes of
 // its begin, match and context records).
 func JSONEnd(r FileResult, printed int64, elapsed time.Duration) ([]byte, Stats) {
-	st := Stats{Elapsed: NewElapsed(elapsed), Searches: 1, SearchesWithMatch: 1, BytesSearched: r.BytesSearched,
+	st := Stats{Elapsed: NewElapsed(elapsed), Searches: 1, BytesSearched: r.BytesSearched,
 		BytesPrinted: printed, MatchedLines: r.MatchedLines, Matches: r.Matches}
+	if r.MatchedLines > 0 {
+		st.SearchesWithMatch = 1
+	}
 	var bin any
 	if r.BinaryOffset >= 0 {
 		bin = r.BinaryOffset

@@ -47,6 +47,7 @@ type SearchOptions struct {
 	Text       bool // -a: search binary files as text
 	Decompress bool // -z: search .gz, .bz2 and .zst files decompressed
 	Binary     bool // --binary: files found by walking are searched as named ones are
+	Passthru   bool // --passthru: a file without a match prints every line too (as context)
 	// SkipBinary drops a file with a NUL byte entirely (rg's behaviour for
 	// files found by walking; named files are searched up to the NUL).
 	SkipBinary bool
@@ -102,7 +103,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		r.Matches = r.MatchedLines
 		return r
 	}
-	if !o.Invert && !m.HasMatch(buf) {
+	if !o.Invert && !o.Passthru && !m.HasMatch(buf) {
 		return r
 	}
 	spans := fixInvalidUTF8(m, buf, m.Find(buf, 0))
@@ -175,11 +176,21 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		}
 		return r
 	}
+	if o.Passthru && len(matched) == 0 {
+		for k, li := range all {
+			r.Lines = append(r.Lines, mk(k+1, li, false))
+		}
+		return r
+	}
 	isMatch := make(map[int]bool, len(matched))
 	for i := range matched {
 		isMatch[lineNo[i]] = true
 	}
-	printed := 0 // last printed line number
+	printed := 0  // last printed line number
+	lastKept := 0 // the line of the last match kept
+	if len(matched) > 0 {
+		lastKept = lineNo[len(matched)-1]
+	}
 	for i := range matched {
 		num := lineNo[i]
 		from := max(num-o.Before, printed+1)
@@ -193,10 +204,31 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 				break // the next match prints itself with its own context
 			}
 			l := mk(k, all[k-1], isMatch[k])
+			if k > lastKept && (len(all[k-1].subs) > 0) != o.Invert {
+				r = laterMatch(r, &l, all[k-1].subs, o)
+			}
 			l.Gap = gap && k == from
 			r.Lines = append(r.Lines, l)
 			printed = k
 		}
+	}
+	return r
+}
+
+// laterMatch: a line in the context after the last match -m keeps that
+// matches too prints as a match, counts in the stats, and rg has read
+// through it, as rg 13 does (-c does not count it: no context there).
+func laterMatch(r FileResult, l *Line, subs []Span, o SearchOptions) FileResult {
+	l.Match = true
+	r.MatchedLines++
+	if o.Invert {
+		r.Matches++
+	} else {
+		l.Subs = subs
+		r.Matches += len(subs)
+	}
+	if o.Slice {
+		r.BytesSearched = max(r.BytesSearched, l.Offset+int64(len(l.Text)))
 	}
 	return r
 }

@@ -18,77 +18,52 @@ func unicodeClasses(p string) (string, bool) {
 	if !strings.Contains(p, `\`) {
 		return p, false
 	}
-	var b strings.Builder
 	changed := false
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '\\' && i+1 < len(p) {
-			e := p[i+1]
-			rep := ""
-			if inClass {
-				switch e {
-				case 'w':
-					rep = uniWord
-				case 'd':
-					rep = `\p{Nd}`
-				case 'D':
-					rep = `\P{Nd}`
-				case 's':
-					rep = uniSpace
-				}
-			} else {
-				switch e {
-				case 'w':
-					rep = "[" + uniWord + "]"
-				case 'W':
-					rep = "[^" + uniWord + "]"
-				case 'd':
-					rep = `\p{Nd}`
-				case 'D':
-					rep = `\P{Nd}`
-				case 's':
-					rep = "[" + uniSpace + "]"
-				case 'S':
-					rep = "[^" + uniSpace + "]"
-				}
-			}
-			if rep != "" {
-				b.WriteString(rep)
-				changed = true
-			} else {
-				b.WriteByte(c)
-				b.WriteByte(e)
-			}
-			i++
-			continue
+	out := rewritePattern(p, func(tok string, inClass bool) string {
+		if len(tok) != 2 || tok[0] != '\\' {
+			return tok
 		}
-		switch {
-		case !inClass && c == '[':
-			inClass = true
-			b.WriteByte(c)
-			// a leading ']' (after an optional '^') is a literal
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteByte(']')
-				i++
-			}
-			continue
-		case inClass && c == '[' && i+1 < len(p) && p[i+1] == ':':
-			if j := strings.Index(p[i:], ":]"); j > 0 {
-				b.WriteString(p[i : i+j+2])
-				i += j + 1
-				continue
-			}
-		case inClass && c == ']':
-			inClass = false
+		rep := uniClass(tok[1], inClass)
+		if rep == "" {
+			return tok
 		}
-		b.WriteByte(c)
+		changed = true
+		return rep
+	})
+	return out, changed
+}
+
+// uniClass is the Unicode class for \w, \d, \s and their negations (""
+// for any other escape); in a class, only the ones a class can hold.
+func uniClass(e byte, inClass bool) string {
+	if inClass {
+		switch e {
+		case 'w':
+			return uniWord
+		case 'd':
+			return `\p{Nd}`
+		case 'D':
+			return `\P{Nd}`
+		case 's':
+			return uniSpace
+		}
+		return ""
 	}
-	return b.String(), changed
+	switch e {
+	case 'w':
+		return "[" + uniWord + "]"
+	case 'W':
+		return "[^" + uniWord + "]"
+	case 'd':
+		return `\p{Nd}`
+	case 'D':
+		return `\P{Nd}`
+	case 's':
+		return "[" + uniSpace + "]"
+	case 'S':
+		return "[^" + uniSpace + "]"
+	}
+	return ""
 }
 
 func hasNonASCII(b []byte) bool {

@@ -38,7 +38,7 @@ type WalkOptions struct {
 	TypesNot      []string            // -T
 	TypeTable     map[string][]string // the type table after --type-add/--type-clear (nil: Types)
 	GlobalIgnore  string              // core.excludesFile ("" for none)
-	Cwd           string              // the working directory: absolute paths below it match globs relative to it
+	Cwd           string              // the working directory: relative roots are below it; absolute paths below it match globs relative to it
 	// FilterGlobs (the agent tools' glob) only narrow the files that the
 	// ignore rules let through: matched against the path below the root,
 	// a glob without a slash at any depth.
@@ -47,6 +47,9 @@ type WalkOptions struct {
 	// SortModified orders each directory's entries by modification time
 	// (rg's --sort modified; descending with SortReverse), ties by name.
 	SortModified, SortReverse bool
+	// IgnoreCaseInsensitive matches ignore files case-insensitively
+	// (--ignore-file-case-insensitive).
+	IgnoreCaseInsensitive bool
 }
 
 // File is one file to search.
@@ -103,15 +106,19 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 	if dir == "" {
 		dir = "."
 	}
-	st, err := os.Stat(dir)
+	full := dir // a relative root is below Cwd (the command's working directory)
+	if o.Cwd != "" && !filepath.IsAbs(dir) {
+		full = filepath.Join(o.Cwd, dir)
+	}
+	st, err := os.Stat(full)
 	if err != nil {
 		return []error{&WalkError{dir, "IO error for operation on " + dir + ": " + ErrText(err)}}
 	}
 	if !st.IsDir() {
-		fn(File{Path: root, Abs: root, Size: st.Size(), Named: true})
+		fn(File{Path: root, Abs: full, Size: st.Size(), Named: true})
 		return nil
 	}
-	abs, _ := filepath.Abs(dir)
+	abs, _ := filepath.Abs(full)
 	f := newFilter(o)
 	var errs []error
 	stopped := false

@@ -213,3 +213,33 @@ func TestWalkSharesCompiledGlobs(t *testing.T) {
 		t.Error("an --iglob that does not parse: no error")
 	}
 }
+
+// TestWalkCwd: a relative root is below WalkOptions.Cwd, not the
+// process's working directory (the command's injected one).
+func TestWalkCwd(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.txt", "sub/b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		root string
+		want []string
+	}{{"", []string{"a.txt", "sub/b.txt"}}, {"sub", []string{"sub/b.txt"}}, {"a.txt", []string{"a.txt"}}} {
+		var got []string
+		errs := WalkFunc(c.root, WalkOptions{Cwd: dir}, func(f File) bool {
+			got = append(got, f.Path)
+			if !filepath.IsAbs(f.Abs) {
+				t.Errorf("%s: Abs %q is not absolute", f.Path, f.Abs)
+			}
+			return true
+		})
+		if len(errs) > 0 || strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("root %q: %v %v, want %v", c.root, got, errs, c.want)
+		}
+	}
+}

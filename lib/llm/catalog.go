@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agentutils/agentutils/lib/editdist"
 )
 
 //go:embed catalog.toml
@@ -355,8 +357,8 @@ func (c *Catalog) suggest(p string) string {
 	var cs []cand
 	lp := strings.ToLower(p)
 	for _, m := range c.Models {
-		d := levenshtein(lp, strings.ToLower(m.ID))
-		if d2 := levenshtein(lp, strings.ToLower(m.Ref())); d2 < d {
+		d := editdist.Strings(lp, strings.ToLower(m.ID))
+		if d2 := editdist.Strings(lp, strings.ToLower(m.Ref())); d2 < d {
 			d = d2
 		}
 		cs = append(cs, cand{m, d})
@@ -399,34 +401,7 @@ func nearPart(p, s string) bool {
 	if len(p) >= 8 {
 		limit = 2
 	}
-	return slices.Min(editRow(p, s, true)) <= limit
-}
-
-func levenshtein(a, b string) int { return editRow(a, b, false)[len(b)] }
-
-// editRow is the last row of the edit-distance table of a against b: its
-// j-th value is the distance of a to b[:j]; with anywhere, a match may
-// start at any position of b (the first row is all 0).
-func editRow(a, b string, anywhere bool) []int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		if !anywhere {
-			prev[j] = j
-		}
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev
+	return slices.Min(editdist.Row([]rune(p), []rune(s), true)) <= limit
 }
 
 // Key says where a model's API key comes from.

@@ -1,6 +1,10 @@
 package llm
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/config"
+)
 
 // Model describes one model of the catalog (pi's Model descriptor).
 type Model struct {
@@ -74,8 +78,10 @@ func (m Model) SupportsXhigh() bool {
 		strings.Contains(m.ID, "gpt-5.3") || strings.Contains(m.ID, "gpt-5.1-codex-max")
 }
 
-// Thinking levels, weakest first.
-var ThinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+// Thinking levels, weakest first (config.toml's defaultThinkingLevel checks
+// the same list; it lives in lib/config so that agent-tool, which reads
+// config.toml, does not link the model catalog).
+var ThinkingLevels = config.ThinkingLevels
 
 // ClampThinking maps a requested level to one the model supports: off for a
 // model without reasoning; xhigh becomes high where unsupported.

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agentutils/agentutils/lib/config"
 )
 
 // codexServer is one [mcp_servers.NAME] table of ~/.codex/config.toml.
@@ -30,7 +32,7 @@ func parseCodex(f *File, data []byte) error {
 	var doc struct {
 		MCPServers map[string]codexServer `toml:"mcp_servers"`
 	}
-	if err := checkKeyParts(data); err != nil {
+	if err := config.CheckKeyParts(data); err != nil {
 		return err
 	}
 	md, err := toml.Decode(string(data), &doc)

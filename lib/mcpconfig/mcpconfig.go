@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/editdist"
 )
 
 // Server is one MCP server in the canonical shape of our mcp.json.
@@ -683,30 +685,10 @@ func (r Result) Lookup(name string) (Entry, bool) {
 func Suggest(name string, known []string) []string {
 	var out []string
 	for _, k := range known {
-		if d := distance(strings.ToLower(name), strings.ToLower(k)); (d <= 2 && d < len(name)) ||
+		if d := editdist.Strings(strings.ToLower(name), strings.ToLower(k)); (d <= 2 && d < len(name)) ||
 			(len(name) >= 3 && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k))) {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

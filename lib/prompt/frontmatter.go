@@ -2,14 +2,17 @@ package prompt
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Frontmatter is the metadata block at the top of a SKILL.md, rule or prompt
-// template: the lines between a first line "---" and the next "---". Values
-// are strings, booleans or lists of strings; keys the caller does not know
-// are kept in Extra so nothing is lost.
+// template: the lines between a first line "---" and the next "---", read
+// as YAML. Keys the caller does not know are kept in Extra (as YAML
+// decodes them: strings, numbers, booleans, lists, maps) so nothing is lost.
 type Frontmatter struct {
 	Name        string
 	Description string
@@ -63,52 +66,149 @@ func stripComments(s string) string {
 }
 
 // ParseFrontmatter reads doc's frontmatter and returns it with the body.
-// The block is the small YAML subset these files use: "key: value" lines
-// (plain, 'single' or "double" quoted scalars, true/false, flow lists
-// [a, "b"]), block lists ("key:" then "- item" lines) and folded
-// continuation lines. A line it cannot read is an error naming its line
-// number in doc; a document with no frontmatter is not an error.
+// The block is YAML (go.yaml.in/yaml/v3): quoted and plain scalars with
+// comments, block scalars (| keeps the lines, > folds them), flow and block
+// lists, nested maps. One allowance for Cursor's rules: a glob value that
+// starts with "*" (globs: *.ts, *.tsx) is read as text, not as a YAML
+// alias. An error names its line in doc; a document with no frontmatter is
+// not an error.
 func ParseFrontmatter(doc string) (Frontmatter, string, error) {
 	var fm Frontmatter
 	block, body := SplitFrontmatter(doc)
-	if block == "" {
+	if strings.TrimSpace(block) == "" {
 		return fm, body, nil
 	}
-	vals, err := parseBlock(block)
-	if err != nil {
-		return fm, body, err
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(quoteGlobs(block)), &root); err != nil {
+		return fm, body, yamlErr(err)
 	}
-	for _, kv := range vals {
-		switch kv.key {
-		case "name":
-			fm.Name = asString(kv.val)
-		case "description":
-			fm.Description = asString(kv.val)
-		case "globs", "glob", "paths":
-			fm.Globs = append(fm.Globs, asList(kv.val)...)
-		case "alwaysApply", "always_apply":
-			fm.AlwaysApply = asBool(kv.val)
-		case "condition", "scope", "ttsr_trigger", "ttsrTrigger":
-			if l, ok := kv.val.([]string); ok {
-				fm.Condition = strings.Join(l, "\n")
-			} else {
-				fm.Condition = asString(kv.val)
-			}
-		case "argument-hint", "argumentHint":
-			fm.ArgumentHint = asString(kv.val)
-		default:
-			if fm.Extra == nil {
-				fm.Extra = map[string]any{}
-			}
-			fm.Extra[kv.key] = kv.val
+	if len(root.Content) == 0 {
+		return fm, body, nil // only comments
+	}
+	m := root.Content[0]
+	if m.Kind == yaml.ScalarNode {
+		return fm, body, lineErr(m.Line+1, "want \"key: value\", got %q", m.Value)
+	}
+	if m.Kind != yaml.MappingNode {
+		return fm, body, lineErr(m.Line+1, "want \"key: value\" lines, got %s", kindName(m))
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if first, dup := seen[k.Value]; dup {
+			return fm, body, lineErr(k.Line+1, "mapping key %q already defined at line %d", k.Value, first)
+		}
+		seen[k.Value] = k.Line + 1
+		if err := fm.set(k.Value, v); err != nil {
+			return fm, body, lineErr(v.Line+1, "%s: %v", k.Value, err)
 		}
 	}
 	return fm, body, nil
 }
 
-type keyVal struct {
-	key string
-	val any // string, bool or []string
+func (fm *Frontmatter) set(key string, v *yaml.Node) error {
+	var err error
+	switch key {
+	case "name":
+		fm.Name, err = text(v)
+	case "description":
+		fm.Description, err = text(v)
+	case "globs", "glob", "paths":
+		var l []string
+		if l, err = list(v); err == nil {
+			fm.Globs = append(fm.Globs, l...)
+		}
+	case "alwaysApply", "always_apply":
+		var s string
+		s, err = text(v)
+		fm.AlwaysApply = s == "true" || s == "True" || s == "yes"
+	case "condition", "scope", "ttsr_trigger", "ttsrTrigger":
+		if v.Kind == yaml.SequenceNode {
+			var l []string
+			l, err = list(v)
+			fm.Condition = strings.Join(l, "\n")
+		} else {
+			fm.Condition, err = text(v)
+		}
+	case "argument-hint", "argumentHint":
+		fm.ArgumentHint, err = text(v)
+	default:
+		var x any
+		if err = v.Decode(&x); err == nil {
+			if fm.Extra == nil {
+				fm.Extra = map[string]any{}
+			}
+			fm.Extra[key] = x
+		}
+	}
+	return err
+}
+
+// text is a scalar's text (a block scalar without its last newline); a list
+// of scalars is joined with ", ".
+func text(v *yaml.Node) (string, error) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return "", nil
+		}
+		return strings.TrimRight(v.Value, "\n"), nil
+	case yaml.SequenceNode:
+		l, err := list(v)
+		return strings.Join(l, ", "), err
+	}
+	return "", fmt.Errorf("want text, got %s", kindName(v))
+}
+
+// list is a sequence of scalars, or one scalar split on commas ("globs:
+// *.go, *.mod" is common in Cursor rules).
+func list(v *yaml.Node) ([]string, error) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return nil, nil
+		}
+		var out []string
+		for _, p := range strings.Split(v.Value, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(v.Content))
+		for _, it := range v.Content {
+			if it.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("want a list of text, got an item that is %s", kindName(it))
+			}
+			out = append(out, it.Value)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a list, got %s", kindName(v))
+}
+
+func kindName(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "text"
+}
+
+// globLine is a glob key whose plain value starts with "*", which YAML
+// would read as an alias.
+var globLine = regexp.MustCompile(`(?m)^(globs|glob|paths)([ \t]*:[ \t]*)(\*[^\r\n]*?)([ \t]*\r?)$`)
+
+func quoteGlobs(block string) string {
+	return globLine.ReplaceAllStringFunc(block, func(l string) string {
+		m := globLine.FindStringSubmatch(l)
+		return m[1] + m[2] + strconv.Quote(m[3]) + m[4]
+	})
 }
 
 // LineError is a frontmatter syntax error at a line of the document
@@ -124,174 +224,19 @@ func lineErr(line int, format string, args ...any) error {
 	return &LineError{Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-func parseBlock(block string) ([]keyVal, error) {
-	var out []keyVal
-	lines := strings.Split(block, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimRight(lines[i], " \t\r")
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		lineNo := i + 2 // the block starts after the "---" line
-		if line[0] == ' ' || line[0] == '\t' || strings.HasPrefix(trimmed, "- ") || trimmed == "-" {
-			// A continuation of the previous scalar (folded), or a list item
-			// of a key that had no value.
-			if len(out) == 0 {
-				return nil, lineErr(lineNo, "indented line before any key")
-			}
-			last := &out[len(out)-1]
-			if strings.HasPrefix(trimmed, "- ") || trimmed == "-" {
-				items, ok := last.val.([]string)
-				if !ok {
-					if s, isStr := last.val.(string); !isStr || s != "" {
-						return nil, lineErr(lineNo, "list item after a scalar value of %q", last.key)
-					}
-				}
-				item := unquote(strings.TrimSpace(strings.TrimPrefix(trimmed, "-")))
-				last.val = append(items, item)
-				continue
-			}
-			s, ok := last.val.(string)
-			if !ok {
-				return nil, lineErr(lineNo, "continuation of non-text value %q", last.key)
-			}
-			if s == ">" || s == "|" || s == ">-" || s == "|-" {
-				last.val = trimmed
-			} else if s == "" {
-				last.val = trimmed
-			} else {
-				last.val = s + " " + trimmed
-			}
-			continue
-		}
-		key, raw, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, lineErr(lineNo, "want \"key: value\", got %q", trimmed)
-		}
-		key = strings.TrimSpace(key)
-		if key == "" || strings.ContainsAny(key, " \t\"'") {
-			return nil, lineErr(lineNo, "bad key %q", key)
-		}
-		v, err := scalar(strings.TrimSpace(raw))
-		if err != nil {
-			return nil, lineErr(lineNo, "%s: %v", key, err)
-		}
-		out = append(out, keyVal{key, v})
-	}
-	// A bare block-scalar marker with no continuation is an empty string.
-	for i := range out {
-		if s, ok := out[i].val.(string); ok && (s == ">" || s == "|" || s == ">-" || s == "|-") {
-			out[i].val = ""
-		}
-	}
-	return out, nil
-}
+// yamlLine is the line in the YAML library's messages ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func scalar(s string) (any, error) {
-	switch {
-	case s == "true" || s == "True" || s == "yes":
-		return true, nil
-	case s == "false" || s == "False" || s == "no":
-		return false, nil
-	case strings.HasPrefix(s, "["):
-		if !strings.HasSuffix(s, "]") {
-			return nil, fmt.Errorf("unclosed list %q", s)
-		}
-		inner := strings.TrimSpace(s[1 : len(s)-1])
-		if inner == "" {
-			return []string{}, nil
-		}
-		items := splitFlow(inner)
-		out := make([]string, 0, len(items))
-		for _, it := range items {
-			out = append(out, unquote(strings.TrimSpace(it)))
-		}
-		return out, nil
-	case strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "'"):
-		if len(s) < 2 || s[len(s)-1] != s[0] {
-			return nil, fmt.Errorf("unclosed quote in %q", s)
-		}
-		return unquote(s), nil
+// yamlErr turns the library's error into a LineError in doc's numbering
+// (the block starts on doc's line 2).
+func yamlErr(err error) error {
+	msg := err.Error()
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
 	}
-	if i := strings.Index(s, " #"); i >= 0 {
-		s = strings.TrimSpace(s[:i]) // trailing comment
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return lineErr(n+1, "%s", m[2])
 	}
-	return s, nil
-}
-
-// splitFlow splits a flow list's inside on commas outside quotes.
-func splitFlow(s string) []string {
-	var out []string
-	var quote byte
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == ',':
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
-		return s[1 : len(s)-1]
-	}
-	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
-		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
-	}
-	return s
-}
-
-func asString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case []string:
-		return strings.Join(x, ", ")
-	}
-	return ""
-}
-
-func asList(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case string:
-		if x == "" {
-			return nil
-		}
-		// "globs: *.go, *.ts" is common in Cursor rules.
-		var out []string
-		for _, p := range strings.Split(x, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-func asBool(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		return x == "true"
-	}
-	return false
+	return lineErr(2, "%s", strings.TrimPrefix(msg, "yaml: "))
 }

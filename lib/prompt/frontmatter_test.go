@@ -63,13 +63,39 @@ func TestParseFrontmatter(t *testing.T) {
 		{
 			name: "extra keys kept",
 			doc:  "---\nmodel: fast\nargument-hint: <file>\ntags: [a]\n---\n",
-			want: Frontmatter{ArgumentHint: "<file>", Extra: map[string]any{"model": "fast", "tags": []string{"a"}}},
+			want: Frontmatter{ArgumentHint: "<file>", Extra: map[string]any{"model": "fast", "tags": []any{"a"}}},
 		},
-		{name: "no colon", doc: "---\nname x\n---\n", wantErr: "line 2: want \"key: value\""},
-		{name: "unclosed list", doc: "---\nglobs: [a\n---\n", wantErr: "line 2: globs: unclosed list"},
-		{name: "unclosed quote", doc: "---\nname: \"x\n---\n", wantErr: "line 2: name: unclosed quote"},
-		{name: "indent first", doc: "---\n  x\n---\n", wantErr: "line 2: indented line before any key"},
-		{name: "item after scalar", doc: "---\nname: x\n- y\n---\n", wantErr: "line 3: list item after a scalar"},
+		// YAML that the hand-written reader refused or misread (issue #22)
+		{
+			name: "quoted value with a comment",
+			doc:  "---\nname: \"x\" # comment\ndescription: 'y' # another\n---\n",
+			want: Frontmatter{Name: "x", Description: "y"},
+		},
+		{
+			name: "literal block keeps its lines",
+			doc:  "---\ndescription: |\n  First line.\n  Second line.\n\n  After a blank.\nname: n\n---\n",
+			want: Frontmatter{Name: "n", Description: "First line.\nSecond line.\n\nAfter a blank."},
+		},
+		{
+			name: "nested map kept as a map",
+			doc:  "---\nname: n\nmetadata:\n  owner: docs\n  tags: [a, b]\n  limits:\n    turns: 3\n---\n",
+			want: Frontmatter{Name: "n", Extra: map[string]any{"metadata": map[string]any{
+				"owner": "docs", "tags": []any{"a", "b"}, "limits": map[string]any{"turns": 3}}}},
+		},
+		{
+			name: "glob starting with a star is text",
+			doc:  "---\nglobs: **/*.ts\nalwaysApply: false\n---\n",
+			want: Frontmatter{Globs: []string{"**/*.ts"}},
+		},
+		{name: "no colon", doc: "---\nname x\n---\n", wantErr: "line 2: want \"key: value\", got \"name x\""},
+		{name: "unclosed list", doc: "---\nglobs: [a\n---\n", wantErr: "line 2: did not find expected ',' or ']'"},
+		{name: "unclosed quote", doc: "---\nname: \"x\n---\n", wantErr: "line 2: found unexpected end of stream"},
+		{name: "indent first", doc: "---\n  x\n---\n", wantErr: "line 2: want \"key: value\", got \"x\""},
+		{name: "a list", doc: "---\n- a\n---\n", wantErr: "line 2: want \"key: value\" lines, got a list"},
+		{name: "item after scalar", doc: "---\nname: x\n- y\n---\n", wantErr: "line 2: did not find expected key"},
+		{name: "bad indent later", doc: "---\nname: x\ndescription: y\n  bad: 1\n---\n", wantErr: "line 4: mapping values are not allowed"},
+		{name: "duplicate key", doc: "---\nname: x\n\nname: y\n---\n", wantErr: "line 4: mapping key \"name\" already defined at line 2"},
+		{name: "map for text", doc: "---\nname:\n  a: b\n---\n", wantErr: "line 3: name: want text, got a map"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +15,9 @@ type Template struct {
 	Description string // frontmatter description, else the first body line
 	Body        string // without the frontmatter
 	Path        string
+	// Err is why the file could not be read as a template (a frontmatter
+	// error, FILE:LINE: message): running it is an error, not plain text.
+	Err error
 }
 
 // NewTemplate builds a template from a file's name (without .md) and its
@@ -122,9 +126,9 @@ func Substitute(body string, args []string) string {
 // with the arguments substituted. Anything else (no slash, an unknown name)
 // is returned unchanged with ok false, so "/usr/bin is odd" reaches the
 // model as typed.
-func Expand(input string, templates []Template) (out string, ok bool) {
+func Expand(input string, templates []Template) (out string, ok bool, err error) {
 	if !strings.HasPrefix(input, "/") {
-		return input, false
+		return input, false, nil
 	}
 	name, rest := input[1:], ""
 	if i := strings.IndexAny(name, " \t\r\n"); i >= 0 {
@@ -132,8 +136,11 @@ func Expand(input string, templates []Template) (out string, ok bool) {
 	}
 	for _, t := range templates {
 		if t.Name == name {
-			return Substitute(t.Body, SplitArgs(rest)), true
+			if t.Err != nil {
+				return input, false, fmt.Errorf("prompt template /%s: %w", name, t.Err)
+			}
+			return Substitute(t.Body, SplitArgs(rest)), true, nil
 		}
 	}
-	return input, false
+	return input, false, nil
 }

@@ -80,7 +80,10 @@ func TestExpand(t *testing.T) {
 		{"review x", "review x", false},
 	}
 	for _, tt := range tests {
-		got, ok := Expand(tt.in, ts)
+		got, ok, err := Expand(tt.in, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("Expand(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
 		}

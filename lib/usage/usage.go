@@ -254,3 +254,16 @@ func PriceFrom(models []llm.Model) func(provider, model string) (llm.Model, bool
 		return llm.Model{}, false
 	}
 }
+
+// Thousands writes a count with commas between groups of three digits.
+func Thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[0] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}

@@ -29,6 +29,8 @@ func main() {
 	sse := flag.String("sse", "", "SSE `FILE`s to answer with, comma-separated, one per request in turn")
 	delay := flag.Duration("delay", 0, "pause before the first byte, like a model thinking")
 	every := flag.Duration("event-delay", 0, "pause between SSE events, like a model streaming")
+	burst := flag.Int("burst", 0, "send the first `N` events together, without -event-delay between them")
+	trace := flag.String("trace", "", "append \"request NS\" and \"first NS\" (Unix nanoseconds: a request's arrival, its first event flushed) to `FILE`")
 	reqDir := flag.String("requests", "", "keep each request body as `DIR`/N.json")
 	agent := flag.String("agent", "", "answer Claude Code and Codex by the conversation, editing in `DIR`")
 	flag.Parse()
@@ -46,6 +48,19 @@ func main() {
 	}
 	var mu sync.Mutex
 	next := 0
+	var tr *os.File
+	if *trace != "" {
+		var err error
+		if tr, err = os.OpenFile(*trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+			os.Exit(2)
+		}
+	}
+	mark := func(what string) {
+		if tr != nil {
+			fmt.Fprintf(tr, "%s %d\n", what, time.Now().UnixNano())
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeprovider:", err)
@@ -59,6 +74,9 @@ func main() {
 	}
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := io.ReadAll(r.Body)
+		if r.Method == http.MethodPost {
+			mark("request")
+		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("content-type", "application/json")
 			fmt.Fprint(w, `{"object":"list","data":[{"id":"test-model","object":"model"}]}`)
@@ -73,17 +91,24 @@ func main() {
 		}
 		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
+		fl, _ := w.(http.Flusher)
 		if *every == 0 {
 			w.Write(body)
+			fl.Flush()
+			mark("first")
 			return
 		}
-		fl, _ := w.(http.Flusher)
-		for _, ev := range strings.SplitAfter(string(body), "\n\n") {
+		evs := strings.SplitAfter(string(body), "\n\n")
+		for i, ev := range evs {
 			if _, err := io.WriteString(w, ev); err != nil {
 				return
 			}
-			if fl != nil {
-				fl.Flush()
+			if i+1 < *burst && i+1 < len(evs) {
+				continue
+			}
+			fl.Flush()
+			if i+1 == max(*burst, 1) {
+				mark("first")
 			}
 			time.Sleep(*every)
 		}

@@ -1,4 +1,4 @@
-package mcpconfig
+package config
 
 import (
 	"bytes"
@@ -8,16 +8,17 @@ import (
 // maxKeyParts bounds the parts of a dotted TOML key or table header
 // (a.b.c has three). BurntSushi/toml (v1.6.0, its issue #496) spends time
 // and memory quadratic in the parts of one key: an 8 KB line a.a.a…a = 1
-// took seconds. A project's .codex/config.toml comes with a cloned
-// repository, so it is refused before decoding instead. Real keys have a
+// took seconds. A project's config.toml (ours, or .codex/config.toml for
+// lib/mcpconfig) comes with a cloned repository, so it is refused before
+// decoding instead. Real keys have a
 // handful of parts.
 const maxKeyParts = 64
 
-// checkKeyParts reports the first key or table header of a TOML document
+// CheckKeyParts reports the first key or table header of a TOML document
 // with more than maxKeyParts parts, by its line. It reads only the
 // document's structure: strings (basic, literal, multi-line) and comments
 // are skipped, and a run of key parts ends at '=', a newline or a bracket.
-func checkKeyParts(data []byte) error {
+func CheckKeyParts(data []byte) error {
 	line, dots := 1, 0
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {

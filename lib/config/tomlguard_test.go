@@ -1,4 +1,4 @@
-package mcpconfig
+package config
 
 import (
 	"strconv"
@@ -23,7 +23,7 @@ func TestCheckKeyParts(t *testing.T) {
 		{strings.Repeat(`"a".`, 100) + "b = 1\n", 1}, // quoted parts count too
 		{"m = \"\"\"\nx\n\"\"\"\n" + long + " = 1\n", 4},
 	} {
-		err := checkKeyParts([]byte(c.doc))
+		err := CheckKeyParts([]byte(c.doc))
 		switch {
 		case c.line == 0 && err != nil:
 			t.Errorf("%.60q: refused: %v", c.doc, err)

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentutils/agentutils/lib/config"
+)
+
+func TestPrintConfig(t *testing.T) {
+	cfg, err := config.Merge(config.Input{
+		User:  &config.File{Name: "/h/config.toml", Data: []byte("[edit]\nmode = \"hashline\"\n")},
+		Flags: map[string][]string{"model": {"opus"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, lines bytes.Buffer
+	printConfig(&table, cfg, true)
+	printConfig(&lines, cfg, false)
+	wantTable := `KEY                   VALUE             SOURCE   WHERE
+modelRoles.default    opus              flag     --model
+defaultThinkingLevel  -                 default  
+toolsCmd              agent-tool serve  default  
+edit.mode             hashline          user     /h/config.toml:2
+approvalMode          ask               default  
+`
+	if d := cmp.Diff(wantTable, table.String()); d != "" {
+		t.Errorf("table (-want +got):\n%s", d)
+	}
+	wantLines := `{"key":"modelRoles.default","value":"opus","source":"flag","where":"--model"}
+{"key":"defaultThinkingLevel","value":null,"source":"default"}
+{"key":"toolsCmd","value":["agent-tool serve"],"source":"default"}
+{"key":"edit.mode","value":"hashline","source":"user","where":"/h/config.toml:2"}
+{"key":"approvalMode","value":"ask","source":"default"}
+`
+	if d := cmp.Diff(wantLines, lines.String()); d != "" {
+		t.Errorf("JSON lines (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/compact"
+)
+
+// The next run's pipeline is started while the person types: when a run
+// ends (and at start), SESSION open | COMPACT | CHAT … -- - is started and
+// left waiting, agent-chat with its tools started, its system prompt built
+// and the context read, for the prompt Enter writes on its stdin. Only the
+// request and what follows it are left between Enter and the first
+// character. The run is thrown away and started again when what it was
+// started for changes: the session file (its path, size, time), the model,
+// the thinking level, the flags. No run is started ahead while the
+// session is over the compaction threshold: agent-compact would summarize
+// it (a model call) while the person types, to be thrown away if a
+// command changed the session; that run starts at Enter, as without.
+
+// ahead is a run started before its prompt.
+type ahead struct {
+	key   string
+	ready chan struct{} // start returned
+	r     *run
+	err   error
+}
+
+// aheadKey is what a run started ahead depends on.
+func (a *agent) aheadKey() string {
+	size, mod := int64(-1), int64(0)
+	if fi, err := os.Stat(a.file); err == nil {
+		size, mod = fi.Size(), fi.ModTime().UnixNano()
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s\x00%q", a.file, size, mod, a.modelFlag, a.thinkingFlag, a.chatExtra())
+}
+
+func (a *agent) startAhead() *ahead {
+	w := &ahead{key: a.aheadKey(), ready: make(chan struct{})}
+	o := runOpts{ahead: true, model: a.modelFlag, thinking: a.thinkingFlag, extra: a.chatExtra()}
+	file := a.file
+	go func() {
+		defer close(w.ready)
+		w.r, w.err = a.st.start(file, o, nil)
+	}()
+	return w
+}
+
+// drop throws the run away.
+func (w *ahead) drop() {
+	<-w.ready
+	if w.r != nil {
+		w.r.discard()
+	}
+}
+
+// keepAhead starts the next run ahead when nothing runs, or starts it
+// again when what it depends on changed.
+func (u *ui) keepAhead() {
+	if u.a.noAhead || u.run != nil || u.busy != "" || len(u.queued) > 0 || u.quit || u.quitEnd {
+		return
+	}
+	if u.a.compactDue() {
+		if u.ahead != nil {
+			go u.ahead.drop()
+			u.ahead = nil
+		}
+		return
+	}
+	key := u.a.aheadKey()
+	if u.ahead != nil {
+		if u.ahead.key == key {
+			return
+		}
+		go u.ahead.drop()
+	}
+	u.ahead = u.a.startAhead()
+}
+
+// takeAhead is the run started ahead for a prompt, given the prompt; nil
+// when there is none, it is out of date or it ended early.
+func (u *ui) takeAhead(o runOpts) *run {
+	w := u.ahead
+	u.ahead = nil
+	if w == nil {
+		return nil
+	}
+	if len(o.files) > 0 || o.cont || o.force || w.key != u.a.aheadKey() {
+		go w.drop()
+		return nil
+	}
+	<-w.ready
+	if w.err != nil {
+		return nil
+	}
+	// agent-chat trims the prompt it reads on stdin; so does the editor.
+	if err := w.r.send(strings.TrimSpace(o.prompt)); err != nil {
+		go w.r.discard()
+		return nil
+	}
+	return w.r
+}
+
+// compactDue: the last answer's context is over agent-compact's threshold
+// (its default reserve), so the next run's agent-compact summarizes.
+func (a *agent) compactDue() bool {
+	if a.st.compact == nil || a.state.ctx == 0 {
+		return false
+	}
+	m := a.currentModel()
+	return m != nil && compact.OverThreshold(a.state.ctx, m.ContextWindow, compact.Defaults.ReserveTokens)
+}

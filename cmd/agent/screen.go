@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/term"
+)
+
+// bubbletea's own renderer paints on a ticker (120 frames a second at
+// most), so a keystroke waits for the next frame, 4 ms on average and 8 at
+// worst, and so does the first streamed character. The front-end paints
+// itself instead (the program runs WithoutRenderer; bubbletea still reads
+// and decodes the keys): at once after a key, and while a stream renders at
+// most once per frameGap, the deltas between two paints coalesced.
+const frameGap = 4 * time.Millisecond
+
+// painter draws the front-end as bubbletea's renderer does, inline: the
+// finished lines go into the terminal's scrollback once, above the live
+// area (the model's View), which is redrawn in place, only the lines that
+// changed. The cursor rests at the start of the live area's last line.
+type painter struct {
+	out    io.Writer
+	width  int
+	height int
+	lines  []string // the live area as painted last
+	queue  []string // finished lines to print above it
+	buf    bytes.Buffer
+}
+
+// println queues finished text for the scrollback.
+func (p *painter) println(s string) {
+	p.queue = append(p.queue, strings.Split(s, "\n")...)
+}
+
+func (p *painter) resize(w, h int) {
+	p.width, p.height = w, h
+	p.lines = nil // repaint every line
+}
+
+// paint draws view (and the queued lines above it) with one write.
+func (p *painter) paint(view string) {
+	b := &p.buf
+	b.Reset()
+	next := strings.Split(view, "\n")
+	if p.height > 0 && len(next) > p.height {
+		next = next[len(next)-p.height:]
+	}
+	if len(p.lines) > 1 {
+		b.WriteString(ansi.CursorUp(len(p.lines) - 1))
+	}
+	b.WriteByte('\r')
+	printed := len(p.queue) > 0
+	for _, l := range p.queue {
+		b.WriteString(l)
+		if ansi.StringWidth(l) < p.width {
+			b.WriteString(ansi.EraseLineRight)
+		}
+		b.WriteString("\r\n")
+	}
+	p.queue = p.queue[:0]
+	for i, l := range next {
+		if !printed && i < len(p.lines) && p.lines[i] == l {
+			if i < len(next)-1 {
+				b.WriteByte('\n')
+			}
+			continue
+		}
+		if p.width > 0 {
+			l = ansi.Truncate(l, p.width, "")
+		}
+		b.WriteString(l)
+		if ansi.StringWidth(l) < p.width || p.width == 0 {
+			b.WriteString(ansi.EraseLineRight)
+		}
+		if i < len(next)-1 {
+			b.WriteString("\r\n")
+		}
+	}
+	if len(p.lines) > len(next) {
+		b.WriteString(ansi.EraseScreenBelow)
+	}
+	b.WriteByte('\r')
+	p.out.Write(b.Bytes())
+	p.lines = next
+}
+
+// Messages of the painter.
+type (
+	printMsg string   // finished text from the run's reader, for the scrollback
+	frameMsg struct{} // a paint put off by frameGap
+)
+
+// painted is the program's model: the ui, painted by a painter.
+type painted struct {
+	u        *ui
+	scr      *painter
+	last     time.Time // the last paint
+	streamed bool      // the last paint was for the stream's messages
+	due      bool      // a frameMsg is on its way
+}
+
+func (m *painted) Init() tea.Cmd {
+	cmd := m.u.Init()
+	m.paint()
+	return cmd
+}
+
+func (m *painted) paint() {
+	m.scr.paint(m.u.View())
+	m.last = time.Now()
+}
+
+func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case printMsg:
+		m.scr.println(string(msg))
+	case frameMsg:
+		m.due = false
+		if !m.streamed {
+			return m, nil // painted since
+		}
+	case tea.WindowSizeMsg:
+		m.scr.resize(msg.Width, msg.Height)
+		_, cmd = m.u.Update(msg)
+	default:
+		_, cmd = m.u.Update(msg)
+	}
+	// Only the stream's paints are coalesced: a key, and the first of the
+	// stream's messages after anything else, paint at once.
+	_, ev := msg.(evMsg)
+	_, pr := msg.(printMsg)
+	stream := ev || pr
+	_, frame := msg.(frameMsg)
+	if gap := time.Since(m.last); frame {
+		m.paint()
+	} else if !stream || !m.streamed || gap >= frameGap {
+		m.paint()
+		m.streamed = stream
+	} else if !m.due {
+		m.due = true
+		cmd = tea.Batch(cmd, tea.Tick(frameGap-gap, func(time.Time) tea.Msg { return frameMsg{} }))
+	}
+	m.u.keepAhead()
+	return m, cmd
+}
+
+func (m *painted) View() string { return "" } // nobody asks: there is no bubbletea renderer
+
+// runScreen runs the ui on the terminal: raw input, no cursor, bracketed
+// paste, the window's size as it changes; the terminal is restored after.
+func runScreen(u *ui, in, out *os.File) error {
+	state, err := term.MakeRaw(int(in.Fd()))
+	if err != nil {
+		return err
+	}
+	defer term.Restore(int(in.Fd()), state)
+	scr := &painter{out: out, width: u.width}
+	if w, h, err := term.GetSize(int(out.Fd())); err == nil {
+		scr.width, scr.height, u.width = w, h, w
+	}
+	out.WriteString(ansi.HideCursor + ansi.SetModeBracketedPaste)
+	defer out.WriteString(ansi.ResetModeBracketedPaste + ansi.ShowCursor)
+	u.scr = scr
+	u.p = tea.NewProgram(&painted{u: u, scr: scr}, tea.WithInput(in), tea.WithOutput(out), tea.WithoutRenderer())
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer close(winch)
+	defer signal.Stop(winch)
+	go func() {
+		for range winch {
+			if w, h, err := term.GetSize(int(out.Fd())); err == nil {
+				u.p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+			}
+		}
+	}()
+	_, err = u.p.Run()
+	return err
+}

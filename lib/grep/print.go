@@ -1,0 +1,756 @@
+package grep
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Printer writes results as rg prints them, in every output mode (one
+// layer: the standard and --vimgrep lines, the -c/-l summaries, --json's
+// records from json.go, the agent text from agent.go), counting bytes for
+// --max-bytes and matches for --max-total-matches. It writes to w only.
+type Printer struct {
+	w                  *bufio.Writer
+	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
+	withPath, lineNums bool
+	heading, column    bool
+	only               bool
+	null               bool
+	color              bool
+	invert             bool
+	maxCols            int
+	preview            bool
+	replace            *replacer
+	stats              bool
+	maxTotal, maxBytes int
+	printed            int64
+	total              int
+	filesWith          int
+	stopped            string // why the output stopped early (a budget), for the final notice
+	reason             string // max_total_matches or max_bytes
+	first              bool
+	context            bool // -A/-B/-C: "--" between groups, across files too
+	jsonStats          Stats
+	agent              *AgentPrinter
+	includeZero        bool   // --include-zero
+	trim               bool   // --trim
+	byteOffset         bool   // -b
+	ctxSep             []byte // --context-separator (nil: none)
+	matchSep, ctxField string // --field-match-separator, --field-context-separator
+	pathSep            string // --path-separator ("": /)
+	lineBuffered       bool   // --line-buffered
+	cur                part   // the file whose result is coming in parts (FileResult.More)
+	passthruMax        int    // --passthru -m N
+	maxCount           int    // -m
+	slice              bool   // files are read whole (SearchOptions.Slice)
+	crlf               bool   // --crlf
+	passthru           bool   // --passthru
+	colours            Colours
+}
+
+// part is what the printer keeps of a file whose result comes in parts.
+type part struct {
+	open    bool  // a part came, the last has not
+	started bool  // lines of the file were printed
+	stopped bool  // rg's "binary file matches" ended the file's lines
+	begun   bool  // --json: the begin record is out
+	printed int64 // --json: the bytes of the file's records so far
+	// lastMatch is the offset of the last matching line of the parts so
+	// far (-1: none)
+	lastMatch int64
+}
+
+// replacer is -r: each match replaced by the template ($1, ${name}).
+type replacer struct {
+	re   *Matcher
+	tmpl string
+}
+
+// PrintOptions are the printer's: rg's standard and --vimgrep formats,
+// the summaries (-c, -l, --files-without-match, --stats), --json
+// (json.go) and the agent text (agent.go), all printed here.
+type PrintOptions struct {
+	Mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
+	Color              bool
+	MaxColumns         int
+	Preview            bool // --max-columns-preview
+	Only               bool // -o
+	Null               bool // -0
+	Column             bool
+	Stats              bool
+	MaxTotal, MaxBytes int  // the agent budgets
+	Invert             bool // -v
+	IncludeZero        bool
+	Trim               bool
+	ByteOffset         bool
+	ContextSep         *string // --context-separator (nil: none)
+	MatchSep, CtxField string  // --field-match-separator, --field-context-separator
+	PathSep            string  // --path-separator ("": /)
+	LineBuffered       bool
+	WithFilename       *bool // -H/-I (nil: when several files are searched)
+	LineNumbers        bool
+	Heading            bool    // --heading (shown only where paths are)
+	Replace            *string // -r
+	Passthru           bool
+	PassthruMax        int  // --passthru -m N: no lines after the Nth match
+	CRLF               bool // --crlf: -o ends each match with "\r\n"
+	Colours            Colours
+}
+
+func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Printer {
+	p := &Printer{w: w, first: true, color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
+		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
+		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
+		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
+		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF, passthru: po.Passthru,
+		colours: po.Colours}
+	if po.ContextSep != nil {
+		p.ctxSep = []byte(*po.ContextSep)
+	}
+	if po.Replace != nil {
+		p.replace = &replacer{re: m, tmpl: *po.Replace}
+	}
+	p.withPath = multi || p.mode == "vimgrep" // rg: --vimgrep names the file in every mode
+	if po.WithFilename != nil {
+		p.withPath = *po.WithFilename
+	}
+	// rg: with --heading, files are apart by a blank line, under their
+	// path where paths are shown
+	p.heading = po.Heading && p.mode != "vimgrep"
+	return p
+}
+
+// SetSearch tells the printer what the search keeps: context lines (the
+// "--" between groups), -m, and whether files are read whole (rg's
+// binary-data rules differ).
+func (p *Printer) SetSearch(so SearchOptions) {
+	p.context = (so.Before > 0 || so.After > 0) && !p.passthru // rg: --passthru has no "--"
+	p.maxCount, p.slice = so.MaxCount, so.Slice
+}
+
+// SetAgent makes the printer collect results into the agent text, which
+// applies the output budgets itself.
+func (p *Printer) SetAgent(a *AgentPrinter) {
+	p.agent = a
+	p.maxTotal, p.maxBytes = 0, 0
+}
+
+// Printed is the number of bytes printed so far.
+func (p *Printer) Printed() int64 { return p.printed }
+
+// Mode is the output mode (PrintOptions.Mode).
+func (p *Printer) Mode() string { return p.mode }
+
+// Stopped says why a budget stopped the output ("" when none did).
+func (p *Printer) Stopped() string { return p.stopped }
+
+// paint colours an element of the output when colour is on (--colors).
+func (p *Printer) paint(c Colour, b []byte) []byte {
+	if !p.color {
+		return b
+	}
+	return c.Paint(b)
+}
+
+func (p *Printer) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
+
+// stopAtTotal records that --max-total-matches stopped the output.
+func (p *Printer) stopAtTotal() {
+	p.stopped = fmt.Sprintf("stopped after %d matches (--max-total-matches %d); narrow the search or raise the limit", p.maxTotal, p.maxTotal)
+	p.reason = "max_total_matches"
+}
+
+// emit writes one output unit, unless it would pass --max-bytes.
+func (p *Printer) emit(b []byte) bool {
+	if p.maxBytes > 0 && p.printed+int64(len(b)) > int64(p.maxBytes) {
+		p.stopped = fmt.Sprintf("output stopped at %d bytes (--max-bytes %d); narrow the search or raise the limit", p.printed, p.maxBytes)
+		p.reason = "max_bytes"
+		return false
+	}
+	p.w.Write(b)
+	p.printed += int64(len(b))
+	if p.lineBuffered {
+		p.w.Flush()
+	}
+	return true
+}
+
+func (p *Printer) pathBytes(path string) []byte {
+	if p.pathSep != "" {
+		path = strings.ReplaceAll(path, "/", p.pathSep)
+	}
+	return p.paint(p.colours.Path, []byte(path))
+}
+
+// eol ends a path printed alone (-l, a heading): NUL with --null.
+func (p *Printer) eol() []byte {
+	if p.null {
+		return []byte{0}
+	}
+	return p.nl()
+}
+
+// nl ends a line the printer makes (a path, a count, an -o match):
+// "\r\n" with --crlf, as rg.
+func (p *Printer) nl() []byte {
+	if p.crlf {
+		return []byte("\r\n")
+	}
+	return []byte{'\n'}
+}
+
+// File prints one file's result, or a part of it (r.More, then the last
+// part, without lines and with the final counts); false stops the search.
+func (p *Printer) File(r FileResult, elapsed time.Duration) bool {
+	last := !r.More && p.cur.open // the last part of a result in parts
+	if r.More {
+		p.partCame(r)
+	} else {
+		defer func() { p.cur = part{} }()
+	}
+	if p.maxTotal > 0 && p.total >= p.maxTotal && !last {
+		if r.MatchedLines > 0 && p.mode != "quiet" {
+			p.stopAtTotal()
+			return false
+		}
+		return true
+	}
+	if r.More {
+		// parts come only for the modes that print lines (the others
+		// count and so keep none)
+		switch p.mode {
+		case "json":
+			return p.jsonPart(r, elapsed)
+		case "standard", "vimgrep":
+		default:
+			return true
+		}
+	}
+	if r.MatchedLines > 0 {
+		p.filesWith++
+	}
+	if p.passthruMax > 0 && r.MatchedLines >= p.passthruMax {
+		// rg: --passthru -m N prints nothing after the Nth match
+		seen := 0
+		for k, l := range r.Lines {
+			if l.Match {
+				if seen++; seen == p.passthruMax {
+					r.Lines = r.Lines[:k+1]
+					break
+				}
+			}
+		}
+	}
+	switch p.mode {
+	case "quiet":
+		return true
+	case "agent":
+		return p.agent.Add(r)
+	case "files", "files-without", "count", "count-matches":
+		return p.summary(r)
+	case "json":
+		if last {
+			return p.jsonPart(r, elapsed)
+		}
+		return p.jsonFile(r, elapsed)
+	}
+	return p.standard(r, last)
+}
+
+// partCame notes a part of a result in parts.
+func (p *Printer) partCame(r FileResult) {
+	if !p.cur.open {
+		p.cur.lastMatch = -1
+	}
+	p.cur.open = true
+	for _, l := range r.Lines {
+		if l.Match {
+			p.cur.lastMatch = l.Offset
+		}
+	}
+}
+
+// summary prints -l, --files-without-match, -c and --count-matches.
+func (p *Printer) summary(r FileResult) bool {
+	if r.BinaryQuit && p.mode != "files" {
+		return true // rg prints no count for a file it stopped at binary data
+	}
+	switch p.mode {
+	case "files":
+		if r.MatchedLines > 0 {
+			return p.emit(append(p.pathBytes(r.Path), p.eol()...))
+		}
+		return true
+	case "files-without":
+		if r.MatchedLines == 0 && !r.Skipped {
+			return p.emit(append(p.pathBytes(r.Path), p.eol()...))
+		}
+		return true
+	}
+	n := r.MatchedLines
+	if p.mode == "count-matches" {
+		n = r.Matches
+	}
+	if n == 0 && !(p.includeZero && !r.Skipped) {
+		return true
+	}
+	var b []byte
+	if p.withPath {
+		b = append(b, p.pathBytes(r.Path)...)
+		if p.null {
+			b = append(b, 0)
+		} else {
+			b = append(b, ':')
+		}
+	}
+	return p.emit(append(strconv.AppendInt(b, int64(n), 10), p.nl()...))
+}
+
+// jsonFile prints a whole file's --json records.
+func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
+	if p.invert {
+		r.Matches = 0 // rg counts no matches in inverted lines
+	}
+	recs, st := JSONRecords(p.budget(r), elapsed)
+	// a file's records go out whole or not at all (--max-bytes)
+	var all []byte
+	for _, rec := range recs {
+		all = append(append(all, rec...), '\n')
+	}
+	if len(all) > 0 && !p.emit(all) {
+		return false
+	}
+	p.addJSONStats(st)
+	return p.stopped == ""
+}
+
+// standard prints a file's lines (or a part's) in rg's standard and
+// --vimgrep formats, with rg's notes about binary data after them.
+func (p *Printer) standard(r FileResult, last bool) bool {
+	r = p.budget(r)
+	var out bytes.Buffer
+	if len(r.Lines) > 0 && !p.cur.stopped {
+		if p.heading && p.mode == "standard" && !p.cur.started {
+			if !p.first {
+				out.WriteByte('\n')
+			}
+			if p.withPath {
+				out.Write(p.pathBytes(r.Path))
+				out.Write(p.eol()) // rg: --null ends the heading with NUL
+			}
+		}
+		p.first = false
+		p.lines(&out, r)
+		p.cur.started = true
+	} else if !last {
+		return p.stopped == ""
+	}
+	if !r.More && r.BinaryFrom >= 0 && !p.slice && !p.cur.stopped && p.cur.started {
+		// rg's buffered read saw a NUL after the matches it printed
+		p.binaryMatches(&out, r)
+	}
+	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
+		if p.withPath {
+			out.Write(p.pathBytes(r.Path))
+			out.WriteString(": ")
+		}
+		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+	}
+	if out.Len() == 0 {
+		return p.stopped == ""
+	}
+	return p.emit(out.Bytes())
+}
+
+// MaxCountBinary: when -m stopped rg's buffered read before the fill
+// with the NUL byte, rg never saw it.
+func (p *Printer) MaxCountBinary(r FileResult) FileResult {
+	if p.maxCount == 0 || r.MatchedLines < p.maxCount || p.slice {
+		return r
+	}
+	lastMatch := int64(-1)
+	if p.cur.open {
+		lastMatch = p.cur.lastMatch
+	}
+	for _, l := range r.Lines {
+		if l.Match {
+			lastMatch = l.Offset
+		}
+	}
+	if r.BinaryQuit || r.BinaryFrom >= 0 && lastMatch >= 0 && lastMatch < r.BinaryFrom {
+		r.BinaryQuit, r.BinaryFrom = false, -1
+	}
+	return r
+}
+
+// jsonPart prints a part of a file's result in --json: the begin record
+// before its first lines, the end record after the last part.
+func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
+	var recs [][]byte
+	if len(r.Lines) > 0 && !p.cur.begun {
+		recs = append(recs, JSONBegin(r.Path))
+		p.cur.begun = true
+		p.cur.printed += int64(len(recs[0]) + 1)
+	}
+	recs, p.cur.printed = JSONLines(recs, p.cur.printed, r.Path, r.Lines)
+	var st Stats
+	if !r.More && p.cur.begun && r.MatchedLines > 0 {
+		if p.invert {
+			r.Matches = 0 // rg counts no matches in inverted lines
+		}
+		var end []byte
+		end, st = JSONEnd(r, p.cur.printed, elapsed)
+		recs = append(recs, end)
+	}
+	var all []byte
+	for _, rec := range recs {
+		all = append(append(all, rec...), '\n')
+	}
+	if len(all) > 0 && !p.emit(all) {
+		return false
+	}
+	if st.Searches > 0 {
+		p.addJSONStats(st)
+	}
+	return p.stopped == ""
+}
+
+// addJSONStats adds a file's end-record stats to the summary's: rg's
+// summary adds up the files that printed records.
+func (p *Printer) addJSONStats(st Stats) {
+	p.jsonStats.Searches += st.Searches
+	p.jsonStats.SearchesWithMatch += st.SearchesWithMatch
+	p.jsonStats.BytesSearched += st.BytesSearched
+	p.jsonStats.MatchedLines += st.MatchedLines
+	p.jsonStats.Matches += st.Matches
+	p.jsonStats.BytesPrinted += st.BytesPrinted
+	p.jsonStats.Elapsed = st.Elapsed
+}
+
+// lines prints the lines of a result (or of a part of it) in the standard
+// and vimgrep formats.
+func (p *Printer) lines(out *bytes.Buffer, r FileResult) {
+	k := 0
+	for _, rec := range r.Lines {
+		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
+			// -U: rg prints a match spanning lines once, from its first line
+			if p.binaryNote(out, r, rec) {
+				return
+			}
+			p.record(out, r, rec)
+			k++
+			continue
+		}
+		for _, l := range physicalLines([]Line{rec}) {
+			if p.binaryNote(out, r, l) {
+				return
+			}
+			p.line(out, r, k, l)
+			k++
+		}
+	}
+}
+
+// binaryNote: rg stops at the first match after binary data, with a note.
+func (p *Printer) binaryNote(out *bytes.Buffer, r FileResult, l Line) bool {
+	if r.BinaryFrom < 0 || l.Offset < r.BinaryFrom || !l.Match {
+		return false
+	}
+	p.binaryMatches(out, r)
+	p.cur.stopped = true
+	return true
+}
+
+func (p *Printer) binaryMatches(out *bytes.Buffer, r FileResult) {
+	if p.withPath {
+		out.Write(p.pathBytes(r.Path))
+		out.WriteString(": ")
+	}
+	fmt.Fprintf(out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+}
+
+func multiLine(text []byte) bool {
+	i := bytes.IndexByte(text, '\n')
+	return i >= 0 && i < len(text)-1
+}
+
+// record prints a -U match that spans lines: with -r replaced as a whole
+// after its first line's number; in --vimgrep once per match, with the
+// line it starts on.
+func (p *Printer) record(out *bytes.Buffer, r FileResult, l Line) {
+	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+	if p.mode != "vimgrep" {
+		p.prefix(out, r, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
+		out.Write(p.highlight(text, l))
+		out.WriteByte('\n')
+		return
+	}
+	for _, s := range l.Subs {
+		start := bytes.LastIndexByte(text[:s.Start], '\n') + 1
+		end := bytes.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text) - start
+		}
+		pl := Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
+		p.prefix(out, r, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
+		out.Write(text[start : start+end])
+		out.WriteByte('\n')
+	}
+}
+
+// prefix writes what comes before a line's text: path, line number,
+// column and byte offset, as the flags ask.
+func (p *Printer) prefix(out *bytes.Buffer, r FileResult, l Line, sep string, col int, off int64) {
+	if p.withPath && !p.heading {
+		out.Write(p.pathBytes(r.Path))
+		if p.null {
+			out.WriteByte(0)
+		} else {
+			out.WriteString(sep)
+		}
+	}
+	if p.lineNums {
+		out.Write(p.paint(p.colours.Line, []byte(strconv.Itoa(l.Number))))
+		out.WriteString(sep)
+	}
+	if p.column && l.Match && col > 0 {
+		out.Write(p.paint(p.colours.Column, []byte(strconv.Itoa(col))))
+		out.WriteString(sep)
+	}
+	if p.byteOffset {
+		out.Write(p.paint(p.colours.Column, strconv.AppendInt(nil, off, 10)))
+		out.WriteString(sep)
+	}
+}
+
+// line prints one physical line (k: its place in this result's output).
+func (p *Printer) line(out *bytes.Buffer, r FileResult, k int, l Line) {
+	if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
+		out.Write(p.ctxSep)
+		out.WriteByte('\n')
+	}
+	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+	if p.trim {
+		text, l = trimLine(text, l)
+	}
+	sep := p.matchSep
+	if !l.Match {
+		sep = p.ctxField
+	}
+	switch {
+	case p.mode == "vimgrep" && l.Match:
+		for _, s := range l.Subs {
+			p.prefix(out, r, l, sep, s.Start+1, l.Offset+int64(s.Start))
+			out.Write(p.longLine(text, l, true))
+			out.WriteByte('\n')
+		}
+	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
+		p.onlyMatching(out, r, l, text, sep)
+	default:
+		firstCol := 0
+		if len(l.Subs) > 0 {
+			firstCol = l.Subs[0].Start + 1
+		}
+		p.prefix(out, r, l, sep, firstCol, l.Offset)
+		out.Write(p.longLine(text, l, false))
+		out.WriteByte('\n')
+	}
+}
+
+// trimLine is --trim: the line without its leading white space (the
+// match spans move).
+func trimLine(text []byte, l Line) ([]byte, Line) {
+	cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
+	var subs []Span
+	for _, s := range l.Subs {
+		if s.End > cut {
+			subs = append(subs, Span{Start: max(s.Start-cut, 0), End: s.End - cut})
+		}
+	}
+	l.Subs = subs
+	l.Offset += int64(cut)
+	return text[cut:], l
+}
+
+// onlyMatching is -o: each match on its own line (rg skips the part of a
+// -U match that is only a line's end).
+func (p *Printer) onlyMatching(out *bytes.Buffer, r FileResult, l Line, text []byte, sep string) {
+	for _, s := range l.Subs {
+		part := text[min(s.Start, len(text)):min(s.End, len(text))]
+		if len(part) == 0 && s.End > s.Start {
+			continue
+		}
+		p.prefix(out, r, l, sep, s.Start+1, l.Offset+int64(s.Start))
+		if p.replace != nil {
+			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
+		}
+		if p.maxCols > 0 && len(part) > p.maxCols {
+			out.WriteString("[Omitted long matching line]\n")
+			continue
+		}
+		out.Write(p.matchStyle(part))
+		out.Write(p.nl())
+	}
+}
+
+// longLine is a line as printed: highlighted or replaced, or rg's note
+// when -M omits it.
+func (p *Printer) longLine(text []byte, l Line, perMatch bool) []byte {
+	slow := p.color || p.replace != nil || perMatch || p.column // rg counts the matches where it needs their positions
+	if p.maxCols <= 0 || len(text) <= p.maxCols {
+		return p.highlight(text, l)
+	}
+	if p.preview {
+		cut := p.maxCols
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		if !slow || !l.Match {
+			return append(append([]byte(nil), p.highlight(text[:cut], Line{})...), " [... omitted end of long line]"...)
+		}
+		var in []Span
+		more := 0
+		for _, s := range l.Subs {
+			if s.Start < cut {
+				in = append(in, Span{Start: s.Start, End: min(s.End, cut)})
+			} else {
+				more++
+			}
+		}
+		head := p.highlight(text[:cut], Line{Match: true, Subs: in})
+		noun := "matches"
+		if more == 1 {
+			noun = "match"
+		}
+		return append(append([]byte(nil), head...), fmt.Sprintf(" [... %d more %s]", more, noun)...)
+	}
+	if slow && l.Match {
+		return []byte(fmt.Sprintf("[Omitted long line with %d matches]", len(l.Subs)))
+	}
+	if l.Match {
+		return []byte("[Omitted long matching line]")
+	}
+	return []byte("[Omitted long context line]")
+}
+
+// physicalLines splits -U records that hold several lines into one Line
+// per line, each with the parts of the matches on it.
+func physicalLines(lines []Line) []Line {
+	multi := false
+	for _, l := range lines {
+		if i := bytes.IndexByte(l.Text, '\n'); i >= 0 && i < len(l.Text)-1 {
+			multi = true
+			break
+		}
+	}
+	if !multi {
+		return lines
+	}
+	var out []Line
+	for _, l := range lines {
+		start := 0
+		for k := 0; start < len(l.Text); k++ {
+			end := bytes.IndexByte(l.Text[start:], '\n')
+			if end < 0 {
+				end = len(l.Text)
+			} else {
+				end += start + 1
+			}
+			pl := Line{Number: l.Number + k, Offset: l.Offset + int64(start), Text: l.Text[start:end], Match: l.Match, Gap: l.Gap && k == 0}
+			for _, s := range l.Subs {
+				a, b := max(s.Start, start), min(s.End, end)
+				if a < b || (s.Start == s.End && s.Start >= start && s.Start < end) {
+					pl.Subs = append(pl.Subs, Span{Start: a - start, End: b - start})
+				}
+			}
+			out = append(out, pl)
+			start = end
+		}
+	}
+	return out
+}
+
+// highlight colours the matches of a line, or replaces them (--replace).
+func (p *Printer) highlight(text []byte, l Line) []byte {
+	if (!p.color && p.replace == nil) || !l.Match || len(l.Subs) == 0 {
+		return text
+	}
+	var b []byte
+	last := 0
+	for _, s := range l.Subs {
+		if s.Start < last || s.Start > len(text) {
+			continue
+		}
+		end := min(s.End, len(text))
+		b = append(b, text[last:s.Start]...)
+		part := text[s.Start:end]
+		if p.replace != nil {
+			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
+		}
+		b = append(b, p.matchStyle(part)...)
+		last = end
+	}
+	return append(b, text[last:]...)
+}
+
+// budget trims a result to what --max-total-matches still allows.
+func (p *Printer) budget(r FileResult) FileResult {
+	if p.maxTotal <= 0 {
+		return r
+	}
+	left := p.maxTotal - p.total
+	var kept []Line
+	for _, l := range r.Lines {
+		if l.Match {
+			if left == 0 {
+				p.stopAtTotal()
+				break
+			}
+			left--
+		}
+		kept = append(kept, l)
+	}
+	p.total = p.maxTotal - left
+	if len(kept) < len(r.Lines) {
+		// the stats of what is printed
+		r.MatchedLines, r.Matches = 0, 0
+		for _, l := range kept {
+			if l.Match {
+				r.MatchedLines++
+				r.Matches += len(l.Subs)
+			}
+		}
+	}
+	r.Lines = kept
+	return r
+}
+
+// Finish writes what comes after the results: the JSON summary (with
+// "x_agent" under an agent budget), rg's --stats, the agent text and its
+// notices.
+func (p *Printer) Finish(st Stats, searching, elapsed time.Duration) {
+	switch p.mode {
+	case "json":
+		var ag *AgentSummary
+		if p.maxTotal > 0 || p.maxBytes > 0 {
+			ag = &AgentSummary{LimitReached: p.stopped != "", Reason: p.reason, FilesWithMatches: p.jsonStats.SearchesWithMatch, TotalMatches: p.jsonStats.Matches}
+		}
+		p.w.Write(JSONSummary(elapsed, p.jsonStats, ag))
+		p.w.WriteByte('\n')
+		return
+	case "agent":
+		res := p.agent.Finish()
+		p.w.WriteString(res.Text)
+		p.w.WriteByte('\n')
+		return
+	}
+	if p.stats {
+		fmt.Fprintf(p.w, "\n%d matches\n%d matched lines\n%d files contained matches\n%d files searched\n%d bytes printed\n%d bytes searched\n%.6f seconds spent searching\n%.6f seconds\n",
+			st.Matches, st.MatchedLines, st.SearchesWithMatch, st.Searches, st.BytesPrinted, st.BytesSearched, searching.Seconds(), elapsed.Seconds())
+	}
+}
