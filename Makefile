@@ -26,9 +26,10 @@ build:
 vet:
 	$(GO) vet ./...
 
-# go vet + the race-checked unit tests + the testscript suites (they run inside
-# `go test`: each cmd/agent-*/ and the top-level pipeline suite build the binaries once).
-test: vet man-check
+# make lint (gofmt, go vet, staticcheck, deadcode, cmd/ function size) + the
+# race-checked unit tests + the testscript suites (they run inside `go test`:
+# each cmd/agent-*/ and the top-level pipeline suite build the binaries once).
+test: lint man-check
 	$(GO) test -race -count=1 ./...
 
 test-short:

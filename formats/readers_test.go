@@ -13,6 +13,7 @@ import (
 	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
+	"github.com/agentutils/agentutils/lib/session"
 )
 
 // The corpus against the code, as toml-test runs its corpus against a
@@ -73,6 +74,10 @@ var readers = map[string]reader{
 	"session":       appendCmd,
 	"events":        appendCmd,
 	"tool-protocol": lines(func(b []byte) error { _, err := event.DecodeTool(b); return err }),
+	"session-index": func(t *testing.T, name string, data []byte) error {
+		_, err := session.ParseIndex(data)
+		return err
+	},
 	"cassette": func(t *testing.T, name string, data []byte) error {
 		_, err := provider.ReadCassette(name, data)
 		return err

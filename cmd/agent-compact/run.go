@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -24,18 +23,79 @@ import (
 	"github.com/agentutils/agentutils/lib/session"
 )
 
+// options is what the command line asks for: run's pure first step,
+// tested with a table of cases (options_test.go).
+type options struct {
+	events        string // "none" or "stderr"
+	settings      compact.Settings
+	branch        bool // --branch-summary --from from --to to
+	from, to      string
+	models        []string // --model candidates, in order
+	window        int      // --context-window (0: the model's)
+	noPrune       bool
+	pruneOnly     bool
+	force         bool
+	dryRun        bool
+	summarizerCmd string
+	instructions  string
+	apiKey        string
+	modelsFile    string
+	record        string
+	replay        string
+}
+
+func parseOptions(c *cli.Context) (options, error) {
+	o := options{events: c.String("events"), branch: c.Bool("branch-summary"), from: c.String("from"), to: c.String("to"),
+		models: c.StringSlice("model"), window: c.Int("context-window"), noPrune: c.Bool("no-prune"),
+		pruneOnly: c.Bool("prune-only"), force: c.Bool("force"), dryRun: c.Bool("dry-run"),
+		summarizerCmd: c.String("summarizer-cmd"), instructions: c.String("instructions"), apiKey: c.String("api-key"),
+		modelsFile: c.String("models-file"), record: c.String("record"), replay: c.String("replay"),
+		settings: compact.Settings{ReserveTokens: c.Int("reserve-tokens"), KeepRecentTokens: c.Int("keep-recent-tokens"),
+			ProtectTokens: compact.Defaults.ProtectTokens, MinimumSavings: compact.Defaults.MinimumSavings}}
+	switch o.events {
+	case "", "none":
+		o.events = "none"
+	case "stderr":
+	default:
+		return o, exit.Errorf(exit.Usage, "--events %q: use stderr or none", o.events)
+	}
+	if o.branch && (o.from == "" || o.to == "") {
+		return o, exit.Errorf(exit.Usage, "--branch-summary needs --from OLD_LEAF and --to TARGET")
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"context-window", o.window}, {"reserve-tokens", o.settings.ReserveTokens}, {"keep-recent-tokens", o.settings.KeepRecentTokens}} {
+		if f.v < 0 {
+			return o, exit.Errorf(exit.Usage, "--%s %d: not a number of tokens", f.name, f.v)
+		}
+	}
+	return o, nil
+}
+
+// job is one run: the options, the command's environment and the stream.
+type job struct {
+	options
+	c      *cli.Context
+	env    *app.Env
+	header *session.Header
+	cat    *llm.Catalog
+	models []llm.Model // the candidates that resolved, in order
+	model  llm.Model   // the first of them (zero when none)
+	offset int         // of the path's indexes in the whole stream's (stream.offset)
+}
+
 func run(c *cli.Context, env *app.Env) error {
 	env.ErrorRecord = true
-	switch c.String("events") {
-	case "", "none", "stderr":
-	default:
-		return exit.Errorf(exit.Usage, "--events %q: use stderr or none", c.String("events"))
-	}
-	in, err := readAll(env.Stdin)
+	o, err := parseOptions(c)
 	if err != nil {
 		return err
 	}
-	st, err := readStream(in)
+	after := flushAfter
+	if o.branch {
+		after = 0
+	}
+	st, err := readStream(env.Stdin, env.Stdout, after)
 	if err != nil {
 		return err
 	}
@@ -43,39 +103,45 @@ func run(c *cli.Context, env *app.Env) error {
 		env.Stdout.Write(append(append([]byte(nil), st.errorLine...), '\n'))
 		return exit.Silent(exit.Failure)
 	}
-	header := st.header
-	// The path BuildContext resolves over the stream (for 'agent-session
-	// open' output, every entry); the rest of the stream passes through.
-	at := compact.ActivePath(st.entries)
-	path := st.entries
-	if !identity(at, len(path)) { // not one chain: take the path out
-		path = make([]compact.Entry, len(at))
-		for k, i := range at {
-			path[k] = st.entries[i]
-		}
-	}
+	j := &job{options: o, c: c, env: env, header: st.header}
+	path, lines := st.path()
 	if id := compact.MissingFirstKept(path); id != "" {
 		app.Warnf(c, "the newest compaction keeps from entry %q, which is not on the path: the context holds only its summary and what follows it", id)
 	}
-	settings := compact.Settings{ReserveTokens: c.Int("reserve-tokens"), KeepRecentTokens: c.Int("keep-recent-tokens"),
-		ProtectTokens: compact.Defaults.ProtectTokens, MinimumSavings: compact.Defaults.MinimumSavings}
-	branch := c.Bool("branch-summary")
-	if branch && (c.String("from") == "" || c.String("to") == "") {
-		return exit.Errorf(exit.Usage, "--branch-summary needs --from OLD_LEAF and --to TARGET")
+	if err := j.resolveModels(path); err != nil {
+		return err
 	}
-	cat, err := loadCatalog(c, env)
+	if o.branch {
+		return j.branchSummary(compact.Records(st.entries))
+	}
+	j.offset = st.offset()
+	pruned, rec, err := j.decide(path)
+	if err != nil || o.dryRun {
+		return err
+	}
+	// The stream as it came, with the pruned entries in place and the
+	// compaction record after it.
+	repl := map[int][]byte{}
+	for _, p := range pruned {
+		repl[lines[p.Index]] = p.Raw
+	}
+	return st.write(repl, rec)
+}
+
+// resolveModels loads the catalog and resolves the --model candidates (by
+// default the stream's model); the first that resolves sets the window.
+func (j *job) resolveModels(path []compact.Entry) error {
+	cat, err := provider.LoadCatalog(j.env.Abs(j.modelsFile), j.env.Getenv)
 	if err != nil {
 		return err
 	}
-	// --model names candidates, tried in order; the first that resolves sets
-	// the window.
-	patterns := c.StringSlice("model")
+	j.cat = cat
+	patterns := j.options.models
 	if len(patterns) == 0 {
 		if m := compact.DefaultModel(path); m != "" {
 			patterns = []string{m}
 		}
 	}
-	var models []llm.Model
 	var resolveErr error
 	for _, p := range patterns {
 		m, _, err := cat.Resolve(p)
@@ -83,108 +149,93 @@ func run(c *cli.Context, env *app.Env) error {
 			resolveErr = cmp.Or(resolveErr, err)
 			continue
 		}
-		models = append(models, m)
+		j.models = append(j.models, m)
 	}
-	if len(models) == 0 && resolveErr != nil && c.String("summarizer-cmd") == "" && !c.Bool("dry-run") && (c.Bool("force") || c.String("replay") != "") {
+	if len(j.models) == 0 && resolveErr != nil && j.summarizerCmd == "" && !j.dryRun && (j.force || j.replay != "") {
 		return exit.Wrap(exit.Usage, resolveErr)
 	}
-	var model llm.Model
-	if len(models) > 0 {
-		model = models[0]
+	if len(j.models) > 0 {
+		j.model = j.models[0]
 	}
-	window := c.Int("context-window")
-	if window == 0 {
-		window = model.ContextWindow
+	if j.window == 0 {
+		j.window = j.model.ContextWindow
 	}
-	if branch {
-		return branchSummary(c, env, cat, models, header, compact.Records(st.entries), window)
-	}
+	return nil
+}
 
+// decide prunes and compacts path as the options say: the pruned entries
+// and the compaction record (nil when none). With --dry-run it prints the
+// plan instead.
+func (j *job) decide(path []compact.Entry) ([]compact.Pruned, []byte, error) {
 	// Overflow: the last assistant message failed because the context is too big.
 	overflow := false
 	if raw := compact.LastAssistant(path); raw != nil {
 		var last llm.Message
 		if json.Unmarshal(raw, &last) == nil && last.StopReason == llm.StopError {
-			overflow = llm.IsOverflow(last, window)
+			overflow = llm.IsOverflow(last, j.window)
 		}
 	}
-	force := c.Bool("force") || overflow
-
-	// Pruning, unless forced or disabled.
+	force := j.force || overflow
 	var pruned []compact.Pruned
 	saved := 0
-	if !c.Bool("no-prune") && !force {
-		pruned, saved = compact.Prune(path, settings, env.Now().UnixMilli())
+	if !j.noPrune && !force {
+		pruned, saved = compact.Prune(path, j.settings, j.env.Now().UnixMilli())
 	}
 	tokens := compact.ContextAfterPrune(path, saved)
-	compactNow := force || (!c.Bool("prune-only") && compact.OverThreshold(tokens, window, settings.ReserveTokens))
-
-	if c.Bool("dry-run") {
-		plan, ok := compact.Prepare(path, settings)
-		if ok && compactNow {
-			if err := checkKept(window, settings); err != nil {
-				return err
-			}
-		}
-		out := map[string]any{"compact": compactNow && ok, "reason": reason(force, overflow, compactNow), "tokens": tokens,
-			"contextWindow": window, "prunedEntries": len(pruned), "prunedTokens": saved}
-		if ok {
-			out["plan"] = plan
-			out["estimatedTokensAfter"] = plan.KeptTokens
-		}
-		b, _ := json.MarshalIndent(out, "", "  ")
-		_, err := fmt.Fprintf(env.Stdout, "%s\n", b)
-		return err
+	compactNow := force || (!j.pruneOnly && compact.OverThreshold(tokens, j.window, j.settings.ReserveTokens))
+	why := reason(force, overflow, compactNow)
+	if j.dryRun {
+		return nil, nil, j.dryRunPlan(path, compactNow, why, tokens, len(pruned), saved)
 	}
-
-	var rec []byte
-	if compactNow {
-		plan, ok := compact.Prepare(path, settings)
-		if !ok {
-			const msg = "nothing to compact: the path is empty, ends in a compaction, or fits in --keep-recent-tokens"
-			if force {
-				return exit.Errorf(exit.Failure, "compaction failed: %s", msg)
-			}
-			app.Warnf(c, "%s (the stream passes through)", msg)
-		}
-		if ok {
-			if err := checkKept(window, settings); err != nil {
-				return err
-			}
-			why := reason(force, overflow, compactNow)
-			emit(c, env, event.Event{Type: event.CompactionStart, Reason: why, ContextTokens: tokens, ContextWindow: window, Model: model.Ref()})
-			rec, err = summarize(c, env, cat, models, header, path, plan)
-			emitEnd(c, env, why, rec, err)
-			if err != nil {
-				if force {
-					return exit.Errorf(exit.Failure, "compaction failed: %v", err)
-				}
-				app.Warnf(c, "compaction failed (the stream passes through): %v", err)
-				rec = nil
-			}
-		}
+	if !compactNow {
+		return pruned, nil, nil
 	}
-	// The stream as it came, with the pruned entries in place and the
-	// compaction record after it.
-	var repl []splice
-	for _, p := range pruned {
-		repl = append(repl, splice{st.spans[at[p.Index]], p.Raw})
+	plan, ok := compact.Prepare(path, j.settings)
+	if !ok {
+		const msg = "nothing to compact: the path is empty, ends in a compaction, or fits in --keep-recent-tokens"
+		if force {
+			return nil, nil, exit.Errorf(exit.Failure, "compaction failed: %s", msg)
+		}
+		app.Warnf(j.c, "%s (the stream passes through)", msg)
+		return pruned, nil, nil
 	}
-	slices.SortFunc(repl, func(a, b splice) int { return a.span[0] - b.span[0] }) // path order need not be stream order
-	return writeStream(env.Stdout, in, repl, rec)
+	if err := checkKept(j.window, j.settings); err != nil {
+		return nil, nil, err
+	}
+	j.emit(event.Event{Type: event.CompactionStart, Reason: why, ContextTokens: tokens, ContextWindow: j.window, Model: j.model.Ref()})
+	rec, err := j.summarize(path, plan)
+	j.emitEnd(why, rec, err)
+	if err != nil {
+		if force {
+			return nil, nil, exit.Errorf(exit.Failure, "compaction failed: %v", err)
+		}
+		app.Warnf(j.c, "compaction failed (the stream passes through): %v", err)
+		rec = nil
+	}
+	return pruned, rec, nil
 }
 
-// identity reports whether at is 0, 1, …, n-1.
-func identity(at []int, n int) bool {
-	if len(at) != n {
-		return false
-	}
-	for k, i := range at {
-		if k != i {
-			return false
+// dryRunPlan prints what a run would do, as JSON.
+func (j *job) dryRunPlan(path []compact.Entry, compactNow bool, why string, tokens, pruned, saved int) error {
+	plan, ok := compact.Prepare(path, j.settings)
+	if ok && compactNow {
+		if err := checkKept(j.window, j.settings); err != nil {
+			return err
 		}
 	}
-	return true
+	out := map[string]any{"compact": compactNow && ok, "reason": why, "tokens": tokens,
+		"contextWindow": j.window, "prunedEntries": pruned, "prunedTokens": saved}
+	if ok {
+		plan.FirstKept += j.offset
+		if plan.TurnStart >= 0 {
+			plan.TurnStart += j.offset
+		}
+		out["plan"] = plan
+		out["estimatedTokensAfter"] = plan.KeptTokens
+	}
+	b, _ := json.MarshalIndent(out, "", "  ")
+	_, err := fmt.Fprintf(j.env.Stdout, "%s\n", b)
+	return err
 }
 
 func reason(force, overflow, compactNow bool) string {
@@ -200,9 +251,9 @@ func reason(force, overflow, compactNow bool) string {
 }
 
 // summarize asks the model for the summary and builds the compaction record.
-func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, path []compact.Entry, plan compact.Plan) ([]byte, error) {
-	summary, err := withSummarizer(c, env, cat, models, header, func(ask func(string) (string, error)) (string, error) {
-		return summaryText(c, plan, ask)
+func (j *job) summarize(path []compact.Entry, plan compact.Plan) ([]byte, error) {
+	summary, err := j.withSummarizer(func(ask func(string) (string, error)) (string, error) {
+		return summaryText(plan, j.instructions, ask)
 	})
 	if err != nil {
 		return nil, err
@@ -230,31 +281,32 @@ func summarize(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Mode
 		TokensBefore     int    `json:"tokensBefore"`
 		Details          any    `json:"details"`
 		Pending          bool   `json:"pending"`
-	}{"compaction", id, parent, session.FormatTime(env.Now()), summary, plan.FirstKeptEntryID, plan.TokensBefore,
+	}{"compaction", id, parent, session.FormatTime(j.env.Now()), summary, plan.FirstKeptEntryID, plan.TokensBefore,
 		map[string][]string{"readFiles": read, "modifiedFiles": mod}, true})
 }
 
 // branchSummary writes the pending branch_summary record for leaving
 // --from for --to (reference §4.11), for 'agent-session checkout
 // --summary-from -'.
-func branchSummary(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, all []session.Record, window int) error {
-	b, err := compact.FindBranch(all, c.String("from"), c.String("to"))
+func (j *job) branchSummary(all []session.Record) error {
+	b, err := compact.FindBranch(all, j.from, j.to)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
+	window := j.window
 	if window == 0 {
 		window = 128000
 	}
 	// The reference's budget is window − reserve; a small window keeps half.
-	msgs, files := compact.BranchMessages(b.Entries, max(window-c.Int("reserve-tokens"), window/2))
+	msgs, files := compact.BranchMessages(b.Entries, max(window-j.settings.ReserveTokens, window/2))
 	read, mod := files.Lists()
 	summary := compact.NoBranchContent
 	if len(msgs) > 0 {
-		prompt := compact.BranchPrompt(compact.Serialize(session.ConvertToLLM(msgs)), c.String("instructions"))
-		emit(c, env, event.Event{Type: event.CompactionStart, Reason: "branch", ContextWindow: window})
-		text, err := withSummarizer(c, env, cat, models, header, func(ask func(string) (string, error)) (string, error) { return ask(prompt) })
+		prompt := compact.BranchPrompt(compact.Serialize(session.ConvertToLLM(msgs)), j.instructions)
+		j.emit(event.Event{Type: event.CompactionStart, Reason: "branch", ContextWindow: window})
+		text, err := j.withSummarizer(func(ask func(string) (string, error)) (string, error) { return ask(prompt) })
 		if err != nil {
-			emitEnd(c, env, "branch", nil, err)
+			j.emitEnd("branch", nil, err)
 			return exit.Errorf(exit.Failure, "branch summary failed: %v", err)
 		}
 		summary = compact.UpsertFileLists(compact.BranchPreamble+text, read, mod)
@@ -273,35 +325,35 @@ func branchSummary(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.
 		Summary   string              `json:"summary"`
 		Details   map[string][]string `json:"details"`
 		Pending   bool                `json:"pending"`
-	}{"branch_summary", session.NewEntryID(rand.Reader, func(string) bool { return false }), parent, session.FormatTime(env.Now()),
+	}{"branch_summary", session.NewEntryID(rand.Reader, func(string) bool { return false }), parent, session.FormatTime(j.env.Now()),
 		from, summary, map[string][]string{"readFiles": nonNil(read), "modifiedFiles": nonNil(mod)}, true})
 	if len(msgs) > 0 {
-		emitEnd(c, env, "branch", rec, nil)
+		j.emitEnd("branch", rec, nil)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n", rec)
+	_, err = fmt.Fprintf(j.env.Stdout, "%s\n", rec)
 	return err
 }
 
 // emit writes a progress event to stderr with --events stderr
 // (formats/events); stdout stays the session stream.
-func emit(c *cli.Context, env *app.Env, ev event.Event) {
-	if c.String("events") != "stderr" {
+func (j *job) emit(ev event.Event) {
+	if j.events != "stderr" {
 		return
 	}
 	if ev.Model == "/" {
 		ev.Model = ""
 	}
 	b, _ := json.Marshal(ev)
-	fmt.Fprintf(env.Stderr, "%s\n", b)
+	fmt.Fprintf(j.env.Stderr, "%s\n", b)
 }
 
-func emitEnd(c *cli.Context, env *app.Env, reason string, rec []byte, err error) {
+func (j *job) emitEnd(reason string, rec []byte, err error) {
 	ok := err == nil
 	ev := event.Event{Type: event.CompactionEnd, Reason: reason, Success: &ok, Entry: rec}
 	if err != nil {
 		ev.ErrorMessage = err.Error()
 	}
-	emit(c, env, ev)
+	j.emit(ev)
 }
 
 func nonNil(s []string) []string {
@@ -313,17 +365,17 @@ func nonNil(s []string) []string {
 
 // withSummarizer runs summarize with the --summarizer-cmd or with each
 // candidate model in turn until one gives a summary.
-func withSummarizer(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm.Model, header *session.Header, summarize func(ask func(string) (string, error)) (string, error)) (string, error) {
-	if cmd := c.String("summarizer-cmd"); cmd != "" {
-		return summarize(func(prompt string) (string, error) { return commandAsk(c, env, header, cmd, prompt) })
+func (j *job) withSummarizer(summarize func(ask func(string) (string, error)) (string, error)) (string, error) {
+	if j.summarizerCmd != "" {
+		return summarize(func(prompt string) (string, error) { return j.commandAsk(prompt) })
 	}
-	if len(models) == 0 {
+	if len(j.models) == 0 {
 		return "", fmt.Errorf("no model to summarize with: pass --model provider/id")
 	}
 	var text string
 	var err error
-	for _, m := range models {
-		ask, done, aerr := modelAsk(c, env, cat, m)
+	for _, m := range j.models {
+		ask, done, aerr := j.modelAsk(m)
 		if aerr == nil {
 			text, aerr = summarize(ask)
 			done()
@@ -331,8 +383,8 @@ func withSummarizer(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm
 		if err = aerr; err == nil {
 			break
 		}
-		if len(models) > 1 {
-			app.Warnf(c, "summarizing with %s failed: %v", m.Ref(), err)
+		if len(j.models) > 1 {
+			app.Warnf(j.c, "summarizing with %s failed: %v", m.Ref(), err)
 		}
 	}
 	return text, err
@@ -340,13 +392,13 @@ func withSummarizer(c *cli.Context, env *app.Env, cat *llm.Catalog, models []llm
 
 // summaryText is the summary of plan: the history (updating a previous
 // summary), plus the prefix of a split turn, each asked of ask.
-func summaryText(c *cli.Context, plan compact.Plan, ask func(string) (string, error)) (string, error) {
+func summaryText(plan compact.Plan, instructions string, ask func(string) (string, error)) (string, error) {
 	conv := func(msgs []json.RawMessage) string { return compact.Serialize(session.ConvertToLLM(msgs)) }
 	var summary string
 	var err error
 	switch {
 	case len(plan.Summarize) > 0:
-		summary, err = ask(compact.HistoryPrompt(conv(plan.Summarize), plan.PreviousSummary, c.String("instructions")))
+		summary, err = ask(compact.HistoryPrompt(conv(plan.Summarize), plan.PreviousSummary, instructions))
 	case plan.PreviousSummary != "":
 		summary = plan.PreviousSummary
 	default:
@@ -367,32 +419,31 @@ func summaryText(c *cli.Context, plan compact.Plan, ask func(string) (string, er
 
 // modelAsk asks the model through lib/llm (catalog, keys, retries and
 // cassettes as in agent-chat); done closes a recording.
-func modelAsk(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model) (ask func(string) (string, error), done func(), err error) {
-	done = func() {}
+func (j *job) modelAsk(model llm.Model) (ask func(string) (string, error), done func(), err error) {
 	if model.ID == "" {
 		return nil, nil, fmt.Errorf("no model to summarize with: pass --model provider/id")
 	}
-	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now}
-	opts := llm.Options{MaxTokens: c.Int("reserve-tokens") * 8 / 10, Thinking: "off"}
-	if c.String("replay") == "" {
-		k, err := cat.ResolveKey(model, c.String("api-key"), env.Getenv)
+	client := &provider.Client{HTTP: http.DefaultClient, Now: j.env.Now}
+	opts := llm.Options{MaxTokens: j.settings.ReserveTokens * 8 / 10, Thinking: "off"}
+	if j.replay == "" {
+		k, err := j.cat.ResolveKey(model, j.apiKey, j.env.Getenv)
 		if err != nil {
 			return nil, nil, err
 		}
 		opts.APIKey = k.Value
 		client.Secrets = []string{opts.APIKey}
 	}
-	if done, err = client.UseCassettes(c.String("record"), c.String("replay"), env.Abs); err != nil {
+	if done, err = client.UseCassettes(j.record, j.replay, j.env.Abs); err != nil {
 		return nil, nil, exit.Wrap(exit.Usage, err)
 	}
 	ask = func(prompt string) (string, error) {
-		msgs := []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: env.Now().UnixMilli()}}
-		m, err := client.Stream(context.Background(), model, llm.Context{SystemPrompt: compact.SystemPrompt, Messages: msgs}, opts, func(llm.Event) {})
+		msgs := []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: j.env.Now().UnixMilli()}}
+		m, err := client.Stream(j.ctx(), model, llm.Context{SystemPrompt: compact.SystemPrompt, Messages: msgs}, opts, func(llm.Event) {})
 		if err != nil {
 			return "", err
 		}
 		if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
-			return "", fmt.Errorf("Summarization failed: %s", m.ErrorMessage)
+			return "", fmt.Errorf("summarization failed: %s", m.ErrorMessage)
 		}
 		return strings.TrimSpace(m.Text()), nil
 	}
@@ -404,12 +455,12 @@ func modelAsk(c *cli.Context, env *app.Env, cat *llm.Catalog, model llm.Model) (
 // system prompt is in $AGENT_COMPACT_SYSTEM_PROMPT, and the summary is the
 // last assistant message of the agent events it prints (as agent-chat
 // --once does) or, when it prints no events, its whole output.
-func commandAsk(c *cli.Context, env *app.Env, header *session.Header, cmd, prompt string) (string, error) {
+func (j *job) commandAsk(prompt string) (string, error) {
 	var in bytes.Buffer
-	now := env.Now()
-	cwd := env.Dir
-	if header != nil && header.Cwd != "" {
-		cwd = header.Cwd
+	now := j.env.Now()
+	cwd := j.env.Dir
+	if j.header != nil && j.header.Cwd != "" {
+		cwd = j.header.Cwd
 	}
 	hb, _ := json.Marshal(session.Header{Type: "session", Version: 3, ID: "summarize", Timestamp: session.FormatTime(now), Cwd: cwd})
 	in.Write(append(hb, '\n'))
@@ -422,8 +473,8 @@ func commandAsk(c *cli.Context, env *app.Env, header *session.Header, cmd, promp
 	}{"message", "00000001", nil, session.FormatTime(now), llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}, Timestamp: now.UnixMilli()}})
 	in.Write(append(mb, '\n'))
 	var out, errb bytes.Buffer
-	p := exec.CommandContext(c.Context, "sh", "-c", cmd)
-	p.Dir, p.Stdin, p.Stdout, p.Stderr = env.Dir, &in, &out, &errb
+	p := exec.CommandContext(j.ctx(), "sh", "-c", j.summarizerCmd)
+	p.Dir, p.Stdin, p.Stdout, p.Stderr = j.env.Dir, &in, &out, &errb
 	p.Env = append(os.Environ(), "AGENT_COMPACT_SYSTEM_PROMPT="+compact.SystemPrompt)
 	if err := p.Run(); err != nil {
 		return "", fmt.Errorf("--summarizer-cmd: %v: %s", err, strings.TrimSpace(errb.String()))
@@ -443,7 +494,7 @@ func commandAsk(c *cli.Context, env *app.Env, header *session.Header, cmd, promp
 		}
 		if ev.Type == "message_end" && ev.Message.Role == "assistant" {
 			if ev.Message.StopReason == llm.StopError || ev.Message.StopReason == llm.StopAborted {
-				return "", fmt.Errorf("Summarization failed: %s", ev.Message.ErrorMessage)
+				return "", fmt.Errorf("summarization failed: %s", ev.Message.ErrorMessage)
 			}
 			text = ev.Message.Text()
 		}
@@ -457,6 +508,10 @@ func commandAsk(c *cli.Context, env *app.Env, header *session.Header, cmd, promp
 	return text, nil
 }
 
-func loadCatalog(c *cli.Context, env *app.Env) (*llm.Catalog, error) {
-	return provider.LoadCatalog(env.Abs(c.String("models-file")), env.Getenv)
+// ctx is the command's context: ^C cancels a summarization under way.
+func (j *job) ctx() context.Context {
+	if j.c.Context != nil {
+		return j.c.Context
+	}
+	return context.Background()
 }

@@ -1,125 +1,190 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"net"
-	"os"
 
-	"github.com/agentutils/agentutils/internal/offheap"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
-// stream is the session stream on stdin, read once: the entries point into
-// the input's bytes (nothing is copied or decoded twice) and spans says
-// where each entry's line is, for writing the stream back.
+// flushAfter is how many bytes of a linear stream, before the newest
+// compaction's kept part, are held before they are written out: a stream
+// shorter than that is written only once it was read whole (a bad line late
+// in it leaves stdout holding only the error record), a longer one is
+// streamed, holding about the context it sends.
+const flushAfter = 4 << 20 // bytes
+
+// stream is the session stream on stdin, read once, a line at a time: the
+// window held (the lines since the newest compaction's kept part, or all of
+// them when the stream is short or not one chain), with its entries, and
+// carried copies of the few entries let go of that the decisions still read
+// (compact.Carry). Lines let go of are written to out as they came.
 type stream struct {
 	header    *session.Header
+	lines     [][]byte // the window's lines as read, with their line endings
 	entries   []compact.Entry
-	spans     [][2]int // the entry's line in the input, without its newline
-	errorLine []byte   // an upstream {"type":"error"} record
+	at        []int           // the line of each entry in lines
+	carry     []compact.Entry // compact.Carry of the entries written
+	errorLine []byte          // an upstream {"type":"error"} record
+
+	out     io.Writer
+	after   int    // flushAfter, or 0: never let go of lines (--branch-summary reads them all)
+	linear  bool   // every entry so far is the child of the one before
+	lastID  string // the id of the last entry read
+	flushed int    // entries written so far
 }
 
-// readAll reads stdin whole, outside the Go heap (internal/offheap), into
-// room for all of it at once when its size is known.
-func readAll(r io.Reader) ([]byte, error) {
-	size := 0
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = int(fi.Size())
+// readStream reads the stream, indexing its lines: the header, the
+// entries, or an upstream error record. A line that is not a session
+// record is bad input (exit 2; stdout then holds only the error record, or
+// the lines already let go of and then the error record). after is
+// flushAfter, or 0 to hold every line.
+func readStream(r io.Reader, out io.Writer, after int) (*stream, error) {
+	st := &stream{out: out, after: after, linear: true}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		raw, rerr := br.ReadBytes('\n') // a copy of its own: the window drops lines it no longer needs
+		if rerr != nil && rerr != io.EOF {
+			return nil, rerr
 		}
-	}
-	buf := offheap.New(max(size+1, 1<<20)) // +1: room to see EOF without growing
-	for {
-		if len(buf) == cap(buf) {
-			buf = offheap.Grow(buf)
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
-
-// readStream indexes the stream's lines: the header, the entries, or an
-// upstream error record. A line that is not a session record is bad input
-// (exit 2, nothing written).
-func readStream(in []byte) (*stream, error) {
-	st := &stream{entries: make([]compact.Entry, 0, bytes.Count(in, []byte("\n"))+1)}
-	for n, off := 1, 0; off < len(in); n++ {
-		end := bytes.IndexByte(in[off:], '\n')
-		if end < 0 {
-			end = len(in)
-		} else {
-			end += off
-		}
-		line := bytes.TrimRight(in[off:end], "\r")
-		start := off
-		off = end + 1
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		e, err := compact.ReadEntry(line)
-		if err != nil {
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, err)
-		}
-		switch e.Type {
-		case "error":
-			st.errorLine = line
-			return st, nil
-		case "session":
-			if st.header == nil {
-				h, err := session.ParseHeader(line)
-				if err != nil {
-					return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
-				}
-				st.header = &h
+		if len(raw) > 0 {
+			if err := st.add(raw, n); err != nil || st.errorLine != nil {
+				return st, err
 			}
-			continue
-		case "context_end": // agent-session open --end: a marker, not an entry
-			continue
-		case "state":
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: a state record: this is the resolved view ('agent-session open --resolved'), not a session stream", n)
 		}
-		if e.ID == "" {
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: a %s entry without an id: agent-compact reads the session stream of 'agent-session open'", n, e.Type)
+		if rerr == io.EOF {
+			return st, nil
 		}
-		st.entries = append(st.entries, e)
-		st.spans = append(st.spans, [2]int{start, start + len(line)})
 	}
-	return st, nil
 }
 
-// splice replaces the input's bytes at span with line.
-type splice struct {
-	span [2]int
-	line []byte
+// add reads line n (raw, with its line ending).
+func (st *stream) add(raw []byte, n int) error {
+	line := bytes.TrimSuffix(bytes.TrimSuffix(raw, []byte("\n")), []byte("\r"))
+	st.lines = append(st.lines, raw)
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	e, err := compact.ReadHead(line) // its message is read only if it is kept (path)
+	if err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, err)
+	}
+	switch e.Type {
+	case "error":
+		st.errorLine = line
+		return nil
+	case "session":
+		if st.header == nil {
+			h, err := session.ParseHeader(line)
+			if err != nil {
+				return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
+			}
+			st.header = &h
+		}
+		return nil
+	case "context_end": // agent-session open --end: a marker, not an entry
+		return nil
+	case "state":
+		return exit.Errorf(exit.Usage, "stdin:%d: a state record: this is the resolved view ('agent-session open --resolved'), not a session stream", n)
+	}
+	if e.ID == "" {
+		return exit.Errorf(exit.Usage, "stdin:%d: a %s entry without an id: agent-compact reads the session stream of 'agent-session open'", n, e.Type)
+	}
+	st.linear = st.linear && (st.lastID == "" || e.ParentID == st.lastID)
+	st.lastID = e.ID
+	st.entries = append(st.entries, e)
+	st.at = append(st.at, len(st.lines)-1)
+	if e.Type == "compaction" && st.linear && st.after > 0 {
+		return st.letGo(e)
+	}
+	return nil
 }
 
-// writeStream writes the input as it came, with the splices (in input
-// order) in place and rec, when there is one, as a last line.
-func writeStream(w io.Writer, in []byte, repl []splice, rec []byte) error {
-	var out [][]byte
-	off := 0
-	for _, r := range repl {
-		out = append(out, in[off:r.span[0]], r.line)
-		off = r.span[1]
+// letGo writes out the lines before compaction c's kept part, when it is
+// in the window and they are more than flushAfter bytes: on a linear
+// stream nothing before it is in any context to come.
+func (st *stream) letGo(c compact.Entry) error {
+	id, _ := session.StrVal(session.MemberVals(c.Raw, "firstKeptEntryId")[0])
+	k := -1
+	for j := len(st.entries) - 1; j >= 0 && id != ""; j-- {
+		if st.entries[j].ID == id {
+			k = j
+			break
+		}
 	}
-	out = append(out, in[off:])
+	if k <= 0 {
+		return nil
+	}
+	cut, size := st.at[k], 0
+	for _, l := range st.lines[:cut] {
+		size += len(l)
+	}
+	if size < st.after {
+		return nil
+	}
+	bufs := net.Buffers(append([][]byte(nil), st.lines[:cut]...)) // WriteTo consumes its slice
+	if _, err := bufs.WriteTo(st.out); err != nil {
+		return err
+	}
+	st.carry = compact.CarryAll(st.carry, st.entries[:k])
+	st.flushed += k
+	st.lines = append([][]byte(nil), st.lines[cut:]...)
+	st.entries = append([]compact.Entry(nil), st.entries[k:]...)
+	at := make([]int, len(st.at)-k)
+	for i, a := range st.at[k:] {
+		at[i] = a - cut
+	}
+	st.at = at
+	return nil
+}
+
+// path is the active path the decisions read: the carried entries, then
+// the path BuildContext resolves over the window (for 'agent-session open'
+// output, every entry), with the line of each (-1 for a carried one).
+func (st *stream) path() ([]compact.Entry, []int) {
+	compact.Complete(st.entries)
+	at := compact.ActivePath(st.entries)
+	path := make([]compact.Entry, 0, len(st.carry)+len(at))
+	lines := make([]int, 0, cap(path))
+	for _, e := range st.carry {
+		path = append(path, e)
+		lines = append(lines, -1)
+	}
+	for _, i := range at {
+		path = append(path, st.entries[i])
+		lines = append(lines, st.at[i])
+	}
+	return path, lines
+}
+
+// offset is what to add to an index into path() for the index into the
+// whole stream's path (agent-compact --dry-run prints the plan's indexes).
+func (st *stream) offset() int { return st.flushed - len(st.carry) }
+
+// write writes the window's lines as they came, with repl's lines (by line
+// index) in place and rec, when there is one, as a last line.
+func (st *stream) write(repl map[int][]byte, rec []byte) error {
+	out := make([][]byte, 0, len(st.lines)+2)
+	for i, l := range st.lines {
+		if r, ok := repl[i]; ok {
+			end := l[len(bytes.TrimRight(l, "\r\n")):] // the line ending it came with
+			out = append(out, r, end)
+			continue
+		}
+		out = append(out, l)
+	}
 	if rec != nil {
-		if len(in) > 0 && in[len(in)-1] != '\n' {
+		if n := len(st.lines); n > 0 && !bytes.HasSuffix(st.lines[n-1], []byte("\n")) {
 			out = append(out, []byte("\n"))
 		}
 		out = append(out, rec, []byte("\n"))
 	}
 	bufs := net.Buffers(out)
-	_, err := bufs.WriteTo(w)
+	_, err := bufs.WriteTo(st.out)
 	return err
 }
 

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +38,8 @@ type credential struct {
 	TokenURL     string `json:"tokenUrl,omitempty"`
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSecret string `json:"clientSecret,omitempty"`
+	Scope        string `json:"scope,omitempty"`  // granted, space-separated
+	StepUp       string `json:"stepUp,omitempty"` // asked for by a 403 insufficient_scope, for the next auth
 }
 
 var credMu sync.Mutex
@@ -133,18 +137,64 @@ func (r *runner) accessToken(e mcpconfig.Entry) string {
 	return ""
 }
 
-// storedAuth sends a stored token and, on 401, says to run `agent-mcp auth`
-// instead of starting a browser flow in the middle of a pipeline.
-type storedAuth struct{ ts oauth2.TokenSource }
+// storedAuth sends a stored token and, on 401 or 403, says to run `agent-mcp
+// auth` instead of starting a browser flow in the middle of a pipeline. A 403
+// insufficient_scope names the scope the server wants: it is kept with the
+// credential so that the next auth asks for it (step-up authorization).
+type storedAuth struct {
+	ts oauth2.TokenSource
+	r  *runner
+	id string
+}
 
 func (s storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) { return s.ts, nil }
-func (s storedAuth) Authorize(context.Context, *http.Request, *http.Response) error {
+func (s storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	if scope := insufficientScope(resp); scope != "" {
+		credMu.Lock()
+		c, ok := s.r.loadCredentials()[s.id]
+		credMu.Unlock()
+		if ok && c.StepUp != scope {
+			c.StepUp = scope
+			_ = s.r.saveCredential(s.id, &c)
+		}
+	}
 	return errors.New("authentication required")
+}
+
+// insufficientScope is the scope a 403 insufficient_scope challenge names
+// (RFC 6750 section 3.1; MCP's step-up authorization), else "".
+func insufficientScope(resp *http.Response) string {
+	if resp == nil || resp.StatusCode != http.StatusForbidden {
+		return ""
+	}
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return ""
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
+			return strings.Join(strings.Fields(c.Params["scope"]), " ")
+		}
+	}
+	return ""
+}
+
+// unionScopes is a followed by the scopes of more that a lacks.
+func unionScopes(a []string, more ...string) []string {
+	out := slices.Clone(a)
+	for _, m := range more {
+		for _, s := range strings.Fields(m) {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func (r *runner) oauthHandler(e mcpconfig.Entry) auth.OAuthHandler {
 	if ts := r.tokenSource(e); ts != nil {
-		return storedAuth{ts}
+		return storedAuth{ts: ts, r: r, id: credentialID(e)}
 	}
 	return nil
 }
@@ -157,7 +207,9 @@ func authCommand(env *cmdEnv) *cli.Command {
 		Description: "Runs the OAuth authorization-code flow with PKCE the server asks for: protected-resource and " +
 			"authorization-server metadata discovery, dynamic client registration (or the configured auth.clientId), " +
 			"a browser login whose redirect comes back to a listener on 127.0.0.1, and the token exchange. " +
-			"The token is stored in $XDG_DATA_HOME/agentutils/credentials.json (0600) and refreshed before it expires.\n\n" +
+			"A 2025-03-26 server without protected-resource metadata is found through the authorization-server metadata at its root. " +
+			"The token is stored in $XDG_DATA_HOME/agentutils/credentials.json (0600) and refreshed before it expires. " +
+			"When a call was refused with 403 insufficient_scope, auth asks for the scope the server named as well as the one granted before.\n\n" +
 			"Examples:\n\n    agent-mcp auth linear\n    agent-mcp auth --callback-port 3334 slack",
 		Flags: commonFlags(
 			&cli.IntFlag{Name: "callback-port", Usage: "port of the redirect listener on 127.0.0.1 (0: any free port)"},
@@ -183,14 +235,13 @@ func authCommand(env *cmdEnv) *cli.Command {
 	}
 }
 
-func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+// callbackListener serves the OAuth redirect on 127.0.0.1:port (0: any
+// free port): the redirect URL, the results it gets, and its stop.
+func callbackListener(port int) (string, <-chan *auth.AuthorizationResult, func(), error) {
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
-		return exit.Errorf(exit.Failure, "callback listener: %v", err)
+		return "", nil, nil, exit.Errorf(exit.Failure, "callback listener: %v", err)
 	}
-	defer ln.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
 	results := make(chan *auth.AuthorizationResult, 1)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -210,12 +261,27 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		}
 	})}
 	go srv.Serve(ln)
-	defer srv.Close()
+	return redirect, results, func() { srv.Close() }, nil
+}
+
+func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	redirect, results, stop, err := callbackListener(port)
+	if err != nil {
+		return err
+	}
+	defer stop()
 
 	var saved *credential
+	// Ask for what was granted before and what a 403 insufficient_scope
+	// asked for, with what the server names now.
+	prev := r.loadCredentials()[credentialID(e)]
 	cfg := &auth.AuthorizationCodeHandlerConfig{
+		Client:              &http.Client{Transport: &legacyDiscovery{base: http.DefaultTransport, resource: e.Server.URL}},
 		RedirectURL:         redirect,
 		RequestRefreshToken: true,
+		ScopeFilter:         func(found []string) []string { return unionScopes(found, prev.Scope, prev.StepUp) },
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			ClientName: "agent-mcp", RedirectURIs: []string{redirect},
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
@@ -235,7 +301,10 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		},
 		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			saved = &credential{Type: "oauth", Server: e.Name, URL: e.Server.URL, Access: t.AccessToken, Refresh: t.RefreshToken,
-				TokenURL: oc.Endpoint.TokenURL, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret}
+				TokenURL: oc.Endpoint.TokenURL, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scope: strings.Join(oc.Scopes, " ")}
+			if granted, ok := t.Extra("scope").(string); ok && granted != "" {
+				saved.Scope = granted
+			}
 			if !t.Expiry.IsZero() {
 				saved.Expires = t.Expiry.UnixMilli()
 			} else {
@@ -254,21 +323,9 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 	if err != nil {
 		return exit.Errorf(exit.Failure, "oauth: %v", err)
 	}
-	s := &session{r: r, e: e, opts: &mcp.ClientOptions{}}
-	t, err := s.transport(e.Server.Type)
-	if err != nil {
+	if err := r.connectWith(ctx, e, h, wait); err != nil {
 		return err
 	}
-	if st, ok := t.(*mcp.StreamableClientTransport); ok {
-		st.OAuthHandler = h
-	} else {
-		return exit.Errorf(exit.Usage, "server %q: OAuth needs a Streamable HTTP server (type \"http\")", e.Name)
-	}
-	cs, err := s.client().Connect(ctx, t, nil)
-	if err != nil {
-		return s.classify(context.Background(), ctx, err, wait)
-	}
-	cs.Close()
 	if saved == nil {
 		app.Warnf(r.c, "%s: connected without logging in (the server did not ask for OAuth)", e.Name)
 		return nil
@@ -277,6 +334,27 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		return err
 	}
 	app.Warnf(r.c, "%s: logged in; token stored in %s", e.Name, r.credentialsFile())
+	return nil
+}
+
+// connectWith connects to e with the OAuth handler h, which runs the
+// login when the server asks for it, and closes the connection.
+func (r *runner) connectWith(ctx context.Context, e mcpconfig.Entry, h auth.OAuthHandler, wait time.Duration) error {
+	s := &session{r: r, e: e, opts: &mcp.ClientOptions{}}
+	t, err := s.transport(e.Server.Type)
+	if err != nil {
+		return err
+	}
+	st, ok := t.(*mcp.StreamableClientTransport)
+	if !ok {
+		return exit.Errorf(exit.Usage, "server %q: OAuth needs a Streamable HTTP server (type \"http\")", e.Name)
+	}
+	st.OAuthHandler = h
+	cs, err := s.client().Connect(ctx, t, nil)
+	if err != nil {
+		return s.classify(context.Background(), ctx, err, wait)
+	}
+	_ = cs.Close()
 	return nil
 }
 

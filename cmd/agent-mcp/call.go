@@ -28,7 +28,10 @@ func callCommand(env *cmdEnv) *cli.Command {
 			"{\"content\":[…],\"details\":{…},\"isError\":…} on stdout: text and image blocks as MCP sent them, other blocks " +
 			"as text, structuredContent in details. Exit status 1 when the tool reports an error or the server fails, 2 for an unknown " +
 			"server or tool or bad arguments, 4 when the server wants authentication (HTTP 401/403: run 'agent-mcp auth SERVER'), " +
-			"124 when a time limit ran out.\n\n" +
+			"124 when a time limit ran out (the server is sent notifications/cancelled).\n\n" +
+			"When the server dies during the call, the call is sent again after a reconnect only if it cannot have run or " +
+			"the tool is marked read-only, or idempotent and not destructive (idempotentHint: true, destructiveHint: false); " +
+			"otherwise the crash is an error (exit 1).\n\n" +
 			"A server that asks for a model completion (sampling/createMessage) gets one from --sampling-model (or " +
 			"AGENT_MCP_SAMPLING_MODEL; agent-chat's catalog, models.toml and key variables; --record/--replay cassettes); " +
 			"without a model, sampling is not offered and such a request is declined with a note on stderr.\n\n" +
@@ -40,87 +43,113 @@ func callCommand(env *cmdEnv) *cli.Command {
 			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},
 		}, samplingFlags()...)...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() < 2 || c.NArg() > 3 {
-				return exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
-			}
-			if c.Bool("text") && c.Bool("raw") {
-				return exit.Errorf(exit.Usage, "--text and --raw exclude each other")
-			}
-			args, err := readArgs(c.Args().Get(2), env.Stdin)
+			o, err := callOptionsOf(c.Args().Slice(), c.Bool("text"), c.Bool("raw"), env.Stdin)
 			if err != nil {
 				return err
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			if r.sampler, err = newSampler(c, env); err != nil {
-				return err
-			}
-			if r.sampler != nil {
-				defer r.sampler.close()
-			}
-			e, err := r.server(c.Args().Get(0))
-			if err != nil {
-				return err
-			}
-			tool := c.Args().Get(1)
-			if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, tool) {
-				return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", tool, e.Name)
-			}
-			var opts *mcp.ClientOptions
-			var token any
-			if env.StderrTTY { // progress for people: one line on stderr, redrawn
-				pr := &progressLine{w: env.Stderr, prefix: e.Name + " " + tool}
-				opts, token = &mcp.ClientOptions{ProgressNotificationHandler: pr.handle}, "agent-mcp-call"
-				defer pr.clear()
-			}
-			s, err := r.open(c.Context, e, opts)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			raw, err := s.callTool(c.Context, tool, args, token)
-			if err != nil {
-				return s.explainCallError(c.Context, tool, err)
-			}
-			var res struct {
-				IsError bool `json:"isError"`
-			}
-			if json.Unmarshal(raw, &res) == nil && res.IsError {
-				// Some servers (the TypeScript SDK's McpServer) answer an
-				// unknown tool with an isError result, not an error.
-				if err := s.noSuchTool(c.Context, tool); err != nil {
-					return err
-				}
-			}
-			if c.Bool("raw") {
-				_, err := fmt.Fprintf(env.Stdout, "%s\n", raw)
-				if err != nil {
-					return err
-				}
-				if res.IsError {
-					return exit.Silent(exit.Failure)
-				}
-				return nil
-			}
-			out, err := mcptool.Convert(e.Name, tool, raw)
-			if err != nil {
-				return &connErr{e.Name, "protocol", err}
-			}
-			if c.Bool("text") {
-				if _, err := fmt.Fprintln(env.Stdout, mcptool.JoinText(out.Content)); err != nil {
-					return err
-				}
-			} else if err := writeJSON(r, out); err != nil {
-				return err
-			}
-			if out.IsError {
-				return exit.Silent(exit.Failure)
-			}
-			return nil
+			return runCall(c, env, o)
 		},
 	}
+}
+
+// callOptions is what `agent-mcp call` was asked to do.
+type callOptions struct {
+	server, tool string
+	args         json.RawMessage
+	text, raw    bool
+}
+
+// callOptionsOf checks the arguments of `agent-mcp call` (stdin is read for
+// ARGS_JSON "-").
+func callOptionsOf(args []string, text, raw bool, stdin io.Reader) (callOptions, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return callOptions{}, exit.Errorf(exit.Usage, "call: want SERVER TOOL [ARGS_JSON|-]")
+	}
+	if text && raw {
+		return callOptions{}, exit.Errorf(exit.Usage, "--text and --raw exclude each other")
+	}
+	o := callOptions{server: args[0], tool: args[1], text: text, raw: raw}
+	var err error
+	if len(args) == 3 {
+		o.args, err = readArgs(args[2], stdin)
+	} else {
+		o.args, err = readArgs("", stdin)
+	}
+	return o, err
+}
+
+// runCall calls the tool and prints its result.
+func runCall(c *cli.Context, env *cmdEnv, o callOptions) error {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return err
+	}
+	if r.sampler, err = newSampler(c, env); err != nil {
+		return err
+	}
+	if r.sampler != nil {
+		defer r.sampler.close()
+	}
+	e, err := r.server(o.server)
+	if err != nil {
+		return err
+	}
+	if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, o.tool) {
+		return exit.Errorf(exit.Usage, "tool %q of server %q is excluded by its includeTools/excludeTools", o.tool, e.Name)
+	}
+	var opts *mcp.ClientOptions
+	var token any
+	if env.StderrTTY { // progress for people: one line on stderr, redrawn
+		pr := &progressLine{w: env.Stderr, prefix: e.Name + " " + o.tool}
+		opts, token = &mcp.ClientOptions{ProgressNotificationHandler: pr.handle}, "agent-mcp-call"
+		defer pr.clear()
+	}
+	return r.withSession(c.Context, e, opts, func(s *session) error {
+		raw, err := s.callTool(c.Context, o.tool, o.args, token)
+		if err != nil {
+			return s.explainCallError(c.Context, o.tool, err)
+		}
+		var res struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(raw, &res) == nil && res.IsError {
+			// Some servers (the TypeScript SDK's McpServer) answer an
+			// unknown tool with an isError result, not an error.
+			if err := s.noSuchTool(c.Context, o.tool); err != nil {
+				return err
+			}
+		}
+		return printCall(r, env.Stdout, e.Name, o, raw, res.IsError)
+	})
+}
+
+// printCall prints a call's result as --raw, --text or the tool-result
+// JSON asked for; a tool error exits 1.
+func printCall(r *runner, w io.Writer, server string, o callOptions, raw json.RawMessage, isError bool) error {
+	if o.raw {
+		if _, err := fmt.Fprintf(w, "%s\n", raw); err != nil {
+			return err
+		}
+		if isError {
+			return exit.Silent(exit.Failure)
+		}
+		return nil
+	}
+	out, err := mcptool.Convert(server, o.tool, raw)
+	if err != nil {
+		return &connErr{server, "protocol", err}
+	}
+	if o.text {
+		if _, err := fmt.Fprintln(w, mcptool.JoinText(out.Content)); err != nil {
+			return err
+		}
+	} else if err := writeJSON(r, out); err != nil {
+		return err
+	}
+	if out.IsError {
+		return exit.Silent(exit.Failure)
+	}
+	return nil
 }
 
 // readArgs parses the arguments object of a call.
@@ -167,8 +196,10 @@ func readArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
 }
 
 // callTool runs tools/call with a progress token and the tool timeout and
-// returns the result as the server's JSON. Cancelling ctx sends
-// notifications/cancelled (the SDK does it for a cancelled request).
+// returns the result as the server's JSON. A call abandoned on a timeout or
+// a cancelled ctx gets notifications/cancelled (the SDK sends it; close waits
+// for it). A call whose connection broke is sent again on a new connection
+// only when it never went out or the tool says that is safe (resendable).
 func (s *session) callTool(ctx context.Context, tool string, args json.RawMessage, progressToken any) (json.RawMessage, error) {
 	timeout := s.r.toolTimeoutFor(s.e)
 	cctx := ctx
@@ -178,18 +209,22 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		defer cancel()
 	}
 	var raw json.RawMessage
-	err := s.do(cctx, func(cs *mcp.ClientSession) error {
+	call := func(cs *mcp.ClientSession) error {
 		p := &mcp.CallToolParams{Name: tool, Arguments: args}
 		if progressToken != nil {
 			p.SetProgressToken(progressToken)
 		}
 		res, err := cs.CallTool(cctx, p)
 		if err != nil {
+			if cctx.Err() != nil {
+				s.watch.expect()
+			}
 			return err
 		}
 		raw, err = json.Marshal(res)
 		return err
-	})
+	}
+	err := s.doAgain(cctx, call, func(sent error) error { return s.resendable(cctx, tool, sent) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -197,6 +232,38 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, timeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.e.Name), timeout)
 	}
 	return raw, nil
+}
+
+// neverRan reports a call failure that shows the server never ran the call:
+// the connection was known closed before the request was written, or an
+// HTTP server did not know the session (404) or refused the connection.
+func neverRan(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
+		strings.Contains(strings.ToLower(err.Error()), "connection refused")
+}
+
+// resendable is nil when a call of tool that failed with err (the connection
+// broke) may be sent again on the new connection: the server never ran it
+// (neverRan), or the server marks the tool
+// read-only or idempotent and not destructive. Otherwise it is the crash as a
+// connection error (exit 1).
+func (s *session) resendable(ctx context.Context, tool string, err error) error {
+	if neverRan(err) {
+		return nil
+	}
+	tools, lerr := s.listTools(ctx)
+	for _, t := range tools {
+		if t.Name == tool && t.Annotations != nil && mcptool.Resendable(&mcptool.Annotations{
+			ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint, Idempotent: t.Annotations.IdempotentHint}) {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("MCP server %q exited or closed the connection during the call of %q; not sent again: "+
+		"the call may have run and the tool is not marked idempotent (idempotentHint: true, destructiveHint: false) or read-only", s.e.Name, tool)
+	if lerr != nil {
+		msg += " (its tool list could not be read after the reconnect: " + lerr.Error() + ")"
+	}
+	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %w", msg, err)}
 }
 
 // explainCallError turns a failed call into a clear error: an unknown tool

@@ -89,24 +89,8 @@ func (r *runner) userFile() string { return filepath.Join(r.dirs.Config, "mcp.js
 // projectFile is our project-level mcp.json.
 func (r *runner) projectFile() string { return filepath.Join(r.cwd, ".agentutils", "mcp.json") }
 
-func (r *runner) discover() error {
-	places := mcpconfig.Places{
-		Home: r.getenv("HOME"), Cwd: r.cwd, ConfigDir: r.dirs.Config,
-		XDGConfig: r.getenv("XDG_CONFIG_HOME"), CodexHome: r.getenv("CODEX_HOME"),
-	}
-	if places.XDGConfig != "" && !filepath.IsAbs(places.XDGConfig) {
-		places.XDGConfig = ""
-	}
-	locs := mcpconfig.Locations(places)
-	if extra := r.c.String("config"); extra != "" {
-		if !filepath.IsAbs(extra) {
-			extra = filepath.Join(r.env.Dir, extra)
-		}
-		if _, err := os.Stat(extra); err != nil {
-			return exit.Errorf(exit.Usage, "--config: %v", err)
-		}
-		locs = append([]mcpconfig.Location{{Source: "native", Priority: 1000, Level: mcpconfig.User, Path: extra, Format: "native"}}, locs...)
-	}
+// readConfigs reads and parses the configuration files that exist.
+func (r *runner) readConfigs(locs []mcpconfig.Location) ([]mcpconfig.Found, error) {
 	// In the home directory the project files are the user's files: read
 	// them once, as user files.
 	userPaths := map[string]bool{}
@@ -125,12 +109,12 @@ func (r *runner) discover() error {
 			continue
 		}
 		if err != nil {
-			return exit.Wrap(exit.Usage, err)
+			return nil, exit.Wrap(exit.Usage, err)
 		}
 		f, err := mcpconfig.Parse(l, data, r.getenv)
 		if err != nil {
 			if l.Source == "native" {
-				return exit.Wrap(exit.Usage, err)
+				return nil, exit.Wrap(exit.Usage, err)
 			}
 			// Another client's file: its owner validates it; a broken one
 			// must not stop every agent-mcp command.
@@ -138,6 +122,31 @@ func (r *runner) discover() error {
 			continue
 		}
 		found = append(found, mcpconfig.Found{Loc: l, File: f})
+	}
+	return found, nil
+}
+
+func (r *runner) discover() error {
+	places := mcpconfig.Places{
+		Home: r.getenv("HOME"), Cwd: r.cwd, ConfigDir: r.dirs.Config,
+		XDGConfig: r.getenv("XDG_CONFIG_HOME"), CodexHome: r.getenv("CODEX_HOME"),
+	}
+	if places.XDGConfig != "" && !filepath.IsAbs(places.XDGConfig) {
+		places.XDGConfig = ""
+	}
+	locs := mcpconfig.Locations(places)
+	if extra := r.c.String("config"); extra != "" {
+		if !filepath.IsAbs(extra) {
+			extra = filepath.Join(r.env.Dir, extra)
+		}
+		if _, err := os.Stat(extra); err != nil {
+			return exit.Errorf(exit.Usage, "--config: %v", err)
+		}
+		locs = append([]mcpconfig.Location{{Source: "native", Priority: 1000, Level: mcpconfig.User, Path: extra, Format: "native"}}, locs...)
+	}
+	found, err := r.readConfigs(locs)
+	if err != nil {
+		return err
 	}
 	opts := mcpconfig.Options{OnlySource: r.c.String("only-source"), NoProject: r.c.Bool("no-project-config")}
 	// Trust needs the user's trustedProjects, so merge once to read them.

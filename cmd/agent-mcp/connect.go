@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -38,6 +39,8 @@ type session struct {
 	cs     *mcp.ClientSession
 	http   *httpRecorder
 	stderr *stderrTail
+	// watch lets close wait for the notifications/cancelled of abandoned calls.
+	watch *cancelWatch
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
 	// onReconnect runs after a successful reconnect (the bridge re-lists
@@ -71,6 +74,9 @@ func (s *session) authErr() error {
 	}
 	if st := s.http.status(); st == 401 || st == 403 {
 		name := s.e.Name
+		if scope := s.http.scope(); scope != "" {
+			return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: the token needs the scope %q (insufficient_scope): %s (run 'agent-mcp auth %s' to log in with it)", name, st, scope, s.http.hint(), name)}
+		}
 		return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
 	}
 	return nil
@@ -81,7 +87,7 @@ func (r *runner) open(ctx context.Context, e mcpconfig.Entry, opts *mcp.ClientOp
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
-	s := &session{r: r, e: e, opts: opts}
+	s := &session{r: r, e: e, opts: opts, watch: newCancelWatch()}
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -255,7 +261,8 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		}
 		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk}, nil
+		s.watch.observe()
+		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk, cancelled: s.watch.sentFunc()}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
@@ -273,7 +280,8 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 				headers[k] = v
 			}
 		}
-		s.http = &httpRecorder{base: http.DefaultTransport, headers: headers}
+		s.watch.observe()
+		s.http = &httpRecorder{base: http.DefaultTransport, headers: headers, cancelled: s.watch.sentFunc()}
 		client := &http.Client{Transport: s.http}
 		if typ == "sse" {
 			return &mcp.SSEClientTransport{Endpoint: sv.URL, HTTPClient: client}, nil
@@ -390,12 +398,21 @@ func (t *stderrTail) last() string {
 // httpRecorder adds the configured headers and remembers the last failed
 // response, so a 401 can be told from other failures.
 type httpRecorder struct {
-	base    http.RoundTripper
-	headers map[string]string
-	mu      sync.Mutex
-	code    int
-	auth    string
-	body    string
+	base      http.RoundTripper
+	headers   map[string]string
+	cancelled func() // called for each notifications/cancelled POSTed
+	mu        sync.Mutex
+	code      int
+	auth      string
+	stepUp    string // the scope of a 403 insufficient_scope
+	body      string
+}
+
+// scope is the scope a 403 insufficient_scope asked for, else "".
+func (h *httpRecorder) scope() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stepUp
 }
 
 func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -406,6 +423,15 @@ func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := h.base.RoundTrip(req)
+	if h.cancelled != nil && req.Method == http.MethodPost && req.GetBody != nil {
+		if body, berr := req.GetBody(); berr == nil {
+			b, _ := io.ReadAll(io.LimitReader(body, 4096))
+			body.Close()
+			if bytes.Contains(b, cancelledMethod) {
+				h.cancelled()
+			}
+		}
+	}
 	if err != nil || resp.StatusCode < 300 {
 		return resp, err
 	}
@@ -416,6 +442,7 @@ func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	h.code = resp.StatusCode
 	h.auth = resp.Header.Get("WWW-Authenticate")
+	h.stepUp = insufficientScope(resp)
 	if mas := resp.Header.Get("Mcp-Auth-Server"); mas != "" {
 		h.auth = strings.TrimSpace(h.auth + "; Mcp-Auth-Server: " + mas)
 	}
@@ -518,8 +545,16 @@ func (s *session) reconnect(ctx context.Context) error {
 }
 
 // do runs fn on the live connection and, on a connection-class failure,
-// reconnects (with backoff) and runs it once more.
+// reconnects (with backoff) and runs it once more. Only for requests that
+// may safely run twice (lists, reads); tools/call goes through doAgain.
 func (s *session) do(ctx context.Context, fn func(*mcp.ClientSession) error) error {
+	return s.doAgain(ctx, fn, nil)
+}
+
+// doAgain is do that, after the reconnect, asks again (when not nil) whether
+// fn may run a second time; again gets the first failure and its error ends
+// the attempt.
+func (s *session) doAgain(ctx context.Context, fn func(*mcp.ClientSession) error, again func(first error) error) error {
 	s.mu.Lock()
 	cs := s.cs
 	s.mu.Unlock()
@@ -528,13 +563,33 @@ func (s *session) do(ctx context.Context, fn func(*mcp.ClientSession) error) err
 		return err
 	}
 	app.Warnf(s.r.c, "%s: %v; reconnecting", s.e.Name, err)
+	tail := s.stderrLast() // the crash's last words, before a new process replaces them
 	if rerr := s.reconnect(ctx); rerr != nil {
 		return rerr
+	}
+	if again != nil {
+		if aerr := again(err); aerr != nil {
+			if tail != "" {
+				aerr = &connErr{s.e.Name, "connection", fmt.Errorf("%w (server stderr: %s)", aerr, tail)}
+			}
+			return aerr
+		}
 	}
 	s.mu.Lock()
 	cs = s.cs
 	s.mu.Unlock()
 	return fn(cs)
+}
+
+// stderrLast is the last line a stdio server wrote on stderr.
+func (s *session) stderrLast() string {
+	s.mu.Lock()
+	st := s.stderr
+	s.mu.Unlock()
+	if st == nil {
+		return ""
+	}
+	return st.last()
 }
 
 // current is the live connection (nil on a nil session or after close).
@@ -553,6 +608,7 @@ func (s *session) close() {
 	s.cs = nil
 	s.mu.Unlock()
 	if cs != nil {
+		s.watch.wait(cs) // the notifications/cancelled of abandoned calls go first
 		_ = cs.Close()
 	}
 }
@@ -573,17 +629,65 @@ func timeoutErr(ctx context.Context, err error, what string, d time.Duration) er
 	return err
 }
 
-// scanLines is bufio.ScanLines with a large buffer, for JSONL input.
-func scanLines(r io.Reader) *bufio.Scanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	return sc
-}
-
 // implVersion is the version we announce in MCP's implementation info.
 func implVersion() string {
 	if app.Version != "" {
 		return app.Version
 	}
 	return "dev"
+}
+
+// oneServer is the sequence of every one-server command: the runner, the
+// server named name, a connection, fn, and the close.
+func oneServer(c *cli.Context, env *cmdEnv, name string, fn func(r *runner, s *session) error) error {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return err
+	}
+	e, err := r.server(name)
+	if err != nil {
+		return err
+	}
+	return r.withSession(c.Context, e, nil, func(s *session) error { return fn(r, s) })
+}
+
+// withSession runs fn on a new connection to e and closes it after.
+func (r *runner) withSession(ctx context.Context, e mcpconfig.Entry, opts *mcp.ClientOptions, fn func(*session) error) error {
+	s, err := r.open(ctx, e, opts)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return fn(s)
+}
+
+// request runs one request that may safely run twice (a list, a read) within
+// the connect timeout, reconnecting once on a lost connection; a deadline
+// is a timeout error naming what.
+func (s *session) request(ctx context.Context, what string, fn func(ctx context.Context, cs *mcp.ClientSession) error) error {
+	return s.do(ctx, func(cs *mcp.ClientSession) error {
+		lctx, cancel := s.listCtx(ctx)
+		defer cancel()
+		return timeoutErr(lctx, fn(lctx, cs), what, s.r.connectTimeoutFor(s.e))
+	})
+}
+
+// listEach writes each item of a paged list as a JSON line; nothing when the
+// server lacks the capability (has false).
+func listEach[T any](ctx context.Context, s *session, what string, has func(*mcp.ServerCapabilities) bool,
+	items func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[T, error]) error {
+	return s.request(ctx, what, func(lctx context.Context, cs *mcp.ClientSession) error {
+		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && !has(ir.Capabilities) {
+			return nil
+		}
+		for it, err := range items(lctx, cs) {
+			if err != nil {
+				return err
+			}
+			if err := writeJSON(s.r, it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"net/url"
 	"os"
 	"strings"
@@ -63,66 +63,14 @@ func addCommand(env *cmdEnv) *cli.Command {
 			&cli.IntFlag{Name: "server-timeout", Usage: "the server's connect timeout in ms (written as \"timeout\")"},
 		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() < 1 {
-				return exit.Errorf(exit.Usage, "add: want NAME and --url URL or -- COMMAND")
+			name, s, err := addServer(c.Args().Slice(), addFlags{
+				url: c.String("url"), transport: c.String("transport"), headers: c.StringSlice("header"),
+				token: c.String("token"), env: c.StringSlice("env"), cwd: c.String("server-cwd"), timeout: c.Int("server-timeout"),
+				httpOnlySet: c.IsSet("header") || c.IsSet("token") || c.IsSet("transport"),
+			})
+			if err != nil {
+				return err
 			}
-			name := c.Args().First()
-			cmd := c.Args().Slice()[1:]
-			if len(cmd) > 0 && cmd[0] == "--" { // "add NAME -- CMD": urfave keeps the "--"
-				cmd = cmd[1:]
-			}
-			var s mcpconfig.Server
-			switch {
-			case c.String("url") != "" && len(cmd) > 0:
-				return exit.Errorf(exit.Usage, "add: give --url or a command, not both")
-			case c.String("url") != "":
-				u := c.String("url")
-				if !strings.Contains(u, "://") {
-					u = "https://" + u
-				}
-				if _, err := url.ParseRequestURI(u); err != nil {
-					return exit.Errorf(exit.Usage, "--url %q: %v", u, err)
-				}
-				t := c.String("transport")
-				if t != "http" && t != "sse" {
-					return exit.Errorf(exit.Usage, "--transport %q: want http or sse", t)
-				}
-				s = mcpconfig.Server{Type: t, URL: u}
-				for _, h := range c.StringSlice("header") {
-					k, v, ok := strings.Cut(h, ":")
-					if !ok || strings.TrimSpace(k) == "" {
-						return exit.Errorf(exit.Usage, "--header %q: want 'K: V'", h)
-					}
-					if s.Headers == nil {
-						s.Headers = map[string]string{}
-					}
-					s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-				}
-				if tok := c.String("token"); tok != "" {
-					if s.Headers == nil {
-						s.Headers = map[string]string{}
-					}
-					s.Headers["Authorization"] = "Bearer " + tok
-				}
-			case len(cmd) > 0:
-				if c.IsSet("header") || c.IsSet("token") || c.IsSet("transport") {
-					return exit.Errorf(exit.Usage, "add: --header, --token and --transport need --url")
-				}
-				s = mcpconfig.Server{Type: "stdio", Command: cmd[0], Args: cmd[1:], Cwd: c.String("server-cwd")}
-			default:
-				return exit.Errorf(exit.Usage, "add: want --url URL or -- COMMAND [ARG…]")
-			}
-			for _, kv := range c.StringSlice("env") {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return exit.Errorf(exit.Usage, "--env %q: want K=V", kv)
-				}
-				if s.Env == nil {
-					s.Env = map[string]string{}
-				}
-				s.Env[k] = v
-			}
-			s.Timeout = c.Int("server-timeout")
 			r, err := newRunner(c, env)
 			if err != nil {
 				return err
@@ -134,6 +82,86 @@ func addCommand(env *cmdEnv) *cli.Command {
 			return editFile(path, func(d *mcpconfig.Doc) error { return d.Add(name, s) })
 		},
 	}
+}
+
+// addFlags are the flags of `agent-mcp add`.
+type addFlags struct {
+	url, transport, token, cwd string
+	headers, env               []string
+	timeout                    int
+	httpOnlySet                bool // --header, --token or --transport was given
+}
+
+// addServer is the server `agent-mcp add NAME …` describes.
+func addServer(args []string, f addFlags) (string, mcpconfig.Server, error) {
+	var s mcpconfig.Server
+	if len(args) < 1 {
+		return "", s, exit.Errorf(exit.Usage, "add: want NAME and --url URL or -- COMMAND")
+	}
+	name, cmd := args[0], args[1:]
+	if len(cmd) > 0 && cmd[0] == "--" { // "add NAME -- CMD": urfave keeps the "--"
+		cmd = cmd[1:]
+	}
+	var err error
+	switch {
+	case f.url != "" && len(cmd) > 0:
+		return "", s, exit.Errorf(exit.Usage, "add: give --url or a command, not both")
+	case f.url != "":
+		if s, err = httpServer(f); err != nil {
+			return "", s, err
+		}
+	case len(cmd) > 0:
+		if f.httpOnlySet {
+			return "", s, exit.Errorf(exit.Usage, "add: --header, --token and --transport need --url")
+		}
+		s = mcpconfig.Server{Type: "stdio", Command: cmd[0], Args: cmd[1:], Cwd: f.cwd}
+	default:
+		return "", s, exit.Errorf(exit.Usage, "add: want --url URL or -- COMMAND [ARG…]")
+	}
+	for _, kv := range f.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return "", s, exit.Errorf(exit.Usage, "--env %q: want K=V", kv)
+		}
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		s.Env[k] = v
+	}
+	s.Timeout = f.timeout
+	return name, s, nil
+}
+
+// httpServer is the HTTP server of `agent-mcp add --url`.
+func httpServer(f addFlags) (mcpconfig.Server, error) {
+	u := f.url
+	if !strings.Contains(u, "://") {
+		u = "https://" + u
+	}
+	if _, err := url.ParseRequestURI(u); err != nil {
+		return mcpconfig.Server{}, exit.Errorf(exit.Usage, "--url %q: %v", u, err)
+	}
+	if f.transport != "http" && f.transport != "sse" {
+		return mcpconfig.Server{}, exit.Errorf(exit.Usage, "--transport %q: want http or sse", f.transport)
+	}
+	s := mcpconfig.Server{Type: f.transport, URL: u}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return s, exit.Errorf(exit.Usage, "--header %q: want 'K: V'", h)
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if f.token != "" {
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers["Authorization"] = "Bearer " + f.token
+	}
+	return s, nil
 }
 
 func removeCommand(env *cmdEnv) *cli.Command {
@@ -219,63 +247,45 @@ func testCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "test: want one NAME")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			tools, err := s.listTools(c.Context)
-			if err != nil {
-				return err
-			}
-			ir := s.current().InitializeResult()
-			count := func(has bool, n func(context.Context) int) int {
-				if !has {
-					return 0
+			return oneServer(c, env, c.Args().First(), func(r *runner, s *session) error {
+				tools, err := s.listTools(c.Context)
+				if err != nil {
+					return err
 				}
-				return n(c.Context)
-			}
-			caps := ir.Capabilities
-			nres := count(caps != nil && caps.Resources != nil, func(ctx context.Context) int {
-				n := 0
-				for _, err := range s.current().Resources(ctx, nil) {
-					if err != nil {
-						break
+				ir := s.current().InitializeResult()
+				var nres, nprompts int
+				if caps := ir.Capabilities; caps != nil {
+					if caps.Resources != nil {
+						nres = count(s.current().Resources(c.Context, nil))
 					}
-					n++
-				}
-				return n
-			})
-			nprompts := count(caps != nil && caps.Prompts != nil, func(ctx context.Context) int {
-				n := 0
-				for _, err := range s.current().Prompts(ctx, nil) {
-					if err != nil {
-						break
+					if caps.Prompts != nil {
+						nprompts = count(s.current().Prompts(c.Context, nil))
 					}
-					n++
 				}
-				return n
+				if c.Bool("json") {
+					return writeJSON(r, map[string]any{"server": s.e.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
+						"tools": len(tools), "resources": nres, "prompts": nprompts, "instructions": ir.Instructions != ""})
+				}
+				info := ""
+				if ir.ServerInfo != nil {
+					info = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
+				}
+				_, err = fmt.Fprintf(env.Stdout, "%s: ok (%s, protocol %s): %d tools, %d resources, %d prompts\n",
+					s.e.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
+				return err
 			})
-			out := map[string]any{"server": e.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
-				"tools": len(tools), "resources": nres, "prompts": nprompts, "instructions": ir.Instructions != ""}
-			if c.Bool("json") {
-				return writeJSON(r, out)
-			}
-			info := ""
-			if ir.ServerInfo != nil {
-				info = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
-			}
-			_, err = fmt.Fprintf(env.Stdout, "%s: ok (%s, protocol %s): %d tools, %d resources, %d prompts\n",
-				e.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
-			return err
 		},
 	}
+}
+
+// count is the number of items of a paged list, up to its first error.
+func count[T any](items iter.Seq2[T, error]) int {
+	n := 0
+	for _, err := range items {
+		if err != nil {
+			break
+		}
+		n++
+	}
+	return n
 }

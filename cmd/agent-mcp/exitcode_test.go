@@ -76,7 +76,7 @@ func TestExitCodes(t *testing.T) {
 		{"tool error", []string{"call", "t", "fail"}, exit.Failure, "", `"isError":true`},
 		{"exits at once", []string{"call", "dies", "echo"}, exit.Failure, `MCP server "dies": `, ""},
 		{"exit reason", []string{"call", "dies", "echo"}, exit.Failure, "(server stderr: fatal: cannot open database)", ""},
-		{"dies during the call", []string{"call", "t", "die"}, exit.Failure, `MCP server "t" closed the connection during the call of "die", also after a reconnect (did it exit or crash?)`, ""},
+		{"dies during the call", []string{"call", "t", "die"}, exit.Failure, `MCP server "t" exited or closed the connection during the call of "die"; not sent again`, ""},
 		{"garbage on stdout", []string{"call", "garbage", "echo"}, exit.Failure, `(server stdout, not JSON-RPC: this is not JSON-RPC)`, ""},
 		{"never answers", []string{"call", "hangs", "echo", "--timeout", "300ms"}, exit.Timeout, `connection to MCP server "hangs" timed out after 300ms`, ""},
 		{"slow tool", []string{"call", "t", "slow", `{"ms":60000}`, "--tool-timeout", "200ms"}, exit.Timeout, `tool "slow" of "t" timed out after 200ms`, ""},

@@ -263,7 +263,8 @@ func TestSamplingConcurrent(t *testing.T) {
 }
 
 // TestInMemoryServer: pagination, tool errors, protocol errors, images, and a
-// server session that dies during a call (reconnect and one retry), against
+// server session that dies during a call (not sent again; reconnect and one
+// retry for a tool marked idempotent and not destructive), against
 // the SDK's server over in-memory transports.
 func TestInMemoryServer(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, &mcp.ServerOptions{PageSize: 1})
@@ -280,22 +281,31 @@ func TestInMemoryServer(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "schema"}, func(_ context.Context, _ *mcp.CallToolRequest, in nIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
-	died := false
+	// dies and dies_idempotent drop the connection during their first call;
+	// runs counts the calls that reached them.
 	d := &dropper{}
-	srv.AddTool(&mcp.Tool{Name: "dies", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !died {
-			died = true
+	runs := map[string]int{}
+	var runsMu sync.Mutex
+	dies := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		runsMu.Lock()
+		runs[req.Params.Name]++
+		first := runs[req.Params.Name] == 1
+		runsMu.Unlock()
+		if first {
 			d.drop() // the connection goes away mid-call
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "back"}}}, nil
-	})
+	}
+	srv.AddTool(&mcp.Tool{Name: "dies", InputSchema: obj}, dies)
+	srv.AddTool(&mcp.Tool{Name: "dies_idempotent", InputSchema: obj,
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)}}, dies)
 	home := t.TempDir()
 
 	code, out, errs := runMemory(t, home, srv, nil, "tools", "--names", "raw", "mem")
-	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, "dies") || !strings.Contains(out, "schema") {
-		t.Fatalf("tools over 4 pages: exit %d\n%s%s", code, out, errs)
+	if code != 0 || strings.Count(out, "\n") != 5 || !strings.Contains(out, "dies") || !strings.Contains(out, "schema") {
+		t.Fatalf("tools over 5 pages: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, _ = runMemory(t, home, srv, nil, "call", "mem", "fails")
 	if code != 1 || !strings.Contains(out, `"text":"Error: disk full"`) || !strings.Contains(out, `"isError":true`) {
@@ -309,8 +319,13 @@ func TestInMemoryServer(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "validating") || !strings.Contains(out, `"isError":true`) {
 		t.Fatalf("arguments the server's schema refuses: exit %d, %s %s", code, out, errs)
 	}
+	// a call that may have run is not sent again, unless the tool is idempotent
 	code, out, errs = runMemoryDrop(t, home, srv, d, nil, "call", "--text", "mem", "dies")
-	if code != 0 || out != "back\n" || !strings.Contains(errs, "reconnecting") {
+	if code != 1 || out != "" || runs["dies"] != 1 || !strings.Contains(errs, `MCP server "mem" exited or closed the connection during the call of "dies"; not sent again`) {
+		t.Fatalf("death of a tool not marked idempotent: exit %d, %q, ran %d times, %s", code, out, runs["dies"], errs)
+	}
+	code, out, errs = runMemoryDrop(t, home, srv, d, nil, "call", "--text", "mem", "dies_idempotent")
+	if code != 0 || out != "back\n" || runs["dies_idempotent"] != 2 || !strings.Contains(errs, "reconnecting") {
 		t.Fatalf("death and reconnect: exit %d, %q, %s", code, out, errs)
 	}
 }

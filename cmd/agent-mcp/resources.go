@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,45 +28,16 @@ func resourcesCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "resources: want one SERVER")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			return s.do(c.Context, func(cs *mcp.ClientSession) error {
-				if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Resources == nil {
-					return nil
-				}
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
+			return oneServer(c, env, c.Args().First(), func(_ *runner, s *session) error {
+				has := func(caps *mcp.ServerCapabilities) bool { return caps.Resources != nil }
 				if c.Bool("templates") {
-					for t, err := range cs.ResourceTemplates(lctx, nil) {
-						if err != nil {
-							return timeoutErr(lctx, err, "resources/templates/list", r.connectTimeoutFor(e))
-						}
-						if err := writeJSON(r, t); err != nil {
-							return err
-						}
-					}
-					return nil
+					return listEach(c.Context, s, "resources/templates/list", has, func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[*mcp.ResourceTemplate, error] {
+						return cs.ResourceTemplates(ctx, nil)
+					})
 				}
-				for res, err := range cs.Resources(lctx, nil) {
-					if err != nil {
-						return timeoutErr(lctx, err, "resources/list", r.connectTimeoutFor(e))
-					}
-					if err := writeJSON(r, res); err != nil {
-						return err
-					}
-				}
-				return nil
+				return listEach(c.Context, s, "resources/list", has, func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[*mcp.Resource, error] {
+					return cs.Resources(ctx, nil)
+				})
 			})
 		},
 	}
@@ -75,10 +48,10 @@ func readCommand(env *cmdEnv) *cli.Command {
 		Name:      "read",
 		Usage:     "read a resource",
 		ArgsUsage: "URI",
-		Description: "Reads URI (an mcp:// prefix is dropped) from --server, or from the first server that lists it " +
+		Description: "Reads URI (an mcp:// prefix is dropped) from --server, or from the first server that lists it or has a resource template it matches " +
 			"(or, failing that, the only enabled server). Prints the text contents, binary contents as a " +
 			"placeholder; --json prints the MCP ReadResourceResult.\n\n" +
-			"Examples:\n\n    agent-mcp read test://static/resource/1\n    agent-mcp read --server fs --json file:///etc/hostname",
+			"Examples:\n\n    agent-mcp read demo://resource/dynamic/text/1\n    agent-mcp read --server fs --json file:///etc/hostname",
 		Flags: commonFlags(
 			&cli.StringFlag{Name: "server", Usage: "the server to read from"},
 			&cli.BoolFlag{Name: "json", Usage: "print the MCP result"},
@@ -98,12 +71,10 @@ func readCommand(env *cmdEnv) *cli.Command {
 			}
 			defer s.close()
 			var res *mcp.ReadResourceResult
-			err = s.do(c.Context, func(cs *mcp.ClientSession) error {
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
+			err = s.request(c.Context, "resources/read", func(ctx context.Context, cs *mcp.ClientSession) error {
 				var err error
-				res, err = cs.ReadResource(lctx, &mcp.ReadResourceParams{URI: uri})
-				return timeoutErr(lctx, err, "resources/read", r.connectTimeoutFor(s.e))
+				res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+				return err
 			})
 			if err != nil {
 				return &connErr{s.e.Name, "connection", fmt.Errorf("%s: read %s: %w", s.e.Name, uri, err)}
@@ -123,6 +94,46 @@ func readCommand(env *cmdEnv) *cli.Command {
 			return err
 		},
 	}
+}
+
+// offers reports whether the server lists uri among its resources or has a
+// resource template it matches.
+func (s *session) offers(ctx context.Context, uri string) bool {
+	lctx, cancel := s.listCtx(ctx)
+	defer cancel()
+	for res, err := range s.current().Resources(lctx, nil) {
+		if err != nil {
+			break
+		}
+		if res.URI == uri {
+			return true
+		}
+	}
+	for t, err := range s.current().ResourceTemplates(lctx, nil) {
+		if err != nil {
+			break
+		}
+		if templateMatch(t.URITemplate, uri) {
+			return true
+		}
+	}
+	return false
+}
+
+var templateVar = regexp.MustCompile(`\\\{[^}]*\}`)
+
+// templateMatch reports whether uri is an expansion of an RFC 6570 URI
+// template: {var} stands for one path segment, {+var}, {/var} and {#var}
+// for any text.
+func templateMatch(tmpl, uri string) bool {
+	re := templateVar.ReplaceAllStringFunc(regexp.QuoteMeta(tmpl), func(v string) string {
+		if strings.HasPrefix(v, `\{\+`) || strings.HasPrefix(v, `\{/`) || strings.HasPrefix(v, `\{#`) {
+			return ".*"
+		}
+		return "[^/?#]+"
+	})
+	ok, _ := regexp.MatchString("^"+re+"$", uri)
+	return ok
 }
 
 // resourceServer picks the server to read uri from.
@@ -147,19 +158,7 @@ func (r *runner) resourceServer(ctx context.Context, name, uri string) (*session
 			}
 			continue
 		}
-		found := false
-		lctx, cancel := s.listCtx(ctx)
-		for res, err := range s.current().Resources(lctx, nil) {
-			if err != nil {
-				break
-			}
-			if res.URI == uri {
-				found = true
-				break
-			}
-		}
-		cancel()
-		if found || len(es) == 1 {
+		if len(es) == 1 || s.offers(ctx, uri) {
 			return s, nil
 		}
 		s.close()
@@ -181,34 +180,11 @@ func promptsCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "prompts: want one SERVER")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			return s.do(c.Context, func(cs *mcp.ClientSession) error {
-				if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Prompts == nil {
-					return nil
-				}
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
-				for p, err := range cs.Prompts(lctx, nil) {
-					if err != nil {
-						return timeoutErr(lctx, err, "prompts/list", r.connectTimeoutFor(e))
-					}
-					if err := writeJSON(r, p); err != nil {
-						return err
-					}
-				}
-				return nil
+			return oneServer(c, env, c.Args().First(), func(_ *runner, s *session) error {
+				return listEach(c.Context, s, "prompts/list", func(caps *mcp.ServerCapabilities) bool { return caps.Prompts != nil },
+					func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[*mcp.Prompt, error] {
+						return cs.Prompts(ctx, nil)
+					})
 			})
 		},
 	}
@@ -221,7 +197,7 @@ func promptCommand(env *cmdEnv) *cli.Command {
 		ArgsUsage: "SERVER NAME [KEY=VALUE…]",
 		Description: "Prints the text of the prompt's messages (text parts and embedded resource texts, joined with " +
 			"blank lines); --json prints the MCP GetPromptResult.\n\n" +
-			"Examples:\n\n    agent-mcp prompt everything simple_prompt\n    agent-mcp prompt everything complex_prompt temperature=0.7 style=terse --json",
+			"Examples:\n\n    agent-mcp prompt everything simple-prompt\n    agent-mcp prompt everything args-prompt city=Paris --json",
 		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print the MCP result"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
@@ -235,52 +211,45 @@ func promptCommand(env *cmdEnv) *cli.Command {
 				}
 				args[k] = v
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c.Context, e, nil)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			var res *mcp.GetPromptResult
-			p := &mcp.GetPromptParams{Name: c.Args().Get(1)}
-			if len(args) > 0 {
-				p.Arguments = args
-			}
-			err = s.do(c.Context, func(cs *mcp.ClientSession) error {
-				lctx, cancel := s.listCtx(c.Context)
-				defer cancel()
-				var err error
-				res, err = cs.GetPrompt(lctx, p)
-				return timeoutErr(lctx, err, "prompts/get", r.connectTimeoutFor(e))
-			})
-			if err != nil {
-				return &connErr{e.Name, "connection", fmt.Errorf("%s: prompt %s: %w", e.Name, p.Name, err)}
-			}
-			if c.Bool("json") {
-				return writeJSON(r, res)
-			}
-			var parts []string
-			for _, m := range res.Messages {
-				b, _ := json.Marshal(m.Content)
-				out, err := mcptool.Convert(e.Name, p.Name, []byte(`{"content":[`+string(b)+`]}`))
+			return oneServer(c, env, c.Args().First(), func(r *runner, s *session) error {
+				p := &mcp.GetPromptParams{Name: c.Args().Get(1)}
+				if len(args) > 0 {
+					p.Arguments = args
+				}
+				var res *mcp.GetPromptResult
+				err := s.request(c.Context, "prompts/get", func(ctx context.Context, cs *mcp.ClientSession) error {
+					var err error
+					res, err = cs.GetPrompt(ctx, p)
+					return err
+				})
 				if err != nil {
-					continue
+					return &connErr{s.e.Name, "connection", fmt.Errorf("%s: prompt %s: %w", s.e.Name, p.Name, err)}
 				}
-				for _, cb := range out.Content {
-					if cb.Type == "text" {
-						parts = append(parts, cb.Text)
-					}
+				if c.Bool("json") {
+					return writeJSON(r, res)
 				}
-			}
-			_, err = fmt.Fprintln(env.Stdout, strings.Join(parts, "\n\n"))
-			return err
+				_, err = fmt.Fprintln(env.Stdout, promptText(s.e.Name, p.Name, res))
+				return err
+			})
 		},
 	}
+}
+
+// promptText is the text of a prompt's messages: text parts and embedded
+// resource texts, joined with blank lines.
+func promptText(server, name string, res *mcp.GetPromptResult) string {
+	var parts []string
+	for _, m := range res.Messages {
+		b, _ := json.Marshal(m.Content)
+		out, err := mcptool.Convert(server, name, []byte(`{"content":[`+string(b)+`]}`))
+		if err != nil {
+			continue
+		}
+		for _, cb := range out.Content {
+			if cb.Type == "text" {
+				parts = append(parts, cb.Text)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

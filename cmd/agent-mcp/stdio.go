@@ -26,6 +26,7 @@ type stdioTransport struct {
 	cmd       *exec.Cmd
 	terminate time.Duration
 	junk      func(line string)
+	cancelled func() // called for each notifications/cancelled written
 
 	mu     sync.Mutex
 	proc   *os.Process
@@ -139,7 +140,13 @@ type stdin struct {
 	err  error
 }
 
-func (s *stdin) Write(p []byte) (int, error) { return s.f.Write(p) }
+func (s *stdin) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	if s.t.cancelled != nil && bytes.Contains(p, cancelledMethod) {
+		s.t.cancelled() // one Write is one message (the SDK's ioConn)
+	}
+	return n, err
+}
 
 func (s *stdin) Close() error {
 	s.once.Do(func() { s.err = s.t.stop(s.f) })

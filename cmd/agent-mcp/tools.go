@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,16 +25,14 @@ import (
 // listTools pages through tools/list within the connect timeout.
 func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	err := s.do(ctx, func(cs *mcp.ClientSession) error {
+	err := s.request(ctx, fmt.Sprintf("tools/list of %q", s.e.Name), func(lctx context.Context, cs *mcp.ClientSession) error {
 		tools = nil
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 			return nil
 		}
-		lctx, cancel := s.listCtx(ctx)
-		defer cancel()
 		for t, err := range cs.Tools(lctx, nil) {
 			if err != nil {
-				return timeoutErr(lctx, err, fmt.Sprintf("tools/list of %q", s.e.Name), s.r.connectTimeoutFor(s.e))
+				return err
 			}
 			tools = append(tools, t)
 		}
@@ -216,6 +215,31 @@ func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDe
 	}, nil
 }
 
+// printTools prints the allowed tools of e: JSON lines with --json, else
+// table rows on tw.
+func printTools(r *runner, tw io.Writer, c *cli.Context, e mcpconfig.Entry, tools []*mcp.Tool) error {
+	for _, t := range tools {
+		if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
+			continue
+		}
+		d, err := agentTool(c.String("naming"), e.Name, t, false)
+		if err != nil {
+			return err
+		}
+		if c.String("names") == "raw" {
+			d.Name = t.Name
+		}
+		if c.Bool("json") {
+			if err := writeJSON(r, d); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", d.Name, firstLine(d.Description))
+	}
+	return nil
+}
+
 func toolsCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
@@ -267,24 +291,8 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 					failed = true
 					continue
 				}
-				for _, t := range tools {
-					if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
-						continue
-					}
-					d, err := agentTool(c.String("naming"), e.Name, t, false)
-					if err != nil {
-						return err
-					}
-					if c.String("names") == "raw" {
-						d.Name = t.Name
-					}
-					if c.Bool("json") {
-						if err := writeJSON(r, d); err != nil {
-							return err
-						}
-						continue
-					}
-					fmt.Fprintf(tw, "%s\t%s\n", d.Name, firstLine(d.Description))
+				if err := printTools(r, tw, c, e, tools); err != nil {
+					return err
 				}
 			}
 			if err := tw.Flush(); err != nil {

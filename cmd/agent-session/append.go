@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -462,7 +460,7 @@ func (a *appender) loadIDs() error {
 		}
 		r = bytes.NewReader(data)
 	}
-	err := scanLines(r, func(line []byte, _ int64, _ int) error {
+	_, _, err := scanLines(r, func(line []byte, _ int64, _ int, _ bool) error {
 		if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
 			ids[p.ID] = true
 		}
@@ -576,8 +574,7 @@ func (a *appender) prepare(raw []byte, line int) ([]byte, error) {
 
 // putBlob stores decoded image bytes content-addressed, once.
 func (a *appender) putBlob(data []byte) (string, error) {
-	sum := sha256.Sum256(data)
-	hash := hex.EncodeToString(sum[:])
+	hash := session.BlobHash(data)
 	p := filepath.Join(a.blobs, hash)
 	if _, err := os.Stat(p); err == nil {
 		return hash, nil
@@ -639,7 +636,7 @@ func (a *appender) replace(repl map[string][]byte) error {
 	var out bytes.Buffer
 	out.Grow(len(data))
 	done := map[string]bool{}
-	err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int) error {
+	_, _, err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int, _ bool) error {
 		if n > 1 {
 			if p, err := session.Peek(line); err == nil && p.Type != "session" {
 				if r, ok := repl[p.ID]; ok && !done[p.ID] {

@@ -67,20 +67,15 @@ func parseLoaded(path string, data []byte) (*loaded, error) {
 		}
 		if first {
 			first = false
-			h, err := session.ParseHeader(rec.Raw)
-			if err != nil {
+			if l.hdr, err = session.ParseHeader(rec.Raw); err != nil {
 				return nil, exit.Errorf(exit.Usage, "%s:%d: not a session file: %v", path, r.Line(), err)
 			}
-			l.header, l.hdr = rec.Raw, h
-			continue
-		}
-		if rec.Type == "session" {
-			l.problems = append(l.problems, session.Problem{Line: r.Line(), Err: errors.New("extra session header skipped")})
+			l.header = rec.Raw
 			continue
 		}
 		l.entries = append(l.entries, rec)
 	}
-	l.problems = append(r.Problems(), l.problems...)
+	l.problems = r.Problems()
 	if first {
 		if len(bytes.TrimSpace(data)) > 0 {
 			// Lines, but none a record: not a session (open's fast path says the same).
@@ -152,17 +147,13 @@ func (l *loaded) leaf() string {
 // warnProblems reports skipped lines on stderr, with file and line.
 func warnProblems(c *cli.Context, path string, ps []session.Problem) {
 	for _, p := range ps {
-		if errors.As(p.Err, new(kept)) {
+		if p.Kept {
 			app.Warnf(c, "%s:%d: %v", path, p.Line, p.Err)
 			continue
 		}
 		app.Warnf(c, "%s:%d: skipped: %v", path, p.Line, p.Err)
 	}
 }
-
-// kept marks a problem with a line that is read anyway (repaired or
-// reinterpreted) rather than skipped.
-type kept struct{ error }
 
 // sidecarPath holds the leaf chosen by `checkout` when nothing was appended.
 func sidecarPath(path string) string { return filepath.Join(artifactsDir(path), "leaf") }

@@ -28,7 +28,14 @@ func openCommand(env *app.Env) *cli.Command {
 of the active path, root to leaf, exactly as stored: the session stream that agent-compact and
 agent-chat read. A missing or empty FILE gives a fresh header and writes nothing (append creates the
 file). Older files (v1, v2) are migrated in memory. Blob references are resolved to inline base64
-unless --blobs ref.
+unless --blobs ref. Lines that are not records, torn, or repeat an id are reported on stderr
+(file:line) and skipped or read as the rules of formats/session say, the same for every
+subcommand.
+
+The path to the last entry is printed from an index beside the file (S/index for S.jsonl,
+formats/session-index), written after a whole read of a file of 1 MiB or more and extended by
+later opens with what was appended; the file stays the only truth: a rewrite, a branch or a torn line means a whole read,
+and an index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
 
 Examples:
    agent-session open s.jsonl | agent-chat "go on" | agent-session append s.jsonl
@@ -267,9 +274,14 @@ func (o *opener) resolved(l *loaded, leaf string) error {
 // ---- the streaming path for large plain files ----
 
 // fastIndex holds what open needs of every entry without keeping the
-// entries: where each line is, and which line is its parent.
+// entries: where each line is, and which line is its parent. lines reads
+// them by the rules every reader of a session file applies
+// (session.Lines); its IDs map is the index's.
 type fastIndex struct {
-	ids     map[string]int32
+	lines   session.Lines
+	header  session.Run // the header's line
+	whole   int64       // bytes up to the last newline, and the lines before it
+	nlines  int
 	off     []int64
 	n       []int32
 	parent  []int32 // -1: root or missing parent
@@ -291,194 +303,197 @@ func (o *opener) fast(all bool) (done bool, err error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return true, exit.Errorf(exit.Usage, "%s: is a directory, not a session file", o.path)
 	}
-	var (
-		header   []byte
-		idx      = fastIndex{ids: make(map[string]int32)}
-		pending  map[int32]string // children whose parent line comes later
-		problems []session.Problem
-		line     int
-	)
-	err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int) error {
-		line = lineNo
-		p, ok := session.Skim(raw) // fast path; Peek says what is wrong otherwise
-		var perr error
-		if !ok {
-			p, perr = session.Peek(raw)
+	st, err := f.Stat()
+	if err != nil {
+		return true, err
+	}
+	// The default view (the path to the last entry) comes from the index
+	// beside the file while it agrees with the file.
+	indexed := !all && !o.leafSet && o.jq == nil && !hasSidecar(o.path)
+	if indexed {
+		if done, err := o.fromIndex(f, st); done || err != nil {
+			return true, err
 		}
-		if header == nil {
-			if perr != nil || p.Type != "session" {
-				return exit.Errorf(exit.Usage, "%s:%d: not a session file: the first record is not a session header", o.path, lineNo)
-			}
-			h, err := session.ParseHeader(raw)
-			if err != nil {
-				return exit.Errorf(exit.Usage, "%s:%d: not a session file: %v", o.path, lineNo, err)
-			}
-			if h.Version < 3 {
-				return errMigrate
-			}
-			header = append([]byte(nil), raw...)
-			return nil
-		}
-		if perr != nil {
-			problems = append(problems, session.Problem{Line: lineNo, Err: perr})
-			return nil
-		}
-		if p.Type == "session" {
-			problems = append(problems, session.Problem{Line: lineNo, Err: errors.New("extra session header skipped")})
-			return nil
-		}
-		if p.ID == "" {
-			problems = append(problems, session.Problem{Line: lineNo, Err: errors.New("entry without an id")})
-			return nil
-		}
-		i := int32(len(idx.off))
-		if _, dup := idx.ids[p.ID]; dup {
-			problems = append(problems, session.Problem{Line: lineNo, Err: fmt.Errorf("duplicate id %q (the first one is used)", p.ID)})
-		} else {
-			idx.ids[p.ID] = i
-		}
-		badUTF8 := !utf8.Valid(raw)
-		if badUTF8 {
-			problems = append(problems, session.Problem{Line: lineNo, Err: kept{errors.New("invalid UTF-8 replaced with U+FFFD")}})
-		}
-		if p.ParentID == p.ID {
-			problems = append(problems, session.Problem{Line: lineNo, Err: kept{fmt.Errorf("entry %q names itself as its parent (read as a root)", p.ID)}})
-		}
-		par := int32(-1)
-		if p.ParentID != "" && p.ParentID != p.ID {
-			if j, ok := idx.ids[p.ParentID]; ok {
-				par = j
-			} else {
-				if pending == nil {
-					pending = map[int32]string{}
-				}
-				pending[i] = p.ParentID
-			}
-		}
-		idx.off = append(idx.off, off)
-		idx.n = append(idx.n, int32(len(raw)))
-		idx.parent = append(idx.parent, par)
-		// hasBlob marks the lines copied one by one through emitEntry (blobs to
-		// resolve, bytes to repair) rather than in runs straight from the file.
-		idx.hasBlob = append(idx.hasBlob, badUTF8 || o.resolve && bytes.Contains(raw, []byte("blob:sha256:")))
-		return nil
-	})
+	}
+	idx, header, err := o.index(f)
 	if err == errMigrate {
 		return false, nil
 	}
 	if err != nil {
 		return true, err
 	}
-	_ = line
 	if header == nil {
 		return true, o.fresh()
 	}
-	for i, pid := range pending {
-		if j, ok := idx.ids[pid]; ok {
-			idx.parent[i] = j
-		}
-	}
-	warnProblems(o.c, o.path, problems)
-
+	warnProblems(o.c, o.path, idx.lines.Problems)
 	leaf := int32(len(idx.off)) - 1
-	leafID := ""
-	choose := func(id string) error {
-		if id == "" {
-			leaf = -1
-			return nil
-		}
-		j, ok := idx.ids[id]
-		if !ok {
-			return exit.Errorf(exit.Usage, "%s: no entry with id %q (--leaf)", o.path, id)
-		}
-		leaf = j
-		return nil
-	}
 	if o.leafSet {
-		if err := choose(o.leaf); err != nil {
-			return true, err
+		if leaf, err = idx.find(o.leaf); err != nil {
+			return true, exit.Errorf(exit.Usage, "%s: no entry with id %q (--leaf)", o.path, o.leaf)
 		}
 	} else if id, ok := readSidecar(o.path); ok {
-		if _, found := idx.ids[id]; found || id == "" {
-			choose(id)
+		if j, err := idx.find(id); err == nil {
+			leaf = j
 		}
 	}
+	leafID := ""
 	if leaf >= 0 {
-		// the id of the leaf line, read back from the file
-		raw, err := readAt(f, idx.off[leaf], idx.n[leaf])
+		if leafID, err = idx.id(f, leaf); err != nil {
+			return true, err
+		}
+	}
+	o.emitHeader(header, leafID)
+	order, cycle := idx.order(leaf, all)
+	if cycle >= 0 { // the walk came back to an entry: a parent cycle, cut here
+		id, err := idx.id(f, cycle)
 		if err != nil {
 			return true, err
 		}
-		p, _ := session.Peek(raw)
-		leafID = p.ID
+		app.Warnf(o.c, "%s: parent cycle through entry %q (cut where it closes)", o.path, id)
 	}
-	o.emitHeader(header, leafID)
+	runs := idx.runs(order)
+	if indexed && cycle < 0 {
+		o.saveIndex(st, idx, runs, leafID, leaf)
+	}
+	if o.jq != nil {
+		return true, o.copyEach(f, idx, order)
+	}
+	return true, o.copyRuns(f, runs)
+}
 
-	var order []int32
+// index reads the file's lines into an index: the header's bytes (nil for
+// a file with no record) and where each entry is. errMigrate: the file is
+// older than version 3.
+func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
+	idx := &fastIndex{}
+	if st, err := f.Stat(); err == nil && st.Size() > 1<<20 { // about an entry a KiB: room, fewer rehashes and copies
+		n := int(st.Size() / 1024)
+		idx.lines.IDs = make(map[string]int32, n)
+		idx.off, idx.n, idx.parent, idx.hasBlob = make([]int64, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]bool, 0, n)
+	}
+	var header []byte
+	var pending map[int32]string // children whose parent line comes later
+	var err error
+	idx.whole, idx.nlines, err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
+		l, err := idx.lines.Read(raw, lineNo, torn)
+		switch {
+		case err != nil:
+			return exit.Errorf(exit.Usage, "%s:%d: not a session file: %v", o.path, lineNo, err)
+		case l.Kind == session.HeaderLine && idx.lines.Header.Version < 3:
+			return errMigrate
+		case l.Kind == session.HeaderLine:
+			header = append([]byte(nil), l.Raw...)
+			idx.header = session.Run{Off: off, Len: int64(len(raw))}
+		case l.Kind == session.EntryLine:
+			i := int32(len(idx.off))
+			par := int32(-1)
+			if l.ParentID != "" {
+				if j, ok := idx.lines.IDs[l.ParentID]; ok {
+					par = j
+				} else {
+					if pending == nil {
+						pending = map[int32]string{}
+					}
+					pending[i] = l.ParentID
+				}
+			}
+			idx.off = append(idx.off, off)
+			idx.n = append(idx.n, int32(len(raw)))
+			idx.parent = append(idx.parent, par)
+			// hasBlob marks the lines copied one by one through emitEntry (blobs to
+			// resolve, bytes to repair) rather than in runs straight from the file.
+			idx.hasBlob = append(idx.hasBlob, l.Repaired || bytes.Contains(raw, []byte("blob:sha256:")))
+		}
+		return nil
+	})
+	for i, pid := range pending {
+		if j, ok := idx.lines.IDs[pid]; ok {
+			idx.parent[i] = j
+		}
+	}
+	return idx, header, err
+}
+
+// find is the index of the entry with id (-1 for "": before the root).
+func (idx *fastIndex) find(id string) (int32, error) {
+	if id == "" {
+		return -1, nil
+	}
+	j, ok := idx.lines.IDs[id]
+	if !ok {
+		return 0, os.ErrNotExist
+	}
+	return j, nil
+}
+
+// id reads entry i's id back from the file.
+func (idx *fastIndex) id(f *os.File, i int32) (string, error) {
+	raw, err := readAt(f, idx.off[i], idx.n[i])
+	if err != nil {
+		return "", err
+	}
+	p, _ := session.Peek(raw)
+	return p.ID, nil
+}
+
+// order is the entries to print: every entry with all, else the path from
+// the root to leaf; cycle is the entry where a parent cycle closed (-1).
+func (idx *fastIndex) order(leaf int32, all bool) (order []int32, cycle int32) {
 	if all {
 		order = make([]int32, len(idx.off))
 		for i := range order {
 			order[i] = int32(i)
 		}
-	} else {
-		seen := make([]bool, len(idx.off))
-		i := leaf
-		for ; i >= 0 && !seen[i]; i = idx.parent[i] {
-			seen[i] = true
-			order = append(order, i)
-		}
-		if i >= 0 { // the walk came back to an entry: a parent cycle, cut here
-			raw, err := readAt(f, idx.off[i], idx.n[i])
-			if err != nil {
-				return true, err
-			}
-			p, _ := session.Peek(raw)
-			app.Warnf(o.c, "%s: parent cycle through entry %q (cut where it closes)", o.path, p.ID)
-		}
-		for a, b := 0, len(order)-1; a < b; a, b = a+1, b-1 {
-			order[a], order[b] = order[b], order[a]
-		}
+		return order, -1
 	}
-	return true, o.copyLines(f, &idx, order)
+	seen := make([]bool, len(idx.off))
+	i := leaf
+	for ; i >= 0 && !seen[i]; i = idx.parent[i] {
+		seen[i] = true
+		order = append(order, i)
+	}
+	for a, b := 0, len(order)-1; a < b; a, b = a+1, b-1 {
+		order[a], order[b] = order[b], order[a]
+	}
+	return order, i
 }
 
 var errMigrate = errors.New("needs migration")
 
-// copyLines writes the lines in order, copying runs of adjacent plain lines
-// straight from the file.
-func (o *opener) copyLines(f *os.File, idx *fastIndex, order []int32) error {
-	if o.jq != nil {
-		for _, i := range order {
-			raw, err := readAt(f, idx.off[i], idx.n[i])
-			if err != nil {
-				return err
-			}
-			o.emitEntry(raw)
+// copyEach writes the lines in order one by one (through --jq).
+func (o *opener) copyEach(f *os.File, idx *fastIndex, order []int32) error {
+	for _, i := range order {
+		raw, err := readAt(f, idx.off[i], idx.n[i])
+		if err != nil {
+			return err
 		}
-		return o.err
+		o.emitEntry(raw)
 	}
-	for k := 0; k < len(order); {
-		i := order[k]
-		if idx.hasBlob[i] {
-			raw, err := readAt(f, idx.off[i], idx.n[i])
+	return o.err
+}
+
+// runs are the lines in order as runs of adjacent lines.
+func (idx *fastIndex) runs(order []int32) []session.Run {
+	var runs []session.Run
+	for _, i := range order {
+		runs = session.AddRun(runs, idx.off[i], int64(idx.n[i]), idx.hasBlob[i])
+	}
+	return runs
+}
+
+// copyRuns writes the runs: straight from the file, or through emitEntry
+// for a line alone (blobs to resolve, bytes to repair).
+func (o *opener) copyRuns(f *os.File, runs []session.Run) error {
+	for _, r := range runs {
+		if r.Alone {
+			raw, err := readAt(f, r.Off, int32(r.Len))
 			if err != nil {
 				return err
 			}
 			o.emitEntry(raw)
-			k++
 			continue
 		}
-		start, end := idx.off[i], idx.off[i]+int64(idx.n[i])
-		k++
-		for k < len(order) {
-			j := order[k]
-			if idx.hasBlob[j] || idx.off[j] != end+1 {
-				break
-			}
-			end = idx.off[j] + int64(idx.n[j])
-			k++
-		}
-		if _, err := io.Copy(o.w, io.NewSectionReader(f, start, end-start)); err != nil {
+		if _, err := io.Copy(o.w, io.NewSectionReader(f, r.Off, r.Len)); err != nil {
 			return err
 		}
 		o.w.WriteByte('\n')
@@ -493,9 +508,11 @@ func readAt(f *os.File, off int64, n int32) ([]byte, error) {
 }
 
 // scanLines calls fn for every non-blank line with its byte offset and
-// 1-based number; lines may be of any length. A trailing "\r" is not part of
-// the line. The slice passed to fn is valid only during the call.
-func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int) error) error {
+// 1-based number, and whether it is a torn last line (no newline); lines
+// may be of any length. A trailing "\r" is not part of the line. The slice
+// passed to fn is valid only during the call. It returns where the last
+// newline-terminated line ends: bytes, and lines.
+func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
 	var long []byte
@@ -510,19 +527,23 @@ func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int) error) e
 			line = long
 		}
 		if err != nil && err != io.EOF {
-			return err
+			return whole, lines, err
 		}
 		size := len(line)
+		ended := bytes.HasSuffix(line, []byte{'\n'})
 		content := bytes.TrimSuffix(line, []byte{'\n'})
 		content = bytes.TrimSuffix(content, []byte{'\r'})
 		if len(bytes.TrimSpace(content)) > 0 {
-			if ferr := fn(content, off, n); ferr != nil {
-				return ferr
+			if ferr := fn(content, off, n, !ended); ferr != nil {
+				return whole, lines, ferr
 			}
 		}
 		off += int64(size)
+		if ended {
+			whole, lines = off, n
+		}
 		if err == io.EOF {
-			return nil
+			return whole, lines, nil
 		}
 	}
 }

@@ -2,15 +2,10 @@
 // taken from the Go heap, for input a command holds for its whole run (a
 // session stream on stdin). On the heap such input counts as live data, and
 // the collector, pacing itself against live data, lets garbage grow to the
-// input's size again before it collects; growing a heap buffer also copies
-// it. Mapped pages are resident only once written, so unused room costs
-// nothing. Buffers are never released: what points into them may do so
-// until the process ends.
+// input's size again before it collects. Mapped pages are resident only
+// once written, so unused room costs nothing. Buffers are never released:
+// what points into them may do so until the process ends.
 package offheap
 
 // New is an empty buffer with room for n bytes.
 func New(n int) []byte { return newBuf(n) }
-
-// Grow doubles b's room, keeping its bytes. Nothing may point into b
-// afterwards: its storage may move.
-func Grow(b []byte) []byte { return grow(b) }

@@ -11,13 +11,3 @@ func newBuf(n int) []byte {
 	}
 	return b[:0]
 }
-
-func grow(b []byte) []byte {
-	if nb, ok := remap(b); ok {
-		return nb
-	}
-	nb := newBuf(2 * cap(b))
-	nb = append(nb, b...)
-	unix.Munmap(b[:cap(b)]) // fails harmlessly for a heap fallback
-	return nb
-}

@@ -20,6 +20,8 @@ type Entry struct {
 	Role    string          // Message's role
 	Tokens  int             // EstimateTokens(Message)
 	info    msgInfo
+	raw     []byte // a Head entry's "message" value, until Complete reads it
+	head    bool   // read by ReadHead: Message, Role, Tokens wait for Complete
 }
 
 // msgInfo is what one skim of an AgentMessage yields.
@@ -35,35 +37,24 @@ type msgInfo struct {
 // fileOp is a file a tool call read ("read"), wrote ("write") or changed ("edit").
 type fileOp struct{ op, path string }
 
-// ReadEntry reads one line of a session stream (without its newline) in
-// one pass over its bytes: the base fields and the message, as
-// session.ParseRecordMessage reads them. Raw is line itself, not a copy:
-// line must not change while the entry is in use. The ids are strings of
-// their own, not shares of line: the path's id maps hash and compare them
-// often, and small strings close together are read faster than ones
-// spread over a long session's bytes (shares cost agent-compact a fifth
-// more CPU time on the bench's 32,000 entries). A line that is not a
-// record gets its error.
-func ReadEntry(line []byte) (Entry, error) {
+// ReadHead is ReadEntry for a reader that may never need the entry's
+// message: the line is checked and its base fields read, and the message is
+// read by Complete, when and if the entry is used.
+func ReadHead(line []byte) (Entry, error) {
 	r, msg, err := session.ParseRecordMessage(line)
 	if err != nil {
 		return Entry{}, err
 	}
-	return index(r, msg), nil
+	return Entry{Record: r, raw: msg, head: true}, nil
 }
 
-// Index reads records already parsed (tests, other callers of the
-// Record-based session API).
-func Index(recs []session.Record) []Entry {
-	out := make([]Entry, len(recs))
-	for i, r := range recs {
-		var msg []byte
-		if r.Type == "message" {
-			msg = session.MemberVals(r.Raw, "message")[0]
+// Complete reads the messages of the entries ReadHead left unread.
+func Complete(entries []Entry) {
+	for i := range entries {
+		if e := &entries[i]; e.head {
+			*e = index(e.Record, e.raw)
 		}
-		out[i] = index(r, msg)
 	}
-	return out
 }
 
 // index completes an Entry from its record and, for a message entry, the
@@ -101,11 +92,6 @@ func Records(entries []Entry) []session.Record {
 	}
 	return out
 }
-
-// EstimateTokens is the reference's chars/4 estimate of one AgentMessage
-// (user images are not counted, tool-result images count 1200 tokens;
-// custom and file-mention messages are estimated like user ones).
-func EstimateTokens(raw json.RawMessage) int { return skimMessage(raw, false).tokens }
 
 // skimMessage reads an AgentMessage without decoding it: every stage
 // estimates every message, and decoding was most of agent-compact's time
@@ -352,4 +338,68 @@ func DefaultModel(path []Entry) string {
 		}
 	}
 	return f.Default()
+}
+
+// Carry keeps, of the entries a streaming reader lets go of (in stream
+// order, all before the newest compaction's kept part), the few that the
+// path's decisions still read: every model_change and the newest assistant
+// message that names its model (DefaultModel), and the newest assistant
+// message with a usage (LastUsage). carry is the list so far, in stream
+// order; placed before the entries still held, it gives the decisions what
+// the whole path would.
+func Carry(carry []Entry, e Entry) []Entry {
+	switch {
+	case e.Type == "model_change":
+		return append(carry, e)
+	case e.Type != "message" || e.info.role != "assistant":
+		return carry
+	}
+	names, counts := namesModel(e), countsUsage(e)
+	if !names && !counts {
+		return carry
+	}
+	out := carry[:0]
+	for _, c := range carry {
+		if c.Type == "message" && (!namesModel(c) || names) && (!countsUsage(c) || counts) {
+			continue // what c told, e tells again, later
+		}
+		out = append(out, c)
+	}
+	return append(out, e)
+}
+
+func namesModel(e Entry) bool { return str(e.info.provider) && str(e.info.model) }
+
+func str(v []byte) bool { return len(v) > 2 && v[0] == '"' }
+
+func countsUsage(e Entry) bool {
+	return e.info.usage != nil && e.info.stopReason != "error" && e.info.stopReason != "aborted"
+}
+
+// CarryAll is Carry over the entries let go of (in stream order), reading
+// (Complete) only the newest messages it needs: the model changes are
+// kept, and of the assistant messages only the newest that names its model
+// and the newest with a usage can matter.
+func CarryAll(carry []Entry, gone []Entry) []Entry {
+	model, usage := -1, -1
+	for i := len(gone) - 1; i >= 0 && (model < 0 || usage < 0); i-- {
+		if gone[i].Type != "message" {
+			continue
+		}
+		Complete(gone[i : i+1])
+		if e := gone[i]; e.info.role == "assistant" {
+			if model < 0 && namesModel(e) {
+				model = i
+			}
+			if usage < 0 && countsUsage(e) {
+				usage = i
+			}
+		}
+	}
+	for i, e := range gone {
+		if e.Type == "model_change" || i == model || i == usage {
+			carry = Carry(carry, e)
+		}
+	}
+	return carry
 }

@@ -10,6 +10,7 @@ import (
 // '.' never match one ([^a] and \s skip the line end). lineOnly rewrites
 // the syntax tree so; patterns it does not touch are returned as they are.
 
+//lint:ignore ST1005 ripgrep's message, word for word
 var errNewline = errors.New("the literal '\"\\n\"' is not allowed in a regex\n\n" +
 	"Consider enabling multiline mode with the --multiline flag (or -U for short).\n" +
 	"When multiline mode is enabled, new line characters can be matched.")

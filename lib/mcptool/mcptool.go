@@ -344,3 +344,25 @@ func (l Limited) Notice(maxBytes int, full string) string {
 	}
 	return s + "]"
 }
+
+// Annotations are the behaviour hints of an MCP tool (the spec's
+// ToolAnnotations; a missing hint is nil).
+type Annotations struct {
+	ReadOnly    bool  `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  bool  `json:"idempotentHint,omitempty"`
+}
+
+// Resendable reports whether a call of a tool with these hints may be sent
+// again after the connection broke while it ran (the call may have run): only
+// a read-only tool, or one that says it is idempotent and not destructive.
+// The spec's defaults apply: destructiveHint is true when absent.
+func Resendable(a *Annotations) bool {
+	if a == nil {
+		return false
+	}
+	if a.ReadOnly {
+		return true
+	}
+	return a.Idempotent && a.Destructive != nil && !*a.Destructive
+}

@@ -159,3 +159,26 @@ func FuzzConvert(f *testing.F) {
 		_ = CleanSchema(b)
 	})
 }
+
+func TestResendable(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		name string
+		a    *Annotations
+		want bool
+	}{
+		{"no annotations", nil, false},
+		{"empty", &Annotations{}, false},
+		{"read-only", &Annotations{ReadOnly: true}, true},
+		{"idempotent, destructive by default", &Annotations{Idempotent: true}, false},
+		{"idempotent and destructive", &Annotations{Idempotent: true, Destructive: &yes}, false},
+		{"idempotent, not destructive", &Annotations{Idempotent: true, Destructive: &no}, true},
+		{"destructive, not idempotent", &Annotations{Destructive: &yes}, false},
+		{"not destructive, not idempotent", &Annotations{Destructive: &no}, false},
+	}
+	for _, c := range cases {
+		if got := Resendable(c.a); got != c.want {
+			t.Errorf("%s: Resendable = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -3,19 +3,19 @@ package session
 import (
 	"bufio"
 	"bytes"
-	"errors"
+	"fmt"
 	"io"
-	"unicode/utf8"
 )
 
-// Reader reads session records leniently, as the reference does: a line
-// that is not a record is skipped and reported (Problems); blank lines are
-// fine; lines may be of any length. Non-UTF-8 bytes are reported, and the
-// record kept with them replaced, so nothing readable is lost.
+// Reader reads a session file's records leniently, as the reference does,
+// by the rules of Lines: a line that is not a record is skipped and
+// reported (Problems); blank lines are fine; lines may be of any length.
+// Non-UTF-8 bytes are reported, and the record kept with them replaced, so
+// nothing readable is lost.
 type Reader struct {
-	r        *bufio.Reader
-	line     int
-	problems []Problem
+	r     *bufio.Reader
+	line  int
+	lines Lines
 }
 
 // NewReader reads records from r.
@@ -25,10 +25,11 @@ func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 2
 func (r *Reader) Line() int { return r.line }
 
 // Problems are the lines skipped or repaired so far.
-func (r *Reader) Problems() []Problem { return r.problems }
+func (r *Reader) Problems() []Problem { return r.lines.Problems }
 
-// Next returns the next record, or io.EOF. Only I/O errors are returned as
-// errors; bad lines become Problems.
+// Next returns the next record (the header first, then the entries), or
+// io.EOF. Bad lines become Problems; the errors are I/O errors and a first
+// record that is not a session header.
 func (r *Reader) Next() (Record, error) {
 	for {
 		line, err := readLine(r.r)
@@ -43,23 +44,13 @@ func (r *Reader) Next() (Record, error) {
 		if err != nil && err != io.EOF {
 			return Record{}, err
 		}
-		line = bytes.TrimRight(line, "\r")
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		l, err := r.lines.Read(bytes.TrimRight(line, "\r"), r.line, torn)
+		if err != nil {
+			return Record{}, fmt.Errorf("not a session file: %w", err)
 		}
-		if !utf8.Valid(line) {
-			r.problems = append(r.problems, Problem{r.line, errors.New("invalid UTF-8 replaced with U+FFFD")})
-			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+		if l.Kind != Skipped { // Raw is line, a slice of its own (readLine)
+			return l.Record, nil
 		}
-		rec, perr := ParseRecord(line)
-		if perr != nil {
-			if torn {
-				perr = errors.New("torn last line (no newline; an interrupted write?) skipped: " + perr.Error())
-			}
-			r.problems = append(r.problems, Problem{r.line, perr})
-			continue
-		}
-		return rec, nil
 	}
 }
 

@@ -174,6 +174,5 @@ func FileTimestamp(t time.Time) string {
 type Problem struct {
 	Line int
 	Err  error
+	Kept bool // the line was read anyway (repaired or reinterpreted), not skipped
 }
-
-func (p Problem) String() string { return fmt.Sprintf("line %d: %v", p.Line, p.Err) }

@@ -4,25 +4,18 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
 
-// errSkim marks a line the skimmer could not read; Skim's callers fall back
-// to Peek, which says what is wrong.
-var errSkim = errors.New("skim: malformed")
-
-// Skim reads the base fields of a record fast: one pass over the bytes that
-// checks the JSON structure (strings, nesting, separators) without decoding
-// anything but the top-level type, id, parentId, timestamp and pending
-// members. Large string values are crossed with a vectorised byte search,
-// so a session file is indexed at close to disk speed. It reports ok=false
-// for anything it does not accept; Peek then decides (it is the reference).
-func Skim(line []byte) (h Head, ok bool) { return skim(line, false, nil) }
-
-// skim is Skim; with share set, the strings share line's bytes (when they
+// skim reads the base fields of a record fast: one pass over the bytes
+// that checks the JSON structure (strings, nesting, separators) without
+// decoding anything but the top-level type, id, parentId, timestamp and
+// pending members. Large string values are crossed with a vectorised byte
+// search, so a session file is indexed at close to disk speed. It reports
+// ok=false for anything it does not accept; Peek then decides (it is the
+// reference). With share set, the strings share line's bytes (when they
 // have no escapes) instead of copying them: ParseRecordShared's contract.
 // With msg set, it also sets *msg to the raw value of the top-level
 // "message" member (the last when the key repeats, as encoding/json reads

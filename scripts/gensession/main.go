@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"strings"
@@ -26,6 +27,7 @@ func main() {
 	size := flag.Int("size", 1000, "approximate bytes per entry")
 	pi := flag.Bool("pi", false, "pi's shape: bash calls with matching ids, usage, a compaction past -compact-at tokens")
 	compactAt := flag.Int("compact-at", 90000, "with -pi, compact when the context passes this many tokens (0: never)")
+	spread := flag.Bool("spread", false, "message sizes spread log-uniformly over 0.1-4 KB (mean ~1 KB) instead of -size each")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer w.Flush()
@@ -40,6 +42,14 @@ func main() {
 			b.WriteByte(' ')
 		}
 		return b.String()
+	}
+	// sz is the size of the next message: -size, or with -spread drawn
+	// log-uniformly from 100 to 4000 bytes.
+	sz := func() int {
+		if !*spread {
+			return *size
+		}
+		return 220 + int(100*math.Exp(rng.Float64()*math.Log(40))) // 220: the message's envelope
 	}
 	parent := ""
 	tool, callID := "read", "call_x"
@@ -57,12 +67,13 @@ func main() {
 		id := fmt.Sprintf("%08x", i*2654435761%(1<<32)) // unique for i < 2^32
 		ts := t0.Add(time.Duration(i) * time.Second).Format("2006-01-02T15:04:05.000Z")
 		var msg any
+		size := sz()
 		switch i % 3 {
 		case 0:
-			msg = map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text(*size - 200)}}, "timestamp": i}
+			msg = map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text(size - 200)}}, "timestamp": i}
 		case 1:
 			msg = map[string]any{"role": "assistant", "content": []any{
-				map[string]any{"type": "text", "text": text(*size - 450)},
+				map[string]any{"type": "text", "text": text(max(size-450, 40))},
 				map[string]any{"type": "toolCall", "id": "call_" + id, "name": tool, "arguments": map[string]any{"path": "src/main.go"}}},
 				"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
 				"usage": map[string]any{"input": 100, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": usage(*pi, ctxTokens),
@@ -70,7 +81,7 @@ func main() {
 				"stopReason": "toolUse", "timestamp": i}
 		default:
 			msg = map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": tool,
-				"content": []any{map[string]any{"type": "text", "text": text(*size - 220)}}, "isError": false, "timestamp": i}
+				"content": []any{map[string]any{"type": "text", "text": text(size - 220)}}, "isError": false, "timestamp": i}
 		}
 		p := "null"
 		if parent != "" {

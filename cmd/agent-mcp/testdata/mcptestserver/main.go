@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -48,7 +49,18 @@ func main() {
 	}
 	newServer := func() *mcp.Server { return server(*pageSize) }
 	if *httpAddr == "" {
-		if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		var t mcp.Transport = &mcp.StdioTransport{}
+		if f := os.Getenv("MCPTEST_RECORD"); f != "" {
+			// every line the client sends, for tests of what reached the server
+			rec, err := os.Create(f)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer rec.Close()
+			t = &mcp.IOTransport{Reader: readCloser{io.TeeReader(os.Stdin, rec), os.Stdin}, Writer: os.Stdout}
+		}
+		if err := newServer().Run(context.Background(), t); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -84,6 +96,11 @@ func main() {
 		}
 	}
 	http.Serve(ln, mux)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 func obj(props string, required ...string) json.RawMessage {
@@ -159,7 +176,11 @@ func server(pageSize int) *mcp.Server {
 				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte{0}},
 			}}, nil
 		})
-	s.AddTool(&mcp.Tool{Name: "die", Description: "Exit the server process.", InputSchema: obj(``)},
+	die := &mcp.ToolAnnotations{DestructiveHint: new(true)}
+	if os.Getenv("MCPTEST_DIE_IDEMPOTENT") != "" { // safe to call again after a crash
+		die = &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)}
+	}
+	s.AddTool(&mcp.Tool{Name: "die", Description: "Exit the server process.", InputSchema: obj(``), Annotations: die},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if os.Getenv("MCPTEST_DIE_ONCE") != "" {
 				if _, err := os.Stat(os.Getenv("MCPTEST_DIE_ONCE")); err != nil {

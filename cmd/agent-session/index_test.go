@@ -1,0 +1,220 @@
+package main
+
+// The session index against the real binary: whatever the index says, and
+// whatever another process does to the file meanwhile, open prints what a
+// whole read of the file prints, and reports an index it cannot trust.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// run runs the binary: stdout, stderr, and fails the test on a non-zero exit.
+func run(t *testing.T, bin string, stdin string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "AGENTUTILS_HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// whole is what open prints without an index: a copy of the file, opened.
+func whole(t *testing.T, bin, file string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "copy.jsonl")
+	b, _ := os.ReadFile(file)
+	os.WriteFile(cp, b, 0o644)
+	out, _ := run(t, bin, "", "open", cp)
+	os.RemoveAll(artifactsDir(cp))
+	return strings.ReplaceAll(out, cp, file)
+}
+
+func readIndex(t *testing.T, file string) session.Index {
+	t.Helper()
+	b, err := os.ReadFile(indexPath(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := session.ParseIndex(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// bigSession starts a session over indexMin bytes (open indexes no
+// smaller file): one long first turn, in messages under append's 500,000
+// character cut.
+func bigSession(t *testing.T, bin string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	long := userEvent(strings.Repeat("long ", 80000)) // 400 KB
+	run(t, bin, strings.Repeat(long+"\n", indexMin/400000+1), "append", file)
+	return file
+}
+
+func TestIndexAgreesWithFile(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	small := filepath.Join(t.TempDir(), "small.jsonl")
+	run(t, bin, userEvent("one"), "append", small)
+	run(t, bin, "", "open", small)
+	if _, err := os.Stat(indexPath(small)); err == nil {
+		t.Errorf("a small file got an index")
+	}
+	for i := range 4 {
+		run(t, bin, userEvent(fmt.Sprint("turn ", i)), "append", file)
+	}
+	first, _ := run(t, bin, "", "open", file) // a whole read; writes the index
+	x := readIndex(t, file)
+	if x.Entries != 7 || x.LeafID == "" {
+		t.Fatalf("index %+v", x)
+	}
+	if got, _ := run(t, bin, "", "open", file); got != first {
+		t.Fatalf("from the index:\n%s\nwhole:\n%s", got, first)
+	}
+	// appended to: the index is extended by what was appended
+	run(t, bin, userEvent("more"), "append", file)
+	got, _ := run(t, bin, "", "open", file)
+	if want := whole(t, bin, file); got != want {
+		t.Fatalf("after an append:\n%s\nwant\n%s", got, want)
+	}
+	if y := readIndex(t, file); y.Entries != 8 || y.Size <= x.Size {
+		t.Fatalf("index not extended: %+v", y)
+	}
+
+	// an index that is not one, or disagrees with the file: reported,
+	// and the output is the file's
+	good, _ := os.ReadFile(indexPath(file))
+	bad := map[string][]byte{
+		"not an index":   []byte("{\"type\":\"session_index\",\"version\":1,\"size\":"),
+		"wrong leaf":     bytes.Replace(good, []byte(`"leafId":"`+readIndex(t, file).LeafID), []byte(`"leafId":"zzzzzzzz`), 1),
+		"run off a line": shiftRun(t, good),
+	}
+	for name, b := range bad {
+		os.WriteFile(indexPath(file), b, 0o644)
+		got, stderr := run(t, bin, "", "open", file)
+		if got != whole(t, bin, file) {
+			t.Errorf("%s: output differs from the file's", name)
+		}
+		if !strings.Contains(stderr, "index") || !strings.Contains(stderr, "rebuilt from") {
+			t.Errorf("%s: not reported: %q", name, stderr)
+		}
+		if _, stderr := run(t, bin, "", "open", file); stderr != "" {
+			t.Errorf("%s: not rebuilt: %q", name, stderr)
+		}
+	}
+
+	// the file rewritten (a new file renamed over it): stale, rebuilt silently
+	b, _ := os.ReadFile(file)
+	b = bytes.Replace(b, []byte("turn 0"), []byte("turn zero, longer"), 1)
+	os.WriteFile(file+".new", b, 0o644)
+	os.Rename(file+".new", file)
+	got, stderr := run(t, bin, "", "open", file)
+	if got != whole(t, bin, file) || !strings.Contains(got, "turn zero") || stderr != "" {
+		t.Errorf("after a rewrite: %q\n%s", stderr, got)
+	}
+}
+
+// shiftRun moves the index's first path run one byte on.
+func shiftRun(t *testing.T, b []byte) []byte {
+	x, err := session.ParseIndex(b)
+	if err != nil || len(x.Path) == 0 {
+		t.Fatal(err)
+	}
+	x.Path[0].Off++
+	x.Path[0].Len--
+	out, _ := jsonMarshal(x)
+	return out
+}
+
+// A torn last line (an append killed mid-write) is reported and left out,
+// and not kept in the index: once the line is whole, open prints it.
+func TestIndexTornLine(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	run(t, bin, userEvent("one"), "append", file)
+	run(t, bin, "", "open", file) // index
+	out, _ := run(t, bin, "", "open", "--all", file)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	r, _ := session.ParseRecord([]byte(last))
+	line := strings.Replace(last, r.ID, "abcd0123", 1)
+	line = strings.Replace(line, `"parentId":null`, `"parentId":"`+r.ID+`"`, 1)
+	f, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line[:len(line)/2])
+	f.Close()
+	for range 2 {
+		got, stderr := run(t, bin, "", "open", file)
+		if !strings.Contains(stderr, "torn last line") || strings.Contains(got, "abcd0123") {
+			t.Fatalf("torn line: %q\n%s", stderr, got)
+		}
+	}
+	f, _ = os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line[len(line)/2:] + "\n")
+	f.Close()
+	got, stderr := run(t, bin, "", "open", file)
+	if stderr != "" || !strings.Contains(got, "abcd0123") || got != whole(t, bin, file) {
+		t.Fatalf("whole again: %q\n%s", stderr, got)
+	}
+}
+
+// A second writer appending while open reads: every open prints a path
+// that a whole read of some moment of the file printed (each entry the
+// child of the one before), and at the end nothing is lost.
+func TestIndexSecondWriter(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	run(t, bin, userEvent("start"), "append", file)
+	const n = 40
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range n {
+			cmd := exec.Command(bin, "append", file)
+			cmd.Stdin = strings.NewReader(userEvent(fmt.Sprint("w", i)))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("append: %v: %s", err, out)
+			}
+		}
+	}()
+	for range n {
+		out, _ := run(t, bin, "", "open", file)
+		parent := ""
+		for k, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			r, err := session.ParseRecord([]byte(l))
+			if err != nil || (k > 0 && r.ParentID != parent) {
+				t.Fatalf("open during appends: line %d %q (%v)", k+2, l, err)
+			}
+			parent = r.ID
+		}
+	}
+	wg.Wait()
+	got, stderr := run(t, bin, "", "open", file)
+	if stderr != "" || got != whole(t, bin, file) {
+		t.Fatalf("after the appends: %q", stderr)
+	}
+	for i := range n {
+		if !strings.Contains(got, fmt.Sprintf(`"w%d"`, i)) {
+			t.Errorf("w%d lost", i)
+		}
+	}
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
