@@ -1,0 +1,54 @@
+//go:build unix
+
+package grep
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// Reading a FIFO waits for its writer without holding the processor:
+// with one processor, the writer (which waits for another goroutine to
+// run first) still gets to write, and the read returns its bytes.
+func TestReadFIFODoesNotBlockTheRuntime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	type result struct {
+		data []byte
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		data, err := readFile(nil, path, 0)
+		got <- result{data, err}
+	}()
+	runtime.Gosched() // the reader runs first, and waits in open or read
+	progressed := make(chan struct{})
+	go func() { close(progressed) }() // another goroutine that must run meanwhile
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			got <- result{nil, err}
+			return
+		}
+		<-progressed
+		runtime.Gosched()
+		w.WriteString("one\n")
+		runtime.Gosched()
+		w.WriteString("two\n")
+		w.Close()
+	}()
+	r := <-got
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if string(r.data) != "one\ntwo\n" {
+		t.Fatalf("read %q", r.data)
+	}
+}
