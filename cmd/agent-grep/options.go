@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/grep"
 )
@@ -131,7 +132,7 @@ func patternsAndPaths(f flagSet, env *app.Env, o *options) error {
 	for _, file := range f.c.StringSlice("file") {
 		data, err := readArg(env, file)
 		if err != nil {
-			return exit.Errorf(exit.Usage, "%s: %s", file, grep.ErrText(err))
+			return exit.Errorf(exit.Usage, "%s: %s", file, grepfs.ErrText(err))
 		}
 		o.Patterns = append(o.Patterns, patternLines(data)...)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/grep"
 )
@@ -42,7 +43,7 @@ func run(c *cli.Context, env *app.Env) error {
 	x := &execution{c: c, env: env, o: o, w: w}
 	for _, f := range o.IgnoreFiles {
 		if _, err := os.Stat(env.Abs(f)); err != nil {
-			app.Warnf(c, "%s: %s", f, grep.ErrText(err)) // rg warns, and the exit status stays
+			app.Warnf(c, "%s: %s", f, grepfs.ErrText(err)) // rg warns, and the exit status stays
 		}
 	}
 	for range o.EmptyPaths {
@@ -90,7 +91,7 @@ func (x *execution) sources() []*source {
 		if !s.stdin {
 			root, wo := p, x.o.Walk
 			s.files = func(yield func(grep.File) bool) {
-				s.errs = append(s.errs, grep.WalkFunc(root, wo, yield)...)
+				s.errs = append(s.errs, grepfs.WalkFunc(root, wo, yield)...)
 			}
 			if x.o.SortPath && x.o.SortRev {
 				// reversed: each directory's entries in reverse, as rg
@@ -183,7 +184,7 @@ func (x *execution) search(srcs []*source) error {
 		if s.stdin {
 			data, err := io.ReadAll(x.env.Stdin)
 			if err != nil {
-				x.warn("<stdin>: %s", grep.ErrText(err))
+				x.warn("<stdin>: %s", grepfs.ErrText(err))
 				continue
 			}
 			sto := so
@@ -192,7 +193,7 @@ func (x *execution) search(srcs []*source) error {
 			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
 			p.SetSearch(so)
 		} else {
-			grep.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)
+			grepfs.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)
 			x.reportWalk(s)
 		}
 		t.searching += time.Since(t0)
@@ -257,7 +258,7 @@ func (t *tally) handle(r grep.FileResult) bool {
 			t.stop = true // interrupted: no warning for each file left
 			return false
 		}
-		t.x.warn("%s: %s", r.Path, grep.ErrText(r.Err))
+		t.x.warn("%s: %s", r.Path, grepfs.ErrText(r.Err))
 		return true
 	}
 	if t.x.o.Print.CRLF {

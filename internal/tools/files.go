@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/grep"
@@ -430,7 +431,7 @@ func findTool() Tool {
 			// lib/grep's walker: .gitignore and friends as git applies them;
 			// when that finds nothing, once more without ignore files.
 			for _, noIgnore := range []bool{false, true} {
-				files, _ := grep.Walk(root, grep.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, SkipGitDir: true, FilterGlobs: []string{glob}})
+				files, _ := grepfs.Walk(root, grep.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, SkipGitDir: true, FilterGlobs: []string{glob}})
 				for _, f := range files {
 					if ctx.Err() != nil {
 						return event.ToolOutput{}, ctx.Err()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/grep"
 )
@@ -59,7 +60,7 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 		wo.Types = []string{a.Type}
 	}
 	// the walk feeds the search as it goes, and stops with it at the limit
-	files := func(yield func(grep.File) bool) { grep.WalkFunc(root, wo, yield) }
+	files := func(yield func(grep.File) bool) { grepfs.WalkFunc(root, wo, yield) }
 	ap := grep.NewAgentPrinter(grep.AgentOptions{Limit: a.Limit, Offset: a.Offset, Before: a.Pre, After: a.Post,
 		Name: func(p string) string {
 			if !st.IsDir() {
@@ -67,7 +68,7 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 			}
 			return env.rel(p)
 		}})
-	grep.Search(ctx, m, files, grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
+	grepfs.Search(ctx, m, files, grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
 	res := ap.Finish()
 	return event.ToolOutput{Content: []event.Content{event.Text(res.Text)},
 		Details: details(map[string]any{"scopePath": env.rel(root), "matchCount": res.MatchCount, "fileCount": res.FileCount,

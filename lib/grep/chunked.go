@@ -2,7 +2,8 @@ package grep
 
 import (
 	"bytes"
-	"os"
+	"io/fs"
+	"math"
 	"slices"
 )
 
@@ -28,11 +29,11 @@ const (
 	defaultChunkSize = 1 << 20
 )
 
-// chunkable reports whether a file can be searched in pieces with o: not
+// Chunkable reports whether a file can be searched in pieces with o: not
 // -U (which reads whole, as rg) nor a decompressed file, and not a walked
 // file under --mmap (whose NUL rule looks at the printed lines and drops
 // the whole file).
-func chunkable(m *Matcher, o SearchOptions, decompress bool) bool {
+func Chunkable(m *Matcher, o SearchOptions, decompress bool) bool {
 	return o.ChunkAbove > 0 && !m.multiline && !decompress && !(o.Slice && o.SkipBinary && !o.Text)
 }
 
@@ -57,11 +58,14 @@ type chunkSearch struct {
 	lateAt    int64   // whole-file reads: the first NUL in a printed line (-1: none)
 }
 
-// searchChunked searches the opened file f in pieces of about o.ChunkSize
+// ReadFunc reads into p, returning 0 bytes (and no error) at the end.
+type ReadFunc func(p []byte) (int, error)
+
+// SearchChunked searches the opened file (read) in pieces of about o.ChunkSize
 // bytes, emitting parts with More set and then the final result (without
 // lines, its counts final). buf is storage to reuse; it is returned, grown.
 // emit returning false stops the search.
-func searchChunked(m *Matcher, path string, f rawFile, o SearchOptions, buf []byte, emit func(FileResult) bool) []byte {
+func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf []byte, emit func(FileResult) bool) []byte {
 	size := o.ChunkSize
 	if size <= 0 {
 		size = defaultChunkSize
@@ -82,9 +86,9 @@ func searchChunked(m *Matcher, path string, f rawFile, o SearchOptions, buf []by
 			if cap(buf) < target {
 				buf = slices.Grow(buf, target-len(buf))
 			}
-			n, err := f.read(buf[len(buf):cap(buf)])
+			n, err := read(buf[len(buf):cap(buf)])
 			if err != nil {
-				emit(FileResult{Path: path, Err: &os.PathError{Op: "read", Path: path, Err: err}, BinaryOffset: -1})
+				emit(FileResult{Path: path, Err: &fs.PathError{Op: "read", Path: path, Err: err}, BinaryOffset: -1})
 				return buf
 			}
 			if n == 0 {
@@ -426,4 +430,23 @@ func (fr *fillReplay) advance(data []byte, base int64, eof bool, f func(start, e
 			return true
 		}
 	}
+}
+
+// FileOptions are o as they apply to one file: named on the command line
+// or found by a walk, decompressed (-z) or not. sniff is how far into a
+// file the read goes when it meets a NUL, for a binary file the search
+// drops (0: read it all).
+func FileOptions(o SearchOptions, named, decompressed bool) (fo SearchOptions, sniff int) {
+	fo = o
+	fo.SkipBinary = !named && !o.Binary
+	if decompressed {
+		fo.Slice = false // rg reads a decompressing process through its buffer
+	}
+	if !o.Text && fo.SkipBinary && !decompressed {
+		sniff = math.MaxInt
+		if fo.Slice {
+			sniff = bufferSize // rg looks at the first 64 KiB of a slice
+		}
+	}
+	return fo, sniff
 }

@@ -6,11 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// decodeBOM is what rg 13 searches of a file that starts with a byte
+// DecodeBOM is what rg 13 searches of a file that starts with a byte
 // order mark: UTF-8 without its BOM, UTF-16 (LE or BE) transcoded to
 // UTF-8 (an unpaired surrogate or an odd last byte as U+FFFD), the BOM
 // dropped. Other data is returned as it is.
-func decodeBOM(data []byte) []byte {
+func DecodeBOM(data []byte) []byte {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
 		return data[3:]

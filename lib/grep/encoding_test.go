@@ -12,8 +12,8 @@ func TestDecodeBOM(t *testing.T) {
 		{"plain\n", "plain\n"},
 		{"\xff\xfe", ""},
 	} {
-		if got := string(decodeBOM([]byte(c.in))); got != c.want {
-			t.Errorf("decodeBOM(%q) = %q, want %q", c.in, got, c.want)
+		if got := string(DecodeBOM([]byte(c.in))); got != c.want {
+			t.Errorf("DecodeBOM(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// filter decides which walked entries are searched, in rg's order:
+// Filter decides which walked entries are searched, in rg's order:
 // -g/--iglob overrides first (a match either way is final), then ignore
-// files, then -t/-T, then hidden names.
-type filter struct {
+// files, then -t/-T, then hidden names. The walker (internal/grepfs)
+// lists the directories; the Filter reads ignore files through its
+// IgnoreFS.
+type Filter struct {
 	o       WalkOptions
 	rules   *ignoreRules
 	filters []string // FilterGlobs, compiled (compileFilterGlobs)
@@ -32,14 +34,16 @@ type overrideGlob struct {
 	fold    bool
 }
 
-func newFilter(o WalkOptions) *filter {
-	f := &filter{o: o, rules: &ignoreRules{o: o}, filters: compileFilterGlobs(o.FilterGlobs)}
+// NewFilter reads the walk's global and --ignore-file ignore files
+// through fsys.
+func NewFilter(o WalkOptions, fsys IgnoreFS) *Filter {
+	f := &Filter{o: o, rules: &ignoreRules{o: o, fs: fsys}, filters: compileFilterGlobs(o.FilterGlobs)}
 	if o.GlobalIgnore != "" && !o.NoIgnore && !o.NoIgnoreVCS && !o.NoIgnoreGlobal {
-		f.rules.global = readIgnoreList("", o.GlobalIgnore, o.IgnoreCaseInsensitive)
+		f.rules.global = readIgnoreList(fsys, "", o.GlobalIgnore, o.IgnoreCaseInsensitive)
 	}
 	if !o.NoIgnoreFiles {
 		for _, path := range o.IgnoreFiles {
-			if l := readIgnoreList(o.Cwd, path, o.IgnoreCaseInsensitive); l != nil {
+			if l := readIgnoreList(fsys, o.Cwd, path, o.IgnoreCaseInsensitive); l != nil {
 				f.rules.explicit = append(f.rules.explicit, l)
 			}
 		}
@@ -159,7 +163,7 @@ func checkGlob(s string) error {
 }
 
 // overrideDecision: 1 included, -1 excluded, 0 no opinion.
-func (f *filter) overrideDecision(rel string, isDir bool) int {
+func (f *Filter) overrideDecision(rel string, isDir bool) int {
 	ovs := f.o.Overrides.globs
 	if len(ovs) == 0 {
 		return 0
@@ -192,7 +196,7 @@ func (f *filter) overrideDecision(rel string, isDir bool) int {
 
 // overridePath is the path globs match: as printed, without "./", and
 // relative to the working directory when it is below it.
-func (f *filter) overridePath(shown string) string {
+func (f *Filter) overridePath(shown string) string {
 	for strings.HasPrefix(shown, "./") {
 		shown = shown[2:]
 	}
@@ -204,9 +208,30 @@ func (f *filter) overridePath(shown string) string {
 	return shown
 }
 
-// skip decides one entry of a walk: abs is its absolute path, shown the
+// Level reads the ignore files of dir, below the level parent; has says
+// whether a name is in the directory (nil: ask the IgnoreFS), so missing
+// files cost no open.
+func (f *Filter) Level(parent *IgnoreLevel, dir string, has func(name string) bool) *IgnoreLevel {
+	return f.rules.level(parent, dir, has)
+}
+
+// Parents is the level of the directories above root (absolute, clean),
+// whose ignore files apply under root too.
+func (f *Filter) Parents(root string) *IgnoreLevel { return f.rules.parents(root) }
+
+// Narrowed reports whether the FilterGlobs leave out the file at abs
+// below the walk's root.
+func (f *Filter) Narrowed(root, abs string) bool {
+	if len(f.filters) == 0 {
+		return false
+	}
+	rel, _ := relUnder(root, abs)
+	return !filterGlobs(f.filters, rel)
+}
+
+// Skip decides one entry of a walk: abs is its absolute path, shown the
 // path as printed, lvl the ignore files of its directory.
-func (f *filter) skip(lvl *ignoreLevel, abs, shown, name string, isDir bool) bool {
+func (f *Filter) Skip(lvl *IgnoreLevel, abs, shown, name string, isDir bool) bool {
 	if f.o.SkipGitDir && name == ".git" {
 		return true
 	}

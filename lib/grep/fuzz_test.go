@@ -124,7 +124,7 @@ func FuzzGlob(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fl := &filter{o: WalkOptions{Overrides: ovs}}
+		fl := &Filter{o: WalkOptions{Overrides: ovs}}
 		fl.overrideDecision(rel, isDir)
 		filterGlobs(compileFilterGlobs([]string{glob}), rel)
 	})

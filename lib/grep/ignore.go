@@ -3,7 +3,6 @@ package grep
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -167,10 +166,17 @@ func relUnder(dir, abs string) (string, bool) {
 	return abs[len(dir)+1:], true
 }
 
+// IgnoreFS is the file system the ignore rules read their files from
+// (the walker's): lib/grep itself opens nothing.
+type IgnoreFS struct {
+	ReadFile func(path string) ([]byte, error)
+	Exists   func(path string) bool // the path exists (not followed when a symlink)
+}
+
 // readIgnoreList reads an ignore file; fold matches it case-insensitively
 // (--ignore-file-case-insensitive: patterns and paths lowercased).
-func readIgnoreList(dir, file string, fold bool) *ignoreList {
-	data, err := os.ReadFile(file)
+func readIgnoreList(fsys IgnoreFS, dir, file string, fold bool) *ignoreList {
+	data, err := fsys.ReadFile(file)
 	if err != nil {
 		return nil
 	}
@@ -184,12 +190,12 @@ func readIgnoreList(dir, file string, fold bool) *ignoreList {
 	return &ignoreList{dir: dir, pats: pats, fold: fold}
 }
 
-// ignoreLevel holds the ignore files of one directory.
-type ignoreLevel struct {
-	parent  *ignoreLevel
+// IgnoreLevel holds the ignore files of one directory (Filter.Level).
+type IgnoreLevel struct {
+	parent  *IgnoreLevel
 	path    string // the directory
 	hasGit  bool
-	repo    *ignoreLevel // the nearest level, this one or above, holding .git (nil: none)
+	repo    *IgnoreLevel // the nearest level, this one or above, holding .git (nil: none)
 	rg, dot *ignoreList  // .rgignore, .ignore
 	git     *ignoreList  // .gitignore
 	exclude *ignoreList  // .git/info/exclude (in a directory holding .git)
@@ -202,21 +208,21 @@ type ignoreLevel struct {
 // at its top.
 type ignoreRules struct {
 	o        WalkOptions
+	fs       IgnoreFS
 	global   *ignoreList
 	explicit []*ignoreList // --ignore-file, in the order given
 }
 
 // level reads the ignore files of dir; has says whether a name is in the
 // directory (nil: try to open each), so missing files cost no open.
-func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bool) *ignoreLevel {
-	l := &ignoreLevel{parent: parent, path: dir}
+func (r *ignoreRules) level(parent *IgnoreLevel, dir string, has func(string) bool) *IgnoreLevel {
+	l := &IgnoreLevel{parent: parent, path: dir}
 	if r.o.NoIgnore {
 		return l
 	}
 	if has == nil {
 		has = func(name string) bool {
-			_, err := os.Lstat(filepath.Join(dir, name))
-			return err == nil
+			return r.fs.Exists(filepath.Join(dir, name))
 		}
 	}
 	l.hasGit = has(".git")
@@ -228,24 +234,24 @@ func (r *ignoreRules) level(parent *ignoreLevel, dir string, has func(string) bo
 	}
 	if !r.o.NoIgnoreVCS {
 		if has(".gitignore") {
-			l.git = readIgnoreList(dir, filepath.Join(dir, ".gitignore"), r.o.IgnoreCaseInsensitive)
+			l.git = readIgnoreList(r.fs, dir, filepath.Join(dir, ".gitignore"), r.o.IgnoreCaseInsensitive)
 		}
 		if l.hasGit && !r.o.NoIgnoreExclude {
-			l.exclude = readIgnoreList(dir, filepath.Join(dir, ".git", "info", "exclude"), r.o.IgnoreCaseInsensitive)
+			l.exclude = readIgnoreList(r.fs, dir, filepath.Join(dir, ".git", "info", "exclude"), r.o.IgnoreCaseInsensitive)
 		}
 	}
 	if !r.o.NoIgnoreDot && has(".ignore") {
-		l.dot = readIgnoreList(dir, filepath.Join(dir, ".ignore"), r.o.IgnoreCaseInsensitive)
+		l.dot = readIgnoreList(r.fs, dir, filepath.Join(dir, ".ignore"), r.o.IgnoreCaseInsensitive)
 	}
 	if has(".rgignore") {
-		l.rg = readIgnoreList(dir, filepath.Join(dir, ".rgignore"), r.o.IgnoreCaseInsensitive)
+		l.rg = readIgnoreList(r.fs, dir, filepath.Join(dir, ".rgignore"), r.o.IgnoreCaseInsensitive)
 	}
 	return l
 }
 
 // parents builds the levels of the directories above root (from the
 // filesystem root down), whose ignore files apply under root too.
-func (r *ignoreRules) parents(root string) *ignoreLevel {
+func (r *ignoreRules) parents(root string) *IgnoreLevel {
 	var dirs []string
 	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
 		dirs = append(dirs, d)
@@ -253,7 +259,7 @@ func (r *ignoreRules) parents(root string) *ignoreLevel {
 			break
 		}
 	}
-	var l *ignoreLevel
+	var l *IgnoreLevel
 	for i := len(dirs) - 1; i >= 0; i-- {
 		l = r.level(l, dirs[i], nil)
 		if r.o.NoIgnoreParent {
@@ -265,7 +271,7 @@ func (r *ignoreRules) parents(root string) *ignoreLevel {
 
 // ignored is the decision for abs (absolute, cleaned) in the directory
 // whose level is l: 1 ignored, -1 re-included (whitelisted), 0 none.
-func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
+func (r *ignoreRules) ignored(l *IgnoreLevel, abs string, isDir bool) int {
 	if m := r.ignoredByFiles(l, abs, isDir); m != 0 {
 		return m
 	}
@@ -277,7 +283,7 @@ func (r *ignoreRules) ignored(l *ignoreLevel, abs string, isDir bool) int {
 	return 0
 }
 
-func (r *ignoreRules) ignoredByFiles(l *ignoreLevel, abs string, isDir bool) int {
+func (r *ignoreRules) ignoredByFiles(l *IgnoreLevel, abs string, isDir bool) int {
 	if r.o.NoIgnore {
 		return 0
 	}

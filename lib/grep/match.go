@@ -1,8 +1,12 @@
-// Package grep is the search engine behind agent-grep and the agent's grep
-// and find tools: a matcher (Go's RE2 regexp, with a literal fast path), a
-// walker that applies ignore files as git does, and ripgrep's output
-// formats. Search(ctx, Options) walks and searches in parallel and hands
-// results back in path order, so output is deterministic.
+// Package grep is the pure search engine behind agent-grep and the
+// agent's grep and find tools: a matcher, the search of a buffer, the
+// decisions of which walked entries are searched, and ripgrep's output
+// formats. The matcher is Go's RE2 regexp with a literal fast path;
+// SearchBuffer searches a byte buffer and SearchChunked a large file in
+// pieces through a ReadFunc; Filter applies -g, ignore files (matched as
+// git does, read through an IgnoreFS), -t and hidden names. It opens no
+// file: the walker, the reads and the parallel Search that hands results
+// back in path order are internal/grepfs.
 package grep
 
 import (

@@ -87,7 +87,7 @@ const (
 // SearchDecoded searches one whole file's contents as rg reads them: a
 // UTF-8 BOM dropped, UTF-16 with a BOM transcoded (encoding.go).
 func SearchDecoded(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
-	return SearchBuffer(m, path, decodeBOM(buf), o)
+	return SearchBuffer(m, path, DecodeBOM(buf), o)
 }
 
 // SearchBuffer searches one file's contents.

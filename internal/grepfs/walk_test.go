@@ -1,4 +1,4 @@
-package grep
+package grepfs
 
 import (
 	"fmt"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // The walker's decisions are git's: on generated trees, the files Walk
@@ -67,7 +69,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 					want = append(want, l)
 				}
 			}
-			files, errs := Walk(root, WalkOptions{Hidden: true, NoIgnoreDot: true, SkipGitDir: true})
+			files, errs := Walk(root, grep.WalkOptions{Hidden: true, NoIgnoreDot: true, SkipGitDir: true})
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -95,7 +97,7 @@ func TestWalkFilterGlobs(t *testing.T) {
 		"**/deep/**": {"sub/deep/d.go"},
 		"*.md":       nil,
 	} {
-		files, errs := Walk(root, WalkOptions{FilterGlobs: []string{glob}})
+		files, errs := Walk(root, grep.WalkOptions{FilterGlobs: []string{glob}})
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
@@ -107,7 +109,7 @@ func TestWalkFilterGlobs(t *testing.T) {
 }
 
 // relPaths are the walked files' paths relative to root, with '/'.
-func relPaths(root string, files []File) []string {
+func relPaths(root string, files []grep.File) []string {
 	var out []string
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f.Abs)
@@ -150,8 +152,8 @@ func TestWalkSortModifiedReadsEachDirOnce(t *testing.T) {
 		slices.Reverse(ents)
 		return ents, err
 	}
-	var files []File
-	errs := walkFunc(root, WalkOptions{SortModified: true}, func(f File) bool {
+	var files []grep.File
+	errs := walkFunc(root, grep.WalkOptions{SortModified: true}, func(f grep.File) bool {
 		files = append(files, f)
 		return true
 	}, read)
@@ -191,11 +193,11 @@ func TestWalkSortModifiedReadsEachDirOnce(t *testing.T) {
 // serves every walk of a run: here two roots, a whitelist glob, an
 // exclusion and a case-insensitive glob that ranks after them.
 func TestWalkSharesCompiledGlobs(t *testing.T) {
-	ovs, err := CompileGlobs([]string{"*.go", "!skip.go"}, []string{"*.MD"})
+	ovs, err := grep.CompileGlobs([]string{"*.go", "!skip.go"}, []string{"*.MD"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := WalkOptions{Overrides: ovs}
+	o := grep.WalkOptions{Overrides: ovs}
 	for _, dir := range []string{"one", "two"} {
 		root := filepath.Join(t.TempDir(), dir)
 		for _, p := range []string{"a.go", "skip.go", "b.txt", "README.md", "sub/c.go", "sub/d.txt"} {
@@ -209,7 +211,7 @@ func TestWalkSharesCompiledGlobs(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", dir, diff)
 		}
 	}
-	if _, err := CompileGlobs([]string{"ok"}, []string{"{a"}); err == nil {
+	if _, err := grep.CompileGlobs([]string{"ok"}, []string{"{a"}); err == nil {
 		t.Error("an --iglob that does not parse: no error")
 	}
 }
@@ -231,7 +233,7 @@ func TestWalkCwd(t *testing.T) {
 		want []string
 	}{{"", []string{"a.txt", "sub/b.txt"}}, {"sub", []string{"sub/b.txt"}}, {"a.txt", []string{"a.txt"}}} {
 		var got []string
-		errs := WalkFunc(c.root, WalkOptions{Cwd: dir}, func(f File) bool {
+		errs := WalkFunc(c.root, grep.WalkOptions{Cwd: dir}, func(f grep.File) bool {
 			got = append(got, f.Path)
 			if !filepath.IsAbs(f.Abs) {
 				t.Errorf("%s: Abs %q is not absolute", f.Path, f.Abs)

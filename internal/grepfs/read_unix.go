@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package grep
+package grepfs
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package grep
+package grepfs
 
 import (
 	"io"

@@ -1,4 +1,4 @@
-package grep
+package grepfs
 
 import (
 	"bytes"
@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"os"
 	"runtime"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // Search searches files in parallel (threads workers, 0: one per CPU) and
@@ -23,7 +24,7 @@ import (
 // before it are done. files is pulled in a goroutine of its own, so
 // a walk (WalkFunc) runs alongside the search. emit returning false stops
 // the search.
-func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptions, threads int, emit func(FileResult) bool) {
+func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o grep.SearchOptions, threads int, emit func(grep.FileResult) bool) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
@@ -31,21 +32,21 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 	// order: one channel hand-off per file costs more than searching a
 	// small one.
 	type job struct {
-		files []File
-		out   chan []FileResult
+		files []grep.File
+		out   chan []grep.FileResult
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan job, threads*4)
 	// order carries each batch's result channel in file order: the results
 	// come back in any order, and are handed out in this one.
-	order := make(chan chan []FileResult, 1024)
+	order := make(chan chan []grep.FileResult, 1024)
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		var batch []File
+		var batch []grep.File
 		send := func() bool {
-			j := job{batch, make(chan []FileResult, 1)}
+			j := job{batch, make(chan []grep.FileResult, 1)}
 			batch = nil
 			select {
 			case order <- j.out:
@@ -79,7 +80,7 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 		go func() {
 			var buf []byte // reused: results keep copies of their lines only
 			for j := range jobs {
-				send := func(rs []FileResult) bool {
+				send := func(rs []grep.FileResult) bool {
 					select {
 					case j.out <- rs:
 						return true
@@ -87,31 +88,20 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 						return false
 					}
 				}
-				rs := make([]FileResult, 0, len(j.files))
+				rs := make([]grep.FileResult, 0, len(j.files))
 				for _, f := range j.files {
 					if ctx.Err() != nil {
-						rs = append(rs, FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1})
+						rs = append(rs, grep.FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1})
 						continue
 					}
-					fo := o
-					fo.SkipBinary = !f.Named && !o.Binary
 					z := o.Decompress && compressed(f.Abs)
-					if z {
-						fo.Slice = false // rg reads a decompressing process through its buffer
-					}
-					sniff := 0 // a binary file the search drops is read no further than its NUL
-					if !o.Text && fo.SkipBinary && !z {
-						sniff = math.MaxInt
-						if fo.Slice {
-							sniff = bufferSize // rg looks at the first 64 KiB of a slice
-						}
-					}
+					fo, sniff := grep.FileOptions(o, f.Named, z)
 					var data []byte
 					var err error
-					if chunkable(m, fo, z) {
+					if grep.Chunkable(m, fo, z) {
 						fh, size, oerr := openFile(f.Abs)
 						if oerr != nil {
-							rs = append(rs, FileResult{Path: f.Path, Err: &os.PathError{Op: "open", Path: f.Abs, Err: oerr}, BinaryOffset: -1})
+							rs = append(rs, grep.FileResult{Path: f.Path, Err: &os.PathError{Op: "open", Path: f.Abs, Err: oerr}, BinaryOffset: -1})
 							continue
 						}
 						if size > o.ChunkAbove {
@@ -123,10 +113,10 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 							}
 							rs = rs[len(rs):]
 							ok := true
-							buf = searchChunked(m, f.Path, fh, fo, buf, func(r FileResult) bool {
+							buf = grep.SearchChunked(m, f.Path, fh.read, fo, buf, func(r grep.FileResult) bool {
 								copyLines(r.Lines)
 								if r.More {
-									ok = send([]FileResult{r})
+									ok = send([]grep.FileResult{r})
 									return ok
 								}
 								rs = append(rs, r)
@@ -145,11 +135,11 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 						data, err = readInto(buf, f.Abs, z, sniff)
 					}
 					if err != nil {
-						rs = append(rs, FileResult{Path: f.Path, Err: err, BinaryOffset: -1})
+						rs = append(rs, grep.FileResult{Path: f.Path, Err: err, BinaryOffset: -1})
 						continue
 					}
 					buf = data[:0]
-					r := SearchBuffer(m, f.Path, decodeBOM(data), fo)
+					r := grep.SearchBuffer(m, f.Path, grep.DecodeBOM(data), fo)
 					copyLines(r.Lines)
 					rs = append(rs, r)
 				}
@@ -162,7 +152,7 @@ func Search(ctx context.Context, m *Matcher, files iter.Seq[File], o SearchOptio
 	}
 	for out := range order {
 		for {
-			var rs []FileResult
+			var rs []grep.FileResult
 			var ok bool
 			select {
 			case rs, ok = <-out:
@@ -186,7 +176,7 @@ const searchBatch = 16
 
 // copyLines gives lines their own copies of their text (one allocation),
 // so the read buffer can be reused for the next file.
-func copyLines(lines []Line) {
+func copyLines(lines []grep.Line) {
 	n := 0
 	for _, l := range lines {
 		n += len(l.Text)

@@ -1,4 +1,4 @@
-package grep
+package grepfs
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // TestIgnoreMatchesGit compares our ignore decisions with real git's
@@ -152,13 +154,10 @@ func compareWithGit(t *testing.T, seed int64) {
 		}
 	}
 	// ours, through the walker's rules
-	rules := &ignoreRules{o: WalkOptions{Hidden: true}}
-	if global != "" {
-		rules.global = readIgnoreList("", global, false)
-	}
-	levels := map[string]*ignoreLevel{"": rules.level(rules.parents(root), root, nil)}
-	var levelOf func(dir string) *ignoreLevel
-	levelOf = func(dir string) *ignoreLevel {
+	rules := grep.NewFilter(grep.WalkOptions{Hidden: true, GlobalIgnore: global}, ignoreFS)
+	levels := map[string]*grep.IgnoreLevel{"": rules.Level(rules.Parents(root), root, nil)}
+	var levelOf func(dir string) *grep.IgnoreLevel
+	levelOf = func(dir string) *grep.IgnoreLevel {
 		if l, ok := levels[dir]; ok {
 			return l
 		}
@@ -166,7 +165,7 @@ func compareWithGit(t *testing.T, seed int64) {
 		if parent == "." {
 			parent = ""
 		}
-		l := rules.level(levelOf(parent), filepath.Join(root, dir), nil)
+		l := rules.Level(levelOf(parent), filepath.Join(root, dir), nil)
 		levels[dir] = l
 		return l
 	}
@@ -178,7 +177,7 @@ func compareWithGit(t *testing.T, seed int64) {
 		if dir == "." {
 			dir = ""
 		}
-		if rules.ignored(levelOf(dir), filepath.Join(root, rel), isDir) == 1 {
+		if rules.Skip(levelOf(dir), filepath.Join(root, rel), rel, filepath.Base(rel), isDir) { // Hidden: only the ignore files decide
 			oursSays[rel] = true
 		}
 	}
@@ -219,7 +218,7 @@ func compareWithGit(t *testing.T, seed int64) {
 		t.Fatalf("seed %d: %d disagreements with git:\n%s\nignore files:\n%s", seed, len(diffs), strings.Join(diffs, "\n"), ig.String())
 	}
 	// and the walk lists exactly the files git does not ignore
-	o := WalkOptions{Hidden: true, SkipGitDir: true, GlobalIgnore: global}
+	o := grep.WalkOptions{Hidden: true, SkipGitDir: true, GlobalIgnore: global}
 	files, errs := Walk(root, o)
 	if len(errs) > 0 {
 		t.Fatal(errs)

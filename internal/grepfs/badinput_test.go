@@ -1,4 +1,4 @@
-package grep
+package grepfs
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -18,7 +20,7 @@ func writeFile(t *testing.T, path, data string) {
 	}
 }
 
-func walkPaths(files []File, root string) []string {
+func walkPaths(files []grep.File, root string) []string {
 	var out []string
 	for _, f := range files {
 		out = append(out, strings.TrimPrefix(f.Path, root+"/"))
@@ -36,11 +38,11 @@ func TestWalkSymlinks(t *testing.T) {
 	os.MkdirAll(root+"/d", 0o755)
 	os.Symlink("..", root+"/d/up")
 	os.Symlink("a.txt", root+"/link.txt")
-	files, errs := Walk(root, WalkOptions{})
+	files, errs := Walk(root, grep.WalkOptions{})
 	if got := walkPaths(files, root); len(got) != 1 || got[0] != "a.txt" || len(errs) != 0 {
 		t.Errorf("without -L: %v %v", got, errs)
 	}
-	files, errs = Walk(root, WalkOptions{Follow: true})
+	files, errs = Walk(root, grep.WalkOptions{Follow: true})
 	if got := walkPaths(files, root); strings.Join(got, ",") != "a.txt,link.txt" {
 		t.Errorf("with -L: %v", got)
 	}
@@ -67,7 +69,7 @@ func TestWalkSkipsFIFOsAndDevices(t *testing.T) {
 	}
 	os.Symlink("/dev/zero", root+"/zero")
 	os.Symlink(root+"/fifo", root+"/fifo-link")
-	files, errs := Walk(root, WalkOptions{Follow: true})
+	files, errs := Walk(root, grep.WalkOptions{Follow: true})
 	if got := walkPaths(files, root); strings.Join(got, ",") != "a.txt" || len(errs) != 0 {
 		t.Errorf("got %v %v", got, errs)
 	}
@@ -83,7 +85,7 @@ func TestWalkPermissionDenied(t *testing.T) {
 	writeFile(t, root+"/locked/b.txt", "x\n")
 	os.Chmod(root+"/locked", 0o000)
 	defer os.Chmod(root+"/locked", 0o755)
-	files, errs := Walk(root, WalkOptions{})
+	files, errs := Walk(root, grep.WalkOptions{})
 	if got := walkPaths(files, root); strings.Join(got, ",") != "a.txt" {
 		t.Errorf("files: %v", got)
 	}
@@ -94,7 +96,7 @@ func TestWalkPermissionDenied(t *testing.T) {
 
 // A missing root is an error in rg's words; bad globs are refused.
 func TestWalkBadInput(t *testing.T) {
-	_, errs := Walk(filepath.Join(t.TempDir(), "missing"), WalkOptions{})
+	_, errs := Walk(filepath.Join(t.TempDir(), "missing"), grep.WalkOptions{})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "IO error for operation on") || !strings.Contains(errs[0].Error(), "No such file or directory (os error 2)") {
 		t.Errorf("missing root: %v", errs)
 	}
@@ -103,7 +105,7 @@ func TestWalkBadInput(t *testing.T) {
 		"{a,b": "error parsing glob '{a,b': unclosed alternate group; missing '}'",
 		"a}":   "error parsing glob 'a}': unopened alternate group",
 	} {
-		if _, err := CompileGlobs([]string{glob}, nil); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := grep.CompileGlobs([]string{glob}, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", glob, err)
 		}
 	}
@@ -117,19 +119,19 @@ func TestNonUTF8(t *testing.T) {
 	if err := os.WriteFile(name, []byte("caf\xe9 hello\n"), 0o644); err != nil {
 		t.Skip("the filesystem refuses non-UTF-8 names:", err)
 	}
-	files, _ := Walk(root, WalkOptions{})
+	files, _ := Walk(root, grep.WalkOptions{})
 	if len(files) != 1 || files[0].Path != name {
 		t.Fatalf("walk: %+v", files)
 	}
 	m := mustCompile(t, "caf.")
-	var res []FileResult
-	Search(context.Background(), m, slices.Values(files), SearchOptions{}, 1, func(r FileResult) bool { res = append(res, r); return true })
+	var res []grep.FileResult
+	Search(context.Background(), m, slices.Values(files), grep.SearchOptions{}, 1, func(r grep.FileResult) bool { res = append(res, r); return true })
 	if len(res) != 1 || res[0].MatchedLines != 0 {
 		t.Errorf("'caf.' must not match an invalid byte (as in rg): %+v", res)
 	}
 	m = mustCompile(t, "hello")
-	r := SearchBuffer(m, files[0].Path, []byte("caf\xe9 hello\n"), SearchOptions{})
-	recs, _ := JSONRecords(r, 0)
+	r := grep.SearchBuffer(m, files[0].Path, []byte("caf\xe9 hello\n"), grep.SearchOptions{})
+	recs, _ := grep.JSONRecords(r, 0)
 	if len(recs) != 3 || !strings.Contains(string(recs[1]), `"lines":{"bytes":"Y2Fm6SBoZWxsbwo="}`) || !strings.Contains(string(recs[0]), `"path":{"bytes":`) {
 		t.Errorf("json: %s", recs)
 	}
@@ -151,15 +153,23 @@ func TestHugeSingleLine(t *testing.T) {
 	}
 	f.WriteString("NEEDLE\n")
 	f.Close()
-	files, _ := Walk(path, WalkOptions{})
+	files, _ := Walk(path, grep.WalkOptions{})
 	// (a regexp that must run over the whole line, e.g. (?i)needle, takes
 	// Go's regexp seconds on 100 MB: left to the matcher's speed work)
 	for _, pat := range []string{"NEEDLE", `NEEDLE$`} {
-		var got FileResult
+		var got grep.FileResult
 		m := mustCompile(t, pat)
-		Search(context.Background(), m, slices.Values(files), SearchOptions{}, 1, func(r FileResult) bool { got = r; return true })
+		Search(context.Background(), m, slices.Values(files), grep.SearchOptions{}, 1, func(r grep.FileResult) bool { got = r; return true })
 		if got.MatchedLines != 1 || len(got.Lines) != 1 || len(got.Lines[0].Subs) != 1 || got.Lines[0].Subs[0].Start != 160*len(chunk) {
 			t.Errorf("%s: %d lines, %+v", pat, got.MatchedLines, got.Err)
 		}
 	}
+}
+
+func mustCompile(t *testing.T, p string) *grep.Matcher {
+	m, err := grep.Compile(grep.MatchOptions{Patterns: []string{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

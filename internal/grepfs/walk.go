@@ -1,4 +1,4 @@
-package grep
+package grepfs
 
 import (
 	"errors"
@@ -11,73 +11,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
-// WalkOptions choose the files to search, with rg's meanings.
-type WalkOptions struct {
-	Hidden      bool // --hidden
-	NoIgnore    bool // --no-ignore: no ignore files at all
-	NoIgnoreVCS bool // --no-ignore-vcs: no .gitignore / .git/info/exclude / core.excludesFile
-	NoIgnoreDot bool // --no-ignore-dot: no .ignore (.rgignore still counts, as in rg)
-	// --no-ignore-parent (no ignore files above the root), --no-ignore-global
-	// (no core.excludesFile), --no-ignore-exclude (no .git/info/exclude),
-	// --no-require-git (git's ignore files count outside a repository too)
-	NoIgnoreParent, NoIgnoreGlobal, NoIgnoreExclude, NoRequireGit bool
-	// IgnoreFiles (--ignore-file) rank below every other ignore file, the
-	// later one first; their patterns are relative to Cwd, and --no-ignore
-	// does not turn them off (NoIgnoreFiles does), as in rg.
-	IgnoreFiles   []string
-	NoIgnoreFiles bool
-	OneFileSystem bool                // --one-file-system: stay on the file system of the root
-	Follow        bool                // -L
-	MaxDepth      int                 // --max-depth, when MaxDepthSet (0: only the named paths)
-	MaxDepthSet   bool                // --max-depth was given
-	MaxFilesize   int64               // --max-filesize (0: none)
-	Overrides     Overrides           // -g and --iglob (CompileGlobs), matched against the path as printed
-	Types         []string            // -t
-	TypesNot      []string            // -T
-	TypeTable     map[string][]string // the type table after --type-add/--type-clear (nil: Types)
-	GlobalIgnore  string              // core.excludesFile ("" for none)
-	Cwd           string              // the working directory: relative roots are below it; absolute paths below it match globs relative to it
-	// FilterGlobs (the agent tools' glob) only narrow the files that the
-	// ignore rules let through: matched against the path below the root,
-	// a glob without a slash at any depth.
-	FilterGlobs []string
-	SkipGitDir  bool // never enter .git (the agent tools; rg enters it under --hidden)
-	// SortModified orders each directory's entries by modification time
-	// (rg's --sort modified; descending with SortReverse), ties by name.
-	SortModified, SortReverse bool
-	// IgnoreCaseInsensitive matches ignore files case-insensitively
-	// (--ignore-file-case-insensitive).
-	IgnoreCaseInsensitive bool
-}
-
-// File is one file to search.
-type File struct {
-	Path  string // as printed (relative to the cwd when the root was)
-	Abs   string
-	Size  int64 // -1 when not known (no stat was needed)
-	Named bool  // given on the command line rather than found by walking
-}
-
-// WalkError is a problem met while walking (an unreadable directory, a
-// broken symlink, a loop): a warning, the walk goes on.
-type WalkError struct {
-	Path string
-	Msg  string
-}
-
-func (e *WalkError) Error() string {
-	if e.Path == "" {
-		return e.Msg
-	}
-	return e.Path + ": " + e.Msg
-}
-
 // Walk lists the files under root that a search visits, in path order.
-func Walk(root string, o WalkOptions) ([]File, []error) {
-	var files []File
-	errs := WalkFunc(root, o, func(f File) bool {
+func Walk(root string, o grep.WalkOptions) ([]grep.File, []error) {
+	var files []grep.File
+	errs := WalkFunc(root, o, func(f grep.File) bool {
 		files = append(files, f)
 		return true
 	})
@@ -91,7 +32,7 @@ func Walk(root string, o WalkOptions) ([]File, []error) {
 // explicitly named file is always searched, ignored or not (as in rg). An
 // empty root is the working directory, printed without a "./" prefix (rg's
 // output when no path is given).
-func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
+func WalkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool) []error {
 	read := os.ReadDir // entries sorted by name
 	if o.SortModified {
 		read = readDirUnsorted // ties keep the directory's own order, as in rg
@@ -101,7 +42,7 @@ func WalkFunc(root string, o WalkOptions, fn func(File) bool) []error {
 
 // walkFunc is WalkFunc with the directory reader given: each directory the
 // walk enters is read once, by read.
-func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir string) ([]os.DirEntry, error)) []error {
+func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read func(dir string) ([]os.DirEntry, error)) []error {
 	dir := root
 	if dir == "" {
 		dir = "."
@@ -112,14 +53,14 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 	}
 	st, err := os.Stat(full)
 	if err != nil {
-		return []error{&WalkError{dir, "IO error for operation on " + dir + ": " + ErrText(err)}}
+		return []error{&grep.WalkError{Path: dir, Msg: "IO error for operation on " + dir + ": " + ErrText(err)}}
 	}
 	if !st.IsDir() {
-		fn(File{Path: root, Abs: full, Size: st.Size(), Named: true})
+		fn(grep.File{Path: root, Abs: full, Size: st.Size(), Named: true})
 		return nil
 	}
 	abs, _ := filepath.Abs(full)
-	f := newFilter(o)
+	f := grep.NewFilter(o, ignoreFS)
 	var errs []error
 	stopped := false
 	ra := newReadAhead(readAheadWorkers, read)
@@ -139,15 +80,15 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 		sub               *listing // set for a subdirectory
 		id                dirID
 	}
-	var walk func(l *listing, dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
-	walk = func(l *listing, dir, shown string, lvl *ignoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
+	var walk func(l *listing, dir, shown string, lvl *grep.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
+	walk = func(l *listing, dir, shown string, lvl *grep.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
 		ents, err := l.get()
 		if err != nil {
-			errs = append(errs, &WalkError{errPath(root, shown), ErrText(err)})
+			errs = append(errs, &grep.WalkError{Path: errPath(root, shown), Msg: ErrText(err)})
 			return
 		}
 		// Only the ignore files the listing shows are opened.
-		lvl = f.rules.level(lvl, dir, func(name string) bool {
+		lvl = f.Level(lvl, dir, func(name string) bool {
 			if o.SortModified { // the listing is in the directory's order
 				return slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == name })
 			}
@@ -174,7 +115,7 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 				}
 				info, err := os.Stat(p)
 				if err != nil {
-					errs = append(errs, &WalkError{errPath(root, show), ErrText(err)})
+					errs = append(errs, &grep.WalkError{Path: errPath(root, show), Msg: ErrText(err)})
 					continue
 				}
 				target = info
@@ -185,7 +126,7 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 			} else if !isDir && !e.Type().IsRegular() {
 				continue // FIFOs, devices and sockets are not searched
 			}
-			if f.skip(lvl, p, show, name, isDir) {
+			if f.Skip(lvl, p, show, name, isDir) {
 				continue
 			}
 			if isDir {
@@ -217,7 +158,7 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 						}
 					}
 					if loop >= 0 {
-						errs = append(errs, &WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + errPath(root, ancestorPaths[loop])})
+						errs = append(errs, &grep.WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + errPath(root, ancestorPaths[loop])})
 						continue
 					}
 				}
@@ -228,10 +169,8 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 			if o.MaxDepthSet && depth+1 > o.MaxDepth {
 				continue
 			}
-			if len(f.filters) > 0 {
-				if rel, _ := relUnder(abs, p); !filterGlobs(f.filters, rel) {
-					continue
-				}
+			if f.Narrowed(abs, p) {
+				continue
 			}
 			if o.MaxFilesize > 0 {
 				if size < 0 {
@@ -258,7 +197,7 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 				} else {
 					walk(it.sub, it.path, it.shown, lvl, depth+1, nil, nil)
 				}
-			} else if !fn(File{Path: it.shown, Abs: it.path, Size: it.size}) {
+			} else if !fn(grep.File{Path: it.shown, Abs: it.path, Size: it.size}) {
 				stopped = true
 			}
 		}
@@ -267,9 +206,15 @@ func walkFunc(root string, o WalkOptions, fn func(File) bool, read func(dir stri
 	if o.Follow {
 		anc = []dirID{idOf(st)}
 	}
-	walk(ra.ask(abs), abs, root, f.rules.parents(abs), 0, anc, []string{root})
+	walk(ra.ask(abs), abs, root, f.Parents(abs), 0, anc, []string{root})
 	return errs
 }
+
+// ignoreFS is the file system ignore files are read from.
+var ignoreFS = grep.IgnoreFS{ReadFile: os.ReadFile, Exists: func(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}}
 
 // readAheadWorkers list directories ahead of the walk, so that the walk,
 // one goroutine that keeps the order, seldom waits for the file system.
