@@ -3,11 +3,14 @@
 package grepfs
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
+
+	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // Reading a FIFO waits for its writer without holding the processor:
@@ -50,5 +53,36 @@ func TestReadFIFODoesNotBlockTheRuntime(t *testing.T) {
 	}
 	if string(r.data) != "one\ntwo\n" {
 		t.Fatalf("read %q", r.data)
+	}
+}
+
+// A FIFO named on the command line is searched through Search as a file
+// is, its writer running on the one processor meanwhile.
+func TestSearchNamedFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return // the search reports the FIFO's error
+		}
+		runtime.Gosched()
+		w.WriteString("a needle\nhay\n")
+		runtime.Gosched()
+		w.WriteString("another needle\n")
+		w.Close()
+	}()
+	m := mustCompile(t, "needle")
+	files := func(yield func(grep.File) bool) { yield(grep.File{Path: path, Abs: path, Size: -1, Named: true}) }
+	var got []grep.FileResult
+	Search(context.Background(), m, files, grep.SearchOptions{ChunkAbove: grep.DefaultChunkAbove}, 1, func(r grep.FileResult) bool {
+		got = append(got, r)
+		return true
+	})
+	if len(got) != 1 || got[0].Err != nil || got[0].MatchedLines != 2 {
+		t.Fatalf("%+v", got)
 	}
 }

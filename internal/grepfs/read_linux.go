@@ -57,24 +57,10 @@ func openFile(path string) (rawFile, int64, error) {
 	}
 }
 
-// openOrdinary opens a file not proven regular with the scheduler-aware
-// calls: a FIFO's open waits there for its writer.
+// openOrdinary opens a file not proven regular the scheduler-aware way.
 func openOrdinary(path string) (rawFile, int64, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return rawFile{}, 0, err
-		}
-		var st syscall.Stat_t
-		size := int64(-1)
-		if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
-			size = st.Size
-		}
-		return rawFile{fd: fd}, size, nil
-	}
+	fd, size, err := openFD(path)
+	return rawFile{fd: fd}, size, err
 }
 
 func (f rawFile) read(p []byte) (int, error) {
