@@ -261,23 +261,23 @@ func (w *completionsMessages) add(msg Message) {
 			}
 		}
 		for _, r := range reasoning {
-			am = am.set(r.key, r.val)
+			am = set(am, r.Key, r.Val)
 		}
 		if len(details) > 0 {
-			am = am.set("reasoning_details", details)
+			am = set(am, "reasoning_details", details)
 		}
 		if len(text) == 0 && len(calls) == 0 {
 			return
 		}
 		if len(text) > 0 {
-			am = am.set("content", strings.Join(text, ""))
+			am = set(am, "content", strings.Join(text, ""))
 		} else if mistral {
-			am = am.set("content", "")
+			am = set(am, "content", "")
 		} else {
-			am = am.set("content", nil)
+			am = set(am, "content", nil)
 		}
 		if len(calls) > 0 {
-			am = am.set("tool_calls", calls)
+			am = set(am, "tool_calls", calls)
 		}
 		w.emit(am)
 	case "toolResult":
@@ -295,7 +295,7 @@ func (w *completionsMessages) add(msg Message) {
 		}
 		tm := obj{{"content", content}, {"role", "tool"}, {"tool_call_id", msg.ToolCallID}}
 		if mistral {
-			tm = tm.set("name", msg.ToolName)
+			tm = set(tm, "name", msg.ToolName)
 		}
 		w.emit(tm)
 	}
@@ -304,8 +304,8 @@ func (w *completionsMessages) add(msg Message) {
 // appendReasoning adds reasoning text to the member of its field.
 func appendReasoning(rs []member, field, s string) []member {
 	for i := range rs {
-		if rs[i].key == field {
-			rs[i].val = rs[i].val.(string) + s
+		if rs[i].Key == field {
+			rs[i].Val = rs[i].Val.(string) + s
 			return rs
 		}
 	}
