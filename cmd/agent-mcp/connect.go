@@ -640,15 +640,21 @@ func implVersion() string {
 // oneServer is the sequence of every one-server command: the runner, the
 // server named name, a connection, fn, and the close.
 func oneServer(c *cli.Context, env *cmdEnv, name string, fn func(r *runner, s *session) error) error {
-	r, err := newRunner(c, env)
-	if err != nil {
-		return err
-	}
-	e, err := r.server(name)
+	r, e, err := namedServer(c, env, name)
 	if err != nil {
 		return err
 	}
 	return r.withSession(c.Context, e, nil, func(s *session) error { return fn(r, s) })
+}
+
+// namedServer is the runner of a command and the configured server named name.
+func namedServer(c *cli.Context, env *cmdEnv, name string) (*runner, mcpconfig.Entry, error) {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return nil, mcpconfig.Entry{}, err
+	}
+	e, err := r.server(name)
+	return r, e, err
 }
 
 // withSession runs fn on a new connection to e and closes it after.
