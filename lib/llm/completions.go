@@ -46,24 +46,12 @@ func compatFor(m Model) Compat {
 		}
 	}
 	if u := m.Compat; u != nil {
-		if u.SupportsStore != nil {
-			c.SupportsStore = u.SupportsStore
-		}
-		if u.SupportsDeveloperRole != nil {
-			c.SupportsDeveloperRole = u.SupportsDeveloperRole
-		}
-		if u.SupportsReasoningEffort != nil {
-			c.SupportsReasoningEffort = u.SupportsReasoningEffort
-		}
-		if u.MaxTokensField != "" {
-			c.MaxTokensField = u.MaxTokensField
-		}
-		if u.ThinkingFormat != "" {
-			c.ThinkingFormat = u.ThinkingFormat
-		}
-		if u.ReasoningReplay != "" {
-			c.ReasoningReplay = u.ReasoningReplay
-		}
+		setIf(&c.SupportsStore, u.SupportsStore)
+		setIf(&c.SupportsDeveloperRole, u.SupportsDeveloperRole)
+		setIf(&c.SupportsReasoningEffort, u.SupportsReasoningEffort)
+		setIf(&c.MaxTokensField, u.MaxTokensField)
+		setIf(&c.ThinkingFormat, u.ThinkingFormat)
+		setIf(&c.ReasoningReplay, u.ReasoningReplay)
 	}
 	return c
 }
