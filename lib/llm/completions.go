@@ -330,7 +330,6 @@ func completionsUser(cs []Content, m Model) obj {
 
 type completionsDecoder struct {
 	b       *builder
-	started bool
 	calls   map[string]int // wire tool-call key (index, else id) → content index
 	last    string         // the key of the last call a delta named
 	reason  string
@@ -392,12 +391,8 @@ type mistralChunk struct {
 
 func (d *completionsDecoder) Feed(ev SSE) []Event {
 	b := d.b
-	if b.finished {
+	if !b.ready() {
 		return nil
-	}
-	if !d.started {
-		b.start()
-		d.started = true
 	}
 	data := strings.TrimSpace(string(ev.Data))
 	if data == "[DONE]" {
