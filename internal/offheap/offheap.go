@@ -4,7 +4,9 @@
 // the collector, pacing itself against live data, lets garbage grow to the
 // input's size again before it collects. Mapped pages are resident only
 // once written, so unused room costs nothing. Buffers are never released:
-// what points into them may do so until the process ends.
+// what points into them may do so until the process ends. Measured when
+// agent-chat's history moved here: a 20 MB session's peak RSS 59 → 44 MB,
+// the 2,000-message bench session's 17.5 → 15.3 MB.
 package offheap
 
 // New is an empty buffer with room for n bytes.
