@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// Regular files on a local file system are opened and read with raw
+// Regular files on a local file system are read and closed with raw
 // system calls: no poller registration (os.Open's two extra calls per
 // file), and no entersyscall/exitsyscall. The runtime's monitor hands the
 // processor of a goroutine that sits in a system call to another thread
@@ -17,27 +17,28 @@ import (
 // while the disk answers, which is what a search waits for anyway.
 //
 // A raw call blocks its thread without the scheduler knowing, so nothing
-// that can wait indefinitely is read that way: a FIFO, a character
-// device, a socket, or a file on a network or user-space file system
-// (NFS, FUSE) is read with the ordinary, scheduler-aware calls. The
-// raw open is non-blocking (a FIFO's open would wait for a writer); a
-// file it finds is not regular is opened again, blocking, the ordinary
-// way (the wait for a FIFO's writer is then the scheduler's to know).
+// that can wait indefinitely is done that way: the open and the fstat
+// (a FIFO's open waits for its writer; on NFS or FUSE either can wait for
+// a server), and the reads of a FIFO, a character device, a socket, or a
+// file on a network or user-space file system use the ordinary,
+// scheduler-aware calls.
 
 type rawFile struct {
 	fd  int
 	raw bool // proven regular on a local file system
 }
 
-// openFile opens path for reading, with its size (-1 when unknown).
+// openFile opens path for reading, with its size (-1 when unknown). The
+// open and the fstat are scheduler-aware: a FIFO's open waits for its
+// writer, and on NFS or FUSE either can wait for a server.
 func openFile(path string) (rawFile, int64, error) {
 	p, err := syscall.BytePtrFromString(path)
 	if err != nil {
 		return rawFile{}, 0, err
 	}
 	for {
-		fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)),
-			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK), 0, 0, 0)
+		fd, _, e := syscall.Syscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)),
+			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC), 0, 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
@@ -45,22 +46,11 @@ func openFile(path string) (rawFile, int64, error) {
 			return rawFile{}, 0, e
 		}
 		var st syscall.Stat_t
-		if _, _, e := syscall.RawSyscall(syscall.SYS_FSTAT, fd, uintptr(unsafe.Pointer(&st)), 0); e == 0 && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
-			// O_NONBLOCK does not change how a regular file reads
+		if _, _, e := syscall.Syscall(syscall.SYS_FSTAT, fd, uintptr(unsafe.Pointer(&st)), 0); e == 0 && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
 			return rawFile{fd: int(fd), raw: localDev(int(fd), st.Dev)}, st.Size, nil
 		}
-		// the non-blocking descriptor stays open until the blocking one is:
-		// a FIFO's writer never sees it without a reader
-		f, size, err := openOrdinary(path)
-		syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
-		return f, size, err
+		return rawFile{fd: int(fd)}, -1, nil
 	}
-}
-
-// openOrdinary opens a file not proven regular the scheduler-aware way.
-func openOrdinary(path string) (rawFile, int64, error) {
-	fd, size, err := openFD(path)
-	return rawFile{fd: fd}, size, err
 }
 
 func (f rawFile) read(p []byte) (int, error) {

@@ -10,8 +10,21 @@ import "syscall"
 type rawFile int
 
 func openFile(path string) (rawFile, int64, error) {
-	fd, size, err := openFD(path)
-	return rawFile(fd), size, err
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		var st syscall.Stat_t
+		size := int64(-1)
+		if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+			size = st.Size
+		}
+		return rawFile(fd), size, nil
+	}
 }
 
 func (f rawFile) read(p []byte) (int, error) {
