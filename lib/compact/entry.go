@@ -22,6 +22,7 @@ type Entry struct {
 	info    msgInfo
 	raw     []byte // a Head entry's "message" value, until Complete reads it
 	head    bool   // read by ReadHead: Message, Role, Tokens wait for Complete
+	own     bool   // a copy Window.Cut carries, its bytes its own
 }
 
 // msgInfo is what one skim of an AgentMessage yields.

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/agentutils/agentutils/lib/session"
@@ -15,9 +16,12 @@ import (
 // carries. Entries are the entries held, Carry the carried copies of those
 // let go of.
 type Window struct {
-	Entries  []Entry
-	Carry    []Entry
-	Gone     int // entries let go of
+	Entries []Entry
+	Carry   []Entry
+	Gone    int // entries let go of
+	// Own makes Cut copy the bytes of the entries it carries, for a
+	// reader whose entries share buffers it lets go of as a whole.
+	Own      bool
 	branched bool
 	lastID   string
 	from     int // after a cut: Entries[from:] descend from the compaction cut at
@@ -63,6 +67,11 @@ func (w *Window) descends(id string) bool {
 // compaction Add returned k for.
 func (w *Window) Cut(k int) {
 	w.Carry = CarryAll(w.Carry, w.Entries[:k])
+	for i := range w.Carry {
+		if w.Own && !w.Carry[i].own {
+			w.Carry[i] = w.Carry[i].clone()
+		}
+	}
 	w.Gone += k
 	w.Entries = append([]Entry(nil), w.Entries[k:]...)
 	w.from = len(w.Entries) - 1
@@ -86,4 +95,19 @@ func (w *Window) Path() []session.Record {
 		}
 	}
 	return recs
+}
+
+// clone is e with bytes of its own, read again from a copy of them.
+func (e Entry) clone() Entry {
+	c, err := ReadHead(bytes.Clone(e.Raw))
+	if err != nil { // e was read from the same bytes: cannot fail
+		return e
+	}
+	if !e.head {
+		cs := []Entry{c}
+		Complete(cs)
+		c = cs[0]
+	}
+	c.own = true
+	return c
 }
