@@ -38,17 +38,46 @@ type stream struct {
 }
 
 // blocks holds the lines read, copied into blocks of 1 MiB or more: one
-// allocation per block rather than per line. A block is garbage once no
-// entry held is in it (compact.Window copies what it carries: Own).
-type blocks struct{ cur []byte }
+// allocation per block rather than per line, and the blocks that only
+// lines let go of are in are used again (compact.Window copies what it
+// carries: Own), so a long stream costs neither the garbage collector nor
+// fresh pages for every line.
+type blocks struct {
+	cur  []byte
+	full [][]byte // filled before cur, in order
+	free [][]byte
+}
 
 func (b *blocks) copy(line []byte) []byte {
 	const size = 1 << 20
 	if cap(b.cur)-len(b.cur) < len(line) {
-		b.cur = make([]byte, 0, max(size, len(line)))
+		if cap(b.cur) > 0 {
+			b.full = append(b.full, b.cur)
+		}
+		b.cur = nil
+		if n := len(b.free); n > 0 && cap(b.free[n-1]) >= len(line) {
+			b.cur, b.free = b.free[n-1][:0], b.free[:n-1]
+		} else {
+			b.cur = make([]byte, 0, max(size, len(line)))
+		}
 	}
 	b.cur = append(b.cur, line...)
 	return b.cur[len(b.cur)-len(line) : len(b.cur) : len(b.cur)]
+}
+
+// release makes the blocks filled before the one holding first free: no
+// line held is in them.
+func (b *blocks) release(first []byte) {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(first)))
+	k := len(b.full) // first in cur: every full block is free
+	for i, blk := range b.full {
+		if start := uintptr(unsafe.Pointer(unsafe.SliceData(blk))); p >= start && p < start+uintptr(cap(blk)) {
+			k = i
+			break
+		}
+	}
+	b.free = append(b.free, b.full[:k]...)
+	b.full = append(b.full[:0], b.full[k:]...)
 }
 
 type span struct {
@@ -141,7 +170,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: %s record without an id", n, e.Type)
 	}
 	if e.Pending {
-		s.pending = append(s.pending, e.Raw)
+		s.pending = append(s.pending, bytes.Clone(e.Raw)) // its block may be used again
 	}
 	k, err := s.win.Add(e)
 	if err != nil {
@@ -151,6 +180,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if k > 0 {
 		s.win.Cut(k)
 		s.spans = append([]span(nil), s.spans[k:]...)
+		s.blocks.release(s.win.Entries[0].Raw)
 	}
 	return false, nil
 }
