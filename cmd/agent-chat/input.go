@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -179,7 +180,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	s.spans = append(s.spans, span{uintptr(unsafe.Pointer(unsafe.SliceData(e.Raw))), len(e.Raw), n})
 	if k > 0 {
 		s.win.Cut(k)
-		s.spans = append([]span(nil), s.spans[k:]...)
+		s.spans = slices.Delete(s.spans, 0, k)
 		s.blocks.release(s.win.Entries[0].Raw)
 	}
 	return false, nil

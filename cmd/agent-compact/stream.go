@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"slices"
 
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -118,12 +119,11 @@ func (st *stream) letGo(k int) error {
 		return err
 	}
 	st.win.Cut(k)
-	st.lines = append([][]byte(nil), st.lines[cut:]...)
-	at := make([]int, len(st.at)-k)
-	for i, a := range st.at[k:] {
-		at[i] = a - cut
+	st.lines = slices.Delete(st.lines, 0, cut)
+	st.at = slices.Delete(st.at, 0, k)
+	for i := range st.at {
+		st.at[i] -= cut
 	}
-	st.at = at
 	return nil
 }
 

@@ -3,6 +3,7 @@ package compact
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/agentutils/agentutils/lib/session"
 )
@@ -73,7 +74,7 @@ func (w *Window) Cut(k int) {
 		}
 	}
 	w.Gone += k
-	w.Entries = append([]Entry(nil), w.Entries[k:]...)
+	w.Entries = slices.Delete(w.Entries, 0, k) // the same array: a window cut again needs no new one
 	w.from = len(w.Entries) - 1
 	w.cut = w.lastID
 }
