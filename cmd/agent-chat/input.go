@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/agentutils/agentutils/internal/lineblock"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -35,50 +36,7 @@ type stream struct {
 	// keep nothing alive) and its line, to name the line of a message that
 	// does not decode after the records are let go.
 	spans  []span
-	blocks blocks // the bytes of the lines read
-}
-
-// blocks holds the lines read, copied into blocks of 1 MiB or more: one
-// allocation per block rather than per line, and the blocks that only
-// lines let go of are in are used again (compact.Window copies what it
-// carries: Own), so a long stream costs neither the garbage collector nor
-// fresh pages for every line.
-type blocks struct {
-	cur  []byte
-	full [][]byte // filled before cur, in order
-	free [][]byte
-}
-
-func (b *blocks) copy(line []byte) []byte {
-	const size = 1 << 20
-	if cap(b.cur)-len(b.cur) < len(line) {
-		if cap(b.cur) > 0 {
-			b.full = append(b.full, b.cur)
-		}
-		b.cur = nil
-		if n := len(b.free); n > 0 && cap(b.free[n-1]) >= len(line) {
-			b.cur, b.free = b.free[n-1][:0], b.free[:n-1]
-		} else {
-			b.cur = make([]byte, 0, max(size, len(line)))
-		}
-	}
-	b.cur = append(b.cur, line...)
-	return b.cur[len(b.cur)-len(line) : len(b.cur) : len(b.cur)]
-}
-
-// release makes the blocks filled before the one holding first free: no
-// line held is in them.
-func (b *blocks) release(first []byte) {
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(first)))
-	k := len(b.full) // first in cur: every full block is free
-	for i, blk := range b.full {
-		if start := uintptr(unsafe.Pointer(unsafe.SliceData(blk))); p >= start && p < start+uintptr(cap(blk)) {
-			k = i
-			break
-		}
-	}
-	b.free = append(b.free, b.full[:k]...)
-	b.full = append(b.full[:0], b.full[k:]...)
+	blocks lineblock.Blocks // the bytes of the lines held
 }
 
 type span struct {
@@ -145,7 +103,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return false, nil
 	}
-	e, perr := compact.ReadHead(s.blocks.copy(line))
+	e, perr := compact.ReadHead(s.blocks.Copy(line))
 	if perr != nil {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
 	}
@@ -181,7 +139,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if k > 0 {
 		s.win.Cut(k)
 		s.spans = slices.Delete(s.spans, 0, k)
-		s.blocks.release(s.win.Entries[0].Raw)
+		s.blocks.Release(s.win.Entries[0].Raw)
 	}
 	return false, nil
 }

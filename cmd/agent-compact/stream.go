@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 
+	"github.com/agentutils/agentutils/internal/lineblock"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -28,8 +29,9 @@ type stream struct {
 	header    *session.Header
 	lines     [][]byte // the window's lines as read, with their line endings
 	win       compact.Window
-	at        []int  // the line in lines of each entry of win
-	errorLine []byte // an upstream {"type":"error"} record
+	at        []int            // the line in lines of each entry of win
+	errorLine []byte           // an upstream {"type":"error"} record
+	blocks    lineblock.Blocks // the bytes of lines
 
 	out   io.Writer
 	after int // flushAfter, or 0: never let go of lines (--branch-summary reads them all)
@@ -42,14 +44,25 @@ type stream struct {
 // flushAfter, or 0 to hold every line.
 func readStream(r io.Reader, out io.Writer, after int) (*stream, error) {
 	st := &stream{out: out, after: after}
+	st.win.Own = true // the carried entries outlive the blocks of their lines
 	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		raw, rerr := br.ReadBytes('\n') // a copy of its own: the window drops lines it no longer needs
+		raw, rerr := br.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			long = append(long[:0], raw...)
+			for rerr == bufio.ErrBufferFull {
+				raw, rerr = br.ReadSlice('\n')
+				long = append(long, raw...)
+			}
+			raw = long
+		}
 		if rerr != nil && rerr != io.EOF {
 			return nil, rerr
 		}
 		if len(raw) > 0 {
-			if err := st.add(raw, n); err != nil || st.errorLine != nil {
+			// a copy in the blocks, used again once the window lets go of it
+			if err := st.add(st.blocks.Copy(raw), n); err != nil || st.errorLine != nil {
 				return st, err
 			}
 		}
@@ -120,6 +133,7 @@ func (st *stream) letGo(k int) error {
 	}
 	st.win.Cut(k)
 	st.lines = slices.Delete(st.lines, 0, cut)
+	st.blocks.Release(st.lines[0])
 	st.at = slices.Delete(st.at, 0, k)
 	for i := range st.at {
 		st.at[i] -= cut
