@@ -67,17 +67,9 @@ func readStream(r io.Reader) (*stream, error) {
 	s := &stream{rest: bufio.NewReaderSize(r, 64<<10), win: compact.Window{Own: true}}
 	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		// ReadSlice: the line stays in the reader's buffer until it is
-		// copied into the blocks.
-		line, err := s.rest.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = s.rest.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
+		// the line stays in the reader's buffer until it is copied into
+		// the blocks
+		line, err := lineblock.Next(s.rest, &long)
 		if len(line) == 0 && err != nil {
 			if err == io.EOF {
 				return s.done(), nil

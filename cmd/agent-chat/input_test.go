@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -60,12 +61,17 @@ func windowStream(n int, branch bool) string {
 func wholeContext(t *testing.T, stream string) (session.Context, []string) {
 	t.Helper()
 	var recs []session.Record
-	for _, l := range strings.Split(strings.TrimSpace(stream), "\n")[1:] {
-		r, err := session.ParseRecord([]byte(l))
-		if err != nil {
-			t.Fatal(err)
+	r := session.NewReader(strings.NewReader(stream))
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		} else if err != nil || len(r.Problems()) > 0 {
+			t.Fatal(err, r.Problems())
 		}
-		recs = append(recs, r)
+		if rec.Type != "session" {
+			recs = append(recs, rec)
+		}
 	}
 	ctx, err := session.BuildContext(recs, nil)
 	if err != nil {

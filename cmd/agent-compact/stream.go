@@ -48,15 +48,7 @@ func readStream(r io.Reader, out io.Writer, after int) (*stream, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		raw, rerr := br.ReadSlice('\n')
-		if rerr == bufio.ErrBufferFull {
-			long = append(long[:0], raw...)
-			for rerr == bufio.ErrBufferFull {
-				raw, rerr = br.ReadSlice('\n')
-				long = append(long, raw...)
-			}
-			raw = long
-		}
+		raw, rerr := lineblock.Next(br, &long)
 		if rerr != nil && rerr != io.EOF {
 			return nil, rerr
 		}

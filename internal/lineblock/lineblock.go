@@ -7,7 +7,10 @@
 // stream); what it keeps longer it copies.
 package lineblock
 
-import "unsafe"
+import (
+	"bufio"
+	"unsafe"
+)
 
 const size = 1 << 20
 
@@ -50,4 +53,21 @@ func (b *Blocks) Release(first []byte) {
 	}
 	b.free = append(b.free, b.full[:k]...)
 	b.full = append(b.full[:0], b.full[k:]...)
+}
+
+// Next is the next line of br with its "\n" (none at the end of the
+// input), of any length: a slice of br's buffer, or of *long for a line
+// longer than the buffer, valid until the next call. The error is br's
+// (io.EOF with or without a last line).
+func Next(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		*long = append((*long)[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = br.ReadSlice('\n')
+			*long = append(*long, line...)
+		}
+		line = *long
+	}
+	return line, err
 }

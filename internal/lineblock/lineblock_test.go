@@ -1,8 +1,11 @@
 package lineblock
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +40,25 @@ func TestLong(t *testing.T) {
 	long := bytes.Repeat([]byte("y"), 3<<20)
 	if got := b.Copy(long); !bytes.Equal(got, long) || string(short) != "x" {
 		t.Fatal("a long line was not held whole")
+	}
+}
+
+// Next reads lines of any length, the last one without its newline.
+func TestNext(t *testing.T) {
+	long := strings.Repeat("z", 100<<10)
+	br := bufio.NewReaderSize(strings.NewReader("a\n"+long+"\r\nlast"), 16)
+	var buf []byte
+	var got []string
+	for {
+		line, err := Next(br, &buf)
+		if len(line) > 0 {
+			got = append(got, string(line))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if want := []string{"a\n", long + "\r\n", "last"}; !slices.Equal(got, want) {
+		t.Errorf("got %d lines, want %d (a, a long one, last)", len(got), len(want))
 	}
 }
