@@ -169,6 +169,7 @@ func (x *execution) search(srcs []*source) error {
 	so.Slice = x.slice()
 	multi := len(o.Paths)+o.EmptyPaths > 1 || x.isDirArg()
 	p := grep.NewPrinter(o.Print, m, x.w, multi)
+	so.Spans = p.SpanNeed() // only what the output prints
 	p.SetSearch(so)
 	if p.Mode() == "agent" {
 		p.SetAgent(x.agentPrinter(so))

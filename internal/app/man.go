@@ -16,6 +16,9 @@ import (
 // stable. It is our own roff rather than urfave/cli's ToMan: that one goes
 // through a markdown renderer (blackfriday, md2man) linked into every
 // binary and run at start-up, and it leaves out the commands' descriptions.
+// Measured when it replaced ToMan (with the urfave_cli_no_docs build tag):
+// 0.3–0.4 MB less resident per process, `agent-session --version` 3.6 →
+// 2.8 ms.
 func Man(a *cli.App) string {
 	var m manWriter
 	m.line(".TH " + roffText(strings.ToUpper(a.Name)) + " 1")

@@ -21,6 +21,9 @@ type ahoCorasick struct {
 	dict   []int32 // state → the nearest proper suffix state with own >= 0 (-1: none)
 	out    []bool  // state → some literal ends here
 	maxLen int
+	// scan is trans for firstEnd: each entry the next state's row start
+	// (state*nclass), or -1 where a literal ends on reaching it
+	scan []int32
 }
 
 // newAhoCorasick builds the automaton of lits (non-empty).
@@ -99,22 +102,73 @@ func newAhoCorasick(lits [][]byte) *ahoCorasick {
 			queue = append(queue, t)
 		}
 	}
+	a.scan = make([]int32, len(a.trans))
+	for i, t := range a.trans {
+		a.scan[i] = t * int32(a.nclass)
+		if a.out[t] {
+			a.scan[i] = -1
+		}
+	}
 	return a
 }
 
-// first is where a literal occurs first in hay at or after from (the
+// firstEnd is where a literal occurs first in hay at or after from (the
 // earliest end, not necessarily the leftmost start): the end, or -1.
+//
+// Each byte's step waits on the previous one's table look-up, so the
+// scan runs two of them side by side, over two halves of a window: a
+// from p and b from q = p+acWindow-(maxLen-1), warmed up to p+acWindow
+// (a literal ending there or later starts at q or later); b's end
+// counts only when a finds none in its half.
 func (a *ahoCorasick) firstEnd(hay []byte, from int) int {
-	s := int32(0)
-	trans, out, nc := a.trans, a.out, a.nclass
-	for i := from; i < len(hay); i++ {
-		s = trans[int(s)*nc+int(a.class[hay[i]])]
-		if out[s] {
+	scan, class := a.scan, &a.class
+	warm := a.maxLen - 1
+	row := int32(0) // the state at p
+	p := from
+	for p+2*acWindow <= len(hay) && warm < acWindow {
+		w := hay[p : p+2*acWindow : p+2*acWindow]
+		ra, rb := row, int32(0)
+		k := acWindow - warm
+		for ; k < acWindow; k++ {
+			if rb = scan[rb+int32(class[w[k]])]; rb < 0 {
+				break
+			}
+		}
+		if rb < 0 {
+			break // b found an end in a's half: a alone finds it, or an earlier one
+		}
+		for k = 0; k < acWindow; k++ {
+			ra = scan[ra+int32(class[w[k]])]
+			rb = scan[rb+int32(class[w[acWindow+k]])]
+			if ra|rb < 0 {
+				break
+			}
+		}
+		if k == acWindow {
+			row, p = rb, p+2*acWindow // b has read more than maxLen bytes: its state is the text's
+			continue
+		}
+		if ra < 0 {
+			return p + k + 1
+		}
+		bEnd := p + acWindow + k + 1
+		for k++; k < acWindow; k++ { // the rest of a's half, alone
+			if ra = scan[ra+int32(class[w[k]])]; ra < 0 {
+				return p + k + 1
+			}
+		}
+		return bEnd
+	}
+	for i := p; i < len(hay); i++ {
+		if row = scan[row+int32(class[hay[i]])]; row < 0 {
 			return i + 1
 		}
 	}
 	return -1
 }
+
+// acWindow is the half of firstEnd's window.
+const acWindow = 256
 
 // leftmost is the leftmost-first match in hay at or after from: its
 // start and end, or -1, -1.

@@ -195,12 +195,14 @@ func (c *chunkSearch) read(p []byte, off int64) {
 func (c *chunkSearch) search(piece []byte, base int64) bool {
 	o := c.o
 	context := o.Before > 0 || o.After > 0
-	nlines := 0
-	if !o.CountOnly || context {
-		nlines = bytes.Count(piece, []byte{'\n'})
-		if len(piece) > 0 && piece[len(piece)-1] != '\n' {
-			nlines++
-		}
+	// the piece's lines: counted here only with context; else after the
+	// search, from its last matching line on (the search counted the
+	// lines before it)
+	nlines := -1
+	if context {
+		nlines = countLines(piece)
+	} else if o.CountOnly {
+		nlines = 0
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
 	var lines []Line
@@ -213,6 +215,10 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		c.r.MatchedLines += res.MatchedLines
 		c.r.Matches += res.Matches
 		lines = res.Lines
+		if nlines < 0 && len(lines) > 0 {
+			last := lines[len(lines)-1]
+			nlines = last.Number - 1 + countLines(piece[last.Offset:])
+		}
 		for i := range lines {
 			lines[i].Number += c.line
 			lines[i].Offset += base
@@ -234,6 +240,9 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			c.stopped = true
 		}
 	}
+	if nlines < 0 {
+		nlines = countLines(piece)
+	}
 	if context {
 		lines = c.context(piece, base, nlines, lines)
 	}
@@ -253,6 +262,16 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	part := c.r
 	part.Lines, part.More = lines, true
 	return c.emit(part)
+}
+
+// countLines is the number of lines of piece, a last one without its
+// newline included.
+func countLines(piece []byte) int {
+	n := bytes.Count(piece, []byte{'\n'})
+	if len(piece) > 0 && piece[len(piece)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // fillOf is the start of rg's buffer fill that searched the line at off.

@@ -226,12 +226,17 @@ func (d *lineDFA) matchLine(line []byte) (match, sure bool) {
 	if !sure && d.full {
 		// the cache is full: empty it and try the line once more (RE2's
 		// way); a line that fills it alone is left to the regexp
-		d.cache = map[string]*dstate{}
-		d.full = false
-		d.start = d.state(nil, prevBegin)
+		d.reset()
 		match, sure = d.scanLine(line)
 	}
 	return match, sure
+}
+
+// reset empties the cache.
+func (d *lineDFA) reset() {
+	d.cache = map[string]*dstate{}
+	d.full = false
+	d.start = d.state(nil, prevBegin)
 }
 
 func (d *lineDFA) scanLine(line []byte) (match, sure bool) {

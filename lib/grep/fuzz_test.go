@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"path"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ func FuzzMatcher(f *testing.F) {
 		}
 		so := SearchOptions{Text: true, Invert: flags&32 != 0, Before: int(flags>>6) & 1, After: int(flags>>7) & 1, Slice: flags&64 != 0}
 		r := SearchBuffer(m, "f", buf, so)
+		spansAgree(t, m, buf, so, r)
 		last := 0
 		reported := map[int]bool{}
 		for _, l := range r.Lines {
@@ -126,4 +128,66 @@ func FuzzGlob(f *testing.F) {
 		fl.overrideDecision(rel, isDir)
 		filterGlobs(compileFilterGlobs([]string{glob}), rel)
 	})
+}
+
+// spansAgree checks that asking for fewer spans (SearchOptions.Spans)
+// finds the same lines, with the first span of each or none.
+func spansAgree(t *testing.T, m *Matcher, buf []byte, so SearchOptions, all FileResult) {
+	t.Helper()
+	for _, need := range []SpanNeed{SpansFirst, SpansNone} {
+		o := so
+		o.Spans = need
+		r := SearchBuffer(m, "f", buf, o)
+		if len(r.Lines) != len(all.Lines) || r.MatchedLines != all.MatchedLines {
+			t.Fatalf("Spans %d: %d lines (%d matching), all spans: %d (%d)", need, len(r.Lines), r.MatchedLines, len(all.Lines), all.MatchedLines)
+		}
+		for i, l := range r.Lines {
+			a := all.Lines[i]
+			if l.Number != a.Number || l.Offset != a.Offset || !bytes.Equal(l.Text, a.Text) || l.Match != a.Match {
+				t.Fatalf("Spans %d: line %+v, all spans: %+v", need, l, a)
+			}
+			want := a.Subs
+			reduced := !so.Invert && so.Before == 0 && so.After == 0 && !m.multiline // searchMatches
+			if need == SpansNone && reduced {
+				want = nil
+			} else if need == SpansFirst && len(want) > 1 && reduced {
+				want = want[:1]
+			}
+			if len(l.Subs) != len(want) || len(want) > 0 && l.Subs[0] != want[0] {
+				t.Fatalf("Spans %d: line %d %q spans %v, want %v", need, l.Number, l.Text, l.Subs, want)
+			}
+		}
+	}
+}
+
+// TestSpanNeedRandom: random patterns and texts, the lines found asking
+// for all spans, the first or none agree (600 cases; FuzzMatcher goes on).
+func TestSpanNeedRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	atoms := []string{"a", "b", "c", ".", "[ab]", "[^a]", `\w`, `\W`, `\s`, `\b`, "^", "$", "é", `\d`, "(?i:a)", "A", "ab", "bca"}
+	ops := []string{"", "*", "+", "?", "{2}", "*?"}
+	alpha := []string{"a", "b", "c", " ", "é", "A", "1", "_", "\n", "\xff", "ab"}
+	for i := 0; i < 600; i++ { // (Compile of folded classes is slow under -race)
+		var pat strings.Builder
+		for k := r.IntN(4) + 1; k > 0; k-- {
+			pat.WriteString(atoms[r.IntN(len(atoms))])
+			pat.WriteString(ops[r.IntN(len(ops))])
+		}
+		var txt strings.Builder
+		for k := r.IntN(40); k > 0; k-- {
+			txt.WriteString(alpha[r.IntN(len(alpha))])
+		}
+		pats := []string{pat.String()}
+		if i%5 == 0 {
+			for k := 0; k < 14; k++ {
+				pats = append(pats, atoms[r.IntN(len(atoms))]+atoms[r.IntN(len(atoms))])
+			}
+		}
+		m, err := Compile(MatchOptions{Patterns: pats, Fixed: i%7 == 0, IgnoreCase: i%3 == 0, Word: i%4 == 0})
+		if err != nil {
+			continue
+		}
+		so := SearchOptions{Text: true}
+		spansAgree(t, m, []byte(txt.String()), so, SearchBuffer(m, "f", []byte(txt.String()), so))
+	}
 }

@@ -42,6 +42,9 @@ type Matcher struct {
 	// ac: the pattern is more than maxLits literals (case-sensitive, no
 	// -w/-x): their leftmost-first occurrences are the matches (aho.go).
 	ac *ahoCorasick
+	// rev: every match ends with the prefilter's one literal; the DFA of
+	// what comes before it, reversed, checks each occurrence (reverse.go)
+	rev *dfaProg
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -123,6 +126,9 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			m.exact = m.lits[0].fold == folded && string(m.lits[0].s) == want
 		}
 		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.lits) == 1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.lits[0])
+		if !m.multiline && !m.exact && !m.word && len(m.lits) == 1 {
+			m.rev = reverseSuffix(simple, m.lits[0])
+		}
 	}
 	if !o.Fixed {
 		uo, changed := o, false
@@ -240,7 +246,11 @@ type lineSearch struct {
 	// exist: only whether a line matches is wanted, not its matches; a
 	// matching line then has one span, and not necessarily a true one.
 	exist bool
+	// need: the spans the output uses (SearchOptions.Spans); fewer than
+	// all lets a line's first match do, or its DFA answer.
+	need  SpanNeed
 	d, du *lineDFA // the DFAs of m and of m.uni, taken when first needed
+	dr    *lineDFA // the reversed DFA of m.rev
 }
 
 func (ls *lineSearch) reset(m *Matcher) {
@@ -258,7 +268,10 @@ func (ls *lineSearch) release() {
 	if ls.du != nil {
 		ls.m.uni.dfa.put(ls.du)
 	}
-	ls.d, ls.du = nil, nil
+	if ls.dr != nil {
+		ls.m.rev.put(ls.dr)
+	}
+	ls.d, ls.du, ls.dr = nil, nil, nil
 }
 
 // dfaOf is the line DFA of mm (ls.m or its Unicode twin), nil if none.
@@ -281,11 +294,47 @@ func (ls *lineSearch) dfaOf(mm *Matcher) *lineDFA {
 // start is -1 when no line matches.
 func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, out []Span) {
 	m := ls.m
+	from := off   // where the prefilter looks from (off: a line start at or before it)
+	lineEnd := -1 // the '\n' ending the line of the last occurrence m.rev ruled out
+	// revWork bounds the reversed scans on one line (of off): past twice
+	// the line read so far (a long line with many occurrences, each
+	// scanned back to its start), the forward DFA decides the line in one
+	// pass
+	revWork, revOff := 0, -1
 	for off < len(buf) {
 		var at int
 		sure := false // the DFA found that the line at matches
 		if m.lits != nil {
-			at = ls.pf.find(buf, off)
+			from = max(from, off)
+			at = ls.pf.find(buf, from)
+			if lineEnd >= 0 && at > lineEnd {
+				off = lineEnd + 1 // the occurrence is on a later line
+			}
+			if off != revOff {
+				revWork, revOff = 0, off
+			}
+			if revWork += at - off; m.rev != nil && at >= 0 && revWork <= 2*(at-off)+4096 {
+				if ls.dr == nil {
+					ls.dr = m.rev.get()
+				}
+				match, ok, nl := ls.dr.scanBack(buf, off, at)
+				if nl >= 0 {
+					off = nl + 1
+					revWork, revOff = 0, off
+				}
+				if ok && !match {
+					// no match ends with this occurrence: the next one
+					if lineEnd < at {
+						lineEnd = len(buf)
+						if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
+							lineEnd = at + i
+						}
+					}
+					from = at + 1
+					continue
+				}
+				sure = ok
+			}
 		} else if m.ac != nil {
 			if at = m.ac.firstEnd(buf, off); at > 0 {
 				at--
@@ -315,8 +364,15 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 		if m.wordLit {
 			subs, fast = ls.wordSpans(line, subs, at-start)
 		}
-		if ls.exist && (m.exact || m.ac != nil) {
+		if (ls.exist || ls.need == SpansNone) && (m.exact || m.ac != nil) {
 			return start, end, append(subs, Span{at - start, at - start})
+		}
+		if ls.need == SpansFirst && m.exact {
+			return start, end, append(subs, Span{at - start, at - start + len(m.lits[0].s)})
+		}
+		if ls.need == SpansFirst && m.ac != nil {
+			s, e := m.ac.leftmost(line, 0)
+			return start, end, append(subs, Span{s, e})
 		}
 		if m.exact {
 			subs = ls.literalSpans(line, subs, at-start)
@@ -343,8 +399,15 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 					}
 				}
 			}
-			if sure && ls.exist && !m.word {
+			if sure && (ls.exist || ls.need == SpansNone) && !m.word {
 				return start, end, append(subs, Span{at - start, at - start})
+			}
+			if ls.need == SpansFirst && !m.word && utf8.Valid(line) {
+				if loc := mm.re.FindIndex(line); loc != nil {
+					return start, end, append(subs, Span{loc[0], loc[1]})
+				}
+				off = end
+				continue
 			}
 			for _, loc := range mm.re.FindAllIndex(line, -1) {
 				subs = append(subs, Span{loc[0], loc[1]})

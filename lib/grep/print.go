@@ -51,6 +51,7 @@ type Printer struct {
 	crlf               bool   // --crlf
 	passthru           bool   // --passthru
 	colours            Colours
+	out                bytes.Buffer // standard's text of a part
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -333,7 +334,8 @@ func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
 // --vimgrep formats, with rg's notes about binary data after them.
 func (p *Printer) standard(r FileResult, last bool) bool {
 	r = p.budget(r)
-	var out bytes.Buffer
+	out := &p.out // reused: a part of every line of a 1 MiB piece is over 1 MB
+	out.Reset()
 	if len(r.Lines) > 0 && !p.cur.stopped {
 		if p.heading && p.mode == "standard" && !p.cur.started {
 			if !p.first {
@@ -345,21 +347,21 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 			}
 		}
 		p.first = false
-		p.lines(&out, r)
+		p.lines(out, r)
 		p.cur.started = true
 	} else if !last {
 		return p.stopped == ""
 	}
 	if !r.More && r.BinaryFrom >= 0 && !p.slice && !p.cur.stopped && p.cur.started {
 		// rg's buffered read saw a NUL after the matches it printed
-		p.binaryMatches(&out, r)
+		p.binaryMatches(out, r)
 	}
 	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
 		if p.withPath {
 			out.Write(p.pathBytes(r.Path))
 			out.WriteString(": ")
 		}
-		fmt.Fprintf(&out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+		fmt.Fprintf(out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 	}
 	if out.Len() == 0 {
 		return p.stopped == ""

@@ -79,5 +79,11 @@ func readOpenMax(f rawFile, size int64, buf []byte, path string, sniff, maxLine 
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		if size > 0 && int64(len(buf)) == size {
+			// the size fstat gave: the read that would return 0 is saved
+			// (one system call of five a file; a file that grew meanwhile
+			// reads past its size and on to the end as before)
+			return buf, nil
+		}
 	}
 }

@@ -18,6 +18,10 @@ type lit struct {
 	s    []byte
 	fold bool
 	rare int // index in s of the byte scanned for: the rarest one
+	// pair: the two rarest bytes, scanned for together (pair.go); hasPair
+	// false for one byte
+	pair    pairBytes
+	hasPair bool
 }
 
 // litSet is the alternatives every match contains one of (nil: none known).
@@ -94,7 +98,9 @@ func newLitSet(runes []rune, fold bool) litSet {
 	if len(s) == 0 {
 		return nil
 	}
-	return litSet{{s: s, fold: fold, rare: rarest(s, fold)}}
+	l := lit{s: s, fold: fold, rare: rarest(s, fold)}
+	l.pair, l.hasPair = newPair(s, fold)
+	return litSet{l}
 }
 
 // longestFoldSafe is the longest run of s without k or s (lowered input).
@@ -203,6 +209,9 @@ func (l *lit) index(hay []byte, from int, st *litScan) int {
 	if from > len(hay)-len(l.s) {
 		return -1
 	}
+	if l.hasPair {
+		return l.indexPair(hay, from)
+	}
 	if !l.fold {
 		return l.indexExact(hay, from)
 	}
@@ -255,6 +264,28 @@ func (l *lit) index(hay []byte, from int, st *litScan) int {
 			return at
 		}
 		pos = cand + 1
+	}
+}
+
+// indexPair finds l by its pair of rare bytes and checks the literal at
+// each place they occur together; past a number of false hits (a pair
+// that is not rare in this file) an exact literal's search goes on with
+// bytes.Index.
+func (l *lit) indexPair(hay []byte, from int) int {
+	fails := 0
+	for pos := from; ; {
+		at := l.pair.index(hay, pos, len(l.s))
+		if at < 0 {
+			return -1
+		}
+		cand := hay[at : at+len(l.s)]
+		if l.fold && equalFoldLower(cand, l.s) || !l.fold && bytes.Equal(cand, l.s) {
+			return at
+		}
+		pos = at + 1
+		if fails++; !l.fold && fails > 16+(pos-from)/16 {
+			return bytesIndex(hay, pos, l.s)
+		}
 	}
 }
 

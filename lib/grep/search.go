@@ -2,6 +2,8 @@ package grep
 
 import (
 	"bytes"
+	"slices"
+	"sync"
 )
 
 // Line is a printed line: a match or a context line.
@@ -9,9 +11,9 @@ type Line struct {
 	Number int    // 1-based
 	Offset int64  // byte offset of the line in the file
 	Text   []byte // with its newline, if it had one
-	Match  bool
 	Subs   []Span // match spans relative to Text (match lines)
-	Gap    bool   // a "--" separator comes before this line
+	Match  bool
+	Gap    bool // a "--" separator comes before this line
 }
 
 // FileResult is the outcome of searching one file.
@@ -62,7 +64,25 @@ type SearchOptions struct {
 	// read whole always.
 	ChunkAbove int64
 	ChunkSize  int
+	// Spans: which match spans of a matching line the output uses (the
+	// zero value: all). With fewer than all, the regexp runs less or not
+	// at all, and Matches counts what Subs holds, not the matches.
+	Spans SpanNeed
 }
+
+// SpanNeed says which match spans of a matching line (Line.Subs) the
+// output uses.
+type SpanNeed int
+
+const (
+	// SpansAll: every match (colour, -o, --json, -r, --vimgrep, and the
+	// counts of matches: --stats, --count-matches, the output budgets).
+	SpansAll SpanNeed = iota
+	// SpansFirst: the first match only (--column).
+	SpansFirst
+	// SpansNone: none, the line is printed as it is (Subs is nil).
+	SpansNone
+)
 
 // SearchDecoded searches one whole file's contents as rg reads them: a
 // UTF-8 BOM dropped, UTF-16 with a BOM transcoded (encoding.go).
@@ -235,12 +255,18 @@ func laterMatch(r FileResult, l *Line, subs []Span, o SearchOptions) FileResult 
 
 // searchMatches is the common case (no context, no -v, no -U): it visits
 // only the lines that match, counting the newlines before each to number
-// it, and never looks at the rest of the file line by line.
+// it, and never looks at the rest of the file line by line. The matching
+// lines are gathered in scratch space first, so that the result's lines
+// and spans are each one allocation of the exact size.
 func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileResult {
 	var ls lineSearch
 	ls.reset(m)
 	defer ls.release()
 	ls.exist = o.CountOnly && o.LinesOnly
+	ls.need = o.Spans
+	sc := scratchPool.Get().(*matchScratch)
+	defer scratchPool.Put(sc)
+	sc.lines, sc.spans = sc.lines[:0], sc.spans[:0]
 	lineNo, counted := 1, 0
 	var subs []Span
 	for off := 0; off < len(buf); {
@@ -250,15 +276,25 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 		subs = got
 		r.MatchedLines++
-		r.Matches += len(subs)
+		switch o.Spans {
+		case SpansFirst:
+			got = got[:1]
+		case SpansNone:
+			got = nil
+		}
+		if o.Spans == SpansAll || o.CountOnly {
+			r.Matches += len(subs)
+		} else {
+			r.Matches += len(got)
+		}
 		if o.FirstOnly {
 			break
 		}
 		if !o.CountOnly {
 			lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
 			counted = start
-			r.Lines = append(r.Lines, Line{Number: lineNo, Offset: int64(start), Text: buf[start:end], Match: true,
-				Subs: append([]Span(nil), subs...)})
+			sc.spans = append(sc.spans, got...)
+			sc.lines = append(sc.lines, lineRef{num: lineNo, start: start, end: end, spans: len(sc.spans)})
 		}
 		if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 			r.BytesSearched = maxCountBytes(buf, o, start, end) // rg's count where -m stopped it (binary.go)
@@ -266,5 +302,35 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 		off = end
 	}
+	if len(sc.lines) > 0 {
+		spans := slices.Clone(sc.spans)
+		r.Lines = make([]Line, len(sc.lines))
+		from := 0
+		for k, l := range sc.lines {
+			r.Lines[k] = Line{Number: l.num, Offset: int64(l.start), Text: buf[l.start:l.end], Match: true}
+			if l.spans > from {
+				r.Lines[k].Subs = spans[from:l.spans:l.spans]
+			}
+			from = l.spans
+		}
+	}
+	if cap(sc.lines) > maxScratch || cap(sc.spans) > maxScratch {
+		sc.lines, sc.spans = nil, nil // a huge file's: not kept for the next
+	}
 	return r
 }
+
+// matchScratch is searchMatches' storage, reused from file to file.
+type matchScratch struct {
+	lines []lineRef
+	spans []Span
+}
+
+// lineRef is a matching line: its number, its bytes, and the end of its
+// spans in matchScratch.spans.
+type lineRef struct{ num, start, end, spans int }
+
+// maxScratch bounds the scratch space kept for reuse (entries).
+const maxScratch = 1 << 16
+
+var scratchPool = sync.Pool{New: func() any { return new(matchScratch) }}

@@ -1,0 +1,14 @@
+//go:build !amd64
+
+package grep
+
+// indexPairBlocks is indexPair over the positions [0, n) (a multiple of
+// 16), with n+d <= len(hay).
+func indexPairBlocks(hay []byte, n int, b1, b2, m1, m2 byte, d int) int {
+	for i := 0; i < n; i++ {
+		if hay[i]|m1 == b1 && hay[i+d]|m2 == b2 {
+			return i
+		}
+	}
+	return -1
+}
