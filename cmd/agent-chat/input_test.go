@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -60,18 +59,13 @@ func windowStream(n int, branch bool) string {
 // stream: what agent-chat sent before it read a window.
 func wholeContext(t *testing.T, stream string) (session.Context, []string) {
 	t.Helper()
-	var recs []session.Record
-	r := session.NewReader(strings.NewReader(stream))
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		} else if err != nil || len(r.Problems()) > 0 {
-			t.Fatal(err, r.Problems())
+	var recs []session.Record // a stream, not a file: pending records repeat ids
+	for _, l := range strings.Split(strings.TrimSpace(stream), "\n")[1:] {
+		rec, err := session.ParseRecord([]byte(l))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if rec.Type != "session" {
-			recs = append(recs, rec)
-		}
+		recs = append(recs, rec)
 	}
 	ctx, err := session.BuildContext(recs, nil)
 	if err != nil {
@@ -92,11 +86,16 @@ func strs[T ~[]byte](xs []T) []string {
 // resolves from every entry, byte for byte: on a stream with several
 // compactions, state changes before the newest one, and a branch after it.
 func TestWindowContextAsWhole(t *testing.T) {
+	// a pruned result agent-compact marks pending, here out of its place:
+	// it stands in the place of the entry with its id, in the kept part
+	// before the newest compaction
+	pruned := `{"type":"message","id":"e0078r","parentId":"e0078a","timestamp":"2026-01-01T00:00:00.000Z","pending":true,"message":{"role":"toolResult","toolCallId":"ce0078","toolName":"bash","content":[{"type":"text","text":"[pruned]"}],"isError":false,"timestamp":1}}` + "\n"
 	for _, c := range []struct {
 		n      int
 		branch bool
-	}{{5, false}, {20, true}, {95, false}, {95, true}} {
-		in := windowStream(c.n, c.branch)
+		tail   string
+	}{{5, false, ""}, {20, true, ""}, {95, false, ""}, {95, true, ""}, {95, false, pruned}} {
+		in := windowStream(c.n, c.branch) + c.tail
 		whole, wholeMsgs := wholeContext(t, in)
 		st, err := readStream(strings.NewReader(in))
 		if err != nil {

@@ -35,6 +35,10 @@ type Window struct {
 // an entry that does not descend from the compaction cut at is an error:
 // its context would need entries let go of.
 func (w *Window) Add(e Entry) (k int, err error) {
+	if e.Pending && w.holds(e.ID) { // it stands in that entry's place (session.ContextPath)
+		w.Entries = append(w.Entries, e)
+		return -1, nil
+	}
 	linear := w.lastID == "" || e.ParentID == w.lastID
 	if w.cut != "" && !linear && !w.descends(e.ParentID) {
 		return -1, fmt.Errorf("%s entry %q branches from %q, before compaction %q whose kept part the stream was cut at: pipe the active path ('agent-session open'), not every entry", e.Type, e.ID, e.ParentID, w.cut)
@@ -54,8 +58,15 @@ func (w *Window) Add(e Entry) (k int, err error) {
 	return -1, nil
 }
 
-func (w *Window) descends(id string) bool {
-	for _, e := range w.Entries[w.from:] {
+// holds says whether an entry held has the id.
+func (w *Window) holds(id string) bool { return w.has(0, id) }
+
+// descends says whether the entry id descends from the compaction the
+// stream was cut at.
+func (w *Window) descends(id string) bool { return w.has(w.from, id) }
+
+func (w *Window) has(from int, id string) bool {
+	for _, e := range w.Entries[from:] {
 		if e.ID == id {
 			return true
 		}
@@ -91,7 +102,7 @@ func (w *Window) Path() []session.Record {
 	recs = append(recs, Records(w.Entries)...)
 	if len(w.Carry) > 0 {
 		parent := ""
-		for i := range recs[:len(w.Carry)+1] {
+		for i := range recs[:min(len(recs), len(w.Carry)+1)] {
 			recs[i].ParentID, parent = parent, recs[i].ID
 		}
 	}
