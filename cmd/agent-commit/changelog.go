@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -84,17 +83,9 @@ func changelogCommand(env *app.Env) *cli.Command {
 
 // applyChangelog merges the entries and deletions of a JSON document.
 func applyChangelog(c *cli.Context, env *app.Env) error {
-	name := c.Args().First()
-	var data []byte
-	var err error
-	if name == "" || name == "-" {
-		name = "-"
-		data, err = io.ReadAll(env.Stdin)
-	} else {
-		data, err = os.ReadFile(abs(env, name))
-	}
+	name, data, err := readInput(env, c.Args().First())
 	if err != nil {
-		return exit.Errorf(exit.Usage, "%v", err)
+		return err
 	}
 	var doc struct {
 		Entries   map[string][]string `json:"entries"`

@@ -75,16 +75,9 @@ func runLint(c *cli.Context, env *app.Env) error {
 			return err
 		}
 	} else {
-		name := c.Args().First()
-		var data []byte
-		if name == "" || name == "-" {
-			name = "-"
-			data, err = io.ReadAll(env.Stdin)
-		} else {
-			data, err = os.ReadFile(abs(env, name))
-		}
+		name, data, err := readInput(env, c.Args().First())
 		if err != nil {
-			return exit.Errorf(exit.Usage, "%v", err)
+			return err
 		}
 		if !utf8.Valid(data) {
 			return exit.Errorf(exit.Usage, "%s: message is not UTF-8", name)
@@ -228,6 +221,23 @@ func history(c *cli.Context, env *app.Env, from, to string) ([]lintInput, error)
 		ins = append(ins, lintInput{name: h, text: commit.Clean(parts[i+1], "\x00")})
 	}
 	return ins, nil
+}
+
+// readInput reads the file name, or stdin when name is "" or "-" (then
+// named "-"); a file that cannot be read is a usage error.
+func readInput(env *app.Env, name string) (string, []byte, error) {
+	var data []byte
+	var err error
+	if name == "" || name == "-" {
+		name = "-"
+		data, err = io.ReadAll(env.Stdin)
+	} else {
+		data, err = os.ReadFile(abs(env, name))
+	}
+	if err != nil {
+		return name, nil, exit.Errorf(exit.Usage, "%v", err)
+	}
+	return name, data, nil
 }
 
 func abs(env *app.Env, p string) string {

@@ -255,15 +255,9 @@ func givenSplitPlan(c *cli.Context, env *app.Env, name string) (*commit.SplitPla
 			return nil, exit.Errorf(exit.Usage, "--%s is for a plan made by the model; %s is given", f, name)
 		}
 	}
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(env.Stdin)
-	} else {
-		data, err = os.ReadFile(abs(env, name))
-	}
+	name, data, err := readInput(env, name)
 	if err != nil {
-		return nil, exit.Errorf(exit.Usage, "%v", err)
+		return nil, err
 	}
 	plan, err := commit.ParseSplitPlan(data)
 	if err != nil {

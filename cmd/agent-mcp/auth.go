@@ -219,11 +219,7 @@ func authCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "auth: want one SERVER")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
+			r, e, err := namedServer(c, env, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -369,11 +365,7 @@ func logoutCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "logout: want one SERVER")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			e, err := r.server(c.Args().First())
+			r, e, err := namedServer(c, env, c.Args().First())
 			if err != nil {
 				return err
 			}

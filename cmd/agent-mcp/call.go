@@ -202,12 +202,8 @@ func readArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
 // only when it never went out or the tool says that is safe (resendable).
 func (s *session) callTool(ctx context.Context, tool string, args json.RawMessage, progressToken any) (json.RawMessage, error) {
 	timeout := s.r.toolTimeoutFor(s.e)
-	cctx := ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
+	cctx, cancel := boundCtx(ctx, timeout)
+	defer cancel()
 	var raw json.RawMessage
 	call := func(cs *mcp.ClientSession) error {
 		p := &mcp.CallToolParams{Name: tool, Arguments: args}

@@ -317,6 +317,17 @@ func (r *runner) server(name string) (mcpconfig.Entry, error) {
 	return mcpconfig.Entry{}, exit.Errorf(exit.Usage, "%s", msg)
 }
 
+// selectedServers is the runner of a command and the servers its
+// arguments name (all enabled ones when none).
+func selectedServers(c *cli.Context, env *cmdEnv) (*runner, []mcpconfig.Entry, error) {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	es, err := r.selected(c.Args().Slice())
+	return r, es, err
+}
+
 // selected is the enabled servers named in args, or all enabled servers.
 func (r *runner) selected(args []string) ([]mcpconfig.Entry, error) {
 	if len(args) == 0 {

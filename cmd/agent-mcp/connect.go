@@ -112,12 +112,8 @@ func (s *session) client() *mcp.Client {
 
 func (s *session) connect(ctx context.Context) error {
 	timeout := s.r.connectTimeoutFor(s.e)
-	cctx := ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
+	cctx, cancel := boundCtx(ctx, timeout)
+	defer cancel()
 	var last error
 	for _, v := range protocolVersions {
 		cs, err := s.connectOnce(cctx, v, s.e.Server.Type)
@@ -615,8 +611,13 @@ func (s *session) close() {
 
 // listCtx bounds a list request by the connect timeout.
 func (s *session) listCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	if t := s.r.connectTimeoutFor(s.e); t > 0 {
-		return context.WithTimeout(ctx, t)
+	return boundCtx(ctx, s.r.connectTimeoutFor(s.e))
+}
+
+// boundCtx is ctx with timeout d, or without one when d is 0.
+func boundCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
 	}
 	return context.WithCancel(ctx)
 }
@@ -640,15 +641,21 @@ func implVersion() string {
 // oneServer is the sequence of every one-server command: the runner, the
 // server named name, a connection, fn, and the close.
 func oneServer(c *cli.Context, env *cmdEnv, name string, fn func(r *runner, s *session) error) error {
-	r, err := newRunner(c, env)
-	if err != nil {
-		return err
-	}
-	e, err := r.server(name)
+	r, e, err := namedServer(c, env, name)
 	if err != nil {
 		return err
 	}
 	return r.withSession(c.Context, e, nil, func(s *session) error { return fn(r, s) })
+}
+
+// namedServer is the runner of a command and the configured server named name.
+func namedServer(c *cli.Context, env *cmdEnv, name string) (*runner, mcpconfig.Entry, error) {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return nil, mcpconfig.Entry{}, err
+	}
+	e, err := r.server(name)
+	return r, e, err
 }
 
 // withSession runs fn on a new connection to e and closes it after.

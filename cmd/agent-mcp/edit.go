@@ -17,6 +17,19 @@ import (
 
 var scopeFlag = &cli.StringFlag{Name: "scope", Value: "user", Usage: "which of our files to edit: user ($XDG_CONFIG_HOME/agentutils/mcp.json) or project (.agentutils/mcp.json)"}
 
+// editScope edits the mcp.json file --scope names.
+func editScope(c *cli.Context, env *cmdEnv, edit func(*mcpconfig.Doc) error) error {
+	r, err := newRunner(c, env)
+	if err != nil {
+		return err
+	}
+	path, err := r.scopeFile(c)
+	if err != nil {
+		return err
+	}
+	return editFile(path, edit)
+}
+
 // scopeFile is the file of --scope.
 func (r *runner) scopeFile(c *cli.Context) (string, error) {
 	switch c.String("scope") {
@@ -71,15 +84,7 @@ func addCommand(env *cmdEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			path, err := r.scopeFile(c)
-			if err != nil {
-				return err
-			}
-			return editFile(path, func(d *mcpconfig.Doc) error { return d.Add(name, s) })
+			return editScope(c, env, func(d *mcpconfig.Doc) error { return d.Add(name, s) })
 		},
 	}
 }
@@ -176,15 +181,7 @@ func removeCommand(env *cmdEnv) *cli.Command {
 			if c.NArg() != 1 {
 				return exit.Errorf(exit.Usage, "remove: want one NAME")
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			path, err := r.scopeFile(c)
-			if err != nil {
-				return err
-			}
-			return editFile(path, func(d *mcpconfig.Doc) error { return d.Remove(c.Args().First()) })
+			return editScope(c, env, func(d *mcpconfig.Doc) error { return d.Remove(c.Args().First()) })
 		},
 	}
 }

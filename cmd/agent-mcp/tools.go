@@ -70,11 +70,7 @@ func listCommand(env *cmdEnv) *cli.Command {
 			&cli.BoolFlag{Name: "cached", Usage: "answer from the tool cache where it has an entry, without connecting"},
 		),
 		Action: func(c *cli.Context) error {
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			es, err := r.selected(c.Args().Slice())
+			r, es, err := selectedServers(c, env)
 			if err != nil {
 				return err
 			}
@@ -261,11 +257,7 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 			if _, err := mcptool.Name(c.String("naming"), "s", "t"); err != nil {
 				return exit.Errorf(exit.Usage, "--naming: %v", err)
 			}
-			r, err := newRunner(c, env)
-			if err != nil {
-				return err
-			}
-			es, err := r.selected(c.Args().Slice())
+			r, es, err := selectedServers(c, env)
 			if err != nil {
 				return err
 			}

@@ -27,10 +27,7 @@ Example:
 			&cli.BoolFlag{Name: "new", Usage: "always start a new session"},
 		},
 		Action: func(c *cli.Context) error {
-			cwd := env.Dir
-			if c.IsSet("cwd") {
-				cwd = absPath(env, c.String("cwd"))
-			}
+			cwd := cwdFlag(c, env)
 			file, created := "", false
 			if !c.Bool("new") {
 				file = fromBreadcrumb(env, cwd)

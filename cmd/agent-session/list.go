@@ -38,10 +38,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "JSON lines even on a terminal"},
 		},
 		Action: func(c *cli.Context) error {
-			cwd := env.Dir
-			if c.IsSet("cwd") {
-				cwd = absPath(env, c.String("cwd"))
-			}
+			cwd := cwdFlag(c, env)
 			var infos []sessionInfo
 			var err error
 			if c.Bool("all") {

@@ -226,6 +226,14 @@ func absPath(env *app.Env, p string) string {
 	return filepath.Join(env.Dir, p)
 }
 
+// cwdFlag is --cwd as an absolute path, the working directory when unset.
+func cwdFlag(c *cli.Context, env *app.Env) string {
+	if c.IsSet("cwd") {
+		return absPath(env, c.String("cwd"))
+	}
+	return env.Dir
+}
+
 // needPath returns the FILE argument or a usage error.
 func needPath(c *cli.Context, env *app.Env, what string) (string, error) {
 	if c.NArg() < 1 {

@@ -29,10 +29,7 @@ Examples:
 			&cli.BoolFlag{Name: "zst", Usage: "create a zstd-compressed .jsonl.zst file"},
 		},
 		Action: func(c *cli.Context) error {
-			cwd := env.Dir
-			if c.IsSet("cwd") {
-				cwd = absPath(env, c.String("cwd"))
-			}
+			cwd := cwdFlag(c, env)
 			dir := sessionsDirFor(env, cwd)
 			if c.IsSet("session-dir") {
 				dir = absPath(env, c.String("session-dir"))

@@ -191,46 +191,9 @@ func anthropicMessages(c Context, m Model, emit func(map[string]any)) error {
 			flush()
 		}
 		switch msg.Role {
-		case "user":
-			var blocks []any
-			for _, c := range msg.Content {
-				switch c.Type {
-				case "text":
-					if c.Text != "" {
-						blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
-					}
-				case "image":
-					if m.Images() {
-						blocks = append(blocks, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}})
-					}
-				}
-			}
-			if len(blocks) > 0 {
-				out(map[string]any{"role": "user", "content": blocks})
-			}
-		case "assistant":
-			var blocks []any
-			for _, c := range msg.Content {
-				switch c.Type {
-				case "text":
-					if c.Text != "" {
-						blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
-					}
-				case "thinking":
-					switch {
-					case c.Redacted:
-						blocks = append(blocks, map[string]any{"type": "redacted_thinking", "data": c.ThinkingSignature})
-					case c.ThinkingSignature != "":
-						blocks = append(blocks, map[string]any{"type": "thinking", "thinking": c.Thinking, "signature": c.ThinkingSignature})
-					case c.Thinking != "":
-						blocks = append(blocks, map[string]any{"type": "text", "text": c.Thinking})
-					}
-				case "toolCall":
-					blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": objectSchema(c.Arguments)})
-				}
-			}
-			if len(blocks) > 0 {
-				out(map[string]any{"role": "assistant", "content": blocks})
+		case "user", "assistant":
+			if blocks := anthropicBlocks(msg, m); len(blocks) > 0 {
+				out(map[string]any{"role": msg.Role, "content": blocks})
 			}
 		case "toolResult":
 			group = append(group, map[string]any{"type": "tool_result", "tool_use_id": msg.ToolCallID,
@@ -247,6 +210,42 @@ func anthropicMessages(c Context, m Model, emit func(map[string]any)) error {
 	return nil
 }
 
+// anthropicBlocks are the wire blocks of a user or assistant message: its
+// non-empty texts, a user's images (when the model takes images), an
+// assistant's thinking and tool calls.
+func anthropicBlocks(msg Message, m Model) []any {
+	var blocks []any
+	user := msg.Role == "user"
+	for _, c := range msg.Content {
+		switch {
+		case c.Type == "text":
+			if c.Text != "" {
+				blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
+			}
+		case c.Type == "image" && user:
+			if m.Images() {
+				blocks = append(blocks, anthropicImage(c))
+			}
+		case c.Type == "thinking" && !user:
+			switch {
+			case c.Redacted:
+				blocks = append(blocks, map[string]any{"type": "redacted_thinking", "data": c.ThinkingSignature})
+			case c.ThinkingSignature != "":
+				blocks = append(blocks, map[string]any{"type": "thinking", "thinking": c.Thinking, "signature": c.ThinkingSignature})
+			case c.Thinking != "":
+				blocks = append(blocks, map[string]any{"type": "text", "text": c.Thinking})
+			}
+		case c.Type == "toolCall" && !user:
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": objectSchema(c.Arguments)})
+		}
+	}
+	return blocks
+}
+
+func anthropicImage(c Content) map[string]any {
+	return map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}}
+}
+
 func anthropicResultContent(r Message, m Model) any {
 	var texts []string
 	var blocks []any
@@ -259,7 +258,7 @@ func anthropicResultContent(r Message, m Model) any {
 			hasText = true
 		case "image":
 			if m.Images() {
-				blocks = append(blocks, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}})
+				blocks = append(blocks, anthropicImage(c))
 				hasImage = true
 			}
 		}

@@ -57,28 +57,6 @@ func FuzzBodyString(f *testing.F) {
 	})
 }
 
-// plainPrefix agrees with a byte-at-a-time scan at every length and offset.
-func FuzzPlainPrefix(f *testing.F) {
-	for _, s := range []string{"", "abc", "hello, world: a plain run", "0123456789\"abc", "a<b>&c\\d", "héllo", "tab\there", strings.Repeat("x", 40) + "\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, html := range []bool{false, true} {
-			want := 0
-			for want < len(s) {
-				c := s[want]
-				if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || html && (c == '<' || c == '>' || c == '&') {
-					break
-				}
-				want++
-			}
-			if got := plainPrefixString(s, html); got != want {
-				t.Fatalf("plainPrefix(%q, %v) = %d, want %d", s, html, got, want)
-			}
-		}
-	})
-}
-
 // A lazy array encodes as the slice it stands for: null when it emits
 // nothing, as encoding/json writes a nil slice.
 func TestLazyArrayEncoding(t *testing.T) {
@@ -108,7 +86,7 @@ func TestObjEncodesAsMap(t *testing.T) {
 	var o obj
 	m := map[string]any{}
 	for i, k := range []string{"role", "content", "tool_calls", "a", "zz", "content", "reasoning_content", ""} {
-		o = o.set(k, i)
+		o = set(o, k, i)
 		m[k] = i
 	}
 	if len(o) != len(m) {
@@ -129,7 +107,7 @@ func TestObjEncodesAsMap(t *testing.T) {
 			t.Errorf("obj %v encodes as %s, want %s", c.o, got, want)
 		}
 	}
-	if unsorted[0].key != "type" {
+	if unsorted[0].Key != "type" {
 		t.Error("encoding reordered the obj itself")
 	}
 }

@@ -95,21 +95,11 @@ func LoadCatalog(user []byte, userName string, getenv func(string) string) (*Cat
 			c.Providers[name] = p
 			c.Order = append(c.Order, name)
 		}
-		if up.BaseURL != "" {
-			p.BaseURL = up.BaseURL
-		}
-		if up.API != "" {
-			p.API = up.API
-		}
-		if up.APIKey != "" {
-			p.APIKey = up.APIKey
-		}
-		if up.Auth != "" {
-			p.Auth = up.Auth
-		}
-		if up.Default != "" {
-			p.Default = up.Default
-		}
+		setIf(&p.BaseURL, up.BaseURL)
+		setIf(&p.API, up.API)
+		setIf(&p.APIKey, up.APIKey)
+		setIf(&p.Auth, up.Auth)
+		setIf(&p.Default, up.Default)
 		p.AuthHeader = p.AuthHeader || up.AuthHeader
 		if len(up.Headers) > 0 {
 			if p.Headers == nil {
@@ -191,6 +181,15 @@ func validateProvider(name string, p *ProviderConfig, builtin bool) error {
 		}
 	}
 	return nil
+}
+
+// setIf sets *dst to v unless v is the zero value: a layer of configuration
+// overrides only what it sets.
+func setIf[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
 }
 
 func mergeHeaders(provider, model map[string]string) map[string]string {

@@ -46,24 +46,12 @@ func compatFor(m Model) Compat {
 		}
 	}
 	if u := m.Compat; u != nil {
-		if u.SupportsStore != nil {
-			c.SupportsStore = u.SupportsStore
-		}
-		if u.SupportsDeveloperRole != nil {
-			c.SupportsDeveloperRole = u.SupportsDeveloperRole
-		}
-		if u.SupportsReasoningEffort != nil {
-			c.SupportsReasoningEffort = u.SupportsReasoningEffort
-		}
-		if u.MaxTokensField != "" {
-			c.MaxTokensField = u.MaxTokensField
-		}
-		if u.ThinkingFormat != "" {
-			c.ThinkingFormat = u.ThinkingFormat
-		}
-		if u.ReasoningReplay != "" {
-			c.ReasoningReplay = u.ReasoningReplay
-		}
+		setIf(&c.SupportsStore, u.SupportsStore)
+		setIf(&c.SupportsDeveloperRole, u.SupportsDeveloperRole)
+		setIf(&c.SupportsReasoningEffort, u.SupportsReasoningEffort)
+		setIf(&c.MaxTokensField, u.MaxTokensField)
+		setIf(&c.ThinkingFormat, u.ThinkingFormat)
+		setIf(&c.ReasoningReplay, u.ReasoningReplay)
 	}
 	return c
 }
@@ -261,23 +249,23 @@ func (w *completionsMessages) add(msg Message) {
 			}
 		}
 		for _, r := range reasoning {
-			am = am.set(r.key, r.val)
+			am = set(am, r.Key, r.Val)
 		}
 		if len(details) > 0 {
-			am = am.set("reasoning_details", details)
+			am = set(am, "reasoning_details", details)
 		}
 		if len(text) == 0 && len(calls) == 0 {
 			return
 		}
 		if len(text) > 0 {
-			am = am.set("content", strings.Join(text, ""))
+			am = set(am, "content", strings.Join(text, ""))
 		} else if mistral {
-			am = am.set("content", "")
+			am = set(am, "content", "")
 		} else {
-			am = am.set("content", nil)
+			am = set(am, "content", nil)
 		}
 		if len(calls) > 0 {
-			am = am.set("tool_calls", calls)
+			am = set(am, "tool_calls", calls)
 		}
 		w.emit(am)
 	case "toolResult":
@@ -295,7 +283,7 @@ func (w *completionsMessages) add(msg Message) {
 		}
 		tm := obj{{"content", content}, {"role", "tool"}, {"tool_call_id", msg.ToolCallID}}
 		if mistral {
-			tm = tm.set("name", msg.ToolName)
+			tm = set(tm, "name", msg.ToolName)
 		}
 		w.emit(tm)
 	}
@@ -304,8 +292,8 @@ func (w *completionsMessages) add(msg Message) {
 // appendReasoning adds reasoning text to the member of its field.
 func appendReasoning(rs []member, field, s string) []member {
 	for i := range rs {
-		if rs[i].key == field {
-			rs[i].val = rs[i].val.(string) + s
+		if rs[i].Key == field {
+			rs[i].Val = rs[i].Val.(string) + s
 			return rs
 		}
 	}
@@ -342,7 +330,6 @@ func completionsUser(cs []Content, m Model) obj {
 
 type completionsDecoder struct {
 	b       *builder
-	started bool
 	calls   map[string]int // wire tool-call key (index, else id) → content index
 	last    string         // the key of the last call a delta named
 	reason  string
@@ -404,12 +391,8 @@ type mistralChunk struct {
 
 func (d *completionsDecoder) Feed(ev SSE) []Event {
 	b := d.b
-	if b.finished {
+	if !b.ready() {
 		return nil
-	}
-	if !d.started {
-		b.start()
-		d.started = true
 	}
 	data := strings.TrimSpace(string(ev.Data))
 	if data == "[DONE]" {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/agentutils/agentutils/lib/jsonw"
 )
 
 // DecodeMessage decodes a Message from its JSON (pi's LLM Message, as the
@@ -150,7 +152,7 @@ func (d *decoder) str() (string, bool) {
 	start := d.i + 1
 	ascii := true
 	for j := start; j < len(d.b); j++ {
-		j += plainPrefix(d.b[j:], false)
+		j += jsonw.PlainPrefix(d.b[j:], false)
 		if j == len(d.b) {
 			break
 		}

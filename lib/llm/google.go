@@ -153,12 +153,11 @@ func validB64(s string) bool {
 }
 
 type googleDecoder struct {
-	b       *builder
-	now     int64
-	n       int
-	ids     map[string]bool
-	started bool
-	reason  string
+	b      *builder
+	now    int64
+	n      int
+	ids    map[string]bool
+	reason string
 }
 
 func (google) Decoder(m Model, now int64) Decoder {
@@ -167,12 +166,8 @@ func (google) Decoder(m Model, now int64) Decoder {
 
 func (d *googleDecoder) Feed(ev SSE) []Event {
 	b := d.b
-	if b.finished {
+	if !b.ready() {
 		return nil
-	}
-	if !d.started {
-		b.start()
-		d.started = true
 	}
 	var r struct {
 		Candidates []struct {

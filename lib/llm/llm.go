@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/jsonw"
 )
 
 // Wire APIs.
@@ -56,67 +58,38 @@ type Content struct {
 // MarshalJSON writes the fields of the block's type, in pi's order, with
 // the ones that type requires present even when empty.
 func (c Content) MarshalJSON() ([]byte, error) {
-	var o objWriter
-	o.str("type", c.Type, true)
+	o := obj{{"type", c.Type}}
+	opt := func(k, v string) {
+		if v != "" {
+			o = append(o, member{k, v})
+		}
+	}
 	switch c.Type {
 	case "text":
-		o.str("text", c.Text, true)
-		o.str("textSignature", c.TextSignature, false)
+		o = append(o, member{"text", c.Text})
+		opt("textSignature", c.TextSignature)
 	case "thinking":
-		o.str("thinking", c.Thinking, true)
-		o.str("thinkingSignature", c.ThinkingSignature, false)
+		o = append(o, member{"thinking", c.Thinking})
+		opt("thinkingSignature", c.ThinkingSignature)
 		if c.Redacted {
-			o.raw("redacted", []byte("true"))
+			o = append(o, member{"redacted", true})
 		}
 	case "toolCall":
-		o.str("id", c.ID, true)
-		o.str("name", c.Name, true)
 		args := c.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		o.raw("arguments", args)
-		o.str("thoughtSignature", c.ThoughtSignature, false)
+		o = append(o, member{"id", c.ID}, member{"name", c.Name}, member{"arguments", args})
+		opt("thoughtSignature", c.ThoughtSignature)
 	case "image":
-		o.str("data", c.Data, true)
-		o.str("mimeType", c.MimeType, true)
+		o = append(o, member{"data", c.Data}, member{"mimeType", c.MimeType})
 	default:
 		type plain Content
 		return json.Marshal(plain(c))
 	}
-	return o.bytes(), o.err
+	// Members in pi's order, written as encoding/json would write them.
+	return jsonw.Append(nil, o, jsonw.Options{EscapeHTML: true})
 }
-
-// objWriter builds a JSON object with keys in the order written.
-type objWriter struct {
-	b   []byte
-	err error
-}
-
-func (o *objWriter) raw(k string, v []byte) {
-	if len(o.b) == 0 {
-		o.b = append(o.b, '{')
-	} else {
-		o.b = append(o.b, ',')
-	}
-	kb, _ := json.Marshal(k)
-	o.b = append(append(o.b, kb...), ':')
-	if !json.Valid(v) {
-		o.err = &json.UnsupportedValueError{Str: string(v)}
-		v = []byte("null")
-	}
-	o.b = append(o.b, v...)
-}
-
-func (o *objWriter) str(k, v string, always bool) {
-	if v == "" && !always {
-		return
-	}
-	b, _ := json.Marshal(v)
-	o.raw(k, b)
-}
-
-func (o *objWriter) bytes() []byte { return append(o.b, '}') }
 
 // TextBlock, ImageBlock and ToolCallBlock build content blocks.
 func TextBlock(s string) Content { return Content{Type: "text", Text: s} }

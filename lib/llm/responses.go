@@ -63,7 +63,7 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 							if !strings.HasPrefix(itemID, "fc_") {
 								itemID = "fc_" + itemID
 							}
-							item = item.set("id", strings.TrimRight(safeID(itemID, 64), "_"))
+							item = set(item, "id", strings.TrimRight(safeID(itemID, 64), "_"))
 						}
 						emit(item)
 					}

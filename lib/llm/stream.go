@@ -22,6 +22,7 @@ type builder struct {
 	json     map[int]string // partial tool-call argument text by content index
 	open     int            // index of the open block in sequential codecs, -1 if none
 	finished bool
+	started  bool // ready emitted "start"
 }
 
 func newBuilder(m Model, now int64) *builder {
@@ -54,6 +55,19 @@ func (b *builder) take() []Event {
 func idx(i int) *int { return &i }
 
 func (b *builder) start() { b.emit(Event{Type: "start"}) }
+
+// ready starts the stream on the first call; it is false once the stream
+// has finished, when a decoder ignores what comes.
+func (b *builder) ready() bool {
+	if b.finished {
+		return false
+	}
+	if !b.started {
+		b.start()
+		b.started = true
+	}
+	return true
+}
 
 // begin appends a block and emits its *_start event; it returns the index.
 func (b *builder) begin(c Content) int {

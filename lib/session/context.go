@@ -492,31 +492,13 @@ func ConvertToLLM(msgs []json.RawMessage) []json.RawMessage {
 			var b strings.Builder
 			if m.Role == "bashExecution" {
 				fmt.Fprintf(&b, "Ran `%s`\n", m.Command)
-				if m.Output != "" {
-					fmt.Fprintf(&b, "```\n%s\n```", m.Output)
-				} else {
-					b.WriteString("(no output)")
-				}
-				if m.Cancelled {
-					b.WriteString("\n\n(command cancelled)")
-				} else if m.ExitCode != nil && *m.ExitCode != 0 {
-					fmt.Fprintf(&b, "\n\nCommand exited with code %d", *m.ExitCode)
-				}
+				writeRun(&b, m.Output, m.Cancelled, m.ExitCode, "", "command cancelled", "Command exited with code")
 				if m.Truncated && m.FullOutputPath != "" { // pi's notice
 					fmt.Fprintf(&b, "\n\n[Output truncated. Full output: %s]", m.FullOutputPath)
 				}
 			} else {
 				fmt.Fprintf(&b, "Ran Python:\n```python\n%s\n```\n", m.Code)
-				if m.Output != "" {
-					fmt.Fprintf(&b, "Output:\n```\n%s\n```", m.Output)
-				} else {
-					b.WriteString("(no output)")
-				}
-				if m.Cancelled {
-					b.WriteString("\n\n(execution cancelled)")
-				} else if m.ExitCode != nil && *m.ExitCode != 0 {
-					fmt.Fprintf(&b, "\n\nExecution failed with code %d", *m.ExitCode)
-				}
+				writeRun(&b, m.Output, m.Cancelled, m.ExitCode, "Output:\n", "execution cancelled", "Execution failed with code")
 			}
 			b.WriteString(m.Meta.notice())
 			user(m.Timestamp, text(b.String()))
@@ -593,4 +575,19 @@ func (m *outputMeta) notice() string {
 		s += ". Full: artifact://" + t.ArtifactID
 	}
 	return "\n\n[" + s + "]"
+}
+
+// writeRun words the result of a bash or Python execution as pi does: its
+// output fenced (after head), then the cancellation or the failing exit code.
+func writeRun(b *strings.Builder, output string, cancelled bool, exitCode *int, head, cancelledNote, failed string) {
+	if output != "" {
+		fmt.Fprintf(b, "%s```\n%s\n```", head, output)
+	} else {
+		b.WriteString("(no output)")
+	}
+	if cancelled {
+		fmt.Fprintf(b, "\n\n(%s)", cancelledNote)
+	} else if exitCode != nil && *exitCode != 0 {
+		fmt.Fprintf(b, "\n\n%s %d", failed, *exitCode)
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/agentutils/agentutils/lib/jsonw"
 )
 
 // MaxPersistChars is the longest string written to a session file; longer
@@ -153,7 +155,7 @@ func PrepareForWrite(raw []byte, putBlob func([]byte) (string, error)) ([]byte, 
 	if len(raw) < BlobThreshold && !bytes.Contains(raw, []byte("partialJson")) && !bytes.Contains(raw, []byte("jsonlEvents")) {
 		return raw, nil
 	}
-	v, err := decodeOrdered(raw)
+	v, err := jsonw.Decode(raw)
 	if err != nil {
 		return nil, jsonError(err)
 	}
@@ -171,14 +173,14 @@ func PrepareForWrite(raw []byte, putBlob func([]byte) (string, error)) ([]byte, 
 		case []any:
 			for i := range x {
 				if underContent && putBlob != nil {
-					if img, ok := x[i].(*omap); ok && img.get("type") == "image" {
-						if d, ok := img.get("data").(string); ok && len(d) >= BlobThreshold && !strings.HasPrefix(d, BlobPrefix) {
+					if img, ok := x[i].(jsonw.Object); ok && img.Get("type") == "image" {
+						if d, ok := img.Get("data").(string); ok && len(d) >= BlobThreshold && !strings.HasPrefix(d, BlobPrefix) {
 							if data, err := base64.StdEncoding.DecodeString(d); err == nil {
 								hash, err := putBlob(data)
 								if err != nil {
 									return nil, err
 								}
-								img.set("data", BlobPrefix+hash)
+								x[i] = img.Set("data", BlobPrefix+hash)
 								changed = true
 								continue
 							}
@@ -191,27 +193,30 @@ func PrepareForWrite(raw []byte, putBlob func([]byte) (string, error)) ([]byte, 
 				}
 				x[i] = nv
 			}
-		case *omap:
+		case jsonw.Object:
 			for _, k := range []string{"partialJson", "jsonlEvents"} {
-				if x.del(k) {
+				var del bool
+				if x, del = x.Delete(k); del {
 					changed = true
 				}
 			}
-			for i, k := range x.keys {
+			for i := 0; i < len(x); i++ {
+				k := x[i].Key
 				before := changed
 				changed = false
-				nv, err := walk(x.vals[i], k == "content")
+				nv, err := walk(x[i].Val, k == "content")
 				if err != nil {
 					return nil, err
 				}
-				x.vals[i] = nv
+				x[i].Val = nv
 				if changed && k == "content" {
-					if s, ok := nv.(string); ok && x.get("lineCount") != nil {
-						x.set("lineCount", json.Number(strconv.Itoa(strings.Count(s, "\n")+1)))
+					if s, ok := nv.(string); ok && x.Get("lineCount") != nil {
+						x = x.Set("lineCount", json.Number(strconv.Itoa(strings.Count(s, "\n")+1)))
 					}
 				}
 				changed = changed || before
 			}
+			return x, nil
 		}
 		return v, nil
 	}
@@ -222,123 +227,7 @@ func PrepareForWrite(raw []byte, putBlob func([]byte) (string, error)) ([]byte, 
 	if !changed {
 		return raw, nil
 	}
-	var b bytes.Buffer
-	encodeOrdered(&b, nv)
-	return b.Bytes(), nil
-}
-
-// omap is a JSON object that keeps its key order.
-type omap struct {
-	keys []string
-	vals []any
-}
-
-func (m *omap) get(k string) any {
-	for i, key := range m.keys {
-		if key == k {
-			return m.vals[i]
-		}
-	}
-	return nil
-}
-
-func (m *omap) set(k string, v any) {
-	for i, key := range m.keys {
-		if key == k {
-			m.vals[i] = v
-			return
-		}
-	}
-	m.keys, m.vals = append(m.keys, k), append(m.vals, v)
-}
-
-func (m *omap) del(k string) bool {
-	for i, key := range m.keys {
-		if key == k {
-			m.keys = append(m.keys[:i:i], m.keys[i+1:]...)
-			m.vals = append(m.vals[:i:i], m.vals[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-// decodeOrdered parses JSON keeping object key order (numbers as json.Number).
-func decodeOrdered(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var read func() (any, error)
-	read = func() (any, error) {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		switch d := t.(type) {
-		case json.Delim:
-			if d == '{' {
-				m := &omap{}
-				for dec.More() {
-					kt, err := dec.Token()
-					if err != nil {
-						return nil, err
-					}
-					v, err := read()
-					if err != nil {
-						return nil, err
-					}
-					m.keys, m.vals = append(m.keys, kt.(string)), append(m.vals, v)
-				}
-				_, err := dec.Token()
-				return m, err
-			}
-			a := []any{}
-			for dec.More() {
-				v, err := read()
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token()
-			return a, err
-		}
-		return t, nil
-	}
-	return read()
-}
-
-func encodeOrdered(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case *omap:
-		b.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeScalar(b, k)
-			b.WriteByte(':')
-			encodeOrdered(b, x.vals[i])
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			encodeOrdered(b, e)
-		}
-		b.WriteByte(']')
-	default:
-		writeScalar(b, x)
-	}
-}
-
-func writeScalar(b *bytes.Buffer, v any) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	b.Truncate(b.Len() - 1) // Encode's newline
+	return jsonw.Append(nil, nv, jsonw.Options{})
 }
 
 // truncate cuts s to MaxPersistChars UTF-16 units including the notice,

@@ -1,9 +1,9 @@
 package transcript
 
 import (
-	"bytes"
-	"encoding/json"
-	"sort"
+	"strings"
+
+	"github.com/agentutils/agentutils/lib/jsonw"
 )
 
 // keyRank orders members as pi writes them, so converted sessions read like
@@ -19,57 +19,24 @@ func init() {
 	}
 }
 
-// marshalOrdered renders maps with their keys in keyRank order.
-func marshalOrdered(v any) []byte {
-	var b bytes.Buffer
-	writeOrdered(&b, v)
-	return b.Bytes()
+// rankOrder orders keys by keyRank, the unranked after them by name.
+func rankOrder(a, b string) int {
+	ra, rb := keyRank[a], keyRank[b]
+	if ra == 0 {
+		ra = 1 << 20
+	}
+	if rb == 0 {
+		rb = 1 << 20
+	}
+	if ra != rb {
+		return ra - rb
+	}
+	return strings.Compare(a, b)
 }
 
-func writeOrdered(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			ri, rj := keyRank[keys[i]], keyRank[keys[j]]
-			if ri == 0 {
-				ri = 1 << 20
-			}
-			if rj == 0 {
-				rj = 1 << 20
-			}
-			if ri != rj {
-				return ri < rj
-			}
-			return keys[i] < keys[j]
-		})
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			kb, _ := json.Marshal(k)
-			b.Write(kb)
-			b.WriteByte(':')
-			writeOrdered(b, x[k])
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeOrdered(b, e)
-		}
-		b.WriteByte(']')
-	default:
-		enc := json.NewEncoder(b)
-		enc.SetEscapeHTML(false)
-		enc.Encode(x)
-		b.Truncate(b.Len() - 1)
-	}
+// marshalOrdered renders maps with their keys in keyRank order (a nil
+// slice or map as empty).
+func marshalOrdered(v any) []byte {
+	b, _ := jsonw.Append(nil, v, jsonw.Options{Order: rankOrder, NilEmpty: true})
+	return b
 }

@@ -1,4 +1,4 @@
-package llm
+package jsonw
 
 import (
 	"encoding/binary"
@@ -6,8 +6,8 @@ import (
 )
 
 // JSON strings are mostly plain text: printable ASCII with no quote or
-// backslash. plainPrefix finds where such a run ends eight bytes at a time,
-// so the decoder and the body encoder look at single bytes only where
+// backslash. PlainPrefix finds where such a run ends eight bytes at a time,
+// so lib/llm's decoder and the Encoder look at single bytes only where
 // something needs doing.
 
 const (
@@ -19,12 +19,12 @@ const (
 // when w has one, and is 0 when it has none.
 func zeroByte(w uint64) uint64 { return (w - lo) & ^w & hi }
 
-// plainPrefix is the length of the longest prefix of b made of bytes a
+// PlainPrefix is the length of the longest prefix of b made of bytes a
 // JSON string carries as they are: printable ASCII other than '"' and
 // '\\', and with html also other than '<', '>' and '&' (encoding/json's
 // HTML-safe escaping). A word has a control or non-ASCII byte exactly when
 // ((w - 0x20…20) | w) & 0x80…80 != 0.
-func plainPrefix(b []byte, html bool) int {
+func PlainPrefix(b []byte, html bool) int {
 	i := 0
 	if html {
 		for ; i+8 <= len(b); i += 8 {
@@ -51,7 +51,7 @@ func plainPrefix(b []byte, html bool) int {
 	return i
 }
 
-// plainPrefixString is plainPrefix for a string (read in place).
+// plainPrefixString is PlainPrefix for a string (read in place).
 func plainPrefixString(s string, html bool) int {
-	return plainPrefix(unsafe.Slice(unsafe.StringData(s), len(s)), html)
+	return PlainPrefix(unsafe.Slice(unsafe.StringData(s), len(s)), html)
 }
