@@ -15,7 +15,8 @@ func newApp(env *app.Env) *cli.App {
 		ArgsUsage:                 "[PROMPT|@FILE|-]...",
 		Description: `agent-chat reads session records on stdin (the stream of 'agent-session open', until EOF or a
 {"type":"context_end"} line), resolves them into the model's context with the same resolver every
-stage uses, adds the prompt from its arguments, calls the model once and writes agent events
+stage uses (holding, of a stream that is one chain, only what follows the newest compaction's
+kept part and the state changes before it), adds the prompt from its arguments, calls the model once and writes agent events
 (formats/events) on stdout: agent_start, turn_start, message_start/update/end, turn_end,
 agent_end, plus entry, auto_retry_start/end, context_overflow and compaction_suggested.
 Records marked "pending" are echoed first as entry events, so 'agent-session append' stays the

@@ -14,7 +14,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/agentutils/agentutils/internal/offheap"
+	"github.com/agentutils/agentutils/internal/lineblock"
+	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/session"
@@ -22,32 +23,20 @@ import (
 
 // stream is what agent-chat read on stdin.
 type stream struct {
-	header   *session.Header
+	header *session.Header
+	// records are what BuildContext resolves: on a stream that is one
+	// chain, the entries from the newest compaction's kept part on, after
+	// the state changes before it (compact.Window); else every entry.
 	records  []session.Record
 	pending  [][]byte        // records marked pending, echoed as entry events
 	upstream json.RawMessage // an error record from an earlier stage
 	rest     *bufio.Reader   // stdin after context_end
-	// spans locate each record's bytes (by address only: they keep
-	// nothing alive) and its line, to name the line of a message that does
-	// not decode after the records are let go.
+	win      compact.Window  // the entries held while reading
+	// spans locate the bytes of each entry of win (by address only: they
+	// keep nothing alive) and its line, to name the line of a message that
+	// does not decode after the records are let go.
 	spans  []span
-	blocks blocks // the records' bytes
-}
-
-// blocks holds the bytes of the records, read into blocks of 1 MiB or
-// more: one allocation per block rather than per line, outside the garbage
-// collector's heap (internal/offheap), however long the history. The records, and
-// the history messages taken from them, share these bytes; nothing
-// changes them.
-type blocks struct{ cur []byte }
-
-func (b *blocks) copy(line []byte) []byte {
-	const size = 1 << 20
-	if cap(b.cur)-len(b.cur) < len(line) {
-		b.cur = offheap.New(max(size, len(line)))
-	}
-	b.cur = append(b.cur, line...)
-	return b.cur[len(b.cur)-len(line) : len(b.cur) : len(b.cur)]
+	blocks lineblock.Blocks // the bytes of the lines held
 }
 
 type span struct {
@@ -70,80 +59,88 @@ func (s *stream) lineOf(b []byte) int {
 	return 0
 }
 
-// readStream reads session records until EOF or {"type":"context_end"}. A
-// line that is not a record is bad input: exit 2 naming the line, before
-// any request is sent.
+// readStream reads session records until EOF or {"type":"context_end"},
+// holding only the entries a context can read (compact.Window). A line
+// that is not a record is bad input: exit 2 naming the line, before any
+// request is sent.
 func readStream(r io.Reader) (*stream, error) {
-	s := &stream{rest: bufio.NewReaderSize(r, 64<<10)}
+	s := &stream{rest: bufio.NewReaderSize(r, 64<<10), win: compact.Window{Own: true}}
 	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		// ReadSlice: the line stays in the reader's buffer until it is
-		// copied into the blocks.
-		line, err := s.rest.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = s.rest.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
+		// the line stays in the reader's buffer until it is copied into
+		// the blocks
+		line, err := lineblock.Next(s.rest, &long)
 		if len(line) == 0 && err != nil {
 			if err == io.EOF {
-				return s, nil
+				return s.done(), nil
 			}
 			return nil, err
 		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		if err != nil && err != io.EOF {
+			return nil, err
 		}
-		rec, perr := session.ParseRecordShared(s.blocks.copy(line))
-		if perr != nil {
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
+		stop, aerr := s.add(bytes.TrimRight(line, "\r\n"), n)
+		if aerr != nil {
+			return nil, aerr
 		}
-		switch rec.Type {
-		case "context_end":
-			return s, nil
-		case "error":
-			s.upstream = rec.Raw
-			return s, nil
-		case "state":
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: a resolved stream ('agent-session open --resolved') is for reading, not a pipeline stream: use 'agent-session open'", n)
-		case "session":
-			if s.header == nil {
-				h, err := session.ParseHeader(line)
-				if err != nil {
-					return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
-				}
-				s.header = &h
-			}
-			continue
-		}
-		if rec.ID == "" {
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: %s record without an id", n, rec.Type)
-		}
-		if rec.Pending {
-			s.pending = append(s.pending, rec.Raw)
-		}
-		s.records = append(double(s.records), rec)
-		if len(rec.Raw) > 0 {
-			s.spans = append(double(s.spans), span{uintptr(unsafe.Pointer(unsafe.SliceData(rec.Raw))), len(rec.Raw), n})
-		}
-		if err == io.EOF {
-			return s, nil
+		if stop || err == io.EOF {
+			return s.done(), nil
 		}
 	}
 }
 
-// double makes room in a full slice by doubling it: append grows a long
-// slice by a quarter at a time, which for a long history allocates five
-// times its final size on the way.
-func double[T any](xs []T) []T {
-	if len(xs) < cap(xs) {
-		return xs
+// add reads line n; stop is true at the end of the records (context_end,
+// or an upstream error record).
+func (s *stream) add(line []byte, n int) (stop bool, err error) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false, nil
 	}
-	return slices.Grow(xs, max(len(xs), 64))
+	e, perr := compact.ReadHead(s.blocks.Copy(line))
+	if perr != nil {
+		return false, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
+	}
+	switch e.Type {
+	case "context_end":
+		return true, nil
+	case "error":
+		s.upstream = e.Raw
+		return true, nil
+	case "state":
+		return false, exit.Errorf(exit.Usage, "stdin:%d: a resolved stream ('agent-session open --resolved') is for reading, not a pipeline stream: use 'agent-session open'", n)
+	case "session":
+		if s.header == nil {
+			h, err := session.ParseHeader(line)
+			if err != nil {
+				return false, exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
+			}
+			s.header = &h
+		}
+		return false, nil
+	}
+	if e.ID == "" {
+		return false, exit.Errorf(exit.Usage, "stdin:%d: %s record without an id", n, e.Type)
+	}
+	if e.Pending {
+		s.pending = append(s.pending, bytes.Clone(e.Raw)) // its block may be used again
+	}
+	k, err := s.win.Add(e)
+	if err != nil {
+		return false, exit.Errorf(exit.Usage, "stdin:%d: %v (no request was sent)", n, err)
+	}
+	s.spans = append(s.spans, span{uintptr(unsafe.Pointer(unsafe.SliceData(e.Raw))), len(e.Raw), n})
+	if k > 0 {
+		s.win.Cut(k)
+		s.spans = slices.Delete(s.spans, 0, k)
+		s.blocks.Release(s.win.Entries[0].Raw)
+	}
+	return false, nil
+}
+
+// done sets the records BuildContext resolves.
+func (s *stream) done() *stream {
+	s.records = s.win.Path()
+	s.win = compact.Window{}
+	return s
 }
 
 // contextMessages resolves the records into the model's history: message

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"slices"
 
+	"github.com/agentutils/agentutils/internal/lineblock"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -26,16 +28,13 @@ const flushAfter = 4 << 20 // bytes
 type stream struct {
 	header    *session.Header
 	lines     [][]byte // the window's lines as read, with their line endings
-	entries   []compact.Entry
-	at        []int           // the line of each entry in lines
-	carry     []compact.Entry // compact.Carry of the entries written
-	errorLine []byte          // an upstream {"type":"error"} record
+	win       compact.Window
+	at        []int            // the line in lines of each entry of win
+	errorLine []byte           // an upstream {"type":"error"} record
+	blocks    lineblock.Blocks // the bytes of lines
 
-	out     io.Writer
-	after   int    // flushAfter, or 0: never let go of lines (--branch-summary reads them all)
-	linear  bool   // every entry so far is the child of the one before
-	lastID  string // the id of the last entry read
-	flushed int    // entries written so far
+	out   io.Writer
+	after int // flushAfter, or 0: never let go of lines (--branch-summary reads them all)
 }
 
 // readStream reads the stream, indexing its lines: the header, the
@@ -44,15 +43,18 @@ type stream struct {
 // the lines already let go of and then the error record). after is
 // flushAfter, or 0 to hold every line.
 func readStream(r io.Reader, out io.Writer, after int) (*stream, error) {
-	st := &stream{out: out, after: after, linear: true}
+	st := &stream{out: out, after: after}
+	st.win.Own = true // the carried entries outlive the blocks of their lines
 	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than the reader's buffer
 	for n := 1; ; n++ {
-		raw, rerr := br.ReadBytes('\n') // a copy of its own: the window drops lines it no longer needs
+		raw, rerr := lineblock.Next(br, &long)
 		if rerr != nil && rerr != io.EOF {
 			return nil, rerr
 		}
 		if len(raw) > 0 {
-			if err := st.add(raw, n); err != nil || st.errorLine != nil {
+			// a copy in the blocks, used again once the window lets go of it
+			if err := st.add(st.blocks.Copy(raw), n); err != nil || st.errorLine != nil {
 				return st, err
 			}
 		}
@@ -94,31 +96,22 @@ func (st *stream) add(raw []byte, n int) error {
 	if e.ID == "" {
 		return exit.Errorf(exit.Usage, "stdin:%d: a %s entry without an id: agent-compact reads the session stream of 'agent-session open'", n, e.Type)
 	}
-	st.linear = st.linear && (st.lastID == "" || e.ParentID == st.lastID)
-	st.lastID = e.ID
-	st.entries = append(st.entries, e)
+	k, err := st.win.Add(e)
+	if err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
+	}
 	st.at = append(st.at, len(st.lines)-1)
-	if e.Type == "compaction" && st.linear && st.after > 0 {
-		return st.letGo(e)
+	if k > 0 && st.after > 0 {
+		return st.letGo(k)
 	}
 	return nil
 }
 
-// letGo writes out the lines before compaction c's kept part, when it is
-// in the window and they are more than flushAfter bytes: on a linear
-// stream nothing before it is in any context to come.
-func (st *stream) letGo(c compact.Entry) error {
-	id, _ := session.StrVal(session.MemberVals(c.Raw, "firstKeptEntryId")[0])
-	k := -1
-	for j := len(st.entries) - 1; j >= 0 && id != ""; j-- {
-		if st.entries[j].ID == id {
-			k = j
-			break
-		}
-	}
-	if k <= 0 {
-		return nil
-	}
+// letGo writes out the lines before the newest compaction's kept part
+// (entry k of the window, compact.Window.Add), when they are more than
+// flushAfter bytes: on a linear stream nothing before it is in any context
+// to come.
+func (st *stream) letGo(k int) error {
 	cut, size := st.at[k], 0
 	for _, l := range st.lines[:cut] {
 		size += len(l)
@@ -130,15 +123,13 @@ func (st *stream) letGo(c compact.Entry) error {
 	if _, err := bufs.WriteTo(st.out); err != nil {
 		return err
 	}
-	st.carry = compact.CarryAll(st.carry, st.entries[:k])
-	st.flushed += k
-	st.lines = append([][]byte(nil), st.lines[cut:]...)
-	st.entries = append([]compact.Entry(nil), st.entries[k:]...)
-	at := make([]int, len(st.at)-k)
-	for i, a := range st.at[k:] {
-		at[i] = a - cut
+	st.win.Cut(k)
+	st.lines = slices.Delete(st.lines, 0, cut)
+	st.blocks.Release(st.lines[0])
+	st.at = slices.Delete(st.at, 0, k)
+	for i := range st.at {
+		st.at[i] -= cut
 	}
-	st.at = at
 	return nil
 }
 
@@ -146,16 +137,17 @@ func (st *stream) letGo(c compact.Entry) error {
 // the path BuildContext resolves over the window (for 'agent-session open'
 // output, every entry), with the line of each (-1 for a carried one).
 func (st *stream) path() ([]compact.Entry, []int) {
-	compact.Complete(st.entries)
-	at := compact.ActivePath(st.entries)
-	path := make([]compact.Entry, 0, len(st.carry)+len(at))
+	entries := st.win.Entries
+	compact.Complete(entries)
+	at := compact.ActivePath(entries)
+	path := make([]compact.Entry, 0, len(st.win.Carry)+len(at))
 	lines := make([]int, 0, cap(path))
-	for _, e := range st.carry {
+	for _, e := range st.win.Carry {
 		path = append(path, e)
 		lines = append(lines, -1)
 	}
 	for _, i := range at {
-		path = append(path, st.entries[i])
+		path = append(path, entries[i])
 		lines = append(lines, st.at[i])
 	}
 	return path, lines
@@ -163,7 +155,7 @@ func (st *stream) path() ([]compact.Entry, []int) {
 
 // offset is what to add to an index into path() for the index into the
 // whole stream's path (agent-compact --dry-run prints the plan's indexes).
-func (st *stream) offset() int { return st.flushed - len(st.carry) }
+func (st *stream) offset() int { return st.win.Gone - len(st.win.Carry) }
 
 // write writes the window's lines as they came, with repl's lines (by line
 // index) in place and rec, when there is one, as a last line.

@@ -22,6 +22,7 @@ type Entry struct {
 	info    msgInfo
 	raw     []byte // a Head entry's "message" value, until Complete reads it
 	head    bool   // read by ReadHead: Message, Role, Tokens wait for Complete
+	own     bool   // a copy Window.Cut carries, its bytes its own
 }
 
 // msgInfo is what one skim of an AgentMessage yields.
@@ -342,14 +343,15 @@ func DefaultModel(path []Entry) string {
 
 // Carry keeps, of the entries a streaming reader lets go of (in stream
 // order, all before the newest compaction's kept part), the few that the
-// path's decisions still read: every model_change and the newest assistant
-// message that names its model (DefaultModel), and the newest assistant
-// message with a usage (LastUsage). carry is the list so far, in stream
-// order; placed before the entries still held, it gives the decisions what
-// the whole path would.
+// path's decisions and session.BuildContext still read: every state
+// change BuildContext folds (model, thinking level, injected rules, mode),
+// the newest assistant message that names its model (DefaultModel), and
+// the newest assistant message with a usage (LastUsage). carry is the list
+// so far, in stream order; placed before the entries still held, it gives
+// the decisions what the whole path would.
 func Carry(carry []Entry, e Entry) []Entry {
 	switch {
-	case e.Type == "model_change":
+	case foldsState(e):
 		return append(carry, e)
 	case e.Type != "message" || e.info.role != "assistant":
 		return carry
@@ -366,6 +368,16 @@ func Carry(carry []Entry, e Entry) []Entry {
 		out = append(out, c)
 	}
 	return append(out, e)
+}
+
+// foldsState says whether BuildContext folds e's type into the context's
+// state wherever it is on the path.
+func foldsState(e Entry) bool {
+	switch e.Type {
+	case "model_change", "thinking_level_change", "ttsr_injection", "mode_change":
+		return true
+	}
+	return false
 }
 
 func namesModel(e Entry) bool { return str(e.info.provider) && str(e.info.model) }
@@ -397,7 +409,7 @@ func CarryAll(carry []Entry, gone []Entry) []Entry {
 		}
 	}
 	for i, e := range gone {
-		if e.Type == "model_change" || i == model || i == usage {
+		if foldsState(e) || i == model || i == usage {
 			carry = Carry(carry, e)
 		}
 	}

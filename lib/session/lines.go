@@ -63,7 +63,7 @@ func (l *Lines) Read(raw []byte, n int, torn bool) (Line, error) {
 		out.Repaired = true
 		l.Problems = append(l.Problems, Problem{Line: n, Kept: true, Err: errors.New("invalid UTF-8 replaced with U+FFFD")})
 	}
-	rec, _, err := parseRecord(raw, false, false)
+	rec, _, err := parseRecord(raw, false)
 	if !l.seen {
 		if err == nil {
 			l.Header, err = ParseHeader(raw)

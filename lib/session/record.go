@@ -58,39 +58,31 @@ func Peek(line []byte) (Head, error) {
 // string type (and, when present, a string id and parentId). Entries of
 // version-1 files have no ids; Migrate gives them ids. The bytes are kept.
 func ParseRecord(line []byte) (Record, error) {
-	r, _, err := parseRecord(bytes.TrimRight(line, "\r\n"), false, false)
+	r, _, err := parseRecord(bytes.TrimRight(line, "\r\n"), false)
 	if err == nil {
 		r.Raw = append(json.RawMessage(nil), r.Raw...)
 	}
 	return r, err
 }
 
-// ParseRecordShared is ParseRecord for a caller that keeps line unchanged
-// for as long as the record is used: Raw is line itself (no trailing
-// newline expected), not a copy, and the base fields share its bytes.
-func ParseRecordShared(line []byte) (Record, error) {
-	r, _, err := parseRecord(line, true, false)
-	return r, err
-}
-
 // ParseRecordMessage is ParseRecord for a caller that keeps line unchanged
-// for as long as the record is used (Raw is line itself, not a copy, as
-// with ParseRecordShared; the base fields are strings of their own) and
+// for as long as the record is used (Raw is line itself, not a copy; the
+// base fields are strings of their own) and
 // that also wants the raw value of the record's top-level "message" member
 // (nil when it has none; the last when the key repeats, as BuildContext
 // reads it), found in the same pass over line that checks it and reads the
 // base fields.
 func ParseRecordMessage(line []byte) (Record, json.RawMessage, error) {
-	return parseRecord(line, false, true)
+	return parseRecord(line, true)
 }
 
-func parseRecord(line []byte, share, wantMsg bool) (Record, json.RawMessage, error) {
+func parseRecord(line []byte, wantMsg bool) (Record, json.RawMessage, error) {
 	var msg []byte
 	at := &msg
 	if !wantMsg {
 		at = nil
 	}
-	if h, ok := skim(line, share, at); ok { // the fast path: structure checked in one pass
+	if h, ok := skim(line, at); ok { // the fast path: structure checked in one pass
 		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, msg, nil
 	}
 	if !json.Valid(line) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // skim reads the base fields of a record fast: one pass over the bytes
@@ -15,16 +14,11 @@ import (
 // pending members. Large string values are crossed with a vectorised byte
 // search, so a session file is indexed at close to disk speed. It reports
 // ok=false for anything it does not accept; Peek then decides (it is the
-// reference). With share set, the strings share line's bytes (when they
-// have no escapes) instead of copying them: ParseRecordShared's contract.
-// With msg set, it also sets *msg to the raw value of the top-level
+// reference). With msg set, it also sets *msg to the raw value of the top-level
 // "message" member (the last when the key repeats, as encoding/json reads
 // it), in the same pass.
-func skim(line []byte, share bool, msg *[]byte) (h Head, ok bool) {
+func skim(line []byte, msg *[]byte) (h Head, ok bool) {
 	str := StrVal
-	if share {
-		str = sharedStrVal
-	}
 	good := Members(line, func(key, val []byte) bool {
 		ok := true
 		switch string(key) {
@@ -293,15 +287,6 @@ func StrVal(v []byte) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(v, &s) == nil
-}
-
-// sharedStrVal is strVal whose result shares v's bytes when it needs no
-// decoding, so v must not change while the result is in use.
-func sharedStrVal(v []byte) (string, bool) {
-	if in, ok := plainStr(v); ok {
-		return unsafe.String(unsafe.SliceData(in), len(in)), true
-	}
-	return StrVal(v)
 }
 
 // plainStr is the inside of the JSON string v when it decodes to itself: no

@@ -6,4 +6,4 @@ package session
 // members. Large string values are crossed with a vectorised byte search,
 // so a session file is indexed at close to disk speed. It reports ok=false
 // for anything it does not accept; Peek then decides (it is the reference).
-func Skim(line []byte) (h Head, ok bool) { return skim(line, false, nil) }
+func Skim(line []byte) (h Head, ok bool) { return skim(line, nil) }

@@ -1,0 +1,125 @@
+package compact
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/agentutils/agentutils/lib/session"
+)
+
+// Window follows a session stream's entries as a reader takes them, one at
+// a time, for a stage that holds only what a context to come can read
+// (agent-compact, agent-chat): on a stream that is one chain so far (the
+// active path 'agent-session open' prints), nothing before the newest
+// compaction's kept part is in any context to come but the state the
+// resolver folds over the path (model, thinking level, ...), which Cut
+// carries. Entries are the entries held, Carry the carried copies of those
+// let go of.
+type Window struct {
+	Entries []Entry
+	Carry   []Entry
+	Gone    int // entries let go of
+	// Own makes Cut copy the bytes of the entries it carries, for a
+	// reader whose entries share buffers it lets go of as a whole.
+	Own      bool
+	branched bool
+	lastID   string
+	from     int // after a cut: Entries[from:] descend from the compaction cut at
+	cut      string
+}
+
+// Add takes the next entry. For a compaction on a stream that is one chain
+// so far it returns where its kept part starts in Entries when something
+// precedes it there (k > 0; the caller may Cut(k)), else -1. After a cut,
+// an entry that does not descend from the compaction cut at is an error:
+// its context would need entries let go of.
+func (w *Window) Add(e Entry) (k int, err error) {
+	if e.Pending && w.holds(e.ID) { // it stands in that entry's place (session.ContextPath)
+		w.Entries = append(w.Entries, e)
+		return -1, nil
+	}
+	linear := w.lastID == "" || e.ParentID == w.lastID
+	if w.cut != "" && !linear && !w.descends(e.ParentID) {
+		return -1, fmt.Errorf("%s entry %q branches from %q, before compaction %q whose kept part the stream was cut at: pipe the active path ('agent-session open'), not every entry", e.Type, e.ID, e.ParentID, w.cut)
+	}
+	w.branched = w.branched || !linear
+	w.lastID = e.ID
+	w.Entries = append(w.Entries, e)
+	if e.Type != "compaction" || w.branched {
+		return -1, nil
+	}
+	id, _ := session.StrVal(session.MemberVals(e.Raw, "firstKeptEntryId")[0])
+	for j := len(w.Entries) - 1; j > 0 && id != ""; j-- {
+		if w.Entries[j].ID == id {
+			return j, nil
+		}
+	}
+	return -1, nil
+}
+
+// holds says whether an entry held has the id.
+func (w *Window) holds(id string) bool { return w.has(0, id) }
+
+// descends says whether the entry id descends from the compaction the
+// stream was cut at.
+func (w *Window) descends(id string) bool { return w.has(w.from, id) }
+
+func (w *Window) has(from int, id string) bool {
+	for _, e := range w.Entries[from:] {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Cut lets go of Entries[:k] (k from Add), carrying what the decisions and
+// the resolver still read of them (CarryAll). The newest entry is the
+// compaction Add returned k for.
+func (w *Window) Cut(k int) {
+	w.Carry = CarryAll(w.Carry, w.Entries[:k])
+	for i := range w.Carry {
+		if w.Own && !w.Carry[i].own {
+			w.Carry[i] = w.Carry[i].clone()
+		}
+	}
+	w.Gone += k
+	w.Entries = slices.Delete(w.Entries, 0, k) // the same array: a window cut again needs no new one
+	w.from = len(w.Entries) - 1
+	w.cut = w.lastID
+}
+
+// Path is the carried entries, then the window's, as one chain the
+// resolver walks (each carried entry the parent of the next, the last the
+// parent of the window's first): the records BuildContext resolves to the
+// same context as the whole stream's on a stream that was cut.
+func (w *Window) Path() []session.Record {
+	recs := make([]session.Record, 0, len(w.Carry)+len(w.Entries))
+	for _, e := range w.Carry {
+		recs = append(recs, e.Record)
+	}
+	recs = append(recs, Records(w.Entries)...)
+	if len(w.Carry) > 0 {
+		parent := ""
+		for i := range recs[:min(len(recs), len(w.Carry)+1)] {
+			recs[i].ParentID, parent = parent, recs[i].ID
+		}
+	}
+	return recs
+}
+
+// clone is e with bytes of its own, read again from a copy of them.
+func (e Entry) clone() Entry {
+	c, err := ReadHead(bytes.Clone(e.Raw))
+	if err != nil { // e was read from the same bytes: cannot fail
+		return e
+	}
+	if !e.head {
+		cs := []Entry{c}
+		Complete(cs)
+		c = cs[0]
+	}
+	c.own = true
+	return c
+}
