@@ -10,7 +10,11 @@ import (
 // Ignore files as git reads them (gitignore(5)), proven against
 // `git check-ignore` by TestIgnoreMatchesGit: comments, escaped '#' and
 // '!', trailing spaces, negation, directory-only patterns, anchoring by a
-// leading or inner slash, and wildmatch globs with '**'.
+// leading or inner slash, and wildmatch globs with '**'. Our own port, not
+// a gitignore library: it must agree with git itself case by case (the
+// test runs git on each), and it carries ripgrep's layering (.ignore and
+// .rgignore over .gitignore, info/exclude, core.excludesFile, a worktree's
+// commondir), which those libraries do not model.
 
 // IgnorePattern is one line of an ignore file.
 type IgnorePattern struct {
