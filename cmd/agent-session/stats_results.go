@@ -50,6 +50,11 @@ writes any of them to a file instead of stdout.
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "result files: write to `FILE` instead of stdout"})
 	sessionStats := cmd.Action
 	cmd.Action = func(c *cli.Context) error {
+		if c.NArg() == 1 && (c.Bool("html") || c.IsSet("output")) {
+			if _, err := os.Stat(absPath(env, c.Args().First())); err != nil {
+				return exit.Wrap(exit.Usage, err) // say "no such file", not "not a result file"
+			}
+		}
 		o, err := resultStatsOptionsOf(c.Args().Slice(), c.Bool("json"), c.Bool("html"), c.String("output"),
 			func(a string) bool { return isResultFile(absPath(env, a)) })
 		if err != nil {
@@ -77,7 +82,11 @@ func resultStatsOptionsOf(args []string, asJSON, asHTML bool, output string, isR
 	o.results = len(args) > 1 || (len(args) == 1 && isResults(args[0]))
 	switch {
 	case !o.results && (asHTML || output != ""):
-		return o, errors.New("--html and --output take result files (formats/task-result)")
+		what := "no file given"
+		if len(args) == 1 {
+			what = args[0] + " is not a result file"
+		}
+		return o, fmt.Errorf("%s: --html and --output take result files (formats/task-result)", what)
 	case asHTML && asJSON:
 		return o, errors.New("choose one of --json, --html")
 	case asHTML:

@@ -74,9 +74,10 @@ func TestResultStatsOptions(t *testing.T) {
 		{args: []string{"r.jsonl"}, json: true, results: true, format: "json"},
 		{args: []string{"r.jsonl"}, html: true, output: "x.html", results: true, format: "html"},
 		{args: []string{"r.jsonl"}, output: "x.json", results: true},
-		{args: []string{"s.jsonl"}, html: true, fail: "--html and --output take result files"},
+		{args: []string{"s.jsonl"}, html: true, fail: "s.jsonl is not a result file: --html and --output take result files"},
 		{args: []string{"s.jsonl"}, output: "x", fail: "--html and --output take result files"},
 		{args: []string{"r.jsonl"}, html: true, json: true, fail: "choose one of --json, --html"},
+		{args: nil, html: true, fail: "no file given: --html and --output take result files"},
 	} {
 		o, err := resultStatsOptionsOf(c.args, c.json, c.html, c.output, isResults)
 		if c.fail != "" {
