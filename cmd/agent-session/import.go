@@ -142,19 +142,29 @@ func readTranscript(path string) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err == nil {
-			data, err = io.ReadAll(boundLines(zr, path))
-		}
-		if err != nil {
-			if exit.Code(err) == exit.Usage {
-				return nil, err
-			}
-			return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
-		}
+	if data, err = gunzipped(data, path); err != nil {
+		return nil, err
 	}
 	return bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'}), nil
+}
+
+// gunzipped is data decompressed when it is gzip (by its magic bytes, as
+// transcripts and archived sessions are often kept), else data itself.
+func gunzipped(data []byte, path string) ([]byte, error) {
+	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err == nil {
+		data, err = io.ReadAll(boundLines(zr, path))
+	}
+	if err != nil {
+		if exit.Code(err) == exit.Usage {
+			return nil, err
+		}
+		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
+	}
+	return data, nil
 }
 
 // report tells on stderr what was not imported: one line per kind.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -217,15 +216,9 @@ func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entr
 	}
 	data := w.Bytes()
 	buf = data[:0]
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err == nil {
-			data, err = io.ReadAll(zr)
-		}
-		if err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %s: %v\n", path, err)
-			return nil, buf, nil
-		}
+	if data, err = gunzipped(data, path); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
+		return nil, buf, nil
 	}
 	entries, problems := usage.FromClaude(data, projectOf(dir, path))
 	for _, p := range problems {
@@ -239,7 +232,7 @@ func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entr
 // lines that cannot be read are reported on stderr and skipped.
 func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, error) {
 	if agent == "pi" || agent == "agentutils" {
-		l, err := load(path)
+		l, err := loadUsageSession(path)
 		if err != nil {
 			if errors.Is(err, errNoSession) {
 				return nil, nil
@@ -318,4 +311,21 @@ func printUsage(w io.Writer, rep usage.Report) error {
 		fmt.Fprintf(w, "unpriced (not in the model catalog): %s\n", strings.Join(rep.Unpriced, ", "))
 	}
 	return nil
+}
+
+// loadUsageSession loads a pi or agentutils session file for usage; a
+// gzipped one (an archive, "*.jsonl.gz", which the walk lists) is read
+// decompressed, as transcripts are.
+func loadUsageSession(path string) (*loaded, error) {
+	if !strings.HasSuffix(path, ".gz") {
+		return load(path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if data, err = gunzipped(data, path); err != nil {
+		return nil, err
+	}
+	return parseLoaded(path, data)
 }
