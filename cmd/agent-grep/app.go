@@ -163,7 +163,7 @@ func outputFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "crlf", Usage: "lines may end in \\r\\n: '$' matches before it (rg rewrites '$' to (?:\\r??$))"},
 		&cli.StringFlag{Name: "engine", Usage: "`ENGINE`: default or auto (both RE2: a pattern RE2 cannot compile is an error); pcre2 is refused"},
 		&cli.BoolFlag{Name: "auto-hybrid-regex", Usage: "--engine auto"},
-		&cli.StringFlag{Name: "dfa-size-limit", Usage: "`NUM`: accepted for rg command lines (the lazy DFA sizes its own cache)"},
+		&cli.StringFlag{Name: "dfa-size-limit", Usage: "the lazy DFA's cache bound, `NUM` bytes with an optional K, M or G (default about 4M); past it the cache is emptied, and a line that fills it alone is left to the regexp"},
 		&cli.StringSliceFlag{Name: "colors", Usage: "`COLOR_SPEC` TYPE:fg:COLOR, TYPE:bg:COLOR, TYPE:style:STYLE or TYPE:none (TYPE: path, line, column, match), as rg"},
 		&cli.BoolFlag{Name: "ignore-file-case-insensitive", Usage: "match ignore files' patterns case-insensitively"},
 		&cli.BoolFlag{Name: "no-config", Usage: "read no configuration file (agent-grep never reads one; accepted for rg command lines)"},

@@ -254,6 +254,13 @@ func matchOptions(f flagSet, o *options) error {
 	o.Match = grep.MatchOptions{Patterns: o.Patterns, Fixed: f.on("fixed-strings"), IgnoreCase: f.on("ignore-case"),
 		SmartCase: f.on("smart-case"), Word: f.on("word-regexp"), Line: f.on("line-regexp"),
 		Multiline: o.Multiline, DotAll: o.Multiline && f.on("multiline-dotall")}
+	if v := f.str("dfa-size-limit"); v != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			return exit.Errorf(exit.Usage, "--dfa-size-limit: %v", err)
+		}
+		o.Match.DFASizeLimit = n
+	}
 	if o.NoPatterns {
 		o.Match.Patterns = []string{"x"} // never run: only for the checks
 	}

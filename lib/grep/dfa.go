@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // lineDFA answers one question fast: does a line hold a match? It is a
@@ -39,11 +40,22 @@ type dfaProg struct {
 	prog     *syntax.Prog
 	anchored bool // every match starts at the line's start
 	asciiOK  bool // false: non-ASCII text is unsure (a Unicode twin exists)
+	states   int  // the cache's bound, in states
 	pool     sync.Pool
 }
 
-// maxStates bounds the cache (each state holds a 128-entry table).
+// maxStates bounds the cache by default (each state holds a 128-entry
+// table: about 1 KiB, so about 4 MiB in all).
 const maxStates = 4096
+
+// statesFor is the bound of a cache of limit bytes (0: the default), at
+// least a few states so that a search can start.
+func statesFor(limit int64) int {
+	if limit <= 0 {
+		return maxStates
+	}
+	return int(max(8, min(limit/int64(unsafe.Sizeof(dstate{})), 1<<20)))
+}
 
 // prev classes: what came before the position (for ^ and \b).
 const (
@@ -66,7 +78,7 @@ var matchState = &dstate{}
 
 // newDFAProg compiles expr for line DFAs (nil: it does not compile).
 // asciiOnly: the text outside ASCII is left to a Unicode twin.
-func newDFAProg(expr string, asciiOnly bool) *dfaProg {
+func newDFAProg(expr string, asciiOnly bool, limit int64) *dfaProg {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil
@@ -75,7 +87,7 @@ func newDFAProg(expr string, asciiOnly bool) *dfaProg {
 	if err != nil {
 		return nil
 	}
-	p := &dfaProg{prog: prog, asciiOK: !asciiOnly}
+	p := &dfaProg{prog: prog, asciiOK: !asciiOnly, states: statesFor(limit)}
 	p.anchored = prog.StartCond()&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
 	return p
 }
@@ -108,7 +120,7 @@ func (d *lineDFA) state(pcs []uint32, prev uint8) *dstate {
 	if s, ok := d.cache[string(d.key)]; ok {
 		return s
 	}
-	if len(d.cache) >= maxStates {
+	if len(d.cache) >= d.states {
 		d.full = true
 		return nil
 	}

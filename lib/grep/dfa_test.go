@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -22,7 +23,7 @@ func dfaAgrees(t *testing.T, pattern string, text []byte) {
 	if err != nil {
 		return
 	}
-	p := newDFAProg(expr, false)
+	p := newDFAProg(expr, false, 0)
 	if p == nil {
 		t.Fatalf("%q compiles for regexp but not for the DFA", expr)
 	}
@@ -166,6 +167,64 @@ func TestAhoCorasickLeftmostFirst(t *testing.T) {
 		}
 		if e := a.firstEnd(h, 0); (e < 0) != (len(want) == 0) {
 			t.Fatalf("%q on %q: firstEnd %d, regexp %v", lits, h, e, want)
+		}
+	}
+}
+
+// --dfa-size-limit bounds the cache: with a small one it never holds more
+// states than the bound (it is emptied and refilled, RE2's way), and its
+// answers stay the regexp's.
+func TestDFASizeLimit(t *testing.T) {
+	if statesFor(0) != maxStates || statesFor(1) != 8 || statesFor(10<<20) <= maxStates {
+		t.Fatalf("statesFor: %d %d %d", statesFor(0), statesFor(1), statesFor(10<<20))
+	}
+	expr, _ := lineOnly("(?m)[a-z]+[0-9]{2,4}x")
+	re := regexp.MustCompile(expr)
+	for _, limit := range []int64{1, 0} {
+		p := newDFAProg(expr, false, limit)
+		d := p.get()
+		most, sure := 0, 0
+		for _, line := range []string{"abc12x", "q9999x", "zz1x", "m123x", "hello42x", "a1b22x", "x0000y", "ab12345x"} {
+			got, ok := d.matchLine([]byte(line))
+			most = max(most, len(d.cache))
+			if !ok {
+				continue
+			}
+			sure++
+			if got != re.MatchString(line) {
+				t.Fatalf("limit %d, %q: DFA %v, regexp %v", limit, line, got, !got)
+			}
+		}
+		p.put(d)
+		if most > p.states || sure == 0 {
+			t.Fatalf("limit %d: the cache held %d states (bound %d), %d sure answers", limit, most, p.states, sure)
+		}
+		if limit == 1 && most != p.states {
+			t.Fatalf("a 1-byte limit never filled its %d states (most %d): the test does not reach the bound", p.states, most)
+		}
+	}
+}
+
+// A matcher compiled with a tiny --dfa-size-limit (its forward DFA and the
+// reverse-suffix one both bounded) finds the lines a default one finds.
+func TestMatcherDFASizeLimit(t *testing.T) {
+	var text []byte
+	for i := 0; i < 300; i++ {
+		text = append(text, fmt.Sprintf("x%d Setting(%d) Going %c%cing( zz\n", i, i, 'A'+i%26, 'a'+i%26)...)
+	}
+	for _, pat := range []string{`[A-Z][a-z]+ing\(`, `\w+[0-9]{2}\)`} {
+		var got [2][]bool
+		for j, limit := range []int64{0, 1} {
+			m, err := Compile(MatchOptions{Patterns: []string{pat}, DFASizeLimit: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range bytes.Split(text, []byte{'\n'}) {
+				got[j] = append(got[j], m.HasMatch(line))
+			}
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Errorf("%s: a 1-byte DFA limit changes which lines match", pat)
 		}
 	}
 }

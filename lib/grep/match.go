@@ -61,6 +61,10 @@ type MatchOptions struct {
 	Line       bool // -x
 	Multiline  bool // -U: a match may span lines
 	DotAll     bool // --multiline-dotall
+	// DFASizeLimit bounds the lazy DFA's cache, in bytes (rg's
+	// --dfa-size-limit); 0 is the default bound. A search whose DFA fills
+	// it goes on with the regexp, as rg's falls back to a slower engine.
+	DFASizeLimit int64
 }
 
 // Compile builds the matcher. A bad pattern is an error that names it and
@@ -131,7 +135,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		}
 		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.lits) == 1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.lits[0])
 		if !m.multiline && !m.exact && !m.word && len(m.lits) == 1 {
-			m.rev = reverseSuffix(simple, m.lits[0])
+			m.rev = reverseSuffix(simple, m.lits[0], o.DFASizeLimit)
 		}
 	}
 	if !o.Fixed {
@@ -149,7 +153,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		}
 	}
 	if !m.multiline {
-		m.dfa = newDFAProg(expr, m.uni != nil)
+		m.dfa = newDFAProg(expr, m.uni != nil, o.DFASizeLimit)
 		if len(o.Patterns) > maxLits && m.lits == nil && !fold && !o.Word && !o.Line {
 			m.ac = literalSet(o.Patterns, o.Fixed)
 		}

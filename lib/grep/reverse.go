@@ -21,7 +21,7 @@ import (
 // simplified pattern) is P·L with l its literal L, P not empty and with
 // no assertion but ^ and \A (nil otherwise: \b, $ and \z look at text
 // the reversed scan does not see).
-func reverseSuffix(re *syntax.Regexp, l lit) *dfaProg {
+func reverseSuffix(re *syntax.Regexp, l lit, limit int64) *dfaProg {
 	if re.Op != syntax.OpConcat {
 		return nil
 	}
@@ -62,7 +62,7 @@ func reverseSuffix(re *syntax.Regexp, l lit) *dfaProg {
 	if err != nil {
 		return nil
 	}
-	d := &dfaProg{prog: prog, asciiOK: true}
+	d := &dfaProg{prog: prog, asciiOK: true, states: statesFor(limit)}
 	d.anchored = prog.StartCond()&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
 	return d
 }
