@@ -67,8 +67,9 @@ DEADCODE    ?= $(GO) run golang.org/x/tools/cmd/deadcode@v0.39.0
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(STATICCHECK) ./...
-	@$(DEADCODE) ./... | grep -v -E '^internal/(testbin|app/apptest|fakellm)/' > .deadcode.out || true; \
-	 if [ -s .deadcode.out ]; then cat .deadcode.out; rm -f .deadcode.out; echo "deadcode: unreachable functions (delete them or use them)"; exit 1; fi; rm -f .deadcode.out
+	@$(DEADCODE) ./... > .deadcode.out || { cat .deadcode.out; rm -f .deadcode.out; echo "deadcode did not run"; exit 1; }; \
+	 grep -v -E '^internal/(testbin|app/apptest|fakellm)/' .deadcode.out > .deadcode.left || true; rm -f .deadcode.out; \
+	 if [ -s .deadcode.left ]; then cat .deadcode.left; rm -f .deadcode.left; echo "deadcode: unreachable functions (delete them or use them)"; exit 1; fi; rm -f .deadcode.left
 	$(GO) run ./scripts/funcsize -lines 80 -over 30 cmd
 
 fuzz:
