@@ -138,7 +138,10 @@ func describe(r session.Record) string {
 					calls = append(calls, b.Name)
 				}
 			}
-			s := "assistant: " + oneLine(txt, 60)
+			s := "assistant:"
+			if t := oneLine(txt, 60); t != "" { // a turn of tool calls alone has none
+				s += " " + t
+			}
 			if len(calls) > 0 {
 				s += " → " + strings.Join(calls, ", ")
 			}
