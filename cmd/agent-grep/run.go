@@ -7,7 +7,6 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -25,15 +24,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
-		// A search keeps little alive (read buffers are reused), and a
-		// collection's mark worker takes one of the few processors the
-		// search runs on: collect at three times the live heap. (Not
-		// GOGC=off under a soft limit: a large file with many matches
-		// holds more than the limit alive, and the collector then ran
-		// back to back, at 3x the CPU time.)
-		debug.SetGCPercent(200)
-	}
+	tuneGC(env.Getenv) // gc.go
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()
 	if o.TypeList != "" {
