@@ -431,6 +431,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 	}
 	tty := env.StdoutTTY || f.on("pretty")
 	po.LineNumbers = (tty || f.on("column") || po.Mode == "vimgrep") && !f.on("no-line-number") || f.on("line-number")
+	o.Search.NoLineNumbers = po.Mode == "standard" && !po.LineNumbers && !po.Passthru
 	po.Column = (f.on("column") || po.Mode == "vimgrep") && !f.on("no-column")
 	po.Heading = tty && !f.on("no-heading") || f.on("heading")
 	if f.on("replace") {

@@ -213,8 +213,8 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	nlines := -1
 	if context {
 		nlines = countLines(piece)
-	} else if o.CountOnly {
-		nlines = 0
+	} else if o.CountOnly || o.NoLineNumbers {
+		nlines = 0 // (no line numbers: a pass over the piece saved)
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
 	var lines []Line
