@@ -153,9 +153,12 @@ func (x *execution) slice() bool {
 // search runs the search over the sources and prints as the options say.
 func (x *execution) search(srcs []*source) error {
 	o := x.o
-	m, err := grep.Compile(o.Match)
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
+	m := o.matcher
+	if m == nil {
+		var err error
+		if m, err = grep.Compile(o.Match); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
 	}
 	so := o.Search
 	so.Slice = x.slice()
