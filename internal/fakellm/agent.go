@@ -1,53 +1,49 @@
-package main
+package fakellm
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 )
 
-// agentHandler answers the Anthropic Messages and OpenAI Responses requests
-// of Claude Code and Codex by the conversation's last message, so that
+// agent answers the Anthropic Messages and OpenAI Responses requests of
+// Claude Code and Codex by the conversation's last message, so that
 // scripts/interop-import can have the real CLIs write transcripts offline:
 // a tool result gets a closing text; a prompt holding PARALLEL two shell
-// calls in one message, EDIT a file edit, VIEW an image view, SUBAGENT a
-// sub-agent (Claude Code's Task or Agent tool), a sub-agent's SUBTASK a
-// text; anything else a greeting.
-func agentHandler(dir string) http.HandlerFunc {
-	var seq atomic.Int64
-	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, seq.Add(1)) }
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("content-type", "application/json")
-			fmt.Fprint(w, `{}`)
-			return
-		}
-		var body struct {
-			Stream   bool              `json:"stream"`
-			Model    string            `json:"model"`
-			Messages []json.RawMessage `json:"messages"`
-			Input    []json.RawMessage `json:"input"`
-			Tools    []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		}
-		json.NewDecoder(r.Body).Decode(&body)
-		tools := map[string]bool{}
-		for _, t := range body.Tools {
-			tools[t.Name] = true
-		}
-		if strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/responses") {
-			responses(w, body.Input, tools, id)
-			return
-		}
-		if strings.Contains(r.URL.Path, "count_tokens") {
-			fmt.Fprint(w, `{"input_tokens":10}`)
-			return
-		}
-		messages(w, body.Stream, body.Model, body.Messages, tools, id, dir)
+// calls in one message, EDIT a file edit (in the directory s.Agent), VIEW
+// an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
+// sub-agent's SUBTASK a text; anything else a greeting.
+func (s *Server) agent(w http.ResponseWriter, r Request) {
+	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
+	if r.Method != http.MethodPost {
+		w.Header().Set("content-type", "application/json")
+		fmt.Fprint(w, `{}`)
+		return
 	}
+	var body struct {
+		Stream   bool              `json:"stream"`
+		Model    string            `json:"model"`
+		Messages []json.RawMessage `json:"messages"`
+		Input    []json.RawMessage `json:"input"`
+		Tools    []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(r.Body, &body)
+	tools := map[string]bool{}
+	for _, t := range body.Tools {
+		tools[t.Name] = true
+	}
+	if strings.HasSuffix(strings.TrimRight(r.Path, "/"), "/responses") {
+		responses(w, body.Input, tools, id)
+		return
+	}
+	if strings.Contains(r.Path, "count_tokens") {
+		fmt.Fprint(w, `{"input_tokens":10}`)
+		return
+	}
+	messages(w, body.Stream, body.Model, body.Messages, tools, id, s.Agent)
 }
 
 // lastTurn is the text of the last message and whether it holds tool results.
