@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentutils/agentutils/lib/dirs"
 )
 
 var (
@@ -28,16 +30,14 @@ func Root() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = up
+	root, ok := dirs.Up(dir, func(d string) bool {
+		_, err := os.Stat(filepath.Join(d, "go.mod"))
+		return err == nil
+	})
+	if !ok {
+		return "", fmt.Errorf("no go.mod above the working directory")
 	}
+	return root, nil
 }
 
 // Build compiles ./cmd/... into a temporary directory, once per process.
