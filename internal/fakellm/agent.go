@@ -115,26 +115,16 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 			"stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return
 	}
-	w.Header().Set("content-type", "text/event-stream")
-	ev := func(name string, v any) {
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-	}
-	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": mid, "type": "message", "role": "assistant",
-		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 1}}})
-	for i, c := range content {
+	r := Reply{ID: mid, Model: model}
+	for _, c := range content {
 		if c["type"] == "text" {
-			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
-			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": c["text"]}})
+			r.Text = c["text"].(string)
 		} else {
-			args, _ := json.Marshal(c["input"])
-			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
-			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+			r.Calls = append(r.Calls, Call{ID: c["id"].(string), Name: c["name"].(string), Input: c["input"]})
 		}
-		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 20}})
-	ev("message_stop", map[string]any{"type": "message_stop"})
+	w.Header().Set("content-type", "text/event-stream")
+	w.Write(r.SSE("/v1/messages"))
 }
 
 func responses(w http.ResponseWriter, input []json.RawMessage, tools map[string]bool, id func(string) string) {

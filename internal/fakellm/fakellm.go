@@ -67,6 +67,10 @@ type Server struct {
 	// scripted conversation repeated for a benchmark); without it a
 	// request beyond the script gets a 500.
 	Cycle bool
+	// Answer, when set, answers each POST with the step it returns for the
+	// request instead of the script's next one (a fake that answers by the
+	// request, Reply.SSE composing the stream).
+	Answer func(r Request) Step
 	// Agent, when set, answers Claude Code's and Codex's requests by the
 	// conversation instead of the steps, editing in this directory (agent.go).
 	Agent string
@@ -174,6 +178,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.Agent != "" {
 		s.agent(w, req)
 		return
+	}
+	if s.Answer != nil {
+		st, ok = s.Answer(req), true
 	}
 	if !ok {
 		http.Error(w, `{"error":{"message":"fakellm: no scripted step left"}}`, http.StatusInternalServerError)

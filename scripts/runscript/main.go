@@ -82,14 +82,18 @@ type suite struct {
 // exit code.
 func (s suite) Run() int {
 	for _, path := range s.paths {
-		p := testbin.Params(s.t, path, nil)
-		if fi, err := os.Stat(path); err != nil {
-			s.t.Log(err)
+		fi, err := os.Stat(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "runscript:", err)
 			return 2
-		} else if !fi.IsDir() {
-			p.Dir, p.Files = "", []string{path}
 		}
-		s.t.try(path, func() { testscript.RunT(s.t, p) })
+		s.t.try(path, func() {
+			p := testbin.Params(s.t, path, nil) // builds the binaries once
+			if !fi.IsDir() {
+				p.Dir, p.Files = "", []string{path}
+			}
+			testscript.RunT(s.t, p)
+		})
 	}
 	if s.t.failed {
 		return 1
