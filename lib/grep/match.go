@@ -72,6 +72,9 @@ type MatchOptions struct {
 	// RegexSizeLimit bounds the compiled pattern, in bytes as rg 13
 	// estimates it (--regex-size-limit); 0 is rg's 100 MiB.
 	RegexSizeLimit int64
+	// NoUnicode: the patterns start with Unicode off, as if each began
+	// with (?-u) (--no-unicode; rgsyntax.go).
+	NoUnicode bool
 }
 
 // Compile builds the matcher. A bad pattern is an error that names it and

@@ -74,13 +74,13 @@ type rgTranslation struct {
 	latin1 bool // expr is for the Latin-1 image of the haystack
 }
 
-// translateRg translates p (see above). fold and dotNL are the flags the
-// whole expression starts with (-i, --multiline-dotall).
-func translateRg(p string, limit int64, fold, dotNL, latin1 bool) (rgTranslation, error) {
-	t := &rgTranslator{p: p, latin1: latin1, limit: limit}
-	it, err := t.seq(rgFlags{fold: fold, dotNL: dotNL}, 0)
+// translateRg translates p (see above). fl are the flags the whole
+// expression starts with (-i, --multiline-dotall, --no-unicode).
+func translateRg(p string, limit int64, fl rgFlags, latin1 bool) (rgTranslation, error) {
+	t := &rgTranslator{p: p, latin1: latin1, limit: limit, sawNoUni: fl.noUni}
+	it, err := t.seq(fl, 0)
 	if err == errRgFallback {
-		return rgTranslation{expr: p}, nil
+		return rgTranslation{expr: p, noUni: fl.noUni && t.sawNoUni}, nil
 	}
 	if err != nil {
 		return rgTranslation{}, err
@@ -847,7 +847,7 @@ func goPatterns(o MatchOptions, fold bool) (alts []string, latin1 bool, err erro
 	for pass := 0; pass < 2; pass++ {
 		alts = alts[:0]
 		for _, p := range o.Patterns {
-			tr, err := translateRg(p, limit, fold, o.DotAll, latin1)
+			tr, err := translateRg(p, limit, rgFlags{fold: fold, dotNL: o.DotAll, noUni: o.NoUnicode}, latin1)
 			if err != nil {
 				return nil, false, err
 			}

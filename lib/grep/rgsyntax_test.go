@@ -28,7 +28,7 @@ func TestTranslateRg(t *testing.T) {
 		{`[a\p{ASCII_Hex_Digit}]`, `[a\x{30}-\x{39}\x{41}-\x{46}\x{61}-\x{66}]`},
 		{`\P{ASCII_Hex_Digit}`, `[^\x{30}-\x{39}\x{41}-\x{46}\x{61}-\x{66}]`},
 	} {
-		tr, err := translateRg(c.in, DefaultRegexSizeLimit, false, false, false)
+		tr, err := translateRg(c.in, DefaultRegexSizeLimit, rgFlags{}, false)
 		if err != nil || tr.expr != c.want {
 			t.Errorf("%s: got %s, %v; want %s", c.in, tr.expr, err, c.want)
 		}
@@ -43,9 +43,9 @@ func TestTranslateRg(t *testing.T) {
 func TestRgSyntaxMatches(t *testing.T) {
 	text := "a\xffb\nplain\n\xe9t\xc3\xa9\nK k \xe2\x84\xaa\n\xf0\x9f\x98\x80 smile \xe2\x98\x95\n" + strings.Repeat("a", 1001) + "\n"
 	for _, c := range []struct {
-		pat  string
-		fold bool
-		want string // the -o matches, one per line
+		pat         string
+		fold, noUni bool
+		want        string // the -o matches, one per line
 	}{
 		{pat: `(?-u)\xFF`, want: "\xff"},
 		{pat: `(?-u)a\xffb`, want: "a\xffb"},
@@ -60,8 +60,9 @@ func TestRgSyntaxMatches(t *testing.T) {
 		{pat: `a{1001}`, want: strings.Repeat("a", 1001)},
 		{pat: `^a{1000,}$`, want: strings.Repeat("a", 1001)},
 		{pat: `plai**n`, want: "plain"},
+		{pat: `\xE9|\W`, noUni: true, want: "\xff|\xe9|\xc3|\xa9| | |\xe2|\x84|\xaa|\xf0|\x9f|\x98|\x80| | |\xe2|\x98|\x95"},
 	} {
-		m, err := Compile(MatchOptions{Patterns: []string{c.pat}, IgnoreCase: c.fold})
+		m, err := Compile(MatchOptions{Patterns: []string{c.pat}, IgnoreCase: c.fold, NoUnicode: c.noUni})
 		if err != nil {
 			t.Fatalf("%s: %v", c.pat, err)
 		}
@@ -112,6 +113,10 @@ func TestRgSyntaxErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", c.pat, err, c.want)
 		}
 	}
+	if _, err := Compile(MatchOptions{Patterns: []string{`é`}, NoUnicode: true}); err == nil ||
+		!strings.Contains(err.Error(), "    é\n    ^\nerror: Unicode not allowed here") {
+		t.Errorf("--no-unicode é: %v", err)
+	}
 	if _, err := Compile(MatchOptions{Patterns: []string{`a{1000}`}, RegexSizeLimit: 1000}); err == nil ||
 		err.Error() != "Compiled regex exceeds size limit of 1000 bytes." {
 		t.Errorf("--regex-size-limit 1000: %v", err)
@@ -139,7 +144,7 @@ func FuzzTranslateRg(f *testing.F) {
 			return
 		}
 		for _, latin1 := range []bool{false, true} {
-			tr, err := translateRg(p, 1<<20, fold, false, latin1)
+			tr, err := translateRg(p, 1<<20, rgFlags{fold: fold}, latin1)
 			if err != nil {
 				continue
 			}
