@@ -24,7 +24,7 @@ func FuzzMatcher(f *testing.F) {
 	f.Add(`x**|a{1001}`, []byte("xx\na\n"), uint8(2))
 	f.Fuzz(func(t *testing.T, pat string, buf []byte, flags uint8) {
 		mo := MatchOptions{Patterns: []string{pat}, Fixed: flags&1 != 0, IgnoreCase: flags&2 != 0, Word: flags&4 != 0,
-			Line: flags&8 != 0, Multiline: flags&16 != 0}
+			Line: flags&8 != 0, Multiline: flags&16 != 0, RegexSizeLimit: 1 << 20} // (x{999}{999} compiles for seconds)
 		m, err := Compile(mo)
 		if err != nil {
 			return
