@@ -93,7 +93,8 @@ func translateRg(p string, limit int64, fl rgFlags, latin1 bool) (rgTranslation,
 
 func (t *rgTranslator) checkSize(size int64) error {
 	if t.limit > 0 && size > t.limit {
-		return fmt.Errorf("Compiled regex exceeds size limit of %d bytes.", t.limit) //nolint:staticcheck // rg's words
+		//lint:ignore ST1005 ripgrep's message, word for word
+		return fmt.Errorf("Compiled regex exceeds size limit of %d bytes.", t.limit)
 	}
 	return nil
 }

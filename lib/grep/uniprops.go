@@ -1,6 +1,7 @@
 package grep
 
 import (
+	"errors"
 	"fmt"
 	"regexp/syntax"
 	"strings"
@@ -165,8 +166,10 @@ func unicodeProperty(name string) ([]rune, error) {
 	}
 	for _, n := range unsupportedProps {
 		if looseName(n) == key {
-			return nil, fmt.Errorf("Unicode property %s is not supported by agent-grep (no table for it)", n) //nolint:staticcheck // a proper name starts it
+			//lint:ignore ST1005 worded as ripgrep's "Unicode property not found"
+			return nil, fmt.Errorf("Unicode property %s is not supported by agent-grep (no table for it)", n)
 		}
 	}
-	return nil, fmt.Errorf("Unicode property not found") //nolint:staticcheck // rg's words
+	//lint:ignore ST1005 ripgrep's message, word for word
+	return nil, errors.New("Unicode property not found")
 }
