@@ -13,8 +13,9 @@ import (
 // categories and scripts by their exact names only): binary properties,
 // long category names, and any spelling that matches loosely (case,
 // spaces, '_' and '-' ignored, as Unicode's UAX44-LM3). unicodeProperty
-// resolves those from Go's unicode tables, and Emoji_Presentation and
-// Extended_Pictographic from emojiprops.go (scripts/gen-emoji-props).
+// resolves those from Go's unicode tables, and the emoji properties
+// (Emoji, Emoji_Presentation, Extended_Pictographic, ...) from
+// emojiprops.go (scripts/gen-emoji-props).
 
 // goKnowsProperty reports whether Go's parser reads \p{name} itself.
 func goKnowsProperty(name string) bool {
@@ -53,8 +54,7 @@ var categoryNames = map[string]string{
 }
 
 // unsupportedProps are properties rg knows that agent-grep has no table for.
-var unsupportedProps = []string{"Emoji", "Emoji_Component", "Emoji_Modifier", "Emoji_Modifier_Base",
-	"Case_Ignorable", "Changes_When_Casefolded", "Changes_When_Casemapped", "Changes_When_Lowercased",
+var unsupportedProps = []string{"Case_Ignorable", "Changes_When_Casefolded", "Changes_When_Casemapped", "Changes_When_Lowercased",
 	"Changes_When_Titlecased", "Changes_When_Uppercased", "Default_Ignorable_Code_Point", "Grapheme_Base",
 	"Grapheme_Link", "XID_Continue", "XID_Start", "Prepended_Concatenation_Mark", "Unassigned",
 	"Script_Extensions", "Age", "Word_Break", "Sentence_Break", "Grapheme_Cluster_Break"}
@@ -147,6 +147,15 @@ func initProps() {
 	add("EPres", func() []rune { return emojiPresentation })
 	add("Extended_Pictographic", func() []rune { return extendedPictographic })
 	add("ExtPict", func() []rune { return extendedPictographic })
+	for _, e := range []struct {
+		names []string
+		rs    []rune
+	}{{[]string{"Emoji"}, emoji}, {[]string{"Emoji_Component", "EComp"}, emojiComponent},
+		{[]string{"Emoji_Modifier", "EMod"}, emojiModifier}, {[]string{"Emoji_Modifier_Base", "EBase"}, emojiModifierBase}} {
+		for _, n := range e.names {
+			add(n, func() []rune { return e.rs })
+		}
+	}
 }
 
 // unicodeProperty is the class \p{name} names, or rg's error.
