@@ -254,13 +254,18 @@ func typeNames(types map[string][]string, names []string) ([]string, error) {
 func matchOptions(f flagSet, o *options) error {
 	o.Match = grep.MatchOptions{Patterns: o.Patterns, Fixed: f.on("fixed-strings"), IgnoreCase: f.on("ignore-case"),
 		SmartCase: f.on("smart-case"), Word: f.on("word-regexp"), Line: f.on("line-regexp"),
-		Multiline: o.Multiline, DotAll: o.Multiline && f.on("multiline-dotall")}
-	if v := f.str("dfa-size-limit"); v != "" {
-		n, err := parseSize(v)
-		if err != nil {
-			return exit.Errorf(exit.Usage, "--dfa-size-limit: %v", err)
+		Multiline: o.Multiline, DotAll: o.Multiline && f.on("multiline-dotall"), NoUnicode: f.on("no-unicode")}
+	for _, l := range []struct {
+		flag string
+		to   *int64
+	}{{"dfa-size-limit", &o.Match.DFASizeLimit}, {"regex-size-limit", &o.Match.RegexSizeLimit}} {
+		if v := f.str(l.flag); v != "" {
+			n, err := parseSize(v)
+			if err != nil {
+				return exit.Errorf(exit.Usage, "--%s: %v", l.flag, err)
+			}
+			*l.to = n
 		}
-		o.Match.DFASizeLimit = n
 	}
 	if o.NoPatterns {
 		o.Match.Patterns = []string{"x"} // never run: only for the checks

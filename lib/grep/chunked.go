@@ -34,7 +34,7 @@ const (
 // file under --mmap (whose NUL rule looks at the printed lines and drops
 // the whole file).
 func Chunkable(m *Matcher, o SearchOptions, decompress bool) bool {
-	return o.ChunkAbove > 0 && !m.multiline && !decompress && !(o.Slice && o.SkipBinary && !o.Text)
+	return o.ChunkAbove > 0 && !m.multiline && m.bytes == nil && !decompress && !(o.Slice && o.SkipBinary && !o.Text)
 }
 
 // chunkSearch is the state carried from piece to piece.

@@ -20,9 +20,11 @@ func FuzzMatcher(f *testing.F) {
 	f.Add("(?i)straße", []byte("STRASSE straße\n"), uint8(1))
 	f.Add("^$", []byte("\n\na\n"), uint8(0))
 	f.Add("b\\nc", []byte("a\nb\nc\n"), uint8(16))
+	f.Add(`(?-u)\xFF.`, []byte("a\xff\xfeb\n\xc3\xa9\n"), uint8(0))
+	f.Add(`x**|a{1001}`, []byte("xx\na\n"), uint8(2))
 	f.Fuzz(func(t *testing.T, pat string, buf []byte, flags uint8) {
 		mo := MatchOptions{Patterns: []string{pat}, Fixed: flags&1 != 0, IgnoreCase: flags&2 != 0, Word: flags&4 != 0,
-			Line: flags&8 != 0, Multiline: flags&16 != 0}
+			Line: flags&8 != 0, Multiline: flags&16 != 0, RegexSizeLimit: 1 << 20} // (x{999}{999} compiles for seconds)
 		m, err := Compile(mo)
 		if err != nil {
 			return
@@ -71,7 +73,11 @@ func FuzzMatcher(f *testing.F) {
 			n++
 			line := buf[start:end]
 			if utf8.Valid(line) && bytes.IndexByte(line, '\v') < 0 {
-				if want := ref.re.Match(line); want != reported[n] {
+				img := line
+				if m.bytes != nil {
+					img = toLatin1(line) // (?-u): the regexp reads the Latin-1 image
+				}
+				if want := ref.re.Match(img); want != reported[n] {
 					t.Fatalf("line %d %q: regexp says %v, search says %v", n, line, want, reported[n])
 				}
 			}

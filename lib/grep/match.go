@@ -49,6 +49,10 @@ type Matcher struct {
 	// rev: every match ends with the prefilter's one literal; the DFA of
 	// what comes before it, reversed, checks each occurrence (reverse.go)
 	rev *dfaProg
+	// bytes: the pattern switches Unicode off ((?-u)) and is compiled for
+	// the Latin-1 image of the haystack; bytes is this matcher without the
+	// trip through the image (latin1.go).
+	bytes *Matcher
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -65,6 +69,12 @@ type MatchOptions struct {
 	// --dfa-size-limit); 0 is the default bound. A search whose DFA fills
 	// it goes on with the regexp, as rg's falls back to a slower engine.
 	DFASizeLimit int64
+	// RegexSizeLimit bounds the compiled pattern, in bytes as rg 13
+	// estimates it (--regex-size-limit); 0 is rg's 100 MiB.
+	RegexSizeLimit int64
+	// NoUnicode: the patterns start with Unicode off, as if each began
+	// with (?-u) (--no-unicode; rgsyntax.go).
+	NoUnicode bool
 }
 
 // Compile builds the matcher. A bad pattern is an error that names it and
@@ -82,21 +92,20 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			}
 		}
 	}
-	var alts []string
-	for _, p := range o.Patterns {
-		if o.Fixed {
-			p = regexp.QuoteMeta(p)
-		} else if _, err := syntax.Parse(p, syntax.Perl); err != nil {
-			return nil, regexError(p, err)
-		}
-		alts = append(alts, p)
+	alts, latin1, err := goPatterns(o, fold) // rgsyntax.go
+	if err != nil {
+		return nil, err
 	}
 	expr := strings.Join(alts, "|")
 	if len(alts) > 1 {
 		expr = "(?:" + expr + ")"
 	}
 	if o.Word && !o.Line {
-		expr = wordExpr(expr, o.Multiline) // rg's -w: the match is group 1 (word.go)
+		if latin1 {
+			expr = wordExprLatin1(expr) // latin1.go
+		} else {
+			expr = wordExpr(expr, o.Multiline) // rg's -w: the match is group 1 (word.go)
+		}
 	}
 	if o.Line {
 		expr = "^(?:" + expr + ")$"
@@ -110,7 +119,6 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	}
 	expr = flags + ")" + expr
 	if !o.Multiline {
-		var err error
 		if expr, err = lineOnly(expr); err != nil { // newline.go
 			return nil, err
 		}
@@ -133,12 +141,12 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			}
 			m.exact = m.lits[0].fold == folded && string(m.lits[0].s) == want
 		}
-		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.lits) == 1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.lits[0])
+		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.lits) == 1 && !latin1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.lits[0])
 		if !m.multiline && !m.exact && !m.word && len(m.lits) == 1 {
 			m.rev = reverseSuffix(simple, m.lits[0], o.DFASizeLimit)
 		}
 	}
-	if !o.Fixed {
+	if !o.Fixed && !latin1 {
 		uo, changed := o, false
 		uo.Patterns = nil
 		for _, p := range o.Patterns {
@@ -157,6 +165,10 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		if len(o.Patterns) > maxLits && m.lits == nil && !fold && !o.Word && !o.Line {
 			m.ac = literalSet(o.Patterns, o.Fixed)
 		}
+	}
+	if latin1 {
+		img := *m
+		m.bytes = &img // the search goes through the Latin-1 image (latin1.go)
 	}
 	return m, nil
 }
@@ -197,6 +209,13 @@ type Span struct{ Start, End int }
 // Find returns the matches in buf, at most limit (0: all). Without -U
 // matches never span lines, as in rg.
 func (m *Matcher) Find(buf []byte, limit int) []Span {
+	if m.bytes != nil {
+		if !hasNonASCII(buf) {
+			return m.bytes.Find(buf, limit)
+		}
+		img := toLatin1(buf)
+		return latin1Spans(img, m.bytes.Find(img, limit))
+	}
 	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
 		return m.uni.Find(buf, limit)
 	}
@@ -232,6 +251,12 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 
 // HasMatch reports whether buf contains a match.
 func (m *Matcher) HasMatch(buf []byte) bool {
+	if m.bytes != nil {
+		if !hasNonASCII(buf) {
+			return m.bytes.HasMatch(buf)
+		}
+		return m.bytes.HasMatch(toLatin1(buf))
+	}
 	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
 		return m.uni.HasMatch(buf)
 	}
@@ -499,14 +524,26 @@ func wordLiteral(p string, fixed, fold bool, lit lit) bool {
 
 // ExpandMatch is the replacement for one match span of text.
 func (m *Matcher) ExpandMatch(text []byte, s Span, tmpl string) []byte {
-	sub := m.re.FindSubmatchIndex(text[s.Start:])
+	var sub []int
+	if m.bytes != nil && hasNonASCII(text) {
+		img := toLatin1(text)
+		at := imageOffset(text, s.Start)
+		sub = m.re.FindSubmatchIndex(img[at:])
+		c := latin1Offsets{img: img}
+		for i := range sub {
+			if sub[i] >= 0 {
+				sub[i] = c.orig(at + sub[i])
+			}
+		}
+	} else if sub = m.re.FindSubmatchIndex(text[s.Start:]); sub != nil {
+		for i := range sub {
+			if sub[i] >= 0 {
+				sub[i] += s.Start
+			}
+		}
+	}
 	if sub == nil {
 		return []byte(tmpl)
-	}
-	for i := range sub {
-		if sub[i] >= 0 {
-			sub[i] += s.Start
-		}
 	}
 	return m.re.Expand(nil, []byte(tmpl), text, sub)
 }

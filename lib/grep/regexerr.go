@@ -65,6 +65,12 @@ func rgRegexError(p string, se *syntax.Error) error {
 	default:
 		at(se.Expr)
 	}
+	return rgErrorAt(p, pos, n, msg, note)
+}
+
+// rgErrorAt is rg's regex error with n carets under p from byte pos (-1:
+// no caret line).
+func rgErrorAt(p string, pos, n int, msg, note string) error {
 	if pos < 0 || strings.Contains(p, "\n") {
 		return fmt.Errorf("regex parse error:\n    %s\nerror: %s%s", p, msg, note)
 	}

@@ -96,6 +96,9 @@ func SearchDecoded(m *Matcher, path string, buf []byte, o SearchOptions) FileRes
 
 // SearchBuffer searches one file's contents.
 func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	if m.bytes != nil {
+		return searchLatin1(m, path, buf, o) // (?-u): bytes (latin1.go)
+	}
 	if o.Slice && !o.Text && !m.multiline && lateNUL(buf) {
 		return searchLateBinary(m, path, buf, o) // binary_slice.go
 	}

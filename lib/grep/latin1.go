@@ -1,0 +1,98 @@
+package grep
+
+import "unicode"
+
+// A pattern that switches Unicode off ((?-u), rgsyntax.go) matches bytes:
+// \xFF is the byte 0xFF, '.' any one byte. Go's regexp reads UTF-8, so
+// such a matcher searches the Latin-1 image of the haystack, where every
+// byte at or above 0x80 is the character of the same number (two bytes of
+// UTF-8) and ASCII is itself: one character per byte, each byte its own
+// value. The pattern's Unicode parts are spelled as UTF-8 byte sequences
+// (utf8seq.go). Results are mapped back to the haystack's offsets.
+
+// toLatin1 is the Latin-1 image of b.
+func toLatin1(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	for _, c := range b {
+		if c < 0x80 {
+			out = append(out, c)
+		} else {
+			out = append(out, 0xC0|c>>6, 0x80|c&0x3F)
+		}
+	}
+	return out
+}
+
+// latin1Offsets maps offsets in an image back to the haystack; the
+// offsets asked for should mostly grow.
+type latin1Offsets struct {
+	img  []byte
+	t, o int // img[:t] is the image of o haystack bytes
+}
+
+func (c *latin1Offsets) orig(t int) int {
+	if t < c.t {
+		c.t, c.o = 0, 0
+	}
+	for ; c.t < t && c.t < len(c.img); c.t++ {
+		if c.img[c.t]&0xC0 != 0x80 {
+			c.o++
+		}
+	}
+	return c.o
+}
+
+// imageOffset is the offset in the image of b's offset o.
+func imageOffset(b []byte, o int) int {
+	t := o
+	for _, c := range b[:o] {
+		if c >= 0x80 {
+			t++
+		}
+	}
+	return t
+}
+
+// searchLatin1 searches buf with a matcher compiled for its Latin-1 image.
+func searchLatin1(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
+	if !hasNonASCII(buf) {
+		return SearchBuffer(m.bytes, path, buf, o)
+	}
+	img := toLatin1(buf)
+	r := SearchBuffer(m.bytes, path, img, o)
+	c := latin1Offsets{img: img}
+	for i := range r.Lines {
+		l := &r.Lines[i]
+		t0 := int(l.Offset)
+		o0 := c.orig(t0)
+		for j, s := range l.Subs {
+			l.Subs[j] = Span{c.orig(t0+s.Start) - o0, c.orig(t0+s.End) - o0}
+		}
+		o1 := c.orig(t0 + len(l.Text))
+		l.Offset, l.Text = int64(o0), buf[o0:o1]
+	}
+	for _, p := range []*int64{&r.BytesSearched, &r.BinaryOffset, &r.BinaryFrom} {
+		if *p > 0 {
+			*p = int64(c.orig(int(min(*p, int64(len(img))))))
+		}
+	}
+	return r
+}
+
+// latin1Spans maps spans found in the image of buf back to buf.
+func latin1Spans(img []byte, spans []Span) []Span {
+	c := latin1Offsets{img: img}
+	for i, s := range spans {
+		spans[i] = Span{c.orig(s.Start), c.orig(s.End)}
+	}
+	return spans
+}
+
+// wordExprLatin1 is rg's -w (word.go) on the Latin-1 image: the non-word
+// neighbours are UTF-8 characters spelled as bytes.
+func wordExprLatin1(expr string) string {
+	var t rgTranslator
+	rs, _ := classRanges("["+uniWord+"]", false)
+	nw := t.encoded(complementRanges(rs, unicode.MaxRune)).text
+	return `(?:^|` + nw + `)(` + expr + `)(?:` + nw + `|$)`
+}
