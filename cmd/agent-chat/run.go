@@ -116,6 +116,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
 	}
+	if slices.Contains(o.Args, "-") {
+		warmUp(model, system, tools, thinking)
+	}
 	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
 	if err != nil {
 		return err
@@ -126,6 +129,25 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
 		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key}
 	return r.drive(content)
+}
+
+// warmUp encodes, once and into nothing, a request and events of the
+// shapes the prompt and the first delta will need, while agent-chat waits for the prompt on
+// stdin: encoding/json builds its encoder of a type at its first use, and
+// a new process pages its code in at its first run; after Enter, both are
+// done.
+func warmUp(model llm.Model, system string, tools []llm.Tool, thinking string) {
+	codec, err := llm.CodecFor(model.API)
+	if err != nil {
+		return
+	}
+	m := llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock("-")}, Timestamp: 1}
+	if req, err := codec.Request(model, llm.Context{SystemPrompt: system, Tools: tools, Messages: []llm.Message{m}}, llm.Options{Thinking: thinking}); err == nil {
+		req.Encode()
+	}
+	event.Encode(event.Event{Type: event.MessageStart, Message: msgJSON(m)})
+	i := 0
+	event.Encode(event.Event{Type: event.MessageUpdate, AssistantMessageEvent: msgJSON(llm.Event{Type: "text_delta", ContentIndex: &i, Delta: "-"})})
 }
 
 // chatRun is a run made ready: what drive needs.
