@@ -48,9 +48,11 @@ func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 	s := l.Start(prompt)
 	var msgs chan toolMsg // made at the first tool batch
 	for {
-		for _, e := range s.Events {
-			d.out.event(e)
-		}
+		d.out.batch(func() {
+			for _, e := range s.Events {
+				d.out.event(e)
+			}
+		})
 		switch s.Action {
 		case loop.CallModel:
 			final, err := d.call(l)
@@ -191,17 +193,23 @@ func (d *driver) call(l *loop.Loop) (llm.Message, error) {
 	// What the model writes keeps its placeholders: events, the session
 	// and exports never hold a secret; only a tool gets the real value
 	// (execute).
-	final, err := d.client.Stream(d.ctx, d.model, d.secrets.Hide(l.Context()), opts, func(ev llm.Event) {
-		if !started && ev.Partial != nil {
-			started = true
-			m := msgJSON(ev.Partial)
-			d.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
-		}
-		switch ev.Type {
-		case "start", "done", "error":
-		default:
-			d.out.update(ev)
-		}
+	// The events of one read of the stream go out in one write: the
+	// client flushes the output before it waits for the network (Quiet).
+	var final llm.Message
+	var err error
+	d.out.batch(func() {
+		final, err = d.client.Stream(d.ctx, d.model, d.secrets.Hide(l.Context()), opts, func(ev llm.Event) {
+			if !started && ev.Partial != nil {
+				started = true
+				m := msgJSON(ev.Partial)
+				d.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+			}
+			switch ev.Type {
+			case "start", "done", "error":
+			default:
+				d.out.update(ev)
+			}
+		})
 	})
 	if err != nil {
 		return final, exit.Wrap(exit.Failure, err)

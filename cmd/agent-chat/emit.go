@@ -14,7 +14,8 @@ import (
 const defaultThrottle = 50 * time.Millisecond
 
 // emitter writes agent events as JSON Lines, flushing after each event so
-// the next stage sees them as they happen. Deltas are coalesced over the
+// the next stage sees them as they happen (events made together, in a
+// batch, are flushed together). Deltas are coalesced over the
 // throttle window (consecutive deltas of one block are merged). The window
 // starts at a written delta: the first delta of a block, or one after a
 // quiet spell as long as the window, is written at once (it is on the way
@@ -32,6 +33,28 @@ type emitter struct {
 	// (--output-format claude) instead of writing it.
 	claude *claudestream.Translator
 	turns  int // turn_start events written
+	// held: what is written waits for flush (batch): the events of one
+	// loop step, or of one read of the model's stream, go out in one write
+	// (each write wakes the next stage; a burst is one wake-up).
+	held bool
+}
+
+// batch runs fn with the output held, then flushes it; fn may flush
+// earlier (at each quiet point of a stream).
+func (e *emitter) batch(fn func()) {
+	e.held = true
+	defer func() {
+		e.held = false
+		e.flush()
+	}()
+	fn()
+}
+
+// flush writes what is held.
+func (e *emitter) flush() {
+	if err := e.w.Flush(); err != nil && e.err == nil {
+		e.err = err
+	}
 }
 
 func newEmitter(w io.Writer, mode string, throttle time.Duration, now func() time.Time) *emitter {
@@ -47,7 +70,7 @@ func (e *emitter) write(ev event.Event) {
 				e.w.WriteByte('\n')
 			}
 		}
-		if err == nil {
+		if err == nil && !e.held {
 			err = e.w.Flush()
 		}
 		if err != nil && e.err == nil {
@@ -59,7 +82,7 @@ func (e *emitter) write(ev event.Event) {
 	if err == nil {
 		_, err = e.w.Write(b)
 	}
-	if err == nil {
+	if err == nil && !e.held {
 		err = e.w.Flush()
 	}
 	if err != nil && e.err == nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 )
 
@@ -38,5 +39,31 @@ func TestThrottleWritesFirstDeltaAtOnce(t *testing.T) {
 	ev("text_delta", "d", 40*time.Millisecond)
 	if lines() != 3 || !strings.Contains(out.String(), `"delta":"bcd"`) {
 		t.Fatalf("merged deltas not written after the window: %q", out.String())
+	}
+}
+
+// The events of a batch go out together, at its end or when it flushes
+// (a quiet point of the stream): one write wakes the next stage once.
+func TestBatchWritesTogether(t *testing.T) {
+	var out bytes.Buffer
+	e := newEmitter(&out, "compact", 0, time.Now)
+	e.batch(func() {
+		e.emit(event.AgentStart, nil)
+		e.emit(event.TurnStart, nil)
+		if out.Len() != 0 {
+			t.Fatalf("written inside the batch: %q", out.String())
+		}
+		e.flush()
+		if n := strings.Count(out.String(), "\n"); n != 2 {
+			t.Fatalf("flush wrote %d lines: %q", n, out.String())
+		}
+		e.emit(event.TurnEnd, nil)
+	})
+	if n := strings.Count(out.String(), "\n"); n != 3 {
+		t.Fatalf("the batch's end wrote %d lines in all: %q", n, out.String())
+	}
+	e.emit(event.AgentEnd, nil)
+	if n := strings.Count(out.String(), "\n"); n != 4 {
+		t.Fatalf("an event after the batch waited: %q", out.String())
 	}
 }

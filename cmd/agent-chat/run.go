@@ -83,6 +83,14 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
+	// The client (its key, its connection dialed now) is made before the
+	// tools start and the prompt is read: both are then off the way from
+	// the prompt to the request.
+	client, secrets, key, closeClient, err := newClient(c, o, env, cat, model)
+	if err != nil {
+		return err
+	}
+	defer closeClient()
 	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid)
 	if err != nil {
 		return err
@@ -108,6 +116,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
 	}
+	if slices.Contains(o.Args, "-") {
+		warmUp(model, system, tools, thinking)
+	}
 	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
 	if err != nil {
 		return err
@@ -115,18 +126,28 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if last, ok := lastMessage(in.history); o.Continue && ok {
 		in.history = loop.DropOverflow(in.history, last, model.ContextWindow)
 	}
-	client, secrets, key, err := newClient(c, o, env, cat, model)
-	if err != nil {
-		return err
-	}
-	done, err := client.UseCassettes(o.Record, o.Replay, env.Abs)
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
-	}
-	defer done()
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
 		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key}
 	return r.drive(content)
+}
+
+// warmUp encodes, once and into nothing, a request and events of the
+// shapes the prompt and the first delta will need, while agent-chat waits for the prompt on
+// stdin: encoding/json builds its encoder of a type at its first use, and
+// a new process pages its code in at its first run; after Enter, both are
+// done.
+func warmUp(model llm.Model, system string, tools []llm.Tool, thinking string) {
+	codec, err := llm.CodecFor(model.API)
+	if err != nil {
+		return
+	}
+	m := llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock("-")}, Timestamp: 1}
+	if req, err := codec.Request(model, llm.Context{SystemPrompt: system, Tools: tools, Messages: []llm.Message{m}}, llm.Options{Thinking: thinking}); err == nil {
+		req.Encode()
+	}
+	event.Encode(event.Event{Type: event.MessageStart, Message: msgJSON(m)})
+	i := 0
+	event.Encode(event.Event{Type: event.MessageUpdate, AssistantMessageEvent: msgJSON(llm.Event{Type: "text_delta", ContentIndex: &i, Delta: "-"})})
 }
 
 // chatRun is a run made ready: what drive needs.
@@ -171,6 +192,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 		go ctl.listen(runCtx, env.Abs(o.Control), abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
 	}
 	opts := llm.Options{MaxTokens: o.MaxTokens, Thinking: thinking, CacheRetention: o.CacheRetention, APIKey: r.key, SessionID: in.sid, Temperature: o.Temperature}
+	r.client.Quiet = out.flush
 	d := &driver{env: env, ctx: runCtx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets),
 		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn}
 	l := loop.New(loop.Config{Model: model, Context: llm.Context{SystemPrompt: r.system, History: in.history, Tools: r.tools},
@@ -356,28 +378,44 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 	return content, nil
 }
 
-// newClient resolves the key (not needed to replay a cassette) and makes
-// the provider client; secrets are the values never sent or stored.
-func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model llm.Model) (*provider.Client, []string, string, error) {
-	var key string
+// newClient resolves the key (not needed to replay a cassette), makes the
+// provider client and sets up --record and --replay; secrets are the
+// values never sent or stored. The client's first connection to the
+// model's server is dialed now (provider.WarmClient), unless there will be
+// no request. done closes what the client holds.
+func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model llm.Model) (client *provider.Client, secrets []string, key string, done func(), err error) {
+	done = func() {}
+	if o.PrintSystemPrompt { // no request
+		return &provider.Client{HTTP: http.DefaultClient, Now: env.Now}, nil, "", done, nil
+	}
 	if o.Replay == "" {
 		k, err := cat.ResolveKey(model, o.APIKey, env.Getenv)
 		if err != nil {
-			return nil, nil, "", exit.Wrap(exit.Usage, err)
+			return nil, nil, "", done, exit.Wrap(exit.Usage, err)
 		}
 		key = k.Value
 		if k.Command != "" {
 			if key, err = keyCommand(c.Context, k.Command); err != nil {
-				return nil, nil, "", exit.Errorf(exit.Usage, "%s: %v", k.Source, err)
+				return nil, nil, "", done, exit.Errorf(exit.Usage, "%s: %v", k.Source, err)
 			}
 		}
 	}
-	secrets := secretValues(env, key)
-	client := &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Secrets: secrets}
+	secrets = secretValues(env, key)
+	client = &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Secrets: secrets}
 	if o.Verbose {
 		client.Warn = func(s string) { app.Warnf(c, "%s", s) }
 	}
-	return client, secrets, key, nil
+	closeCassette, err := client.UseCassettes(o.Record, o.Replay, env.Abs)
+	if err != nil {
+		return nil, nil, "", done, exit.Wrap(exit.Usage, err)
+	}
+	unwarm := func() {}
+	if o.Replay == "" {
+		if t, ok := http.DefaultTransport.(*http.Transport); ok {
+			client.HTTP, unwarm, _ = provider.WarmClient(t, model.BaseURL)
+		}
+	}
+	return client, secrets, key, func() { unwarm(); closeCassette() }, nil
 }
 
 // claudeTranslator turns the events into Claude Code's stream-json.

@@ -26,8 +26,9 @@ func newApp(env *app.Env) *cli.App {
 		Usage:                     "the interactive coding agent: an editor over the agentutils pipeline",
 		ArgsUsage:                 "[PROMPT...]",
 		Description: `agent owns the terminal and runs, for each prompt, the pipeline
-   agent-session open S | agent-compact | agent-chat … | agent-session append S --tee
-and shows the events as they stream. Every stage is a process that a flag replaces
+   agent-session open S | agent-compact | agent-chat … | tee >(agent-session append S)
+and shows the events as they stream: it reads agent-chat's events and passes every line on
+to agent-session append, which persists them; a run ends once append has. Every stage is a process that a flag replaces
 (--session-cmd, --compact-cmd, --chat-cmd, --tools-cmd). It continues this terminal's
 session in this directory (agent-session continue) and shows its last exchanges.
 The next run's pipeline starts while the prompt is typed, agent-chat waiting for it on
@@ -266,7 +267,7 @@ func printRun(a *agent, env *app.Env, prompt string) error {
 	if err != nil {
 		return exit.Wrap(exit.Failure, err)
 	}
-	readEvents(r.events, func(ev event.Event) { fmt.Fprint(env.Stdout, rend.Event(ev)) })
+	readEvents(r.events, func(ev event.Event, _ bool) { fmt.Fprint(env.Stdout, rend.Event(ev)) })
 	fmt.Fprint(env.Stdout, rend.Finish())
 	if status := r.wait(); status != 0 {
 		return exit.Silent(status)

@@ -23,10 +23,13 @@ import (
 
 // stages are the processes of a run, each replaceable by a flag:
 //
-//	SESSION open S | COMPACT | CHAT … | SESSION append S --tee
+//	SESSION open S | COMPACT | CHAT … | tee >(SESSION append S)
 //
-// The front-end reads the events --tee passes on; it never writes the
-// session itself.
+// The front-end reads agent-chat's events and passes every byte of them
+// on to agent-session append, which persists them; it never writes the
+// session itself. Reading them from agent-chat, not from append --tee,
+// keeps append (a process to wake, an fsync) off the way to the screen;
+// a run ends when append has persisted all of it.
 type stages struct {
 	session  []string // agent-session
 	compact  []string // agent-compact; nil skips the stage
@@ -92,7 +95,7 @@ type runOpts struct {
 type run struct {
 	procs  []*exec.Cmd
 	chat   *exec.Cmd
-	events io.ReadCloser // the --tee output
+	events io.Reader // agent-chat's events, passed on to append as read
 	stderr *lineWriter
 	done   chan struct{}
 	mu     sync.Mutex
@@ -200,14 +203,15 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 	}
 	r.chat = s.cmd(ctx, s.chat, s.chatArgv(o)...)
 	r.procs = append(r.procs, r.chat)
-	r.procs = append(r.procs, s.cmd(ctx, s.session, "append", file, "--tee"))
-	var relay func() // passes the context on to agent-chat (ahead)
+	app := s.cmd(ctx, s.session, "append", file)
+	r.procs = append(r.procs, app)
+	var feed func() // passes the context on to agent-chat (ahead)
 	for i, p := range r.procs {
 		p.Stderr = r.stderr
 		// Every stage in its own process group: a ^C the terminal might
 		// still deliver reaches none of them; the front-end decides.
 		p.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if i == 0 {
+		if i == 0 || p == app {
 			continue
 		}
 		in, err := r.procs[i-1].StdoutPipe()
@@ -222,13 +226,17 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 			return nil, err
 		}
 		r.fed = make(chan error, 1)
-		relay = func() { r.fed <- passContext(r.prompt, in) }
+		feed = func() { r.fed <- passContext(r.prompt, in) }
 	}
-	out, err := r.procs[len(r.procs)-1].StdoutPipe()
+	out, err := r.chat.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	r.events = out
+	toApp, err := app.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	r.events = newRelay(out, toApp)
 	// agent-chat starts first: its start-up (tools, git snapshot, the
 	// connection) is on the way to the first character, and the pipes
 	// already join the stages, so the order of starting is free.
@@ -247,10 +255,73 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 			return nil, fmt.Errorf("%s: %v", filepath.Base(p.Path), err)
 		}
 	}
-	if relay != nil {
-		go relay()
+	if feed != nil {
+		go feed()
 	}
 	return r, nil
+}
+
+// relay is agent-chat's stdout as the front-end reads it. What is read is
+// also passed on to agent-session append's stdin, whole lines in order, by
+// a goroutine of its own: append (its fsync) never holds the screen, and
+// it gets every byte. When append stops taking its input (it failed),
+// agent-chat's stdout is closed: agent-chat then fails writing, as it did
+// when it wrote to append itself.
+type relay struct {
+	src   io.ReadCloser
+	wake  chan struct{}
+	mu    sync.Mutex
+	queue []byte // whole lines not passed on yet
+	part  []byte // a line read in part
+	eof   bool   // src ended: queue holds the last of it
+}
+
+func newRelay(src io.ReadCloser, dst io.WriteCloser) *relay {
+	r := &relay{src: src, wake: make(chan struct{}, 1)}
+	go r.pass(dst)
+	return r
+}
+
+func (r *relay) Read(p []byte) (int, error) {
+	n, err := r.src.Read(p)
+	r.mu.Lock()
+	r.part = append(r.part, p[:n]...)
+	if i := bytes.LastIndexByte(r.part, '\n'); i >= 0 {
+		r.queue = append(r.queue, r.part[:i+1]...)
+		r.part = append(r.part[:0], r.part[i+1:]...)
+	}
+	if err != nil && !r.eof {
+		r.eof = true
+		r.queue = append(r.queue, r.part...) // a last line without its newline
+		r.part = nil
+	}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// pass writes what Read queued to dst, and closes dst after the last of it.
+func (r *relay) pass(dst io.WriteCloser) {
+	defer dst.Close()
+	var buf []byte
+	for range r.wake {
+		r.mu.Lock()
+		buf, r.queue = r.queue, buf[:0]
+		eof := r.eof
+		r.mu.Unlock()
+		if len(buf) > 0 {
+			if _, err := dst.Write(buf); err != nil {
+				r.src.Close()
+				return
+			}
+		}
+		if eof {
+			return
+		}
+	}
 }
 
 // passContext copies the session stream to agent-chat and ends it with
@@ -332,20 +403,28 @@ func (r *run) wait() int {
 }
 
 // readEvents decodes the events of r and hands each to fn; lines that are
-// not events are skipped.
-func readEvents(rd io.Reader, fn func(event.Event)) {
+// not events are skipped. more says that the next event is already read
+// (a complete line waits in the buffer): a reader that shows events can
+// hold its paint until more is false, one paint for what arrived together.
+func readEvents(rd io.Reader, fn func(ev event.Event, more bool)) {
 	br := bufio.NewReaderSize(rd, 256<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			if ev, derr := event.Decode(line); derr == nil {
-				fn(ev)
+				fn(ev, lineWaits(br))
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// lineWaits: a complete line is already in br.
+func lineWaits(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // compact runs SESSION open S | COMPACT --force [--instructions I] and

@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -18,9 +17,11 @@ import (
 // most), so a keystroke waits for the next frame, 4 ms on average and 8 at
 // worst, and so does the first streamed character. The front-end paints
 // itself instead (the program runs WithoutRenderer; bubbletea still reads
-// and decodes the keys): at once after a key, and while a stream renders at
-// most once per frameGap, the deltas between two paints coalesced.
-const frameGap = 4 * time.Millisecond
+// and decodes the keys): at once after every message, with no timer. A
+// stream's paints are coalesced where they arrive: the run's reader sends
+// one message for the events it read together (readEvents' more), so a
+// burst is one paint and a lone event, the first character above all, is
+// painted as soon as it is read.
 
 // painter draws the front-end as bubbletea's renderer does, inline: the
 // finished lines go into the terminal's scrollback once, above the live
@@ -92,30 +93,21 @@ func (p *painter) paint(view string) {
 	p.lines = next
 }
 
-// Messages of the painter.
-type (
-	printMsg string   // finished text from the run's reader, for the scrollback
-	frameMsg struct{} // a paint put off by frameGap
-)
+// printMsg is finished text from the run's reader, for the scrollback.
+type printMsg string
 
-// painted is the program's model: the ui, painted by a painter.
+// painted is the program's model: the ui, painted by a painter after
+// every message.
 type painted struct {
-	u        *ui
-	scr      *painter
-	last     time.Time // the last paint
-	streamed bool      // the last paint was for the stream's messages
-	due      bool      // a frameMsg is on its way
+	u   *ui
+	scr *painter
 }
 
 func (m *painted) Init() tea.Cmd {
 	cmd := m.u.Init()
-	m.paint()
-	return cmd
-}
-
-func (m *painted) paint() {
 	m.scr.paint(m.u.View())
-	m.last = time.Now()
+	m.u.keepAhead() // not at the first key: it may be the last before enter
+	return cmd
 }
 
 func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -123,32 +115,13 @@ func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case printMsg:
 		m.scr.println(string(msg))
-	case frameMsg:
-		m.due = false
-		if !m.streamed {
-			return m, nil // painted since
-		}
 	case tea.WindowSizeMsg:
 		m.scr.resize(msg.Width, msg.Height)
 		_, cmd = m.u.Update(msg)
 	default:
 		_, cmd = m.u.Update(msg)
 	}
-	// Only the stream's paints are coalesced: a key, and the first of the
-	// stream's messages after anything else, paint at once.
-	_, ev := msg.(evMsg)
-	_, pr := msg.(printMsg)
-	stream := ev || pr
-	_, frame := msg.(frameMsg)
-	if gap := time.Since(m.last); frame {
-		m.paint()
-	} else if !stream || !m.streamed || gap >= frameGap {
-		m.paint()
-		m.streamed = stream
-	} else if !m.due {
-		m.due = true
-		cmd = tea.Batch(cmd, tea.Tick(frameGap-gap, func(time.Time) tea.Msg { return frameMsg{} }))
-	}
+	m.scr.paint(m.u.View())
 	m.u.keepAhead()
 	return m, cmd
 }

@@ -19,9 +19,13 @@ import (
 
 // Messages from the pipeline's goroutines.
 type (
-	evMsg struct {
-		ev   event.Event
-		live string // the renderer's unfinished line after ev
+	// streamMsg is what the run's reader read together: the events (for
+	// the footer's numbers), their finished text and the unfinished line.
+	streamMsg struct {
+		evs     []event.Event
+		print   string // finished text for the scrollback, when printed
+		printed bool
+		live    string // the renderer's unfinished line after the last event
 	}
 	errLineMsg  string
 	runDoneMsg  struct{ status int }
@@ -132,8 +136,13 @@ func (u *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		u.width = msg.Width
 		return u, nil
-	case evMsg:
-		u.a.account(msg.ev)
+	case streamMsg:
+		if msg.printed {
+			u.scr.println(msg.print) // as it is: blank lines are kept
+		}
+		for _, ev := range msg.evs {
+			u.a.account(ev)
+		}
 		u.live = msg.live
 		return u, nil
 	case errLineMsg:
@@ -327,15 +336,24 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	u.run = r
 	p := u.p
 	// The renderer runs here, in the reader; its output reaches the
-	// painter in the stream's order, as messages of one goroutine.
+	// painter in the stream's order, as messages of one goroutine, one
+	// message (one paint) for the events that were read together.
 	go func() {
-		// Each piece ends with its last line's newline: the lines before it
-		// are kept, blank ones too (a heading's blank line may end one).
-		readEvents(r.events, func(ev event.Event) {
-			if out := rend.Event(ev); out != "" {
-				p.Send(printMsg(strings.TrimSuffix(out, "\n")))
+		var batch streamMsg
+		var text strings.Builder
+		readEvents(r.events, func(ev event.Event, more bool) {
+			// Each piece ends with its last line's newline: the lines before
+			// it are kept, blank ones too (a heading's blank line may end one).
+			text.WriteString(rend.Event(ev))
+			batch.evs = append(batch.evs, ev)
+			if more {
+				return
 			}
-			p.Send(evMsg{ev, rend.Live()})
+			batch.print, batch.printed = strings.TrimSuffix(text.String(), "\n"), text.Len() > 0
+			batch.live = rend.Live()
+			p.Send(batch)
+			batch = streamMsg{}
+			text.Reset()
 		})
 		status := r.wait()
 		if out := rend.Finish(); out != "" {

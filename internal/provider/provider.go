@@ -31,6 +31,11 @@ type Client struct {
 	Secrets []string  // values never written to a cassette
 	// Warn receives non-fatal notes (replay body differences).
 	Warn func(string)
+	// Quiet, when set, is called before Stream waits for more of the
+	// response: every event read so far has been emitted. A consumer that
+	// holds what it writes flushes it then (one write per read, not per
+	// event).
+	Quiet func()
 }
 
 // UseCassettes sets up --replay FILE (requests answered from the
@@ -142,6 +147,9 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		out(dec.End(errors.New(llm.HTTPError(status, b, ra))))
 		return finish(ctx, final), nil
 	}
+	if c.Quiet != nil {
+		body = quietReader{body, c.Quiet}
+	}
 	r := llm.NewSSEReader(body)
 	for {
 		ev, err := r.Next()
@@ -202,6 +210,18 @@ func newHTTPRequest(ctx context.Context, req llm.Request, small []byte) (*http.R
 	hreq.Body, _ = hreq.GetBody()
 	hreq.ContentLength = -1
 	return hreq, nil
+}
+
+// quietReader calls quiet before each read: the SSE reader reads only
+// when it has handed out every event of what it read before.
+type quietReader struct {
+	r     io.Reader
+	quiet func()
+}
+
+func (q quietReader) Read(p []byte) (int, error) {
+	q.quiet()
+	return q.r.Read(p)
 }
 
 func finish(ctx context.Context, final *llm.Message) llm.Message {

@@ -1,0 +1,196 @@
+package provider
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A model call's connection is dialed (and for https, its TLS handshake
+// done) while the run gets ready, not after its request is built: agent-chat
+// starts the dial once it knows the model, so it overlaps the tools'
+// start-up, the system prompt and, for a run started ahead of its prompt
+// (agent-chat … -- -), the wait for the prompt. The first dial to that
+// server takes the connection; every other dial is an ordinary one.
+
+// warmAge is how long a warmed connection is kept for its request: the
+// idle time http.DefaultTransport keeps a pooled connection
+// (IdleConnTimeout). An older one is closed, and the request dials anew.
+const warmAge = 90 * time.Second
+
+// warm is one connection dialed ahead, for the first dial to addr.
+type warm struct {
+	addr  string // host:port, as the transport asks for it
+	tls   *tls.Config
+	ready chan struct{} // closed once the dial ended
+	conn  net.Conn      // nil when it failed
+	mu    sync.Mutex
+	taken bool
+	timer *time.Timer
+}
+
+// WarmClient is an HTTP client over a clone of base whose first
+// connection to baseURL's server is dialed now, in the background; ok is
+// false (and the client one over base itself) when there is nothing to
+// warm: no base URL, a proxy in the way (base.Proxy), a TLS dialer of
+// base's own, or a platform without the liveness check. Connections are
+// dialed with base.DialContext (net.Dialer's when nil). close (never nil) closes
+// a connection nobody took.
+func WarmClient(base *http.Transport, baseURL string) (client *http.Client, close func(), ok bool) {
+	client, close = &http.Client{Transport: base}, func() {}
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || !canCheckAlive ||
+		base.DialTLSContext != nil {
+		return client, close, false
+	}
+	if base.Proxy != nil {
+		if p, err := base.Proxy(&http.Request{URL: u}); err != nil || p != nil {
+			return client, close, false
+		}
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	w := &warm{addr: net.JoinHostPort(u.Hostname(), port), ready: make(chan struct{})}
+	t := base.Clone()
+	dial := base.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext // DefaultTransport's
+	}
+	if u.Scheme == "https" {
+		w.tls = tlsConfig(t.TLSClientConfig)
+		t.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if c := w.take(ctx, addr); c != nil {
+				return c, nil
+			}
+			return dialTLS(ctx, dial, w.tls, network, addr)
+		}
+	} else {
+		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if c := w.take(ctx, addr); c != nil {
+				return c, nil
+			}
+			return dial(ctx, network, addr)
+		}
+	}
+	go w.dial(dial)
+	return &http.Client{Transport: t}, w.close, true
+}
+
+// tlsConfig is what the transport would use: its config, offering HTTP/2
+// unless GODEBUG turns the HTTP/2 client off (the transport would then
+// not speak what the server chose).
+func tlsConfig(base *tls.Config) *tls.Config {
+	cfg := &tls.Config{}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if len(cfg.NextProtos) == 0 {
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+		if strings.Contains(os.Getenv("GODEBUG"), "http2client=0") {
+			cfg.NextProtos = []string{"http/1.1"}
+		}
+	}
+	return cfg
+}
+
+// dialTLS dials addr and does the TLS handshake, as the transport does
+// without a dialer of its own.
+func dialTLS(ctx context.Context, dial dialFunc, base *tls.Config, network, addr string) (net.Conn, error) {
+	raw, err := dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	cfg := base.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+	}
+	c := tls.Client(raw, cfg)
+	if err := c.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (w *warm) dial(dial dialFunc) {
+	defer close(w.ready)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var c net.Conn
+	var err error
+	if w.tls != nil {
+		c, err = dialTLS(ctx, dial, w.tls, "tcp", w.addr)
+	} else {
+		c, err = dial(ctx, "tcp", w.addr)
+	}
+	if err != nil {
+		return // the request dials again and reports what fails
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.taken {
+		c.Close()
+		return
+	}
+	w.conn = c
+	w.timer = time.AfterFunc(warmAge, w.close)
+}
+
+// take hands out the warmed connection for the first dial to its address,
+// when it is still open; nil otherwise. The first dial waits for the warm
+// one to end (it started earlier, so it is the sooner), as long as ctx
+// lets it.
+func (w *warm) take(ctx context.Context, addr string) net.Conn {
+	if addr != w.addr {
+		return nil
+	}
+	w.mu.Lock()
+	if w.taken {
+		w.mu.Unlock()
+		return nil
+	}
+	w.mu.Unlock()
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.taken {
+		return nil
+	}
+	w.taken = true
+	c := w.conn
+	w.conn = nil
+	if c == nil {
+		return nil
+	}
+	w.timer.Stop()
+	if !alive(c) {
+		c.Close()
+		return nil
+	}
+	return c
+}
+
+// close closes the warmed connection if nobody took it.
+func (w *warm) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.taken = true
+	if w.conn != nil {
+		w.conn.Close()
+		w.conn = nil
+	}
+}

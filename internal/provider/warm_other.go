@@ -1,0 +1,9 @@
+//go:build !unix
+
+package provider
+
+import "net"
+
+const canCheckAlive = false
+
+func alive(net.Conn) bool { return false }
