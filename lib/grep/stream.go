@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"strconv"
 	"sync"
 )
 
@@ -16,7 +17,12 @@ import (
 
 // LineFormat is how a search prints its matching lines
 // (SearchOptions.Format).
-type LineFormat struct{ f *format }
+type LineFormat struct {
+	f *format
+	// plain: a line prints as its path, its number and its text, nothing
+	// else (lines prints it without the printer's per-line steps)
+	plain bool
+}
 
 // LineFormat is the format for SearchOptions.Format when the search can
 // print the matching lines itself: the standard and --vimgrep formats
@@ -28,7 +34,9 @@ func (p *Printer) LineFormat() *LineFormat {
 		p.maxTotal > 0 || p.maxBytes > 0 || p.agent != nil || p.crlf {
 		return nil
 	}
-	return &LineFormat{p.format}
+	f := p.format
+	plain := f.mode == "standard" && !f.color && f.replace == nil && !f.only && !f.trim && f.maxCols <= 0 && !f.column && !f.byteOffset
+	return &LineFormat{f: f, plain: plain}
 }
 
 // lines prints the matching lines of buf (refs, their spans in spans) as
@@ -39,11 +47,41 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 		return nil
 	}
 	f := lf.f
-	var pb []byte
+	var pre []byte // the path and its separator
 	if f.withPath && !f.heading {
-		pb = f.pathBytes(path)
+		pre = f.pathBytes(path)
+		if lf.plain { // (format.prefix's)
+			sep := f.matchSep
+			if f.null {
+				sep = "\x00"
+			}
+			pre = append(pre[:len(pre):len(pre)], sep...)
+		}
 	}
-	out := bytes.NewBuffer(getOut())
+	// what the lines take, their numbers as long as the last's: one
+	// buffer of that size, filled without growing (plain lines take no
+	// more; other formats, about as much)
+	size := 0
+	for _, r := range refs {
+		size += r.end - r.start
+	}
+	size += len(refs) * (len(pre) + len(f.matchSep) + 2 + len(strconv.Itoa(lineBase+refs[len(refs)-1].num)))
+	out := getOut(size)
+	if lf.plain {
+		for _, r := range refs {
+			out = append(out, pre...)
+			if f.lineNums {
+				out = strconv.AppendInt(out, int64(lineBase+r.num), 10)
+				out = append(out, f.matchSep...)
+			}
+			out = append(out, buf[r.start:r.end]...)
+			if r.end == r.start || buf[r.end-1] != '\n' {
+				out = append(out, '\n')
+			}
+		}
+		return out
+	}
+	b := bytes.NewBuffer(out)
 	from := 0
 	for _, r := range refs {
 		l := Line{Number: lineBase + r.num, Offset: offBase + int64(r.start), Text: buf[r.start:r.end], Match: true}
@@ -51,9 +89,9 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 			l.Subs = spans[from:r.spans:r.spans]
 		}
 		from = r.spans
-		f.line(out, pb, l)
+		f.line(b, pre, l)
 	}
-	return out.Bytes()
+	return b.Bytes()
 }
 
 // outPool holds the buffers of FileResult.Out for reuse: the printer
@@ -63,7 +101,17 @@ var outPool = sync.Pool{New: func() any { return new([]byte) }}
 // maxOut bounds the buffers kept for reuse (bytes).
 const maxOut = 8 << 20
 
-func getOut() []byte { return (*outPool.Get().(*[]byte))[:0] }
+// getOut is an empty buffer for about size bytes: a reused one when one
+// fits, and not much larger (a result waits for the files before it to
+// print, so the memory of the waiting results is that of their output).
+func getOut(size int) []byte {
+	bp := outPool.Get().(*[]byte)
+	if b := *bp; cap(b) >= size && (cap(b) <= 4*size || cap(b) <= 64<<10) {
+		return b[:0]
+	}
+	outPool.Put(bp)
+	return make([]byte, 0, size)
+}
 
 func putOut(b []byte) {
 	if cap(b) <= maxOut {

@@ -32,18 +32,19 @@ func TestStreamSameOutput(t *testing.T) {
 	inputs := map[string][]byte{"plain": plain, "nonl": nonl, "late": late, "early": early}
 	sep := "--"
 	prints := map[string]PrintOptions{
-		"-n":         {Mode: "standard", LineNumbers: true},
-		"plain":      {Mode: "standard"},
-		"path -n -b": {Mode: "standard", LineNumbers: true, ByteOffset: true, WithFilename: ptr(true)},
-		"--column":   {Mode: "standard", LineNumbers: true, Column: true},
-		"-o":         {Mode: "standard", LineNumbers: true, Only: true},
-		"colour":     {Mode: "standard", LineNumbers: true, Color: true, Colours: DefaultColours()},
-		"--vimgrep":  {Mode: "vimgrep"},
-		"--heading":  {Mode: "standard", Heading: true, WithFilename: ptr(true), LineNumbers: true, ContextSep: &sep},
-		"-M --trim":  {Mode: "standard", MaxColumns: 20, Trim: true, Null: true, WithFilename: ptr(true)},
-		"-M preview": {Mode: "standard", MaxColumns: 20, Preview: true, Color: true, Colours: DefaultColours()},
-		"-r":         {Mode: "standard", Replace: ptr("[$0]"), MatchSep: "=", LineNumbers: true},
-		"separators": {Mode: "standard", LineNumbers: true, MatchSep: "::", PathSep: "\\", WithFilename: ptr(true)},
+		"-n":          {Mode: "standard", LineNumbers: true},
+		"plain":       {Mode: "standard"},
+		"path --null": {Mode: "standard", Null: true, LineNumbers: true, WithFilename: ptr(true)},
+		"path -n -b":  {Mode: "standard", LineNumbers: true, ByteOffset: true, WithFilename: ptr(true)},
+		"--column":    {Mode: "standard", LineNumbers: true, Column: true},
+		"-o":          {Mode: "standard", LineNumbers: true, Only: true},
+		"colour":      {Mode: "standard", LineNumbers: true, Color: true, Colours: DefaultColours()},
+		"--vimgrep":   {Mode: "vimgrep"},
+		"--heading":   {Mode: "standard", Heading: true, WithFilename: ptr(true), LineNumbers: true, ContextSep: &sep},
+		"-M --trim":   {Mode: "standard", MaxColumns: 20, Trim: true, Null: true, WithFilename: ptr(true)},
+		"-M preview":  {Mode: "standard", MaxColumns: 20, Preview: true, Color: true, Colours: DefaultColours()},
+		"-r":          {Mode: "standard", Replace: ptr("[$0]"), MatchSep: "=", LineNumbers: true},
+		"separators":  {Mode: "standard", LineNumbers: true, MatchSep: "::", PathSep: "\\", WithFilename: ptr(true)},
 	}
 	for _, pat := range []string{"(?i)ne+dle|café", `\d+ x`, "^"} {
 		m, err := Compile(MatchOptions{Patterns: []string{pat}})
