@@ -324,12 +324,8 @@ func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
 	if p.invert {
 		r.Matches = 0 // rg counts no matches in inverted lines
 	}
-	recs, st := JSONRecords(p.budget(r), elapsed)
 	// a file's records go out whole or not at all (--max-bytes)
-	var all []byte
-	for _, rec := range recs {
-		all = append(append(all, rec...), '\n')
-	}
+	all, st := appendJSONFile(nil, p.budget(r), elapsed)
 	if len(all) > 0 && !p.emit(all) {
 		return false
 	}
@@ -403,13 +399,13 @@ func (p *Printer) MaxCountBinary(r FileResult) FileResult {
 // jsonPart prints a part of a file's result in --json: the begin record
 // before its first lines, the end record after the last part.
 func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
-	var recs [][]byte
+	var all []byte
 	if len(r.Lines) > 0 && !p.cur.begun {
-		recs = append(recs, JSONBegin(r.Path))
+		all = append(JSONBegin(r.Path), '\n')
 		p.cur.begun = true
-		p.cur.printed += int64(len(recs[0]) + 1)
+		p.cur.printed += int64(len(all))
 	}
-	recs, p.cur.printed = JSONLines(recs, p.cur.printed, r.Path, r.Lines)
+	all, p.cur.printed = JSONLines(all, p.cur.printed, r.Path, r.Lines)
 	var st Stats
 	if !r.More && p.cur.begun && r.MatchedLines > 0 {
 		if p.invert {
@@ -417,11 +413,7 @@ func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
 		}
 		var end []byte
 		end, st = JSONEnd(r, p.cur.printed, elapsed)
-		recs = append(recs, end)
-	}
-	var all []byte
-	for _, rec := range recs {
-		all = append(append(all, rec...), '\n')
+		all = append(append(all, end...), '\n')
 	}
 	if len(all) > 0 && !p.emit(all) {
 		return false
