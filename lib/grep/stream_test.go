@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestStreamSameOutput: the lines a search prints itself (SearchOptions.
@@ -62,7 +64,7 @@ func TestStreamSameOutput(t *testing.T) {
 					name := fmt.Sprintf("%s %s %+v %s", pat, pname, so, iname)
 					kept, streamed, n := printBoth(m, po, so, in)
 					if kept != streamed {
-						t.Errorf("%s: streamed output differs:\n%s", name, diffAt(kept, streamed))
+						t.Errorf("%s: streamed output differs (-kept +streamed):\n%.3000s", name, cmp.Diff(strings.Split(kept, "\n"), strings.Split(streamed, "\n")))
 					}
 					if n == 0 && pname == "-n" && (iname == "plain" || iname == "nonl") {
 						t.Errorf("%s: nothing streamed", name)
@@ -121,22 +123,4 @@ func printBoth(m *Matcher, po PrintOptions, so SearchOptions, in []byte) (kept, 
 		}
 	}
 	return kept, streamed, n
-}
-
-// diffAt shows where two outputs part.
-func diffAt(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d (of %d, %d):\nkept:     %.200q\nstreamed: %.200q", i+1, len(wl), len(gl), w, g)
-		}
-	}
-	return ""
 }
