@@ -138,21 +138,9 @@ type record struct {
 	Data any    `json:"data"`
 }
 
-// JSONRecords renders one file's begin/match/context/end records (nothing
-// for a file without matches, as rg does). printed counts the bytes of the
-// match and context records, for the end record's stats.
-func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
-	all, st := appendJSONFile(nil, r, elapsed)
-	for rec := range bytes.SplitSeq(all, []byte{'\n'}) { // (a record holds no newline: JSON escapes it)
-		if len(rec) > 0 {
-			out = append(out, rec)
-		}
-	}
-	return out, st
-}
-
-// appendJSONFile appends JSONRecords' records to all, each ended by a
-// newline.
+// appendJSONFile appends one file's begin/match/context/end records to
+// all, each ended by a newline (nothing for a file without matches, as rg
+// does), and gives the end record's stats.
 func appendJSONFile(all []byte, r FileResult, elapsed time.Duration) ([]byte, Stats) {
 	if r.MatchedLines == 0 && len(r.Lines) == 0 {
 		return all, Stats{} // (--passthru prints a file without a match too)
