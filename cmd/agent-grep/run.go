@@ -169,6 +169,7 @@ func (x *execution) search(srcs []*source) error {
 	if p.Mode() == "agent" {
 		p.SetAgent(x.agentPrinter(so))
 	}
+	so.Format = p.LineFormat() // the search prints the lines it finds (nil: it keeps them)
 	t := &tally{x: x, p: p, invert: so.Invert, start: time.Now()}
 	for _, s := range srcs {
 		if t.stop || (o.Quiet && t.matched) {

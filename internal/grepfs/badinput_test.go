@@ -1,6 +1,8 @@
 package grepfs
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -131,7 +133,11 @@ func TestNonUTF8(t *testing.T) {
 	}
 	m = mustCompile(t, "hello")
 	r := grep.SearchBuffer(m, files[0].Path, []byte("caf\xe9 hello\n"), grep.SearchOptions{})
-	recs, _ := grep.JSONRecords(r, 0)
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	grep.NewPrinter(grep.PrintOptions{Mode: "json"}, m, w, false).File(r, 0)
+	w.Flush()
+	recs := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(recs) != 3 || !strings.Contains(string(recs[1]), `"lines":{"bytes":"Y2Fm6SBoZWxsbwo="}`) || !strings.Contains(string(recs[0]), `"path":{"bytes":`) {
 		t.Errorf("json: %s", recs)
 	}

@@ -11,6 +11,7 @@ import "bytes"
 func searchLateBinary(m *Matcher, path string, buf []byte, o SearchOptions) FileResult {
 	so := o
 	so.Text, so.CountOnly = true, false
+	so.Format = nil // the printed lines are looked at for a NUL
 	r := SearchBuffer(m, path, buf, so)
 	for k, l := range r.Lines {
 		if i := bytes.IndexByte(l.Text, 0); i >= 0 {

@@ -222,7 +222,12 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		so := o
 		so.Text, so.Slice = true, true // the binary rules are applied here, to the whole file
 		so.MaxCount = max(c.left, 0)
-		so.CountOnly = o.CountOnly && c.left < 0 && !(late && bytes.IndexByte(piece, 0) >= 0)
+		nul := late && bytes.IndexByte(piece, 0) >= 0
+		so.CountOnly = o.CountOnly && c.left < 0 && !nul
+		if nul || c.r.BinaryFrom >= 0 || o.MaxCount > 0 || context {
+			so.Format = nil // the printer looks at these lines (binary data, -m, context)
+		}
+		so.lineBase, so.offBase = c.line, base
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
 		c.r.MatchedLines += res.MatchedLines
 		c.r.Matches += res.Matches
@@ -230,6 +235,15 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		if nlines < 0 && len(lines) > 0 {
 			last := lines[len(lines)-1]
 			nlines = last.Number - 1 + countLines(piece[last.Offset:])
+		}
+		if res.Out != nil {
+			nlines = res.lastNum - 1 + countLines(piece[res.lastStart:])
+			if !o.CountOnly {
+				c.line += nlines
+				part := c.r
+				part.Out, part.More = res.Out, true
+				return c.emit(part)
+			}
 		}
 		for i := range lines {
 			lines[i].Number += c.line

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 	"unicode/utf8"
 )
@@ -48,38 +49,56 @@ func (d Data) MarshalJSON() ([]byte, error) {
 }
 
 func writeJSONString(b *bytes.Buffer, s string) {
+	var buf [64]byte
+	b.Write(appendJSONString(buf[:0], s))
+}
+
+// appendJSONString appends s as a JSON string, escaped as serde_json does.
+func appendJSONString[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789abcdef"
-	b.WriteByte('"')
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		var esc string
-		switch {
-		case c == '"':
-			esc = `\"`
-		case c == '\\':
-			esc = `\\`
-		case c == '\n':
-			esc = `\n`
-		case c == '\r':
-			esc = `\r`
-		case c == '\t':
-			esc = `\t`
-		case c == '\b':
-			esc = `\b`
-		case c == '\f':
-			esc = `\f`
-		case c < 0x20:
-			esc = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
-		default:
+		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		b.WriteString(s[start:i])
-		b.WriteString(esc)
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, `\"`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\t':
+			b = append(b, `\t`...)
+		case '\b':
+			b = append(b, `\b`...)
+		case '\f':
+			b = append(b, `\f`...)
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
 		start = i + 1
 	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendData appends b as rg's arbitrary data (NewData, MarshalJSON).
+func appendData(out, b []byte) []byte {
+	if utf8.Valid(b) {
+		out = append(out, `{"text":`...)
+		out = appendJSONString(out, b)
+	} else {
+		out = append(out, `{"bytes":"`...)
+		out = base64.StdEncoding.AppendEncode(out, b)
+		out = append(out, '"')
+	}
+	return append(out, '}')
 }
 
 // marshal encodes v without Go's HTML escaping (rg does not escape).
@@ -89,20 +108,6 @@ func marshal(v any) []byte {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
-}
-
-type jsonSub struct {
-	Match Data `json:"match"`
-	Start int  `json:"start"`
-	End   int  `json:"end"`
-}
-
-type jsonLine struct {
-	Path           Data      `json:"path"`
-	Lines          Data      `json:"lines"`
-	LineNumber     int       `json:"line_number"`
-	AbsoluteOffset int64     `json:"absolute_offset"`
-	Submatches     []jsonSub `json:"submatches"`
 }
 
 // Elapsed is rg's duration.
@@ -133,18 +138,18 @@ type record struct {
 	Data any    `json:"data"`
 }
 
-// JSONRecords renders one file's begin/match/context/end records (nothing
-// for a file without matches, as rg does). printed counts the bytes of the
-// match and context records, for the end record's stats.
-func JSONRecords(r FileResult, elapsed time.Duration) (out [][]byte, st Stats) {
+// appendJSONFile appends one file's begin/match/context/end records to
+// all, each ended by a newline (nothing for a file without matches, as rg
+// does), and gives the end record's stats.
+func appendJSONFile(all []byte, r FileResult, elapsed time.Duration) ([]byte, Stats) {
 	if r.MatchedLines == 0 && len(r.Lines) == 0 {
-		return nil, st // (--passthru prints a file without a match too)
+		return all, Stats{} // (--passthru prints a file without a match too)
 	}
-	out = append(out, JSONBegin(r.Path))
-	printed := int64(len(out[0]) + 1)
-	out, printed = JSONLines(out, printed, r.Path, r.Lines)
+	from := len(all)
+	all = append(append(all, JSONBegin(r.Path)...), '\n')
+	all, printed := JSONLines(all, int64(len(all)-from), r.Path, r.Lines)
 	end, st := JSONEnd(r, printed, elapsed)
-	return append(out, end), st
+	return append(append(all, end...), '\n'), st
 }
 
 // JSONBegin is a file's begin record. The parts of a result that comes in
@@ -156,24 +161,49 @@ func JSONBegin(path string) []byte {
 	}{NewData([]byte(path))}})
 }
 
-// JSONLines appends the match and context records of lines to out, and
-// adds their bytes (with their newlines) to printed.
-func JSONLines(out [][]byte, printed int64, path string, lines []Line) ([][]byte, int64) {
-	p := NewData([]byte(path))
+// JSONLines appends the match and context records of lines to out, each
+// ended by a newline, and adds their bytes to printed.
+func JSONLines(out []byte, printed int64, path string, lines []Line) ([]byte, int64) {
+	p := appendData(nil, []byte(path))
+	from := len(out)
 	for _, l := range lines {
-		typ := "context"
-		subs := []jsonSub{}
-		if l.Match {
-			typ = "match"
-			for _, s := range l.Subs {
-				subs = append(subs, jsonSub{NewData(l.Text[s.Start:s.End]), s.Start, s.End})
-			}
-		}
-		b := marshal(record{typ, jsonLine{p, NewData(l.Text), l.Number, l.Offset, subs}})
-		out = append(out, b)
-		printed += int64(len(b) + 1)
+		out = append(appendJSONLine(out, p, l), '\n')
 	}
-	return out, printed
+	return out, printed + int64(len(out)-from)
+}
+
+// appendJSONLine appends a line's match or context record (path: its
+// path as data), as encoding/json wrote the
+// record (json_test.go checks it against encoding/json).
+func appendJSONLine(out, path []byte, l Line) []byte {
+	if l.Match {
+		out = append(out, `{"type":"match","data":{"path":`...)
+	} else {
+		out = append(out, `{"type":"context","data":{"path":`...)
+	}
+	out = append(out, path...)
+	out = append(out, `,"lines":`...)
+	out = appendData(out, l.Text)
+	out = append(out, `,"line_number":`...)
+	out = strconv.AppendInt(out, int64(l.Number), 10)
+	out = append(out, `,"absolute_offset":`...)
+	out = strconv.AppendInt(out, l.Offset, 10)
+	out = append(out, `,"submatches":[`...)
+	if l.Match {
+		for i, s := range l.Subs {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, `{"match":`...)
+			out = appendData(out, l.Text[s.Start:s.End])
+			out = append(out, `,"start":`...)
+			out = strconv.AppendInt(out, int64(s.Start), 10)
+			out = append(out, `,"end":`...)
+			out = strconv.AppendInt(out, int64(s.End), 10)
+			out = append(out, '}')
+		}
+	}
+	return append(out, "]}}"...)
 }
 
 // JSONEnd is a file's end record, with its stats (printed: the bytes of

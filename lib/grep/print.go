@@ -15,17 +15,8 @@ import (
 // records from json.go, the agent text from agent.go), counting bytes for
 // --max-bytes and matches for --max-total-matches. It writes to w only.
 type Printer struct {
+	*format            // how a line prints (shared with the searches that stream, LineFormat)
 	w                  *bufio.Writer
-	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
-	withPath, lineNums bool
-	heading, column    bool
-	only               bool
-	null               bool
-	color              bool
-	invert             bool
-	maxCols            int
-	preview            bool
-	replace            *replacer
 	stats              bool
 	maxTotal, maxBytes int
 	printed            int64
@@ -37,21 +28,37 @@ type Printer struct {
 	context            bool // -A/-B/-C: "--" between groups, across files too
 	jsonStats          Stats
 	agent              *AgentPrinter
-	includeZero        bool   // --include-zero
+	includeZero        bool         // --include-zero
+	ctxSep             []byte       // --context-separator (nil: none)
+	lineBuffered       bool         // --line-buffered
+	cur                part         // the file whose result is coming in parts (FileResult.More)
+	passthruMax        int          // --passthru -m N
+	maxCount           int          // -m
+	slice              bool         // files are read whole (SearchOptions.Slice)
+	passthru           bool         // --passthru
+	out                bytes.Buffer // standard's text of a part
+}
+
+// format is how the standard and --vimgrep formats print a line: set
+// once, then only read, by the printer and by the searches that format
+// their lines as they find them (LineFormat), on any goroutine.
+type format struct {
+	mode               string // standard, json, count, count-matches, files, files-without, quiet, vimgrep, agent
+	withPath, lineNums bool
+	heading, column    bool
+	only               bool
+	null               bool
+	color              bool
+	invert             bool
+	maxCols            int
+	preview            bool
+	replace            *replacer
 	trim               bool   // --trim
 	byteOffset         bool   // -b
-	ctxSep             []byte // --context-separator (nil: none)
 	matchSep, ctxField string // --field-match-separator, --field-context-separator
 	pathSep            string // --path-separator ("": /)
-	lineBuffered       bool   // --line-buffered
-	cur                part   // the file whose result is coming in parts (FileResult.More)
-	passthruMax        int    // --passthru -m N
-	maxCount           int    // -m
-	slice              bool   // files are read whole (SearchOptions.Slice)
 	crlf               bool   // --crlf
-	passthru           bool   // --passthru
 	colours            Colours
-	out                bytes.Buffer // standard's text of a part
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -104,12 +111,12 @@ type PrintOptions struct {
 }
 
 func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Printer {
-	p := &Printer{w: w, first: true, color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
-		null: po.Null, column: po.Column, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
-		invert: po.Invert, includeZero: po.IncludeZero, trim: po.Trim, byteOffset: po.ByteOffset,
-		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, lineBuffered: po.LineBuffered,
-		mode: po.Mode, lineNums: po.LineNumbers, passthruMax: po.PassthruMax, crlf: po.CRLF, passthru: po.Passthru,
-		colours: po.Colours}
+	f := &format{color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
+		null: po.Null, column: po.Column, invert: po.Invert, trim: po.Trim, byteOffset: po.ByteOffset,
+		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, mode: po.Mode,
+		lineNums: po.LineNumbers, crlf: po.CRLF, colours: po.Colours}
+	p := &Printer{format: f, w: w, first: true, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
+		includeZero: po.IncludeZero, lineBuffered: po.LineBuffered, passthruMax: po.PassthruMax, passthru: po.Passthru}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
@@ -151,14 +158,14 @@ func (p *Printer) Mode() string { return p.mode }
 func (p *Printer) Stopped() string { return p.stopped }
 
 // paint colours an element of the output when colour is on (--colors).
-func (p *Printer) paint(c Colour, b []byte) []byte {
+func (p *format) paint(c Colour, b []byte) []byte {
 	if !p.color {
 		return b
 	}
 	return c.Paint(b)
 }
 
-func (p *Printer) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
+func (p *format) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
 
 // stopAtTotal records that --max-total-matches stopped the output.
 func (p *Printer) stopAtTotal() {
@@ -181,7 +188,7 @@ func (p *Printer) emit(b []byte) bool {
 	return true
 }
 
-func (p *Printer) pathBytes(path string) []byte {
+func (p *format) pathBytes(path string) []byte {
 	if p.pathSep != "" {
 		path = strings.ReplaceAll(path, "/", p.pathSep)
 	}
@@ -189,7 +196,7 @@ func (p *Printer) pathBytes(path string) []byte {
 }
 
 // eol ends a path printed alone (-l, a heading): NUL with --null.
-func (p *Printer) eol() []byte {
+func (p *format) eol() []byte {
 	if p.null {
 		return []byte{0}
 	}
@@ -198,7 +205,7 @@ func (p *Printer) eol() []byte {
 
 // nl ends a line the printer makes (a path, a count, an -o match):
 // "\r\n" with --crlf, as rg.
-func (p *Printer) nl() []byte {
+func (p *format) nl() []byte {
 	if p.crlf {
 		return []byte("\r\n")
 	}
@@ -317,12 +324,8 @@ func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
 	if p.invert {
 		r.Matches = 0 // rg counts no matches in inverted lines
 	}
-	recs, st := JSONRecords(p.budget(r), elapsed)
 	// a file's records go out whole or not at all (--max-bytes)
-	var all []byte
-	for _, rec := range recs {
-		all = append(append(all, rec...), '\n')
-	}
+	all, st := appendJSONFile(nil, p.budget(r), elapsed)
 	if len(all) > 0 && !p.emit(all) {
 		return false
 	}
@@ -336,7 +339,7 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 	r = p.budget(r)
 	out := &p.out // reused: a part of every line of a 1 MiB piece is over 1 MB
 	out.Reset()
-	if len(r.Lines) > 0 && !p.cur.stopped {
+	if (len(r.Lines) > 0 || len(r.Out) > 0) && !p.cur.stopped {
 		if p.heading && p.mode == "standard" && !p.cur.started {
 			if !p.first {
 				out.WriteByte('\n')
@@ -347,6 +350,9 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 			}
 		}
 		p.first = false
+		if len(r.Out) > 0 && !p.printOut(r.Out) {
+			return false
+		}
 		p.lines(out, r)
 		p.cur.started = true
 	} else if !last {
@@ -393,13 +399,13 @@ func (p *Printer) MaxCountBinary(r FileResult) FileResult {
 // jsonPart prints a part of a file's result in --json: the begin record
 // before its first lines, the end record after the last part.
 func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
-	var recs [][]byte
+	var all []byte
 	if len(r.Lines) > 0 && !p.cur.begun {
-		recs = append(recs, JSONBegin(r.Path))
+		all = append(JSONBegin(r.Path), '\n')
 		p.cur.begun = true
-		p.cur.printed += int64(len(recs[0]) + 1)
+		p.cur.printed += int64(len(all))
 	}
-	recs, p.cur.printed = JSONLines(recs, p.cur.printed, r.Path, r.Lines)
+	all, p.cur.printed = JSONLines(all, p.cur.printed, r.Path, r.Lines)
 	var st Stats
 	if !r.More && p.cur.begun && r.MatchedLines > 0 {
 		if p.invert {
@@ -407,11 +413,7 @@ func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
 		}
 		var end []byte
 		end, st = JSONEnd(r, p.cur.printed, elapsed)
-		recs = append(recs, end)
-	}
-	var all []byte
-	for _, rec := range recs {
-		all = append(append(all, rec...), '\n')
+		all = append(append(all, end...), '\n')
 	}
 	if len(all) > 0 && !p.emit(all) {
 		return false
@@ -438,13 +440,17 @@ func (p *Printer) addJSONStats(st Stats) {
 // and vimgrep formats.
 func (p *Printer) lines(out *bytes.Buffer, r FileResult) {
 	k := 0
+	var path []byte
+	if p.withPath && !p.heading {
+		path = p.pathBytes(r.Path)
+	}
 	for _, rec := range r.Lines {
 		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
 			// -U: rg prints a match spanning lines once, from its first line
 			if p.binaryNote(out, r, rec) {
 				return
 			}
-			p.record(out, r, rec)
+			p.record(out, path, rec)
 			k++
 			continue
 		}
@@ -452,7 +458,11 @@ func (p *Printer) lines(out *bytes.Buffer, r FileResult) {
 			if p.binaryNote(out, r, l) {
 				return
 			}
-			p.line(out, r, k, l)
+			if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
+				out.Write(p.ctxSep)
+				out.WriteByte('\n')
+			}
+			p.line(out, path, l)
 			k++
 		}
 	}
@@ -484,10 +494,10 @@ func multiLine(text []byte) bool {
 // record prints a -U match that spans lines: with -r replaced as a whole
 // after its first line's number; in --vimgrep once per match, with the
 // line it starts on.
-func (p *Printer) record(out *bytes.Buffer, r FileResult, l Line) {
+func (p *format) record(out *bytes.Buffer, path []byte, l Line) {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 	if p.mode != "vimgrep" {
-		p.prefix(out, r, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
+		p.prefix(out, path, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
 		out.Write(p.highlight(text, l))
 		out.WriteByte('\n')
 		return
@@ -499,7 +509,7 @@ func (p *Printer) record(out *bytes.Buffer, r FileResult, l Line) {
 			end = len(text) - start
 		}
 		pl := Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
-		p.prefix(out, r, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
+		p.prefix(out, path, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
 		out.Write(text[start : start+end])
 		out.WriteByte('\n')
 	}
@@ -507,35 +517,32 @@ func (p *Printer) record(out *bytes.Buffer, r FileResult, l Line) {
 
 // prefix writes what comes before a line's text: path, line number,
 // column and byte offset, as the flags ask.
-func (p *Printer) prefix(out *bytes.Buffer, r FileResult, l Line, sep string, col int, off int64) {
+func (p *format) prefix(out *bytes.Buffer, path []byte, l Line, sep string, col int, off int64) {
 	if p.withPath && !p.heading {
-		out.Write(p.pathBytes(r.Path))
+		out.Write(path)
 		if p.null {
 			out.WriteByte(0)
 		} else {
 			out.WriteString(sep)
 		}
 	}
+	var num [20]byte // (the digits, without an allocation)
 	if p.lineNums {
-		out.Write(p.paint(p.colours.Line, []byte(strconv.Itoa(l.Number))))
+		out.Write(p.paint(p.colours.Line, strconv.AppendInt(num[:0], int64(l.Number), 10)))
 		out.WriteString(sep)
 	}
 	if p.column && l.Match && col > 0 {
-		out.Write(p.paint(p.colours.Column, []byte(strconv.Itoa(col))))
+		out.Write(p.paint(p.colours.Column, strconv.AppendInt(num[:0], int64(col), 10)))
 		out.WriteString(sep)
 	}
 	if p.byteOffset {
-		out.Write(p.paint(p.colours.Column, strconv.AppendInt(nil, off, 10)))
+		out.Write(p.paint(p.colours.Column, strconv.AppendInt(num[:0], off, 10)))
 		out.WriteString(sep)
 	}
 }
 
 // line prints one physical line (k: its place in this result's output).
-func (p *Printer) line(out *bytes.Buffer, r FileResult, k int, l Line) {
-	if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
-		out.Write(p.ctxSep)
-		out.WriteByte('\n')
-	}
+func (p *format) line(out *bytes.Buffer, path []byte, l Line) {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 	if p.trim {
 		text, l = trimLine(text, l)
@@ -547,18 +554,18 @@ func (p *Printer) line(out *bytes.Buffer, r FileResult, k int, l Line) {
 	switch {
 	case p.mode == "vimgrep" && l.Match:
 		for _, s := range l.Subs {
-			p.prefix(out, r, l, sep, s.Start+1, l.Offset+int64(s.Start))
+			p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
 			out.Write(p.longLine(text, l, true))
 			out.WriteByte('\n')
 		}
 	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
-		p.onlyMatching(out, r, l, text, sep)
+		p.onlyMatching(out, path, l, text, sep)
 	default:
 		firstCol := 0
 		if len(l.Subs) > 0 {
 			firstCol = l.Subs[0].Start + 1
 		}
-		p.prefix(out, r, l, sep, firstCol, l.Offset)
+		p.prefix(out, path, l, sep, firstCol, l.Offset)
 		out.Write(p.longLine(text, l, false))
 		out.WriteByte('\n')
 	}
@@ -581,13 +588,13 @@ func trimLine(text []byte, l Line) ([]byte, Line) {
 
 // onlyMatching is -o: each match on its own line (rg skips the part of a
 // -U match that is only a line's end).
-func (p *Printer) onlyMatching(out *bytes.Buffer, r FileResult, l Line, text []byte, sep string) {
+func (p *format) onlyMatching(out *bytes.Buffer, path []byte, l Line, text []byte, sep string) {
 	for _, s := range l.Subs {
 		part := text[min(s.Start, len(text)):min(s.End, len(text))]
 		if len(part) == 0 && s.End > s.Start {
 			continue
 		}
-		p.prefix(out, r, l, sep, s.Start+1, l.Offset+int64(s.Start))
+		p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
@@ -602,7 +609,7 @@ func (p *Printer) onlyMatching(out *bytes.Buffer, r FileResult, l Line, text []b
 
 // longLine is a line as printed: highlighted or replaced, or rg's note
 // when -M omits it.
-func (p *Printer) longLine(text []byte, l Line, perMatch bool) []byte {
+func (p *format) longLine(text []byte, l Line, perMatch bool) []byte {
 	slow := p.color || p.replace != nil || perMatch || p.column // rg counts the matches where it needs their positions
 	if p.maxCols <= 0 || len(text) <= p.maxCols {
 		return p.highlight(text, l)
@@ -678,7 +685,7 @@ func physicalLines(lines []Line) []Line {
 }
 
 // highlight colours the matches of a line, or replaces them (--replace).
-func (p *Printer) highlight(text []byte, l Line) []byte {
+func (p *format) highlight(text []byte, l Line) []byte {
 	if (!p.color && p.replace == nil) || !l.Match || len(l.Subs) == 0 {
 		return text
 	}

@@ -28,6 +28,14 @@ type FileResult struct {
 	Skipped       bool  // a binary file found by walking: not searched (rg's quit mode)
 	BinaryQuit    bool  // quit mode stopped at binary data after searching the start
 	Err           error
+	// Out: the matching lines as printed, when the search formatted them
+	// itself (SearchOptions.Format) instead of keeping them in Lines; the
+	// printer takes it over (stream.go).
+	Out []byte
+	// lastNum is the number of the line starting at lastStart, the last
+	// line Out holds: the chunked search counts its piece's lines on from
+	// there.
+	lastNum, lastStart int
 	// More: this is a part of a large file's result (SearchOptions.ChunkAbove),
 	// its lines follow the lines of the parts before it, and more parts
 	// follow; the counts and the binary fields are final in the last part
@@ -72,6 +80,15 @@ type SearchOptions struct {
 	// zero value: all). With fewer than all, the regexp runs less or not
 	// at all, and Matches counts what Subs holds, not the matches.
 	Spans SpanNeed
+	// Format: the matching lines are printed as they are found, into
+	// FileResult.Out (stream.go), where the search keeps them in Lines
+	// only for the printer to format them (nil: in Lines). Only the common
+	// search (no context, no -v, no -U) before any binary data prints so.
+	Format *LineFormat
+	// lineBase, offBase: the lines and bytes of the file before the
+	// searched buffer (a piece of it: chunked.go), for Format's numbers.
+	lineBase int
+	offBase  int64
 }
 
 // SpanNeed says which match spans of a matching line (Line.Subs) the
@@ -311,7 +328,10 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 		off = end
 	}
-	if len(sc.lines) > 0 {
+	if o.Format != nil && r.BinaryFrom < 0 { // (past binary data the printer stops with a note: Lines)
+		r.Out = o.Format.lines(r.Path, buf, sc.lines, sc.spans, o.lineBase, o.offBase)
+		r.lastNum, r.lastStart = lineNo, counted
+	} else if len(sc.lines) > 0 {
 		spans := slices.Clone(sc.spans)
 		r.Lines = make([]Line, len(sc.lines))
 		from := 0

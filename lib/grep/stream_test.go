@@ -1,0 +1,126 @@
+package grep
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestStreamSameOutput: the lines a search prints itself (SearchOptions.
+// Format) are the lines the printer prints from Lines, byte for byte, in
+// every format that streams, for whole files and for files in pieces, and
+// with binary data (where the search goes back to Lines).
+func TestStreamSameOutput(t *testing.T) {
+	var text bytes.Buffer
+	words := strings.Fields("alpha  beta gamma Needle needle café ünï x\t")
+	for i := 1; text.Len() < 160<<10; i++ {
+		fmt.Fprintf(&text, "%d", i)
+		for k := 0; k < i%9; k++ {
+			text.WriteString(" " + words[(i*7+k)%len(words)])
+		}
+		text.WriteByte('\n')
+	}
+	plain := text.Bytes()
+	nonl := append(bytes.TrimRight(plain, "\n"), " needle"...)
+	late := append([]byte(nil), plain...)
+	copy(late[140<<10:], "zero\x00 needle\n")
+	early := append([]byte(nil), plain...)
+	copy(early[100:], "nul\x00 needle\n")
+	inputs := map[string][]byte{"plain": plain, "nonl": nonl, "late": late, "early": early}
+	sep := "--"
+	prints := map[string]PrintOptions{
+		"-n":          {Mode: "standard", LineNumbers: true},
+		"plain":       {Mode: "standard"},
+		"path --null": {Mode: "standard", Null: true, LineNumbers: true, WithFilename: ptr(true)},
+		"path -n -b":  {Mode: "standard", LineNumbers: true, ByteOffset: true, WithFilename: ptr(true)},
+		"--column":    {Mode: "standard", LineNumbers: true, Column: true},
+		"-o":          {Mode: "standard", LineNumbers: true, Only: true},
+		"colour":      {Mode: "standard", LineNumbers: true, Color: true, Colours: DefaultColours()},
+		"--vimgrep":   {Mode: "vimgrep"},
+		"--heading":   {Mode: "standard", Heading: true, WithFilename: ptr(true), LineNumbers: true, ContextSep: &sep},
+		"-M --trim":   {Mode: "standard", MaxColumns: 20, Trim: true, Null: true, WithFilename: ptr(true)},
+		"-M preview":  {Mode: "standard", MaxColumns: 20, Preview: true, Color: true, Colours: DefaultColours()},
+		"-r":          {Mode: "standard", Replace: ptr("[$0]"), MatchSep: "=", LineNumbers: true},
+		"separators":  {Mode: "standard", LineNumbers: true, MatchSep: "::", PathSep: "\\", WithFilename: ptr(true)},
+	}
+	for _, pat := range []string{"(?i)ne+dle|café", `\d+ x`, "^"} {
+		m, err := Compile(MatchOptions{Patterns: []string{pat}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pname, po := range prints {
+			sos := []SearchOptions{{}, {ChunkAbove: 1, ChunkSize: 1}}
+			if pname == "-n" { // the binary rules: whole files and pieces, read whole or buffered, named or walked
+				sos = append(sos, SearchOptions{Slice: true}, SearchOptions{SkipBinary: true}, SearchOptions{ChunkAbove: 1, ChunkSize: 1, SkipBinary: true},
+					SearchOptions{ChunkAbove: 1, ChunkSize: 100 << 10, Slice: true})
+			}
+			for _, so := range sos {
+				for iname, in := range inputs {
+					name := fmt.Sprintf("%s %s %+v %s", pat, pname, so, iname)
+					kept, streamed, n := printBoth(m, po, so, in)
+					if kept != streamed {
+						t.Errorf("%s: streamed output differs (-kept +streamed):\n%.3000s", name, cmp.Diff(strings.Split(kept, "\n"), strings.Split(streamed, "\n")))
+					}
+					if n == 0 && pname == "-n" && (iname == "plain" || iname == "nonl") {
+						t.Errorf("%s: nothing streamed", name)
+					}
+				}
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// printBoth prints the search of in (as two files, a/x and b/y) with the
+// lines kept and with them streamed, and counts the results that came
+// streamed.
+func printBoth(m *Matcher, po PrintOptions, so SearchOptions, in []byte) (kept, streamed string, n int) {
+	for _, stream := range []bool{false, true} {
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		p := NewPrinter(po, m, w, true)
+		so.Spans = p.SpanNeed()
+		p.SetSearch(so)
+		so.Format = nil
+		if stream {
+			so.Format = p.LineFormat()
+		}
+		for _, path := range []string{"a/x", "b/y"} {
+			emit := func(r FileResult) bool {
+				if r.Out != nil {
+					n++
+				}
+				if !r.More {
+					r = p.MaxCountBinary(r)
+				}
+				return p.File(r, 0)
+			}
+			if so.ChunkAbove > 0 {
+				data := bytes.Clone(in) // (a buffered read turns NULs into line ends)
+				off := 0
+				read := func(b []byte) (int, error) {
+					k := copy(b, data[off:])
+					off += k
+					return k, nil
+				}
+				SearchChunked(m, path, read, so, nil, emit)
+			} else {
+				emit(SearchBuffer(m, path, in, so))
+			}
+		}
+		p.Finish(Stats{}, 0, time.Duration(0))
+		w.Flush()
+		if stream {
+			streamed = out.String()
+		} else {
+			kept = out.String()
+		}
+	}
+	return kept, streamed, n
+}
