@@ -59,6 +59,7 @@ func searchLatin1(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		return SearchBuffer(m.bytes, path, buf, o)
 	}
 	img := toLatin1(buf)
+	o.Format = nil // the lines are mapped back to buf below, then printed by the printer
 	r := SearchBuffer(m.bytes, path, img, o)
 	c := latin1Offsets{img: img}
 	for i := range r.Lines {
