@@ -81,11 +81,12 @@ func (st *stream) add(raw []byte, n int) error {
 		return nil
 	case "session":
 		if st.header == nil {
-			h, err := session.ParseHeader(line)
+			h, err := session.ParseStreamHeader(line)
 			if err != nil {
 				return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
 			}
 			st.header = &h
+			st.win.Start(h)
 		}
 		return nil
 	case "context_end": // agent-session open --end: a marker, not an entry
@@ -96,9 +97,13 @@ func (st *stream) add(raw []byte, n int) error {
 	if e.ID == "" {
 		return exit.Errorf(exit.Usage, "stdin:%d: a %s entry without an id: agent-compact reads the session stream of 'agent-session open'", n, e.Type)
 	}
+	carried := st.win.Carrying()
 	k, err := st.win.Add(e)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
+	}
+	if carried { // in win.Carry: its line is passed on, never replaced
+		return nil
 	}
 	st.at = append(st.at, len(st.lines)-1)
 	if k > 0 && st.after > 0 {

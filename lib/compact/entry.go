@@ -351,7 +351,7 @@ func DefaultModel(path []Entry) string {
 // the decisions what the whole path would.
 func Carry(carry []Entry, e Entry) []Entry {
 	switch {
-	case foldsState(e):
+	case FoldsState(e.Type):
 		return append(carry, e)
 	case e.Type != "message" || e.info.role != "assistant":
 		return carry
@@ -370,10 +370,10 @@ func Carry(carry []Entry, e Entry) []Entry {
 	return append(out, e)
 }
 
-// foldsState says whether BuildContext folds e's type into the context's
-// state wherever it is on the path.
-func foldsState(e Entry) bool {
-	switch e.Type {
+// FoldsState says whether BuildContext folds an entry of type typ into the
+// context's state wherever it is on the path.
+func FoldsState(typ string) bool {
+	switch typ {
 	case "model_change", "thinking_level_change", "ttsr_injection", "mode_change":
 		return true
 	}
@@ -391,27 +391,14 @@ func countsUsage(e Entry) bool {
 // CarryAll is Carry over the entries let go of (in stream order), reading
 // (Complete) only the newest messages it needs: the model changes are
 // kept, and of the assistant messages only the newest that names its model
-// and the newest with a usage can matter.
+// and the newest with a usage can matter (carryIndexes).
 func CarryAll(carry []Entry, gone []Entry) []Entry {
-	model, usage := -1, -1
-	for i := len(gone) - 1; i >= 0 && (model < 0 || usage < 0); i-- {
-		if gone[i].Type != "message" {
-			continue
-		}
+	keep, _ := carryIndexes(len(gone), func(i int) string { return gone[i].Type }, func(i int) (Entry, error) {
 		Complete(gone[i : i+1])
-		if e := gone[i]; e.info.role == "assistant" {
-			if model < 0 && namesModel(e) {
-				model = i
-			}
-			if usage < 0 && countsUsage(e) {
-				usage = i
-			}
-		}
-	}
-	for i, e := range gone {
-		if foldsState(e) || i == model || i == usage {
-			carry = Carry(carry, e)
-		}
+		return gone[i], nil
+	})
+	for _, i := range keep {
+		carry = Carry(carry, gone[i])
 	}
 	return carry
 }

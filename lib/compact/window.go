@@ -24,10 +24,22 @@ type Window struct {
 	// reader whose entries share buffers it lets go of as a whole.
 	Own      bool
 	branched bool
+	carrying int // carried entries still to come (Start)
 	lastID   string
 	from     int // after a cut: Entries[from:] descend from the compaction cut at
 	cut      string
 }
+
+// Start reads what a cut stream's header says (formats/session): its
+// first h.Carried entries are carried state, taken into Carry, and
+// h.Omitted entries of the path came before them, not printed.
+func (w *Window) Start(h session.Header) {
+	w.carrying, w.Gone = h.Carried, w.Gone+h.Omitted
+}
+
+// Carrying says whether Add takes the next entry into Carry (a cut
+// stream's carried entry) rather than into Entries.
+func (w *Window) Carrying() bool { return w.carrying > 0 }
 
 // Add takes the next entry. For a compaction on a stream that is one chain
 // so far it returns where its kept part starts in Entries when something
@@ -35,6 +47,17 @@ type Window struct {
 // an entry that does not descend from the compaction cut at is an error:
 // its context would need entries let go of.
 func (w *Window) Add(e Entry) (k int, err error) {
+	if w.carrying > 0 {
+		w.carrying--
+		cs := []Entry{e}
+		Complete(cs)
+		if e = cs[0]; w.Own {
+			e = e.clone()
+		}
+		w.Carry = append(w.Carry, e)
+		w.Gone++
+		return -1, nil
+	}
 	if e.Pending && w.holds(e.ID) { // it stands in that entry's place (session.ContextPath)
 		w.Entries = append(w.Entries, e)
 		return -1, nil
@@ -99,14 +122,7 @@ func (w *Window) Path() []session.Record {
 	for _, e := range w.Carry {
 		recs = append(recs, e.Record)
 	}
-	recs = append(recs, Records(w.Entries)...)
-	if len(w.Carry) > 0 {
-		parent := ""
-		for i := range recs[:min(len(recs), len(w.Carry)+1)] {
-			recs[i].ParentID, parent = parent, recs[i].ID
-		}
-	}
-	return recs
+	return session.Rechain(append(recs, Records(w.Entries)...), len(w.Carry))
 }
 
 // clone is e with bytes of its own, read again from a copy of them.

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -120,6 +121,12 @@ type Header struct {
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
 	ParentSession string `json:"parentSession,omitempty"`
+	// Carried and Omitted are a cut stream's (formats/session): the first
+	// Carried entries after the header are state carried from the path
+	// before the context, Omitted entries of the path were not printed.
+	// ParseStreamHeader reads them; a file's header has neither.
+	Carried int `json:"-"`
+	Omitted int `json:"-"`
 }
 
 // ParseHeader checks a header line: type "session" and a string id. A
@@ -146,6 +153,47 @@ func ParseHeader(line []byte) (Header, error) {
 		h.Version = 1
 	}
 	return h, nil
+}
+
+// ParseStreamHeader is ParseHeader for the header of a session stream,
+// which also reads its stream-only members carried and omitted
+// (non-negative integers; absent: 0).
+func ParseStreamHeader(line []byte) (Header, error) {
+	h, err := ParseHeader(line)
+	if err != nil {
+		return h, err
+	}
+	for _, m := range []struct {
+		key string
+		n   *int
+	}{{"carried", &h.Carried}, {"omitted", &h.Omitted}} {
+		v := MemberVals(line, m.key)[0]
+		if v == nil {
+			continue
+		}
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 0 {
+			return h, fmt.Errorf("the stream header's %q is %s, not a count", m.key, v)
+		}
+		*m.n = n
+	}
+	return h, nil
+}
+
+// Rechain is a cut stream's records as one chain the resolver walks: the
+// first carried records (state from the path before the context, each
+// printed as stored) each made the parent of the next, the last one the
+// parent of the first record after them. recs is changed in place.
+func Rechain(recs []Record, carried int) []Record {
+	out := recs
+	if carried <= 0 {
+		return out
+	}
+	parent := ""
+	for i := range out[:min(len(out), carried+1)] {
+		out[i].ParentID, parent = parent, out[i].ID
+	}
+	return out
 }
 
 // NewHeader renders a version-3 header.
