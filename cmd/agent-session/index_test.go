@@ -368,3 +368,26 @@ func TestIndexCutSecondWriter(t *testing.T) {
 		t.Fatalf("the stream resolves to\n%v\nthe whole path to\n%v", msgs, resolvedContext(t, bin, file))
 	}
 }
+
+// open's long runs go out by sendfile(2) where stdout takes it: into a
+// file, a file opened to append (which takes none: copied instead) and a
+// pipe, the bytes are the same.
+func TestOpenIntoFiles(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	want, _ := run(t, bin, "", "open", file)
+	for _, flag := range []int{os.O_TRUNC, os.O_APPEND} {
+		out := filepath.Join(t.TempDir(), "out")
+		f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|flag, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "open", file)
+		cmd.Stdout = f
+		err = cmd.Run()
+		f.Close()
+		if got, _ := os.ReadFile(out); err != nil || string(got) != want {
+			t.Errorf("flag %#x: %v, %d bytes, want %d", flag, err, len(got), len(want))
+		}
+	}
+}

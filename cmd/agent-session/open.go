@@ -461,7 +461,7 @@ func (o *opener) cutIndexed(f *os.File, idx *fastIndex, order []int32) ([]int32,
 	return o.cutPath(order, func(i int) string { return kindType[idx.kind[order[i]]] },
 		func(i int) ([]byte, error) { return readAt(f, idx.off[order[i]], idx.n[order[i]]) },
 		func(id string) int {
-			j, ok := idx.lines.IDs[id]
+			j, ok := idx.lines.IDs.Get(id)
 			if !ok {
 				return -1
 			}
@@ -476,12 +476,13 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 	idx := &fastIndex{}
 	if st, err := f.Stat(); err == nil && st.Size() > 1<<20 { // about an entry a KiB: room, fewer rehashes and copies
 		n := int(st.Size() / 1024)
-		idx.lines.IDs = make(map[string]int32, n)
+		idx.lines.IDs = session.NewIDTable(n)
 		idx.off, idx.n, idx.parent, idx.hasBlob = make([]int64, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]bool, 0, n)
 		idx.kind = make([]uint8, 0, n)
 	}
 	var header []byte
 	var pending map[int32]string // children whose parent line comes later
+	prevID := ""                 // the last entry's id when ids resolve to it
 	var err error
 	idx.whole, idx.nlines, err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
 		l, err := idx.lines.Read(raw, lineNo, torn)
@@ -496,8 +497,12 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 		case l.Kind == session.EntryLine:
 			i := int32(len(idx.off))
 			par := int32(-1)
-			if l.ParentID != "" {
-				if j, ok := idx.lines.IDs[l.ParentID]; ok {
+			switch {
+			case l.ParentID == "":
+			case l.ParentID == prevID: // the common case: the entry before, found without a lookup
+				par = i - 1
+			default:
+				if j, ok := idx.lines.IDs.Get(l.ParentID); ok {
 					par = j
 				} else {
 					if pending == nil {
@@ -511,13 +516,17 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 			idx.parent = append(idx.parent, par)
 			// hasBlob marks the lines copied one by one through emitEntry (blobs to
 			// resolve, bytes to repair) rather than in runs straight from the file.
-			idx.hasBlob = append(idx.hasBlob, l.Repaired || bytes.Contains(raw, []byte("blob:sha256:")))
+			idx.hasBlob = append(idx.hasBlob, l.Repaired || l.Blob)
 			idx.kind = append(idx.kind, kindOf(l.Type))
+			prevID = l.ID
+			if l.Dup {
+				prevID = ""
+			}
 		}
 		return nil
 	})
 	for i, pid := range pending {
-		if j, ok := idx.lines.IDs[pid]; ok {
+		if j, ok := idx.lines.IDs.Get(pid); ok {
 			idx.parent[i] = j
 		}
 	}
@@ -529,7 +538,7 @@ func (idx *fastIndex) find(id string) (int32, error) {
 	if id == "" {
 		return -1, nil
 	}
-	j, ok := idx.lines.IDs[id]
+	j, ok := idx.lines.IDs.Get(id)
 	if !ok {
 		return 0, os.ErrNotExist
 	}
@@ -603,12 +612,28 @@ func (o *opener) copyRuns(f *os.File, runs []session.Run) error {
 			o.emitEntry(raw)
 			continue
 		}
-		if _, err := io.Copy(o.w, io.NewSectionReader(f, r.Off, r.Len)); err != nil {
+		if err := o.copyRange(f, r.Off, r.Len); err != nil {
 			return err
 		}
 		o.w.WriteByte('\n')
 	}
 	return o.err
+}
+
+// copyRange writes f's bytes [off, off+n): by sendfile when stdout is a
+// file that takes it and the range is long enough to be worth a flush,
+// else through the buffer.
+func (o *opener) copyRange(f *os.File, off, n int64) error {
+	if out, ok := o.env.Stdout.(*os.File); ok && n >= 256<<10 {
+		if err := o.w.Flush(); err != nil {
+			return err
+		}
+		if sent, err := sendRange(out, f, off, n); sent || err != nil {
+			return err
+		}
+	}
+	_, err := io.Copy(o.w, io.NewSectionReader(f, off, n))
+	return err
 }
 
 func readAt(f *os.File, off int64, n int32) ([]byte, error) {
@@ -623,7 +648,7 @@ func readAt(f *os.File, off int64, n int32) ([]byte, error) {
 // passed to fn is valid only during the call. It returns where the last
 // newline-terminated line ends: bytes, and lines.
 func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 1<<20) // fewer reads of a long file
 	var off int64
 	var long []byte
 	for n := 1; ; n++ {

@@ -61,13 +61,13 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 		if err != nil || l.Kind != session.EntryLine {
 			return err
 		}
-		if bloom.Has(l.ID) || lines.IDs[l.ID] != int32(lines.Entries()-1) || l.ParentID != leaf {
+		if bloom.Has(l.ID) || !isEntry(&lines.IDs, l.ID, int32(lines.Entries()-1)) || l.ParentID != leaf {
 			return errRescan
 		}
 		if l.Type == "compaction" { // the stream's cut moves: found by a whole read
 			return errRescan
 		}
-		path = session.AddRun(path, x.Size+off, int64(len(raw)), l.Repaired || bytes.Contains(raw, []byte("blob:sha256:")))
+		path = session.AddRun(path, x.Size+off, int64(len(raw)), l.Repaired || l.Blob)
 		leaf, added = l.ID, append(added, l.ID)
 		return nil
 	})
@@ -158,13 +158,11 @@ func (o *opener) saveIndex(st os.FileInfo, idx *fastIndex, carry, context []sess
 	if idx.whole < indexMin || idx.whole != st.Size() || fileID(st) == (session.FileID{}) {
 		return
 	}
-	if leaf >= 0 && idx.lines.IDs[leafID] != leaf {
+	if leaf >= 0 && !isEntry(&idx.lines.IDs, leafID, leaf) {
 		return
 	}
-	bloom := session.NewBloom(len(idx.lines.IDs))
-	for id := range idx.lines.IDs {
-		bloom.Add(id)
-	}
+	bloom := session.NewBloom(idx.lines.IDs.Len())
+	idx.lines.IDs.All(bloom.AddHash)
 	f, err := os.Open(o.path)
 	if err != nil {
 		return
@@ -174,6 +172,12 @@ func (o *opener) saveIndex(st os.FileInfo, idx *fastIndex, carry, context []sess
 		Lines: idx.nlines, Entries: idx.lines.Entries(), Header: idx.header, LeafID: leafID,
 		Carried: cut.carried, Omitted: cut.omitted, Carry: carry, Context: context,
 		Problems: indexProblems(nil, idx.lines.Problems), IDs: bloom})
+}
+
+// isEntry says whether id resolves to entry i.
+func isEntry(ids *session.IDTable, id string, i int32) bool {
+	j, ok := ids.Get(id)
+	return ok && j == i
 }
 
 func indexProblems(kept []session.Problem, more []session.Problem) []session.IndexProblem {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/bits"
 )
 
@@ -128,10 +127,18 @@ func NewBloom(n int) Bloom {
 	return make(Bloom, size)
 }
 
-func (b Bloom) positions(s string, fn func(bit uint64) bool) bool {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	x := h.Sum64()
+// IDHash is the FNV-1a 64 hash of an id that the filter's probes derive
+// from (a reader may hash each id once, as it reads it, and add it later).
+func IDHash(s string) uint64 {
+	x := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		x ^= uint64(s[i])
+		x *= 1099511628211
+	}
+	return x
+}
+
+func (b Bloom) positions(x uint64, fn func(bit uint64) bool) bool {
 	h1, h2 := x&0xffffffff, x>>32|1
 	m := uint64(len(b)) * 8
 	for i := uint64(0); i < bloomK; i++ {
@@ -143,13 +150,16 @@ func (b Bloom) positions(s string, fn func(bit uint64) bool) bool {
 }
 
 // Add adds s.
-func (b Bloom) Add(s string) {
-	b.positions(s, func(bit uint64) bool { b[bit/8] |= 1 << (bit % 8); return true })
+func (b Bloom) Add(s string) { b.AddHash(IDHash(s)) }
+
+// AddHash adds the string of IDHash h.
+func (b Bloom) AddHash(h uint64) {
+	b.positions(h, func(bit uint64) bool { b[bit/8] |= 1 << (bit % 8); return true })
 }
 
 // Has reports whether s may have been added (false: it was not).
 func (b Bloom) Has(s string) bool {
-	return b.positions(s, func(bit uint64) bool { return b[bit/8]&(1<<(bit%8)) != 0 })
+	return b.positions(IDHash(s), func(bit uint64) bool { return b[bit/8]&(1<<(bit%8)) != 0 })
 }
 
 // AddRun appends the line [off, off+n) to a path's runs, joining it to the

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"testing"
 )
@@ -115,7 +116,7 @@ func FuzzLines(f *testing.F) {
 				if line.ID == "" || line.ParentID == line.ID {
 					t.Fatalf("line %d: entry %q parent %q", n+1, line.ID, line.ParentID)
 				}
-				if _, ok := l.IDs[line.ID]; !ok {
+				if _, ok := l.IDs.Get(line.ID); !ok {
 					t.Fatalf("line %d: id %q not in IDs", n+1, line.ID)
 				}
 			}
@@ -126,4 +127,15 @@ func FuzzLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// IDHash is FNV-1a 64, the hash the format names.
+func TestIDHashIsFNV1a(t *testing.T) {
+	for _, s := range []string{"", "a1", "3c80e6e7", "ünïcode id"} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if IDHash(s) != h.Sum64() {
+			t.Errorf("%q: %x, want %x", s, IDHash(s), h.Sum64())
+		}
+	}
 }

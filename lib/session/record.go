@@ -27,6 +27,10 @@ type Record struct {
 	ParentID  string // "" for a root (parentId null or absent)
 	Timestamp string
 	Pending   bool // "pending": true — produced by a stage, not yet persisted
+	// Blob says the line holds `"blob:sha256:` (a blob reference that
+	// ResolveBlobs resolves), as parsing found it (ParseRecord and Lines
+	// set it; a Record made otherwise may hold one with Blob false).
+	Blob bool
 }
 
 // Head is the part of a record Peek reads.
@@ -36,6 +40,7 @@ type Head struct {
 	ParentID string `json:"parentId"` // "" for null or absent
 	Pending  bool   `json:"pending"`
 	Time     string `json:"timestamp"`
+	Blob     bool   `json:"-"` // skim's: a string holds `"blob:sha256:`
 }
 
 // Peek reads the base fields of a line without decoding the rest. It fails
@@ -84,7 +89,7 @@ func parseRecord(line []byte, wantMsg bool) (Record, json.RawMessage, error) {
 		at = nil
 	}
 	if h, ok := skim(line, at); ok { // the fast path: structure checked in one pass
-		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, msg, nil
+		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending, Blob: h.Blob}, msg, nil
 	}
 	if !json.Valid(line) {
 		var v any
@@ -97,7 +102,8 @@ func parseRecord(line []byte, wantMsg bool) (Record, json.RawMessage, error) {
 	if wantMsg {
 		msg = MemberVals(line, "message")[0]
 	}
-	return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, msg, nil
+	return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending,
+		Blob: bytes.Contains(line, []byte(`"`+BlobPrefix))}, msg, nil
 }
 
 func jsonError(err error) error {
