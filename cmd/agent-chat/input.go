@@ -95,7 +95,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return false, nil
 	}
-	e, perr := compact.ReadHead(s.blocks.Copy(line))
+	e, _, perr := session.ParseRecordMessage(s.blocks.Copy(line)) // Raw is the block's bytes, not a copy
 	if perr != nil {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
 	}
@@ -136,7 +136,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if k > 0 {
 		s.win.Cut(k)
 		s.spans = slices.Delete(s.spans, 0, k)
-		s.blocks.Release(s.win.Entries[0].Raw)
+		s.blocks.Release(s.win.Held[0].Raw)
 	}
 	return false, nil
 }

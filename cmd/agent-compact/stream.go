@@ -71,7 +71,7 @@ func (st *stream) add(raw []byte, n int) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	e, err := compact.ReadHead(line) // its message is read only if it is kept (path)
+	e, _, err := session.ParseRecordMessage(line) // Raw is line, not a copy; the message is read if it is kept (path)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, err)
 	}
@@ -142,8 +142,7 @@ func (st *stream) letGo(k int) error {
 // the path BuildContext resolves over the window (for 'agent-session open'
 // output, every entry), with the line of each (-1 for a carried one).
 func (st *stream) path() ([]compact.Entry, []int) {
-	entries := st.win.Entries
-	compact.Complete(entries)
+	entries := compact.EntriesOf(st.win.Held)
 	at := compact.ActivePath(entries)
 	path := make([]compact.Entry, 0, len(st.win.Carry)+len(at))
 	lines := make([]int, 0, cap(path))

@@ -85,6 +85,24 @@ func index(r session.Record, msg []byte) Entry {
 	return e
 }
 
+// EntryOf reads a record (parsed, so checked) as an entry.
+func EntryOf(r session.Record) Entry {
+	var msg []byte
+	if r.Type == "message" {
+		msg = session.MemberVals(r.Raw, "message")[0]
+	}
+	return index(r, msg)
+}
+
+// EntriesOf reads records as entries (EntryOf).
+func EntriesOf(recs []session.Record) []Entry {
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		out[i] = EntryOf(r)
+	}
+	return out
+}
+
 // Records are the entries' records.
 func Records(entries []Entry) []session.Record {
 	out := make([]session.Record, len(entries))
@@ -388,17 +406,14 @@ func countsUsage(e Entry) bool {
 	return e.info.usage != nil && e.info.stopReason != "error" && e.info.stopReason != "aborted"
 }
 
-// CarryAll is Carry over the entries let go of (in stream order), reading
-// (Complete) only the newest messages it needs: the model changes are
-// kept, and of the assistant messages only the newest that names its model
-// and the newest with a usage can matter (carryIndexes).
-func CarryAll(carry []Entry, gone []Entry) []Entry {
-	keep, _ := carryIndexes(len(gone), func(i int) string { return gone[i].Type }, func(i int) (Entry, error) {
-		Complete(gone[i : i+1])
-		return gone[i], nil
-	})
+// CarryRecords is Carry over the records let go of (in stream order),
+// reading (EntryOf) only those it needs: the state changes, and of the
+// assistant messages only the newest that names its model and the newest
+// with a usage can matter (carryIndexes).
+func CarryRecords(carry []Entry, gone []session.Record) []Entry {
+	keep, _ := carryIndexes(len(gone), func(i int) string { return gone[i].Type }, func(i int) (Entry, error) { return EntryOf(gone[i]), nil })
 	for _, i := range keep {
-		carry = Carry(carry, gone[i])
+		carry = Carry(carry, EntryOf(gone[i]))
 	}
 	return carry
 }
