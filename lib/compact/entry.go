@@ -103,15 +103,6 @@ func EntriesOf(recs []session.Record) []Entry {
 	return out
 }
 
-// Records are the entries' records.
-func Records(entries []Entry) []session.Record {
-	out := make([]session.Record, len(entries))
-	for i, e := range entries {
-		out[i] = e.Record
-	}
-	return out
-}
-
 // skimMessage reads an AgentMessage without decoding it: every stage
 // estimates every message, and decoding was most of agent-compact's time
 // on long sessions.
