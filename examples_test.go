@@ -19,8 +19,8 @@ package agentutils_test
 // entries include 3f2a9c1e, a CHANGELOG.md, events and transcripts), with
 // the binaries built once on PATH, HOME and AGENTUTILS_HOME inside the
 // copy, and every provider of the catalog pointed by models.toml at one fake
-// server (fakeModel) that answers by the request: a commit message, a split
-// plan, or a line of text. $S, $OLD, $T and $TOKEN are set as the examples
+// server (internal/fakellm, fakeModel) that answers by the request: a commit
+// message, a split plan, or a line of text. $S, $OLD, $T and $TOKEN are set as the examples
 // assume. An example that cannot run offline is in skipExamples with the
 // reason (the test fails when a skipped example is no longer printed); the
 // agent-mcp examples that connect to a server are skipped by needsNetwork;
@@ -28,14 +28,10 @@ package agentutils_test
 // that undoes another (remove after add) starts from it (setupFor).
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +42,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentutils/agentutils/internal/fakellm"
 	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/session"
 )
@@ -100,7 +97,8 @@ func TestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(fakeModel))
+	srv := fakellm.New()
+	srv.Answer = fakeModel
 	t.Cleanup(srv.Close)
 	tmpl := t.TempDir()
 	buildFixture(t, root, bin, tmpl, srv.URL)
@@ -390,61 +388,17 @@ func buildFixture(t *testing.T, root, bin, dir, url string) {
 
 // fakeModel answers every provider request by what it asks for: a split
 // plan when the split_commit tool is offered, a commit message when the
-// request asks for one, else a line of text. It speaks Anthropic Messages,
-// OpenAI Responses and Chat Completions, and Gemini, as the path says.
-func fakeModel(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if r.Method != http.MethodPost {
-		w.Header().Set("content-type", "application/json")
-		io.WriteString(w, `{"object":"list","data":[{"id":"test-model","object":"model"}]}`)
-		return
-	}
-	text, tool, args := "Done: the change is in place.", "", ""
+// request asks for one, else a line of text, in the wire API the path names
+// (fakellm.Reply: Anthropic Messages, OpenAI Responses and Chat
+// Completions, Gemini).
+func fakeModel(r fakellm.Request) fakellm.Step {
+	reply := fakellm.Reply{ID: "msg_1", Model: "fake", Text: "Done: the change is in place."}
 	switch {
-	case bytes.Contains(body, []byte(`split_commit`)):
-		tool, args = "split_commit", `{"commits":[{"type":"fix","summary":"handle an empty name","changes":[{"path":"handler.go","kind":"all"}]}]}`
-	case bytes.Contains(body, []byte(`\"summary\": \"...\"`)) || bytes.Contains(body, []byte(`"summary": "..."`)):
-		text = `{"type": "fix", "summary": "handle an empty name", "details": [], "changelog": {"CHANGELOG.md": {}}}`
+	case bytes.Contains(r.Body, []byte(`split_commit`)):
+		reply.Text, reply.Calls = "", []fakellm.Call{{ID: "toolu_1", Name: "split_commit",
+			Input: json.RawMessage(`{"commits":[{"type":"fix","summary":"handle an empty name","changes":[{"path":"handler.go","kind":"all"}]}]}`)}}
+	case bytes.Contains(r.Body, []byte(`\"summary\": \"...\"`)) || bytes.Contains(r.Body, []byte(`"summary": "..."`)):
+		reply.Text = `{"type": "fix", "summary": "handle an empty name", "details": [], "changelog": {"CHANGELOG.md": {}}}`
 	}
-	w.Header().Set("content-type", "text/event-stream")
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	ev := func(name string, v any) {
-		b, _ := json.Marshal(v)
-		if name != "" {
-			fmt.Fprintf(bw, "event: %s\n", name)
-		}
-		fmt.Fprintf(bw, "data: %s\n\n", b)
-	}
-	type m = map[string]any
-	switch p := r.URL.Path; {
-	case strings.HasSuffix(p, "/messages"):
-		ev("message_start", m{"type": "message_start", "message": m{"id": "msg_1", "type": "message", "role": "assistant", "content": []any{}, "model": "fake", "usage": m{"input_tokens": 100, "output_tokens": 1}}})
-		if tool != "" {
-			ev("content_block_start", m{"type": "content_block_start", "index": 0, "content_block": m{"type": "tool_use", "id": "toolu_1", "name": tool, "input": m{}}})
-			ev("content_block_delta", m{"type": "content_block_delta", "index": 0, "delta": m{"type": "input_json_delta", "partial_json": args}})
-		} else {
-			ev("content_block_start", m{"type": "content_block_start", "index": 0, "content_block": m{"type": "text", "text": ""}})
-			ev("content_block_delta", m{"type": "content_block_delta", "index": 0, "delta": m{"type": "text_delta", "text": text}})
-		}
-		ev("content_block_stop", m{"type": "content_block_stop", "index": 0})
-		stop := "end_turn"
-		if tool != "" {
-			stop = "tool_use"
-		}
-		ev("message_delta", m{"type": "message_delta", "delta": m{"stop_reason": stop}, "usage": m{"output_tokens": 20}})
-		ev("message_stop", m{"type": "message_stop"})
-	case strings.HasSuffix(p, "/responses"):
-		ev("response.created", m{"type": "response.created", "response": m{"id": "r", "status": "in_progress"}})
-		ev("response.output_item.added", m{"type": "response.output_item.added", "item": m{"type": "message", "id": "msg_1"}})
-		ev("response.output_text.delta", m{"type": "response.output_text.delta", "item_id": "msg_1", "delta": text})
-		ev("response.output_item.done", m{"type": "response.output_item.done", "item": m{"type": "message", "id": "msg_1", "content": []any{m{"type": "output_text", "text": text}}}})
-		ev("response.completed", m{"type": "response.completed", "response": m{"id": "r", "status": "completed", "usage": m{"input_tokens": 100, "output_tokens": 20, "total_tokens": 120, "input_tokens_details": m{"cached_tokens": 0}}}})
-	case strings.Contains(p, ":streamGenerateContent"):
-		ev("", m{"candidates": []any{m{"content": m{"parts": []any{m{"text": text}}, "role": "model"}, "finishReason": "STOP"}}, "usageMetadata": m{"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}})
-	default: // chat completions
-		ev("", m{"id": "c", "object": "chat.completion.chunk", "choices": []any{m{"index": 0, "delta": m{"role": "assistant", "content": text}}}})
-		ev("", m{"id": "c", "object": "chat.completion.chunk", "choices": []any{m{"index": 0, "delta": m{}, "finish_reason": "stop"}}, "usage": m{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
-		fmt.Fprint(bw, "data: [DONE]\n\n")
-	}
+	return fakellm.Step{Body: reply.SSE(r.Path)}
 }

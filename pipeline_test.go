@@ -6,7 +6,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentutils/agentutils/internal/fakellm"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -15,5 +14,5 @@ func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 // TestPipelines runs the cross-command scripts in testdata/script against
 // every binary built once, with the fake provider as the only fake.
 func TestPipelines(t *testing.T) {
-	testbin.RunWith(t, "testdata/script", map[string]func(*testscript.TestScript, bool, []string){"fakellm": fakellm.ScriptCmd})
+	testscript.Run(t, testbin.Params(t, "testdata/script", nil))
 }

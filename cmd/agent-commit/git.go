@@ -22,11 +22,7 @@ func git(ctx context.Context, env *app.Env, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), exit.Errorf(exit.Usage, "git %s: %s", subcommand(args), msg)
+		return out.String(), exit.Errorf(exit.Usage, "git %s: %s", subcommand(args), app.FailText(err, errb.Bytes()))
 	}
 	return out.String(), nil
 }
@@ -84,11 +80,7 @@ func stagedDiff(ctx context.Context, env *app.Env, spool bool, args ...string) (
 	files, perr := commit.ParseDiffReader(r, keepFileBytes, keepTotalBytes)
 	io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return fail(exit.Errorf(exit.Usage, "git diff: %s", msg))
+		return fail(exit.Errorf(exit.Usage, "git diff: %s", app.FailText(err, errb.Bytes())))
 	}
 	if perr != nil {
 		return fail(exit.Errorf(exit.Failure, "reading git diff: %v", perr))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/commit"
+	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -185,16 +186,13 @@ func lintConfig(c *cli.Context, env *app.Env) (commit.Config, error) {
 // directory or a worktree's file), else dir. Found without running git, so
 // linting stdin costs one process.
 func repoRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return dir
-		}
-		d = up
+	if root, ok := dirs.Up(dir, func(d string) bool {
+		_, err := os.Lstat(filepath.Join(d, ".git"))
+		return err == nil
+	}); ok {
+		return root
 	}
+	return dir
 }
 
 func commentChar(c *cli.Context, env *app.Env) string {

@@ -20,7 +20,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 func TestScripts(t *testing.T) {
-	testbin.RunWith(t, "testdata/script", map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	testscript.Run(t, testbin.Params(t, "testdata/script", map[string]testbin.Cmd{
 		// status N cmd args...: run cmd, keep its output for stdout/stderr
 		// checks, and require exit status N (rg's 0, 1 and 2).
 		"status": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -87,7 +87,7 @@ func TestScripts(t *testing.T) {
 				ts.Fatalf("agent-grep %s: exit status %d, want %d", strings.Join(args[2:], " "), code, want)
 			}
 		},
-	})
+	}))
 }
 
 func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }

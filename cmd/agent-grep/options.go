@@ -43,6 +43,7 @@ type options struct {
 	// IgnoreFilesMissing are --ignore-file paths to warn about (rg warns
 	// and goes on).
 	IgnoreFiles []string
+	matcher     *grep.Matcher // o.Match compiled (by the checks; the search uses it)
 }
 
 // flagSet answers for the parsed flags with rg's overrides applied: a
@@ -267,10 +268,11 @@ func matchOptions(f flagSet, o *options) error {
 	if f.on("crlf") {
 		o.Match = crlfMatch(o.Match)
 	}
-	_, err := grep.Compile(o.Match)
+	m, err := grep.Compile(o.Match)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
+	o.matcher = m
 	return nil
 }
 
@@ -431,6 +433,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 	}
 	tty := env.StdoutTTY || f.on("pretty")
 	po.LineNumbers = (tty || f.on("column") || po.Mode == "vimgrep") && !f.on("no-line-number") || f.on("line-number")
+	o.Search.NoLineNumbers = po.Mode == "standard" && !po.LineNumbers && !po.Passthru
 	po.Column = (f.on("column") || po.Mode == "vimgrep") && !f.on("no-column")
 	po.Heading = tty && !f.on("no-heading") || f.on("heading")
 	if f.on("replace") {

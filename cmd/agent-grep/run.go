@@ -7,7 +7,6 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -25,15 +24,7 @@ func run(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return err
 	}
-	if env.Getenv("GOGC") == "" && env.Getenv("GOMEMLIMIT") == "" {
-		// A search keeps little alive (read buffers are reused), and a
-		// collection's mark worker takes one of the few processors the
-		// search runs on: collect at three times the live heap. (Not
-		// GOGC=off under a soft limit: a large file with many matches
-		// holds more than the limit alive, and the collector then ran
-		// back to back, at 3x the CPU time.)
-		debug.SetGCPercent(200)
-	}
+	tuneGC(env.Getenv) // gc.go
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	defer w.Flush()
 	if o.TypeList != "" {
@@ -162,9 +153,12 @@ func (x *execution) slice() bool {
 // search runs the search over the sources and prints as the options say.
 func (x *execution) search(srcs []*source) error {
 	o := x.o
-	m, err := grep.Compile(o.Match)
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
+	m := o.matcher
+	if m == nil {
+		var err error
+		if m, err = grep.Compile(o.Match); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
 	}
 	so := o.Search
 	so.Slice = x.slice()

@@ -216,8 +216,8 @@ func authCommand(env *cmdEnv) *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Minute, Usage: "how long to wait for the browser login"},
 		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "auth: want one SERVER")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			r, e, err := namedServer(c, env, c.Args().First())
 			if err != nil {
@@ -362,8 +362,8 @@ func logoutCommand(env *cmdEnv) *cli.Command {
 		Description: "Example:\n\n    agent-mcp logout linear",
 		Flags:       commonFlags(),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "logout: want one SERVER")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			r, e, err := namedServer(c, env, c.Args().First())
 			if err != nil {

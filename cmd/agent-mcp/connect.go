@@ -648,6 +648,15 @@ func oneServer(c *cli.Context, env *cmdEnv, name string, fn func(r *runner, s *s
 	return r.withSession(c.Context, e, nil, func(s *session) error { return fn(r, s) })
 }
 
+// oneArg refuses a command line that does not hold exactly the one
+// argument the command's ArgsUsage names ("read: want one URI").
+func oneArg(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return exit.Errorf(exit.Usage, "%s: want one %s", c.Command.Name, c.Command.ArgsUsage)
+	}
+	return nil
+}
+
 // namedServer is the runner of a command and the configured server named name.
 func namedServer(c *cli.Context, env *cmdEnv, name string) (*runner, mcpconfig.Entry, error) {
 	r, err := newRunner(c, env)

@@ -178,8 +178,8 @@ func removeCommand(env *cmdEnv) *cli.Command {
 		Description: "Examples:\n\n    agent-mcp remove everything\n    agent-mcp remove --scope project fs",
 		Flags:       commonFlags(scopeFlag),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "remove: want one NAME")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			return editScope(c, env, func(d *mcpconfig.Doc) error { return d.Remove(c.Args().First()) })
 		},
@@ -200,8 +200,8 @@ func enableCommand(env *cmdEnv, on bool) *cli.Command {
 			"Examples:\n\n    agent-mcp " + name + " github",
 		Flags: commonFlags(),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "%s: want one NAME", name)
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			n := c.Args().First()
 			r, err := newRunner(c, env)
@@ -241,8 +241,8 @@ func testCommand(env *cmdEnv) *cli.Command {
 			"Example:\n\n    agent-mcp test everything",
 		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "test: want one NAME")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			return oneServer(c, env, c.Args().First(), func(r *runner, s *session) error {
 				tools, err := s.listTools(c.Context)

@@ -25,8 +25,8 @@ func resourcesCommand(env *cmdEnv) *cli.Command {
 			"Examples:\n\n    agent-mcp resources everything | jq -r .uri\n    agent-mcp resources --templates everything",
 		Flags: commonFlags(&cli.BoolFlag{Name: "templates", Usage: "list resource templates instead"}),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "resources: want one SERVER")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			return oneServer(c, env, c.Args().First(), func(_ *runner, s *session) error {
 				has := func(caps *mcp.ServerCapabilities) bool { return caps.Resources != nil }
@@ -57,8 +57,8 @@ func readCommand(env *cmdEnv) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the MCP result"},
 		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "read: want one URI")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			uri := strings.TrimPrefix(c.Args().First(), "mcp://")
 			r, err := newRunner(c, env)
@@ -177,8 +177,8 @@ func promptsCommand(env *cmdEnv) *cli.Command {
 		Description: "Prints one MCP prompt per line as JSON.\n\nExample:\n\n    agent-mcp prompts everything | jq -r .name",
 		Flags:       commonFlags(),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exit.Errorf(exit.Usage, "prompts: want one SERVER")
+			if err := oneArg(c); err != nil {
+				return err
 			}
 			return oneServer(c, env, c.Args().First(), func(_ *runner, s *session) error {
 				return listEach(c.Context, s, "prompts/list", func(caps *mcp.ServerCapabilities) bool { return caps.Prompts != nil },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rogpeppe/go-internal/testscript"
 	"os"
 	"testing"
 
@@ -9,4 +10,4 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
-func TestScripts(t *testing.T) { testbin.Run(t, "testdata/script") }
+func TestScripts(t *testing.T) { testscript.Run(t, testbin.Params(t, "testdata/script", nil)) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -108,31 +107,11 @@ func leafFor(rec session.Record) (leaf, editorText string) {
 	json.Unmarshal(rec.Raw, &e)
 	switch {
 	case e.Type == "message" && e.Message.Role == "user":
-		return rec.ParentID, contentText(e.Message.Content)
+		return rec.ParentID, session.JoinText(e.Message.Content, "\n")
 	case e.Type == "custom_message":
-		return rec.ParentID, contentText(e.Content)
+		return rec.ParentID, session.JoinText(e.Content, "\n")
 	}
 	return rec.ID, ""
-}
-
-// contentText joins the text of a string-or-blocks content value.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	json.Unmarshal(raw, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // readSummary returns the first branch_summary record of a file or stdin

@@ -254,3 +254,12 @@ func loadExisting(c *cli.Context, path string) (*loaded, error) {
 	warnProblems(c, path, l.problems)
 	return l, nil
 }
+
+// loadArg loads the session file the command's first argument names, which
+// must exist; path is its absolute path.
+func loadArg(c *cli.Context, env *app.Env) (l *loaded, path string, err error) {
+	if path, err = needPath(c, env, "FILE"); err == nil {
+		l, err = loadExisting(c, path)
+	}
+	return l, path, err
+}

@@ -27,11 +27,7 @@ Examples:
    agent-session stats --json s.jsonl | jq .usage.cost`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON even on a terminal"}},
 		Action: func(c *cli.Context) error {
-			path, err := needPath(c, env, "FILE")
-			if err != nil {
-				return err
-			}
-			l, err := loadExisting(c, path)
+			l, path, err := loadArg(c, env)
 			if err != nil {
 				return err
 			}

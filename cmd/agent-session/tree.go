@@ -30,11 +30,7 @@ Example:
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "`auto`, always or never"},
 		},
 		Action: func(c *cli.Context) error {
-			path, err := needPath(c, env, "FILE")
-			if err != nil {
-				return err
-			}
-			l, err := loadExisting(c, path)
+			l, _, err := loadArg(c, env)
 			if err != nil {
 				return err
 			}
@@ -129,7 +125,7 @@ func describe(r session.Record) string {
 		m := e.Message
 		switch m.Role {
 		case "assistant":
-			txt := contentText(m.Content)
+			txt := session.JoinText(m.Content, "\n")
 			var calls []string
 			var blocks []struct{ Type, Name string }
 			json.Unmarshal(m.Content, &blocks)
@@ -147,17 +143,17 @@ func describe(r session.Record) string {
 			}
 			return s
 		case "toolResult":
-			return "tool " + m.ToolName + ": " + oneLine(contentText(m.Content), 50)
+			return "tool " + m.ToolName + ": " + oneLine(session.JoinText(m.Content, "\n"), 50)
 		case "bashExecution":
 			return "$ " + oneLine(m.Command, 60)
 		}
-		return m.Role + ": " + oneLine(contentText(m.Content), 60)
+		return m.Role + ": " + oneLine(session.JoinText(m.Content, "\n"), 60)
 	case "compaction":
 		return "compaction: " + oneLine(e.Summary, 60)
 	case "branch_summary":
 		return "branch summary: " + oneLine(e.Summary, 55)
 	case "custom_message":
-		return e.CustomType + ": " + oneLine(contentText(e.Content), 55)
+		return e.CustomType + ": " + oneLine(session.JoinText(e.Content, "\n"), 55)
 	case "model_change":
 		m, _ := session.ModelChangeOf(r.Raw)
 		return "model → " + m

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rogpeppe/go-internal/testscript"
 	"os"
 	"testing"
 
@@ -10,6 +11,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
-func TestScripts(t *testing.T) { testbin.Run(t, "testdata/script") }
+func TestScripts(t *testing.T) { testscript.Run(t, testbin.Params(t, "testdata/script", nil)) }
 
 func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }

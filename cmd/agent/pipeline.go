@@ -17,6 +17,7 @@ import (
 
 	"mvdan.cc/sh/v3/shell"
 
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -67,11 +68,7 @@ func (s *stages) sessionOut(ctx context.Context, args ...string) ([]byte, error)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	if err := c.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.Bytes(), errors.New(msg)
+		return out.Bytes(), errors.New(app.FailText(err, errb.Bytes()))
 	}
 	return out.Bytes(), nil
 }

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -285,4 +286,13 @@ func Sibling(name string) string {
 	}
 	p, _ := exec.LookPath(name)
 	return p
+}
+
+// FailText is what a failed child process says: its stderr, trimmed, or
+// the error itself when it wrote nothing there.
+func FailText(err error, stderr []byte) string {
+	if msg := strings.TrimSpace(string(stderr)); msg != "" {
+		return msg
+	}
+	return err.Error()
 }

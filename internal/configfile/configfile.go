@@ -21,19 +21,14 @@ const maxSize = 1 << 20
 // "" when none).
 func Paths(dir string, getenv func(string) string) (user, project string) {
 	user = filepath.Join(dirs.Resolve(getenv).Config, "config.toml")
-	for d := dir; ; {
+	if d, ok := dirs.Up(dir, func(d string) bool {
 		p := filepath.Join(d, ".agentutils", "config.toml")
-		if p != user {
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return user, p
-			}
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return user, ""
-		}
-		d = up
+		st, err := os.Stat(p)
+		return p != user && err == nil && st.Mode().IsRegular()
+	}); ok {
+		project = filepath.Join(d, ".agentutils", "config.toml")
 	}
+	return user, project
 }
 
 // Load merges the files for dir with the environment and the flags given

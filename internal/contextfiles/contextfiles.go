@@ -147,16 +147,11 @@ func Discover(opt Options) (Found, error) {
 // GitRoot is the nearest directory at or above dir holding a .git entry
 // (a directory, or a file in worktrees and submodules), or "".
 func GitRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return ""
-		}
-		d = up
-	}
+	root, _ := dirs.Up(dir, func(d string) bool {
+		_, err := os.Lstat(filepath.Join(d, ".git"))
+		return err == nil
+	})
+	return root
 }
 
 // projectDirs lists the git root down to cwd (only cwd outside git).

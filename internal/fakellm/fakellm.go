@@ -1,8 +1,12 @@
-// Package fakellm is the fake model provider of the tests: an httptest
+// Package fakellm is the one fake model provider of agentutils: an HTTP
 // server that answers the four wire APIs' endpoints from a script of steps
-// (recorded SSE files replayed byte for byte, error statuses, a stream cut
-// after N bytes, a hang) and records every request it received. It is the
-// only fake in agentutils' tests; everything around it is real.
+// (recorded SSE files replayed byte for byte in each provider's format,
+// error statuses, a stream cut after N bytes, a hang, paced events) or, in
+// agent mode, by the conversation (agent.go), and records every request it
+// received. The Go tests start it in-process (New, and the testscript
+// command in internal/testbin); scripts/fakeprovider is the same server as
+// a program for the demo, bench and interop scripts. Everything around it
+// is real.
 package fakellm
 
 import (
@@ -12,20 +16,25 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Step is one scripted answer, consumed in order.
 type Step struct {
 	SSE            string            // a file of SSE bytes to replay
-	Body           []byte            // literal body (with Status)
+	Body           []byte            // literal body (with Status); the SSE bytes without
 	Status         int               // 0 = 200
 	Headers        map[string]string // extra response headers (retry-after …)
 	DropAfterBytes int               // cut the stream after this many bytes
 	Hang           bool              // send headers, then nothing until the client gives up
+	Delay          time.Duration     // pause before the first byte, like a model thinking
 	EventDelay     time.Duration     // pause between SSE events
+	Burst          int               // send the first Burst events together, without EventDelay
 	// AwaitRequests holds the answer until the server has received this
 	// many requests in all: a test of concurrent calls has the first
 	// answer wait for the second request.
@@ -42,20 +51,40 @@ type Request struct {
 	Open int
 }
 
-// Server is a running fake provider.
+// Server is a running fake provider. Its fields are set before the first
+// request arrives.
 type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
 	steps    []Step
+	next     int
 	requests []Request
 	open     int
 	arrived  chan struct{} // closed and replaced at each request
 	done     chan struct{}
+	seq      atomic.Int64 // agent mode's ids
+	// Cycle serves the steps again from the first after the last (a
+	// scripted conversation repeated for a benchmark); without it a
+	// request beyond the script gets a 500.
+	Cycle bool
+	// Answer, when set, answers each POST with the step it returns for the
+	// request instead of the script's next one (a fake that answers by the
+	// request, Reply.SSE composing the stream).
+	Answer func(r Request) Step
+	// Agent, when set, answers Claude Code's and Codex's requests by the
+	// conversation instead of the steps, editing in this directory (agent.go).
+	Agent string
+	// RequestDir, when set, keeps each request body as RequestDir/N.json
+	// (N counts from 1), written before the answer.
+	RequestDir string
+	// Trace, when set, gets "request NS" at a request's arrival and
+	// "first NS" when its first event is flushed (Unix nanoseconds).
+	Trace io.Writer
 	// OnRequest, when set, sees each request as it arrives (tests dump them).
 	OnRequest func(n int, r Request)
 }
 
-// New starts a server answering with steps.
+// New starts a server on loopback answering with steps.
 func New(steps ...Step) *Server {
 	s := &Server{steps: steps, done: make(chan struct{}), arrived: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -75,44 +104,115 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+// modelList answers a GET (a client listing the models).
+const modelList = `{"object":"list","data":[{"id":"test-model","object":"model"}]}`
+
+func (s *Server) mark(what string) {
+	if s.Trace != nil {
+		fmt.Fprintf(s.Trace, "%s %d\n", what, time.Now().UnixNano())
+	}
+}
+
+// arrive records a request and picks its step; ok is false when the
+// script has no step left.
+func (s *Server) arrive(r *http.Request) (req Request, st Step, ok bool) {
 	body, _ := io.ReadAll(r.Body)
+	s.mark("request")
 	s.mu.Lock()
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Open: s.open}
+	defer s.mu.Unlock()
+	req = Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Open: s.open}
 	s.requests = append(s.requests, req)
+	n := len(s.requests)
 	s.open++
-	defer func() {
-		s.mu.Lock()
-		s.open--
-		s.mu.Unlock()
-	}()
 	close(s.arrived)
 	s.arrived = make(chan struct{})
+	if s.RequestDir != "" {
+		os.WriteFile(filepath.Join(s.RequestDir, strconv.Itoa(n)+".json"), body, 0o644)
+	}
 	if s.OnRequest != nil {
-		s.OnRequest(len(s.requests), req)
+		s.OnRequest(n, req)
 	}
-	if len(s.steps) == 0 {
-		s.mu.Unlock()
-		http.Error(w, `{"error":{"message":"fakellm: no scripted step left"}}`, http.StatusInternalServerError)
-		return
+	if s.Cycle && len(s.steps) > 0 && s.next == len(s.steps) {
+		s.next = 0
 	}
-	st := s.steps[0]
-	s.steps = s.steps[1:]
-	for len(s.requests) < st.AwaitRequests {
+	if s.next >= len(s.steps) {
+		return req, Step{}, false
+	}
+	st = s.steps[s.next]
+	s.next++
+	return req, st, true
+}
+
+// await blocks until n requests have arrived in all, or the request or
+// the server is done (false).
+func (s *Server) await(r *http.Request, n int) bool {
+	s.mu.Lock()
+	for len(s.requests) < n {
 		arrived := s.arrived
 		s.mu.Unlock()
 		select {
 		case <-arrived:
 		case <-r.Context().Done():
-			return
+			return false
 		case <-s.done:
-			return
+			return false
 		}
 		s.mu.Lock()
 	}
 	s.mu.Unlock()
+	return true
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && s.Agent == "" {
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, modelList)
+		return
+	}
+	req, st, ok := s.arrive(r)
+	defer func() {
+		s.mu.Lock()
+		s.open--
+		s.mu.Unlock()
+	}()
+	if s.Agent != "" {
+		s.agent(w, req)
+		return
+	}
+	if s.Answer != nil {
+		st, ok = s.Answer(req), true
+	}
+	if !ok {
+		http.Error(w, `{"error":{"message":"fakellm: no scripted step left"}}`, http.StatusInternalServerError)
+		return
+	}
+	if !s.await(r, st.AwaitRequests) {
+		return
+	}
+	s.answer(w, r, st)
+}
+
+// pause waits d, or less when the request or the server is done (false).
+func (s *Server) pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(d):
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+// answer writes one step.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, st Step) {
 	for k, v := range st.Headers {
 		w.Header().Set(k, v)
+	}
+	if !s.pause(r, st.Delay) {
+		return
 	}
 	if st.Status != 0 && st.Status != 200 {
 		w.Header().Set("content-type", "application/json")
@@ -122,11 +222,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("content-type", "text/event-stream")
 	w.WriteHeader(200)
-	fl, _ := w.(http.Flusher)
-	if st.Hang {
-		if fl != nil {
+	flush := func() {
+		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()
 		}
+	}
+	if st.Hang {
+		flush()
 		select {
 		case <-r.Context().Done():
 		case <-s.done:
@@ -146,16 +248,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.EventDelay == 0 {
 		w.Write(data)
+		flush()
+		s.mark("first")
 		return
 	}
-	for _, ev := range bytes.SplitAfter(data, []byte("\n\n")) {
-		w.Write(ev)
-		if fl != nil {
-			fl.Flush()
+	evs := bytes.SplitAfter(data, []byte("\n\n"))
+	for i, ev := range evs {
+		if _, err := w.Write(ev); err != nil {
+			return
 		}
-		select {
-		case <-time.After(st.EventDelay):
-		case <-r.Context().Done():
+		if i+1 < st.Burst && i+1 < len(evs) {
+			continue
+		}
+		flush()
+		if i+1 == max(st.Burst, 1) {
+			s.mark("first")
+		}
+		if !s.pause(r, st.EventDelay) {
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package grepfs
 
 import (
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -90,7 +91,11 @@ var localDevs sync.Map
 // localDev reports whether fd, on device dev, is on a local disk or
 // memory file system: one fstatfs a device.
 func localDev(fd int, dev uint64) bool {
+	if l := lastDev.Load(); l != nil && l.dev == dev {
+		return l.local // (a walk's files are mostly on one device: no map look-up)
+	}
 	if v, ok := localDevs.Load(dev); ok {
+		lastDev.Store(&devLocal{dev, v.(bool)})
 		return v.(bool)
 	}
 	var s syscall.Statfs_t
@@ -99,8 +104,18 @@ func localDev(fd int, dev uint64) bool {
 		local = localFSTypes[uint32(s.Type)]
 	}
 	localDevs.Store(dev, local)
+	lastDev.Store(&devLocal{dev, local})
 	return local
 }
+
+// devLocal is a device and whether it is local; lastDev is the one
+// localDev answered last.
+type devLocal struct {
+	dev   uint64
+	local bool
+}
+
+var lastDev atomic.Pointer[devLocal]
 
 // localFSTypes are the statfs magic numbers of the file systems read raw.
 var localFSTypes = map[uint32]bool{

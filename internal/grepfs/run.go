@@ -37,6 +37,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	cwd, _ := os.Getwd() // (nothing in the process changes it)
 	jobs := make(chan job, threads*4)
 	// order carries each batch's result channel in file order: the results
 	// come back in any order, and are handed out in this one.
@@ -99,7 +100,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 					var data []byte
 					var err error
 					if grep.Chunkable(m, fo, z) {
-						fh, size, oerr := openFile(f.Abs)
+						fh, size, oerr := openFile(below(cwd, f.Abs))
 						if oerr != nil {
 							rs = append(rs, grep.FileResult{Path: f.Path, Err: &os.PathError{Op: "open", Path: f.Abs, Err: oerr}, BinaryOffset: -1})
 							continue
@@ -169,6 +170,23 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 			}
 		}
 	}
+}
+
+// below is path relative to dir when it is below it, else path: the
+// kernel resolves a file's path one component at a time, and the
+// components of the working directory (four of nine on a walk of
+// $GOROOT/src) are a sixth of the time an open takes.
+func below(dir, path string) string {
+	if dir == "" || len(path) <= len(dir)+1 || path[:len(dir)] != dir {
+		return path
+	}
+	if dir == "/" {
+		return path[1:]
+	}
+	if path[len(dir)] != '/' {
+		return path
+	}
+	return path[len(dir)+1:]
 }
 
 // searchBatch is how many files a worker takes at a time, at most.

@@ -245,3 +245,20 @@ func TestWalkCwd(t *testing.T) {
 		}
 	}
 }
+
+func TestBelow(t *testing.T) {
+	for _, c := range []struct{ dir, path, want string }{
+		{"/a/b", "/a/b/c.go", "c.go"},
+		{"/a/b", "/a/b/c/d.go", "c/d.go"},
+		{"/a/b", "/a/bc/d.go", "/a/bc/d.go"},
+		{"/a/b", "/a/b", "/a/b"},
+		{"/a/b", "/a/b/", "/a/b/"},
+		{"/a/b", "/x/y", "/x/y"},
+		{"/", "/x/y", "x/y"},
+		{"", "/x/y", "/x/y"},
+	} {
+		if got := below(c.dir, c.path); got != c.want {
+			t.Errorf("below(%q, %q) = %q, want %q", c.dir, c.path, got, c.want)
+		}
+	}
+}

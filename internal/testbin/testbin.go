@@ -1,6 +1,8 @@
-// Package testbin builds every agent-* binary once per test process and runs
-// testscript suites against them, so script tests exercise the real programs
-// connected by real files (testscript has no pipes: chain with stdin/cp).
+// Package testbin builds every agent-* binary once per test process and sets
+// up the testscript suites run against them (with the fake model provider as
+// the command fakellm), so script tests exercise the real programs connected
+// by real files (testscript has no pipes: chain with stdin/cp). The tests
+// and scripts/runscript (one script outside go test) share it.
 package testbin
 
 import (
@@ -10,9 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentutils/agentutils/lib/dirs"
 )
 
 var (
@@ -27,16 +30,14 @@ func Root() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = up
+	root, ok := dirs.Up(dir, func(d string) bool {
+		_, err := os.Stat(filepath.Join(d, "go.mod"))
+		return err == nil
+	})
+	if !ok {
+		return "", fmt.Errorf("no go.mod above the working directory")
 	}
+	return root, nil
 }
 
 // Build compiles ./cmd/... into a temporary directory, once per process.
@@ -73,8 +74,9 @@ func goCache() string {
 	return cacheDir
 }
 
-// Main wraps a test binary's TestMain: it runs the tests and removes the built binaries.
-func Main(m *testing.M) int {
+// Main runs the tests (a test binary's *testing.M, or scripts/runscript's
+// runner) and removes the built binaries.
+func Main(m interface{ Run() int }) int {
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -82,23 +84,28 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Run runs the scripts in dir with every binary on PATH and a private
-// AGENTUTILS_HOME and HOME inside $WORK. Set UPDATE_SCRIPTS=1 to rewrite
-// the expected output sections in place.
-func Run(t *testing.T, dir string) { RunWith(t, dir, nil) }
+// Cmd is a testscript command.
+type Cmd = func(ts *testscript.TestScript, neg bool, args []string)
 
-// RunWith is Run with extra script commands (such as a fake provider).
-func RunWith(t *testing.T, dir string, cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) {
-	t.Helper()
+// Params are the testscript parameters of a script suite in dir: every
+// binary on PATH, a private AGENTUTILS_HOME and HOME inside $WORK, the
+// fakellm command (fakellm.go) and the extra cmds. UPDATE_SCRIPTS=1
+// rewrites the expected output sections in place. Run them with
+// testscript.Run (tests) or testscript.RunT (scripts/runscript).
+func Params(t interface{ Fatal(...any) }, dir string, cmds map[string]Cmd) testscript.Params {
 	bin, err := Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	testscript.Run(t, testscript.Params{
+	all := map[string]Cmd{"fakellm": fakellmCmd}
+	for k, v := range cmds {
+		all[k] = v
+	}
+	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Cmds:                cmds,
+		Cmds:                all,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
@@ -123,5 +130,5 @@ func RunWith(t *testing.T, dir string, cmds map[string]func(ts *testscript.TestS
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-	})
+	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -191,4 +192,22 @@ func Paths(name string, args json.RawMessage) []string {
 		return out
 	}
 	return nil
+}
+
+// errNotebook refuses an edit of a Jupyter notebook, as Claude Code does.
+var errNotebook = errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
+
+// readForEdit resolves the path argument of an edit (not a notebook) and
+// reads the file: its file system, name there, absolute path and bytes.
+func (e *Env) readForEdit(arg string) (fsys FS, name, abs string, raw []byte, err error) {
+	if strings.HasSuffix(arg, ".ipynb") {
+		return nil, "", "", nil, errNotebook
+	}
+	if fsys, name, abs, err = e.at(arg); err != nil {
+		return nil, "", "", nil, err
+	}
+	if raw, err = fsys.ReadFile(name); err != nil {
+		return nil, "", "", nil, fileError(arg, err)
+	}
+	return fsys, name, abs, raw, nil
 }

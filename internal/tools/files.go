@@ -324,16 +324,9 @@ func editTool() Tool {
 			if err := decode(args, &a); err != nil {
 				return event.ToolOutput{}, err
 			}
-			if strings.HasSuffix(a.Path, ".ipynb") {
-				return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
-			}
-			fsys, p, abs, err := env.at(a.Path)
+			fsys, p, abs, raw, err := env.readForEdit(a.Path)
 			if err != nil {
 				return event.ToolOutput{}, err
-			}
-			raw, err := fsys.ReadFile(p)
-			if err != nil {
-				return event.ToolOutput{}, fileError(a.Path, err)
 			}
 			f := edit.Parse(string(raw))
 			res, err := edit.Replace(env.rel(abs), f.Text, a.OldText, a.NewText, a.All, true, 0)

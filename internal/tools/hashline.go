@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -44,16 +43,9 @@ func hashlineTool() Tool {
 			var writes []write
 			var msgs, diffs []string
 			for _, s := range secs {
-				if strings.HasSuffix(s.Path, ".ipynb") {
-					return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
-				}
-				fsys, p, abs, err := env.at(s.Path)
+				fsys, p, abs, raw, err := env.readForEdit(s.Path)
 				if err != nil {
 					return event.ToolOutput{}, err
-				}
-				raw, err := fsys.ReadFile(p)
-				if err != nil {
-					return event.ToolOutput{}, fileError(s.Path, err)
 				}
 				if len(raw) > maxHashline {
 					return event.ToolOutput{}, fmt.Errorf("%s is larger than 4 MiB and has no version tag; edit it with bash (sed) or in parts.", s.Path)

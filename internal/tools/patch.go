@@ -50,7 +50,7 @@ func applyPatchTool() Tool {
 					return event.ToolOutput{}, err
 				}
 				if strings.HasSuffix(abs, ".ipynb") {
-					return event.ToolOutput{}, errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
+					return event.ToolOutput{}, errNotebook
 				}
 				old, rerr := fsys.ReadFile(p)
 				switch op.Op {

@@ -36,3 +36,19 @@ func (d Dirs) Sessions() string { return filepath.Join(d.Data, "sessions") }
 
 // Blobs is the content-addressed blob store.
 func (d Dirs) Blobs() string { return filepath.Join(d.Data, "blobs") }
+
+// Up is the nearest directory at or above dir for which ok holds, and
+// whether there is one. ok looks at the file system; Up only walks the
+// path (dir is clean and absolute).
+func Up(dir string, ok func(dir string) bool) (string, bool) {
+	for d := dir; ; {
+		if ok(d) {
+			return d, true
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", false
+		}
+		d = up
+	}
+}

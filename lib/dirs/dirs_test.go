@@ -27,3 +27,23 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Sessions = %q", got)
 	}
 }
+
+func TestUp(t *testing.T) {
+	marked := map[string]bool{"/a": true, "/a/b/c": true}
+	cases := []struct {
+		dir, want string
+		ok        bool
+	}{
+		{"/a/b/c/d", "/a/b/c", true},
+		{"/a/b/c", "/a/b/c", true},
+		{"/a/b", "/a", true},
+		{"/x/y", "", false},
+		{"/", "", false},
+	}
+	for _, c := range cases {
+		got, ok := Up(c.dir, func(d string) bool { return marked[d] })
+		if got != c.want || ok != c.ok {
+			t.Errorf("Up(%q) = %q, %v; want %q, %v", c.dir, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -86,7 +86,15 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 			if cap(buf) < target {
 				buf = slices.Grow(buf, target-len(buf))
 			}
-			n, err := read(buf[len(buf):cap(buf)])
+			// reads end where rg's fills do (buf starts where one does):
+			// reading on to the buffer's capacity would leave a fill
+			// begun at the end, to be moved to the front for the next
+			// piece (a fifth of the file, once fills had grown to 2 MiB)
+			end := cap(buf)
+			if w := int((int64(target) + fr.capacity - 1) / fr.capacity * fr.capacity); w <= end {
+				end = w
+			}
+			n, err := read(buf[len(buf):end])
 			if err != nil {
 				emit(FileResult{Path: path, Err: &fs.PathError{Op: "read", Path: path, Err: err}, BinaryOffset: -1})
 				return buf
@@ -205,8 +213,8 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	nlines := -1
 	if context {
 		nlines = countLines(piece)
-	} else if o.CountOnly {
-		nlines = 0
+	} else if o.CountOnly || o.NoLineNumbers {
+		nlines = 0 // (no line numbers: a pass over the piece saved)
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
 	var lines []Line

@@ -96,7 +96,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		expr = "(?:" + expr + ")"
 	}
 	if o.Word && !o.Line {
-		expr = wordExpr(expr) // rg's -w: the match is group 1 (word.go)
+		expr = wordExpr(expr, o.Multiline) // rg's -w: the match is group 1 (word.go)
 	}
 	if o.Line {
 		expr = "^(?:" + expr + ")$"

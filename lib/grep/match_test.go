@@ -2,6 +2,9 @@ package grep
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -227,4 +230,30 @@ func FuzzWordLiteral(f *testing.F) {
 			t.Errorf("%v fold=%v on %q (-regexp +literal):\n%s", mo.Patterns, fold, buf, d)
 		}
 	})
+}
+
+// TestWordExprWithoutNewline: -w's class written without the newline
+// (wordExpr, not multiline) matches what the class with it matches once
+// lineOnly has taken the newline out.
+func TestWordExprWithoutNewline(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	alpha := []rune("ab _-é\u0300\u200c1.\t")
+	for _, pat := range []string{"a", "ab", `\w+`, "a|b", `é\d*`, "x?"} {
+		old, err := lineOnly("(?m)" + wordExpr(pat, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := regexp.MustCompile(old)
+		got := regexp.MustCompile("(?m)" + wordExpr(pat, false))
+		for i := 0; i < 2000; i++ {
+			var b strings.Builder
+			for k := r.IntN(12); k > 0; k-- {
+				b.WriteRune(alpha[r.IntN(len(alpha))])
+			}
+			s := b.String()
+			if w, g := want.FindAllStringSubmatchIndex(s, -1), got.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(w, g) {
+				t.Fatalf("%q on %q: %v, want %v", pat, s, g, w)
+			}
+		}
+	}
 }

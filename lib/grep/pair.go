@@ -78,10 +78,14 @@ func indexPair(hay []byte, b1, b2, m1, m2 byte, d int) int {
 	if n <= 0 {
 		return -1
 	}
+	i, done := indexPairWide(hay, n, b1, b2, m1, m2, d)
+	if i >= 0 {
+		return i
+	}
 	blocks := n &^ 15
-	if blocks > 0 {
-		if i := indexPairBlocks(hay, blocks, b1, b2, m1, m2, d); i >= 0 {
-			return i
+	if blocks > done {
+		if i := indexPairBlocks(hay[done:], blocks-done, b1, b2, m1, m2, d); i >= 0 {
+			return done + i
 		}
 	}
 	for i := blocks; i < n; i++ {

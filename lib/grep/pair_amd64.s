@@ -45,3 +45,72 @@ found:
 notfound:
 	MOVQ $-1, ret+48(FP)
 	RET
+
+// func indexPairBlocksAVX2(hay []byte, n int, b1, b2, m1, m2 byte, d int) int
+// AVX2: 64 positions a round, then 32; n is a multiple of 32.
+TEXT ·indexPairBlocksAVX2(SB), NOSPLIT, $0-56
+	MOVQ hay_base+0(FP), SI
+	MOVQ n+24(FP), BX
+	MOVQ d+40(FP), DX
+	VPBROADCASTB b1+32(FP), Y0
+	VPBROADCASTB b2+33(FP), Y1
+	VPBROADCASTB m1+34(FP), Y4
+	VPBROADCASTB m2+35(FP), Y5
+	MOVQ SI, DI
+	LEAQ (SI)(BX*1), R8 // end of the positions
+	LEAQ -64(R8), R9    // the last start of a 64-position round
+loop64:
+	CMPQ DI, R9
+	JA   tail32
+	VMOVDQU (DI), Y2
+	VMOVDQU 32(DI), Y6
+	VMOVDQU (DI)(DX*1), Y3
+	VMOVDQU 32(DI)(DX*1), Y7
+	VPOR    Y4, Y2, Y2
+	VPOR    Y4, Y6, Y6
+	VPOR    Y5, Y3, Y3
+	VPOR    Y5, Y7, Y7
+	VPCMPEQB Y0, Y2, Y2
+	VPCMPEQB Y0, Y6, Y6
+	VPCMPEQB Y1, Y3, Y3
+	VPCMPEQB Y1, Y7, Y7
+	VPAND   Y3, Y2, Y2
+	VPAND   Y7, Y6, Y6
+	VPOR    Y2, Y6, Y8
+	VPTEST  Y8, Y8
+	JNZ     found64
+	ADDQ    $64, DI
+	JMP     loop64
+found64:
+	VPMOVMSKB Y2, R10
+	TESTL     R10, R10
+	JNZ       found
+	VPMOVMSKB Y6, R10
+	ADDQ      $32, DI
+	JMP       found
+tail32:
+	CMPQ DI, R8
+	JAE  notfound
+	VMOVDQU (DI), Y2
+	VMOVDQU (DI)(DX*1), Y3
+	VPOR    Y4, Y2, Y2
+	VPOR    Y5, Y3, Y3
+	VPCMPEQB Y0, Y2, Y2
+	VPCMPEQB Y1, Y3, Y3
+	VPAND   Y3, Y2, Y2
+	VPMOVMSKB Y2, R10
+	TESTL   R10, R10
+	JNZ     found
+	ADDQ    $32, DI
+	JMP     tail32
+found:
+	VZEROUPPER
+	BSFL R10, R10
+	SUBQ SI, DI
+	ADDQ R10, DI
+	MOVQ DI, ret+48(FP)
+	RET
+notfound:
+	VZEROUPPER
+	MOVQ $-1, ret+48(FP)
+	RET

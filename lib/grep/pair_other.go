@@ -12,3 +12,9 @@ func indexPairBlocks(hay []byte, n int, b1, b2, m1, m2 byte, d int) int {
 	}
 	return -1
 }
+
+// hasAVX2 is false off amd64 (the tests set it on amd64 to try both scans).
+var hasAVX2 = false
+
+// indexPairWide: no wider scan off amd64.
+func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) { return -1, 0 }

@@ -19,19 +19,31 @@ func naivePair(hay []byte, b1, b2, m1, m2 byte, d int) int {
 	return -1
 }
 
-// TestIndexPair: the SSE2 scan against the naive one on random texts of
-// every length up to 80, at every alignment, over a small alphabet (so
-// that hits are frequent, at block edges too).
+// TestIndexPair: the SSE2 and AVX2 scans against the naive one on random
+// texts of every length up to 300, at every alignment, over a small
+// alphabet (so that hits are frequent, at block edges too).
 func TestIndexPair(t *testing.T) {
+	avx2 := hasAVX2
+	defer func() { hasAVX2 = avx2 }()
+	for _, hasAVX2 = range []bool{false, avx2} {
+		testIndexPair(t)
+	}
+}
+
+func testIndexPair(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	alpha := []byte("abAB\x00\xff")
-	buf := make([]byte, 200)
-	for i := 0; i < 20000; i++ {
-		n := r.IntN(81)
+	buf := make([]byte, 400)
+	for i := 0; i < 40000; i++ {
+		n := r.IntN(301)
 		off := r.IntN(16)
 		hay := buf[off : off+n]
+		sparse := r.IntN(2) == 0 // hits far apart: the wide rounds run on
 		for k := range hay {
 			hay[k] = alpha[r.IntN(len(alpha))]
+			if sparse && r.IntN(60) != 0 {
+				hay[k] = 'z'
+			}
 		}
 		b1, b2 := alpha[r.IntN(len(alpha))], alpha[r.IntN(len(alpha))]
 		var m1, m2 byte

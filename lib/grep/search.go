@@ -64,6 +64,10 @@ type SearchOptions struct {
 	// read whole always.
 	ChunkAbove int64
 	ChunkSize  int
+	// NoLineNumbers: the output shows no line numbers and needs none (no
+	// context, no JSON): lines are not counted between matches, and
+	// Line.Number is not the line's number.
+	NoLineNumbers bool
 	// Spans: which match spans of a matching line the output uses (the
 	// zero value: all). With fewer than all, the regexp runs less or not
 	// at all, and Matches counts what Subs holds, not the matches.
@@ -291,8 +295,10 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			break
 		}
 		if !o.CountOnly {
-			lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
-			counted = start
+			if !o.NoLineNumbers {
+				lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
+				counted = start
+			}
 			sc.spans = append(sc.spans, got...)
 			sc.lines = append(sc.lines, lineRef{num: lineNo, start: start, end: end, spans: len(sc.spans)})
 		}

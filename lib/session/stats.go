@@ -53,8 +53,13 @@ func Summarize(header []byte, entries []Record) Summary {
 	return s
 }
 
-// ContentText joins the text of a message content (a string or blocks).
-func ContentText(raw json.RawMessage) string {
+// ContentText joins the text of a message content (a string or blocks)
+// with spaces.
+func ContentText(raw json.RawMessage) string { return JoinText(raw, " ") }
+
+// JoinText joins the text of a message content (a string or blocks) with
+// sep between the text blocks.
+func JoinText(raw json.RawMessage, sep string) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -65,7 +70,7 @@ func ContentText(raw json.RawMessage) string {
 	for _, bl := range blocks {
 		if bl.Type == "text" {
 			if b.Len() > 0 {
-				b.WriteByte(' ')
+				b.WriteString(sep)
 			}
 			b.WriteString(bl.Text)
 		}

@@ -399,14 +399,10 @@ func image(mime, data, ref string) map[string]any {
 	return map[string]any{"type": "image", "data": data, "mimeType": mime}
 }
 
+// claudeResultContent is a tool result's content: as a prompt's, with an
+// empty text where nothing converts.
 func claudeResultContent(raw json.RawMessage, n int, acc *accounts) []any {
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return []any{text(str)}
-	}
-	var blocks []json.RawMessage
-	json.Unmarshal(raw, &blocks)
-	if out := claudeBlocks(blocks, "tool result", n, acc); len(out) > 0 {
+	if out := claudeUserContent(raw, "tool result", n, acc); len(out) > 0 {
 		return out
 	}
 	return []any{text("")}

@@ -1,53 +1,49 @@
-package main
+package fakellm
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 )
 
-// agentHandler answers the Anthropic Messages and OpenAI Responses requests
-// of Claude Code and Codex by the conversation's last message, so that
+// agent answers the Anthropic Messages and OpenAI Responses requests of
+// Claude Code and Codex by the conversation's last message, so that
 // scripts/interop-import can have the real CLIs write transcripts offline:
 // a tool result gets a closing text; a prompt holding PARALLEL two shell
-// calls in one message, EDIT a file edit, VIEW an image view, SUBAGENT a
-// sub-agent (Claude Code's Task or Agent tool), a sub-agent's SUBTASK a
-// text; anything else a greeting.
-func agentHandler(dir string) http.HandlerFunc {
-	var seq atomic.Int64
-	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, seq.Add(1)) }
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("content-type", "application/json")
-			fmt.Fprint(w, `{}`)
-			return
-		}
-		var body struct {
-			Stream   bool              `json:"stream"`
-			Model    string            `json:"model"`
-			Messages []json.RawMessage `json:"messages"`
-			Input    []json.RawMessage `json:"input"`
-			Tools    []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		}
-		json.NewDecoder(r.Body).Decode(&body)
-		tools := map[string]bool{}
-		for _, t := range body.Tools {
-			tools[t.Name] = true
-		}
-		if strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/responses") {
-			responses(w, body.Input, tools, id)
-			return
-		}
-		if strings.Contains(r.URL.Path, "count_tokens") {
-			fmt.Fprint(w, `{"input_tokens":10}`)
-			return
-		}
-		messages(w, body.Stream, body.Model, body.Messages, tools, id, dir)
+// calls in one message, EDIT a file edit (in the directory s.Agent), VIEW
+// an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
+// sub-agent's SUBTASK a text; anything else a greeting.
+func (s *Server) agent(w http.ResponseWriter, r Request) {
+	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
+	if r.Method != http.MethodPost {
+		w.Header().Set("content-type", "application/json")
+		fmt.Fprint(w, `{}`)
+		return
 	}
+	var body struct {
+		Stream   bool              `json:"stream"`
+		Model    string            `json:"model"`
+		Messages []json.RawMessage `json:"messages"`
+		Input    []json.RawMessage `json:"input"`
+		Tools    []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(r.Body, &body)
+	tools := map[string]bool{}
+	for _, t := range body.Tools {
+		tools[t.Name] = true
+	}
+	if strings.HasSuffix(strings.TrimRight(r.Path, "/"), "/responses") {
+		responses(w, body.Input, tools, id)
+		return
+	}
+	if strings.Contains(r.Path, "count_tokens") {
+		fmt.Fprint(w, `{"input_tokens":10}`)
+		return
+	}
+	messages(w, body.Stream, body.Model, body.Messages, tools, id, s.Agent)
 }
 
 // lastTurn is the text of the last message and whether it holds tool results.
@@ -119,26 +115,16 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 			"stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return
 	}
-	w.Header().Set("content-type", "text/event-stream")
-	ev := func(name string, v any) {
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-	}
-	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": mid, "type": "message", "role": "assistant",
-		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 1}}})
-	for i, c := range content {
+	r := Reply{ID: mid, Model: model}
+	for _, c := range content {
 		if c["type"] == "text" {
-			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
-			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": c["text"]}})
+			r.Text = c["text"].(string)
 		} else {
-			args, _ := json.Marshal(c["input"])
-			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
-			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+			r.Calls = append(r.Calls, Call{ID: c["id"].(string), Name: c["name"].(string), Input: c["input"]})
 		}
-		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 20}})
-	ev("message_stop", map[string]any{"type": "message_stop"})
+	w.Header().Set("content-type", "text/event-stream")
+	w.Write(r.SSE("/v1/messages"))
 }
 
 func responses(w http.ResponseWriter, input []json.RawMessage, tools map[string]bool, id func(string) string) {

@@ -1,4 +1,4 @@
-package fakellm
+package testbin
 
 import (
 	"os"
@@ -8,10 +8,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentutils/agentutils/internal/testbin"
+	"github.com/agentutils/agentutils/internal/fakellm"
 )
 
-// ScriptCmd is the testscript command "fakellm": it starts the fake provider for the rest of the script:
+// fakellmCmd is the testscript command "fakellm" of every suite: it starts the fake provider for the rest of the script:
 //
 //	fakellm API STEP...
 //
@@ -21,35 +21,35 @@ import (
 // "fake" (model "test-model") pointing at the server, key from FAKE_KEY.
 // Each request body the server receives is written to $WORK/requests/N.json
 // (the directory is emptied when a server starts).
-func ScriptCmd(ts *testscript.TestScript, neg bool, args []string) {
+func fakellmCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: fakellm API STEP...")
 	}
 	path := func(p string) string {
 		if name, ok := strings.CutPrefix(p, "testdata:"); ok {
-			root, _ := testbin.Root()
+			root, _ := Root()
 			return filepath.Join(root, "testdata", "sse", name)
 		}
 		return ts.MkAbs(p)
 	}
-	var steps []Step
+	var steps []fakellm.Step
 	for _, a := range args[1:] {
 		kind, rest, _ := strings.Cut(a, ":")
 		switch kind {
 		case "sse":
-			steps = append(steps, Step{SSE: path(rest)})
+			steps = append(steps, fakellm.Step{SSE: path(rest)})
 		case "drop":
 			n, file, _ := strings.Cut(rest, ":")
 			k, err := strconv.Atoi(n)
 			ts.Check(err)
-			steps = append(steps, Step{SSE: path(file), DropAfterBytes: k})
+			steps = append(steps, fakellm.Step{SSE: path(file), DropAfterBytes: k})
 		case "hang":
-			steps = append(steps, Step{Hang: true})
+			steps = append(steps, fakellm.Step{Hang: true})
 		case "status":
 			parts := strings.Split(rest, ":")
 			code, err := strconv.Atoi(parts[0])
 			ts.Check(err)
-			st := Step{Status: code, Headers: map[string]string{}}
+			st := fakellm.Step{Status: code, Headers: map[string]string{}}
 			for _, p := range parts[1:] {
 				if k, v, ok := strings.Cut(p, "="); ok {
 					st.Headers[k] = v
@@ -64,16 +64,16 @@ func ScriptCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("fakellm: unknown step %q", a)
 		}
 	}
-	srv := New(steps...)
-	dir := ts.MkAbs("requests") // fresh for each server
-	ts.Check(os.RemoveAll(dir))
-	ts.Check(os.MkdirAll(dir, 0o755))
-	srv.OnRequest = func(n int, r Request) {
-		os.WriteFile(filepath.Join(dir, strconv.Itoa(n)+".json"), r.Body, 0o644)
-	}
+	srv := fakellm.New(steps...)
+	srv.RequestDir = ts.MkAbs("requests") // fresh for each server
+	ts.Check(os.RemoveAll(srv.RequestDir))
+	ts.Check(os.MkdirAll(srv.RequestDir, 0o755))
 	home := ts.Getenv("AGENTUTILS_HOME")
 	ts.Check(os.MkdirAll(home, 0o755))
 	ts.Check(os.WriteFile(filepath.Join(home, "models.toml"), []byte(srv.ModelsTOML("fake", args[0], "test-model")), 0o644))
 	ts.Setenv("FAKE_KEY", "sk-fake-secret-123456")
-	ts.Defer(srv.Close)
+	ts.Defer(func() {
+		srv.Close()
+		ts.Logf("fakellm: %d requests for %d steps", len(srv.Requests()), len(steps))
+	})
 }
