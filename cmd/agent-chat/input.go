@@ -95,7 +95,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return false, nil
 	}
-	e, perr := compact.ReadHead(s.blocks.Copy(line))
+	e, _, perr := session.ParseRecordMessage(s.blocks.Copy(line)) // Raw is the block's bytes, not a copy
 	if perr != nil {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
 	}
@@ -109,11 +109,12 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: a resolved stream ('agent-session open --resolved') is for reading, not a pipeline stream: use 'agent-session open'", n)
 	case "session":
 		if s.header == nil {
-			h, err := session.ParseHeader(line)
+			h, err := session.ParseStreamHeader(line)
 			if err != nil {
 				return false, exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
 			}
 			s.header = &h
+			s.win.Start(h)
 		}
 		return false, nil
 	}
@@ -123,15 +124,19 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if e.Pending {
 		s.pending = append(s.pending, bytes.Clone(e.Raw)) // its block may be used again
 	}
+	carried := s.win.Carrying()
 	k, err := s.win.Add(e)
 	if err != nil {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: %v (no request was sent)", n, err)
+	}
+	if carried { // a copy in win.Carry
+		return false, nil
 	}
 	s.spans = append(s.spans, span{uintptr(unsafe.Pointer(unsafe.SliceData(e.Raw))), len(e.Raw), n})
 	if k > 0 {
 		s.win.Cut(k)
 		s.spans = slices.Delete(s.spans, 0, k)
-		s.blocks.Release(s.win.Entries[0].Raw)
+		s.blocks.Release(s.win.Held[0].Raw)
 	}
 	return false, nil
 }

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -133,5 +137,47 @@ func TestWindowBranchBeforeCut(t *testing.T) {
 	want := fmt.Sprintf("stdin:%d:", bytes.Count([]byte(in), []byte("\n")))
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "agent-session open") {
 		t.Fatalf("err = %v, want %s ... agent-session open", err, want)
+	}
+}
+
+// The stream 'agent-session open' prints of a session with compactions, cut
+// at the newest one (formats/session: the stream is the context), resolves
+// to the context of the whole path, byte for byte, state included.
+func TestCutStreamContextAsWhole(t *testing.T) {
+	dir, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{5, 95, 300} {
+		in := windowStream(n, false)
+		file := filepath.Join(t.TempDir(), "s.jsonl")
+		os.WriteFile(file, []byte(in), 0o644)
+		cut, err := exec.Command(filepath.Join(dir, "agent-session"), "open", file).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 95 && (!bytes.Contains(cut, []byte(`"carried":`)) || len(cut)*3 > len(in)) {
+			t.Fatalf("n=%d: not cut: %d of %d bytes", n, len(cut), len(in))
+		}
+		whole, wholeMsgs := wholeContext(t, in)
+		st, err := readStream(bytes.NewReader(cut))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := setsThinking(st)
+		ctx, raws, err := st.contextMessages()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wholeMsgs, strs(raws)); diff != "" {
+			t.Errorf("n=%d: messages differ (-whole +cut):\n%s", n, diff)
+		}
+		whole.Messages, ctx.Messages = nil, nil
+		if diff := cmp.Diff(whole, ctx); diff != "" {
+			t.Errorf("n=%d: state differs (-whole +cut):\n%s", n, diff)
+		}
+		if sets != strings.Contains(in, "thinking_level_change") {
+			t.Errorf("n=%d: setsThinking %v", n, sets)
+		}
 	}
 }

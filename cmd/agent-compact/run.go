@@ -112,7 +112,7 @@ func run(c *cli.Context, env *app.Env) error {
 		return err
 	}
 	if o.branch {
-		return j.branchSummary(compact.Records(st.win.Entries))
+		return j.branchSummary(st.win.Held)
 	}
 	j.offset = st.offset()
 	pruned, rec, err := j.decide(path)

@@ -71,7 +71,7 @@ func (st *stream) add(raw []byte, n int) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	e, err := compact.ReadHead(line) // its message is read only if it is kept (path)
+	e, _, err := session.ParseRecordMessage(line) // Raw is line, not a copy; the message is read if it is kept (path)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, err)
 	}
@@ -81,11 +81,12 @@ func (st *stream) add(raw []byte, n int) error {
 		return nil
 	case "session":
 		if st.header == nil {
-			h, err := session.ParseHeader(line)
+			h, err := session.ParseStreamHeader(line)
 			if err != nil {
 				return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
 			}
 			st.header = &h
+			st.win.Start(h)
 		}
 		return nil
 	case "context_end": // agent-session open --end: a marker, not an entry
@@ -96,9 +97,13 @@ func (st *stream) add(raw []byte, n int) error {
 	if e.ID == "" {
 		return exit.Errorf(exit.Usage, "stdin:%d: a %s entry without an id: agent-compact reads the session stream of 'agent-session open'", n, e.Type)
 	}
+	carried := st.win.Carrying()
 	k, err := st.win.Add(e)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: %v", n, err)
+	}
+	if carried { // in win.Carry: its line is passed on, never replaced
+		return nil
 	}
 	st.at = append(st.at, len(st.lines)-1)
 	if k > 0 && st.after > 0 {
@@ -137,8 +142,7 @@ func (st *stream) letGo(k int) error {
 // the path BuildContext resolves over the window (for 'agent-session open'
 // output, every entry), with the line of each (-1 for a carried one).
 func (st *stream) path() ([]compact.Entry, []int) {
-	entries := st.win.Entries
-	compact.Complete(entries)
+	entries := compact.EntriesOf(st.win.Held)
 	at := compact.ActivePath(entries)
 	path := make([]compact.Entry, 0, len(st.win.Carry)+len(at))
 	lines := make([]int, 0, cap(path))

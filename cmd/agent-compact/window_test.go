@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/compact"
 )
 
@@ -134,6 +138,34 @@ func TestWindowDecidesAsWhole(t *testing.T) {
 			if diff := cmp.Diff(whole, got, cmp.AllowUnexported(compact.FileOps{})); diff != "" {
 				t.Errorf("n=%d after=%d: window differs from whole (-whole +window):\n%.3000s", n, after, diff)
 			}
+		}
+	}
+}
+
+// The stream 'agent-session open' prints of a long session, cut at the
+// newest compaction (formats/session: the stream is the context), decides
+// as the whole path does: the same pruning, model, usage and plan, at the
+// same indexes of the path.
+func TestCutStreamDecidesAsWhole(t *testing.T) {
+	dir, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{40, 900, 3000} {
+		in := longStream(n, int64(n))
+		file := filepath.Join(t.TempDir(), "s.jsonl")
+		os.WriteFile(file, []byte(in), 0o644)
+		cut, err := exec.Command(filepath.Join(dir, "agent-session"), "open", file).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 900 && !strings.Contains(strings.SplitN(string(cut), "\n", 2)[0], `"carried":`) {
+			t.Fatalf("n=%d: the stream was not cut", n)
+		}
+		whole, got := decide(t, in, 0), decide(t, string(cut), 0)
+		whole.Output, got.Output = "", ""
+		if diff := cmp.Diff(whole, got, cmp.AllowUnexported(compact.FileOps{})); diff != "" {
+			t.Errorf("n=%d: the cut stream decides otherwise (-whole +cut):\n%.3000s", n, diff)
 		}
 	}
 }

@@ -134,11 +134,11 @@ func TestIndexAgreesWithFile(t *testing.T) {
 // shiftRun moves the index's first path run one byte on.
 func shiftRun(t *testing.T, b []byte) []byte {
 	x, err := session.ParseIndex(b)
-	if err != nil || len(x.Path) == 0 {
+	if err != nil || len(x.Context) == 0 {
 		t.Fatal(err)
 	}
-	x.Path[0].Off++
-	x.Path[0].Len--
+	x.Context[0].Off++
+	x.Context[0].Len--
 	out, _ := jsonMarshal(x)
 	return out
 }
@@ -218,3 +218,176 @@ func TestIndexSecondWriter(t *testing.T) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// rec is a bare session record for append (it keeps the id).
+func rec(typ, id string, members string) string {
+	return fmt.Sprintf(`{"type":%q,"id":%q%s}`, typ, id, members)
+}
+
+func userRec(id, text string) string {
+	return rec("message", id, fmt.Sprintf(`,"message":{"role":"user","content":[{"type":"text","text":%q}],"timestamp":1}`, text))
+}
+
+func compactionRec(id, firstKept string) string {
+	return rec("compaction", id, fmt.Sprintf(`,"summary":"summary %s","firstKeptEntryId":%q,"tokensBefore":1000`, id, firstKept))
+}
+
+// streamContext resolves a stream as agent-chat does: the header's
+// carried entries first, as one chain (session.Rechain), then
+// BuildContext. It fails the test unless the entries after the carried
+// ones are one chain.
+func streamContext(t *testing.T, out string) (session.Header, []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	h, err := session.ParseStreamHeader([]byte(lines[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []session.Record
+	for k, l := range lines[1:] {
+		r, err := session.ParseRecord([]byte(l))
+		if err != nil || (k > h.Carried && r.ParentID != recs[k-1].ID) {
+			t.Fatalf("stream line %d %q (%v)", k+2, l, err)
+		}
+		recs = append(recs, r)
+	}
+	ctx, err := session.BuildContext(session.Rechain(recs, h.Carried), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []string{"thinking " + ctx.ThinkingLevel, "model " + ctx.Models["default"]}
+	for _, m := range ctx.Messages {
+		msgs = append(msgs, string(m))
+	}
+	return h, msgs
+}
+
+// resolvedContext is the same from 'open --resolved' (a whole read).
+func resolvedContext(t *testing.T, bin, file string) []string {
+	t.Helper()
+	out, _ := run(t, bin, "", "open", "--resolved", file)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var state struct {
+		ThinkingLevel string            `json:"thinkingLevel"`
+		Models        map[string]string `json:"models"`
+	}
+	json.Unmarshal([]byte(lines[1]), &state)
+	msgs := []string{"thinking " + state.ThinkingLevel, "model " + state.Models["default"]}
+	for _, l := range lines[2:] {
+		var m struct {
+			Message json.RawMessage `json:"message"`
+		}
+		json.Unmarshal([]byte(l), &m)
+		msgs = append(msgs, string(m.Message))
+	}
+	return msgs
+}
+
+// On a path with a compaction, open prints the context: the carried state
+// changes, then the entries from the first kept one on; the stream
+// resolves to the context of the whole path, from a whole read and from
+// the index alike, and --history prints the whole path.
+func TestOpenCutStream(t *testing.T) {
+	bin := sessionBinary(t)
+	for _, big := range []bool{false, true} {
+		file := filepath.Join(t.TempDir(), "s.jsonl")
+		if big {
+			file = bigSession(t, bin)
+		}
+		in := []string{rec("thinking_level_change", "t1", `,"thinkingLevel":"high"`), userRec("u1", "one"),
+			rec("model_change", "mc1", `,"provider":"p","modelId":"m1"`), userRec("u2", "two"), userRec("u3", "three"),
+			compactionRec("c1", "u3"), userRec("u4", "four")}
+		run(t, bin, strings.Join(in, "\n")+"\n", "append", file)
+		for range 2 { // a whole read (writing the index when big), then from it
+			out, _ := run(t, bin, "", "open", file)
+			h, got := streamContext(t, out)
+			if h.Carried != 2 || strings.Contains(out, `"two"`) || !strings.Contains(out, `"three"`) {
+				t.Fatalf("big %v: header %+v, stream\n%s", big, h, out)
+			}
+			if want := resolvedContext(t, bin, file); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("big %v: the stream resolves to\n%v\nthe whole path to\n%v", big, got, want)
+			}
+		}
+		hist, _ := run(t, bin, "", "open", "--history", file)
+		if !strings.Contains(hist, `"two"`) || strings.Contains(strings.SplitN(hist, "\n", 2)[0], "carried") {
+			t.Fatalf("--history:\n%s", hist)
+		}
+		// a new compaction appended moves the cut (the index is rebuilt)
+		run(t, bin, strings.Join([]string{rec("thinking_level_change", "t2", `,"thinkingLevel":"low"`), userRec("u5", "five"),
+			compactionRec("c2", "u5"), userRec("u6", "six")}, "\n")+"\n", "append", file)
+		out, stderr := run(t, bin, "", "open", file)
+		h, got := streamContext(t, out)
+		if h.Carried != 3 || strings.Contains(out, `"four"`) || stderr != "" {
+			t.Fatalf("big %v: after a second compaction: header %+v %q\n%s", big, h, stderr, out)
+		}
+		if want := resolvedContext(t, bin, file); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("big %v: after a second compaction the stream resolves to\n%v\nthe whole path to\n%v", big, got, want)
+		}
+		if big && readIndex(t, file).Carried != 3 {
+			t.Errorf("the index was not rebuilt at the new compaction: %+v", readIndex(t, file))
+		}
+	}
+}
+
+// A second writer appending turns and compactions while open reads from
+// the index: every stream resolves as one chain after its carried
+// entries, and at the end open prints what a whole read prints.
+func TestIndexCutSecondWriter(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	run(t, bin, rec("model_change", "mc0", `,"provider":"p","modelId":"m0"`)+"\n"+userRec("w0", "w0")+"\n", "append", file)
+	const n = 30
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 1; i < n; i++ {
+			in := userRec(fmt.Sprint("w", i), fmt.Sprint("w", i))
+			if i%7 == 0 {
+				in += "\n" + compactionRec(fmt.Sprint("c", i), fmt.Sprint("w", i-2))
+			}
+			cmd := exec.Command(bin, "append", file)
+			cmd.Stdin = strings.NewReader(in + "\n")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("append: %v: %s", err, out)
+			}
+		}
+	}()
+	for range n {
+		out, _ := run(t, bin, "", "open", file)
+		if _, msgs := streamContext(t, out); msgs[1] != "model p/m0" {
+			t.Fatalf("the carried model is lost: %v", msgs[:2])
+		}
+	}
+	wg.Wait()
+	got, stderr := run(t, bin, "", "open", file)
+	if stderr != "" || got != whole(t, bin, file) {
+		t.Fatalf("after the appends: %q", stderr)
+	}
+	if _, msgs := streamContext(t, got); fmt.Sprint(msgs) != fmt.Sprint(resolvedContext(t, bin, file)) {
+		t.Fatalf("the stream resolves to\n%v\nthe whole path to\n%v", msgs, resolvedContext(t, bin, file))
+	}
+}
+
+// open's long runs go out by sendfile(2) where stdout takes it: into a
+// file, a file opened to append (which takes none: copied instead) and a
+// pipe, the bytes are the same.
+func TestOpenIntoFiles(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	want, _ := run(t, bin, "", "open", file)
+	for _, flag := range []int{os.O_TRUNC, os.O_APPEND} {
+		out := filepath.Join(t.TempDir(), "out")
+		f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|flag, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "open", file)
+		cmd.Stdout = f
+		err = cmd.Run()
+		f.Close()
+		if got, _ := os.ReadFile(out); err != nil || string(got) != want {
+			t.Errorf("flag %#x: %v, %d bytes, want %d", flag, err, len(got), len(want))
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/lineblock"
+	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -23,11 +25,15 @@ import (
 func openCommand(env *app.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "open",
-		Usage:     "print the session stream: the header, then the entries of the active path",
+		Usage:     "print the session stream: the header, then the context's entries of the active path",
 		ArgsUsage: "FILE",
 		Description: `Prints the header (plus the stream-only fields "file" and "leafId") and the entries
 of the active path, root to leaf, exactly as stored: the session stream that agent-compact and
-agent-chat read. A missing or empty FILE gives a fresh header and writes nothing (append creates the
+agent-chat read. On a path with a compaction the stream is the context: the entries from the newest
+compaction's first kept entry on, after the few entries before it whose state the context still
+folds (model and thinking-level changes, injected rules, mode; the newest assistant message naming
+its model and the newest with a usage); the header's "carried" and "omitted" count those and the
+entries left out (formats/session). --history prints the whole path. A missing or empty FILE gives a fresh header and writes nothing (append creates the
 file). Older files (v1, v2) are migrated in memory. Blob references are resolved to inline base64
 unless --blobs ref. Lines that are not records, torn, or repeat an id are reported on stderr
 (file:line) and skipped or read as the rules of formats/session say, the same for every
@@ -40,11 +46,13 @@ and an index that disagrees with the file is reported and rebuilt. Deleting it i
 
 Examples:
    agent-session open s.jsonl | agent-chat "go on" | agent-session append s.jsonl
+   agent-session open --history s.jsonl              # the whole active path, not cut at a compaction
    agent-session open --all s.jsonl                  # every entry, file order
    agent-session open --resolved s.jsonl             # the model's view: state + messages
    agent-session open --jq 'select(.type=="message") | .message.role' s.jsonl`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every entry in file order, not just the active path"},
+			&cli.BoolFlag{Name: "history", Usage: "the whole active path, root to leaf, not only the context from the newest compaction on"},
 			&cli.BoolFlag{Name: "resolved", Usage: "the context as the model sees it: a state record, then message records (not a pipeline stream)"},
 			&cli.BoolFlag{Name: "tree", Usage: "the entry tree as one JSON document [{entry, label?, children}]"},
 			&cli.StringFlag{Name: "leaf", Usage: "open at entry `ID` instead of the current leaf"},
@@ -58,7 +66,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			o := opener{env: env, c: c, path: path, blobs: dirs.Resolve(env.Getenv).Blobs()}
+			o := opener{env: env, c: c, path: path, blobs: dirs.Resolve(env.Getenv).Blobs(), history: c.Bool("history")}
 			switch c.String("blobs") {
 			case "inline":
 				o.resolve = true
@@ -101,6 +109,7 @@ type opener struct {
 	resolve bool
 	leaf    string
 	leafSet bool
+	history bool // --history: the whole path, not cut at a compaction
 	jq      *gojq.Code
 	w       *bufio.Writer
 	err     error
@@ -140,26 +149,73 @@ func (o *opener) run() error {
 	case c.Bool("resolved"):
 		return o.resolved(l, leaf)
 	}
-	o.emitHeader(l.header, leaf)
 	recs := session.Path(l.entries, leaf)
 	if c.Bool("all") {
-		recs = l.entries
+		o.emitHeader(l.header, leaf, streamCut{})
+		for _, r := range l.entries {
+			o.emitEntry(r.Raw)
+		}
+		return nil
 	}
-	for _, r := range recs {
-		o.emitEntry(r.Raw)
+	order := make([]int32, len(recs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	order, cut, err := o.cutPath(order, func(i int) string { return recs[i].Type },
+		func(i int) ([]byte, error) { return recs[i].Raw, nil },
+		func(id string) int { return slices.IndexFunc(recs, func(r session.Record) bool { return r.ID == id }) })
+	if err != nil {
+		return err
+	}
+	o.emitHeader(l.header, leaf, cut)
+	for _, i := range order {
+		o.emitEntry(recs[i].Raw)
 	}
 	return nil
+}
+
+// streamCut is what a cut stream's header says (formats/session): the
+// carried entries after it, and the path's entries left out.
+type streamCut struct{ carried, omitted int }
+
+// cutPath is the entries of a path (order: the entry of each path
+// position) that the stream prints: unless --history, the carried ones,
+// then the context from the newest compaction's first kept entry on
+// (compact.CutPath). typ is the type of the entry at a path position, line
+// its bytes, pos the position of the entry with an id (-1: not on the
+// path).
+func (o *opener) cutPath(order []int32, typ func(i int) string, line func(i int) ([]byte, error), pos func(id string) int) ([]int32, streamCut, error) {
+	if o.history {
+		return order, streamCut{}, nil
+	}
+	entry := func(i int) (compact.Entry, error) {
+		raw, err := line(i)
+		if err != nil {
+			return compact.Entry{}, err
+		}
+		return compact.ReadHead(raw)
+	}
+	cut, err := compact.CutPath(len(order), typ, entry, pos)
+	if err != nil || cut.From == 0 {
+		return order, streamCut{}, err
+	}
+	out := make([]int32, 0, len(cut.Carried)+len(order)-cut.From)
+	for _, i := range cut.Carried {
+		out = append(out, order[i])
+	}
+	out = append(out, order[cut.From:]...)
+	return out, streamCut{len(cut.Carried), cut.From - len(cut.Carried)}, nil
 }
 
 // fresh prints a new header for a missing or empty file; nothing is written.
 func (o *opener) fresh() error {
 	now := o.env.Now()
 	h := session.NewHeader(newSessionID(o.env), session.FormatTime(now), o.env.Dir)
-	o.emitHeader(h, "")
+	o.emitHeader(h, "", streamCut{})
 	return nil
 }
 
-func (o *opener) emitHeader(h []byte, leaf string) {
+func (o *opener) emitHeader(h []byte, leaf string, cut streamCut) {
 	obj, err := session.ParseObject(h)
 	if err != nil {
 		o.err = err
@@ -170,6 +226,10 @@ func (o *opener) emitHeader(h []byte, leaf string) {
 		obj.Set("leafId", json.RawMessage("null"))
 	} else {
 		obj.Set("leafId", mustJSON(leaf))
+	}
+	if cut != (streamCut{}) {
+		obj.Set("carried", mustJSON(cut.carried))
+		obj.Set("omitted", mustJSON(cut.omitted))
 	}
 	o.emit(obj.Bytes())
 }
@@ -257,7 +317,7 @@ func (o *opener) resolved(l *loaded, leaf string) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("%s: %w", o.path, err))
 	}
-	o.emitHeader(l.header, leaf)
+	o.emitHeader(l.header, leaf, streamCut{})
 	o.emit(mustJSON(struct {
 		Type              string            `json:"type"`
 		ThinkingLevel     string            `json:"thinkingLevel"`
@@ -287,7 +347,32 @@ type fastIndex struct {
 	n       []int32
 	parent  []int32 // -1: root or missing parent
 	hasBlob []bool
+	kind    []uint8 // what the stream's cut asks of an entry's type (kindOf)
 }
+
+// The kinds of entry compact.CutPath tells apart.
+const (
+	kindOther uint8 = iota
+	kindMessage
+	kindCompaction
+	kindState // compact.FoldsState
+)
+
+func kindOf(typ string) uint8 {
+	switch {
+	case typ == "message":
+		return kindMessage
+	case typ == "compaction":
+		return kindCompaction
+	case compact.FoldsState(typ):
+		return kindState
+	}
+	return kindOther
+}
+
+// kindType is a type of the kind (for compact.CutPath, which asks no more
+// of a type than its kind).
+var kindType = [...]string{kindOther: "", kindMessage: "message", kindCompaction: "compaction", kindState: "model_change"}
 
 // fast serves open from an index of ids and offsets, reading the file twice
 // (index, then the path's lines), never holding all entries. It declines
@@ -310,7 +395,7 @@ func (o *opener) fast(all bool) (done bool, err error) {
 	}
 	// The default view (the path to the last entry) comes from the index
 	// beside the file while it agrees with the file.
-	indexed := !all && !o.leafSet && o.jq == nil && !hasSidecar(o.path)
+	indexed := !all && !o.history && !o.leafSet && o.jq == nil && !hasSidecar(o.path)
 	if indexed {
 		if done, err := o.fromIndex(f, st); done || err != nil {
 			return true, err
@@ -343,7 +428,6 @@ func (o *opener) fast(all bool) (done bool, err error) {
 			return true, err
 		}
 	}
-	o.emitHeader(header, leafID)
 	order, cycle := idx.order(leaf, all)
 	if cycle >= 0 { // the walk came back to an entry: a parent cycle, cut here
 		id, err := idx.id(f, cycle)
@@ -352,14 +436,37 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		}
 		app.Warnf(o.c, "%s: parent cycle through entry %q (cut where it closes)", o.path, id)
 	}
-	runs := idx.runs(order)
+	var cut streamCut
+	if !all {
+		if order, cut, err = o.cutIndexed(f, idx, order); err != nil {
+			return true, err
+		}
+	}
+	o.emitHeader(header, leafID, cut)
+	carry, context := idx.runs(order[:cut.carried]), idx.runs(order[cut.carried:])
 	if indexed && cycle < 0 {
-		o.saveIndex(st, idx, runs, leafID, leaf)
+		o.saveIndex(st, idx, carry, context, cut, leafID, leaf)
 	}
 	if o.jq != nil {
 		return true, o.copyEach(f, idx, order)
 	}
-	return true, o.copyRuns(f, runs)
+	if err := o.copyRuns(f, carry); err != nil {
+		return true, err
+	}
+	return true, o.copyRuns(f, context)
+}
+
+// cutIndexed is cutPath over the path order of an index's entries.
+func (o *opener) cutIndexed(f *os.File, idx *fastIndex, order []int32) ([]int32, streamCut, error) {
+	return o.cutPath(order, func(i int) string { return kindType[idx.kind[order[i]]] },
+		func(i int) ([]byte, error) { return readAt(f, idx.off[order[i]], idx.n[order[i]]) },
+		func(id string) int {
+			j, ok := idx.lines.IDs.Get(id)
+			if !ok {
+				return -1
+			}
+			return slices.Index(order, j)
+		})
 }
 
 // index reads the file's lines into an index: the header's bytes (nil for
@@ -369,11 +476,13 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 	idx := &fastIndex{}
 	if st, err := f.Stat(); err == nil && st.Size() > 1<<20 { // about an entry a KiB: room, fewer rehashes and copies
 		n := int(st.Size() / 1024)
-		idx.lines.IDs = make(map[string]int32, n)
+		idx.lines.IDs = session.NewIDTable(n)
 		idx.off, idx.n, idx.parent, idx.hasBlob = make([]int64, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]bool, 0, n)
+		idx.kind = make([]uint8, 0, n)
 	}
 	var header []byte
 	var pending map[int32]string // children whose parent line comes later
+	prevID := ""                 // the last entry's id when ids resolve to it
 	var err error
 	idx.whole, idx.nlines, err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
 		l, err := idx.lines.Read(raw, lineNo, torn)
@@ -388,8 +497,12 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 		case l.Kind == session.EntryLine:
 			i := int32(len(idx.off))
 			par := int32(-1)
-			if l.ParentID != "" {
-				if j, ok := idx.lines.IDs[l.ParentID]; ok {
+			switch {
+			case l.ParentID == "":
+			case l.ParentID == prevID: // the common case: the entry before, found without a lookup
+				par = i - 1
+			default:
+				if j, ok := idx.lines.IDs.Get(l.ParentID); ok {
 					par = j
 				} else {
 					if pending == nil {
@@ -403,12 +516,17 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 			idx.parent = append(idx.parent, par)
 			// hasBlob marks the lines copied one by one through emitEntry (blobs to
 			// resolve, bytes to repair) rather than in runs straight from the file.
-			idx.hasBlob = append(idx.hasBlob, l.Repaired || bytes.Contains(raw, []byte("blob:sha256:")))
+			idx.hasBlob = append(idx.hasBlob, l.Repaired || l.Blob)
+			idx.kind = append(idx.kind, kindOf(l.Type))
+			prevID = l.ID
+			if l.Dup {
+				prevID = ""
+			}
 		}
 		return nil
 	})
 	for i, pid := range pending {
-		if j, ok := idx.lines.IDs[pid]; ok {
+		if j, ok := idx.lines.IDs.Get(pid); ok {
 			idx.parent[i] = j
 		}
 	}
@@ -420,7 +538,7 @@ func (idx *fastIndex) find(id string) (int32, error) {
 	if id == "" {
 		return -1, nil
 	}
-	j, ok := idx.lines.IDs[id]
+	j, ok := idx.lines.IDs.Get(id)
 	if !ok {
 		return 0, os.ErrNotExist
 	}
@@ -475,7 +593,7 @@ func (o *opener) copyEach(f *os.File, idx *fastIndex, order []int32) error {
 
 // runs are the lines in order as runs of adjacent lines.
 func (idx *fastIndex) runs(order []int32) []session.Run {
-	var runs []session.Run
+	runs := []session.Run{} // [], not null, in an index
 	for _, i := range order {
 		runs = session.AddRun(runs, idx.off[i], int64(idx.n[i]), idx.hasBlob[i])
 	}
@@ -494,12 +612,28 @@ func (o *opener) copyRuns(f *os.File, runs []session.Run) error {
 			o.emitEntry(raw)
 			continue
 		}
-		if _, err := io.Copy(o.w, io.NewSectionReader(f, r.Off, r.Len)); err != nil {
+		if err := o.copyRange(f, r.Off, r.Len); err != nil {
 			return err
 		}
 		o.w.WriteByte('\n')
 	}
 	return o.err
+}
+
+// copyRange writes f's bytes [off, off+n): by sendfile when stdout is a
+// file that takes it and the range is long enough to be worth a flush,
+// else through the buffer.
+func (o *opener) copyRange(f *os.File, off, n int64) error {
+	if out, ok := o.env.Stdout.(*os.File); ok && n >= 256<<10 {
+		if err := o.w.Flush(); err != nil {
+			return err
+		}
+		if sent, err := sendRange(out, f, off, n); sent || err != nil {
+			return err
+		}
+	}
+	_, err := io.Copy(o.w, io.NewSectionReader(f, off, n))
+	return err
 }
 
 func readAt(f *os.File, off int64, n int32) ([]byte, error) {
@@ -514,7 +648,7 @@ func readAt(f *os.File, off int64, n int32) ([]byte, error) {
 // passed to fn is valid only during the call. It returns where the last
 // newline-terminated line ends: bytes, and lines.
 func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 1<<20) // fewer reads of a long file
 	var off int64
 	var long []byte
 	for n := 1; ; n++ {

@@ -38,6 +38,9 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 		return false, nil
 	}
 	x, err := session.ParseIndex(b)
+	if errors.Is(err, session.ErrIndexVersion) {
+		return false, nil // stale: rebuilt silently
+	}
 	if err != nil {
 		app.Warnf(o.c, "%s: not a session index (%v): rebuilt from %s", indexPath(o.path), err, o.path)
 		return false, nil
@@ -50,7 +53,7 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 		return false, nil
 	}
 	lines := session.ResumeLines(hdr, x.Entries)
-	path, leaf := append([]session.Run(nil), x.Path...), x.LeafID
+	path, leaf := append([]session.Run(nil), x.Context...), x.LeafID
 	bloom := session.Bloom(x.IDs)
 	var added []string
 	whole, n, err := scanLines(boundLines(io.NewSectionReader(f, x.Size, 1<<62), o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
@@ -58,10 +61,13 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 		if err != nil || l.Kind != session.EntryLine {
 			return err
 		}
-		if bloom.Has(l.ID) || lines.IDs[l.ID] != int32(lines.Entries()-1) || l.ParentID != leaf {
+		if bloom.Has(l.ID) || !isEntry(&lines.IDs, l.ID, int32(lines.Entries()-1)) || l.ParentID != leaf {
 			return errRescan
 		}
-		path = session.AddRun(path, x.Size+off, int64(len(raw)), l.Repaired || bytes.Contains(raw, []byte("blob:sha256:")))
+		if l.Type == "compaction" { // the stream's cut moves: found by a whole read
+			return errRescan
+		}
+		path = session.AddRun(path, x.Size+off, int64(len(raw)), l.Repaired || l.Blob)
 		leaf, added = l.ID, append(added, l.ID)
 		return nil
 	})
@@ -76,7 +82,7 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 		problems = append(problems, session.Problem{Line: p.Line, Err: errors.New(p.Message), Kept: p.Kept})
 	}
 	warnProblems(o.c, o.path, append(problems, lines.Problems...))
-	o.emitHeader(header, leaf)
+	o.emitHeader(header, leaf, streamCut{x.Carried, x.Omitted})
 	if whole == st.Size()-x.Size && len(added) > 0 { // new whole lines, and nothing torn after them: keep them
 		for _, id := range added {
 			bloom.Add(id)
@@ -84,16 +90,19 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 		x.Size += whole
 		x.Lines += n
 		x.Entries = lines.Entries()
-		x.LeafID, x.Path = leaf, path
+		x.LeafID, x.Context = leaf, path
 		x.Problems = indexProblems(problems, lines.Problems)
 		o.writeIndex(f, x)
+	}
+	if err := o.copyRuns(f, x.Carry); err != nil {
+		return true, err
 	}
 	return true, o.copyRuns(f, path)
 }
 
 // agrees checks x against the file: the indexed bytes end as they did
-// (their hash), the header run is the header, and the path's runs are
-// whole lines, the last one the leaf's. A disagreement other than a
+// (their hash), the header run is the header, and the carried and context
+// runs are whole lines, the context's last one the leaf's. A disagreement other than a
 // changed tail is reported.
 func (o *opener) agrees(f *os.File, x session.Index) ([]byte, session.Header, bool) {
 	tail := make([]byte, min(x.Size, session.TailBytes))
@@ -113,7 +122,7 @@ func (o *opener) agrees(f *os.File, x session.Index) ([]byte, session.Header, bo
 		return bad("its header is not there")
 	}
 	var one [1]byte
-	for _, r := range x.Path {
+	for _, r := range append(x.Carry[:len(x.Carry):len(x.Carry)], x.Context...) {
 		if r.Off > 0 {
 			if _, err := f.ReadAt(one[:], r.Off-1); err != nil || one[0] != '\n' {
 				return bad("a path run does not start a line")
@@ -123,8 +132,8 @@ func (o *opener) agrees(f *os.File, x session.Index) ([]byte, session.Header, bo
 			return bad("a path run does not end a line")
 		}
 	}
-	if n := len(x.Path); n > 0 {
-		last := x.Path[n-1]
+	if n := len(x.Context); n > 0 {
+		last := x.Context[n-1]
 		raw, err := readAt(f, last.Off, int32(last.Len))
 		if i := bytes.LastIndexByte(raw, '\n'); i >= 0 {
 			raw = raw[i+1:]
@@ -143,26 +152,32 @@ const indexMin = 1 << 20
 
 // saveIndex writes the index of a whole read of the file, when the file
 // is at least indexMin bytes, ends with a newline and its leaf is the entry
-// its id resolves to.
-func (o *opener) saveIndex(st os.FileInfo, idx *fastIndex, runs []session.Run, leafID string, leaf int32) {
+// its id resolves to: the runs of the stream it printed (cut, carry and
+// context).
+func (o *opener) saveIndex(st os.FileInfo, idx *fastIndex, carry, context []session.Run, cut streamCut, leafID string, leaf int32) {
 	if idx.whole < indexMin || idx.whole != st.Size() || fileID(st) == (session.FileID{}) {
 		return
 	}
-	if leaf >= 0 && idx.lines.IDs[leafID] != leaf {
+	if leaf >= 0 && !isEntry(&idx.lines.IDs, leafID, leaf) {
 		return
 	}
-	bloom := session.NewBloom(len(idx.lines.IDs))
-	for id := range idx.lines.IDs {
-		bloom.Add(id)
-	}
+	bloom := session.NewBloom(idx.lines.IDs.Len())
+	idx.lines.IDs.All(bloom.AddHash)
 	f, err := os.Open(o.path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	o.writeIndex(f, session.Index{Type: "session_index", Version: session.IndexVersion, File: fileID(st), Size: idx.whole,
-		Lines: idx.nlines, Entries: idx.lines.Entries(), Header: idx.header, LeafID: leafID, Path: runs,
+		Lines: idx.nlines, Entries: idx.lines.Entries(), Header: idx.header, LeafID: leafID,
+		Carried: cut.carried, Omitted: cut.omitted, Carry: carry, Context: context,
 		Problems: indexProblems(nil, idx.lines.Problems), IDs: bloom})
+}
+
+// isEntry says whether id resolves to entry i.
+func isEntry(ids *session.IDTable, id string, i int32) bool {
+	j, ok := ids.Get(id)
+	return ok && j == i
 }
 
 func indexProblems(kept []session.Problem, more []session.Problem) []session.IndexProblem {

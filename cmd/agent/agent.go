@@ -131,18 +131,20 @@ func (a *agent) loadState(ctx context.Context) string {
 	}
 	var recs []session.Record
 	var msgs []llm.Message
+	var h session.Header
 	for i, line := range bytes.Split(out, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if i == 0 {
-			continue // the header
+			h, _ = session.ParseStreamHeader(line)
+			continue
 		}
 		if r, err := session.ParseRecord(line); err == nil {
 			recs = append(recs, r)
 		}
 	}
-	sctx, err := session.BuildContext(recs, nil)
+	sctx, err := session.BuildContext(session.Rechain(recs, h.Carried), nil) // a cut stream's carried state first
 	if err == nil {
 		if m := sctx.Models["default"]; m != "" {
 			a.state.modelRef = m

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/agentutils/agentutils/lib/session"
 )
 
-// What CarryAll keeps, reading only the newest messages, decides
+// What CarryRecords keeps, reading only the newest messages, decides
 // DefaultModel and LastUsage as the whole path does, as what Carry over
 // every entry keeps does.
-func TestCarryAll(t *testing.T) {
+func TestCarryRecords(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for round := range 300 {
 		var lines []string
@@ -35,9 +37,10 @@ func TestCarryAll(t *testing.T) {
 				lines = append(lines, fmt.Sprintf(`{"type":"message","id":"%s","message":{"role":"assistant","content":[]%s%s,"stopReason":"%s"}}`, id, model, usage, stop))
 			}
 		}
-		var heads, whole []Entry
+		var heads []session.Record
+		var whole []Entry
 		for _, l := range lines {
-			h, err := ReadHead([]byte(l))
+			h, err := session.ParseRecord([]byte(l))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +51,7 @@ func TestCarryAll(t *testing.T) {
 		for _, e := range whole {
 			want = Carry(want, e)
 		}
-		got := CarryAll(nil, heads)
+		got := CarryRecords(nil, heads)
 		if DefaultModel(got) != DefaultModel(whole) || DefaultModel(want) != DefaultModel(whole) {
 			t.Errorf("round %d: model %q from the carried, %q from all", round, DefaultModel(got), DefaultModel(whole))
 		}

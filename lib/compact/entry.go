@@ -85,11 +85,20 @@ func index(r session.Record, msg []byte) Entry {
 	return e
 }
 
-// Records are the entries' records.
-func Records(entries []Entry) []session.Record {
-	out := make([]session.Record, len(entries))
-	for i, e := range entries {
-		out[i] = e.Record
+// EntryOf reads a record (parsed, so checked) as an entry.
+func EntryOf(r session.Record) Entry {
+	var msg []byte
+	if r.Type == "message" {
+		msg = session.MemberVals(r.Raw, "message")[0]
+	}
+	return index(r, msg)
+}
+
+// EntriesOf reads records as entries (EntryOf).
+func EntriesOf(recs []session.Record) []Entry {
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		out[i] = EntryOf(r)
 	}
 	return out
 }
@@ -351,7 +360,7 @@ func DefaultModel(path []Entry) string {
 // the decisions what the whole path would.
 func Carry(carry []Entry, e Entry) []Entry {
 	switch {
-	case foldsState(e):
+	case FoldsState(e.Type):
 		return append(carry, e)
 	case e.Type != "message" || e.info.role != "assistant":
 		return carry
@@ -370,10 +379,10 @@ func Carry(carry []Entry, e Entry) []Entry {
 	return append(out, e)
 }
 
-// foldsState says whether BuildContext folds e's type into the context's
-// state wherever it is on the path.
-func foldsState(e Entry) bool {
-	switch e.Type {
+// FoldsState says whether BuildContext folds an entry of type typ into the
+// context's state wherever it is on the path.
+func FoldsState(typ string) bool {
+	switch typ {
 	case "model_change", "thinking_level_change", "ttsr_injection", "mode_change":
 		return true
 	}
@@ -388,30 +397,14 @@ func countsUsage(e Entry) bool {
 	return e.info.usage != nil && e.info.stopReason != "error" && e.info.stopReason != "aborted"
 }
 
-// CarryAll is Carry over the entries let go of (in stream order), reading
-// (Complete) only the newest messages it needs: the model changes are
-// kept, and of the assistant messages only the newest that names its model
-// and the newest with a usage can matter.
-func CarryAll(carry []Entry, gone []Entry) []Entry {
-	model, usage := -1, -1
-	for i := len(gone) - 1; i >= 0 && (model < 0 || usage < 0); i-- {
-		if gone[i].Type != "message" {
-			continue
-		}
-		Complete(gone[i : i+1])
-		if e := gone[i]; e.info.role == "assistant" {
-			if model < 0 && namesModel(e) {
-				model = i
-			}
-			if usage < 0 && countsUsage(e) {
-				usage = i
-			}
-		}
-	}
-	for i, e := range gone {
-		if foldsState(e) || i == model || i == usage {
-			carry = Carry(carry, e)
-		}
+// CarryRecords is Carry over the records let go of (in stream order),
+// reading (EntryOf) only those it needs: the state changes, and of the
+// assistant messages only the newest that names its model and the newest
+// with a usage can matter (carryIndexes).
+func CarryRecords(carry []Entry, gone []session.Record) []Entry {
+	keep, _ := carryIndexes(len(gone), func(i int) string { return gone[i].Type }, func(i int) (Entry, error) { return EntryOf(gone[i]), nil })
+	for _, i := range keep {
+		carry = Carry(carry, EntryOf(gone[i]))
 	}
 	return carry
 }

@@ -28,17 +28,7 @@ func ReadEntry(line []byte) (Entry, error) {
 
 // Index reads records already parsed (tests, other callers of the
 // Record-based session API).
-func Index(recs []session.Record) []Entry {
-	out := make([]Entry, len(recs))
-	for i, r := range recs {
-		var msg []byte
-		if r.Type == "message" {
-			msg = session.MemberVals(r.Raw, "message")[0]
-		}
-		out[i] = index(r, msg)
-	}
-	return out
-}
+func Index(recs []session.Record) []Entry { return EntriesOf(recs) }
 
 // EstimateTokens is the reference's chars/4 estimate of one AgentMessage
 // (user images are not counted, tool-result images count 1200 tokens;

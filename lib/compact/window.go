@@ -14,29 +14,52 @@ import (
 // active path 'agent-session open' prints), nothing before the newest
 // compaction's kept part is in any context to come but the state the
 // resolver folds over the path (model, thinking level, ...), which Cut
-// carries. Entries are the entries held, Carry the carried copies of those
-// let go of.
+// carries. Held are the entries held, as records (a reader completes the
+// ones it decides from: EntriesOf), Carry the carried copies of those let
+// go of, read as entries.
 type Window struct {
-	Entries []Entry
-	Carry   []Entry
-	Gone    int // entries let go of
+	Held  []session.Record
+	Carry []Entry
+	Gone  int // entries let go of
 	// Own makes Cut copy the bytes of the entries it carries, for a
 	// reader whose entries share buffers it lets go of as a whole.
 	Own      bool
 	branched bool
+	carrying int // carried entries still to come (Start)
 	lastID   string
 	from     int // after a cut: Entries[from:] descend from the compaction cut at
 	cut      string
 }
 
+// Start reads what a cut stream's header says (formats/session): its
+// first h.Carried entries are carried state, taken into Carry, and
+// h.Omitted entries of the path came before them, not printed.
+func (w *Window) Start(h session.Header) {
+	w.carrying, w.Gone = h.Carried, w.Gone+h.Omitted
+}
+
+// Carrying says whether Add takes the next entry into Carry (a cut
+// stream's carried entry) rather than into Entries.
+func (w *Window) Carrying() bool { return w.carrying > 0 }
+
 // Add takes the next entry. For a compaction on a stream that is one chain
-// so far it returns where its kept part starts in Entries when something
+// so far it returns where its kept part starts in Held when something
 // precedes it there (k > 0; the caller may Cut(k)), else -1. After a cut,
 // an entry that does not descend from the compaction cut at is an error:
 // its context would need entries let go of.
-func (w *Window) Add(e Entry) (k int, err error) {
+func (w *Window) Add(e session.Record) (k int, err error) {
+	if w.carrying > 0 {
+		w.carrying--
+		c := EntryOf(e)
+		if w.Own {
+			c = c.clone()
+		}
+		w.Carry = append(w.Carry, c)
+		w.Gone++
+		return -1, nil
+	}
 	if e.Pending && w.holds(e.ID) { // it stands in that entry's place (session.ContextPath)
-		w.Entries = append(w.Entries, e)
+		w.Held = append(w.Held, e)
 		return -1, nil
 	}
 	linear := w.lastID == "" || e.ParentID == w.lastID
@@ -45,13 +68,13 @@ func (w *Window) Add(e Entry) (k int, err error) {
 	}
 	w.branched = w.branched || !linear
 	w.lastID = e.ID
-	w.Entries = append(w.Entries, e)
+	w.Held = append(w.Held, e)
 	if e.Type != "compaction" || w.branched {
 		return -1, nil
 	}
 	id, _ := session.StrVal(session.MemberVals(e.Raw, "firstKeptEntryId")[0])
-	for j := len(w.Entries) - 1; j > 0 && id != ""; j-- {
-		if w.Entries[j].ID == id {
+	for j := len(w.Held) - 1; j > 0 && id != ""; j-- {
+		if w.Held[j].ID == id {
 			return j, nil
 		}
 	}
@@ -66,7 +89,7 @@ func (w *Window) holds(id string) bool { return w.has(0, id) }
 func (w *Window) descends(id string) bool { return w.has(w.from, id) }
 
 func (w *Window) has(from int, id string) bool {
-	for _, e := range w.Entries[from:] {
+	for _, e := range w.Held[from:] {
 		if e.ID == id {
 			return true
 		}
@@ -74,19 +97,19 @@ func (w *Window) has(from int, id string) bool {
 	return false
 }
 
-// Cut lets go of Entries[:k] (k from Add), carrying what the decisions and
+// Cut lets go of Held[:k] (k from Add), carrying what the decisions and
 // the resolver still read of them (CarryAll). The newest entry is the
 // compaction Add returned k for.
 func (w *Window) Cut(k int) {
-	w.Carry = CarryAll(w.Carry, w.Entries[:k])
+	w.Carry = CarryRecords(w.Carry, w.Held[:k])
 	for i := range w.Carry {
 		if w.Own && !w.Carry[i].own {
 			w.Carry[i] = w.Carry[i].clone()
 		}
 	}
 	w.Gone += k
-	w.Entries = slices.Delete(w.Entries, 0, k) // the same array: a window cut again needs no new one
-	w.from = len(w.Entries) - 1
+	w.Held = slices.Delete(w.Held, 0, k) // the same array: a window cut again needs no new one
+	w.from = len(w.Held) - 1
 	w.cut = w.lastID
 }
 
@@ -95,18 +118,14 @@ func (w *Window) Cut(k int) {
 // parent of the window's first): the records BuildContext resolves to the
 // same context as the whole stream's on a stream that was cut.
 func (w *Window) Path() []session.Record {
-	recs := make([]session.Record, 0, len(w.Carry)+len(w.Entries))
+	if len(w.Carry) == 0 {
+		return w.Held
+	}
+	recs := make([]session.Record, 0, len(w.Carry)+len(w.Held))
 	for _, e := range w.Carry {
 		recs = append(recs, e.Record)
 	}
-	recs = append(recs, Records(w.Entries)...)
-	if len(w.Carry) > 0 {
-		parent := ""
-		for i := range recs[:min(len(recs), len(w.Carry)+1)] {
-			recs[i].ParentID, parent = parent, recs[i].ID
-		}
-	}
-	return recs
+	return session.Rechain(append(recs, w.Held...), len(w.Carry))
 }
 
 // clone is e with bytes of its own, read again from a copy of them.

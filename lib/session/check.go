@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +38,13 @@ func CheckRecord(raw []byte) error {
 			c.str(k, false)
 		}
 		c.kind("leafId", false, "string", "null")
+		for _, k := range []string{"carried", "omitted"} { // a cut stream's counts
+			if v, ok := c.member(k, false, "number"); ok {
+				if n, err := strconv.Atoi(string(v)); err != nil || n < 0 {
+					c.fail("%q is %s, want a count (an integer from 0)", k, v)
+				}
+			}
+		}
 		return c.err
 	}
 	c.nonEmpty("id", false)

@@ -7,14 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/bits"
 )
 
 // Index is a session file's index (formats/session-index): what 'agent-session
-// open' needs to print the active path without reading the file again up
-// to Size — the path's byte runs, the problems its lines had, a Bloom
-// filter of the entry ids. The file stays the only truth: an index is used
+// open' needs to print the session stream without reading the file again
+// up to Size — the byte runs of the path's carried entries and of its
+// context (formats/session: the stream is the context), the problems its
+// lines had, a Bloom filter of the entry ids. The file stays the only truth: an index is used
 // only while it agrees with the file (Size, the hash of the bytes before
 // it, the file's identity), and rebuilt from the file otherwise.
 type Index struct {
@@ -27,7 +27,10 @@ type Index struct {
 	Entries  int            `json:"entries"`
 	Header   Run            `json:"header"`
 	LeafID   string         `json:"leafId"`
-	Path     []Run          `json:"path"` // the active path's lines, root first, in runs
+	Carried  int            `json:"carried"` // entries in Carry
+	Omitted  int            `json:"omitted"` // entries of the path in neither Carry nor Context
+	Carry    []Run          `json:"carry"`   // the carried entries' lines, in path order
+	Context  []Run          `json:"context"` // the path's lines from the cut on (all of them: no cut), in runs
 	Problems []IndexProblem `json:"problems"`
 	IDs      []byte         `json:"ids"` // Bloom filter of every entry id (base64 in JSON)
 }
@@ -56,7 +59,7 @@ type IndexProblem struct {
 }
 
 const (
-	IndexVersion = 1
+	IndexVersion = 2
 	TailBytes    = 4096
 	bloomK       = 4
 )
@@ -67,11 +70,22 @@ func TailHash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// ErrIndexVersion is ParseIndex's error for an index of another version
+// (stale, not wrong: written by another version of open).
+var ErrIndexVersion = errors.New("another version of the index")
+
 // ParseIndex reads an index and checks it is one: its type and version,
 // ranges that are whole and within Size, a Bloom filter whose size is a
 // power of two.
 func ParseIndex(b []byte) (Index, error) {
 	var x Index
+	var v struct {
+		Type    string `json:"type"`
+		Version int    `json:"version"`
+	}
+	if json.Unmarshal(b, &v) == nil && v.Type == "session_index" && v.Version != IndexVersion {
+		return x, fmt.Errorf("%w: version %d, not %d", ErrIndexVersion, v.Version, IndexVersion)
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields() // the format grows only with a new version
 	if err := d.Decode(&x); err != nil {
@@ -88,10 +102,12 @@ func ParseIndex(b []byte) (Index, error) {
 		return x, errors.New(`"tail" is not a sha256 in hex`)
 	case len(x.IDs) == 0 || bits.OnesCount(uint(len(x.IDs))) != 1:
 		return x, errors.New(`"ids" is not a Bloom filter (its size is not a power of two)`)
-	case (x.LeafID == "") != (len(x.Path) == 0):
-		return x, errors.New(`"leafId" and "path" disagree`)
+	case (x.LeafID == "") != (len(x.Context) == 0):
+		return x, errors.New(`"leafId" and "context" disagree`)
+	case x.Carried < 0 || x.Omitted < 0 || (x.Carried == 0) != (len(x.Carry) == 0):
+		return x, errors.New(`"carried" and "carry" disagree`)
 	}
-	for _, r := range append([]Run{x.Header}, x.Path...) {
+	for _, r := range append(append([]Run{x.Header}, x.Carry...), x.Context...) {
 		if r.Off < 0 || r.Len <= 0 || r.Off > x.Size || r.Len > x.Size-r.Off {
 			return x, fmt.Errorf("run %d+%d is not within the %d bytes indexed", r.Off, r.Len, x.Size)
 		}
@@ -111,10 +127,18 @@ func NewBloom(n int) Bloom {
 	return make(Bloom, size)
 }
 
-func (b Bloom) positions(s string, fn func(bit uint64) bool) bool {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	x := h.Sum64()
+// IDHash is the FNV-1a 64 hash of an id that the filter's probes derive
+// from (a reader may hash each id once, as it reads it, and add it later).
+func IDHash(s string) uint64 {
+	x := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		x ^= uint64(s[i])
+		x *= 1099511628211
+	}
+	return x
+}
+
+func (b Bloom) positions(x uint64, fn func(bit uint64) bool) bool {
 	h1, h2 := x&0xffffffff, x>>32|1
 	m := uint64(len(b)) * 8
 	for i := uint64(0); i < bloomK; i++ {
@@ -126,13 +150,16 @@ func (b Bloom) positions(s string, fn func(bit uint64) bool) bool {
 }
 
 // Add adds s.
-func (b Bloom) Add(s string) {
-	b.positions(s, func(bit uint64) bool { b[bit/8] |= 1 << (bit % 8); return true })
+func (b Bloom) Add(s string) { b.AddHash(IDHash(s)) }
+
+// AddHash adds the string of IDHash h.
+func (b Bloom) AddHash(h uint64) {
+	b.positions(h, func(bit uint64) bool { b[bit/8] |= 1 << (bit % 8); return true })
 }
 
 // Has reports whether s may have been added (false: it was not).
 func (b Bloom) Has(s string) bool {
-	return b.positions(s, func(bit uint64) bool { return b[bit/8]&(1<<(bit%8)) != 0 })
+	return b.positions(IDHash(s), func(bit uint64) bool { return b[bit/8]&(1<<(bit%8)) != 0 })
 }
 
 // AddRun appends the line [off, off+n) to a path's runs, joining it to the

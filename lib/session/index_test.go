@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ func validIndex() Index {
 	b := NewBloom(2)
 	b.Add("a1")
 	return Index{Type: "session_index", Version: IndexVersion, Size: 500, Tail: strings.Repeat("0", 64), Lines: 3, Entries: 2,
-		Header: Run{0, 100, false}, LeafID: "a2", Path: []Run{{101, 300, false}}, Problems: []IndexProblem{}, IDs: b}
+		Header: Run{0, 100, false}, LeafID: "a2", Context: []Run{{101, 300, false}}, Problems: []IndexProblem{}, IDs: b}
 }
 
 // What ParseIndex refuses beyond the schema: ranges outside the bytes
@@ -22,14 +23,14 @@ func TestParseIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]func(*Index){
-		"run past size":      func(x *Index) { x.Path[0].Len = 400 },
+		"run past size":      func(x *Index) { x.Context[0].Len = 400 },
 		"header past size":   func(x *Index) { x.Header.Off = 499 },
-		"negative offset":    func(x *Index) { x.Path[0].Off = -1 },
-		"overflowing run":    func(x *Index) { x.Path[0].Off, x.Path[0].Len = 1<<62, 1<<62 },
+		"negative offset":    func(x *Index) { x.Context[0].Off = -1 },
+		"overflowing run":    func(x *Index) { x.Context[0].Off, x.Context[0].Len = 1<<62, 1<<62 },
 		"filter of 3 bytes":  func(x *Index) { x.IDs = []byte{0, 0, 0} },
-		"leaf without path":  func(x *Index) { x.Path = nil },
+		"leaf without path":  func(x *Index) { x.Context = nil },
 		"path without leaf":  func(x *Index) { x.LeafID = "" },
-		"another version":    func(x *Index) { x.Version = 2 },
+		"another version":    func(x *Index) { x.Version = 1 },
 		"a tail not sha-256": func(x *Index) { x.Tail = "00" },
 	} {
 		x := validIndex()
@@ -82,7 +83,7 @@ func FuzzParseIndex(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, r := range append([]Run{x.Header}, x.Path...) {
+		for _, r := range append(append([]Run{x.Header}, x.Carry...), x.Context...) {
 			if r.Off < 0 || r.Len <= 0 || r.Off > x.Size || r.Len > x.Size-r.Off {
 				t.Fatalf("accepted a run outside the file: %+v in %d", r, x.Size)
 			}
@@ -115,7 +116,7 @@ func FuzzLines(f *testing.F) {
 				if line.ID == "" || line.ParentID == line.ID {
 					t.Fatalf("line %d: entry %q parent %q", n+1, line.ID, line.ParentID)
 				}
-				if _, ok := l.IDs[line.ID]; !ok {
+				if _, ok := l.IDs.Get(line.ID); !ok {
 					t.Fatalf("line %d: id %q not in IDs", n+1, line.ID)
 				}
 			}
@@ -126,4 +127,15 @@ func FuzzLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// IDHash is FNV-1a 64, the hash the format names.
+func TestIDHashIsFNV1a(t *testing.T) {
+	for _, s := range []string{"", "a1", "3c80e6e7", "ünïcode id"} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if IDHash(s) != h.Sum64() {
+			t.Errorf("%q: %x, want %x", s, IDHash(s), h.Sum64())
+		}
+	}
 }

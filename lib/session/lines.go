@@ -26,7 +26,7 @@ import (
 type Lines struct {
 	// IDs maps each entry id to the index (among the entries Line
 	// returned) of the first entry with it.
-	IDs      map[string]int32
+	IDs      IDTable
 	Problems []Problem
 	Header   Header // the file's header, once Line returned it
 	entries  int32
@@ -48,6 +48,7 @@ type Line struct {
 	Record
 	Kind     LineKind
 	Repaired bool
+	Dup      bool // an entry whose id an earlier entry has (ids resolve to that one)
 }
 
 // Read classifies line n of the file (raw without its line ending; torn
@@ -87,13 +88,9 @@ func (l *Lines) Read(raw []byte, n int, torn bool) (Line, error) {
 		if rec.ID == "" {
 			return l.skip(n, errors.New("entry without an id"))
 		}
-		if l.IDs == nil {
-			l.IDs = map[string]int32{}
-		}
-		if _, dup := l.IDs[rec.ID]; dup {
+		if l.IDs.Add(rec.ID, l.entries) {
+			out.Dup = true
 			l.Problems = append(l.Problems, Problem{Line: n, Kept: true, Err: fmt.Errorf("duplicate id %q (the first one is used)", rec.ID)})
-		} else {
-			l.IDs[rec.ID] = l.entries
 		}
 		if rec.ParentID == rec.ID {
 			l.Problems = append(l.Problems, Problem{Line: n, Kept: true, Err: fmt.Errorf("entry %q names itself as its parent (read as a root)", rec.ID)})

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,6 +27,10 @@ type Record struct {
 	ParentID  string // "" for a root (parentId null or absent)
 	Timestamp string
 	Pending   bool // "pending": true — produced by a stage, not yet persisted
+	// Blob says the line holds `"blob:sha256:` (a blob reference that
+	// ResolveBlobs resolves), as parsing found it (ParseRecord and Lines
+	// set it; a Record made otherwise may hold one with Blob false).
+	Blob bool
 }
 
 // Head is the part of a record Peek reads.
@@ -35,6 +40,7 @@ type Head struct {
 	ParentID string `json:"parentId"` // "" for null or absent
 	Pending  bool   `json:"pending"`
 	Time     string `json:"timestamp"`
+	Blob     bool   `json:"-"` // skim's: a string holds `"blob:sha256:`
 }
 
 // Peek reads the base fields of a line without decoding the rest. It fails
@@ -83,7 +89,7 @@ func parseRecord(line []byte, wantMsg bool) (Record, json.RawMessage, error) {
 		at = nil
 	}
 	if h, ok := skim(line, at); ok { // the fast path: structure checked in one pass
-		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, msg, nil
+		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending, Blob: h.Blob}, msg, nil
 	}
 	if !json.Valid(line) {
 		var v any
@@ -96,7 +102,8 @@ func parseRecord(line []byte, wantMsg bool) (Record, json.RawMessage, error) {
 	if wantMsg {
 		msg = MemberVals(line, "message")[0]
 	}
-	return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending}, msg, nil
+	return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending,
+		Blob: bytes.Contains(line, []byte(`"`+BlobPrefix))}, msg, nil
 }
 
 func jsonError(err error) error {
@@ -120,6 +127,12 @@ type Header struct {
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
 	ParentSession string `json:"parentSession,omitempty"`
+	// Carried and Omitted are a cut stream's (formats/session): the first
+	// Carried entries after the header are state carried from the path
+	// before the context, Omitted entries of the path were not printed.
+	// ParseStreamHeader reads them; a file's header has neither.
+	Carried int `json:"-"`
+	Omitted int `json:"-"`
 }
 
 // ParseHeader checks a header line: type "session" and a string id. A
@@ -146,6 +159,47 @@ func ParseHeader(line []byte) (Header, error) {
 		h.Version = 1
 	}
 	return h, nil
+}
+
+// ParseStreamHeader is ParseHeader for the header of a session stream,
+// which also reads its stream-only members carried and omitted
+// (non-negative integers; absent: 0).
+func ParseStreamHeader(line []byte) (Header, error) {
+	h, err := ParseHeader(line)
+	if err != nil {
+		return h, err
+	}
+	for _, m := range []struct {
+		key string
+		n   *int
+	}{{"carried", &h.Carried}, {"omitted", &h.Omitted}} {
+		v := MemberVals(line, m.key)[0]
+		if v == nil {
+			continue
+		}
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 0 {
+			return h, fmt.Errorf("the stream header's %q is %s, not a count", m.key, v)
+		}
+		*m.n = n
+	}
+	return h, nil
+}
+
+// Rechain is a cut stream's records as one chain the resolver walks: the
+// first carried records (state from the path before the context, each
+// printed as stored) each made the parent of the next, the last one the
+// parent of the first record after them. recs is changed in place.
+func Rechain(recs []Record, carried int) []Record {
+	out := recs
+	if carried <= 0 {
+		return out
+	}
+	parent := ""
+	for i := range out[:min(len(out), carried+1)] {
+		out[i].ParentID, parent = parent, out[i].ID
+	}
+	return out
 }
 
 // NewHeader renders a version-3 header.

@@ -19,7 +19,7 @@ import (
 // it), in the same pass.
 func skim(line []byte, msg *[]byte) (h Head, ok bool) {
 	str := StrVal
-	good := Members(line, func(key, val []byte) bool {
+	good, blob := members(line, func(key, val []byte) bool {
 		ok := true
 		switch string(key) {
 		case "type":
@@ -43,6 +43,7 @@ func skim(line []byte, msg *[]byte) (h Head, ok bool) {
 		}
 		return ok
 	})
+	h.Blob = blob
 	return h, good && h.Type != ""
 }
 
@@ -116,7 +117,22 @@ func CommonStrVal(v []byte) (string, bool) {
 // as Skim does. It stops when fn returns false and reports whether the
 // whole object was read and well formed.
 func Members(line []byte, fn func(key, val []byte) bool) bool {
+	ok, _ := members(line, fn)
+	return ok
+}
+
+// members is Members, also saying whether a string of the object (a key
+// or value, at any depth) holds `"blob:sha256:` — a blob reference
+// session.ResolveBlobs resolves — found as the strings are crossed.
+func members(line []byte, fn func(key, val []byte) bool) (ok, blob bool) {
 	s := skimmer{b: line}
+	ok = s.object(fn)
+	return ok, s.blob
+}
+
+// object crosses the object s holds (and nothing after it), calling fn
+// with each member.
+func (s *skimmer) object(fn func(key, val []byte) bool) bool {
 	s.ws()
 	if !s.eat('{') {
 		return false
@@ -300,8 +316,9 @@ func plainStr(v []byte) ([]byte, bool) {
 }
 
 type skimmer struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	blob bool // a string crossed holds `"blob:sha256:`
 }
 
 func (s *skimmer) ws() {
@@ -330,6 +347,9 @@ func (s *skimmer) str() bool {
 		return false
 	}
 	start := s.i
+	if len(s.b)-start >= len(BlobPrefix) && s.b[start] == 'b' && string(s.b[start:start+len(BlobPrefix)]) == BlobPrefix {
+		s.blob = true
+	}
 	for {
 		j := bytes.IndexByte(s.b[s.i:], '"')
 		if j < 0 {
@@ -345,15 +365,16 @@ func (s *skimmer) str() bool {
 		}
 		s.i += j + 1
 		if (j-k)%2 == 0 {
-			return validEscapes(s.b[start : s.i-1])
+			return validEscapes(s.b[start:s.i-1], &s.blob)
 		}
 	}
 }
 
 // validEscapes reports whether every backslash of a string's content
 // starts one of JSON's escapes (\" \\ \/ \b \f \n \r \t \uXXXX), as the
-// full parser requires ("\0" is not one).
-func validEscapes(seg []byte) bool {
+// full parser requires ("\0" is not one); an escaped quote followed by
+// blob:sha256: sets *blob.
+func validEscapes(seg []byte, blob *bool) bool {
 	for {
 		i := bytes.IndexByte(seg, '\\')
 		if i < 0 {
@@ -363,7 +384,12 @@ func validEscapes(seg []byte) bool {
 			return false
 		}
 		switch seg[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case '"':
+			if bytes.HasPrefix(seg[i+2:], []byte(BlobPrefix)) {
+				*blob = true
+			}
+			seg = seg[i+2:]
+		case '\\', '/', 'b', 'f', 'n', 'r', 't':
 			seg = seg[i+2:]
 		case 'u':
 			if i+6 > len(seg) {

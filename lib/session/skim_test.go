@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,7 @@ func validJSON(s string) bool { _, err := ParseObject([]byte(s)); return err == 
 
 func FuzzSkim(f *testing.F) {
 	f.Add([]byte(`{"type":"message","id":"a","parentId":null,"x":[{"y":"\\\""}]}`))
+	f.Add([]byte(`{"type":"message","id":"a","x":["blob:sha256:0","a\"blob:sha256:"]}`))
 	// escapes the full parser refuses: the skim refuses them too
 	for _, b := range []string{`{"type":"message","id":"a\0"}`, `{"type":"m","x":"\u12"}`, `{"type":"m","x":"\x41"}`, `{"type":"m","x":"\u00e9\/\b"}`} {
 		f.Add([]byte(b))
@@ -50,7 +52,10 @@ func FuzzSkim(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Skim accepted %q that Peek rejects: %v", b, err)
 		}
-		if h != p {
+		if h.Blob != bytes.Contains(b, []byte(`"`+BlobPrefix)) {
+			t.Fatalf("Skim(%q): Blob %v", b, h.Blob)
+		}
+		if h.Blob = false; h != p {
 			t.Fatalf("Skim(%q) = %+v, Peek = %+v", b, h, p)
 		}
 	})
@@ -76,4 +81,24 @@ func FuzzStrLen(f *testing.F) {
 			t.Fatalf("StrLen(%q) = %d, encoding/json decodes %d bytes", v, got, want)
 		}
 	})
+}
+
+// Blob is what ResolveBlobs looks for, `"blob:sha256:` anywhere in the
+// line, found while the strings are crossed.
+func TestRecordBlob(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"message","id":"a","message":{"content":[{"type":"image","data":"blob:sha256:00","mimeType":"image/png"}]}}`,
+		`{"type":"message","id":"a","message":{"content":"say \"blob:sha256:00\" here"}}`,
+		`{"type":"message","id":"a","message":{"content":"blob:sha256 is not one; nor is xblob:sha256:00"}}`,
+		`{"type":"message","id":"a","blob:sha256:k":1}`,
+		`{"type":"message","id":"a","message":{"content":"\\"}}`,
+	} {
+		r, err := ParseRecord([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Contains(line, `"blob:sha256:`); r.Blob != want {
+			t.Errorf("%s: Blob %v, want %v", line, r.Blob, want)
+		}
+	}
 }

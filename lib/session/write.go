@@ -127,9 +127,11 @@ func customMessageEntry(msg json.RawMessage) ([]byte, bool, error) {
 }
 
 // StripStreamFields removes the stream-only members (pending, and a
-// header's file and leafId) before a record is written to a file.
+// header's file, leafId, carried and omitted) before a record is written
+// to a file.
 func StripStreamFields(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`"pending"`)) && !bytes.Contains(raw, []byte(`"leafId"`)) && !bytes.Contains(raw, []byte(`"file"`)) {
+	if !bytes.Contains(raw, []byte(`"pending"`)) && !bytes.Contains(raw, []byte(`"leafId"`)) && !bytes.Contains(raw, []byte(`"file"`)) &&
+		!bytes.Contains(raw, []byte(`"carried"`)) && !bytes.Contains(raw, []byte(`"omitted"`)) {
 		return raw
 	}
 	o, err := ParseObject(raw)
@@ -140,6 +142,8 @@ func StripStreamFields(raw []byte) []byte {
 	if t, _ := o.Get("type"); string(t) == `"session"` {
 		o.Delete("file")
 		o.Delete("leafId")
+		o.Delete("carried")
+		o.Delete("omitted")
 	}
 	return o.Bytes()
 }
