@@ -6,7 +6,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentutils/agentutils/internal/app/apptest"
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -16,4 +16,8 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testbin.Params(t, "testdata/script", nil))
 }
 
-func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }
+func TestCommandLine(t *testing.T) {
+	for _, p := range app.CheckCLI(newApp, t.TempDir()) {
+		t.Error(p)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentutils/agentutils/internal/app/apptest"
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -90,4 +90,8 @@ func TestScripts(t *testing.T) {
 	}))
 }
 
-func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }
+func TestCommandLine(t *testing.T) {
+	for _, p := range app.CheckCLI(newApp, t.TempDir()) {
+		t.Error(p)
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentutils/agentutils/internal/app/apptest"
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -13,4 +13,8 @@ func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 func TestScripts(t *testing.T) { testscript.Run(t, testbin.Params(t, "testdata/script", nil)) }
 
-func TestCommandLine(t *testing.T) { apptest.Check(t, newApp) }
+func TestCommandLine(t *testing.T) {
+	for _, p := range app.CheckCLI(newApp, t.TempDir()) {
+		t.Error(p)
+	}
+}

@@ -105,6 +105,9 @@ func Main(spec Spec) int {
 // Run runs the application with args (args[0] is the program name) and
 // returns the exit status. Nothing below it calls os.Exit.
 func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
+	if len(args) == 2 && args[1] == checkCLIFlag {
+		return checkCLIMain(spec, env)
+	}
 	env.Args = args
 	a := spec(env)
 	ownAction := a.Action != nil
