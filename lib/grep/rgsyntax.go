@@ -120,8 +120,11 @@ func (t *rgTranslator) seq(fl rgFlags, depth int) (rgItem, error) {
 			t.i++
 			continue
 		}
-		if c == '*' || c == '+' || c == '?' || c == '{' && t.countAt(t.i) > 0 {
+		if c == '*' || c == '+' || c == '?' || c == '{' {
 			if len(cur) == 0 || !cur[len(cur)-1].atom {
+				if c == '{' { // (Go would take it as text)
+					return rgItem{}, t.errAt(t.i, 1, "repetition operator missing expression")
+				}
 				return rgItem{}, errRgFallback // nothing to repeat: Go's error
 			}
 			it, err := t.repeat(cur[len(cur)-1])
@@ -180,35 +183,78 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// countAt is the length of a counted repetition {n}, {n,} or {n,m} at
-// p[i] (0: none there, and '{' is a literal as in Go).
-func (t *rgTranslator) countAt(i int) int {
+// rgCount is a counted repetition {n}, {n,} or {n,m} as rg reads it:
+// '{' always opens one (there is no literal '{' outside a class or an
+// escape), and whitespace around each number is allowed.
+type rgCount struct {
+	end        int    // just past '}'
+	lo, hi     string // the digits (hi "" with comma: no upper bound)
+	loAt, hiAt int
+	comma      bool
+}
+
+// countAt reads the counted repetition whose '{' is at i, or returns
+// rg's error for it.
+func (t *rgTranslator) countAt(i int) (rgCount, error) {
 	j := i + 1
-	digits := func() bool {
+	space := func() {
+		for j < len(t.p) {
+			r, n := utf8.DecodeRuneInString(t.p[j:])
+			if !unicode.IsSpace(r) {
+				return
+			}
+			j += n
+		}
+	}
+	decimal := func() (string, int, error) {
+		space()
 		k := j
 		for j < len(t.p) && t.p[j] >= '0' && t.p[j] <= '9' {
 			j++
 		}
-		return j > k
+		if j == k {
+			if j >= len(t.p) {
+				return "", k, t.errAt(i, len(t.p)-i, "unclosed counted repetition")
+			}
+			_, n := utf8.DecodeRuneInString(t.p[j:])
+			return "", k, t.errAt(j, n, "repetition quantifier expects a valid decimal")
+		}
+		d := t.p[k:j]
+		space()
+		return d, k, nil
 	}
-	if !digits() {
-		return 0
+	var c rgCount
+	if j >= len(t.p) {
+		return c, t.errAt(i, len(t.p)-i, "unclosed counted repetition")
+	}
+	var err error
+	if c.lo, c.loAt, err = decimal(); err != nil {
+		return c, err
 	}
 	if j < len(t.p) && t.p[j] == ',' {
+		c.comma = true
 		j++
-		digits()
+		if j >= len(t.p) {
+			return c, t.errAt(i, len(t.p)-i, "unclosed counted repetition")
+		}
+		if t.p[j] != '}' {
+			if c.hi, c.hiAt, err = decimal(); err != nil {
+				return c, err
+			}
+		}
 	}
-	if j < len(t.p) && t.p[j] == '}' {
-		return j + 1 - i
+	if j >= len(t.p) || t.p[j] != '}' {
+		return c, t.errAt(i, j-i, "unclosed counted repetition")
 	}
-	return 0
+	c.end = j + 1
+	return c, nil
 }
 
 // repeat applies the repetition operator at t.i to it.
 func (t *rgTranslator) repeat(it rgItem) (rgItem, error) {
 	start := t.i
 	lo, hi := int64(0), int64(-1)
-	counted := false
+	counted, comma := false, false
 	switch t.p[t.i] {
 	case '*':
 		t.i++
@@ -219,36 +265,37 @@ func (t *rgTranslator) repeat(it rgItem) (rgItem, error) {
 		hi = 1
 		t.i++
 	default:
-		n := t.countAt(t.i)
-		a, b, comma := strings.Cut(t.p[t.i+1:t.i+n-1], ",")
-		var err error
-		if lo, err = strconv.ParseInt(a, 10, 64); err != nil || lo > 1<<32-1 {
-			return it, t.errAt(t.i+1, len(a), "decimal literal invalid")
+		rc, err := t.countAt(t.i)
+		if err != nil {
+			return it, err
+		}
+		if lo, err = strconv.ParseInt(rc.lo, 10, 64); err != nil || lo > 1<<32-1 {
+			return it, t.errAt(rc.loAt, len(rc.lo), "decimal literal invalid")
 		}
 		hi = lo
-		if comma {
+		if rc.comma {
 			hi = -1
-			if b != "" {
-				if hi, err = strconv.ParseInt(b, 10, 64); err != nil || hi > 1<<32-1 {
-					return it, t.errAt(t.i+2+len(a), len(b), "decimal literal invalid")
+			if rc.hi != "" {
+				if hi, err = strconv.ParseInt(rc.hi, 10, 64); err != nil || hi > 1<<32-1 {
+					return it, t.errAt(rc.hiAt, len(rc.hi), "decimal literal invalid")
 				}
 			}
 		}
 		if hi >= 0 && lo > hi {
 			return it, errRgFallback // Go reports it
 		}
-		t.i += n
-		counted = true
+		t.i = rc.end
+		counted, comma = true, rc.comma
 	}
 	lazy := t.i < len(t.p) && t.p[t.i] == '?'
 	if lazy {
 		t.i++
 	}
 	op := t.p[start:t.i]
-	if counted && leadingZero(op) {
-		// rg reads a{01} as a{1}; Go as the text "a{01}"
+	if counted {
+		// written anew: rg reads a{01} as a{1} and a{ 2 } as a{2}; Go as text
 		op = fmt.Sprintf("{%d}", lo)
-		if hi != lo {
+		if comma {
 			op = fmt.Sprintf("{%d,}", lo)
 			if hi >= 0 {
 				op = fmt.Sprintf("{%d,%d}", lo, hi)
@@ -863,15 +910,4 @@ func goPatterns(o MatchOptions, fold bool) (alts []string, latin1 bool, err erro
 		}
 	}
 	return alts, latin1, nil
-}
-
-// leadingZero reports whether a count {n,m} spells a number with a
-// leading zero.
-func leadingZero(op string) bool {
-	for i := 1; i+1 < len(op); i++ {
-		if op[i] == '0' && (op[i-1] == '{' || op[i-1] == ',') && op[i+1] >= '0' && op[i+1] <= '9' {
-			return true
-		}
-	}
-	return false
 }
