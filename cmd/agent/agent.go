@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/session"
 )
@@ -173,12 +175,13 @@ func (a *agent) loadState(ctx context.Context) string {
 			}
 		}
 	}
-	return recap(msgs, 3)
+	return recap(msgs, 3, a.color)
 }
 
 // recap shows the last n exchanges (from the n-th last user prompt on):
-// prompts, answers cut to a few lines, tool calls as headers.
-func recap(msgs []llm.Message, n int) string {
+// prompts cut to a line, answers to a few lines, tool calls as headers,
+// drawn by the renderer the live view uses (markdown and all).
+func recap(msgs []llm.Message, n int, color bool) string {
 	start := len(msgs)
 	for start > 0 && n > 0 {
 		start--
@@ -193,25 +196,32 @@ func recap(msgs []llm.Message, n int) string {
 	if start > 0 {
 		b.WriteString(dim.Render(fmt.Sprintf("… %d earlier messages", start)) + "\n")
 	}
+	v := newRenderer(termWidth(), color)
 	for _, m := range msgs[start:] {
+		typ := event.MessageEnd // an assistant message is drawn at its end
 		switch m.Role {
 		case "user":
-			b.WriteString(accent.Render("> ") + bold.Render(clip(m.Text(), 200)) + "\n")
+			typ = event.MessageStart // a prompt at its start
+			m.Content = []llm.Content{{Type: "text", Text: clip(m.Text(), 200)}}
 		case "assistant":
-			for _, c := range m.Content {
-				switch c.Type {
-				case "text":
-					lines := strings.Split(strings.TrimSpace(c.Text), "\n")
-					if len(lines) > 6 {
-						lines = append(lines[:6], dim.Render(fmt.Sprintf("… %d more lines", len(lines)-6)))
-					}
-					b.WriteString(strings.Join(lines, "\n") + "\n")
-				case "toolCall":
-					b.WriteString(accent.Render("● "+toolHeader(c.Name, c.Arguments)) + "\n")
+			m.Content = slices.Clone(m.Content)
+			for i, c := range m.Content {
+				if lines := strings.Split(strings.TrimSpace(c.Text), "\n"); c.Type == "text" && len(lines) > 6 {
+					m.Content[i].Text = strings.Join(lines[:6], "\n") + fmt.Sprintf("\n\n*… %d more lines*", len(lines)-6)
 				}
 			}
+		default:
+			continue
+		}
+		raw, err := json.Marshal(struct {
+			Type    string      `json:"type"`
+			Message llm.Message `json:"message"`
+		}{typ, m})
+		if err == nil {
+			b.WriteString(v.Event(event.Event{Type: typ, Raw: raw}))
 		}
 	}
+	b.WriteString(v.Finish())
 	return b.String()
 }
 

@@ -404,7 +404,8 @@ func TestSlashCommands(t *testing.T) {
 	s.send("/exit\r")
 	s.wait("restarted")
 	s.wait("Forked answer.") // the recap of the fork
-	s.wait("session " + forked + " · /help for commands")
+	s.wait("session " + forked)
+	s.wait("/help for commands")
 	s.send("/resume\r")
 	s.wait("Resume a session")
 	s.send("\r")

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -213,12 +214,17 @@ func (a *agent) openSession(ctx context.Context, o options, abs func(string) str
 	return nil
 }
 
+// termWidth is the terminal's width, 80 when stdout is not one.
+func termWidth() int {
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 80
+}
+
 // interactive runs the screen until /exit or ^D.
 func interactive(a *agent, o options, env *app.Env, recapText string, modelErr error) error {
-	u := &ui{a: a, ed: newEditor(a.loadHistory()), width: 80, initial: o.prompt}
-	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
-		u.width = w
-	}
+	u := &ui{a: a, ed: newEditor(a.loadHistory()), width: termWidth(), initial: o.prompt}
 	if !o.yes {
 		exe, err := os.Executable()
 		if err == nil {
@@ -237,7 +243,11 @@ func interactive(a *agent, o options, env *app.Env, recapText string, modelErr e
 	}
 	// The banner is printed by the program, so a test (or a person) that
 	// sees it knows the keys go to the editor.
-	u.banner = dim.Render("session " + a.file + " · /help for commands")
+	sep := " · " // (a line of its own where both do not fit: no word cut at the edge)
+	if utf8.RuneCountInString("session "+a.file+sep+"/help for commands") > u.width {
+		sep = "\n"
+	}
+	u.banner = dim.Render("session " + a.file + sep + "/help for commands")
 	if modelErr != nil {
 		u.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
