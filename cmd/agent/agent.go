@@ -131,21 +131,18 @@ func (a *agent) loadState(ctx context.Context) string {
 	if err != nil {
 		return red.Render(err.Error())
 	}
-	var recs []session.Record
 	var msgs []llm.Message
-	var h session.Header
-	for i, line := range bytes.Split(out, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if i == 0 {
-			h, _ = session.ParseStreamHeader(line)
-			continue
-		}
-		if r, err := session.ParseRecord(line); err == nil {
-			recs = append(recs, r)
+	h, recs := streamRecords(out)
+	// The footer's totals are the whole path's: a stream cut at the newest
+	// compaction (formats/session) leaves the turns before it out.
+	paid := recs
+	if h.Omitted > 0 {
+		if full, err := a.st.sessionOut(ctx, "open", "--history", a.file); err == nil {
+			_, paid = streamRecords(full)
 		}
 	}
+	t := session.Totals(paid)
+	a.state.in, a.state.out, a.state.cost = int(t.Input), int(t.Output), t.Cost
 	sctx, err := session.BuildContext(session.Rechain(recs, h.Carried), nil) // a cut stream's carried state first
 	if err == nil {
 		if m := sctx.Models["default"]; m != "" {
@@ -164,9 +161,6 @@ func (a *agent) loadState(ctx context.Context) string {
 	a.lastText = ""
 	for _, m := range msgs {
 		if m.Role == "assistant" && m.Usage != nil {
-			a.state.in += m.Usage.Input
-			a.state.out += m.Usage.Output
-			a.state.cost += m.Usage.Cost.Total
 			a.state.ctx = m.Usage.ContextTokens()
 		}
 		if m.Role == "assistant" {
@@ -176,6 +170,25 @@ func (a *agent) loadState(ctx context.Context) string {
 		}
 	}
 	return recap(msgs, 3, a.color)
+}
+
+// streamRecords reads an agent-session open stream: its header and records.
+func streamRecords(out []byte) (session.Header, []session.Record) {
+	var h session.Header
+	var recs []session.Record
+	for i, line := range bytes.Split(out, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if i == 0 {
+			h, _ = session.ParseStreamHeader(line)
+			continue
+		}
+		if r, err := session.ParseRecord(line); err == nil {
+			recs = append(recs, r)
+		}
+	}
+	return h, recs
 }
 
 // recap shows the last n exchanges (from the n-th last user prompt on):

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/llm"
 )
 
@@ -34,5 +39,48 @@ func TestRecap(t *testing.T) {
 	}
 	if recap(nil, 3, false) != "" {
 		t.Error("an empty session has a recap")
+	}
+}
+
+// TestFooterTotalsAcrossCompaction: open cuts its stream at the newest
+// compaction; the footer's tokens and cost are still the whole path's.
+func TestFooterTotalsAcrossCompaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	msg := func(id, parent, role string, in, out int) string {
+		u := ""
+		if role == "assistant" {
+			u = fmt.Sprintf(`,"usage":{"input":%d,"output":%d,"cacheRead":0,"cacheWrite":0,"totalTokens":%d,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}}`, in, out, in+out)
+		}
+		return fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"%s","content":[{"type":"text","text":"t"}]%s,"timestamp":1}}`, id, parent, role, u)
+	}
+	lines := []string{
+		`{"type":"session","version":3,"id":"0123456789abcdef","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`,
+		msg("z1", "null", "user", 0, 0),
+		msg("z2", `"z1"`, "assistant", 50, 5),
+		msg("a1", `"z2"`, "user", 0, 0),
+		msg("a2", `"a1"`, "assistant", 100, 10),
+		msg("b1", `"a2"`, "user", 0, 0),
+		msg("b2", `"b1"`, "assistant", 100, 10),
+		`{"type":"compaction","id":"a3","parentId":"b2","timestamp":"2026-01-01T00:00:00.000Z","summary":"s","firstKeptEntryId":"b1","tokensBefore":110}`,
+		msg("a4", `"a3"`, "user", 0, 0),
+		msg("a5", `"a4"`, "assistant", 200, 20),
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("AGENTUTILS_HOME", dir)
+	a := &agent{st: &stages{dir: dir, env: os.Environ(), session: []string{"agent-session"}}, file: file}
+	r := a.loadState(context.Background())
+	if a.state.in != 450 || a.state.out != 45 || a.state.cost != 2 {
+		t.Errorf("footer totals ↑%d ↓%d $%v, want ↑450 ↓45 $2 (every turn); recap %q", a.state.in, a.state.out, a.state.cost, r)
 	}
 }
