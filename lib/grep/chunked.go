@@ -27,6 +27,18 @@ const (
 	// defaultChunkSize is the size of a piece when ChunkSize is 0: the lines
 	// of a piece where every line matches take about four times its size.
 	defaultChunkSize = 1 << 20
+	// batchOut and batchIn bound how long the lines a search printed
+	// itself (FileResult.Out) wait before they go out as a part: until
+	// they are batchOut bytes, or the pieces they came from batchIn bytes.
+	// Each part is a hand-over between goroutines (a thread woken, about
+	// 35 µs of CPU): one per 1 MiB piece was a ninth of the time of a
+	// literal search of a large file where most pieces hold a match.
+	batchOut = 64 << 10
+	batchIn  = 16 << 20
+	// readSize bounds one read: the bytes a read brings are still in the
+	// processor's cache when the NUL check goes over them (2 MiB reads,
+	// as large as the cache, made it twice as slow).
+	readSize = 256 << 10
 )
 
 // Chunkable reports whether a file can be searched in pieces with o: not
@@ -56,6 +68,8 @@ type chunkSearch struct {
 	nul       int64   // buffered reads: the first NUL byte (-1: none yet)
 	early     bool    // whole-file reads: a NUL in the first 64 KiB
 	lateAt    int64   // whole-file reads: the first NUL in a printed line (-1: none)
+	out       []byte  // printed lines not yet emitted (batchOut)
+	outIn     int     // the bytes of the pieces out's lines came from
 }
 
 // ReadFunc reads into p, returning 0 bytes (and no error) at the end.
@@ -94,8 +108,11 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 			if w := int((int64(target) + fr.capacity - 1) / fr.capacity * fr.capacity); w <= end {
 				end = w
 			}
-			n, err := read(buf[len(buf):end])
+			n, err := read(buf[len(buf):min(end, len(buf)+readSize)])
 			if err != nil {
+				if !c.flush() {
+					return buf
+				}
 				emit(FileResult{Path: path, Err: &fs.PathError{Op: "read", Path: path, Err: err}, BinaryOffset: -1})
 				return buf
 			}
@@ -170,7 +187,9 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 	if c.lateAt >= 0 {
 		r.BytesSearched = min(r.BytesSearched, c.lateAt)
 	}
-	emit(r)
+	if c.flush() {
+		emit(r)
+	}
 	return buf
 }
 
@@ -237,12 +256,12 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			nlines = last.Number - 1 + countLines(piece[last.Offset:])
 		}
 		if res.Out != nil {
-			nlines = res.lastNum - 1 + countLines(piece[res.lastStart:])
+			if nlines < 0 {
+				nlines = res.lastNum - 1 + countLines(piece[res.lastStart:])
+			}
 			if !o.CountOnly {
 				c.line += nlines
-				part := c.r
-				part.Out, part.More = res.Out, true
-				return c.emit(part)
+				return c.queue(res.Out, len(piece))
 			}
 		}
 		for i := range lines {
@@ -285,8 +304,37 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	if o.CountOnly || len(lines) == 0 {
 		return true
 	}
+	if !c.flush() {
+		return false
+	}
 	part := c.r
 	part.Lines, part.More = lines, true
+	return c.emit(part)
+}
+
+// queue adds the lines a piece of n bytes printed to those waiting, and
+// emits them once there are enough (batchOut, batchIn).
+func (c *chunkSearch) queue(out []byte, n int) bool {
+	if c.out == nil {
+		c.out = out
+	} else {
+		c.out = append(c.out, out...)
+		putOut(out)
+	}
+	if c.outIn += n; len(c.out) < batchOut && c.outIn < batchIn {
+		return true
+	}
+	return c.flush()
+}
+
+// flush emits the printed lines waiting, if any.
+func (c *chunkSearch) flush() bool {
+	if c.out == nil {
+		return true
+	}
+	part := c.r
+	part.Out, part.More = c.out, true
+	c.out, c.outIn = nil, 0
 	return c.emit(part)
 }
 
