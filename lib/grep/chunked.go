@@ -70,6 +70,9 @@ type chunkSearch struct {
 	lateAt    int64   // whole-file reads: the first NUL in a printed line (-1: none)
 	out       []byte  // printed lines not yet emitted (batchOut)
 	outIn     int     // the bytes of the pieces out's lines came from
+	// nl: the newlines of what was read, counted as it was read, for the
+	// line numbers (nil when the output shows none: nlscan.go)
+	nl *lineIndex
 }
 
 // ReadFunc reads into p, returning 0 bytes (and no error) at the end.
@@ -85,6 +88,9 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 		size = defaultChunkSize
 	}
 	c := &chunkSearch{m: m, o: o, emit: emit, left: -1, maxEnd: -1, nul: -1, lateAt: -1}
+	if !o.CountOnly && !o.NoLineNumbers {
+		c.nl = &lineIndex{}
+	}
 	c.r = FileResult{Path: path, BinaryOffset: -1, BinaryFrom: -1}
 	if o.MaxCount > 0 {
 		c.left = o.MaxCount
@@ -162,6 +168,9 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 		if final || c.stopped && c.pending == 0 && c.maxEnd >= 0 && (o.Text || o.Slice || c.r.BinaryOffset >= 0) {
 			break // (-m: what rg searched is known, and where the NUL is, when a later one counts)
 		}
+		if c.nl != nil {
+			c.nl.cut(cut, c.line)
+		}
 		n := copy(buf, buf[cut-base:])
 		buf, base = buf[:n], cut
 		for len(buf) >= target {
@@ -197,6 +206,22 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 // a buffered read; when the search goes on past it (rg's convert mode),
 // NULs from there on end lines, as in binaryPrepare.
 func (c *chunkSearch) read(p []byte, off int64) {
+	if c.nl == nil {
+		c.nuls(p, off)
+		return
+	}
+	// the newlines counted and a NUL looked for in one pass; with a NUL,
+	// the NULs are seen to first (they may become newlines), then counted
+	if c.nul < 0 && !c.o.Text && !c.o.Slice && !c.nl.add(p, off, true) {
+		return
+	}
+	c.nuls(p, off)
+	c.nl.add(p, off, false)
+}
+
+// nuls notes the first NUL in p (at file offset off) for a buffered read
+// and turns the NULs into line ends from there on (convert mode).
+func (c *chunkSearch) nuls(p []byte, off int64) {
 	if c.o.Text || c.o.Slice {
 		return
 	}
@@ -231,7 +256,7 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	// lines before it)
 	nlines := -1
 	if context {
-		nlines = countLines(piece)
+		nlines = c.pieceLines(piece, base)
 	} else if o.CountOnly || o.NoLineNumbers {
 		nlines = 0 // (no line numbers: a pass over the piece saved)
 	}
@@ -246,11 +271,14 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		if nul || c.r.BinaryFrom >= 0 || o.MaxCount > 0 || context {
 			so.Format = nil // the printer looks at these lines (binary data, -m, context)
 		}
-		so.lineBase, so.offBase = c.line, base
+		so.lineBase, so.offBase, so.nl = c.line, base, c.nl
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
 		c.r.MatchedLines += res.MatchedLines
 		c.r.Matches += res.Matches
 		lines = res.Lines
+		if nlines < 0 && c.nl != nil {
+			nlines = c.pieceLines(piece, base)
+		}
 		if nlines < 0 && len(lines) > 0 {
 			last := lines[len(lines)-1]
 			nlines = last.Number - 1 + countLines(piece[last.Offset:])
@@ -284,6 +312,9 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		if o.FirstOnly && res.MatchedLines > 0 {
 			c.stopped = true
 		}
+	}
+	if nlines < 0 && c.nl != nil {
+		nlines = c.pieceLines(piece, base)
 	}
 	if nlines < 0 {
 		nlines = countLines(piece)
@@ -336,6 +367,19 @@ func (c *chunkSearch) flush() bool {
 	part.Out, part.More = c.out, true
 	c.out, c.outIn = nil, 0
 	return c.emit(part)
+}
+
+// pieceLines is countLines(piece), from the newlines counted as the
+// piece was read when they were.
+func (c *chunkSearch) pieceLines(piece []byte, base int64) int {
+	if c.nl == nil {
+		return countLines(piece)
+	}
+	n := c.nl.lines(piece, base, base+int64(len(piece))) - c.line
+	if len(piece) > 0 && piece[len(piece)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // countLines is the number of lines of piece, a last one without its

@@ -27,3 +27,9 @@ func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) {
 	blocks := n &^ 31
 	return indexPairBlocksAVX2(hay, blocks, b1, b2, m1, m2, d), blocks
 }
+
+// nlScanBlocks is nlScan over p, its length a multiple of 64 and at most
+// 255*64 (pair_amd64.s, AVX2).
+//
+//go:noescape
+func nlScanBlocks(p []byte) (n int, nul bool)

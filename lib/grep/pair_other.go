@@ -18,3 +18,6 @@ var hasAVX2 = false
 
 // indexPairWide: no wider scan off amd64.
 func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) { return -1, 0 }
+
+// nlScanBlocks: no wider scan off amd64 (nlScan does not call it).
+func nlScanBlocks(p []byte) (int, bool) { return 0, false }

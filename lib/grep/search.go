@@ -89,6 +89,9 @@ type SearchOptions struct {
 	// searched buffer (a piece of it: chunked.go), for Format's numbers.
 	lineBase int
 	offBase  int64
+	// nl: the newlines of the file before the buffer's lines, counted as
+	// it was read (chunked.go; nil: counted here)
+	nl *lineIndex
 }
 
 // SpanNeed says which match spans of a matching line (Line.Subs) the
@@ -316,6 +319,12 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 		if !o.CountOnly {
 			if !o.NoLineNumbers {
+				if o.nl != nil {
+					// from the checkpoint (nlscan.go) past the last line numbered, if any
+					if cp, nls, ok := o.nl.at(o.offBase+int64(start), o.offBase+int64(counted)); ok {
+						lineNo, counted = nls-o.lineBase+1, int(cp-o.offBase)
+					}
+				}
 				lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
 				counted = start
 			}
