@@ -14,6 +14,12 @@ func indexPairBlocks(hay []byte, n int, b1, b2, m1, m2 byte, d int) int
 //go:noescape
 func indexPairBlocksAVX2(hay []byte, n int, b1, b2, m1, m2 byte, d int) int
 
+// indexPairExactAVX2 is indexPairBlocksAVX2 for m1 = m2 = 0
+// (pair_amd64.s).
+//
+//go:noescape
+func indexPairExactAVX2(hay []byte, n int, b1, b2, m1, m2 byte, d int) int
+
 // hasAVX2: the processor has AVX2 (a fact of the machine, read once).
 var hasAVX2 = cpu.X86.HasAVX2
 
@@ -25,6 +31,9 @@ func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) {
 		return -1, 0
 	}
 	blocks := n &^ 31
+	if m1|m2 == 0 {
+		return indexPairExactAVX2(hay, blocks, b1, b2, m1, m2, d), blocks
+	}
 	return indexPairBlocksAVX2(hay, blocks, b1, b2, m1, m2, d), blocks
 }
 

@@ -160,3 +160,63 @@ done:
 	SETNE   nul+32(FP)
 	VZEROUPPER
 	RET
+
+// func indexPairExactAVX2(hay []byte, n int, b1, b2, m1, m2 byte, d int) int
+// indexPairBlocksAVX2 for m1 = m2 = 0 (no case folded): each compare reads
+// its bytes itself (one instruction, not a load, an OR and a compare), 64
+// positions a round, then 32; n is a multiple of 32.
+TEXT ·indexPairExactAVX2(SB), NOSPLIT, $0-56
+	MOVQ hay_base+0(FP), SI
+	MOVQ n+24(FP), BX
+	MOVQ d+40(FP), DX
+	VPBROADCASTB b1+32(FP), Y0
+	VPBROADCASTB b2+33(FP), Y1
+	MOVQ SI, DI
+	LEAQ (SI)(DX*1), R11 // DI + d, kept apace
+	LEAQ (SI)(BX*1), R8  // end of the positions
+	LEAQ -64(R8), R9     // the last start of a 64-position round
+	CMPQ DI, R9
+	JA   xtail32
+xloop64:
+	VPCMPEQB (DI), Y0, Y2
+	VPCMPEQB 32(DI), Y0, Y6
+	VPCMPEQB (R11), Y1, Y3
+	VPCMPEQB 32(R11), Y1, Y7
+	VPAND    Y3, Y2, Y2
+	VPAND    Y7, Y6, Y6
+	VPOR     Y2, Y6, Y8
+	VPTEST   Y8, Y8
+	JNZ      xfound64
+	ADDQ     $64, DI
+	ADDQ     $64, R11
+	CMPQ     DI, R9
+	JBE      xloop64
+xtail32:
+	CMPQ DI, R8
+	JAE  xnotfound
+	VPCMPEQB (DI), Y0, Y2
+	VPCMPEQB (R11), Y1, Y3
+	VPAND    Y3, Y2, Y2
+	VPMOVMSKB Y2, R10
+	TESTL    R10, R10
+	JNZ      xfound
+	ADDQ     $32, DI
+	ADDQ     $32, R11
+	JMP      xtail32
+xfound64:
+	VPMOVMSKB Y2, R10
+	TESTL     R10, R10
+	JNZ       xfound
+	VPMOVMSKB Y6, R10
+	ADDQ      $32, DI
+xfound:
+	VZEROUPPER
+	BSFL R10, R10
+	SUBQ SI, DI
+	ADDQ R10, DI
+	MOVQ DI, ret+48(FP)
+	RET
+xnotfound:
+	VZEROUPPER
+	MOVQ $-1, ret+48(FP)
+	RET
