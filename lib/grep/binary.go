@@ -113,7 +113,7 @@ func fills(buf []byte, f func(start, read, end, searchEnd int) bool) {
 // the data not yet searched started when it did (the bytes before that
 // were searched in earlier fills). -1 when there is no NUL.
 func bufferedNUL(buf []byte) (nul, from int) {
-	nul = bytes.IndexByte(buf, 0)
+	nul = indexNUL(buf)
 	if nul < 0 {
 		return -1, 0
 	}

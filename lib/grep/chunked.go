@@ -227,7 +227,7 @@ func (c *chunkSearch) nuls(p []byte, off int64) {
 	}
 	i := 0
 	if c.nul < 0 {
-		j := bytes.IndexByte(p, 0)
+		j := indexNUL(p)
 		if j < 0 {
 			return
 		}

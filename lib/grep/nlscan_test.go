@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// nlScan against bytes.Count and bytes.IndexByte, with and without the
+// nlScan and indexNUL against bytes.Count and bytes.IndexByte, with and without the
 // AVX2 blocks, on lengths around the block sizes and NULs and newlines
 // anywhere.
 func TestNLScan(t *testing.T) {
@@ -15,7 +15,7 @@ func TestNLScan(t *testing.T) {
 	defer func() { hasAVX2 = saved }()
 	for _, wide := range []bool{false, saved} {
 		hasAVX2 = wide
-		for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 4095, 4096, 4097, 255 * 64, 255*64 + 1, 256 * 64, 70000} {
+		for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 129, 255, 256, 4095, 4096, 4097, 255 * 64, 255*64 + 1, 256 * 64, 70000} {
 			for round := 0; round < 20; round++ {
 				p := randomLines(rng, n)
 				if round%3 == 0 && n > 0 {
@@ -32,6 +32,9 @@ func TestNLScan(t *testing.T) {
 				}
 				if want := bytes.IndexByte(p, 0) >= 0; nul != want {
 					t.Fatalf("wide %v, len %d: nul %v, want %v", wide, n, nul, want)
+				}
+				if got, want := indexNUL(p), bytes.IndexByte(p, 0); got != want {
+					t.Fatalf("wide %v, len %d: indexNUL %d, want %d", wide, n, got, want)
 				}
 			}
 		}
@@ -66,6 +69,9 @@ func FuzzNLScan(f *testing.F) {
 		got, nul := nlScan(p)
 		if got != bytes.Count(p, []byte{'\n'}) || nul != (bytes.IndexByte(p, 0) >= 0) {
 			t.Fatalf("nlScan(%q) = %d, %v", p, got, nul)
+		}
+		if got, want := indexNUL(p), bytes.IndexByte(p, 0); got != want {
+			t.Fatalf("indexNUL(%q) = %d, want %d", p, got, want)
 		}
 	})
 }

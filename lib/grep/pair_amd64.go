@@ -42,3 +42,9 @@ func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) {
 //
 //go:noescape
 func nlScanBlocks(p []byte) (n int, nul bool)
+
+// nulBlocks reports whether p, its length a multiple of 128, holds a NUL
+// (pair_amd64.s, AVX2).
+//
+//go:noescape
+func nulBlocks(p []byte) bool

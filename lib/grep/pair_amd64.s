@@ -220,3 +220,34 @@ xnotfound:
 	VZEROUPPER
 	MOVQ $-1, ret+48(FP)
 	RET
+
+// func nulBlocks(p []byte) bool
+// AVX2: whether p (its length a multiple of 128) holds a NUL, 128 bytes a
+// round: the bytes' minimum is 0 where one is.
+TEXT ·nulBlocks(SB), NOSPLIT, $0-25
+	MOVQ p_base+0(FP), SI
+	MOVQ p_len+8(FP), BX
+	LEAQ (SI)(BX*1), R8
+	VPXOR Y0, Y0, Y0
+	CMPQ SI, R8
+	JAE  nnone
+nloop:
+	VMOVDQU (SI), Y1
+	VPMINUB 32(SI), Y1, Y1
+	VMOVDQU 64(SI), Y2
+	VPMINUB 96(SI), Y2, Y2
+	VPMINUB Y1, Y2, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPTEST  Y1, Y1
+	JNZ     nfound
+	ADDQ    $128, SI
+	CMPQ    SI, R8
+	JB      nloop
+nnone:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
+nfound:
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET

@@ -21,3 +21,6 @@ func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) { r
 
 // nlScanBlocks: no wider scan off amd64 (nlScan does not call it).
 func nlScanBlocks(p []byte) (int, bool) { return 0, false }
+
+// nulBlocks: no wider scan off amd64 (indexNUL does not call it).
+func nulBlocks(p []byte) bool { return false }
