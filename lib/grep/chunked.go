@@ -344,23 +344,33 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 }
 
 // queue adds the lines a piece of n bytes printed to those waiting, and
-// emits them once there are enough (batchOut, batchIn).
+// emits them once there are enough (batchOut, batchIn). The lines wait in
+// a buffer of the printer's pool (getOut), copied there: a buffer grown
+// by appending would be garbage each time, and the collector seldom runs
+// (cmd/agent-grep/gc.go).
 func (c *chunkSearch) queue(out []byte, n int) bool {
-	if c.out == nil {
-		c.out = out
-	} else {
-		c.out = append(c.out, out...)
-		putOut(out)
+	c.outIn += n
+	if len(c.out)+len(out) > cap(c.out) {
+		if !c.flush() {
+			return false
+		}
+		if len(out) >= batchOut/2 { // enough to go alone
+			c.out = out
+			return c.flush()
+		}
+		c.out = getOut(batchOut)
 	}
-	if c.outIn += n; len(c.out) < batchOut && c.outIn < batchIn {
-		return true
+	c.out = append(c.out, out...)
+	putOut(out)
+	if len(c.out) >= batchOut/2 || c.outIn >= batchIn {
+		return c.flush()
 	}
-	return c.flush()
+	return true
 }
 
 // flush emits the printed lines waiting, if any.
 func (c *chunkSearch) flush() bool {
-	if c.out == nil {
+	if len(c.out) == 0 {
 		return true
 	}
 	part := c.r
