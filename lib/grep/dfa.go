@@ -42,6 +42,8 @@ type dfaProg struct {
 	asciiOK  bool // false: non-ASCII text is unsure (a Unicode twin exists)
 	states   int  // the cache's bound, in states
 	pool     sync.Pool
+	expr     string    // the pattern prog is compiled from, when first needed
+	once     sync.Once // (compiled)
 }
 
 // maxStates bounds the cache by default (each state holds a 128-entry
@@ -76,25 +78,40 @@ type dstate struct {
 // matchState is the target of a transition that found a match.
 var matchState = &dstate{}
 
-// newDFAProg compiles expr for line DFAs (nil: it does not compile).
+// newDFAProg is expr's program for line DFAs, compiled when a search
+// first needs one (get): a search the literals settle never does, and a
+// pattern such as a{3000000} is not compiled twice up front (regexp's
+// program and this one), each a few hundred MB to build and scan.
 // asciiOnly: the text outside ASCII is left to a Unicode twin.
 func newDFAProg(expr string, asciiOnly bool, limit int64) *dfaProg {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	prog, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return nil
-	}
-	p := &dfaProg{prog: prog, asciiOK: !asciiOnly, states: statesFor(limit)}
-	p.anchored = prog.StartCond()&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
-	return p
+	return &dfaProg{expr: expr, asciiOK: !asciiOnly, states: statesFor(limit)}
 }
 
-// get is a DFA of p for one goroutine; put it back when done.
+// compiled reports whether p has its program, compiling it from p.expr
+// the first time.
+func (p *dfaProg) compiled() bool {
+	p.once.Do(func() {
+		if p.prog != nil {
+			return
+		}
+		re, err := syntax.Parse(p.expr, syntax.Perl)
+		if err != nil {
+			return
+		}
+		prog, err := syntax.Compile(re.Simplify())
+		if err != nil {
+			return
+		}
+		p.prog = prog
+		p.anchored = prog.StartCond()&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
+	})
+	return p.prog != nil
+}
+
+// get is a DFA of p for one goroutine (nil: p does not compile); put it
+// back when done.
 func (p *dfaProg) get() *lineDFA {
-	if p == nil {
+	if p == nil || !p.compiled() {
 		return nil
 	}
 	if d, ok := p.pool.Get().(*lineDFA); ok {

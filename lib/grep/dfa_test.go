@@ -24,10 +24,10 @@ func dfaAgrees(t *testing.T, pattern string, text []byte) {
 		return
 	}
 	p := newDFAProg(expr, false, 0)
-	if p == nil {
+	d := p.get()
+	if d == nil {
 		t.Fatalf("%q compiles for regexp but not for the DFA", expr)
 	}
-	d := p.get()
 	defer p.put(d)
 	for _, line := range bytes.Split(text, []byte{'\n'}) {
 		got, sure := d.matchLine(line)
