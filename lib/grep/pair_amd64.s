@@ -119,7 +119,7 @@ notfound:
 // AVX2: the newlines of p counted and its NUL bytes looked for, 64 bytes a
 // round. Each newline found adds 1 to a byte of Y6 or Y7 (a compare's
 // 0xFF subtracted), so p holds at most 255 rounds; VPSADBW adds the
-// bytes up at the end.
+// bytes up at the end. Y5 keeps the bytes' minimum: 0 where a NUL was.
 TEXT ·nlScanBlocks(SB), NOSPLIT, $0-33
 	MOVQ p_base+0(FP), SI
 	MOVQ p_len+8(FP), BX
@@ -127,25 +127,24 @@ TEXT ·nlScanBlocks(SB), NOSPLIT, $0-33
 	MOVL $0x0a, AX
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y0 // '\n' x32
-	VPXOR Y1, Y1, Y1    // zero
-	VPXOR Y5, Y5, Y5    // the NUL compares, OR-ed
-	VPXOR Y6, Y6, Y6    // newline counts, bytes
-	VPXOR Y7, Y7, Y7
-loop:
+	VPXOR   Y1, Y1, Y1  // zero
+	VPCMPEQB Y5, Y5, Y5 // the minimum so far: 0xFF
+	VPXOR   Y6, Y6, Y6  // newline counts, bytes
+	VPXOR   Y7, Y7, Y7
 	CMPQ SI, R8
 	JAE  done
+loop:
 	VMOVDQU (SI), Y2
 	VMOVDQU 32(SI), Y3
 	VPCMPEQB Y0, Y2, Y8
 	VPCMPEQB Y0, Y3, Y9
-	VPCMPEQB Y1, Y2, Y2
-	VPCMPEQB Y1, Y3, Y3
+	VPMINUB  Y2, Y5, Y5
+	VPMINUB  Y3, Y5, Y5
 	VPSUBB   Y8, Y6, Y6
 	VPSUBB   Y9, Y7, Y7
-	VPOR     Y2, Y5, Y5
-	VPOR     Y3, Y5, Y5
 	ADDQ $64, SI
-	JMP  loop
+	CMPQ SI, R8
+	JB   loop
 done:
 	VPSADBW Y1, Y6, Y6
 	VPSADBW Y1, Y7, Y7
@@ -156,6 +155,7 @@ done:
 	VPADDQ  X7, X6, X6
 	MOVQ    X6, AX
 	MOVQ    AX, n+24(FP)
+	VPCMPEQB Y1, Y5, Y5
 	VPTEST  Y5, Y5
 	SETNE   nul+32(FP)
 	VZEROUPPER
