@@ -14,6 +14,11 @@ type pairBytes struct {
 	o1, o2 int
 	b1, b2 byte
 	m1, m2 byte
+	// o3, b3: a third byte of a literal not folded (three bytes or more),
+	// checked by the AVX2 scan before it returns a position (has3)
+	o3   int
+	b3   byte
+	has3 bool
 }
 
 // newPair picks the literal's two rarest bytes at different offsets
@@ -53,6 +58,13 @@ func newPair(s []byte, fold bool) (p pairBytes, ok bool) {
 	}
 	p.b1 |= p.m1
 	p.b2 |= p.m2
+	if !fold {
+		for i := range s {
+			if i != o1 && i != o2 && (!p.has3 || rank(i) < rank(p.o3)) {
+				p.o3, p.b3, p.has3 = i, s[i], true
+			}
+		}
+	}
 	return p, true
 }
 
@@ -64,11 +76,36 @@ func (p *pairBytes) index(hay []byte, from, n int) int {
 	if hi-lo <= p.o2-p.o1 {
 		return -1
 	}
-	i := indexPair(hay[lo:hi], p.b1, p.b2, p.m1, p.m2, p.o2-p.o1)
+	var i int
+	if p.has3 && hasAVX2 {
+		i = p.index3(hay, lo, hi)
+	} else {
+		i = indexPair(hay[lo:hi], p.b1, p.b2, p.m1, p.m2, p.o2-p.o1)
+	}
 	if i < 0 {
 		return -1
 	}
 	return from + i
+}
+
+// index3 is the first i where hay[lo+i:] has the pair's three bytes
+// (the pair within hay[lo:hi]), or -1.
+func (p *pairBytes) index3(hay []byte, lo, hi int) int {
+	d, d3 := p.o2-p.o1, p.o3-p.o1
+	n := hi - lo - d // the positions i
+	done := 0
+	if n >= 32 {
+		done = n &^ 31
+		if i := indexPairExact3AVX2(hay[lo:hi], done, p.b1, p.b2, p.b3, d, d3); i >= 0 {
+			return i
+		}
+	}
+	for i := done; i < n; i++ {
+		if hay[lo+i] == p.b1 && hay[lo+i+d] == p.b2 && hay[lo+i+d3] == p.b3 {
+			return i
+		}
+	}
+	return -1
 }
 
 // indexPair is the first i with hay[i]|m1 == b1 and hay[i+d]|m2 == b2

@@ -48,3 +48,10 @@ func nlScanBlocks(p []byte) (n int, nul bool)
 //
 //go:noescape
 func nulBlocks(p []byte) bool
+
+// indexPairExact3AVX2 is indexPairExactAVX2 over positions that also have
+// b3 at i+d3 (pair_amd64.s); hay[i+d3] must be readable for every
+// position i < n, before hay's start too when d3 < 0.
+//
+//go:noescape
+func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int

@@ -251,3 +251,86 @@ nfound:
 	VZEROUPPER
 	MOVB $1, ret+24(FP)
 	RET
+
+// func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int
+// indexPairExactAVX2 that checks a third byte, hay[i+d3] == b3 (d3 may be
+// negative: hay is a window of a larger buffer that holds the byte), at
+// each position the pair finds before it returns it, so that a pair that
+// is common in the text (u...m of "func main": 110,000 times in 345 MB
+// of Go, for 2,500 matches) costs no return to Go. n is a multiple of 32.
+TEXT ·indexPairExact3AVX2(SB), NOSPLIT, $0-64
+	MOVQ hay_base+0(FP), SI
+	MOVQ n+24(FP), BX
+	MOVQ d+40(FP), DX
+	MOVQ d3+48(FP), R13
+	VPBROADCASTB b1+32(FP), Y0
+	VPBROADCASTB b2+33(FP), Y1
+	MOVQ SI, DI
+	LEAQ (SI)(DX*1), R11 // DI + d, kept apace
+	LEAQ (SI)(BX*1), R8  // end of the positions
+	LEAQ -64(R8), R9     // the last start of a 64-position round
+	MOVBLZX b3+34(FP), DX
+	CMPQ DI, R9
+	JA   ttail32
+tloop64:
+	VPCMPEQB (DI), Y0, Y2
+	VPCMPEQB 32(DI), Y0, Y6
+	VPCMPEQB (R11), Y1, Y3
+	VPCMPEQB 32(R11), Y1, Y7
+	VPAND    Y3, Y2, Y2
+	VPAND    Y7, Y6, Y6
+	VPOR     Y2, Y6, Y8
+	VPTEST   Y8, Y8
+	JNZ      tcand64
+tnext64:
+	ADDQ     $64, DI
+	ADDQ     $64, R11
+	CMPQ     DI, R9
+	JBE      tloop64
+ttail32:
+	CMPQ DI, R8
+	JAE  tnotfound
+	VPCMPEQB (DI), Y0, Y2
+	VPCMPEQB (R11), Y1, Y3
+	VPAND    Y3, Y2, Y2
+	VPMOVMSKB Y2, R10
+	TESTQ    R10, R10
+	JNZ      tcheck32
+tnext32:
+	ADDQ     $32, DI
+	ADDQ     $32, R11
+	JMP      ttail32
+tcand64:
+	VPMOVMSKB Y2, R10
+	VPMOVMSKB Y6, AX
+	SHLQ      $32, AX
+	ORQ       AX, R10
+tcheck64:
+	BSFQ    R10, CX
+	LEAQ    (DI)(CX*1), R12
+	MOVBLZX (R12)(R13*1), AX
+	CMPL    AX, DX
+	JEQ     thit
+	BTRQ    CX, R10
+	TESTQ   R10, R10
+	JNZ     tcheck64
+	JMP     tnext64
+tcheck32:
+	BSFQ    R10, CX
+	LEAQ    (DI)(CX*1), R12
+	MOVBLZX (R12)(R13*1), AX
+	CMPL    AX, DX
+	JEQ     thit
+	BTRQ    CX, R10
+	TESTQ   R10, R10
+	JNZ     tcheck32
+	JMP     tnext32
+thit:
+	VZEROUPPER
+	SUBQ SI, R12
+	MOVQ R12, ret+56(FP)
+	RET
+tnotfound:
+	VZEROUPPER
+	MOVQ $-1, ret+56(FP)
+	RET

@@ -24,3 +24,6 @@ func nlScanBlocks(p []byte) (int, bool) { return 0, false }
 
 // nulBlocks: no wider scan off amd64 (indexNUL does not call it).
 func nulBlocks(p []byte) bool { return false }
+
+// indexPairExact3AVX2: not off amd64 (hasAVX2 is false).
+func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int { return -1 }

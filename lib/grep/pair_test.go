@@ -196,3 +196,44 @@ func FuzzAhoCorasick(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexPair3: the scan that checks a third byte (a literal not
+// folded, AVX2) finds the first position with all three bytes, against a
+// naive loop, on random texts around the 32- and 64-byte rounds, where
+// the pair is frequent and the third byte sometimes before it.
+func TestIndexPair3(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	alpha := []byte("abcd\x00")
+	for i := 0; i < 30000; i++ {
+		s := make([]byte, 3+r.IntN(6))
+		for k := range s {
+			s[k] = alpha[r.IntN(len(alpha))]
+		}
+		p, ok := newPair(s, false)
+		if !ok || !p.has3 {
+			continue
+		}
+		hay := make([]byte, r.IntN(300))
+		sparse := r.IntN(2) == 0
+		for k := range hay {
+			hay[k] = alpha[r.IntN(len(alpha))]
+			if sparse && r.IntN(40) != 0 {
+				hay[k] = 'z'
+			}
+		}
+		from := r.IntN(len(hay) + 1)
+		want := -1
+		for j := from; j+len(s) <= len(hay); j++ {
+			if hay[j+p.o1] == p.b1 && hay[j+p.o2] == p.b2 && hay[j+p.o3] == p.b3 {
+				want = j
+				break
+			}
+		}
+		if got := p.index(hay, from, len(s)); got != want {
+			t.Fatalf("%q (bytes %d %d %d) in %q from %d: %d, want %d", s, p.o1, p.o2, p.o3, hay, from, got, want)
+		}
+	}
+}
