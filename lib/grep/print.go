@@ -37,6 +37,7 @@ type Printer struct {
 	slice              bool         // files are read whole (SearchOptions.Slice)
 	passthru           bool         // --passthru
 	out                bytes.Buffer // standard's text of a part
+	outBufs            *outBufs     // the buffers of FileResult.Out, for reuse (stream.go)
 }
 
 // format is how the standard and --vimgrep formats print a line: set
