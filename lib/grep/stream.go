@@ -71,7 +71,13 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 	for _, r := range refs {
 		size += r.end - r.start
 	}
-	size += len(refs) * (len(pre) + len(f.matchSep) + 2 + len(strconv.Itoa(lineBase+refs[len(refs)-1].num)))
+	digits := len(strconv.Itoa(lineBase + refs[len(refs)-1].num))
+	size += len(refs) * (len(pre) + len(f.matchSep) + 2 + digits)
+	if !lf.plain {
+		// -o prints a line for each match, colour wraps each in its
+		// escapes: room for that too (the buffer grown is garbage)
+		size += len(spans) * (len(pre) + 2*len(f.matchSep) + digits + 24)
+	}
 	out := lf.bufs.get(size)
 	if lf.plain {
 		for _, r := range refs {
