@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -123,7 +124,8 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 							rs = rs[len(rs):]
 							ok := true
 							buf = grep.SearchChunked(m, f.Path, fh.read, fo, buf, func(r grep.FileResult) bool {
-								ahead.add(copyLines(r.Lines) + len(r.Out))
+								copyLines(r.Lines)
+								ahead.add(resultSize(r))
 								if r.More {
 									ok = send([]grep.FileResult{r})
 									return ok
@@ -149,7 +151,8 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 					}
 					buf = data[:0]
 					r := grep.SearchBuffer(m, f.Path, grep.DecodeBOM(data), fo)
-					ahead.add(copyLines(r.Lines) + len(r.Out))
+					copyLines(r.Lines)
+					ahead.add(resultSize(r))
 					rs = append(rs, r)
 				}
 				if len(rs) > 0 {
@@ -172,10 +175,11 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 				break
 			}
 			for _, r := range rs {
+				n := resultSize(r) // (before the printer has it)
 				if !emit(r) {
 					return
 				}
-				ahead.add(-(textSize(r.Lines) + len(r.Out)))
+				ahead.add(-n)
 			}
 		}
 		ahead.next()
@@ -203,12 +207,11 @@ func below(dir, path string) string {
 const searchBatch = 16
 
 // copyLines gives lines their own copies of their text (one allocation),
-// so the read buffer can be reused for the next file; it returns their
-// size.
-func copyLines(lines []grep.Line) int {
-	n := textSize(lines)
-	if n == 0 {
-		return 0
+// so the read buffer can be reused for the next file.
+func copyLines(lines []grep.Line) {
+	n := 0
+	for _, l := range lines {
+		n += len(l.Text)
 	}
 	all := make([]byte, 0, n)
 	for k := range lines {
@@ -216,13 +219,14 @@ func copyLines(lines []grep.Line) int {
 		all = append(all, lines[k].Text...)
 		lines[k].Text = all[s:len(all):len(all)]
 	}
-	return n
 }
 
-func textSize(lines []grep.Line) int {
-	n := 0
-	for _, l := range lines {
-		n += len(l.Text)
+// resultSize is about the memory a result holds: its output, or its
+// lines with their text and spans.
+func resultSize(r grep.FileResult) int {
+	n := len(r.Out) + len(r.Lines)*int(unsafe.Sizeof(grep.Line{}))
+	for _, l := range r.Lines {
+		n += len(l.Text) + len(l.Subs)*int(unsafe.Sizeof(grep.Span{}))
 	}
 	return n
 }
