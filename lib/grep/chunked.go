@@ -345,10 +345,11 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 
 // queue adds the lines a piece of n bytes printed to those waiting, and
 // emits them once there are enough (batchOut, batchIn). The lines wait in
-// a buffer of the printer's pool (getOut), copied there: a buffer grown
-// by appending would be garbage each time, and the collector seldom runs
-// (cmd/agent-grep/gc.go).
+// a buffer of the printer's free list (outBufs), copied there: a buffer
+// grown by appending would be garbage each time, and the collector
+// seldom runs (cmd/agent-grep/gc.go).
 func (c *chunkSearch) queue(out []byte, n int) bool {
+	bufs := c.o.Format.bufs
 	c.outIn += n
 	if len(c.out)+len(out) > cap(c.out) {
 		if !c.flush() {
@@ -358,10 +359,10 @@ func (c *chunkSearch) queue(out []byte, n int) bool {
 			c.out = out
 			return c.flush()
 		}
-		c.out = getOut(batchOut)
+		c.out = bufs.get(batchOut)
 	}
 	c.out = append(c.out, out...)
-	putOut(out)
+	bufs.put(out)
 	if len(c.out) >= batchOut/2 || c.outIn >= batchIn {
 		return c.flush()
 	}
