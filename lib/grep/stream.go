@@ -1,7 +1,6 @@
 package grep
 
 import (
-	"bytes"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -97,7 +96,6 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 		}
 		return out
 	}
-	b := bytes.NewBuffer(out)
 	from := 0
 	for _, r := range refs {
 		l := Line{Number: lineBase + r.num, Offset: offBase + int64(r.start), Text: buf[r.start:r.end], Match: true}
@@ -105,9 +103,9 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 			l.Subs = spans[from:r.spans:r.spans]
 		}
 		from = r.spans
-		f.line(b, pre, l)
+		out = f.line(out, pre, l)
 	}
-	return b.Bytes()
+	return out
 }
 
 // appendDecimal appends n (>= 0) in decimal, two digits at a time, in
@@ -201,13 +199,12 @@ func (ob *outBufs) put(b []byte) {
 }
 
 // printOut writes the lines a search printed (FileResult.Out) after what
-// the printer has made for them so far (p.out), and takes the buffer back
+// the printer has made for them so far (out), and takes the buffer back
 // for reuse.
-func (p *Printer) printOut(b []byte) bool {
-	if p.out.Len() > 0 && !p.emit(p.out.Bytes()) {
+func (p *Printer) printOut(out, b []byte) bool {
+	if len(out) > 0 && !p.emit(out) {
 		return false
 	}
-	p.out.Reset()
 	ok := p.emit(b)
 	p.outBufs.put(b)
 	return ok
