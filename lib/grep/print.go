@@ -355,6 +355,9 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 			}
 		}
 		p.first = false
+		if len(r.Out) > 0 && p.mode == "standard" && p.context && p.ctxSep != nil && !p.cur.started && p.printed > 0 && !p.heading {
+			out = append(append(out, p.ctxSep...), '\n') // (Printer.lines's, before a file's first group)
+		}
 		if len(r.Out) > 0 {
 			if !p.printOut(out, r.Out) {
 				return false
