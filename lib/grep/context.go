@@ -77,7 +77,11 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 				r.BytesSearched = maxCountBytes(buf, o, start, end)
 			}
 		case left > 0:
-			if ref.match { // a match after the last -m keeps (laterMatch)
+			// a line in the context after the last match -m keeps that
+			// matches too prints as a match, counts in the stats, and rg
+			// has read through it, as rg 13 does (-c does not count it:
+			// no context there)
+			if ref.match {
 				r.MatchedLines++
 				r.Matches += hits
 				if o.Slice {

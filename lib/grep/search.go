@@ -153,24 +153,6 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	return searchContext(m, buf, o, r) // context.go
 }
 
-// laterMatch: a line in the context after the last match -m keeps that
-// matches too prints as a match, counts in the stats, and rg has read
-// through it, as rg 13 does (-c does not count it: no context there).
-func laterMatch(r FileResult, l *Line, subs []Span, o SearchOptions) FileResult {
-	l.Match = true
-	r.MatchedLines++
-	if o.Invert {
-		r.Matches++
-	} else {
-		l.Subs = subs
-		r.Matches += len(subs)
-	}
-	if o.Slice {
-		r.BytesSearched = max(r.BytesSearched, l.Offset+int64(len(l.Text)))
-	}
-	return r
-}
-
 // searchMatches is the common case (no context, no -v, no -U): it visits
 // only the lines that match, counting the newlines before each to number
 // it, and never looks at the rest of the file line by line. The matching

@@ -57,9 +57,13 @@ func TestStreamSameOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		for pname, po := range prints {
-			// context and -v: searchContext prints its lines too
-			sos := []SearchOptions{{}, {ChunkAbove: 1, ChunkSize: 1}, {Before: 1, After: 1}, {Before: 3, After: 0, Invert: true},
-				{Invert: true}, {Invert: true, ChunkAbove: 1, ChunkSize: 1}, {After: 2, ChunkAbove: 1, ChunkSize: 100 << 10}}
+			sos := []SearchOptions{{}, {ChunkAbove: 1, ChunkSize: 1}}
+			if pat != "^" && (strings.HasPrefix(pname, "context") || pname == "colour" || pname == "--vimgrep" || pname == "-o") {
+				// context and -v: searchContext prints its lines too
+				sos = append(sos, SearchOptions{Before: 1, After: 1}, SearchOptions{Before: 3, Invert: true},
+					SearchOptions{Invert: true}, SearchOptions{Invert: true, ChunkAbove: 1, ChunkSize: 1 << 10},
+					SearchOptions{After: 2, ChunkAbove: 1, ChunkSize: 100 << 10})
+			}
 			if pname == "-n" { // the binary rules: whole files and pieces, read whole or buffered, named or walked
 				sos = append(sos, SearchOptions{Slice: true}, SearchOptions{SkipBinary: true}, SearchOptions{ChunkAbove: 1, ChunkSize: 1, SkipBinary: true},
 					SearchOptions{ChunkAbove: 1, ChunkSize: 100 << 10, Slice: true})
@@ -71,7 +75,7 @@ func TestStreamSameOutput(t *testing.T) {
 					if kept != streamed {
 						t.Errorf("%s: streamed output differs (-kept +streamed):\n%.3000s", name, cmp.Diff(strings.Split(kept, "\n"), strings.Split(streamed, "\n")))
 					}
-					if n == 0 && pname == "-n" && (iname == "plain" || iname == "nonl") && (so.ChunkAbove == 0 || so.Before+so.After == 0) && !(so.Invert && pat == "^") {
+					if n == 0 && pname == "-n" && (iname == "plain" || iname == "nonl") && (so.ChunkAbove == 0 || so.Before+so.After == 0) {
 						t.Errorf("%s: nothing streamed", name)
 					}
 				}
@@ -168,6 +172,9 @@ func TestOutBufsReuse(t *testing.T) {
 // per line or per match: its lines go straight into an output buffer the
 // printer gives back (searchContext's scratch, the printer's appends).
 func TestStreamAllocsPerFile(t *testing.T) {
+	if raceOn {
+		t.Skip("sync.Pool drops items at random under -race")
+	}
 	var text bytes.Buffer
 	for i := 0; i < 2000; i++ {
 		fmt.Fprintf(&text, "line %d with some e and more e\n", i)
