@@ -132,31 +132,47 @@ func (c Colour) Paint(text []byte) []byte {
 	if len(text) == 0 {
 		return text
 	}
-	b := []byte("\x1b[0m")
+	return c.appendPaint(nil, text)
+}
+
+// appendPaint appends text wrapped in the colour's escapes (Paint) to b,
+// with no buffer of its own: the printer paints every number and match
+// of --color=always straight into its output.
+func (c Colour) appendPaint(b, text []byte) []byte {
+	if len(text) == 0 {
+		return b
+	}
+	b = append(b, "\x1b[0m"...)
 	if c.Bold {
 		b = append(b, "\x1b[1m"...)
 	}
 	if c.Underline {
 		b = append(b, "\x1b[4m"...)
 	}
-	b = c.Fg.escape(b, true, c.Intense)
-	b = c.Bg.escape(b, false, c.Intense)
+	b = c.Fg.escape(b, '3', c.Intense)
+	b = c.Bg.escape(b, '4', c.Intense)
 	b = append(b, text...)
 	return append(b, "\x1b[0m"...)
 }
 
-func (t *TermColor) escape(b []byte, fg, intense bool) []byte {
+// escape appends the escape that sets t: kind is '3' for the foreground,
+// '4' for the background.
+func (t *TermColor) escape(b []byte, kind byte, intense bool) []byte {
 	if t == nil {
 		return b
 	}
-	kind := map[bool]string{true: "3", false: "4"}[fg]
+	b = append(b, '\x1b', '[', kind)
 	switch {
 	case t.Basic >= 0 && intense:
-		return fmt.Appendf(b, "\x1b[%s8;5;%dm", kind, t.Basic+8)
+		b = appendDecimal(append(b, "8;5;"...), t.Basic+8)
 	case t.Basic >= 0:
-		return fmt.Appendf(b, "\x1b[%s%dm", kind, t.Basic)
+		b = appendDecimal(b, t.Basic)
 	case t.Index >= 0:
-		return fmt.Appendf(b, "\x1b[%s8;5;%dm", kind, t.Index)
+		b = appendDecimal(append(b, "8;5;"...), t.Index)
+	default:
+		b = appendDecimal(append(b, "8;2;"...), int(t.R))
+		b = appendDecimal(append(b, ';'), int(t.G))
+		b = appendDecimal(append(b, ';'), int(t.B))
 	}
-	return fmt.Appendf(b, "\x1b[%s8;2;%d;%d;%dm", kind, t.R, t.G, t.B)
+	return append(b, 'm')
 }

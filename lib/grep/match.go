@@ -208,19 +208,29 @@ type Span struct{ Start, End int }
 
 // Find returns the matches in buf, at most limit (0: all). Without -U
 // matches never span lines, as in rg.
-func (m *Matcher) Find(buf []byte, limit int) []Span {
+func (m *Matcher) Find(buf []byte, limit int) []Span { return m.appendFind(nil, buf, limit) }
+
+// appendFind appends the matches in buf (Find) to dst: a search that
+// finds them file after file reuses one slice.
+func (m *Matcher) appendFind(dst []Span, buf []byte, limit int) []Span {
 	if m.bytes != nil {
+		var spans []Span
 		if !hasNonASCII(buf) {
-			return m.bytes.Find(buf, limit)
+			spans = m.bytes.Find(buf, limit)
+		} else {
+			img := toLatin1(buf)
+			spans = latin1Spans(img, m.bytes.Find(img, limit))
 		}
-		img := toLatin1(buf)
-		return latin1Spans(img, m.bytes.Find(img, limit))
+		if len(dst) == 0 {
+			return spans
+		}
+		return append(dst, spans...)
 	}
 	if m.uni != nil && !m.uniLines && hasNonASCII(buf) {
-		return m.uni.Find(buf, limit)
+		return m.uni.appendFind(dst, buf, limit)
 	}
+	out := dst
 	if m.multiline {
-		var out []Span
 		n := -1
 		if limit > 0 {
 			n = limit
@@ -230,18 +240,19 @@ func (m *Matcher) Find(buf []byte, limit int) []Span {
 		}
 		return out
 	}
-	var out []Span
 	var ls lineSearch
 	ls.reset(m)
 	defer ls.release()
+	var subs []Span // (reused from line to line)
 	for off := 0; ; {
-		start, end, subs := ls.next(buf, off, nil)
+		start, end, got := ls.next(buf, off, subs[:0])
 		if start < 0 {
 			return out
 		}
+		subs = got
 		for _, s := range subs {
 			out = append(out, Span{start + s.Start, start + s.End})
-			if limit > 0 && len(out) >= limit {
+			if limit > 0 && len(out)-len(dst) >= limit {
 				return out
 			}
 		}

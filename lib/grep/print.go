@@ -28,17 +28,17 @@ type Printer struct {
 	context            bool // -A/-B/-C: "--" between groups, across files too
 	jsonStats          Stats
 	agent              *AgentPrinter
-	includeZero        bool         // --include-zero
-	ctxSep             []byte       // --context-separator (nil: none)
-	lineBuffered       bool         // --line-buffered
-	cur                part         // the file whose result is coming in parts (FileResult.More)
-	passthruMax        int          // --passthru -m N
-	maxCount           int          // -m
-	slice              bool         // files are read whole (SearchOptions.Slice)
-	passthru           bool         // --passthru
-	out                bytes.Buffer // standard's text of a part
-	outBufs            *outBufs     // the buffers of FileResult.Out, for reuse (stream.go)
-	jsonBuf            []byte       // --json's records of a file, reused from file to file
+	includeZero        bool     // --include-zero
+	ctxSep             []byte   // --context-separator (nil: none)
+	lineBuffered       bool     // --line-buffered
+	cur                part     // the file whose result is coming in parts (FileResult.More)
+	passthruMax        int      // --passthru -m N
+	maxCount           int      // -m
+	slice              bool     // files are read whole (SearchOptions.Slice)
+	passthru           bool     // --passthru
+	out                []byte   // standard's text of a part, reused
+	outBufs            *outBufs // the buffers of FileResult.Out, for reuse (stream.go)
+	jsonBuf            []byte   // --json's records of a file, reused from file to file
 }
 
 // format is how the standard and --vimgrep formats print a line: set
@@ -159,15 +159,14 @@ func (p *Printer) Mode() string { return p.mode }
 // Stopped says why a budget stopped the output ("" when none did).
 func (p *Printer) Stopped() string { return p.stopped }
 
-// paint colours an element of the output when colour is on (--colors).
-func (p *format) paint(c Colour, b []byte) []byte {
+// paint appends an element of the output to b, coloured when colour is
+// on (--colors).
+func (p *format) paint(b []byte, c Colour, text []byte) []byte {
 	if !p.color {
-		return b
+		return append(b, text...)
 	}
-	return c.Paint(b)
+	return c.appendPaint(b, text)
 }
-
-func (p *format) matchStyle(b []byte) []byte { return p.paint(p.colours.Match, b) }
 
 // stopAtTotal records that --max-total-matches stopped the output.
 func (p *Printer) stopAtTotal() {
@@ -194,7 +193,10 @@ func (p *format) pathBytes(path string) []byte {
 	if p.pathSep != "" {
 		path = strings.ReplaceAll(path, "/", p.pathSep)
 	}
-	return p.paint(p.colours.Path, []byte(path))
+	if !p.color {
+		return []byte(path)
+	}
+	return p.colours.Path.Paint([]byte(path))
 }
 
 // eol ends a path printed alone (-l, a heading): NUL with --null.
@@ -340,42 +342,48 @@ func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
 // --vimgrep formats, with rg's notes about binary data after them.
 func (p *Printer) standard(r FileResult, last bool) bool {
 	r = p.budget(r)
-	out := &p.out // reused: a part of every line of a 1 MiB piece is over 1 MB
-	out.Reset()
+	out := p.out[:0] // reused: a part of every line of a 1 MiB piece is over 1 MB
+	defer func() { p.out = out[:0] }()
 	if (len(r.Lines) > 0 || len(r.Out) > 0) && !p.cur.stopped {
 		if p.heading && p.mode == "standard" && !p.cur.started {
 			if !p.first {
-				out.WriteByte('\n')
+				out = append(out, '\n')
 			}
 			if p.withPath {
-				out.Write(p.pathBytes(r.Path))
-				out.Write(p.eol()) // rg: --null ends the heading with NUL
+				out = append(out, p.pathBytes(r.Path)...)
+				out = append(out, p.eol()...) // rg: --null ends the heading with NUL
 			}
 		}
 		p.first = false
-		if len(r.Out) > 0 && !p.printOut(r.Out) {
-			return false
+		if len(r.Out) > 0 && p.mode == "standard" && p.context && p.ctxSep != nil && !p.cur.started && p.printed > 0 && !p.heading {
+			out = append(append(out, p.ctxSep...), '\n') // (Printer.lines's, before a file's first group)
 		}
-		p.lines(out, r)
+		if len(r.Out) > 0 {
+			if !p.printOut(out, r.Out) {
+				return false
+			}
+			out = out[:0]
+		}
+		out = p.lines(out, r)
 		p.cur.started = true
 	} else if !last {
 		return p.stopped == ""
 	}
 	if !r.More && r.BinaryFrom >= 0 && !p.slice && !p.cur.stopped && p.cur.started {
 		// rg's buffered read saw a NUL after the matches it printed
-		p.binaryMatches(out, r)
+		out = p.binaryMatches(out, r)
 	}
 	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
 		if p.withPath {
-			out.Write(p.pathBytes(r.Path))
-			out.WriteString(": ")
+			out = append(out, p.pathBytes(r.Path)...)
+			out = append(out, ": "...)
 		}
-		fmt.Fprintf(out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+		out = fmt.Appendf(out, "WARNING: stopped searching binary file after match (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 	}
-	if out.Len() == 0 {
+	if len(out) == 0 {
 		return p.stopped == ""
 	}
-	return p.emit(out.Bytes())
+	return p.emit(out)
 }
 
 // MaxCountBinary: when -m stopped rg's buffered read before the fill
@@ -450,54 +458,55 @@ func (p *Printer) addJSONStats(st Stats) {
 	p.jsonStats.Elapsed = st.Elapsed
 }
 
-// lines prints the lines of a result (or of a part of it) in the standard
-// and vimgrep formats.
-func (p *Printer) lines(out *bytes.Buffer, r FileResult) {
+// lines appends the lines of a result (or of a part of it) in the
+// standard and vimgrep formats to out.
+func (p *Printer) lines(out []byte, r FileResult) []byte {
 	k := 0
 	var path []byte
 	if p.withPath && !p.heading {
 		path = p.pathBytes(r.Path)
 	}
+	var stop bool
 	for _, rec := range r.Lines {
 		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
 			// -U: rg prints a match spanning lines once, from its first line
-			if p.binaryNote(out, r, rec) {
-				return
+			if out, stop = p.binaryNote(out, r, rec); stop {
+				return out
 			}
-			p.record(out, path, rec)
+			out = p.record(out, path, rec)
 			k++
 			continue
 		}
 		for _, l := range physicalLines([]Line{rec}) {
-			if p.binaryNote(out, r, l) {
-				return
+			if out, stop = p.binaryNote(out, r, l); stop {
+				return out
 			}
 			if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
-				out.Write(p.ctxSep)
-				out.WriteByte('\n')
+				out = append(append(out, p.ctxSep...), '\n')
 			}
-			p.line(out, path, l)
+			out = p.line(out, path, l)
 			k++
 		}
 	}
+	return out
 }
 
 // binaryNote: rg stops at the first match after binary data, with a note.
-func (p *Printer) binaryNote(out *bytes.Buffer, r FileResult, l Line) bool {
+func (p *Printer) binaryNote(out []byte, r FileResult, l Line) ([]byte, bool) {
 	if r.BinaryFrom < 0 || l.Offset < r.BinaryFrom || !l.Match {
-		return false
+		return out, false
 	}
-	p.binaryMatches(out, r)
+	out = p.binaryMatches(out, r)
 	p.cur.stopped = true
-	return true
+	return out, true
 }
 
-func (p *Printer) binaryMatches(out *bytes.Buffer, r FileResult) {
+func (p *Printer) binaryMatches(out []byte, r FileResult) []byte {
 	if p.withPath {
-		out.Write(p.pathBytes(r.Path))
-		out.WriteString(": ")
+		out = append(out, p.pathBytes(r.Path)...)
+		out = append(out, ": "...)
 	}
-	fmt.Fprintf(out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
+	return fmt.Appendf(out, "binary file matches (found \"\\0\" byte around offset %d)\n", r.BinaryOffset)
 }
 
 func multiLine(text []byte) bool {
@@ -505,16 +514,15 @@ func multiLine(text []byte) bool {
 	return i >= 0 && i < len(text)-1
 }
 
-// record prints a -U match that spans lines: with -r replaced as a whole
-// after its first line's number; in --vimgrep once per match, with the
-// line it starts on.
-func (p *format) record(out *bytes.Buffer, path []byte, l Line) {
+// record appends a -U match that spans lines: with -r replaced as a
+// whole after its first line's number; in --vimgrep once per match, with
+// the line it starts on.
+func (p *format) record(out, path []byte, l Line) []byte {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 	if p.mode != "vimgrep" {
-		p.prefix(out, path, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
-		out.Write(p.highlight(text, l))
-		out.WriteByte('\n')
-		return
+		out = p.prefix(out, path, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
+		out = p.highlight(out, text, l)
+		return append(out, '\n')
 	}
 	for _, s := range l.Subs {
 		start := bytes.LastIndexByte(text[:s.Start], '\n') + 1
@@ -523,40 +531,42 @@ func (p *format) record(out *bytes.Buffer, path []byte, l Line) {
 			end = len(text) - start
 		}
 		pl := Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
-		p.prefix(out, path, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
-		out.Write(text[start : start+end])
-		out.WriteByte('\n')
+		out = p.prefix(out, path, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
+		out = append(out, text[start:start+end]...)
+		out = append(out, '\n')
 	}
+	return out
 }
 
-// prefix writes what comes before a line's text: path, line number,
+// prefix appends what comes before a line's text: path, line number,
 // column and byte offset, as the flags ask.
-func (p *format) prefix(out *bytes.Buffer, path []byte, l Line, sep string, col int, off int64) {
+func (p *format) prefix(out, path []byte, l Line, sep string, col int, off int64) []byte {
 	if p.withPath && !p.heading {
-		out.Write(path)
+		out = append(out, path...)
 		if p.null {
-			out.WriteByte(0)
+			out = append(out, 0)
 		} else {
-			out.WriteString(sep)
+			out = append(out, sep...)
 		}
 	}
 	var num [20]byte // (the digits, without an allocation)
 	if p.lineNums {
-		out.Write(p.paint(p.colours.Line, strconv.AppendInt(num[:0], int64(l.Number), 10)))
-		out.WriteString(sep)
+		out = p.paint(out, p.colours.Line, strconv.AppendInt(num[:0], int64(l.Number), 10))
+		out = append(out, sep...)
 	}
 	if p.column && l.Match && col > 0 {
-		out.Write(p.paint(p.colours.Column, strconv.AppendInt(num[:0], int64(col), 10)))
-		out.WriteString(sep)
+		out = p.paint(out, p.colours.Column, strconv.AppendInt(num[:0], int64(col), 10))
+		out = append(out, sep...)
 	}
 	if p.byteOffset {
-		out.Write(p.paint(p.colours.Column, strconv.AppendInt(num[:0], off, 10)))
-		out.WriteString(sep)
+		out = p.paint(out, p.colours.Column, strconv.AppendInt(num[:0], off, 10))
+		out = append(out, sep...)
 	}
+	return out
 }
 
-// line prints one physical line (k: its place in this result's output).
-func (p *format) line(out *bytes.Buffer, path []byte, l Line) {
+// line appends one physical line.
+func (p *format) line(out, path []byte, l Line) []byte {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 	if p.trim {
 		text, l = trimLine(text, l)
@@ -568,21 +578,21 @@ func (p *format) line(out *bytes.Buffer, path []byte, l Line) {
 	switch {
 	case p.mode == "vimgrep" && l.Match:
 		for _, s := range l.Subs {
-			p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
-			out.Write(p.longLine(text, l, true))
-			out.WriteByte('\n')
+			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
+			out = p.longLine(out, text, l, true)
+			out = append(out, '\n')
 		}
+		return out
 	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
-		p.onlyMatching(out, path, l, text, sep)
-	default:
-		firstCol := 0
-		if len(l.Subs) > 0 {
-			firstCol = l.Subs[0].Start + 1
-		}
-		p.prefix(out, path, l, sep, firstCol, l.Offset)
-		out.Write(p.longLine(text, l, false))
-		out.WriteByte('\n')
+		return p.onlyMatching(out, path, l, text, sep)
 	}
+	firstCol := 0
+	if len(l.Subs) > 0 {
+		firstCol = l.Subs[0].Start + 1
+	}
+	out = p.prefix(out, path, l, sep, firstCol, l.Offset)
+	out = p.longLine(out, text, l, false)
+	return append(out, '\n')
 }
 
 // trimLine is --trim: the line without its leading white space (the
@@ -602,31 +612,32 @@ func trimLine(text []byte, l Line) ([]byte, Line) {
 
 // onlyMatching is -o: each match on its own line (rg skips the part of a
 // -U match that is only a line's end).
-func (p *format) onlyMatching(out *bytes.Buffer, path []byte, l Line, text []byte, sep string) {
+func (p *format) onlyMatching(out, path []byte, l Line, text []byte, sep string) []byte {
 	for _, s := range l.Subs {
 		part := text[min(s.Start, len(text)):min(s.End, len(text))]
 		if len(part) == 0 && s.End > s.Start {
 			continue
 		}
-		p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
+		out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
 		if p.maxCols > 0 && len(part) > p.maxCols {
-			out.WriteString("[Omitted long matching line]\n")
+			out = append(out, "[Omitted long matching line]\n"...)
 			continue
 		}
-		out.Write(p.matchStyle(part))
-		out.Write(p.nl())
+		out = p.paint(out, p.colours.Match, part)
+		out = append(out, p.nl()...)
 	}
+	return out
 }
 
-// longLine is a line as printed: highlighted or replaced, or rg's note
-// when -M omits it.
-func (p *format) longLine(text []byte, l Line, perMatch bool) []byte {
+// longLine appends a line as printed: highlighted or replaced, or rg's
+// note when -M omits it.
+func (p *format) longLine(out, text []byte, l Line, perMatch bool) []byte {
 	slow := p.color || p.replace != nil || perMatch || p.column // rg counts the matches where it needs their positions
 	if p.maxCols <= 0 || len(text) <= p.maxCols {
-		return p.highlight(text, l)
+		return p.highlight(out, text, l)
 	}
 	if p.preview {
 		cut := p.maxCols
@@ -634,7 +645,7 @@ func (p *format) longLine(text []byte, l Line, perMatch bool) []byte {
 			cut--
 		}
 		if !slow || !l.Match {
-			return append(append([]byte(nil), p.highlight(text[:cut], Line{})...), " [... omitted end of long line]"...)
+			return append(p.highlight(out, text[:cut], Line{}), " [... omitted end of long line]"...)
 		}
 		var in []Span
 		more := 0
@@ -645,20 +656,20 @@ func (p *format) longLine(text []byte, l Line, perMatch bool) []byte {
 				more++
 			}
 		}
-		head := p.highlight(text[:cut], Line{Match: true, Subs: in})
+		out = p.highlight(out, text[:cut], Line{Match: true, Subs: in})
 		noun := "matches"
 		if more == 1 {
 			noun = "match"
 		}
-		return append(append([]byte(nil), head...), fmt.Sprintf(" [... %d more %s]", more, noun)...)
+		return fmt.Appendf(out, " [... %d more %s]", more, noun)
 	}
 	if slow && l.Match {
-		return []byte(fmt.Sprintf("[Omitted long line with %d matches]", len(l.Subs)))
+		return fmt.Appendf(out, "[Omitted long line with %d matches]", len(l.Subs))
 	}
 	if l.Match {
-		return []byte("[Omitted long matching line]")
+		return append(out, "[Omitted long matching line]"...)
 	}
-	return []byte("[Omitted long context line]")
+	return append(out, "[Omitted long context line]"...)
 }
 
 // physicalLines splits -U records that hold several lines into one Line
@@ -698,27 +709,27 @@ func physicalLines(lines []Line) []Line {
 	return out
 }
 
-// highlight colours the matches of a line, or replaces them (--replace).
-func (p *format) highlight(text []byte, l Line) []byte {
+// highlight appends a line with its matches coloured, or replaced
+// (--replace).
+func (p *format) highlight(out, text []byte, l Line) []byte {
 	if (!p.color && p.replace == nil) || !l.Match || len(l.Subs) == 0 {
-		return text
+		return append(out, text...)
 	}
-	var b []byte
 	last := 0
 	for _, s := range l.Subs {
 		if s.Start < last || s.Start > len(text) {
 			continue
 		}
 		end := min(s.End, len(text))
-		b = append(b, text[last:s.Start]...)
+		out = append(out, text[last:s.Start]...)
 		part := text[s.Start:end]
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
-		b = append(b, p.matchStyle(part)...)
+		out = p.paint(out, p.colours.Match, part)
 		last = end
 	}
-	return append(b, text[last:]...)
+	return append(out, text[last:]...)
 }
 
 // budget trims a result to what --max-total-matches still allows.

@@ -1,7 +1,6 @@
 package grep
 
 import (
-	"bytes"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -25,15 +24,18 @@ type LineFormat struct {
 	// else (lines prints it without the printer's per-line steps)
 	plain bool
 	bufs  *outBufs // the printer's (Printer.outBufs)
+	// sep: the line printed between groups of context lines within a
+	// file (nil: none); the printer prints the one before a file's first
+	sep []byte
 }
 
 // LineFormat is the format for SearchOptions.Format when the search can
 // print the matching lines itself: the standard and --vimgrep formats
-// without what looks at the lines of a file together (context lines,
-// --passthru, -m, the agent budgets, --crlf's spans); nil otherwise.
-// Call it after SetSearch.
+// without what looks at the lines of a file together (--passthru, -m,
+// the agent budgets, --crlf's spans); nil otherwise. Call it after
+// SetSearch.
 func (p *Printer) LineFormat() *LineFormat {
-	if (p.mode != "standard" && p.mode != "vimgrep") || p.context || p.passthru || p.maxCount > 0 ||
+	if (p.mode != "standard" && p.mode != "vimgrep") || p.passthru || p.maxCount > 0 ||
 		p.maxTotal > 0 || p.maxBytes > 0 || p.agent != nil || p.crlf {
 		return nil
 	}
@@ -42,7 +44,45 @@ func (p *Printer) LineFormat() *LineFormat {
 	if p.outBufs == nil {
 		p.outBufs = new(outBufs)
 	}
-	return &LineFormat{f: f, plain: plain, bufs: p.outBufs}
+	lf := &LineFormat{f: f, plain: plain, bufs: p.outBufs}
+	if p.mode == "standard" && p.context && p.ctxSep != nil {
+		lf.sep = p.ctxSep
+	}
+	return lf
+}
+
+// context prints the lines a search with context or -v prints (refs:
+// context.go) as the printer would (Printer.lines), numbered after
+// o.lineBase lines and o.offBase bytes before buf.
+func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Span, o SearchOptions) []byte {
+	f := lf.f
+	var pre []byte
+	if f.withPath && !f.heading {
+		pre = f.pathBytes(path)
+	}
+	// room for the lines and their prefixes (numbers of up to 8 digits),
+	// a separator before each group, colour's escapes around each match
+	size := 0
+	for _, ref := range refs {
+		size += ref.end - ref.start + len(pre) + len(f.matchSep) + 8 + (ref.to-ref.from)*24
+		if ref.gap {
+			size += len(lf.sep) + 1
+		}
+	}
+	if f.color {
+		size += len(refs) * 16
+	}
+	out := lf.bufs.get(size)
+	for _, ref := range refs {
+		if ref.gap && lf.sep != nil {
+			out = append(append(out, lf.sep...), '\n')
+		}
+		l := ref.line(buf, subs, o)
+		l.Number += o.lineBase
+		l.Offset += o.offBase
+		out = f.line(out, pre, l)
+	}
+	return out
 }
 
 // lines prints the matching lines of buf (refs, their spans in spans) as
@@ -97,7 +137,6 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 		}
 		return out
 	}
-	b := bytes.NewBuffer(out)
 	from := 0
 	for _, r := range refs {
 		l := Line{Number: lineBase + r.num, Offset: offBase + int64(r.start), Text: buf[r.start:r.end], Match: true}
@@ -105,9 +144,9 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 			l.Subs = spans[from:r.spans:r.spans]
 		}
 		from = r.spans
-		f.line(b, pre, l)
+		out = f.line(out, pre, l)
 	}
-	return b.Bytes()
+	return out
 }
 
 // appendDecimal appends n (>= 0) in decimal, two digits at a time, in
@@ -201,13 +240,12 @@ func (ob *outBufs) put(b []byte) {
 }
 
 // printOut writes the lines a search printed (FileResult.Out) after what
-// the printer has made for them so far (p.out), and takes the buffer back
+// the printer has made for them so far (out), and takes the buffer back
 // for reuse.
-func (p *Printer) printOut(b []byte) bool {
-	if p.out.Len() > 0 && !p.emit(p.out.Bytes()) {
+func (p *Printer) printOut(out, b []byte) bool {
+	if len(out) > 0 && !p.emit(out) {
 		return false
 	}
-	p.out.Reset()
 	ok := p.emit(b)
 	p.outBufs.put(b)
 	return ok

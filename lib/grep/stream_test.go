@@ -48,6 +48,8 @@ func TestStreamSameOutput(t *testing.T) {
 		"-M preview":  {Mode: "standard", MaxColumns: 20, Preview: true, Color: true, Colours: DefaultColours()},
 		"-r":          {Mode: "standard", Replace: ptr("[$0]"), MatchSep: "=", LineNumbers: true},
 		"separators":  {Mode: "standard", LineNumbers: true, MatchSep: "::", PathSep: "\\", WithFilename: ptr(true)},
+		"context -n":  {Mode: "standard", LineNumbers: true, ContextSep: &sep, WithFilename: ptr(true), CtxField: "-"},
+		"context -b":  {Mode: "standard", ByteOffset: true, ContextSep: ptr("@@"), CtxField: "~", Color: true, Colours: DefaultColours()},
 	}
 	for _, pat := range []string{"(?i)ne+dle|café", `\d+ x`, "^"} {
 		m, err := Compile(MatchOptions{Patterns: []string{pat}})
@@ -56,6 +58,12 @@ func TestStreamSameOutput(t *testing.T) {
 		}
 		for pname, po := range prints {
 			sos := []SearchOptions{{}, {ChunkAbove: 1, ChunkSize: 1}}
+			if pat != "^" && (strings.HasPrefix(pname, "context") || pname == "colour" || pname == "--vimgrep" || pname == "-o") {
+				// context and -v: searchContext prints its lines too
+				sos = append(sos, SearchOptions{Before: 1, After: 1}, SearchOptions{Before: 3, Invert: true},
+					SearchOptions{Invert: true}, SearchOptions{Invert: true, ChunkAbove: 1, ChunkSize: 1 << 10},
+					SearchOptions{After: 2, ChunkAbove: 1, ChunkSize: 100 << 10})
+			}
 			if pname == "-n" { // the binary rules: whole files and pieces, read whole or buffered, named or walked
 				sos = append(sos, SearchOptions{Slice: true}, SearchOptions{SkipBinary: true}, SearchOptions{ChunkAbove: 1, ChunkSize: 1, SkipBinary: true},
 					SearchOptions{ChunkAbove: 1, ChunkSize: 100 << 10, Slice: true})
@@ -67,7 +75,7 @@ func TestStreamSameOutput(t *testing.T) {
 					if kept != streamed {
 						t.Errorf("%s: streamed output differs (-kept +streamed):\n%.3000s", name, cmp.Diff(strings.Split(kept, "\n"), strings.Split(streamed, "\n")))
 					}
-					if n == 0 && pname == "-n" && (iname == "plain" || iname == "nonl") {
+					if n == 0 && pname == "-n" && (iname == "plain" || iname == "nonl") && (so.ChunkAbove == 0 || so.Before+so.After == 0) {
 						t.Errorf("%s: nothing streamed", name)
 					}
 				}
@@ -157,5 +165,61 @@ func TestOutBufsReuse(t *testing.T) {
 	}
 	if big := ob.get(maxOut + 1); cap(big) < maxOut+1 {
 		t.Fatalf("get(maxOut+1): cap %d", cap(big))
+	}
+}
+
+// A search with context lines, or with colour, allocates per file, not
+// per line or per match: its lines go straight into an output buffer the
+// printer gives back (searchContext's scratch, the printer's appends).
+func TestStreamAllocsPerFile(t *testing.T) {
+	if raceOn {
+		t.Skip("sync.Pool drops items at random under -race")
+	}
+	var text bytes.Buffer
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&text, "line %d with some e and more e\n", i)
+		if i%5 == 0 {
+			text.WriteString("nothing at all\n")
+		}
+	}
+	in := text.Bytes()
+	m, err := Compile(MatchOptions{Patterns: []string{"e"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sep := "--"
+	for name, c := range map[string]struct {
+		po PrintOptions
+		so SearchOptions
+	}{
+		"-C1":     {PrintOptions{Mode: "standard", LineNumbers: true, ContextSep: &sep, WithFilename: ptr(true)}, SearchOptions{Before: 1, After: 1}},
+		"-v":      {PrintOptions{Mode: "standard", LineNumbers: true}, SearchOptions{Invert: true}},
+		"--color": {PrintOptions{Mode: "standard", LineNumbers: true, Color: true, Colours: DefaultColours(), WithFilename: ptr(true)}, SearchOptions{}},
+	} {
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		p := NewPrinter(c.po, m, w, true)
+		so := c.so
+		so.Spans = p.SpanNeed()
+		p.SetSearch(so)
+		so.Format = p.LineFormat()
+		if so.Format == nil {
+			t.Fatalf("%s: no LineFormat", name)
+		}
+		run := func() {
+			out.Reset()
+			w.Reset(&out)
+			if !p.File(SearchBuffer(m, "a/x", in, so), 0) {
+				t.Fatalf("%s: stopped", name)
+			}
+			w.Flush()
+		}
+		run() // (the scratch and the output buffer made)
+		if out.Len() < len(in)/10 {
+			t.Fatalf("%s: printed %d bytes", name, out.Len())
+		}
+		if allocs := testing.AllocsPerRun(10, run); allocs > 16 {
+			t.Errorf("%s: %v allocations a file of 2400 lines, want a few", name, allocs)
+		}
 	}
 }

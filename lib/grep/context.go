@@ -1,0 +1,192 @@
+package grep
+
+import (
+	"bytes"
+	"sync"
+)
+
+// searchContext is SearchBuffer's search with context lines or -v (and
+// --passthru): every line is looked at, the matching ones printed with
+// the lines around them. It walks the lines once, keeping only the last
+// -B lines not printed (a ring), and notes each line to print (ctxRef)
+// in scratch space reused from file to file (ctxScratch), with the match
+// spans; so a search over a tree allocates only its results: the lines
+// as printed (FileResult.Out, when the printer lets the search print:
+// LineFormat), or the Lines and their spans, one allocation each.
+func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileResult {
+	sc := ctxPool.Get().(*ctxScratch)
+	defer sc.release()
+	sc.found = m.appendFind(sc.found[:0], buf, 0)
+	spans := fixInvalidUTF8(m, buf, sc.found)
+	before, after := o.Before, o.After
+	if o.CountOnly {
+		before, after = 0, 0 // (nothing printed: -m's later matches are not counted either)
+	}
+	refs, subs, ring := sc.refs[:0], sc.subs[:0], sc.ring[:0]
+	defer func() { sc.refs, sc.subs, sc.ring = refs, subs, ring }()
+	printed := 0 // the last line printed (its number)
+	left := 0    // context lines still to print after the last match
+	stop := false
+	n, si := 0, 0
+	for start := 0; start < len(buf); {
+		end := bytes.IndexByte(buf[start:], '\n')
+		if end < 0 {
+			end = len(buf)
+		} else {
+			end = start + end + 1
+		}
+		n++
+		ref := ctxRef{num: n, start: start, end: end, from: len(subs)}
+		// (an empty match at the very end belongs to a last line without a newline)
+		for si < len(spans) && (spans[si].Start < end || spans[si].Start == end && end == len(buf) && buf[end-1] != '\n') {
+			if s := spans[si]; s.Start >= start {
+				subs = append(subs, Span{s.Start - start, min(s.End, end) - start})
+			}
+			si++
+		}
+		hits := len(subs) - ref.from
+		ref.match = (hits > 0) != o.Invert
+		if !ref.match {
+			subs = subs[:ref.from] // (only a match's spans are printed)
+		} else if o.Invert {
+			hits = 1 // (an inverted match counts one)
+		}
+		ref.to = len(subs)
+		switch {
+		case ref.match && !stop:
+			r.MatchedLines++
+			r.Matches += hits
+			if !o.CountOnly {
+				// the lines before it not printed yet, a "--" before them
+				// when they do not follow the last printed
+				from := max(n-before, printed+1)
+				gap := printed > 0 && from > printed+1
+				for _, b := range ring {
+					if b.num >= from {
+						b.gap = gap && b.num == from
+						refs = append(refs, b)
+					}
+				}
+				ring = ring[:0]
+				ref.gap = gap && n == from
+				refs = append(refs, ref)
+				printed, left = n, after
+			}
+			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
+				stop = true
+				r.BytesSearched = maxCountBytes(buf, o, start, end)
+			}
+		case left > 0:
+			// a line in the context after the last match -m keeps that
+			// matches too prints as a match, counts in the stats, and rg
+			// has read through it, as rg 13 does (-c does not count it:
+			// no context there)
+			if ref.match {
+				r.MatchedLines++
+				r.Matches += hits
+				if o.Slice {
+					r.BytesSearched = max(r.BytesSearched, int64(end))
+				}
+			}
+			refs = append(refs, ref)
+			printed = n
+			left--
+		case stop:
+			return r.own(buf, refs, subs, o)
+		default:
+			if before > 0 {
+				if len(ring) >= 2*before+64 { // (the last before lines moved down)
+					ring = ring[:copy(ring, ring[len(ring)-before:])]
+				}
+				ring = append(ring, ref)
+			}
+		}
+		start = end
+	}
+	if o.Passthru && r.MatchedLines == 0 && !o.CountOnly {
+		// rg: --passthru prints a file without a match too
+		refs = refs[:0]
+		for start, k := 0, 1; start < len(buf); k++ {
+			end := bytes.IndexByte(buf[start:], '\n')
+			if end < 0 {
+				end = len(buf)
+			} else {
+				end = start + end + 1
+			}
+			refs = append(refs, ctxRef{num: k, start: start, end: end})
+			start = end
+		}
+	}
+	return r.own(buf, refs, subs, o)
+}
+
+// ctxRef is a line searchContext prints: its number, its bytes (end past
+// its newline), and when it is a match (and not -v) its spans,
+// ctxScratch.subs[from:to].
+type ctxRef struct {
+	num, start, end, from, to int
+	match, gap                bool
+}
+
+// line is the Line ref prints.
+func (ref ctxRef) line(buf []byte, subs []Span, o SearchOptions) Line {
+	l := Line{Number: ref.num, Offset: int64(ref.start), Text: buf[ref.start:ref.end], Match: ref.match, Gap: ref.gap}
+	if ref.match && !o.Invert && ref.to > ref.from {
+		l.Subs = subs[ref.from:ref.to:ref.to]
+	}
+	return l
+}
+
+// own gives r the lines to print: printed into r.Out when the search
+// prints (o.Format) and no binary data needs the printer's note among
+// them, else as r.Lines, one allocation for the lines and one for their
+// spans.
+func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions) FileResult {
+	if len(refs) == 0 {
+		return r
+	}
+	if o.Format != nil && r.BinaryFrom < 0 {
+		r.Out = o.Format.context(r.Path, buf, refs, subs, o)
+		// (the last line printed: a piece's lines are counted on from it)
+		last := refs[len(refs)-1]
+		r.lastNum, r.lastStart = last.num, last.start
+		return r
+	}
+	n := 0
+	for _, ref := range refs {
+		if ref.match && !o.Invert {
+			n += ref.to - ref.from
+		}
+	}
+	own := make([]Span, 0, n)
+	r.Lines = make([]Line, len(refs))
+	for k, ref := range refs {
+		l := ref.line(buf, subs, o)
+		if len(l.Subs) > 0 {
+			s := len(own)
+			own = append(own, l.Subs...)
+			l.Subs = own[s:len(own):len(own)]
+		}
+		r.Lines[k] = l
+	}
+	return r
+}
+
+// ctxScratch is searchContext's storage, reused from file to file.
+type ctxScratch struct {
+	found []Span   // the matches in the buffer
+	subs  []Span   // the spans of the lines printed, each relative to its line
+	refs  []ctxRef // the lines printed
+	ring  []ctxRef // the last lines not printed (-B)
+}
+
+// release puts the scratch back for the next file, unless a huge file
+// grew it.
+func (sc *ctxScratch) release() {
+	if cap(sc.found) > maxScratch || cap(sc.subs) > maxScratch || cap(sc.refs) > maxScratch || cap(sc.ring) > maxScratch {
+		return
+	}
+	ctxPool.Put(sc)
+}
+
+var ctxPool = sync.Pool{New: func() any { return new(ctxScratch) }}
