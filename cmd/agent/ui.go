@@ -393,10 +393,11 @@ func (u *ui) echo(rend renderer, prompt string) bool {
 	return true
 }
 
-// ends: the events hold a message's end (its numbers, for the footer).
+// ends: the events hold an answer's end (its numbers, for the footer).
 func ends(evs []event.Event) bool {
 	for _, ev := range evs {
-		if ev.Type == event.MessageEnd {
+		var m struct{ Role string }
+		if ev.Type == event.MessageEnd && json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" {
 			return true
 		}
 	}
