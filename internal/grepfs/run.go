@@ -11,6 +11,9 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -34,9 +37,12 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 	type job struct {
 		files []grep.File
 		out   chan []grep.FileResult
+		seq   int64 // the batch's place in the order
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	ahead := newAhead(ctx, maxAhead)
+	defer ahead.stop()
 	cwd, _ := os.Getwd() // (nothing in the process changes it)
 	jobs := make(chan job, threads*4)
 	// order carries each batch's result channel in file order: the results
@@ -46,9 +52,11 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 		defer close(jobs)
 		defer close(order)
 		var batch []grep.File
+		var seq int64
 		send := func() bool {
-			j := job{batch, make(chan []grep.FileResult, 1)}
+			j := job{batch, make(chan []grep.FileResult, 1), seq}
 			batch = nil
+			seq++
 			select {
 			case order <- j.out:
 			case <-ctx.Done():
@@ -91,6 +99,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 				}
 				rs := make([]grep.FileResult, 0, len(j.files))
 				for _, f := range j.files {
+					ahead.wait(j.seq)
 					if ctx.Err() != nil {
 						rs = append(rs, grep.FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1})
 						continue
@@ -116,6 +125,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 							ok := true
 							buf = grep.SearchChunked(m, f.Path, fh.read, fo, buf, func(r grep.FileResult) bool {
 								copyLines(r.Lines)
+								ahead.add(resultSize(r))
 								if r.More {
 									ok = send([]grep.FileResult{r})
 									return ok
@@ -142,6 +152,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 					buf = data[:0]
 					r := grep.SearchBuffer(m, f.Path, grep.DecodeBOM(data), fo)
 					copyLines(r.Lines)
+					ahead.add(resultSize(r))
 					rs = append(rs, r)
 				}
 				if len(rs) > 0 {
@@ -164,11 +175,14 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 				break
 			}
 			for _, r := range rs {
+				n := resultSize(r) // (before the printer has it)
 				if !emit(r) {
 					return
 				}
+				ahead.add(-n)
 			}
 		}
+		ahead.next()
 	}
 }
 
@@ -205,6 +219,84 @@ func copyLines(lines []grep.Line) {
 		all = append(all, lines[k].Text...)
 		lines[k].Text = all[s:len(all):len(all)]
 	}
+}
+
+// resultSize is about the memory a result holds: its output, or its
+// lines with their text and spans.
+func resultSize(r grep.FileResult) int {
+	n := len(r.Out) + len(r.Lines)*int(unsafe.Sizeof(grep.Line{}))
+	for _, l := range r.Lines {
+		n += len(l.Text) + len(l.Subs)*int(unsafe.Sizeof(grep.Span{}))
+	}
+	return n
+}
+
+// maxAhead bounds the bytes of the results searched and waiting to print
+// (their lines, their output): past it, the workers on the batches after
+// the one printing wait. A search that prints as much as it reads (-n e
+// over a tree) then holds about this much output at a time, not the
+// tree's, and its output buffers are reused (lib/grep's outBufs) rather
+// than left to the collector.
+const maxAhead = 1 << 20
+
+// ahead counts the bytes of the results searched and not yet printed, and
+// holds back the workers on later batches while they pass max. The
+// worker on the batch printing never waits (the printer waits for it),
+// so the search always moves on.
+type ahead struct {
+	max     int64
+	held    atomic.Int64
+	head    atomic.Int64 // the batch printing
+	mu      sync.Mutex
+	cond    sync.Cond
+	waiting int // (mu)
+	ctx     context.Context
+	done    func() bool
+}
+
+func newAhead(ctx context.Context, max int64) *ahead {
+	a := &ahead{ctx: ctx, max: max}
+	a.cond.L = &a.mu
+	a.done = context.AfterFunc(ctx, a.wake) // a cancelled search stops waiting
+	return a
+}
+
+func (a *ahead) stop() { a.done() }
+
+// add counts n bytes more (fewer, negative) waiting to print.
+func (a *ahead) add(n int) {
+	if h := a.held.Add(int64(n)); n < 0 && h <= a.max && h-int64(n) > a.max {
+		a.wake()
+	}
+}
+
+// next moves the printing on to the next batch.
+func (a *ahead) next() {
+	a.head.Add(1)
+	a.wake()
+}
+
+func (a *ahead) wake() {
+	a.mu.Lock()
+	if a.waiting > 0 {
+		a.cond.Broadcast()
+	}
+	a.mu.Unlock()
+}
+
+// wait holds a worker on batch seq while the results waiting pass max,
+// unless seq is the batch printing.
+func (a *ahead) wait(seq int64) {
+	if a.held.Load() <= a.max || a.head.Load() == seq {
+		return
+	}
+	a.mu.Lock()
+	a.waiting++
+	for a.held.Load() > a.max && a.head.Load() != seq && a.ctx.Err() == nil {
+		a.cond.Wait()
+	}
+	a.waiting--
+	a.mu.Unlock()
 }
 
 // readInto reads a whole file into buf's storage (grown when needed),

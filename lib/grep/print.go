@@ -37,6 +37,8 @@ type Printer struct {
 	slice              bool         // files are read whole (SearchOptions.Slice)
 	passthru           bool         // --passthru
 	out                bytes.Buffer // standard's text of a part
+	outBufs            *outBufs     // the buffers of FileResult.Out, for reuse (stream.go)
+	jsonBuf            []byte       // --json's records of a file, reused from file to file
 }
 
 // format is how the standard and --vimgrep formats print a line: set
@@ -325,7 +327,8 @@ func (p *Printer) jsonFile(r FileResult, elapsed time.Duration) bool {
 		r.Matches = 0 // rg counts no matches in inverted lines
 	}
 	// a file's records go out whole or not at all (--max-bytes)
-	all, st := appendJSONFile(nil, p.budget(r), elapsed)
+	all, st := appendJSONFile(p.jsonBuf[:0], p.budget(r), elapsed)
+	p.keepJSONBuf(all)
 	if len(all) > 0 && !p.emit(all) {
 		return false
 	}
@@ -399,9 +402,9 @@ func (p *Printer) MaxCountBinary(r FileResult) FileResult {
 // jsonPart prints a part of a file's result in --json: the begin record
 // before its first lines, the end record after the last part.
 func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
-	var all []byte
+	all := p.jsonBuf[:0]
 	if len(r.Lines) > 0 && !p.cur.begun {
-		all = append(JSONBegin(r.Path), '\n')
+		all = append(append(all, JSONBegin(r.Path)...), '\n')
 		p.cur.begun = true
 		p.cur.printed += int64(len(all))
 	}
@@ -415,6 +418,7 @@ func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
 		end, st = JSONEnd(r, p.cur.printed, elapsed)
 		all = append(append(all, end...), '\n')
 	}
+	p.keepJSONBuf(all)
 	if len(all) > 0 && !p.emit(all) {
 		return false
 	}
@@ -422,6 +426,16 @@ func (p *Printer) jsonPart(r FileResult, elapsed time.Duration) bool {
 		p.addJSONStats(st)
 	}
 	return p.stopped == ""
+}
+
+// keepJSONBuf keeps the storage of a file's records for the next file's
+// (emit copies them out): --json over a tree appended each file's
+// records into a new buffer, grown by doubling, twice its output in
+// garbage. A buffer larger than maxOut is not kept.
+func (p *Printer) keepJSONBuf(all []byte) {
+	if cap(all) <= maxOut {
+		p.jsonBuf = all[:0]
+	}
 }
 
 // addJSONStats adds a file's end-record stats to the summary's: rg's

@@ -2,6 +2,8 @@ package grep
 
 import (
 	"bytes"
+	"math/bits"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -22,6 +24,7 @@ type LineFormat struct {
 	// plain: a line prints as its path, its number and its text, nothing
 	// else (lines prints it without the printer's per-line steps)
 	plain bool
+	bufs  *outBufs // the printer's (Printer.outBufs)
 }
 
 // LineFormat is the format for SearchOptions.Format when the search can
@@ -36,7 +39,10 @@ func (p *Printer) LineFormat() *LineFormat {
 	}
 	f := p.format
 	plain := f.mode == "standard" && !f.color && f.replace == nil && !f.only && !f.trim && f.maxCols <= 0 && !f.column && !f.byteOffset
-	return &LineFormat{f: f, plain: plain}
+	if p.outBufs == nil {
+		p.outBufs = new(outBufs)
+	}
+	return &LineFormat{f: f, plain: plain, bufs: p.outBufs}
 }
 
 // lines prints the matching lines of buf (refs, their spans in spans) as
@@ -65,14 +71,24 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 	for _, r := range refs {
 		size += r.end - r.start
 	}
-	size += len(refs) * (len(pre) + len(f.matchSep) + 2 + len(strconv.Itoa(lineBase+refs[len(refs)-1].num)))
-	out := getOut(size)
+	digits := len(strconv.Itoa(lineBase + refs[len(refs)-1].num))
+	size += len(refs) * (len(pre) + len(f.matchSep) + 2 + digits)
+	if !lf.plain {
+		// -o prints a line for each match, colour wraps each in its
+		// escapes: room for that too (the buffer grown is garbage)
+		size += len(spans) * (len(pre) + 2*len(f.matchSep) + digits + 24)
+	}
+	out := lf.bufs.get(size)
 	if lf.plain {
 		for _, r := range refs {
 			out = append(out, pre...)
 			if f.lineNums {
-				out = strconv.AppendInt(out, int64(lineBase+r.num), 10)
-				out = append(out, f.matchSep...)
+				out = appendDecimal(out, lineBase+r.num)
+				if len(f.matchSep) == 1 {
+					out = append(out, f.matchSep[0])
+				} else {
+					out = append(out, f.matchSep...)
+				}
 			}
 			out = append(out, buf[r.start:r.end]...)
 			if r.end == r.start || buf[r.end-1] != '\n' {
@@ -94,29 +110,94 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 	return b.Bytes()
 }
 
-// outPool holds the buffers of FileResult.Out for reuse: the printer
-// puts one back when it has written it.
-var outPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxOut bounds the buffers kept for reuse (bytes).
-const maxOut = 8 << 20
-
-// getOut is an empty buffer for about size bytes: a reused one when one
-// fits, and not much larger (a result waits for the files before it to
-// print, so the memory of the waiting results is that of their output).
-func getOut(size int) []byte {
-	bp := outPool.Get().(*[]byte)
-	if b := *bp; cap(b) >= size && (cap(b) <= 4*size || cap(b) <= 64<<10) {
-		return b[:0]
+// appendDecimal appends n (>= 0) in decimal, two digits at a time, in
+// place: strconv.AppendInt formats into a buffer of its own and copies
+// it over, a tenth of the time of -n with many matching lines.
+func appendDecimal(b []byte, n int) []byte {
+	d := 1
+	for x := n; x >= 10; x /= 10 {
+		d++
 	}
-	outPool.Put(bp)
-	return make([]byte, 0, size)
+	l := len(b)
+	b = slices.Grow(b, d)[:l+d]
+	i := l + d
+	for n >= 100 {
+		q := n / 100
+		k := (n - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[k], digitPairs[k+1]
+		n = q
+	}
+	if n >= 10 {
+		b[i-2], b[i-1] = digitPairs[2*n], digitPairs[2*n+1]
+	} else {
+		b[i-1] = byte('0' + n)
+	}
+	return b
 }
 
-func putOut(b []byte) {
-	if cap(b) <= maxOut {
-		outPool.Put(&b)
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
+	"80818283848586878889" + "90919293949596979899"
+
+// outBufs is a free list of the buffers of FileResult.Out, one list per
+// size class (powers of two): the printer gives a buffer back when it has
+// written it, and the next search that prints as much takes it. A search
+// printing many lines (-n e on a tree: as many bytes of output as of
+// input) then allocates its output buffers once, not once per file; and
+// since a result waits only behind the few files before it, the buffers
+// in use at a time, and so the memory, are those of the output in flight.
+type outBufs struct {
+	mu   sync.Mutex
+	free [outClasses][][]byte
+	kept int // bytes on the lists
+}
+
+const (
+	minOutClass = 10 // 1 KiB: the smallest buffer made
+	outClasses  = 24 // up to 8 MiB (maxOut) kept
+	// maxOut bounds a buffer kept for reuse (bytes); larger ones (a file
+	// whose output is larger) are made for it alone.
+	maxOut = 1 << (outClasses - 1)
+	// maxKept bounds the bytes the lists hold.
+	maxKept = 32 << 20
+)
+
+// get is an empty buffer of at least size bytes: a reused one when one
+// of the size class of size, or of one of the next two, is free.
+func (ob *outBufs) get(size int) []byte {
+	c := max(bits.Len(uint(size-1)), minOutClass) // 1<<c >= size
+	if ob == nil || c >= outClasses {
+		return make([]byte, 0, max(size, 1<<minOutClass))
 	}
+	ob.mu.Lock()
+	for k := c; k < min(c+3, outClasses); k++ {
+		if l := ob.free[k]; len(l) > 0 {
+			b := l[len(l)-1]
+			l[len(l)-1] = nil
+			ob.free[k] = l[:len(l)-1]
+			ob.kept -= cap(b)
+			ob.mu.Unlock()
+			return b[:0]
+		}
+	}
+	ob.mu.Unlock()
+	return make([]byte, 0, 1<<c)
+}
+
+// put gives b back for reuse, on the list of the class its capacity
+// fills (a buffer a format grew past its class goes on a lower list).
+func (ob *outBufs) put(b []byte) {
+	c := bits.Len(uint(cap(b))) - 1 // 1<<c <= cap(b)
+	if ob == nil || c < minOutClass || c >= outClasses {
+		return
+	}
+	ob.mu.Lock()
+	if ob.kept+cap(b) <= maxKept {
+		ob.free[c] = append(ob.free[c], b)
+		ob.kept += cap(b)
+	}
+	ob.mu.Unlock()
 }
 
 // printOut writes the lines a search printed (FileResult.Out) after what
@@ -128,6 +209,6 @@ func (p *Printer) printOut(b []byte) bool {
 	}
 	p.out.Reset()
 	ok := p.emit(b)
-	putOut(b)
+	p.outBufs.put(b)
 	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,4 +124,38 @@ func printBoth(m *Matcher, po PrintOptions, so SearchOptions, in []byte) (kept, 
 		}
 	}
 	return kept, streamed, n
+}
+
+func TestAppendDecimal(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 4096, 12345, 99999, 100000, 1234567, 1<<31 - 1, 1 << 40} {
+		if got, want := string(appendDecimal([]byte("x:"), n)), "x:"+strconv.Itoa(n); got != want {
+			t.Errorf("appendDecimal(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// The output buffers the printer gives back are the ones the next
+// searches print into: a search printing many files allocates no new
+// ones once it has as many as it holds at a time.
+func TestOutBufsReuse(t *testing.T) {
+	var ob outBufs
+	sizes := []int{10, 1000, 1025, 5000, 70000, 300 << 10}
+	for _, n := range sizes { // the first round makes them
+		b := ob.get(n)
+		if cap(b) < n || len(b) != 0 {
+			t.Fatalf("get(%d): len %d cap %d", n, len(b), cap(b))
+		}
+		ob.put(append(b, make([]byte, n)...))
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		for _, n := range sizes {
+			ob.put(ob.get(n))
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations a round, want none", allocs)
+	}
+	if big := ob.get(maxOut + 1); cap(big) < maxOut+1 {
+		t.Fatalf("get(maxOut+1): cap %d", cap(big))
+	}
 }

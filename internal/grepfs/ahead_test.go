@@ -1,0 +1,88 @@
+package grepfs
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentutils/agentutils/lib/grep"
+)
+
+// The results come in the files' order, all of them, when the output of
+// the files searched ahead passes maxAhead many times over and the
+// printer is slower than the workers; and a printer that stops early
+// ends the search with workers held back.
+func TestSearchAheadBounded(t *testing.T) {
+	dir := t.TempDir()
+	var files []grep.File
+	line := strings.Repeat("x", 60) + " needle\n"
+	for i := range 200 {
+		p := filepath.Join(dir, fmt.Sprintf("f%03d", i))
+		writeFile(t, p, strings.Repeat(line, 300+i*7)) // 20-130 KB each, 15 MB in all
+		files = append(files, grep.File{Path: p, Abs: p, Size: -1})
+	}
+	m := mustCompile(t, "needle")
+	for _, stop := range []int{-1, 0, 1, 57} {
+		for _, threads := range []int{1, 2, 4} {
+			var got []string
+			Search(context.Background(), m, slices.Values(files), grep.SearchOptions{}, threads, func(r grep.FileResult) bool {
+				if r.Err != nil || r.MatchedLines != len(r.Lines) || r.MatchedLines < 300 {
+					t.Fatalf("%s: %v, %d lines", r.Path, r.Err, r.MatchedLines)
+				}
+				got = append(got, r.Path)
+				for range 20 {
+					runtime.Gosched() // (a printer behind the workers)
+				}
+				return len(got) != stop+1
+			})
+			want := len(files)
+			if stop >= 0 {
+				want = stop + 1
+			}
+			if len(got) != want {
+				t.Fatalf("stop %d, %d threads: %d results, want %d", stop, threads, len(got), want)
+			}
+			for k, p := range got {
+				if p != files[k].Path {
+					t.Fatalf("stop %d, %d threads: result %d is %s, want %s", stop, threads, k, p, files[k].Path)
+				}
+			}
+		}
+	}
+}
+
+// ahead holds a worker on a later batch while the bytes waiting pass its
+// bound, never the worker on the batch printing, and lets it go when the
+// printer moves on, the bytes drop, or the search is cancelled.
+func TestAhead(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := newAhead(ctx, 100)
+	defer a.stop()
+	a.wait(3) // under the bound
+	a.add(150)
+	a.wait(0) // the batch printing
+	released := make(chan int64)
+	for _, seq := range []int64{1, 2, 3} {
+		go func() { a.wait(seq); released <- seq }()
+	}
+	a.next() // batch 1 prints
+	if got := <-released; got != 1 {
+		t.Fatalf("released %d, want 1", got)
+	}
+	a.add(-100) // under the bound again: everyone goes
+	got := []int64{<-released, <-released}
+	slices.Sort(got)
+	if !slices.Equal(got, []int64{2, 3}) {
+		t.Fatalf("released %v", got)
+	}
+	a.add(100)
+	go func() { a.wait(9); released <- 9 }()
+	cancel()
+	if got := <-released; got != 9 {
+		t.Fatalf("released %d, want 9", got)
+	}
+}
