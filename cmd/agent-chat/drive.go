@@ -48,11 +48,7 @@ func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 	s := l.Start(prompt)
 	var msgs chan toolMsg // made at the first tool batch
 	for {
-		d.out.batch(func() {
-			for _, e := range s.Events {
-				d.out.event(e)
-			}
-		})
+		d.write(s)
 		switch s.Action {
 		case loop.CallModel:
 			final, err := d.call(l)
@@ -84,6 +80,25 @@ func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 			return s.Err
 		}
 	}
+}
+
+// write writes a step's events. Before a model call they are held until
+// its request is written (the client's Sent): the next stages (the
+// front-end drawing the prompt, agent-session append persisting it) then
+// run while the server answers, not while the request is built and sent.
+func (d *driver) write(s loop.Step) {
+	if s.Action == loop.CallModel {
+		d.out.held = true // out at Sent, at the latest at the end of call's batch
+		for _, e := range s.Events {
+			d.out.event(e)
+		}
+		return
+	}
+	d.out.batch(func() {
+		for _, e := range s.Events {
+			d.out.event(e)
+		}
+	})
 }
 
 // sync hands the loop what came in meanwhile: control input and an interrupt.
@@ -199,16 +214,7 @@ func (d *driver) call(l *loop.Loop) (llm.Message, error) {
 	var err error
 	d.out.batch(func() {
 		final, err = d.client.Stream(d.ctx, d.model, d.secrets.Hide(l.Context()), opts, func(ev llm.Event) {
-			if !started && ev.Partial != nil {
-				started = true
-				m := msgJSON(ev.Partial)
-				d.out.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
-			}
-			switch ev.Type {
-			case "start", "done", "error":
-			default:
-				d.out.update(ev)
-			}
+			d.out.model(ev, &started)
 		})
 	})
 	if err != nil {

@@ -52,6 +52,8 @@ func (e *emitter) batch(fn func()) {
 
 // flush writes what is held.
 func (e *emitter) flush() {
+	if e.w.Buffered() > 0 {
+	}
 	if err := e.w.Flush(); err != nil && e.err == nil {
 		e.err = err
 	}
@@ -124,6 +126,21 @@ func (e *emitter) event(ev event.Event) {
 
 func isDelta(t string) bool {
 	return t == "text_delta" || t == "thinking_delta" || t == "toolcall_delta"
+}
+
+// model writes one event of the model's stream: message_start with the
+// first partial message (started says it was written), then updates.
+func (e *emitter) model(ev llm.Event, started *bool) {
+	if !*started && ev.Partial != nil {
+		*started = true
+		m := msgJSON(ev.Partial)
+		e.emit(event.MessageStart, func(e *event.Event) { e.Message = m })
+	}
+	switch ev.Type {
+	case "start", "done", "error":
+	default:
+		e.update(ev)
+	}
 }
 
 // update handles one stream event of the assistant message.

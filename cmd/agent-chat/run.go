@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -117,7 +119,15 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		return err
 	}
 	if slices.Contains(o.Args, "-") {
-		warmUp(model, system, tools, thinking)
+		// While the prompt is awaited: the request's code and types are
+		// made ready (warmUp), then what start-up allocated is collected,
+		// so that no collection is due on the way to the first character
+		// and the request's allocations reuse memory already touched.
+		// A collection shrinks the stack: it is grown again, to spare the
+		// request's deep encoding the copies.
+		warmUp(model, system, tools, thinking, o.Events)
+		runtime.GC()
+		growStack(64)
 	}
 	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
 	if err != nil {
@@ -131,12 +141,13 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	return r.drive(content)
 }
 
-// warmUp encodes, once and into nothing, a request and events of the
-// shapes the prompt and the first delta will need, while agent-chat waits for the prompt on
-// stdin: encoding/json builds its encoder of a type at its first use, and
-// a new process pages its code in at its first run; after Enter, both are
-// done.
-func warmUp(model llm.Model, system string, tools []llm.Tool, thinking string) {
+// warmUp builds and encodes, once and into nothing, a request and the
+// first events of an answer, while agent-chat waits for the prompt on
+// stdin: encoding/json builds its encoder and decoder of a type at its
+// first use, and a new process pages its code in at its first run; after
+// Enter, both are done. The answer's first events (warmSSE) go through
+// the model's decoder and an emitter like the run's.
+func warmUp(model llm.Model, system string, tools []llm.Tool, thinking, mode string) {
 	codec, err := llm.CodecFor(model.API)
 	if err != nil {
 		return
@@ -145,9 +156,45 @@ func warmUp(model llm.Model, system string, tools []llm.Tool, thinking string) {
 	if req, err := codec.Request(model, llm.Context{SystemPrompt: system, Tools: tools, Messages: []llm.Message{m}}, llm.Options{Thinking: thinking}); err == nil {
 		req.Encode()
 	}
-	event.Encode(event.Event{Type: event.MessageStart, Message: msgJSON(m)})
-	i := 0
-	event.Encode(event.Event{Type: event.MessageUpdate, AssistantMessageEvent: msgJSON(llm.Event{Type: "text_delta", ContentIndex: &i, Delta: "-"})})
+	out := newEmitter(io.Discard, mode, 0, time.Now)
+	out.emit(event.MessageStart, func(e *event.Event) { e.Message = msgJSON(m) })
+	dec, started := codec.Decoder(model, 1), false
+	for _, ev := range warmSSE[model.API] {
+		for _, e := range dec.Feed(ev) {
+			out.model(e, &started)
+		}
+	}
+}
+
+// growStack grows the goroutine's stack by n KiB or more.
+//
+//go:noinline
+func growStack(n int) byte {
+	var b [1 << 10]byte
+	if n > 0 {
+		b[n%len(b)] = growStack(n - 1)
+	}
+	return b[n%len(b)]
+}
+
+// warmSSE are the first server-sent events of an answer, per API.
+var warmSSE = map[string][]llm.SSE{
+	llm.AnthropicMessages: {
+		{Event: "message_start", Data: []byte(`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}`)},
+		{Event: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)},
+		{Event: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"-"}}`)},
+	},
+	llm.OpenAICompletions: {
+		{Data: []byte(`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"-"},"finish_reason":null}]}`)},
+	},
+	llm.OpenAIResponses: {
+		{Event: "response.created", Data: []byte(`{"type":"response.created","response":{"id":"r","status":"in_progress"}}`)},
+		{Event: "response.output_item.added", Data: []byte(`{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"i","role":"assistant","content":[]}}`)},
+		{Event: "response.output_text.delta", Data: []byte(`{"type":"response.output_text.delta","item_id":"i","output_index":0,"content_index":0,"delta":"-"}`)},
+	},
+	llm.GoogleGenerativeAI: {
+		{Data: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"-"}]},"index":0}]}`)},
+	},
 }
 
 // chatRun is a run made ready: what drive needs.
@@ -192,7 +239,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 		go ctl.listen(runCtx, env.Abs(o.Control), abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
 	}
 	opts := llm.Options{MaxTokens: o.MaxTokens, Thinking: thinking, CacheRetention: o.CacheRetention, APIKey: r.key, SessionID: in.sid, Temperature: o.Temperature}
-	r.client.Quiet = out.flush
+	r.client.Quiet, r.client.Sent = out.flush, out.flush
 	d := &driver{env: env, ctx: runCtx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets),
 		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn}
 	l := loop.New(loop.Config{Model: model, Context: llm.Context{SystemPrompt: r.system, History: in.history, Tools: r.tools},

@@ -226,16 +226,19 @@ func recap(msgs []llm.Message, n int, color bool) string {
 		default:
 			continue
 		}
-		raw, err := json.Marshal(struct {
-			Type    string      `json:"type"`
-			Message llm.Message `json:"message"`
-		}{typ, m})
-		if err == nil {
-			b.WriteString(v.Event(event.Event{Type: typ, Raw: raw}))
-		}
+		b.WriteString(v.Event(messageEvent(typ, m)))
 	}
 	b.WriteString(v.Finish())
 	return b.String()
+}
+
+// messageEvent is a message event of type typ, as agent-chat writes it.
+func messageEvent(typ string, m llm.Message) event.Event {
+	raw, _ := json.Marshal(struct {
+		Type    string      `json:"type"`
+		Message llm.Message `json:"message"`
+	}{typ, m})
+	return event.Event{Type: typ, Raw: raw}
 }
 
 func (a *agent) lastAnswer() string { return a.lastText }

@@ -492,6 +492,11 @@ func TestAhead(t *testing.T) {
 	s.wait("/help for commands")
 	s.send("one\r")
 	s.wait("First.")
+	// The prompt is drawn at enter, not again when the stream brings it
+	// back: once in the editor, once above it.
+	if n := strings.Count(s.text(), "> one"); n != 2 {
+		t.Errorf("the prompt drawn %d times, want the editor's and the echo's", n)
+	}
 	s.send("  two, with spaces inside  \r")
 	s.wait("Second.")
 	reqs := f.srv.Requests()

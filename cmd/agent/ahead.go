@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/compact"
@@ -77,6 +78,9 @@ func (u *ui) keepAhead() {
 		go u.ahead.drop()
 	}
 	u.ahead = u.a.startAhead()
+	// Nothing runs: what the last run allocated is collected now, not
+	// on the way from the next Enter to its first character.
+	go runtime.GC()
 }
 
 // takeAhead is the run started ahead for a prompt, given the prompt; nil

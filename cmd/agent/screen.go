@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -53,6 +54,9 @@ func (p *painter) paint(view string) {
 	next := strings.Split(view, "\n")
 	if p.height > 0 && len(next) > p.height {
 		next = next[len(next)-p.height:]
+	}
+	if len(p.queue) == 0 && slices.Equal(next, p.lines) {
+		return // nothing changed: no write, no wake-up of the terminal
 	}
 	if len(p.lines) > 1 {
 		b.WriteString(ansi.CursorUp(len(p.lines) - 1))

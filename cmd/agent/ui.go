@@ -322,11 +322,13 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	rend := newRenderer(u.width, u.a.color)
 	errLine := func(s string) { u.p.Send(errLineMsg(s)) }
 	r := u.takeAhead(o)
+	echoed := false
 	if r != nil {
 		// (errLine sends to this loop: the kept lines are printed here)
 		for _, l := range r.stderr.to(errLine) {
 			u.println(red.Render(l))
 		}
+		echoed = u.echo(rend, o.prompt)
 	} else {
 		var err error
 		if r, err = u.a.st.start(u.a.file, o, errLine); err != nil {
@@ -341,20 +343,32 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	go func() {
 		var batch streamMsg
 		var text strings.Builder
+		live := ""
 		readEvents(r.events, func(ev event.Event, more bool) {
-			// Each piece ends with its last line's newline: the lines before
-			// it are kept, blank ones too (a heading's blank line may end one).
-			text.WriteString(rend.Event(ev))
+			if echoed && ev.Type == event.MessageStart {
+				echoed = false // the prompt, drawn at enter
+			} else {
+				// Each piece ends with its last line's newline: the lines before
+				// it are kept, blank ones too (a heading's blank line may end one).
+				text.WriteString(rend.Event(ev))
+			}
 			batch.evs = append(batch.evs, ev)
 			if more {
 				return
 			}
 			batch.print, batch.printed = strings.TrimSuffix(text.String(), "\n"), text.Len() > 0
 			batch.live = rend.Live()
+			if !batch.printed && batch.live == live && !ends(batch.evs) {
+				return // nothing to show: the events go with the next batch
+			}
+			live = batch.live
 			p.Send(batch)
 			batch = streamMsg{}
 			text.Reset()
 		})
+		if len(batch.evs) > 0 {
+			p.Send(batch)
+		}
 		status := r.wait()
 		if out := rend.Finish(); out != "" {
 			p.Send(printMsg(strings.TrimSuffix(out, "\n")))
@@ -362,6 +376,32 @@ func (u *ui) start(o runOpts) tea.Cmd {
 		p.Send(runDoneMsg{status})
 	}()
 	return nil
+}
+
+// echo draws a run's prompt at enter, as the renderer draws it when
+// agent-chat's stream brings it back (then it is not drawn again): the
+// screen does not wait for the stream, and the front-end's work on it is
+// done while agent-chat sends the request. A template's call (/name) is
+// left to the stream, which brings it expanded.
+func (u *ui) echo(rend renderer, prompt string) bool {
+	prompt = strings.TrimSpace(prompt)
+	if prompt == "" || strings.HasPrefix(prompt, "/") {
+		return false
+	}
+	out := rend.Event(messageEvent(event.MessageStart, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}}))
+	u.scr.println(strings.TrimSuffix(out, "\n"))
+	return true
+}
+
+// ends: the events hold an answer's end (its numbers, for the footer).
+func ends(evs []event.Event) bool {
+	for _, ev := range evs {
+		var m struct{ Role string }
+		if ev.Type == event.MessageEnd && json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *ui) runDone(status int) tea.Cmd {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"sort"
@@ -36,6 +37,11 @@ type Client struct {
 	// holds what it writes flushes it then (one write per read, not per
 	// event).
 	Quiet func()
+	// Sent, when set, is called once per Stream when the request has been
+	// written (or could not be), before the answer is awaited: what the
+	// caller held back so as not to slow the request down can go out.
+	// It may run on another goroutine, while Stream waits.
+	Sent func()
 }
 
 // UseCassettes sets up --replay FILE (requests answered from the
@@ -101,7 +107,15 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	var status int
 	var header http.Header
 	var rec *Exchange
+	var once sync.Once
+	sent := func() {
+		if c.Sent != nil {
+			once.Do(c.Sent)
+		}
+	}
+	defer sent() // not sent: an error before the request
 	if c.Replay != nil {
+		sent()
 		ex, err := c.Replay.Next(req, c.Warn)
 		if err != nil {
 			return llm.Message{}, err
@@ -112,7 +126,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		}
 		body = ex.Body()
 	} else {
-		resp, err := c.do(ctx, req, small)
+		resp, err := c.do(ctx, req, small, sent)
 		if err == nil && resp.StatusCode == http.StatusLengthRequired && small == nil {
 			// A server that wants the length before the body: send it
 			// again, encoded in memory this once.
@@ -120,8 +134,9 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 			if small, err = req.Encode(); err != nil {
 				return llm.Message{}, err
 			}
-			resp, err = c.do(ctx, req, small)
+			resp, err = c.do(ctx, req, small, sent)
 		}
+		sent() // after the once in the trace (if it ran): the caller's output is its own again
 		if err != nil {
 			out(dec.End(transportError(ctx, err)))
 			return finish(ctx, final), nil
@@ -173,8 +188,10 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	return finish(ctx, final), nil
 }
 
-// do sends req once (see newHTTPRequest for small).
-func (c *Client) do(ctx context.Context, req llm.Request, small []byte) (*http.Response, error) {
+// do sends req once (see newHTTPRequest for small); sent is called once
+// the request is written.
+func (c *Client) do(ctx context.Context, req llm.Request, small []byte, sent func()) (*http.Response, error) {
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent() }})
 	hreq, err := newHTTPRequest(ctx, req, small)
 	if err != nil {
 		return nil, err

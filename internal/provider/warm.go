@@ -24,6 +24,12 @@ import (
 // (IdleConnTimeout). An older one is closed, and the request dials anew.
 const warmAge = 90 * time.Second
 
+// warmWriteBuffer is the size of the transport's write buffer (4 KiB by
+// default): a first request of a session, its headers and a body with the
+// system prompt and the tools, fits; a larger buffer would be a large
+// allocation (fresh pages, zeroed) on the way to the request.
+const warmWriteBuffer = 32 << 10
+
 // warm is one connection dialed ahead, for the first dial to addr.
 type warm struct {
 	addr  string // host:port, as the transport asks for it
@@ -60,6 +66,9 @@ func WarmClient(base *http.Transport, baseURL string) (client *http.Client, clos
 	}
 	w := &warm{addr: net.JoinHostPort(u.Hostname(), port), ready: make(chan struct{})}
 	t := base.Clone()
+	// A request goes out in one write, headers and body (a small body:
+	// larger ones are streamed): the server wakes once for all of it.
+	t.WriteBufferSize = max(t.WriteBufferSize, warmWriteBuffer)
 	dial := base.DialContext
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext // DefaultTransport's

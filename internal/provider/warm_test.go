@@ -165,3 +165,34 @@ func TestQuietBeforeWaiting(t *testing.T) {
 		t.Fatalf("%q %v", final.Text(), err)
 	}
 }
+
+// Sent is called once the request is written, before the answer: here
+// the server answers only after the client said so.
+func TestSentBeforeTheAnswer(t *testing.T) {
+	sse, err := os.ReadFile("../../testdata/sse/anthropic/text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		<-sent
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(sse)
+	}))
+	defer srv.Close()
+	calls := 0
+	c := &Client{HTTP: srv.Client(), Now: time.Now, Sent: func() { calls++; close(sent) }}
+	m := llm.Model{ID: "m", API: llm.AnthropicMessages, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 1000}
+	final, err := c.Stream(context.Background(), m, llm.Context{Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock("hi")}}}}, llm.Options{APIKey: "k"}, func(llm.Event) {})
+	if err != nil || final.Text() != "All done." || calls != 1 {
+		t.Fatalf("%q %v, Sent called %d times", final.Text(), err, calls)
+	}
+	// A request that cannot be sent calls it too: the caller's held
+	// output goes out.
+	srv.Close()
+	calls, sent = 0, make(chan struct{})
+	if final, _ = c.Stream(context.Background(), m, llm.Context{Messages: []llm.Message{{Role: "user", Content: []llm.Content{llm.TextBlock("hi")}}}}, llm.Options{APIKey: "k"}, func(llm.Event) {}); final.StopReason != llm.StopError || calls != 1 {
+		t.Fatalf("%+v, Sent called %d times", final, calls)
+	}
+}
