@@ -87,18 +87,17 @@ func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 // front-end drawing the prompt, agent-session append persisting it) then
 // run while the server answers, not while the request is built and sent.
 func (d *driver) write(s loop.Step) {
+	events := func() {
+		for _, e := range s.Events {
+			d.out.event(e)
+		}
+	}
 	if s.Action == loop.CallModel {
 		d.out.held = true // out at Sent, at the latest at the end of call's batch
-		for _, e := range s.Events {
-			d.out.event(e)
-		}
+		events()
 		return
 	}
-	d.out.batch(func() {
-		for _, e := range s.Events {
-			d.out.event(e)
-		}
-	})
+	d.out.batch(events)
 }
 
 // sync hands the loop what came in meanwhile: control input and an interrupt.

@@ -52,8 +52,6 @@ func (e *emitter) batch(fn func()) {
 
 // flush writes what is held.
 func (e *emitter) flush() {
-	if e.w.Buffered() > 0 {
-	}
 	if err := e.w.Flush(); err != nil && e.err == nil {
 		e.err = err
 	}
