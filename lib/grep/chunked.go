@@ -313,11 +313,8 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			c.stopped = true
 		}
 	}
-	if nlines < 0 && c.nl != nil {
-		nlines = c.pieceLines(piece, base)
-	}
 	if nlines < 0 {
-		nlines = countLines(piece)
+		nlines = c.pieceLines(piece, base) // (countLines without the newlines counted)
 	}
 	if context {
 		lines = c.context(piece, base, nlines, lines)
