@@ -15,7 +15,8 @@ import (
 )
 
 // TestChunkedSameOutput searches files in pieces (AGENT_GREP_TEST_CHUNK:
-// every file, pieces as small as rg's 64 KiB buffer allows) and requires
+// every file, pieces as small as rg's 64 KiB buffer allows), read and in
+// a memory map of the file, and requires
 // the output of searching them whole, byte for byte but for elapsed times.
 func TestChunkedSameOutput(t *testing.T) {
 	bin, err := testbin.Build()
@@ -117,8 +118,11 @@ func TestChunkedSameOutput(t *testing.T) {
 	}
 	for _, args := range cases {
 		whole := run("", args)
-		if got := run("1,1", args); got != whole {
-			t.Errorf("agent-grep %s in pieces differs from the whole-file search:\n%s", strings.Join(args, " "), firstDiff(whole, got))
+		// read in pieces, and the pieces of a memory map (above 1 byte)
+		for _, chunk := range []string{"1,1,0", "1,1,1"} {
+			if got := run(chunk, args); got != whole {
+				t.Errorf("agent-grep %s in pieces (%s) differs from the whole-file search:\n%s", strings.Join(args, " "), chunk, firstDiff(whole, got))
+			}
 		}
 		if !strings.Contains(whole, "\n") || strings.HasPrefix(whole, "exit 2") {
 			t.Errorf("agent-grep %s: %s", strings.Join(args, " "), whole)

@@ -1,5 +1,14 @@
 #include "textflag.h"
 
+// The loops that go over a large buffer once (the newline count, the NUL
+// look-up, the pair filters) prefetch the bytes a page (4 KiB) ahead: a
+// buffer that is a memory map of a file (internal/grepfs) arrives from
+// memory, page by page, and the hardware prefetcher stops at each page's
+// end (a prefetch also walks the page table early, where a load would
+// wait for it). It made a literal search of a 345 MB mapped file 0.82 of
+// its time, and of one read into a buffer 0.94. A prefetch never faults:
+// past the buffer's end it costs nothing but itself.
+
 // BROADCAST fills the 16 bytes of reg with the byte arg.
 #define BROADCAST(arg, reg) \
 	MOVBLZX arg, AX; \
@@ -62,6 +71,7 @@ TEXT ·indexPairBlocksAVX2(SB), NOSPLIT, $0-56
 loop64:
 	CMPQ DI, R9
 	JA   tail32
+	PREFETCHT0 4096(DI)
 	VMOVDQU (DI), Y2
 	VMOVDQU 32(DI), Y6
 	VMOVDQU (DI)(DX*1), Y3
@@ -134,6 +144,7 @@ TEXT ·nlScanBlocks(SB), NOSPLIT, $0-33
 	CMPQ SI, R8
 	JAE  done
 loop:
+	PREFETCHT0 4096(SI)
 	VMOVDQU (SI), Y2
 	VMOVDQU 32(SI), Y3
 	VPCMPEQB Y0, Y2, Y8
@@ -178,6 +189,7 @@ TEXT ·indexPairExactAVX2(SB), NOSPLIT, $0-56
 	CMPQ DI, R9
 	JA   xtail32
 xloop64:
+	PREFETCHT0 4096(DI)
 	VPCMPEQB (DI), Y0, Y2
 	VPCMPEQB 32(DI), Y0, Y6
 	VPCMPEQB (R11), Y1, Y3
@@ -232,6 +244,8 @@ TEXT ·nulBlocks(SB), NOSPLIT, $0-25
 	CMPQ SI, R8
 	JAE  nnone
 nloop:
+	PREFETCHT0 4096(SI)
+	PREFETCHT0 4160(SI)
 	VMOVDQU (SI), Y1
 	VPMINUB 32(SI), Y1, Y1
 	VMOVDQU 64(SI), Y2
@@ -273,6 +287,7 @@ TEXT ·indexPairExact3AVX2(SB), NOSPLIT, $0-64
 	CMPQ DI, R9
 	JA   ttail32
 tloop64:
+	PREFETCHT0 4096(DI)
 	VPCMPEQB (DI), Y0, Y2
 	VPCMPEQB 32(DI), Y0, Y6
 	VPCMPEQB (R11), Y1, Y3

@@ -72,6 +72,11 @@ type SearchOptions struct {
 	// read whole always.
 	ChunkAbove int64
 	ChunkSize  int
+	// MapAbove: a file searched in pieces that is larger than this
+	// (bytes), regular and on a local file system, is searched in a memory
+	// map of it rather than read (SearchMapped; 0: never). Which bytes the
+	// search sees, and the binary rules (Slice), do not change.
+	MapAbove int64
 	// NoLineNumbers: the output shows no line numbers and needs none (no
 	// context, no JSON): lines are not counted between matches, and
 	// Line.Number is not the line's number.
