@@ -71,7 +71,7 @@ func TestChunkedSameOutput(t *testing.T) {
 	files := []string{"text.txt", "crlf.txt", "nonl.txt", "long.txt"}
 	queries := [][]string{
 		{"-n", "needle"}, {"-n", "."}, {"-b", "-n", "rare"}, {"--column", "-n", "needle"}, {"-o", "-b", "needles?"},
-		{"-c", "x"}, {"--count-matches", "needle"}, {"-l", "rare"}, {"-v", "-n", "e"}, {"-w", "-n", "needle"}, {"-i", "-c", "needle"},
+		{"-c", "x"}, {"-v", "-c", "e"}, {"--count-matches", "needle"}, {"-l", "rare"}, {"-v", "-n", "e"}, {"-w", "-n", "needle"}, {"-i", "-c", "needle"},
 		{"-n", "-A", "3", "edge"}, {"-n", "-B", "4", "edge"}, {"-n", "-C", "2", "edge"}, {"-n", "-C", "40", "rare"},
 		{"-n", "-v", "-C", "1", "a"}, {"-m", "5", "-n", "-A", "3", "edge"}, {"-m", "40", "-c", "edge"}, {"-m", "40", "--json", "-C", "1", "edge"},
 		{"--json", "-n", "rare"}, {"--json", "-v", "e"}, {"--stats", "-n", "edge"}, {"--stats", "-m", "3", "-c", "rare"},

@@ -58,6 +58,9 @@ func Chunkable(m *Matcher, o SearchOptions, decompress bool) bool {
 // (SearchOptions.MapAbove; a literal's rows of the bench 0.87-0.91 of
 // their time read, \p{Greek}, ^\s*$ and -v -c e 1.03-1.08).
 func (m *Matcher) LiteralScan(o SearchOptions) bool {
+	if _, ok := m.oneByte(); ok && o.CountOnly && o.LinesOnly {
+		return true // -c, -v -c: byteLines
+	}
 	return (len(m.lits) > 0 || m.ac != nil) && !o.Invert && !m.multiline && m.bytes == nil
 }
 

@@ -55,6 +55,15 @@ type Matcher struct {
 	bytes *Matcher
 }
 
+// oneByte is the pattern's one byte when it is that alone (case
+// sensitive: e, -F ,) and the processor counts its lines in blocks.
+func (m *Matcher) oneByte() (byte, bool) {
+	if !hasAVX2 || !m.exact || m.multiline || len(m.lits) != 1 || len(m.lits[0].s) != 1 || m.lits[0].fold {
+		return 0, false
+	}
+	return m.lits[0].s[0], true
+}
+
 // MatchOptions are the pattern flags of rg.
 type MatchOptions struct {
 	Patterns   []string

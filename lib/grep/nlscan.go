@@ -110,3 +110,31 @@ func indexNUL(p []byte) int {
 	}
 	return bytes.IndexByte(p, 0)
 }
+
+// byteLines is the number of lines of p that hold the byte b, and the
+// number of its lines (a last one without its newline included): -c and
+// -v -c of a one-byte pattern, in one pass (byteLinesBlocks) rather than
+// a look-up of the byte and one of its line's end per line.
+func byteLines(p []byte, b byte) (lines, total int) {
+	var carry uint64 // a b in the line open
+	done := 0
+	if hasAVX2 {
+		done = len(p) &^ 63
+		lines, total, carry = byteLinesBlocks(p[:done], b, 0)
+	}
+	for _, c := range p[done:] {
+		if c == b {
+			carry = 1
+		}
+		if c == '\n' {
+			lines += int(carry)
+			total++
+			carry = 0
+		}
+	}
+	if len(p) > 0 && p[len(p)-1] != '\n' {
+		lines += int(carry)
+		total++
+	}
+	return lines, total
+}

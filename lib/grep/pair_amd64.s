@@ -349,3 +349,61 @@ tnotfound:
 	VZEROUPPER
 	MOVQ $-1, ret+56(FP)
 	RET
+
+// func byteLinesBlocks(p []byte, b byte, carry uint64) (lines, nls int, out uint64)
+// AVX2: over p (its length a multiple of 64), the newlines that end a line
+// holding the byte b, and all the newlines, 64 bytes a round. With E the
+// mask of b and N that of '\n' in a round, ^N + E sets the bit of each
+// newline whose line holds a b (the carry of a b runs up the line's
+// non-newline bits to its newline and stops there), so popcount((^N + E)
+// & N) counts those lines; the carry out of a round is a b in the line
+// still open (carry in and out: 0 or 1).
+TEXT ·byteLinesBlocks(SB), NOSPLIT, $0-64
+	MOVQ p_base+0(FP), SI
+	MOVQ p_len+8(FP), BX
+	LEAQ (SI)(BX*1), R8
+	VPBROADCASTB b+24(FP), Y0
+	MOVL $0x0a, AX
+	MOVQ AX, X1
+	VPBROADCASTB X1, Y1 // '\n' x32
+	MOVQ carry+32(FP), CX
+	XORQ AX, AX // lines
+	XORQ DX, DX // newlines
+	CMPQ SI, R8
+	JAE  bdone
+bloop:
+	PREFETCHT0 4096(SI)
+	VMOVDQU (SI), Y2
+	VMOVDQU 32(SI), Y3
+	VPCMPEQB Y0, Y2, Y4
+	VPCMPEQB Y0, Y3, Y5
+	VPCMPEQB Y1, Y2, Y6
+	VPCMPEQB Y1, Y3, Y7
+	VPMOVMSKB Y4, R9
+	VPMOVMSKB Y5, R10
+	SHLQ $32, R10
+	ORQ  R10, R9 // E
+	VPMOVMSKB Y6, R11
+	VPMOVMSKB Y7, R10
+	SHLQ $32, R10
+	ORQ  R10, R11 // N
+	POPCNTQ R11, R10
+	ADDQ R10, DX
+	MOVQ R11, R12
+	NOTQ R12
+	BTQ  $0, CX // CF = carry
+	ADCQ R9, R12
+	SETCS CX
+	ANDQ R11, R12
+	POPCNTQ R12, R12
+	ADDQ R12, AX
+	ADDQ $64, SI
+	CMPQ SI, R8
+	JB   bloop
+bdone:
+	MOVQ AX, lines+40(FP)
+	MOVQ DX, nls+48(FP)
+	MOVBQZX CX, CX
+	MOVQ CX, out+56(FP)
+	VZEROUPPER
+	RET

@@ -140,6 +140,15 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if len(buf) == 0 {
 		return r
 	}
+	if b, ok := m.oneByte(); ok && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
+		// -c, -v -c of one byte: the lines counted in one pass
+		lines, total := byteLines(buf, b)
+		if o.Invert {
+			lines = total - lines
+		}
+		r.MatchedLines, r.Matches = lines, lines
+		return r
+	}
 	if !o.Invert && o.Before == 0 && o.After == 0 && !m.multiline {
 		return searchMatches(m, buf, o, r)
 	}
