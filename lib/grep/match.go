@@ -53,6 +53,9 @@ type Matcher struct {
 	// [α-ω]): the line search skips the lines of ASCII alone by a scan for
 	// a byte >= 0x80 (indexNonASCII) instead of running the DFA on them.
 	nonASCII bool
+	// anyChar: the pattern is `.` (any character but a newline): -c . counts
+	// the lines holding one (dotLines).
+	anyChar bool
 	// bytes: the pattern switches Unicode off ((?-u)) and is compiled for
 	// the Latin-1 image of the haystack; bytes is this matcher without the
 	// trip through the image (latin1.go).
@@ -145,6 +148,7 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		simple := parsed.Simplify()
 		m.lits = requiredLits(simple)
 		m.nonASCII = !m.multiline && !latin1 && needsNonASCII(simple)
+		m.anyChar = !m.multiline && !latin1 && !o.Word && !o.Line && simple.Op == syntax.OpAnyCharNotNL
 		// A pattern that is one literal (-F, a plain word, (?i)word) is
 		// found by the literal scan alone: the regexp never runs, which
 		// matters on long lines.

@@ -188,6 +188,25 @@ func checkChunkedSameLines(t *testing.T, in []byte, size int) {
 	}
 }
 
+// naiveNotByteLines is byteLines with not, line by line.
+func naiveNotByteLines(p []byte, b byte) (lines, total int) {
+	for len(p) > 0 {
+		end := bytes.IndexByte(p, '\n') + 1
+		if end == 0 {
+			end = len(p)
+		}
+		for _, c := range p[:end] {
+			if c != b && c != '\n' {
+				lines++
+				break
+			}
+		}
+		total++
+		p = p[end:]
+	}
+	return lines, total
+}
+
 // naiveByteLines is byteLines line by line.
 func naiveByteLines(p []byte, b byte) (lines, total int) {
 	for len(p) > 0 {
@@ -195,7 +214,7 @@ func naiveByteLines(p []byte, b byte) (lines, total int) {
 		if end == 0 {
 			end = len(p)
 		}
-		if bytes.IndexByte(p[:end], b) >= 0 {
+		if b != '\n' && bytes.IndexByte(p[:end], b) >= 0 {
 			lines++
 		}
 		total++
@@ -223,10 +242,15 @@ func TestByteLines(t *testing.T) {
 					}
 				}
 				for _, b := range []byte{'a', 'q', 'x', '\n', 0} {
-					gl, gt := byteLines(p, b)
+					gl, gt := byteLines(p, b, false)
 					wl, wt := naiveByteLines(p, b)
 					if gl != wl || gt != wt {
 						t.Fatalf("wide %v, len %d, byte %q: %d of %d lines, want %d of %d (%q)", wide, n, b, gl, gt, wl, wt, p)
+					}
+					gl, gt = byteLines(p, b, true)
+					wl, wt = naiveNotByteLines(p, b)
+					if gl != wl || gt != wt {
+						t.Fatalf("wide %v, len %d, not byte %q: %d of %d lines, want %d of %d (%q)", wide, n, b, gl, gt, wl, wt, p)
 					}
 				}
 			}
@@ -243,15 +267,20 @@ func FuzzByteLines(f *testing.F) {
 				break
 			}
 		}
-		gl, gt := byteLines(p, b)
+		gl, gt := byteLines(p, b, false)
 		if wl, wt := naiveByteLines(p, b); gl != wl || gt != wt {
 			t.Fatalf("byteLines(%q, %q) = %d, %d; want %d, %d", p, b, gl, gt, wl, wt)
+		}
+		gl, gt = byteLines(p, b, true)
+		if wl, wt := naiveNotByteLines(p, b); gl != wl || gt != wt {
+			t.Fatalf("byteLines(%q, %q, not) = %d, %d; want %d, %d", p, b, gl, gt, wl, wt)
 		}
 	})
 }
 
-// -c and -v -c of one byte (byteLines) count as the search line by line
-// (without AVX2) does, with binary data and without a final newline.
+// -c and -v -c of one byte (byteLines) and of . (dotLines) count as the
+// search line by line (without AVX2) does, with binary data, invalid
+// UTF-8 and without a final newline.
 func TestSearchOneByteCount(t *testing.T) {
 	saved := hasAVX2
 	defer func() { hasAVX2 = saved }()
@@ -261,7 +290,13 @@ func TestSearchOneByteCount(t *testing.T) {
 		if round%5 == 0 {
 			buf[rng.Intn(len(buf))] = 0
 		}
-		for _, pat := range []string{"e", "q", ","} {
+		if round%2 == 1 { // lines of invalid UTF-8 alone, of valid non-ASCII, mixed
+			for _, x := range []string{"\n\xff\xfe\n", "\né\n", "\n\xffa\n", "\n\xef\xbf\xbd\n", "\n\xe9\n", "\xff"} {
+				i := rng.Intn(len(buf))
+				buf = append(buf[:i], append([]byte(x), buf[i:]...)...)
+			}
+		}
+		for _, pat := range []string{"e", "q", ",", "."} {
 			m, err := Compile(MatchOptions{Patterns: []string{pat}})
 			if err != nil {
 				t.Fatal(err)
@@ -272,6 +307,7 @@ func TestSearchOneByteCount(t *testing.T) {
 				got := SearchBuffer(m, "f", bytes.Clone(buf), o)
 				hasAVX2 = false
 				want := SearchBuffer(m, "f", bytes.Clone(buf), o)
+				got.Matches, want.Matches = 0, 0 // (LinesOnly: not counted)
 				if diff := cmp.Diff(want, got, cmp.AllowUnexported(FileResult{})); diff != "" {
 					t.Fatalf("%q %+v: %s", pat, o, diff)
 				}

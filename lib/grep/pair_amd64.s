@@ -350,14 +350,14 @@ tnotfound:
 	MOVQ $-1, ret+56(FP)
 	RET
 
-// func byteLinesBlocks(p []byte, b byte, carry uint64) (lines, nls int, out uint64)
+// func byteLinesBlocks(p []byte, b byte, not bool, carry uint64) (lines, nls int, out uint64)
 // AVX2: over p (its length a multiple of 64), the newlines that end a line
-// holding the byte b, and all the newlines, 64 bytes a round. With E the
-// mask of b and N that of '\n' in a round, ^N + E sets the bit of each
-// newline whose line holds a b (the carry of a b runs up the line's
-// non-newline bits to its newline and stops there), so popcount((^N + E)
-// & N) counts those lines; the carry out of a round is a b in the line
-// still open (carry in and out: 0 or 1).
+// holding the byte b (not: a byte other than b; '\n' is neither), and all the newlines, 64
+// bytes a round. With E the mask of b and N that of '\n' in a round,
+// ^N + E sets the bit of each newline whose line holds a b (the carry of
+// a b runs up the line's non-newline bits to its newline and stops
+// there), so popcount((^N + E) & N) counts those lines; the carry out of
+// a round is a b in the line still open (carry in and out: 0 or 1).
 TEXT ·byteLinesBlocks(SB), NOSPLIT, $0-64
 	MOVQ p_base+0(FP), SI
 	MOVQ p_len+8(FP), BX
@@ -366,6 +366,8 @@ TEXT ·byteLinesBlocks(SB), NOSPLIT, $0-64
 	MOVL $0x0a, AX
 	MOVQ AX, X1
 	VPBROADCASTB X1, Y1 // '\n' x32
+	MOVBQZX not+25(FP), R13
+	NEGQ R13 // not: all ones, E flipped
 	MOVQ carry+32(FP), CX
 	XORQ AX, AX // lines
 	XORQ DX, DX // newlines
@@ -382,7 +384,8 @@ bloop:
 	VPMOVMSKB Y4, R9
 	VPMOVMSKB Y5, R10
 	SHLQ $32, R10
-	ORQ  R10, R9 // E
+	ORQ  R10, R9
+	XORQ R13, R9 // E
 	VPMOVMSKB Y6, R11
 	VPMOVMSKB Y7, R10
 	SHLQ $32, R10
@@ -391,6 +394,7 @@ bloop:
 	ADDQ R10, DX
 	MOVQ R11, R12
 	NOTQ R12
+	ANDQ R12, R9 // (a newline is not a byte a line holds)
 	BTQ  $0, CX // CF = carry
 	ADCQ R9, R12
 	SETCS CX

@@ -142,7 +142,16 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	}
 	if b, ok := m.oneByte(); ok && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
 		// -c, -v -c of one byte: the lines counted in one pass
-		lines, total := byteLines(buf, b)
+		lines, total := byteLines(buf, b, false)
+		if o.Invert {
+			lines = total - lines
+		}
+		r.MatchedLines, r.Matches = lines, lines
+		return r
+	}
+	if m.anyChar && hasAVX2 && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
+		// -c ., -v -c .: the lines holding a character, in one pass
+		lines, total := dotLines(buf)
 		if o.Invert {
 			lines = total - lines
 		}
