@@ -259,8 +259,8 @@ func (t *tally) handle(r grep.FileResult) bool {
 	if t.x.o.Print.CRLF {
 		r = grep.CRLFSubs(r)
 	}
+	r = p.Prepare(r) // (rg's binary rules that depend on the output)
 	if !r.More {
-		r = p.MaxCountBinary(r)
 		t.count(r)
 	}
 	before := p.Printed()

@@ -41,6 +41,10 @@ type FileResult struct {
 	// follow; the counts and the binary fields are final in the last part
 	// only (More false, no lines of its own).
 	More bool
+	// stop: the printer's lines end here at binary data (Printer.Prepare),
+	// after a gap when stopGap
+	stop    stopKind
+	stopGap bool
 }
 
 // SearchOptions say what to keep of a file's matches.
