@@ -183,7 +183,7 @@ func (x *execution) search(srcs []*source) error {
 				continue
 			}
 			sto := so
-			sto.Slice = o.Multiline
+			sto.Slice, sto.Stdin = o.Multiline, true
 			p.SetSearch(sto)
 			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
 			p.SetSearch(so)

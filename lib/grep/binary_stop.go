@@ -101,9 +101,11 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 	r.MatchedLines -= c.dropLines
 	r.Matches -= c.dropMatches
 	if p.slice {
-		r.BytesSearched = min(r.BytesSearched, c.stopBytes)
-	} else if r.BinaryFrom >= 0 {
-		r.BytesSearched = min(r.BytesSearched, r.BinaryFrom) // (what the buffer had consumed)
+		r.BytesSearched = c.stopBytes // (where the search stood: past the last match)
+	} else {
+		// what the buffer had consumed: up to the context kept for the
+		// fill, or past the last line handed over
+		r.BytesSearched = max(r.binaryKeep, min(c.visited, r.BinaryFrom))
 	}
 	return r
 }
@@ -111,6 +113,7 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 // noteLines notes the lines of a file handed to the printer.
 func (c *part) noteLines(lines []Line) {
 	for _, l := range lines {
+		c.visited = l.Offset + int64(len(l.Text))
 		if l.Match {
 			c.lastNum, c.matchSeen = l.Number, true
 			c.stopBytes = l.Offset + int64(len(l.Text))

@@ -73,6 +73,10 @@ type chunkSearch struct {
 	// nl: the newlines of what was read, counted as it was read, for the
 	// line numbers (nil when the output shows none: nlscan.go)
 	nl *lineIndex
+	// tail: the starts of the last lines before the piece, as many as
+	// rg's buffer keeps for context (buffered reads with context: rolled)
+	tail []int64
+	mNum int // the number of -m's last match, once -m stopped the search (0: not yet)
 }
 
 // ReadFunc reads into p, returning 0 bytes (and no error) at the end.
@@ -146,6 +150,7 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 					return false
 				}
 				c.r.BinaryFrom = start
+				c.r.binaryKeep = c.rolled(buf, base, start)
 			}
 			return true
 		})
@@ -297,14 +302,18 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			lines[i].Offset += base
 		}
 		if c.left > 0 {
+			want := c.left
 			c.left -= res.MatchedLines
 			if c.left <= 0 {
 				c.stopped = true
-				if k := lastMatch(lines); k >= 0 {
+				// -m's last match (the matches in its context after it
+				// print as matches but extend nothing: context.go)
+				if k := nthMatch(lines, want); k >= 0 {
 					l := lines[k]
+					c.mNum = l.Number
 					c.maxEnd = c.fillOf(l.Offset)
 					if o.Slice {
-						c.maxEnd = l.Offset + int64(len(l.Text))
+						c.maxEnd = lines[lastMatch(lines)].Offset + int64(len(lines[lastMatch(lines)].Text))
 					}
 				}
 			}
@@ -318,6 +327,9 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	}
 	if context {
 		lines = c.context(piece, base, nlines, lines)
+	}
+	if context && !o.Slice && c.r.BinaryFrom < 0 {
+		c.keepTail(piece, base)
 	}
 	if late {
 		for _, l := range lines {
@@ -411,6 +423,18 @@ func (c *chunkSearch) fillOf(off int64) int64 {
 	return s
 }
 
+// nthMatch is the index of the nth matching line (-1: none).
+func nthMatch(lines []Line, n int) int {
+	for k, l := range lines {
+		if l.Match {
+			if n--; n == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
 // lastMatch is the index of the last matching line (-1: none).
 func lastMatch(lines []Line) int {
 	for k := len(lines) - 1; k >= 0; k-- {
@@ -452,6 +476,9 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 			out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
 			start = end
 		}
+		if c.stopped && start > 0 {
+			c.laterMatches(piece[:start], base, out)
+		}
 	}
 	out = append(out, lines...)
 	prev := c.printed
@@ -461,7 +488,9 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 	}
 	c.printed = prev
 	last := c.line + nlines
-	if k := lastMatch(lines); k >= 0 {
+	if c.mNum > last-nlines {
+		c.pending = max(0, c.mNum+o.After-last) // (-m stopped in this piece)
+	} else if k := lastMatch(lines); k >= 0 {
 		c.pending = max(0, lines[k].Number+o.After-last)
 	} else {
 		c.pending = max(0, c.pending-nlines)
@@ -470,6 +499,32 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 		c.keepBefore(piece, base, nlines)
 	}
 	return out
+}
+
+// laterMatches marks the lines owed after -m's last match (ctx, the
+// lines of region, at file offset base) that match: as in the whole-file
+// search (context.go), they print as matches and count.
+func (c *chunkSearch) laterMatches(region []byte, base int64, ctx []Line) {
+	so := c.o
+	so.Text, so.Slice, so.CountOnly, so.FirstOnly = true, true, false, false
+	so.Before, so.After, so.MaxCount, so.Format, so.nl = 0, 0, 0, nil, nil
+	res := SearchBuffer(c.m, c.r.Path, region, so)
+	i := 0
+	for _, l := range res.Lines {
+		for i < len(ctx) && ctx[i].Offset < base+l.Offset {
+			i++
+		}
+		if i == len(ctx) {
+			break
+		}
+		ctx[i].Match, ctx[i].Subs = true, l.Subs
+		end := ctx[i].Offset + int64(len(ctx[i].Text))
+		if c.o.Slice {
+			c.maxEnd = max(c.maxEnd, end)
+		}
+	}
+	c.r.MatchedLines += res.MatchedLines
+	c.r.Matches += res.Matches
 }
 
 // keepBefore keeps (copies of) the last -B lines up to the piece's end
@@ -499,6 +554,37 @@ func (c *chunkSearch) keepBefore(piece []byte, base int64, nlines int) {
 		keep = keep[len(keep)-c.o.Before:]
 	}
 	c.ring = keep
+}
+
+// keepTail keeps the starts of the piece's last lines (with those
+// before it) that rg's buffer keeps for context.
+func (c *chunkSearch) keepTail(piece []byte, base int64) {
+	n := max(c.o.Before, c.o.After) + 1
+	var starts []int64 // the piece's last lines, last first
+	for end := len(piece); end > 0 && len(starts) < n; {
+		start := bytes.LastIndexByte(piece[:end-1], '\n') + 1
+		starts = append(starts, base+int64(start))
+		end = start
+	}
+	slices.Reverse(starts)
+	c.tail = append(c.tail, starts...)
+	if len(c.tail) > n {
+		c.tail = append(c.tail[:0], c.tail[len(c.tail)-n:]...)
+	}
+}
+
+// rolled is rolled (binary.go) for the fill starting at start, buf
+// holding the file from base: the lines before base are c.tail's.
+func (c *chunkSearch) rolled(buf []byte, base, start int64) int64 {
+	n := max(c.o.Before, c.o.After)
+	if n == 0 {
+		return start
+	}
+	in := buf[:start-base]
+	if k := n + 1 - countLines(in); k > 0 && len(c.tail) > 0 {
+		return c.tail[max(0, len(c.tail)-k)] // (lines before the buffer)
+	}
+	return base + int64(rolled(in, n))
 }
 
 // fillReplay is fills (binary.go) run as the bytes arrive.

@@ -81,7 +81,7 @@ type part struct {
 	// lines (and their matches) left out after the stop
 	lastNum                int
 	matchSeen              bool
-	stopBytes              int64
+	stopBytes, visited     int64
 	dropLines, dropMatches int
 }
 

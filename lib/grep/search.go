@@ -45,6 +45,9 @@ type FileResult struct {
 	// after a gap when stopGap
 	stop    stopKind
 	stopGap bool
+	// binaryKeep: where rg's buffer began for the fill that read the NUL
+	// (the context lines it kept before BinaryFrom: rolled)
+	binaryKeep int64
 }
 
 // SearchOptions say what to keep of a file's matches.
@@ -69,6 +72,9 @@ type SearchOptions struct {
 	// files, or -U) rather than through its 64 KiB buffer; this changes
 	// where it looks for NUL bytes (binary.go).
 	Slice bool
+	// Stdin: the data is standard input, which rg reads through an 8 KiB
+	// buffer first (fills)
+	Stdin bool
 	// ChunkAbove: a regular file larger than this (bytes) is read and
 	// searched in pieces of whole lines of about ChunkSize bytes (0: 1 MiB),
 	// its lines emitted in parts as they are found, so memory does not grow
