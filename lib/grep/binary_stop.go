@@ -82,6 +82,9 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 		if l.Match {
 			r.stop = stopMatch
 			c.stopBytes = l.Offset + int64(len(l.Text))
+			if p.slice && r.BinaryOffset >= l.Offset {
+				c.stopBytes = min(c.stopBytes, r.BinaryOffset) // (a match holding the NUL: up to it)
+			}
 		} else {
 			c.drop(r.Lines[k : k+1])
 		}
