@@ -140,7 +140,7 @@ func (c *part) drop(lines []Line) {
 // output is apart from the output before it by the file separator, a
 // note alone too.
 func (p *Printer) binaryStopped(out []byte, r FileResult) []byte {
-	sep := p.mode == "standard" && p.context && p.ctxSep != nil
+	sep := p.ctxBreaks()
 	if r.stopGap && sep {
 		out = append(append(out, p.ctxSep...), '\n')
 	}

@@ -158,6 +158,12 @@ func (p *Printer) SetSearch(so SearchOptions) {
 	p.maxCount, p.slice, p.after = so.MaxCount, so.Slice, so.After
 }
 
+// ctxBreaks: "--" between groups of lines (-A/-B/-C), in the standard
+// and --vimgrep formats alike (rg's), and between files.
+func (p *Printer) ctxBreaks() bool {
+	return (p.mode == "standard" || p.mode == "vimgrep") && p.context && p.ctxSep != nil
+}
+
 // SetAgent makes the printer collect results into the agent text, which
 // applies the output budgets itself.
 func (p *Printer) SetAgent(a *AgentPrinter) {
@@ -370,7 +376,7 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 			}
 		}
 		p.first = false
-		if len(r.Out) > 0 && p.mode == "standard" && p.context && p.ctxSep != nil && !p.cur.started && p.printed > 0 && !p.heading {
+		if len(r.Out) > 0 && p.ctxBreaks() && !p.cur.started && p.printed > 0 && !p.heading {
 			out = append(append(out, p.ctxSep...), '\n') // (Printer.lines's, before a file's first group)
 		}
 		if len(r.Out) > 0 {
@@ -492,7 +498,7 @@ func (p *Printer) lines(out []byte, r FileResult) []byte {
 			continue
 		}
 		for _, l := range physicalLines([]Line{rec}) {
-			if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
+			if p.ctxBreaks() && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
 				out = append(append(out, p.ctxSep...), '\n')
 			}
 			out = p.line(out, path, l)

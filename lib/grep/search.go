@@ -129,7 +129,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if m.bytes != nil {
 		return searchLatin1(m, path, buf, o) // (?-u): bytes (latin1.go)
 	}
-	if o.Slice && !o.Text && !m.multiline && lateNUL(buf) {
+	if o.Slice && !o.Text && lateNUL(buf) {
 		return searchLateBinary(m, path, buf, o) // binary_slice.go
 	}
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}

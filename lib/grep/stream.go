@@ -45,7 +45,7 @@ func (p *Printer) LineFormat() *LineFormat {
 		p.outBufs = new(outBufs)
 	}
 	lf := &LineFormat{f: f, plain: plain, bufs: p.outBufs}
-	if p.mode == "standard" && p.context && p.ctxSep != nil {
+	if p.ctxBreaks() {
 		lf.sep = p.ctxSep
 	}
 	return lf
