@@ -77,6 +77,9 @@ type chunkSearch struct {
 	// rg's buffer keeps for context (buffered reads with context: rolled)
 	tail []int64
 	mNum int // the number of -m's last match, once -m stopped the search (0: not yet)
+	// co: a piece's lines to print (with context, printed here: search),
+	// storage reused from piece to piece
+	co ctxOut
 }
 
 // ReadFunc reads into p, returning 0 bytes (and no error) at the end.
@@ -267,6 +270,11 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
 	var lines []Line
+	// format: the lines with context are printed here (o.Format) once
+	// complete (c.context), into scratch storage reused from piece to
+	// piece, where handing them to the printer as lines was a part, a
+	// Line each and the printer's work for each (6 times rg's CPU, -C1 e)
+	format := false
 	if !c.stopped {
 		so := o
 		so.Text, so.Slice = true, true // the binary rules are applied here, to the whole file
@@ -275,6 +283,10 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		so.CountOnly = o.CountOnly && c.left < 0 && !nul
 		if nul || c.r.BinaryFrom >= 0 || o.MaxCount > 0 || context {
 			so.Format = nil // the printer looks at these lines (binary data, -m, context)
+		}
+		if format = context && o.Format != nil && !o.CountOnly && !nul && c.r.BinaryFrom < 0 && o.MaxCount == 0; format {
+			so.refsOut = &c.co
+			c.co.refs, c.co.subs = c.co.refs[:0], c.co.subs[:0]
 		}
 		so.lineBase, so.offBase, so.nl = c.line, base, c.nl
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
@@ -325,7 +337,11 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	if nlines < 0 {
 		nlines = c.pieceLines(piece, base) // (countLines without the newlines counted)
 	}
-	if context {
+	var head []Line // (format: the lines before the piece's own)
+	switch {
+	case format:
+		head = c.contextRefs(piece, base, nlines)
+	case context:
 		lines = c.context(piece, base, nlines, lines)
 	}
 	if context && !o.Slice && c.r.BinaryFrom < 0 {
@@ -339,6 +355,18 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 				break
 			}
 		}
+	}
+	if format {
+		so := o
+		so.lineBase, so.offBase = c.line, base
+		c.line += nlines
+		if len(head) > 0 && !c.queue(o.Format.lineList(c.r.Path, head), 0) {
+			return false
+		}
+		if len(c.co.refs) == 0 {
+			return true
+		}
+		return c.queue(o.Format.context(c.r.Path, piece, c.co.refs, c.co.subs, so), len(piece))
 	}
 	c.line += nlines
 	if o.CountOnly || len(lines) == 0 {
@@ -463,21 +491,11 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 			}
 		}
 	}
-	if c.pending > 0 {
-		k := min(c.pending, firstNum-1-c.line)
-		start := 0
-		for i := 0; i < k && start < len(piece); i++ {
-			end := bytes.IndexByte(piece[start:], '\n')
-			if end < 0 {
-				end = len(piece)
-			} else {
-				end += start + 1
-			}
-			out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
-			start = end
-		}
-		if c.stopped && start > 0 {
-			c.laterMatches(piece[:start], base, out)
+	if n := len(out); c.pending > 0 {
+		out = c.owed(out, piece, base, firstNum)
+		if c.stopped && len(out) > n {
+			l := out[len(out)-1]
+			c.laterMatches(piece[:l.Offset-base+int64(len(l.Text))], base, out[n:])
 		}
 	}
 	out = append(out, lines...)
@@ -497,6 +515,24 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 	}
 	if o.Before > 0 {
 		c.keepBefore(piece, base, nlines)
+	}
+	return out
+}
+
+// owed appends the -A lines owed to the last piece's last match, those
+// before the line firstNum.
+func (c *chunkSearch) owed(out []Line, piece []byte, base int64, firstNum int) []Line {
+	k := min(c.pending, firstNum-1-c.line)
+	start := 0
+	for i := 0; i < k && start < len(piece); i++ {
+		end := bytes.IndexByte(piece[start:], '\n')
+		if end < 0 {
+			end = len(piece)
+		} else {
+			end += start + 1
+		}
+		out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
+		start = end
 	}
 	return out
 }
@@ -525,6 +561,52 @@ func (c *chunkSearch) laterMatches(region []byte, base int64, ctx []Line) {
 	}
 	c.r.MatchedLines += res.MatchedLines
 	c.r.Matches += res.Matches
+}
+
+// contextRefs is context for a piece whose lines are printed here: its
+// lines (c.co, numbered from the piece) stay as they are, but for the gap
+// before the first; the -B lines before the piece and the -A lines owed
+// to the last piece's last match that come before them are returned.
+func (c *chunkSearch) contextRefs(piece []byte, base int64, nlines int) []Line {
+	o := c.o
+	refs := c.co.refs
+	var head []Line
+	firstNum := c.line + nlines + 1 // the first line the piece prints itself
+	if len(refs) > 0 {
+		firstNum = c.line + refs[0].num
+		if k := slices.IndexFunc(refs, func(r ctxRef) bool { return r.match }); k >= 0 {
+			for _, l := range c.ring {
+				if l.Number >= c.line+refs[k].num-o.Before && l.Number > c.printed {
+					head = append(head, l)
+				}
+			}
+		}
+	}
+	head = c.owed(head, piece, base, firstNum)
+	prev := c.printed
+	for i := range head {
+		head[i].Gap = prev > 0 && head[i].Number > prev+1
+		prev = head[i].Number
+	}
+	last := c.line + nlines
+	if len(refs) > 0 {
+		refs[0].gap = prev > 0 && c.line+refs[0].num > prev+1
+		prev = c.line + refs[len(refs)-1].num
+	}
+	c.printed = prev
+	k := len(refs) - 1
+	for k >= 0 && !refs[k].match {
+		k--
+	}
+	if k >= 0 {
+		c.pending = max(0, c.line+refs[k].num+o.After-last)
+	} else {
+		c.pending = max(0, c.pending-nlines)
+	}
+	if o.Before > 0 {
+		c.keepBefore(piece, base, nlines)
+	}
+	return head
 }
 
 // keepBefore keeps (copies of) the last -B lines up to the piece's end

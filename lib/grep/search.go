@@ -102,6 +102,9 @@ type SearchOptions struct {
 	// nl: the newlines of the file before the buffer's lines, counted as
 	// it was read (chunked.go; nil: counted here)
 	nl *lineIndex
+	// refsOut: the lines with context go here, not into the result
+	// (chunked.go prints them once complete)
+	refsOut *ctxOut
 }
 
 // SpanNeed says which match spans of a matching line (Line.Subs) the
@@ -136,7 +139,10 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if buf = binaryPrepare(buf, o, &r); r.Skipped {
 		return r
 	}
-	if m.uni != nil && (!m.uniLines || m.multiline || o.Invert || o.Before > 0 || o.After > 0) && hasNonASCII(buf) {
+	// (the searches that visit the matching lines only look at each line's
+	// letters: lineSearch)
+	lines := !o.Invert && !m.multiline && (o.Before == 0 && o.After == 0 || !o.Passthru && !o.CountOnly)
+	if m.uni != nil && (!m.uniLines || !lines) && hasNonASCII(buf) {
 		m = m.uni // Unicode \w \d \s, the whole buffer (unicode.go)
 	}
 	if m.multiline {
@@ -159,6 +165,9 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		r.MatchedLines = total - matching
 		r.Matches = r.MatchedLines
 		return r
+	}
+	if lines {
+		return searchContextLines(m, buf, o, r) // context.go
 	}
 	if !o.Invert && !o.Passthru && !m.HasMatch(buf) {
 		return r

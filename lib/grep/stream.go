@@ -73,6 +73,9 @@ func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Spa
 		size += len(refs) * 16
 	}
 	out := lf.bufs.get(size)
+	if lf.plain && !f.null {
+		return lf.plainContext(out, pre, buf, refs, o.lineBase)
+	}
 	for _, ref := range refs {
 		if ref.gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
@@ -81,6 +84,72 @@ func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Spa
 		l.Number += o.lineBase
 		l.Offset += o.offBase
 		out = f.line(out, pre, l)
+	}
+	return out
+}
+
+// lineList prints lines (a piece's with their context: chunked.go) as
+// the printer would, the "--" of their gaps included.
+func (lf *LineFormat) lineList(path string, lines []Line) []byte {
+	f := lf.f
+	var pre []byte
+	if f.withPath && !f.heading {
+		pre = f.pathBytes(path)
+	}
+	size := 0
+	for _, l := range lines {
+		size += len(l.Text) + len(pre) + len(f.matchSep) + 12 + len(l.Subs)*24 + len(lf.sep)
+	}
+	out := lf.bufs.get(size)
+	plain := lf.plain && !f.null
+	for _, l := range lines {
+		if l.Gap && lf.sep != nil {
+			out = append(append(out, lf.sep...), '\n')
+		}
+		if !plain {
+			out = f.line(out, pre, l)
+			continue
+		}
+		sep := f.matchSep
+		if !l.Match {
+			sep = f.ctxField
+		}
+		if pre != nil {
+			out = append(append(out, pre...), sep...)
+		}
+		if f.lineNums {
+			out = append(appendDecimal(out, l.Number), sep...)
+		}
+		out = append(out, l.Text...)
+		if len(l.Text) == 0 || l.Text[len(l.Text)-1] != '\n' {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// plainContext is context's loop for plain lines (LineFormat.plain):
+// the path, the number and the line as they are, as lines does.
+func (lf *LineFormat) plainContext(out, path, buf []byte, refs []ctxRef, lineBase int) []byte {
+	f := lf.f
+	for _, ref := range refs {
+		if ref.gap && lf.sep != nil {
+			out = append(append(out, lf.sep...), '\n')
+		}
+		sep := f.matchSep
+		if !ref.match {
+			sep = f.ctxField
+		}
+		if path != nil {
+			out = append(append(out, path...), sep...)
+		}
+		if f.lineNums {
+			out = append(appendDecimal(out, lineBase+ref.num), sep...)
+		}
+		out = append(out, buf[ref.start:ref.end]...)
+		if ref.end == ref.start || buf[ref.end-1] != '\n' {
+			out = append(out, '\n')
+		}
 	}
 	return out
 }
