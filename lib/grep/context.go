@@ -256,6 +256,9 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 			r.Matches += len(got)
 		}
 		cs.printed, cs.end = lineNo, end
+		if end < len(buf) || buf[end-1] == '\n' {
+			lineNo, counted = lineNo+1, end // (the newlines from the next line on)
+		}
 		if stop {
 			// a match in the lines owed after -m's last prints as a match
 			// and counts (rg 13), extending nothing

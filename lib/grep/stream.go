@@ -106,23 +106,10 @@ func (lf *LineFormat) lineList(path string, lines []Line) []byte {
 		if l.Gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
 		}
-		if !plain {
+		if plain {
+			out = lf.plainLine(out, pre, l.Match, l.Number, l.Text)
+		} else {
 			out = f.line(out, pre, l)
-			continue
-		}
-		sep := f.matchSep
-		if !l.Match {
-			sep = f.ctxField
-		}
-		if pre != nil {
-			out = append(append(out, pre...), sep...)
-		}
-		if f.lineNums {
-			out = append(appendDecimal(out, l.Number), sep...)
-		}
-		out = append(out, l.Text...)
-		if len(l.Text) == 0 || l.Text[len(l.Text)-1] != '\n' {
-			out = append(out, '\n')
 		}
 	}
 	return out
@@ -131,25 +118,32 @@ func (lf *LineFormat) lineList(path string, lines []Line) []byte {
 // plainContext is context's loop for plain lines (LineFormat.plain):
 // the path, the number and the line as they are, as lines does.
 func (lf *LineFormat) plainContext(out, path, buf []byte, refs []ctxRef, lineBase int) []byte {
-	f := lf.f
 	for _, ref := range refs {
 		if ref.gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
 		}
-		sep := f.matchSep
-		if !ref.match {
-			sep = f.ctxField
-		}
-		if path != nil {
-			out = append(append(out, path...), sep...)
-		}
-		if f.lineNums {
-			out = append(appendDecimal(out, lineBase+ref.num), sep...)
-		}
-		out = append(out, buf[ref.start:ref.end]...)
-		if ref.end == ref.start || buf[ref.end-1] != '\n' {
-			out = append(out, '\n')
-		}
+		out = lf.plainLine(out, path, ref.match, lineBase+ref.num, buf[ref.start:ref.end])
+	}
+	return out
+}
+
+// plainLine appends a plain line (a match or a context line): its path,
+// its number and its text as they are.
+func (lf *LineFormat) plainLine(out, path []byte, match bool, num int, text []byte) []byte {
+	f := lf.f
+	sep := f.matchSep
+	if !match {
+		sep = f.ctxField
+	}
+	if path != nil {
+		out = append(append(out, path...), sep...)
+	}
+	if f.lineNums {
+		out = append(appendDecimal(out, num), sep...)
+	}
+	out = append(out, text...)
+	if len(text) == 0 || text[len(text)-1] != '\n' {
+		out = append(out, '\n')
 	}
 	return out
 }
