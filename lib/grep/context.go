@@ -217,7 +217,16 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 	sc := ctxPool.Get().(*ctxScratch)
 	defer sc.release()
 	refs, subs := sc.refs[:0], sc.subs[:0]
-	defer func() { sc.refs, sc.subs = refs, subs }()
+	if o.refsOut != nil {
+		refs, subs = o.refsOut.refs[:0], o.refsOut.subs[:0] // (handed over as they are)
+	}
+	defer func() {
+		if o.refsOut != nil {
+			o.refsOut.refs, o.refsOut.subs = refs, subs
+		} else {
+			sc.refs, sc.subs = refs, subs
+		}
+	}()
 	var cs ctxState
 	lineNo, counted := 1, 0 // the number of the line starting at counted
 	stop := false           // -m has its matches: only the -A lines owed are left
@@ -276,6 +285,9 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 		off = end
 	}
 	refs = cs.after(buf, refs, len(buf))
+	if o.refsOut != nil {
+		return r // (the deferred function hands them over)
+	}
 	return r.own(buf, refs, subs, o)
 }
 
