@@ -242,9 +242,11 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 		if stop && lineNo > cs.printed+cs.left {
 			break // past the lines owed
 		}
-		refs = cs.after(buf, refs, start)
-		if !stop {
-			refs = cs.before(buf, refs, start, lineNo, o.Before)
+		if cs.end < start { // (lines between: the -A lines owed, the -B ones)
+			refs = cs.after(buf, refs, start)
+			if !stop && lineNo-1 > cs.printed {
+				refs = cs.before(buf, refs, start, lineNo, o.Before)
+			}
 		}
 		hits := len(got)
 		switch o.Spans {

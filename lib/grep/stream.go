@@ -102,12 +102,13 @@ func (lf *LineFormat) lineList(path string, lines []Line) []byte {
 	}
 	out := lf.bufs.get(size)
 	plain := lf.plain && !f.null
+	pm, pc := lf.plainPrefixes(pre)
 	for _, l := range lines {
 		if l.Gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
 		}
 		if plain {
-			out = lf.plainLine(out, pre, l.Match, l.Number, l.Text)
+			out = lf.plainLine(out, pm, pc, l.Match, l.Number, l.Text)
 		} else {
 			out = f.line(out, pre, l)
 		}
@@ -118,28 +119,43 @@ func (lf *LineFormat) lineList(path string, lines []Line) []byte {
 // plainContext is context's loop for plain lines (LineFormat.plain):
 // the path, the number and the line as they are, as lines does.
 func (lf *LineFormat) plainContext(out, path, buf []byte, refs []ctxRef, lineBase int) []byte {
+	pm, pc := lf.plainPrefixes(path)
 	for _, ref := range refs {
 		if ref.gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
 		}
-		out = lf.plainLine(out, path, ref.match, lineBase+ref.num, buf[ref.start:ref.end])
+		out = lf.plainLine(out, pm, pc, ref.match, lineBase+ref.num, buf[ref.start:ref.end])
 	}
 	return out
 }
 
-// plainLine appends a plain line (a match or a context line): its path,
-// its number and its text as they are.
-func (lf *LineFormat) plainLine(out, path []byte, match bool, num int, text []byte) []byte {
+// plainPrefixes are a plain matching line's and a context line's
+// prefixes: the path and its separator (none without a path).
+func (lf *LineFormat) plainPrefixes(path []byte) (match, ctx []byte) {
+	if path == nil {
+		return nil, nil
+	}
+	match = append(path[:len(path):len(path)], lf.f.matchSep...)
+	ctx = append(path[:len(path):len(path)], lf.f.ctxField...)
+	return match, ctx
+}
+
+// plainLine appends a plain line (a match or a context line): its prefix
+// (plainPrefixes), its number and its text as they are.
+func (lf *LineFormat) plainLine(out, pm, pc []byte, match bool, num int, text []byte) []byte {
 	f := lf.f
-	sep := f.matchSep
+	pre, sep := pm, f.matchSep
 	if !match {
-		sep = f.ctxField
+		pre, sep = pc, f.ctxField
 	}
-	if path != nil {
-		out = append(append(out, path...), sep...)
-	}
+	out = append(out, pre...)
 	if f.lineNums {
-		out = append(appendDecimal(out, num), sep...)
+		out = appendDecimal(out, num)
+		if len(sep) == 1 {
+			out = append(out, sep[0])
+		} else {
+			out = append(out, sep...)
+		}
 	}
 	out = append(out, text...)
 	if len(text) == 0 || text[len(text)-1] != '\n' {
