@@ -496,6 +496,9 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 		if c.stopped && len(out) > n {
 			l := out[len(out)-1]
 			c.laterMatches(piece[:l.Offset-base+int64(len(l.Text))], base, out[n:])
+			if !o.Slice && c.maxEnd >= 0 {
+				c.maxEnd = max(c.maxEnd, c.fillOf(l.Offset)) // (rg reads on for them: context.go's stoppedBytes)
+			}
 		}
 	}
 	out = append(out, lines...)

@@ -92,6 +92,7 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			printed = n
 			left--
 		case stop:
+			r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
 			return r.own(buf, refs, subs, o)
 		default:
 			if before > 0 {
@@ -102,6 +103,9 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			}
 		}
 		start = end
+	}
+	if stop {
+		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
 	}
 	if o.Passthru && r.MatchedLines == 0 && !o.CountOnly {
 		// rg: --passthru prints a file without a match too
@@ -118,6 +122,17 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 	}
 	return r.own(buf, refs, subs, o)
+}
+
+// stoppedBytes is rg's bytes_searched for a file -m stopped (n, where it
+// stood at the last match), once the -A lines owed after it are read too:
+// through its buffer, up to the fill that read the last of them.
+func stoppedBytes(buf []byte, o SearchOptions, refs []ctxRef, n int64) int64 {
+	if o.Slice || len(refs) == 0 {
+		return n
+	}
+	l := refs[len(refs)-1]
+	return max(n, maxCountBytes(buf, o, l.start, l.end))
 }
 
 // ctxRef is a line searchContext prints: its number, its bytes (end past
@@ -287,6 +302,9 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 		off = end
 	}
 	refs = cs.after(buf, refs, len(buf))
+	if stop {
+		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
+	}
 	if o.refsOut != nil {
 		return r // (the deferred function hands them over)
 	}
