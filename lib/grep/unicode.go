@@ -72,14 +72,7 @@ func uniClass(e byte, inClass bool) string {
 	return ""
 }
 
-func hasNonASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return true
-		}
-	}
-	return false
-}
+func hasNonASCII(b []byte) bool { return indexNonASCII(b) >= 0 }
 
 // needsNonASCII reports whether every match of re holds a character
 // outside ASCII (each such character is bytes >= 0x80 in UTF-8, and so is
