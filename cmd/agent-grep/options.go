@@ -549,7 +549,7 @@ func outputMode(f flagSet, o *options) string {
 // ABOVE when absent.)
 func chunking(env *app.Env, o *options) error {
 	o.Search.ChunkAbove = grep.DefaultChunkAbove
-	o.Search.MapAbove = grep.DefaultChunkAbove
+	o.Search.MapAbove = grep.DefaultMapAbove
 	defer func() {
 		if o.Mmap == "no-mmap" {
 			o.Search.MapAbove = 0 // rg's buffer: read
