@@ -319,9 +319,11 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	o.model, o.thinking = u.a.modelFlag, u.a.thinkingFlag
 	o.extra = u.a.chatExtra()
 	u.runOpts = o
+	// The run started ahead gets its prompt first: what else enter does
+	// (the renderer, the echo) is done while agent-chat sends it.
+	r := u.takeAhead(o)
 	rend := newRenderer(u.width, u.a.color)
 	errLine := func(s string) { u.p.Send(errLineMsg(s)) }
-	r := u.takeAhead(o)
 	echoed := false
 	if r != nil {
 		// (errLine sends to this loop: the kept lines are printed here)
