@@ -277,7 +277,10 @@ func printRun(a *agent, env *app.Env, prompt string) error {
 	if err != nil {
 		return exit.Wrap(exit.Failure, err)
 	}
-	readEvents(r.events, func(ev event.Event, _ bool) { fmt.Fprint(env.Stdout, rend.Event(ev)) })
+	readEvents(r.events, func(ev event.Event, _ bool) {
+		fmt.Fprint(env.Stdout, rend.Event(ev))
+		r.events.Release()
+	})
 	fmt.Fprint(env.Stdout, rend.Finish())
 	if status := r.wait(); status != 0 {
 		return exit.Silent(status)
