@@ -432,12 +432,20 @@ func (r *run) wait() int {
 	return status
 }
 
-// readEvents decodes the events of r and hands each to fn; lines that are
-// not events are skipped. more says that the next event is already read
-// (a complete line waits in the buffer): a reader that shows events can
-// hold its paint until more is false, one paint for what arrived together.
-func readEvents(rd io.Reader, fn func(ev event.Event, more bool)) {
-	br := bufio.NewReaderSize(rd, 256<<10)
+// readEvents decodes the events of rd, read through br (nil: a new
+// reader), and hands each to fn; lines that are not events are skipped.
+// more says that the next event is already read (a complete line waits in
+// the buffer): a reader that shows events can hold its paint until more
+// is false, one paint for what arrived together. The front-end passes the
+// same br for every run: its buffer is allocated and touched once, not on
+// the way from Enter to the first character.
+func readEvents(br *bufio.Reader, rd io.Reader, fn func(ev event.Event, more bool)) {
+	if br == nil {
+		br = bufio.NewReaderSize(rd, eventBuffer)
+	} else {
+		br.Reset(rd)
+	}
+	defer br.Reset(nil) // nothing of the run is kept
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -450,6 +458,9 @@ func readEvents(rd io.Reader, fn func(ev event.Event, more bool)) {
 		}
 	}
 }
+
+// eventBuffer is the size of readEvents' buffer.
+const eventBuffer = 256 << 10
 
 // lineWaits: a complete line is already in br.
 func lineWaits(br *bufio.Reader) bool {

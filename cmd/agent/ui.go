@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -64,7 +65,8 @@ type ui struct {
 	width   int
 	live    string // the streaming line not yet final
 	run     *run
-	ahead   *ahead // the next run, started before its prompt (ahead.go)
+	events  *bufio.Reader // the runs' readEvents buffer, one run at a time
+	ahead   *ahead        // the next run, started before its prompt (ahead.go)
 	runOpts runOpts
 	queued  []string
 	busy    string // "compacting" …
@@ -346,7 +348,7 @@ func (u *ui) start(o runOpts) tea.Cmd {
 		var batch streamMsg
 		var text strings.Builder
 		live := ""
-		readEvents(r.events, func(ev event.Event, more bool) {
+		readEvents(u.events, r.events, func(ev event.Event, more bool) {
 			if echoed && ev.Type == event.MessageStart {
 				echoed = false // the prompt, drawn at enter
 			} else {
