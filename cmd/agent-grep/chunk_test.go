@@ -90,7 +90,9 @@ func TestChunkedSameOutput(t *testing.T) {
 	// binary data: named files (whole-file rules, and the buffered ones
 	// with --no-mmap or more than ten files), walked files (dropped from
 	// the fill with the NUL on)
-	for _, q := range [][]string{{"-n", "needle"}, {"-c", "needle"}, {"--json", "-C", "2", "rare"}, {"--stats", "-m", "2000", "-n", "needle"}, {"-l", "rare"}} {
+	// (with context: the first line handed over after the NUL ends the file)
+	for _, q := range [][]string{{"-n", "needle"}, {"-c", "needle"}, {"--json", "-C", "2", "rare"}, {"--stats", "-m", "2000", "-n", "needle"}, {"-l", "rare"},
+		{"--stats", "-n", "-C", "1", "fox"}, {"-n", "-B", "3", "rare"}, {"-n", "-A", "2", "needle"}, {"--stats", "-m", "1", "-A", "4000", "rare"}} {
 		for _, f := range [][]string{{"late.txt"}, {"early.txt"}, {"--no-mmap", "late.txt"}, {"--no-mmap", "early.txt"}, {"walk"}, {"-a", "late.txt"},
 			{"late.txt", "early.txt", "text.txt", "crlf.txt", "nonl.txt", "long.txt", "late.txt", "early.txt", "text.txt", "crlf.txt", "nonl.txt"}} {
 			cases = append(cases, append(append([]string(nil), q...), f...))

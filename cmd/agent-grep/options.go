@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -225,9 +226,21 @@ func walkOptions(f flagSet, env *app.Env, o *options, types map[string][]string)
 		sortBy = v
 	}
 	w.SortModified, w.SortReverse = sortBy == "modified", rev
+	w.OneThread = oneThread(f, sortBy)
 	o.SortPath, o.SortRev = sortBy == "path", rev
 	o.Walk = w
 	return nil
+}
+
+// oneThread is rg 13's choice of one search thread: a sort other than
+// none (--sort-files is --sort path), -j1, or -j0 (the default) on one
+// CPU (rg takes min(12, CPUs)). Its walk words errors differently then
+// (WalkOptions.OneThread), and its parallel output puts the file
+// separator between any two files' output (PrintOptions.Parallel).
+func oneThread(f flagSet, sortBy string) bool {
+	sorted := f.on("sort-files") || (f.on("sort") || f.on("sortr")) && sortBy != "none"
+	j := f.num("threads")
+	return sorted || j == 1 || j <= 0 && runtime.NumCPU() == 1
 }
 
 // typeNames checks -t/-T names against the table; "all" is every type.
@@ -427,7 +440,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
 		ByteOffset: f.on("byte-offset"), LineBuffered: f.on("line-buffered"),
-		Passthru: f.on("passthru"), CRLF: f.on("crlf")}
+		Passthru: f.on("passthru"), CRLF: f.on("crlf"), Parallel: !o.Walk.OneThread}
 	if err := colourOpts(f, env, &po); err != nil {
 		return err
 	}

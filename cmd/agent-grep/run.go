@@ -183,7 +183,7 @@ func (x *execution) search(srcs []*source) error {
 				continue
 			}
 			sto := so
-			sto.Slice = o.Multiline
+			sto.Slice, sto.Stdin = o.Multiline, true
 			p.SetSearch(sto)
 			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
 			p.SetSearch(so)
@@ -259,8 +259,8 @@ func (t *tally) handle(r grep.FileResult) bool {
 	if t.x.o.Print.CRLF {
 		r = grep.CRLFSubs(r)
 	}
+	r = p.Prepare(r) // (rg's binary rules that depend on the output)
 	if !r.More {
-		r = p.MaxCountBinary(r)
 		t.count(r)
 	}
 	before := p.Printed()

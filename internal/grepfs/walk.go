@@ -53,7 +53,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 	}
 	st, err := os.Stat(full)
 	if err != nil {
-		return []error{&grep.WalkError{Path: dir, Msg: "IO error for operation on " + dir + ": " + ErrText(err)}}
+		return []error{ioError(dir, err, o.OneThread)}
 	}
 	if !st.IsDir() {
 		fn(grep.File{Path: root, Abs: full, Size: st.Size(), Named: true})
@@ -84,7 +84,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 	walk = func(l *listing, dir, shown string, lvl *grep.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
 		ents, err := l.get()
 		if err != nil {
-			errs = append(errs, &grep.WalkError{Path: errPath(root, shown), Msg: ErrText(err)})
+			errs = append(errs, ioError(errPath(root, shown), err, o.OneThread))
 			return
 		}
 		// Only the ignore files the listing shows are opened.
@@ -115,7 +115,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 				}
 				info, err := os.Stat(p)
 				if err != nil {
-					errs = append(errs, &grep.WalkError{Path: errPath(root, show), Msg: ErrText(err)})
+					errs = append(errs, ioError(errPath(root, show), err, o.OneThread))
 					continue
 				}
 				target = info
@@ -158,7 +158,11 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 						}
 					}
 					if loop >= 0 {
-						errs = append(errs, &grep.WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + errPath(root, ancestorPaths[loop])})
+						anc := errPath(root, ancestorPaths[loop])
+						if root != "" && ancestorPaths[loop] == root {
+							anc = root // (rg: "." stays ".")
+						}
+						errs = append(errs, &grep.WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + anc})
 						continue
 					}
 				}
@@ -291,6 +295,17 @@ func errPath(root, shown string) string {
 		return "./"
 	}
 	return shown
+}
+
+// ioError is an I/O error of the walk on path in rg's words: its
+// one-thread walk (walkdir's error) names the operation and the path
+// again, its parallel walk gives the error alone.
+func ioError(path string, err error, oneThread bool) *grep.WalkError {
+	msg := ErrText(err)
+	if oneThread {
+		msg = "IO error for operation on " + path + ": " + msg
+	}
+	return &grep.WalkError{Path: path, Msg: msg}
 }
 
 func joinShown(shown, name string) string {

@@ -15,8 +15,12 @@ import "bytes"
 //
 // -a (Text) turns all of it off.
 
-// bufferSize is grep-searcher's DEFAULT_BUFFER_CAPACITY.
-const bufferSize = 64 << 10
+// bufferSize is grep-searcher's DEFAULT_BUFFER_CAPACITY; stdinBuffer the
+// buffer of Rust's standard input.
+const (
+	bufferSize  = 64 << 10
+	stdinBuffer = 8 << 10
+)
 
 // binaryPrepare applies the binary rules to buf before it is searched. It
 // returns the bytes to search, and sets r.BinaryOffset, r.BinaryFrom
@@ -43,7 +47,7 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 		r.BytesSearched = int64(i)
 		return buf
 	}
-	nul, from := bufferedNUL(buf)
+	nul, from := bufferedNUL(buf, o.Stdin)
 	if nul < 0 {
 		return buf
 	}
@@ -59,6 +63,7 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 		return buf[:from]
 	}
 	r.BinaryFrom = int64(from)
+	r.binaryKeep = int64(rolled(buf[:from], max(o.Before, o.After)))
 	out := make([]byte, len(buf))
 	copy(out, buf)
 	for i := nul; i < len(out); i++ {
@@ -74,8 +79,10 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 // buf[start:searchEnd]. The first fill holds only 3 bytes (rg's reader
 // sniffs for a byte-order mark first); later ones fill the 64 KiB buffer,
 // keeping the unfinished last line, and the buffer doubles when one line
-// does not fit. fills stops when f returns false.
-func fills(buf []byte, f func(start, read, end, searchEnd int) bool) {
+// does not fit. Standard input (stdin) is read through an 8 KiB buffer:
+// the sniff's read filled it, so the second fill ends at 8 KiB. fills
+// stops when f returns false.
+func fills(buf []byte, stdin bool, f func(start, read, end, searchEnd int) bool) {
 	capacity := bufferSize
 	start, end := 0, 0
 	first := true
@@ -84,6 +91,8 @@ func fills(buf []byte, f func(start, read, end, searchEnd int) bool) {
 		if first {
 			newEnd = min(len(buf), 3)
 			first = false
+		} else if stdin && end < stdinBuffer {
+			newEnd = min(len(buf), stdinBuffer)
 		} else {
 			newEnd = min(len(buf), start+capacity)
 			if newEnd <= end {
@@ -112,13 +121,13 @@ func fills(buf []byte, f func(start, read, end, searchEnd int) bool) {
 // bufferedNUL finds the first NUL as rg's line buffer meets it, and where
 // the data not yet searched started when it did (the bytes before that
 // were searched in earlier fills). -1 when there is no NUL.
-func bufferedNUL(buf []byte) (nul, from int) {
+func bufferedNUL(buf []byte, stdin bool) (nul, from int) {
 	nul = indexNUL(buf)
 	if nul < 0 {
 		return -1, 0
 	}
 	from = 0
-	fills(buf, func(start, read, end, _ int) bool {
+	fills(buf, stdin, func(start, read, end, _ int) bool {
 		if nul < end {
 			from = start
 			return false
@@ -136,9 +145,25 @@ func maxCountBytes(buf []byte, o SearchOptions, start, end int) int64 {
 		return int64(end)
 	}
 	consumed := 0
-	fills(buf, func(s, _, _, searchEnd int) bool {
+	fills(buf, o.Stdin, func(s, _, _, searchEnd int) bool {
 		consumed = s
 		return end > searchEnd && !(end == len(buf) && searchEnd == len(buf))
 	})
 	return int64(consumed)
+}
+
+// rolled is where rg's line buffer begins after it has searched the
+// lines of buf (its buffer's complete lines up to a fill) and rolled for
+// the next fill: past all of them, or with context at the start of the
+// ctx lines before the last one, kept for the next fill's context (rg's
+// bytes_searched when the next fill's search stops at once).
+func rolled(buf []byte, ctx int) int {
+	p := len(buf)
+	if ctx == 0 {
+		return p
+	}
+	for i := 0; i <= ctx && p > 0; i++ {
+		p = bytes.LastIndexByte(buf[:p-1], '\n') + 1
+	}
+	return p
 }

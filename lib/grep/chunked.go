@@ -73,6 +73,13 @@ type chunkSearch struct {
 	// nl: the newlines of what was read, counted as it was read, for the
 	// line numbers (nil when the output shows none: nlscan.go)
 	nl *lineIndex
+	// tail: the starts of the last lines before the piece, as many as
+	// rg's buffer keeps for context (buffered reads with context: rolled)
+	tail []int64
+	mNum int // the number of -m's last match, once -m stopped the search (0: not yet)
+	// co: a piece's lines to print (with context, printed here: search),
+	// storage reused from piece to piece
+	co ctxOut
 }
 
 // ReadFunc reads into p, returning 0 bytes (and no error) at the end.
@@ -146,6 +153,7 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 					return false
 				}
 				c.r.BinaryFrom = start
+				c.r.binaryKeep = c.rolled(buf, base, start)
 			}
 			return true
 		})
@@ -262,6 +270,11 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
 	var lines []Line
+	// format: the lines with context are printed here (o.Format) once
+	// complete (c.context), into scratch storage reused from piece to
+	// piece, where handing them to the printer as lines was a part, a
+	// Line each and the printer's work for each (6 times rg's CPU, -C1 e)
+	format := false
 	if !c.stopped {
 		so := o
 		so.Text, so.Slice = true, true // the binary rules are applied here, to the whole file
@@ -270,6 +283,10 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		so.CountOnly = o.CountOnly && c.left < 0 && !nul
 		if nul || c.r.BinaryFrom >= 0 || o.MaxCount > 0 || context {
 			so.Format = nil // the printer looks at these lines (binary data, -m, context)
+		}
+		if format = context && o.Format != nil && !o.CountOnly && !nul && c.r.BinaryFrom < 0 && o.MaxCount == 0; format {
+			so.refsOut = &c.co
+			c.co.refs, c.co.subs = c.co.refs[:0], c.co.subs[:0]
 		}
 		so.lineBase, so.offBase, so.nl = c.line, base, c.nl
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
@@ -297,14 +314,18 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			lines[i].Offset += base
 		}
 		if c.left > 0 {
+			want := c.left
 			c.left -= res.MatchedLines
 			if c.left <= 0 {
 				c.stopped = true
-				if k := lastMatch(lines); k >= 0 {
+				// -m's last match (the matches in its context after it
+				// print as matches but extend nothing: context.go)
+				if k := nthMatch(lines, want); k >= 0 {
 					l := lines[k]
+					c.mNum = l.Number
 					c.maxEnd = c.fillOf(l.Offset)
 					if o.Slice {
-						c.maxEnd = l.Offset + int64(len(l.Text))
+						c.maxEnd = lines[lastMatch(lines)].Offset + int64(len(lines[lastMatch(lines)].Text))
 					}
 				}
 			}
@@ -316,8 +337,15 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 	if nlines < 0 {
 		nlines = c.pieceLines(piece, base) // (countLines without the newlines counted)
 	}
-	if context {
+	var head []Line // (format: the lines before the piece's own)
+	switch {
+	case format:
+		head = c.contextRefs(piece, base, nlines)
+	case context:
 		lines = c.context(piece, base, nlines, lines)
+	}
+	if context && !o.Slice && c.r.BinaryFrom < 0 {
+		c.keepTail(piece, base)
 	}
 	if late {
 		for _, l := range lines {
@@ -327,6 +355,18 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 				break
 			}
 		}
+	}
+	if format {
+		so := o
+		so.lineBase, so.offBase = c.line, base
+		c.line += nlines
+		if len(head) > 0 && !c.queue(o.Format.lineList(c.r.Path, head), 0) {
+			return false
+		}
+		if len(c.co.refs) == 0 {
+			return true
+		}
+		return c.queue(o.Format.context(c.r.Path, piece, c.co.refs, c.co.subs, so), len(piece))
 	}
 	c.line += nlines
 	if o.CountOnly || len(lines) == 0 {
@@ -411,6 +451,18 @@ func (c *chunkSearch) fillOf(off int64) int64 {
 	return s
 }
 
+// nthMatch is the index of the nth matching line (-1: none).
+func nthMatch(lines []Line, n int) int {
+	for k, l := range lines {
+		if l.Match {
+			if n--; n == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
 // lastMatch is the index of the last matching line (-1: none).
 func lastMatch(lines []Line) int {
 	for k := len(lines) - 1; k >= 0; k-- {
@@ -439,18 +491,14 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 			}
 		}
 	}
-	if c.pending > 0 {
-		k := min(c.pending, firstNum-1-c.line)
-		start := 0
-		for i := 0; i < k && start < len(piece); i++ {
-			end := bytes.IndexByte(piece[start:], '\n')
-			if end < 0 {
-				end = len(piece)
-			} else {
-				end += start + 1
+	if n := len(out); c.pending > 0 {
+		out = c.owed(out, piece, base, firstNum)
+		if c.stopped && len(out) > n {
+			l := out[len(out)-1]
+			c.laterMatches(piece[:l.Offset-base+int64(len(l.Text))], base, out[n:])
+			if !o.Slice && c.maxEnd >= 0 {
+				c.maxEnd = max(c.maxEnd, c.fillOf(l.Offset)) // (rg reads on for them: context.go's stoppedBytes)
 			}
-			out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
-			start = end
 		}
 	}
 	out = append(out, lines...)
@@ -461,7 +509,9 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 	}
 	c.printed = prev
 	last := c.line + nlines
-	if k := lastMatch(lines); k >= 0 {
+	if c.mNum > last-nlines {
+		c.pending = max(0, c.mNum+o.After-last) // (-m stopped in this piece)
+	} else if k := lastMatch(lines); k >= 0 {
 		c.pending = max(0, lines[k].Number+o.After-last)
 	} else {
 		c.pending = max(0, c.pending-nlines)
@@ -470,6 +520,96 @@ func (c *chunkSearch) context(piece []byte, base int64, nlines int, lines []Line
 		c.keepBefore(piece, base, nlines)
 	}
 	return out
+}
+
+// owed appends the -A lines owed to the last piece's last match, those
+// before the line firstNum.
+func (c *chunkSearch) owed(out []Line, piece []byte, base int64, firstNum int) []Line {
+	k := min(c.pending, firstNum-1-c.line)
+	start := 0
+	for i := 0; i < k && start < len(piece); i++ {
+		end := bytes.IndexByte(piece[start:], '\n')
+		if end < 0 {
+			end = len(piece)
+		} else {
+			end += start + 1
+		}
+		out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
+		start = end
+	}
+	return out
+}
+
+// laterMatches marks the lines owed after -m's last match (ctx, the
+// lines of region, at file offset base) that match: as in the whole-file
+// search (context.go), they print as matches and count.
+func (c *chunkSearch) laterMatches(region []byte, base int64, ctx []Line) {
+	so := c.o
+	so.Text, so.Slice, so.CountOnly, so.FirstOnly = true, true, false, false
+	so.Before, so.After, so.MaxCount, so.Format, so.nl = 0, 0, 0, nil, nil
+	res := SearchBuffer(c.m, c.r.Path, region, so)
+	i := 0
+	for _, l := range res.Lines {
+		for i < len(ctx) && ctx[i].Offset < base+l.Offset {
+			i++
+		}
+		if i == len(ctx) {
+			break
+		}
+		ctx[i].Match, ctx[i].Subs = true, l.Subs
+		end := ctx[i].Offset + int64(len(ctx[i].Text))
+		if c.o.Slice {
+			c.maxEnd = max(c.maxEnd, end)
+		}
+	}
+	c.r.MatchedLines += res.MatchedLines
+	c.r.Matches += res.Matches
+}
+
+// contextRefs is context for a piece whose lines are printed here: its
+// lines (c.co, numbered from the piece) stay as they are, but for the gap
+// before the first; the -B lines before the piece and the -A lines owed
+// to the last piece's last match that come before them are returned.
+func (c *chunkSearch) contextRefs(piece []byte, base int64, nlines int) []Line {
+	o := c.o
+	refs := c.co.refs
+	var head []Line
+	firstNum := c.line + nlines + 1 // the first line the piece prints itself
+	if len(refs) > 0 {
+		firstNum = c.line + refs[0].num
+		if k := slices.IndexFunc(refs, func(r ctxRef) bool { return r.match }); k >= 0 {
+			for _, l := range c.ring {
+				if l.Number >= c.line+refs[k].num-o.Before && l.Number > c.printed {
+					head = append(head, l)
+				}
+			}
+		}
+	}
+	head = c.owed(head, piece, base, firstNum)
+	prev := c.printed
+	for i := range head {
+		head[i].Gap = prev > 0 && head[i].Number > prev+1
+		prev = head[i].Number
+	}
+	last := c.line + nlines
+	if len(refs) > 0 {
+		refs[0].gap = prev > 0 && c.line+refs[0].num > prev+1
+		prev = c.line + refs[len(refs)-1].num
+	}
+	c.printed = prev
+	k := len(refs) - 1
+	for k >= 0 && !refs[k].match {
+		k--
+	}
+	if k >= 0 {
+		c.pending = max(0, c.line+refs[k].num+o.After-last)
+	} else {
+		c.pending = max(0, c.pending-nlines)
+	}
+	if o.Before > 0 {
+		c.keepBefore(piece, base, nlines)
+	}
+	return head
 }
 
 // keepBefore keeps (copies of) the last -B lines up to the piece's end
@@ -499,6 +639,37 @@ func (c *chunkSearch) keepBefore(piece []byte, base int64, nlines int) {
 		keep = keep[len(keep)-c.o.Before:]
 	}
 	c.ring = keep
+}
+
+// keepTail keeps the starts of the piece's last lines (with those
+// before it) that rg's buffer keeps for context.
+func (c *chunkSearch) keepTail(piece []byte, base int64) {
+	n := max(c.o.Before, c.o.After) + 1
+	var starts []int64 // the piece's last lines, last first
+	for end := len(piece); end > 0 && len(starts) < n; {
+		start := bytes.LastIndexByte(piece[:end-1], '\n') + 1
+		starts = append(starts, base+int64(start))
+		end = start
+	}
+	slices.Reverse(starts)
+	c.tail = append(c.tail, starts...)
+	if len(c.tail) > n {
+		c.tail = append(c.tail[:0], c.tail[len(c.tail)-n:]...)
+	}
+}
+
+// rolled is rolled (binary.go) for the fill starting at start, buf
+// holding the file from base: the lines before base are c.tail's.
+func (c *chunkSearch) rolled(buf []byte, base, start int64) int64 {
+	n := max(c.o.Before, c.o.After)
+	if n == 0 {
+		return start
+	}
+	in := buf[:start-base]
+	if k := n + 1 - countLines(in); k > 0 && len(c.tail) > 0 {
+		return c.tail[max(0, len(c.tail)-k)] // (lines before the buffer)
+	}
+	return base + int64(rolled(in, n))
 }
 
 // fillReplay is fills (binary.go) run as the bytes arrive.

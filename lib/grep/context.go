@@ -92,6 +92,7 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			printed = n
 			left--
 		case stop:
+			r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
 			return r.own(buf, refs, subs, o)
 		default:
 			if before > 0 {
@@ -102,6 +103,9 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			}
 		}
 		start = end
+	}
+	if stop {
+		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
 	}
 	if o.Passthru && r.MatchedLines == 0 && !o.CountOnly {
 		// rg: --passthru prints a file without a match too
@@ -118,6 +122,17 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 	}
 	return r.own(buf, refs, subs, o)
+}
+
+// stoppedBytes is rg's bytes_searched for a file -m stopped (n, where it
+// stood at the last match), once the -A lines owed after it are read too:
+// through its buffer, up to the fill that read the last of them.
+func stoppedBytes(buf []byte, o SearchOptions, refs []ctxRef, n int64) int64 {
+	if o.Slice || len(refs) == 0 {
+		return n
+	}
+	l := refs[len(refs)-1]
+	return max(n, maxCountBytes(buf, o, l.start, l.end))
 }
 
 // ctxRef is a line searchContext prints: its number, its bytes (end past
@@ -142,6 +157,11 @@ func (ref ctxRef) line(buf []byte, subs []Span, o SearchOptions) Line {
 // them, else as r.Lines, one allocation for the lines and one for their
 // spans.
 func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions) FileResult {
+	if o.refsOut != nil {
+		o.refsOut.refs = append(o.refsOut.refs[:0], refs...)
+		o.refsOut.subs = append(o.refsOut.subs[:0], subs...)
+		return r
+	}
 	if len(refs) == 0 {
 		return r
 	}
@@ -172,6 +192,13 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 	return r
 }
 
+// ctxOut is the lines a search with context prints, handed over as
+// they are (SearchOptions.refsOut).
+type ctxOut struct {
+	refs []ctxRef
+	subs []Span
+}
+
 // ctxScratch is searchContext's storage, reused from file to file.
 type ctxScratch struct {
 	found []Span   // the matches in the buffer
@@ -190,3 +217,144 @@ func (sc *ctxScratch) release() {
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(ctxScratch) }}
+
+// searchContextLines is searchContext for the common case (no -v, no
+// --passthru, lines printed): like searchMatches it visits only the
+// matching lines (lineSearch), counting the newlines between them, and
+// looks at the lines around each one only as far as -B and -A reach,
+// where searchContext found every match of the buffer and walked every
+// line. The same lines, spans and counts.
+func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileResult {
+	var ls lineSearch
+	ls.reset(m)
+	defer ls.release()
+	ls.need = o.Spans
+	sc := ctxPool.Get().(*ctxScratch)
+	defer sc.release()
+	refs, subs := sc.refs[:0], sc.subs[:0]
+	if o.refsOut != nil {
+		refs, subs = o.refsOut.refs[:0], o.refsOut.subs[:0] // (handed over as they are)
+	}
+	defer func() {
+		if o.refsOut != nil {
+			o.refsOut.refs, o.refsOut.subs = refs, subs
+		} else {
+			sc.refs, sc.subs = refs, subs
+		}
+	}()
+	var cs ctxState
+	lineNo, counted := 1, 0 // the number of the line starting at counted
+	stop := false           // -m has its matches: only the -A lines owed are left
+	var got []Span
+	for off := 0; off < len(buf) && !(stop && cs.left == 0); {
+		start, end, found := ls.next(buf, off, got[:0])
+		if start < 0 {
+			break
+		}
+		got = found
+		lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
+		counted = start
+		if stop && lineNo > cs.printed+cs.left {
+			break // past the lines owed
+		}
+		if cs.end < start { // (lines between: the -A lines owed, the -B ones)
+			refs = cs.after(buf, refs, start)
+			if !stop && lineNo-1 > cs.printed {
+				refs = cs.before(buf, refs, start, lineNo, o.Before)
+			}
+		}
+		hits := len(got)
+		switch o.Spans {
+		case SpansFirst:
+			got = got[:1]
+		case SpansNone:
+			got = got[:0]
+		}
+		ref := ctxRef{num: lineNo, start: start, end: end, from: len(subs), match: true}
+		ref.gap = cs.printed > 0 && lineNo > cs.printed+1
+		subs = append(subs, got...)
+		ref.to = len(subs)
+		refs = append(refs, ref)
+		r.MatchedLines++
+		if o.Spans == SpansAll {
+			r.Matches += hits
+		} else {
+			r.Matches += len(got)
+		}
+		cs.printed, cs.end = lineNo, end
+		if end < len(buf) || buf[end-1] == '\n' {
+			lineNo, counted = lineNo+1, end // (the newlines from the next line on)
+		}
+		if stop {
+			// a match in the lines owed after -m's last prints as a match
+			// and counts (rg 13), extending nothing
+			cs.left--
+			if o.Slice {
+				r.BytesSearched = max(r.BytesSearched, int64(end))
+			}
+		} else {
+			cs.left = o.After
+			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
+				stop = true
+				r.BytesSearched = maxCountBytes(buf, o, start, end)
+			}
+		}
+		off = end
+	}
+	refs = cs.after(buf, refs, len(buf))
+	if stop {
+		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
+	}
+	if o.refsOut != nil {
+		return r // (the deferred function hands them over)
+	}
+	return r.own(buf, refs, subs, o)
+}
+
+// ctxState is what searchContextLines knows of the lines printed so far.
+type ctxState struct {
+	printed int // the number of the last line printed (0: none)
+	end     int // where it ends
+	left    int // -A lines still owed after the last match
+}
+
+// after appends the -A lines still owed, up to the line starting at upto
+// (not included).
+func (cs *ctxState) after(buf []byte, refs []ctxRef, upto int) []ctxRef {
+	for cs.left > 0 && cs.end < upto {
+		end := bytes.IndexByte(buf[cs.end:upto], '\n')
+		if end < 0 {
+			end = upto
+		} else {
+			end += cs.end + 1
+		}
+		cs.printed++
+		refs = append(refs, ctxRef{num: cs.printed, start: cs.end, end: end})
+		cs.end = end
+		cs.left--
+	}
+	return refs
+}
+
+// before appends the -B lines before the matching line n starting at
+// start that were not printed, the first after a "--" when they do not
+// follow the last printed line.
+func (cs *ctxState) before(buf []byte, refs []ctxRef, start, n, count int) []ctxRef {
+	k := min(count, n-1-cs.printed) // lines to print before the match
+	if k <= 0 {
+		return refs
+	}
+	from := start
+	for range k {
+		from = bytes.LastIndexByte(buf[:from-1], '\n') + 1
+	}
+	num := n - k
+	gap := cs.printed > 0 && num > cs.printed+1
+	for i := range k {
+		end := bytes.IndexByte(buf[from:start], '\n') + from + 1
+		refs = append(refs, ctxRef{num: num + i, start: from, end: end, gap: gap && i == 0})
+		from = end
+	}
+	cs.printed, cs.end = n-1, start
+	return refs
+}

@@ -36,6 +36,8 @@ type Printer struct {
 	maxCount           int      // -m
 	slice              bool     // files are read whole (SearchOptions.Slice)
 	passthru           bool     // --passthru
+	after              int      // -A
+	parallel           bool     // PrintOptions.Parallel
 	out                []byte   // standard's text of a part, reused
 	outBufs            *outBufs // the buffers of FileResult.Out, for reuse (stream.go)
 	jsonBuf            []byte   // --json's records of a file, reused from file to file
@@ -73,6 +75,14 @@ type part struct {
 	// lastMatch is the offset of the last matching line of the parts so
 	// far (-1: none)
 	lastMatch int64
+	// the binary stop (binary_stop.go): the number of the last matching
+	// line handed over, whether there was one (or lines the search
+	// printed), where rg's search stood (read whole), and the matching
+	// lines (and their matches) left out after the stop
+	lastNum                int
+	matchSeen              bool
+	stopBytes, visited     int64
+	dropLines, dropMatches int
 }
 
 // replacer is -r: each match replaced by the template ($1, ${name}).
@@ -110,6 +120,10 @@ type PrintOptions struct {
 	PassthruMax        int  // --passthru -m N: no lines after the Nth match
 	CRLF               bool // --crlf: -o ends each match with "\r\n"
 	Colours            Colours
+	// Parallel: rg would search with several threads, whose output puts
+	// the file separator ("--" with context, a blank line with --heading)
+	// between any two files' output, a binary note alone too.
+	Parallel bool
 }
 
 func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Printer {
@@ -118,7 +132,8 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, mode: po.Mode,
 		lineNums: po.LineNumbers, crlf: po.CRLF, colours: po.Colours}
 	p := &Printer{format: f, w: w, first: true, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
-		includeZero: po.IncludeZero, lineBuffered: po.LineBuffered, passthruMax: po.PassthruMax, passthru: po.Passthru}
+		includeZero: po.IncludeZero, lineBuffered: po.LineBuffered, passthruMax: po.PassthruMax, passthru: po.Passthru,
+		parallel: po.Parallel}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
@@ -140,7 +155,13 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 // binary-data rules differ).
 func (p *Printer) SetSearch(so SearchOptions) {
 	p.context = (so.Before > 0 || so.After > 0) && !p.passthru // rg: --passthru has no "--"
-	p.maxCount, p.slice = so.MaxCount, so.Slice
+	p.maxCount, p.slice, p.after = so.MaxCount, so.Slice, so.After
+}
+
+// ctxBreaks: "--" between groups of lines (-A/-B/-C), in the standard
+// and --vimgrep formats alike (rg's), and between files.
+func (p *Printer) ctxBreaks() bool {
+	return (p.mode == "standard" || p.mode == "vimgrep") && p.context && p.ctxSep != nil
 }
 
 // SetAgent makes the printer collect results into the agent text, which
@@ -344,7 +365,7 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 	r = p.budget(r)
 	out := p.out[:0] // reused: a part of every line of a 1 MiB piece is over 1 MB
 	defer func() { p.out = out[:0] }()
-	if (len(r.Lines) > 0 || len(r.Out) > 0) && !p.cur.stopped {
+	if len(r.Lines) > 0 || len(r.Out) > 0 {
 		if p.heading && p.mode == "standard" && !p.cur.started {
 			if !p.first {
 				out = append(out, '\n')
@@ -355,7 +376,7 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 			}
 		}
 		p.first = false
-		if len(r.Out) > 0 && p.mode == "standard" && p.context && p.ctxSep != nil && !p.cur.started && p.printed > 0 && !p.heading {
+		if len(r.Out) > 0 && p.ctxBreaks() && !p.cur.started && p.printed > 0 && !p.heading {
 			out = append(append(out, p.ctxSep...), '\n') // (Printer.lines's, before a file's first group)
 		}
 		if len(r.Out) > 0 {
@@ -366,8 +387,11 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 		}
 		out = p.lines(out, r)
 		p.cur.started = true
-	} else if !last {
+	} else if !last && r.stop == stopNone {
 		return p.stopped == ""
+	}
+	if r.stop != stopNone {
+		out = p.binaryStopped(out, r)
 	}
 	if !r.More && r.BinaryFrom >= 0 && !p.slice && !p.cur.stopped && p.cur.started {
 		// rg's buffered read saw a NUL after the matches it printed
@@ -386,9 +410,9 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 	return p.emit(out)
 }
 
-// MaxCountBinary: when -m stopped rg's buffered read before the fill
+// maxCountBinary: when -m stopped rg's buffered read before the fill
 // with the NUL byte, rg never saw it.
-func (p *Printer) MaxCountBinary(r FileResult) FileResult {
+func (p *Printer) maxCountBinary(r FileResult) FileResult {
 	if p.maxCount == 0 || r.MatchedLines < p.maxCount || p.slice {
 		return r
 	}
@@ -466,22 +490,15 @@ func (p *Printer) lines(out []byte, r FileResult) []byte {
 	if p.withPath && !p.heading {
 		path = p.pathBytes(r.Path)
 	}
-	var stop bool
 	for _, rec := range r.Lines {
 		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
 			// -U: rg prints a match spanning lines once, from its first line
-			if out, stop = p.binaryNote(out, r, rec); stop {
-				return out
-			}
 			out = p.record(out, path, rec)
 			k++
 			continue
 		}
 		for _, l := range physicalLines([]Line{rec}) {
-			if out, stop = p.binaryNote(out, r, l); stop {
-				return out
-			}
-			if p.mode == "standard" && p.context && p.ctxSep != nil && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
+			if p.ctxBreaks() && (l.Gap || (k == 0 && !p.cur.started && p.printed > 0 && !p.heading)) {
 				out = append(append(out, p.ctxSep...), '\n')
 			}
 			out = p.line(out, path, l)
@@ -489,16 +506,6 @@ func (p *Printer) lines(out []byte, r FileResult) []byte {
 		}
 	}
 	return out
-}
-
-// binaryNote: rg stops at the first match after binary data, with a note.
-func (p *Printer) binaryNote(out []byte, r FileResult, l Line) ([]byte, bool) {
-	if r.BinaryFrom < 0 || l.Offset < r.BinaryFrom || !l.Match {
-		return out, false
-	}
-	out = p.binaryMatches(out, r)
-	p.cur.stopped = true
-	return out, true
 }
 
 func (p *Printer) binaryMatches(out []byte, r FileResult) []byte {

@@ -41,6 +41,13 @@ type FileResult struct {
 	// follow; the counts and the binary fields are final in the last part
 	// only (More false, no lines of its own).
 	More bool
+	// stop: the printer's lines end here at binary data (Printer.Prepare),
+	// after a gap when stopGap
+	stop    stopKind
+	stopGap bool
+	// binaryKeep: where rg's buffer began for the fill that read the NUL
+	// (the context lines it kept before BinaryFrom: rolled)
+	binaryKeep int64
 }
 
 // SearchOptions say what to keep of a file's matches.
@@ -65,6 +72,9 @@ type SearchOptions struct {
 	// files, or -U) rather than through its 64 KiB buffer; this changes
 	// where it looks for NUL bytes (binary.go).
 	Slice bool
+	// Stdin: the data is standard input, which rg reads through an 8 KiB
+	// buffer first (fills)
+	Stdin bool
 	// ChunkAbove: a regular file larger than this (bytes) is read and
 	// searched in pieces of whole lines of about ChunkSize bytes (0: 1 MiB),
 	// its lines emitted in parts as they are found, so memory does not grow
@@ -92,6 +102,9 @@ type SearchOptions struct {
 	// nl: the newlines of the file before the buffer's lines, counted as
 	// it was read (chunked.go; nil: counted here)
 	nl *lineIndex
+	// refsOut: the lines with context go here, not into the result
+	// (chunked.go prints them once complete)
+	refsOut *ctxOut
 }
 
 // SpanNeed says which match spans of a matching line (Line.Subs) the
@@ -119,14 +132,17 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 	if m.bytes != nil {
 		return searchLatin1(m, path, buf, o) // (?-u): bytes (latin1.go)
 	}
-	if o.Slice && !o.Text && !m.multiline && lateNUL(buf) {
+	if o.Slice && !o.Text && lateNUL(buf) {
 		return searchLateBinary(m, path, buf, o) // binary_slice.go
 	}
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
 	if buf = binaryPrepare(buf, o, &r); r.Skipped {
 		return r
 	}
-	if m.uni != nil && (!m.uniLines || m.multiline || o.Invert || o.Before > 0 || o.After > 0) && hasNonASCII(buf) {
+	// (the searches that visit the matching lines only look at each line's
+	// letters: lineSearch)
+	lines := !o.Invert && !m.multiline && (o.Before == 0 && o.After == 0 || !o.Passthru && !o.CountOnly)
+	if m.uni != nil && (!m.uniLines || !lines) && hasNonASCII(buf) {
 		m = m.uni // Unicode \w \d \s, the whole buffer (unicode.go)
 	}
 	if m.multiline {
@@ -149,6 +165,9 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		r.MatchedLines = total - matching
 		r.Matches = r.MatchedLines
 		return r
+	}
+	if lines {
+		return searchContextLines(m, buf, o, r) // context.go
 	}
 	if !o.Invert && !o.Passthru && !m.HasMatch(buf) {
 		return r

@@ -45,7 +45,7 @@ func (p *Printer) LineFormat() *LineFormat {
 		p.outBufs = new(outBufs)
 	}
 	lf := &LineFormat{f: f, plain: plain, bufs: p.outBufs}
-	if p.mode == "standard" && p.context && p.ctxSep != nil {
+	if p.ctxBreaks() {
 		lf.sep = p.ctxSep
 	}
 	return lf
@@ -73,6 +73,9 @@ func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Spa
 		size += len(refs) * 16
 	}
 	out := lf.bufs.get(size)
+	if lf.plain && !f.null {
+		return lf.plainContext(out, pre, buf, refs, o.lineBase)
+	}
 	for _, ref := range refs {
 		if ref.gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
@@ -81,6 +84,82 @@ func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Spa
 		l.Number += o.lineBase
 		l.Offset += o.offBase
 		out = f.line(out, pre, l)
+	}
+	return out
+}
+
+// lineList prints lines (a piece's with their context: chunked.go) as
+// the printer would, the "--" of their gaps included.
+func (lf *LineFormat) lineList(path string, lines []Line) []byte {
+	f := lf.f
+	var pre []byte
+	if f.withPath && !f.heading {
+		pre = f.pathBytes(path)
+	}
+	size := 0
+	for _, l := range lines {
+		size += len(l.Text) + len(pre) + len(f.matchSep) + 12 + len(l.Subs)*24 + len(lf.sep)
+	}
+	out := lf.bufs.get(size)
+	plain := lf.plain && !f.null
+	pm, pc := lf.plainPrefixes(pre)
+	for _, l := range lines {
+		if l.Gap && lf.sep != nil {
+			out = append(append(out, lf.sep...), '\n')
+		}
+		if plain {
+			out = lf.plainLine(out, pm, pc, l.Match, l.Number, l.Text)
+		} else {
+			out = f.line(out, pre, l)
+		}
+	}
+	return out
+}
+
+// plainContext is context's loop for plain lines (LineFormat.plain):
+// the path, the number and the line as they are, as lines does.
+func (lf *LineFormat) plainContext(out, path, buf []byte, refs []ctxRef, lineBase int) []byte {
+	pm, pc := lf.plainPrefixes(path)
+	for _, ref := range refs {
+		if ref.gap && lf.sep != nil {
+			out = append(append(out, lf.sep...), '\n')
+		}
+		out = lf.plainLine(out, pm, pc, ref.match, lineBase+ref.num, buf[ref.start:ref.end])
+	}
+	return out
+}
+
+// plainPrefixes are a plain matching line's and a context line's
+// prefixes: the path and its separator (none without a path).
+func (lf *LineFormat) plainPrefixes(path []byte) (match, ctx []byte) {
+	if path == nil {
+		return nil, nil
+	}
+	match = append(path[:len(path):len(path)], lf.f.matchSep...)
+	ctx = append(path[:len(path):len(path)], lf.f.ctxField...)
+	return match, ctx
+}
+
+// plainLine appends a plain line (a match or a context line): its prefix
+// (plainPrefixes), its number and its text as they are.
+func (lf *LineFormat) plainLine(out, pm, pc []byte, match bool, num int, text []byte) []byte {
+	f := lf.f
+	pre, sep := pm, f.matchSep
+	if !match {
+		pre, sep = pc, f.ctxField
+	}
+	out = append(out, pre...)
+	if f.lineNums {
+		out = appendDecimal(out, num)
+		if len(sep) == 1 {
+			out = append(out, sep[0])
+		} else {
+			out = append(out, sep...)
+		}
+	}
+	out = append(out, text...)
+	if len(text) == 0 || text[len(text)-1] != '\n' {
+		out = append(out, '\n')
 	}
 	return out
 }

@@ -105,10 +105,7 @@ func printBoth(m *Matcher, po PrintOptions, so SearchOptions, in []byte) (kept, 
 				if r.Out != nil {
 					n++
 				}
-				if !r.More {
-					r = p.MaxCountBinary(r)
-				}
-				return p.File(r, 0)
+				return p.File(p.Prepare(r), 0)
 			}
 			if so.ChunkAbove > 0 {
 				data := bytes.Clone(in) // (a buffered read turns NULs into line ends)

@@ -37,6 +37,10 @@ type WalkOptions struct {
 	// IgnoreCaseInsensitive matches ignore files case-insensitively
 	// (--ignore-file-case-insensitive).
 	IgnoreCaseInsensitive bool
+	// OneThread words the walk's I/O errors as rg's one-thread walk does
+	// (-j1, a sort, one CPU): "P: IO error for operation on P: ..."; rg's
+	// parallel walk says "P: ..." alone.
+	OneThread bool
 }
 
 // File is one file to search.
