@@ -125,26 +125,31 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key}
 	r.ctx, r.abort = context.WithCancel(c.Context)
 	defer r.abort()
-	var early *earlyRequest
-	if slices.Contains(o.Args, "-") {
-		// While the prompt is awaited: the request's code and types are
-		// made ready (warmUp) and the first request is built but for the
-		// prompt (prepareEarly), then what start-up allocated is
-		// collected, so that no collection is due on the way to the first
-		// character and the request's allocations reuse memory already
-		// touched. A collection shrinks the stack: it is grown again, to
-		// spare the request's deep encoding the copies.
-		warmUp(model, system, tools, thinking, o.Events)
-		early = r.prepareEarly(len(hks) > 0)
-		runtime.GC()
-		growStack(64)
-	}
+	early := r.getReady(len(hks) > 0)
 	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
 	if err != nil {
 		return err
 	}
 	early.send(r, content)
 	return r.drive(content)
+}
+
+// getReady readies a run that waits for its prompt (-- -): the
+// request's code and types are made ready (warmUp) and the first request
+// is built but for the prompt (prepareEarly), then what start-up
+// allocated is collected, so that no collection is due on the way to the
+// first character and the request's allocations reuse memory already
+// touched. A collection shrinks the stack: it is grown again, to spare
+// the request's deep encoding the copies.
+func (r *chatRun) getReady(hooks bool) *earlyRequest {
+	if !slices.Contains(r.o.Args, "-") {
+		return nil
+	}
+	warmUp(r.model, r.system, r.tools, r.thinking, r.o.Events)
+	early := r.prepareEarly(hooks)
+	runtime.GC()
+	growStack(64)
+	return early
 }
 
 // warmUp builds and encodes, once and into nothing, a request and the

@@ -102,7 +102,7 @@ func sseServer(t *testing.T, cc *connCounter, tls bool) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return startServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		if r.URL.Path == "/old/v1/messages" {
 			http.Redirect(w, r, "/v1/messages", http.StatusTemporaryRedirect)
@@ -111,15 +111,7 @@ func sseServer(t *testing.T, cc *connCounter, tls bool) *httptest.Server {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("X-Proto", r.Proto)
 		w.Write(sse)
-	}))
-	srv.Config.ConnState = cc.state
-	if tls {
-		srv.EnableHTTP2 = true
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	return srv
+	}), cc, tls)
 }
 
 // The connection of an answer read to its end is kept for the next

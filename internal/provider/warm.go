@@ -17,7 +17,8 @@ import (
 // starts the dial once it knows the model, so it overlaps the tools'
 // start-up, the system prompt and, for a run started ahead of its prompt
 // (agent-chat … -- -), the wait for the prompt. The first dial to that
-// server takes the connection; every other dial is an ordinary one.
+// server takes the connection, or the first direct request (direct.go)
+// when it speaks HTTP/1.1; every other dial is an ordinary one.
 
 // warmAge is how long a warmed connection is kept for its request: the
 // idle time http.DefaultTransport keeps a pooled connection

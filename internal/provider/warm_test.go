@@ -68,19 +68,26 @@ func transportFor(srv *httptest.Server) *http.Transport {
 
 func ok(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }
 
+// startServer starts a test server counting its connections in cc, over
+// TLS with HTTP/2 when tls.
+func startServer(h http.Handler, cc *connCounter, tls bool) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = cc.state
+	if tls {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	return srv
+}
+
 // The request goes over the connection dialed ahead: the server sees one
 // connection, over plain HTTP and over TLS with HTTP/2.
 func TestWarmClientUsesTheWarmConnection(t *testing.T) {
 	for _, tls := range []bool{false, true} {
 		cc := &connCounter{}
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(ok))
-		srv.Config.ConnState = cc.state
-		if tls {
-			srv.EnableHTTP2 = true
-			srv.StartTLS()
-		} else {
-			srv.Start()
-		}
+		srv := startServer(http.HandlerFunc(ok), cc, tls)
 		client, done, warmed := WarmClient(transportFor(srv), srv.URL+"/v1")
 		if !warmed {
 			t.Fatalf("tls %v: nothing warmed", tls)
