@@ -451,7 +451,7 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 // newClient resolves the key (not needed to replay a cassette), makes the
 // provider client and sets up --record and --replay; secrets are the
 // values never sent or stored. The client's first connection to the
-// model's server is dialed now (provider.WarmClient), unless there will be
+// model's server is dialed now (provider.Client.Warm), unless there will be
 // no request. done closes what the client holds.
 func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model llm.Model) (client *provider.Client, secrets []string, key string, done func(), err error) {
 	done = func() {}

@@ -42,24 +42,14 @@ type warm struct {
 	timer *time.Timer
 }
 
-// WarmClient is an HTTP client over a clone of base whose first
-// connection to baseURL's server is dialed now, in the background; ok is
-// false (and the client one over base itself) when there is nothing to
-// warm: no base URL, a proxy in the way (base.Proxy), a TLS dialer of
-// base's own, or a platform without the liveness check. Connections are
-// dialed with base.DialContext (net.Dialer's when nil). close (never nil) closes
-// a connection nobody took.
-func WarmClient(base *http.Transport, baseURL string) (client *http.Client, close func(), ok bool) {
-	client, w, ok := warmClient(base, baseURL)
-	if !ok {
-		return client, func() {}, false
-	}
-	return client, w.close, true
-}
-
-// Warm makes c's HTTP client a WarmClient over base, and sends c's
-// requests directly (direct.go) on the connections it dials for them when
-// it can. close (never nil) closes what c holds.
+// Warm makes c's HTTP client one over a clone of base whose first
+// connection to baseURL's server is dialed now, in the background, and
+// sends c's requests directly (direct.go) on the connections it dials for
+// them when it can. Nothing is warmed (c's client is one over base itself)
+// when there is nothing to warm: no base URL, a proxy in the way
+// (base.Proxy), a TLS dialer of base's own, or a platform without the
+// liveness check. Connections are dialed with base.DialContext
+// (net.Dialer's when nil). close (never nil) closes what c holds.
 func (c *Client) Warm(base *http.Transport, baseURL string) (close func()) {
 	client, w, ok := warmClient(base, baseURL)
 	c.HTTP = client
@@ -75,6 +65,8 @@ func (c *Client) Warm(base *http.Transport, baseURL string) (close func()) {
 	}
 }
 
+// warmClient is the client Warm makes and its warm connection; ok is
+// false when there is nothing to warm.
 func warmClient(base *http.Transport, baseURL string) (client *http.Client, w *warm, ok bool) {
 	client = &http.Client{Transport: base}
 	u, err := url.Parse(baseURL)
