@@ -155,7 +155,7 @@ func outputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "field-match-separator", Value: ":", Usage: "`SEPARATOR` after the path, line and column of a match line"},
 		&cli.StringFlag{Name: "field-context-separator", Value: "-", Usage: "`SEPARATOR` after the path and line of a context line"},
 		&cli.BoolFlag{Name: "mmap", Usage: "read every file whole, as rg's memory maps do (where it looks for binary data changes)"},
-		&cli.BoolFlag{Name: "no-mmap", Usage: "read every file through rg's 64 KiB buffer"},
+		&cli.BoolFlag{Name: "no-mmap", Usage: "read every file through rg's 64 KiB buffer (with read(2): a large file is not memory-mapped either)"},
 		&cli.BoolFlag{Name: "no-ignore-messages", Usage: "print no ignore-file parse errors (agent-grep prints none; accepted for rg command lines)"},
 		&cli.BoolFlag{Name: "line-buffered", Usage: "flush the output after each file's lines (as they are found)"},
 		&cli.BoolFlag{Name: "block-buffered", Usage: "flush the output in 64 KiB blocks (the default)"},

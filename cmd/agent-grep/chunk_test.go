@@ -15,7 +15,8 @@ import (
 )
 
 // TestChunkedSameOutput searches files in pieces (AGENT_GREP_TEST_CHUNK:
-// every file, pieces as small as rg's 64 KiB buffer allows) and requires
+// every file, pieces as small as rg's 64 KiB buffer allows), read and in
+// a memory map of the file, and requires
 // the output of searching them whole, byte for byte but for elapsed times.
 func TestChunkedSameOutput(t *testing.T) {
 	bin, err := testbin.Build()
@@ -70,7 +71,7 @@ func TestChunkedSameOutput(t *testing.T) {
 	files := []string{"text.txt", "crlf.txt", "nonl.txt", "long.txt"}
 	queries := [][]string{
 		{"-n", "needle"}, {"-n", "."}, {"-b", "-n", "rare"}, {"--column", "-n", "needle"}, {"-o", "-b", "needles?"},
-		{"-c", "x"}, {"--count-matches", "needle"}, {"-l", "rare"}, {"-v", "-n", "e"}, {"-w", "-n", "needle"}, {"-i", "-c", "needle"},
+		{"-c", "x"}, {"-v", "-c", "e"}, {"--count-matches", "needle"}, {"-l", "rare"}, {"-v", "-n", "e"}, {"-w", "-n", "needle"}, {"-i", "-c", "needle"},
 		{"-n", "-A", "3", "edge"}, {"-n", "-B", "4", "edge"}, {"-n", "-C", "2", "edge"}, {"-n", "-C", "40", "rare"},
 		{"-n", "-v", "-C", "1", "a"}, {"-m", "5", "-n", "-A", "3", "edge"}, {"-m", "40", "-c", "edge"}, {"-m", "40", "--json", "-C", "1", "edge"},
 		{"--json", "-n", "rare"}, {"--json", "-v", "e"}, {"--stats", "-n", "edge"}, {"--stats", "-m", "3", "-c", "rare"},
@@ -119,8 +120,11 @@ func TestChunkedSameOutput(t *testing.T) {
 	}
 	for _, args := range cases {
 		whole := run("", args)
-		if got := run("1,1", args); got != whole {
-			t.Errorf("agent-grep %s in pieces differs from the whole-file search:\n%s", strings.Join(args, " "), firstDiff(whole, got))
+		// read in pieces, and the pieces of a memory map (above 1 byte)
+		for _, chunk := range []string{"1,1,0", "1,1,1"} {
+			if got := run(chunk, args); got != whole {
+				t.Errorf("agent-grep %s in pieces (%s) differs from the whole-file search:\n%s", strings.Join(args, " "), chunk, firstDiff(whole, got))
+			}
 		}
 		if !strings.Contains(whole, "\n") || strings.HasPrefix(whole, "exit 2") {
 			t.Errorf("agent-grep %s: %s", strings.Join(args, " "), whole)

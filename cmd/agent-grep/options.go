@@ -543,20 +543,34 @@ func outputMode(f flagSet, o *options) string {
 // chunking: a large file is searched in pieces and printed as it goes,
 // but for the agent text and the output budgets, which weigh a file's
 // output whole, and --passthru with -m, which drops what follows the last
-// match. (AGENT_GREP_TEST_CHUNK=ABOVE,SIZE sets the sizes for tests.)
+// match; in a memory map of it but with --no-mmap.
+// (AGENT_GREP_TEST_CHUNK=ABOVE,SIZE[,MAP] sets the sizes for tests: MAP,
+// the size above which a file searched in pieces is mapped, 0 never;
+// ABOVE when absent.)
 func chunking(env *app.Env, o *options) error {
 	o.Search.ChunkAbove = grep.DefaultChunkAbove
+	o.Search.MapAbove = grep.DefaultChunkAbove
+	defer func() {
+		if o.Mmap == "no-mmap" {
+			o.Search.MapAbove = 0 // rg's buffer: read
+		}
+	}()
 	v := env.Getenv("AGENT_GREP_TEST_CHUNK")
 	if v == "" {
 		return nil
 	}
 	a, b, _ := strings.Cut(v, ",")
+	b, c, mapped := strings.Cut(b, ",")
 	n, err1 := strconv.ParseInt(a, 10, 64)
 	k, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || n <= 0 || k <= 0 {
-		return exit.Errorf(exit.Usage, "AGENT_GREP_TEST_CHUNK: %q is not ABOVE,SIZE (two byte counts)", v)
+	mn, err3 := n, error(nil)
+	if mapped {
+		mn, err3 = strconv.ParseInt(c, 10, 64)
 	}
-	o.Search.ChunkAbove, o.Search.ChunkSize = n, k
+	if err1 != nil || err2 != nil || err3 != nil || n <= 0 || k <= 0 || mn < 0 {
+		return exit.Errorf(exit.Usage, "AGENT_GREP_TEST_CHUNK: %q is not ABOVE,SIZE[,MAP] (byte counts)", v)
+	}
+	o.Search.ChunkAbove, o.Search.ChunkSize, o.Search.MapAbove = n, k, mn
 	return nil
 }
 

@@ -162,6 +162,9 @@ func (x *execution) search(srcs []*source) error {
 	}
 	so := o.Search
 	so.Slice = x.slice()
+	if !m.LiteralScan(so) {
+		so.MapAbove = 0 // a large file is read: the search goes line by line
+	}
 	multi := len(o.Paths)+o.EmptyPaths > 1 || x.isDirArg()
 	p := grep.NewPrinter(o.Print, m, x.w, multi)
 	so.Spans = p.SpanNeed() // only what the output prints

@@ -123,8 +123,8 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 							}
 							rs = rs[len(rs):]
 							ok := true
-							buf = grep.SearchChunked(m, f.Path, fh.read, fo, buf, func(r grep.FileResult) bool {
-								copyLines(r.Lines)
+							part := func(r grep.FileResult) bool {
+								copyLines(r.Lines) // (lines in a map or in buf: copies)
 								ahead.add(resultSize(r))
 								if r.More {
 									ok = send([]grep.FileResult{r})
@@ -132,8 +132,11 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 								}
 								rs = append(rs, r)
 								return true
-							})
-							buf = buf[:0]
+							}
+							if o.MapAbove <= 0 || size <= o.MapAbove || !searchMapped(m, f.Path, fh, size, fo, part) {
+								buf = grep.SearchChunked(m, f.Path, fh.read, fo, buf, part)
+								buf = buf[:0]
+							}
 							fh.close()
 							if !ok {
 								return

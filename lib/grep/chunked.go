@@ -49,6 +49,21 @@ func Chunkable(m *Matcher, o SearchOptions, decompress bool) bool {
 	return o.ChunkAbove > 0 && !m.multiline && m.bytes == nil && !decompress && !(o.Slice && o.SkipBinary && !o.Text)
 }
 
+// LiteralScan reports whether a search with o goes over a file by a
+// literal scan (the prefilter's literals, or Aho-Corasick's), which
+// prefetches (pair_amd64.s) and so takes a memory map's pages as fast as
+// a buffer in the processor's cache, rather than line by line (no known
+// literal, or -v), where bytes just read into a buffer are faster than
+// the map's: the command maps a large file only for the first
+// (SearchOptions.MapAbove; a literal's rows of the bench 0.87-0.91 of
+// their time read, \p{Greek}, ^\s*$ and -v -c e 1.03-1.08).
+func (m *Matcher) LiteralScan(o SearchOptions) bool {
+	if _, ok := m.oneByte(); ok && o.CountOnly && o.LinesOnly {
+		return true // -c, -v -c: byteLines
+	}
+	return (len(m.lits) > 0 || m.ac != nil) && !o.Invert && !m.multiline && m.bytes == nil
+}
+
 // chunkSearch is the state carried from piece to piece.
 type chunkSearch struct {
 	m    *Matcher
@@ -90,6 +105,24 @@ type ReadFunc func(p []byte) (int, error)
 // lines, its counts final). buf is storage to reuse; it is returned, grown.
 // emit returning false stops the search.
 func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf []byte, emit func(FileResult) bool) []byte {
+	return searchChunks(m, path, read, nil, nil, o, buf, emit)
+}
+
+// SearchMapped searches a file's bytes already in memory (data: a memory
+// map of the whole file) as SearchChunked reads them, piece by piece, in
+// place: no copy. The bytes must be writable (a private map: with rg's
+// buffered rules, NUL bytes past the first become line ends). done, when
+// not nil, is told as the search goes that it will not look at the bytes
+// before an offset again (the caller may drop those pages).
+func SearchMapped(m *Matcher, path string, data []byte, o SearchOptions, done func(off int64), emit func(FileResult) bool) {
+	data = data[:len(data):len(data)]
+	read := func(p []byte) (int, error) { return len(p), nil } // (the bytes are there)
+	searchChunks(m, path, read, data, done, o, data[:0], emit)
+}
+
+// searchChunks is SearchChunked, reading with read into buf, or (mapped
+// not nil) with the bytes of mapped in place.
+func searchChunks(m *Matcher, path string, read ReadFunc, mapped []byte, searched func(off int64), o SearchOptions, buf []byte, emit func(FileResult) bool) []byte {
 	size := o.ChunkSize
 	if size <= 0 {
 		size = defaultChunkSize
@@ -110,7 +143,7 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 	from := int64(-1) // quit: the searched bytes end here
 	for {
 		for len(buf) < target && !eof {
-			if cap(buf) < target {
+			if cap(buf) < target && mapped == nil {
 				buf = slices.Grow(buf, target-len(buf))
 			}
 			// reads end where rg's fills do (buf starts where one does):
@@ -179,8 +212,15 @@ func SearchChunked(m *Matcher, path string, read ReadFunc, o SearchOptions, buf 
 		if c.nl != nil {
 			c.nl.cut(cut, c.line)
 		}
-		n := copy(buf, buf[cut-base:])
-		buf, base = buf[:n], cut
+		if mapped != nil {
+			buf, base = mapped[cut:base+int64(len(buf))], cut
+			if searched != nil {
+				searched(cut)
+			}
+		} else {
+			n := copy(buf, buf[cut-base:])
+			buf, base = buf[:n], cut
+		}
 		for len(buf) >= target {
 			target *= 2 // a line longer than the piece
 		}

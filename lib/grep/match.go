@@ -49,10 +49,26 @@ type Matcher struct {
 	// rev: every match ends with the prefilter's one literal; the DFA of
 	// what comes before it, reversed, checks each occurrence (reverse.go)
 	rev *dfaProg
+	// nonASCII: every match holds a non-ASCII character (\p{Greek},
+	// [α-ω]): the line search skips the lines of ASCII alone by a scan for
+	// a byte >= 0x80 (indexNonASCII) instead of running the DFA on them.
+	nonASCII bool
+	// anyChar: the pattern is `.` (any character but a newline): -c . counts
+	// the lines holding one (dotLines).
+	anyChar bool
 	// bytes: the pattern switches Unicode off ((?-u)) and is compiled for
 	// the Latin-1 image of the haystack; bytes is this matcher without the
 	// trip through the image (latin1.go).
 	bytes *Matcher
+}
+
+// oneByte is the pattern's one byte when it is that alone (case
+// sensitive: e, -F ,) and the processor counts its lines in blocks.
+func (m *Matcher) oneByte() (byte, bool) {
+	if !hasAVX2 || !m.exact || m.multiline || len(m.lits) != 1 || len(m.lits[0].s) != 1 || m.lits[0].fold {
+		return 0, false
+	}
+	return m.lits[0].s[0], true
 }
 
 // MatchOptions are the pattern flags of rg.
@@ -131,6 +147,8 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		simple := parsed.Simplify()
 		m.lits = requiredLits(simple)
+		m.nonASCII = !m.multiline && !latin1 && needsNonASCII(simple)
+		m.anyChar = !m.multiline && !latin1 && !o.Word && !o.Line && simple.Op == syntax.OpAnyCharNotNL
 		// A pattern that is one literal (-F, a plain word, (?i)word) is
 		// found by the literal scan alone: the regexp never runs, which
 		// matters on long lines.
@@ -384,7 +402,24 @@ func (ls *lineSearch) next(buf []byte, off int, subs []Span) (start, end int, ou
 				at--
 			}
 		} else if d := ls.dfaOf(m); d != nil {
-			at, sure = d.nextLine(buf, off)
+			lim := len(buf)
+			if m.nonASCII {
+				// the lines of ASCII alone hold no match: to the next
+				// non-ASCII byte's line, the DFA on it alone
+				i := indexNonASCII(buf[off:])
+				if i < 0 {
+					return -1, 0, subs
+				}
+				i += off
+				off += bytes.LastIndexByte(buf[off:i], '\n') + 1
+				if j := bytes.IndexByte(buf[i:], '\n'); j >= 0 {
+					lim = i + j
+				}
+			}
+			if at, sure = d.nextLine(buf[:lim], off); at < 0 && lim < len(buf) {
+				off = lim + 1
+				continue
+			}
 		} else if loc := m.re.FindIndex(buf[off:]); loc != nil {
 			at = off + loc[0]
 		} else {

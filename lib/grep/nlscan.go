@@ -1,6 +1,9 @@
 package grep
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // A large file's bytes are looked at once as they are read, while they
 // are still in the processor's cache: its newlines are counted (for the
@@ -109,4 +112,70 @@ func indexNUL(p []byte) int {
 		return -1
 	}
 	return bytes.IndexByte(p, 0)
+}
+
+// byteLines is the number of lines of p that hold the byte b (not: a
+// byte other than b; a newline is neither), and the number of its lines (a last one without its
+// newline included): -c and -v -c of a one-byte pattern, and the
+// non-empty lines of -c ., in one pass (byteLinesBlocks) rather than a
+// look-up of the byte and one of its line's end per line.
+func byteLines(p []byte, b byte, not bool) (lines, total int) {
+	var carry uint64 // such a byte in the line open
+	done := 0
+	if hasAVX2 {
+		done = len(p) &^ 63
+		lines, total, carry = byteLinesBlocks(p[:done], b, not, 0)
+	}
+	for _, c := range p[done:] {
+		if c != '\n' && (c == b) != not {
+			carry = 1
+		}
+		if c == '\n' {
+			lines += int(carry)
+			total++
+			carry = 0
+		}
+	}
+	if len(p) > 0 && p[len(p)-1] != '\n' {
+		lines += int(carry)
+		total++
+	}
+	return lines, total
+}
+
+// dotLines is the number of lines of p that `.` matches, and of all its
+// lines: the lines holding a byte other than '\n', less those made of
+// invalid UTF-8 alone (a `.` is a character, as rg's).
+func dotLines(p []byte) (lines, total int) {
+	lines, total = byteLines(p, '\n', true)
+	for off := 0; off < len(p); {
+		i := indexNonASCII(p[off:])
+		if i < 0 {
+			break
+		}
+		i += off
+		start := off + bytes.LastIndexByte(p[off:i], '\n') + 1
+		end := len(p)
+		if j := bytes.IndexByte(p[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+		if !holdsChar(p[start:end]) {
+			lines--
+		}
+		off = end + 1
+	}
+	return lines, total
+}
+
+// holdsChar reports whether line (no newline in it) holds a character:
+// an ASCII byte, or valid UTF-8.
+func holdsChar(line []byte) bool {
+	for len(line) > 0 {
+		r, n := utf8.DecodeRune(line)
+		if r != utf8.RuneError || n > 1 {
+			return true
+		}
+		line = line[1:]
+	}
+	return false
 }

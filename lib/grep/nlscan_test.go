@@ -187,3 +187,131 @@ func checkChunkedSameLines(t *testing.T, in []byte, size int) {
 		}
 	}
 }
+
+// naiveNotByteLines is byteLines with not, line by line.
+func naiveNotByteLines(p []byte, b byte) (lines, total int) {
+	for len(p) > 0 {
+		end := bytes.IndexByte(p, '\n') + 1
+		if end == 0 {
+			end = len(p)
+		}
+		for _, c := range p[:end] {
+			if c != b && c != '\n' {
+				lines++
+				break
+			}
+		}
+		total++
+		p = p[end:]
+	}
+	return lines, total
+}
+
+// naiveByteLines is byteLines line by line.
+func naiveByteLines(p []byte, b byte) (lines, total int) {
+	for len(p) > 0 {
+		end := bytes.IndexByte(p, '\n') + 1
+		if end == 0 {
+			end = len(p)
+		}
+		if b != '\n' && bytes.IndexByte(p[:end], b) >= 0 {
+			lines++
+		}
+		total++
+		p = p[end:]
+	}
+	return lines, total
+}
+
+// byteLines against a count line by line, with and without the AVX2
+// blocks: lines holding the byte many times, never, across the 64-byte
+// rounds, lines longer than a round, no final newline, the byte '\n'.
+func TestByteLines(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	saved := hasAVX2
+	defer func() { hasAVX2 = saved }()
+	for _, wide := range []bool{false, saved} {
+		hasAVX2 = wide
+		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 1000, 4096, 70001} {
+			for round := 0; round < 30; round++ {
+				p := randomLines(rng, n)
+				if round%4 == 1 { // long lines
+					p = bytes.ReplaceAll(p, []byte{'\n'}, []byte{'x'})
+					for i := 0; i < n; i += 1 + rng.Intn(300) {
+						p[i] = '\n'
+					}
+				}
+				for _, b := range []byte{'a', 'q', 'x', '\n', 0} {
+					gl, gt := byteLines(p, b, false)
+					wl, wt := naiveByteLines(p, b)
+					if gl != wl || gt != wt {
+						t.Fatalf("wide %v, len %d, byte %q: %d of %d lines, want %d of %d (%q)", wide, n, b, gl, gt, wl, wt, p)
+					}
+					gl, gt = byteLines(p, b, true)
+					wl, wt = naiveNotByteLines(p, b)
+					if gl != wl || gt != wt {
+						t.Fatalf("wide %v, len %d, not byte %q: %d of %d lines, want %d of %d (%q)", wide, n, b, gl, gt, wl, wt, p)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzByteLines(f *testing.F) {
+	f.Add([]byte("a\nbxc\n\nx"), byte('x'), 3)
+	f.Fuzz(func(t *testing.T, p []byte, b byte, rep int) {
+		for range rep % 100 {
+			p = append(p, p...)
+			if len(p) > 1<<14 {
+				break
+			}
+		}
+		gl, gt := byteLines(p, b, false)
+		if wl, wt := naiveByteLines(p, b); gl != wl || gt != wt {
+			t.Fatalf("byteLines(%q, %q) = %d, %d; want %d, %d", p, b, gl, gt, wl, wt)
+		}
+		gl, gt = byteLines(p, b, true)
+		if wl, wt := naiveNotByteLines(p, b); gl != wl || gt != wt {
+			t.Fatalf("byteLines(%q, %q, not) = %d, %d; want %d, %d", p, b, gl, gt, wl, wt)
+		}
+	})
+}
+
+// -c and -v -c of one byte (byteLines) and of . (dotLines) count as the
+// search line by line (without AVX2) does, with binary data, invalid
+// UTF-8 and without a final newline.
+func TestSearchOneByteCount(t *testing.T) {
+	saved := hasAVX2
+	defer func() { hasAVX2 = saved }()
+	rng := rand.New(rand.NewSource(3))
+	for round := 0; round < 40; round++ {
+		buf := randomLines(rng, 1+rng.Intn(5000))
+		if round%5 == 0 {
+			buf[rng.Intn(len(buf))] = 0
+		}
+		if round%2 == 1 { // lines of invalid UTF-8 alone, of valid non-ASCII, mixed
+			for _, x := range []string{"\n\xff\xfe\n", "\né\n", "\n\xffa\n", "\n\xef\xbf\xbd\n", "\n\xe9\n", "\xff"} {
+				i := rng.Intn(len(buf))
+				buf = append(buf[:i], append([]byte(x), buf[i:]...)...)
+			}
+		}
+		for _, pat := range []string{"e", "q", ",", "."} {
+			m, err := Compile(MatchOptions{Patterns: []string{pat}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []SearchOptions{{CountOnly: true, LinesOnly: true}, {CountOnly: true, LinesOnly: true, Invert: true},
+				{CountOnly: true, LinesOnly: true, Slice: true}, {CountOnly: true, LinesOnly: true, Invert: true, SkipBinary: true}} {
+				hasAVX2 = saved
+				got := SearchBuffer(m, "f", bytes.Clone(buf), o)
+				hasAVX2 = false
+				want := SearchBuffer(m, "f", bytes.Clone(buf), o)
+				got.Matches, want.Matches = 0, 0 // (LinesOnly: not counted)
+				if diff := cmp.Diff(want, got, cmp.AllowUnexported(FileResult{})); diff != "" {
+					t.Fatalf("%q %+v: %s", pat, o, diff)
+				}
+			}
+		}
+	}
+}

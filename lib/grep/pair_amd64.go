@@ -55,3 +55,11 @@ func nulBlocks(p []byte) bool
 //
 //go:noescape
 func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int
+
+// byteLinesBlocks counts, over p (a multiple of 64 bytes), the newlines
+// ending a line that holds b (not: a byte other than b), and all the
+// newlines; carry: such a byte in the line open before p, and after it
+// (0 or 1).
+//
+//go:noescape
+func byteLinesBlocks(p []byte, b byte, not bool, carry uint64) (lines, nls int, out uint64)

@@ -1,5 +1,14 @@
 #include "textflag.h"
 
+// The loops that go over a large buffer once (the newline count, the NUL
+// look-up, the pair filters) prefetch the bytes a page (4 KiB) ahead: a
+// buffer that is a memory map of a file (internal/grepfs) arrives from
+// memory, page by page, and the hardware prefetcher stops at each page's
+// end (a prefetch also walks the page table early, where a load would
+// wait for it). It made a literal search of a 345 MB mapped file 0.82 of
+// its time, and of one read into a buffer 0.94. A prefetch never faults:
+// past the buffer's end it costs nothing but itself.
+
 // BROADCAST fills the 16 bytes of reg with the byte arg.
 #define BROADCAST(arg, reg) \
 	MOVBLZX arg, AX; \
@@ -62,6 +71,7 @@ TEXT ·indexPairBlocksAVX2(SB), NOSPLIT, $0-56
 loop64:
 	CMPQ DI, R9
 	JA   tail32
+	PREFETCHT0 4096(DI)
 	VMOVDQU (DI), Y2
 	VMOVDQU 32(DI), Y6
 	VMOVDQU (DI)(DX*1), Y3
@@ -134,6 +144,7 @@ TEXT ·nlScanBlocks(SB), NOSPLIT, $0-33
 	CMPQ SI, R8
 	JAE  done
 loop:
+	PREFETCHT0 4096(SI)
 	VMOVDQU (SI), Y2
 	VMOVDQU 32(SI), Y3
 	VPCMPEQB Y0, Y2, Y8
@@ -178,6 +189,7 @@ TEXT ·indexPairExactAVX2(SB), NOSPLIT, $0-56
 	CMPQ DI, R9
 	JA   xtail32
 xloop64:
+	PREFETCHT0 4096(DI)
 	VPCMPEQB (DI), Y0, Y2
 	VPCMPEQB 32(DI), Y0, Y6
 	VPCMPEQB (R11), Y1, Y3
@@ -232,6 +244,8 @@ TEXT ·nulBlocks(SB), NOSPLIT, $0-25
 	CMPQ SI, R8
 	JAE  nnone
 nloop:
+	PREFETCHT0 4096(SI)
+	PREFETCHT0 4160(SI)
 	VMOVDQU (SI), Y1
 	VPMINUB 32(SI), Y1, Y1
 	VMOVDQU 64(SI), Y2
@@ -273,6 +287,7 @@ TEXT ·indexPairExact3AVX2(SB), NOSPLIT, $0-64
 	CMPQ DI, R9
 	JA   ttail32
 tloop64:
+	PREFETCHT0 4096(DI)
 	VPCMPEQB (DI), Y0, Y2
 	VPCMPEQB 32(DI), Y0, Y6
 	VPCMPEQB (R11), Y1, Y3
@@ -333,4 +348,66 @@ thit:
 tnotfound:
 	VZEROUPPER
 	MOVQ $-1, ret+56(FP)
+	RET
+
+// func byteLinesBlocks(p []byte, b byte, not bool, carry uint64) (lines, nls int, out uint64)
+// AVX2: over p (its length a multiple of 64), the newlines that end a line
+// holding the byte b (not: a byte other than b; '\n' is neither), and all the newlines, 64
+// bytes a round. With E the mask of b and N that of '\n' in a round,
+// ^N + E sets the bit of each newline whose line holds a b (the carry of
+// a b runs up the line's non-newline bits to its newline and stops
+// there), so popcount((^N + E) & N) counts those lines; the carry out of
+// a round is a b in the line still open (carry in and out: 0 or 1).
+TEXT ·byteLinesBlocks(SB), NOSPLIT, $0-64
+	MOVQ p_base+0(FP), SI
+	MOVQ p_len+8(FP), BX
+	LEAQ (SI)(BX*1), R8
+	VPBROADCASTB b+24(FP), Y0
+	MOVL $0x0a, AX
+	MOVQ AX, X1
+	VPBROADCASTB X1, Y1 // '\n' x32
+	MOVBQZX not+25(FP), R13
+	NEGQ R13 // not: all ones, E flipped
+	MOVQ carry+32(FP), CX
+	XORQ AX, AX // lines
+	XORQ DX, DX // newlines
+	CMPQ SI, R8
+	JAE  bdone
+bloop:
+	PREFETCHT0 4096(SI)
+	VMOVDQU (SI), Y2
+	VMOVDQU 32(SI), Y3
+	VPCMPEQB Y0, Y2, Y4
+	VPCMPEQB Y0, Y3, Y5
+	VPCMPEQB Y1, Y2, Y6
+	VPCMPEQB Y1, Y3, Y7
+	VPMOVMSKB Y4, R9
+	VPMOVMSKB Y5, R10
+	SHLQ $32, R10
+	ORQ  R10, R9
+	XORQ R13, R9 // E
+	VPMOVMSKB Y6, R11
+	VPMOVMSKB Y7, R10
+	SHLQ $32, R10
+	ORQ  R10, R11 // N
+	POPCNTQ R11, R10
+	ADDQ R10, DX
+	MOVQ R11, R12
+	NOTQ R12
+	ANDQ R12, R9 // (a newline is not a byte a line holds)
+	BTQ  $0, CX // CF = carry
+	ADCQ R9, R12
+	SETCS CX
+	ANDQ R11, R12
+	POPCNTQ R12, R12
+	ADDQ R12, AX
+	ADDQ $64, SI
+	CMPQ SI, R8
+	JB   bloop
+bdone:
+	MOVQ AX, lines+40(FP)
+	MOVQ DX, nls+48(FP)
+	MOVBQZX CX, CX
+	MOVQ CX, out+56(FP)
+	VZEROUPPER
 	RET

@@ -27,3 +27,8 @@ func nulBlocks(p []byte) bool { return false }
 
 // indexPairExact3AVX2: not off amd64 (hasAVX2 is false).
 func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int { return -1 }
+
+// byteLinesBlocks: not off amd64 (byteLines does not call it).
+func byteLinesBlocks(p []byte, b byte, not bool, carry uint64) (lines, nls int, out uint64) {
+	return 0, 0, carry
+}

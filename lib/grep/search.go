@@ -82,6 +82,11 @@ type SearchOptions struct {
 	// read whole always.
 	ChunkAbove int64
 	ChunkSize  int
+	// MapAbove: a file searched in pieces that is larger than this
+	// (bytes), regular and on a local file system, is searched in a memory
+	// map of it rather than read (SearchMapped; 0: never). Which bytes the
+	// search sees, and the binary rules (Slice), do not change.
+	MapAbove int64
 	// NoLineNumbers: the output shows no line numbers and needs none (no
 	// context, no JSON): lines are not counted between matches, and
 	// Line.Number is not the line's number.
@@ -149,6 +154,24 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		return searchMultiline(m, buf, o, r)
 	}
 	if len(buf) == 0 {
+		return r
+	}
+	if b, ok := m.oneByte(); ok && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
+		// -c, -v -c of one byte: the lines counted in one pass
+		lines, total := byteLines(buf, b, false)
+		if o.Invert {
+			lines = total - lines
+		}
+		r.MatchedLines, r.Matches = lines, lines
+		return r
+	}
+	if m.anyChar && hasAVX2 && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
+		// -c ., -v -c .: the lines holding a character, in one pass
+		lines, total := dotLines(buf)
+		if o.Invert {
+			lines = total - lines
+		}
+		r.MatchedLines, r.Matches = lines, lines
 		return r
 	}
 	if !o.Invert && o.Before == 0 && o.After == 0 && !m.multiline {
