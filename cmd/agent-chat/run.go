@@ -118,27 +118,38 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
 	}
-	if slices.Contains(o.Args, "-") {
-		// While the prompt is awaited: the request's code and types are
-		// made ready (warmUp), then what start-up allocated is collected,
-		// so that no collection is due on the way to the first character
-		// and the request's allocations reuse memory already touched.
-		// A collection shrinks the stack: it is grown again, to spare the
-		// request's deep encoding the copies.
-		warmUp(model, system, tools, thinking, o.Events)
-		runtime.GC()
-		growStack(64)
-	}
-	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
-	if err != nil {
-		return err
-	}
 	if last, ok := lastMessage(in.history); o.Continue && ok {
 		in.history = loop.DropOverflow(in.history, last, model.ContextWindow)
 	}
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
 		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key}
+	r.ctx, r.abort = context.WithCancel(c.Context)
+	defer r.abort()
+	early := r.getReady(len(hks) > 0)
+	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
+	if err != nil {
+		return err
+	}
+	early.send(r, content)
 	return r.drive(content)
+}
+
+// getReady readies a run that waits for its prompt (-- -): the
+// request's code and types are made ready (warmUp) and the first request
+// is built but for the prompt (prepareEarly), then what start-up
+// allocated is collected, so that no collection is due on the way to the
+// first character and the request's allocations reuse memory already
+// touched. A collection shrinks the stack: it is grown again, to spare
+// the request's deep encoding the copies.
+func (r *chatRun) getReady(hooks bool) *earlyRequest {
+	if !slices.Contains(r.o.Args, "-") {
+		return nil
+	}
+	warmUp(r.model, r.system, r.tools, r.thinking, r.o.Events)
+	early := r.prepareEarly(hooks)
+	runtime.GC()
+	growStack(64)
+	return early
 }
 
 // warmUp builds and encodes, once and into nothing, a request and the
@@ -216,6 +227,22 @@ type chatRun struct {
 	client    *provider.Client
 	secrets   []string
 	key       string
+	ctx       context.Context // the run's: SIGINT or a control abort cancels it
+	abort     func()
+}
+
+// options are the model calls' options (the loop sets the thinking level
+// of each).
+func (r *chatRun) options() llm.Options {
+	o := r.o
+	return llm.Options{MaxTokens: o.MaxTokens, Thinking: r.thinking, CacheRetention: o.CacheRetention, APIKey: r.key, SessionID: r.in.sid, Temperature: o.Temperature}
+}
+
+func (r *chatRun) loopConfig() loop.Config {
+	o := r.o
+	return loop.Config{Model: r.model, Context: llm.Context{SystemPrompt: r.system, History: r.in.history, Tools: r.tools},
+		Thinking: r.thinking, Tools: r.tr.set(), Validator: r.validator, MaxTurns: o.MaxTurns, Retries: o.Retries, RetryBase: o.RetryBase,
+		Control: o.Control != "", StopHooks: r.stopHooks}
 }
 
 // drive sets up the output and --control, then runs lib/loop with the
@@ -231,20 +258,16 @@ func (r *chatRun) drive(content []llm.Content) error {
 			out.finish()
 		}()
 	}
-	runCtx, abort := context.WithCancel(c.Context)
-	defer abort()
 	var ctl *control
 	if o.Control != "" {
 		ctl = &control{}
-		go ctl.listen(runCtx, env.Abs(o.Control), abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
+		go ctl.listen(r.ctx, env.Abs(o.Control), r.abort, func() int64 { return env.Now().UnixMilli() }, func(f string, a ...any) { app.Warnf(c, f, a...) })
 	}
-	opts := llm.Options{MaxTokens: o.MaxTokens, Thinking: thinking, CacheRetention: o.CacheRetention, APIKey: r.key, SessionID: in.sid, Temperature: o.Temperature}
+	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
-	d := &driver{env: env, ctx: runCtx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets),
+	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets),
 		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn}
-	l := loop.New(loop.Config{Model: model, Context: llm.Context{SystemPrompt: r.system, History: in.history, Tools: r.tools},
-		Thinking: thinking, Tools: r.tr.set(), Validator: r.validator, MaxTurns: o.MaxTurns, Retries: o.Retries, RetryBase: o.RetryBase,
-		Control: ctl != nil, StopHooks: r.stopHooks})
+	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking)
 	var prompt *llm.Message
 	if len(content) > 0 {
@@ -428,7 +451,7 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 // newClient resolves the key (not needed to replay a cassette), makes the
 // provider client and sets up --record and --replay; secrets are the
 // values never sent or stored. The client's first connection to the
-// model's server is dialed now (provider.WarmClient), unless there will be
+// model's server is dialed now (provider.Client.Warm), unless there will be
 // no request. done closes what the client holds.
 func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model llm.Model) (client *provider.Client, secrets []string, key string, done func(), err error) {
 	done = func() {}
@@ -459,7 +482,7 @@ func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model 
 	unwarm := func() {}
 	if o.Replay == "" {
 		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			client.HTTP, unwarm, _ = provider.WarmClient(t, model.BaseURL)
+			unwarm = client.Warm(t, model.BaseURL)
 		}
 	}
 	return client, secrets, key, func() { unwarm(); closeCassette() }, nil

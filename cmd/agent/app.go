@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -224,7 +225,7 @@ func termWidth() int {
 
 // interactive runs the screen until /exit or ^D.
 func interactive(a *agent, o options, env *app.Env, recapText string, modelErr error) error {
-	u := &ui{a: a, ed: newEditor(a.loadHistory()), width: termWidth(), initial: o.prompt}
+	u := &ui{a: a, ed: newEditor(a.loadHistory()), width: termWidth(), initial: o.prompt, events: bufio.NewReaderSize(nil, eventBuffer)}
 	if !o.yes {
 		exe, err := os.Executable()
 		if err == nil {
@@ -277,7 +278,10 @@ func printRun(a *agent, env *app.Env, prompt string) error {
 	if err != nil {
 		return exit.Wrap(exit.Failure, err)
 	}
-	readEvents(r.events, func(ev event.Event, _ bool) { fmt.Fprint(env.Stdout, rend.Event(ev)) })
+	readEvents(nil, r.events, func(ev event.Event, _ bool) {
+		fmt.Fprint(env.Stdout, rend.Event(ev))
+		r.events.Release()
+	})
 	fmt.Fprint(env.Stdout, rend.Finish())
 	if status := r.wait(); status != 0 {
 		return exit.Silent(status)

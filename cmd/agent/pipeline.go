@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"mvdan.cc/sh/v3/shell"
 
@@ -95,7 +96,7 @@ type runOpts struct {
 type run struct {
 	procs  []*exec.Cmd
 	chat   *exec.Cmd
-	events io.Reader // agent-chat's events, passed on to append as read
+	events *relay // agent-chat's events, passed on to append as read
 	stderr *lineWriter
 	done   chan struct{}
 	mu     sync.Mutex
@@ -267,20 +268,38 @@ func (s *stages) start(file string, o runOpts, errLine func(string)) (*run, erro
 // it gets every byte. When append stops taking its input (it failed),
 // agent-chat's stdout is closed: agent-chat then fails writing, as it did
 // when it wrote to append itself.
+//
+// append's first write of a run waits until the run's first output is on
+// the screen (Release), or appendHold at most: it opens and locks the
+// session file, writes and fsyncs, a third of a millisecond of work and a
+// disk flush that would otherwise fall on the way from the request to the
+// first character (beside a model server on the same machine; with a
+// server across the network it falls in the wait for the answer either
+// way). What is held is passed on in full, in order; an ending run
+// releases it at once.
 type relay struct {
-	src   io.ReadCloser
-	wake  chan struct{}
-	mu    sync.Mutex
-	queue []byte // whole lines not passed on yet
-	part  []byte // a line read in part
-	eof   bool   // src ended: queue holds the last of it
+	src     io.ReadCloser
+	wake    chan struct{}
+	mu      sync.Mutex
+	queue   []byte // whole lines not passed on yet
+	part    []byte // a line read in part
+	eof     bool   // src ended: queue holds the last of it
+	hold    chan struct{}
+	release sync.Once
 }
 
+// appendHold is how long append's first write may wait for the screen,
+// from the run's first output.
+const appendHold = 50 * time.Millisecond
+
 func newRelay(src io.ReadCloser, dst io.WriteCloser) *relay {
-	r := &relay{src: src, wake: make(chan struct{}, 1)}
+	r := &relay{src: src, wake: make(chan struct{}, 1), hold: make(chan struct{})}
 	go r.pass(dst)
 	return r
 }
+
+// Release lets append's first write of the run go.
+func (r *relay) Release() { r.release.Do(func() { close(r.hold) }) }
 
 func (r *relay) Read(p []byte) (int, error) {
 	n, err := r.src.Read(p)
@@ -294,6 +313,7 @@ func (r *relay) Read(p []byte) (int, error) {
 		r.eof = true
 		r.queue = append(r.queue, r.part...) // a last line without its newline
 		r.part = nil
+		defer r.Release()
 	}
 	r.mu.Unlock()
 	select {
@@ -307,7 +327,17 @@ func (r *relay) Read(p []byte) (int, error) {
 func (r *relay) pass(dst io.WriteCloser) {
 	defer dst.Close()
 	var buf []byte
+	held := false
 	for range r.wake {
+		if !held { // the run's first output: held from here
+			held = true
+			t := time.NewTimer(appendHold)
+			select {
+			case <-r.hold:
+			case <-t.C:
+			}
+			t.Stop()
+		}
 		r.mu.Lock()
 		buf, r.queue = r.queue, buf[:0]
 		eof := r.eof
@@ -402,12 +432,20 @@ func (r *run) wait() int {
 	return status
 }
 
-// readEvents decodes the events of r and hands each to fn; lines that are
-// not events are skipped. more says that the next event is already read
-// (a complete line waits in the buffer): a reader that shows events can
-// hold its paint until more is false, one paint for what arrived together.
-func readEvents(rd io.Reader, fn func(ev event.Event, more bool)) {
-	br := bufio.NewReaderSize(rd, 256<<10)
+// readEvents decodes the events of rd, read through br (nil: a new
+// reader), and hands each to fn; lines that are not events are skipped.
+// more says that the next event is already read (a complete line waits in
+// the buffer): a reader that shows events can hold its paint until more
+// is false, one paint for what arrived together. The front-end passes the
+// same br for every run: its buffer is allocated and touched once, not on
+// the way from Enter to the first character.
+func readEvents(br *bufio.Reader, rd io.Reader, fn func(ev event.Event, more bool)) {
+	if br == nil {
+		br = bufio.NewReaderSize(rd, eventBuffer)
+	} else {
+		br.Reset(rd)
+	}
+	defer br.Reset(nil) // nothing of the run is kept
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -420,6 +458,9 @@ func readEvents(rd io.Reader, fn func(ev event.Event, more bool)) {
 		}
 	}
 }
+
+// eventBuffer is the size of readEvents' buffer.
+const eventBuffer = 256 << 10
 
 // lineWaits: a complete line is already in br.
 func lineWaits(br *bufio.Reader) bool {

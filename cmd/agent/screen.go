@@ -126,6 +126,9 @@ func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		_, cmd = m.u.Update(msg)
 	}
 	m.scr.paint(m.u.View())
+	if _, ok := msg.(streamMsg); ok && m.u.run != nil {
+		m.u.run.events.Release() // the run's output is on the screen: append may write
+	}
 	m.u.keepAhead()
 	return m, cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -64,7 +65,8 @@ type ui struct {
 	width   int
 	live    string // the streaming line not yet final
 	run     *run
-	ahead   *ahead // the next run, started before its prompt (ahead.go)
+	events  *bufio.Reader // the runs' readEvents buffer, one run at a time
+	ahead   *ahead        // the next run, started before its prompt (ahead.go)
 	runOpts runOpts
 	queued  []string
 	busy    string // "compacting" …
@@ -319,9 +321,11 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	o.model, o.thinking = u.a.modelFlag, u.a.thinkingFlag
 	o.extra = u.a.chatExtra()
 	u.runOpts = o
+	// The run started ahead gets its prompt first: what else enter does
+	// (the renderer, the echo) is done while agent-chat sends it.
+	r := u.takeAhead(o)
 	rend := newRenderer(u.width, u.a.color)
 	errLine := func(s string) { u.p.Send(errLineMsg(s)) }
-	r := u.takeAhead(o)
 	echoed := false
 	if r != nil {
 		// (errLine sends to this loop: the kept lines are printed here)
@@ -344,7 +348,7 @@ func (u *ui) start(o runOpts) tea.Cmd {
 		var batch streamMsg
 		var text strings.Builder
 		live := ""
-		readEvents(r.events, func(ev event.Event, more bool) {
+		readEvents(u.events, r.events, func(ev event.Event, more bool) {
 			if echoed && ev.Type == event.MessageStart {
 				echoed = false // the prompt, drawn at enter
 			} else {

@@ -17,7 +17,8 @@ import (
 // starts the dial once it knows the model, so it overlaps the tools'
 // start-up, the system prompt and, for a run started ahead of its prompt
 // (agent-chat … -- -), the wait for the prompt. The first dial to that
-// server takes the connection; every other dial is an ordinary one.
+// server takes the connection, or the first direct request (direct.go)
+// when it speaks HTTP/1.1; every other dial is an ordinary one.
 
 // warmAge is how long a warmed connection is kept for its request: the
 // idle time http.DefaultTransport keeps a pooled connection
@@ -41,30 +42,44 @@ type warm struct {
 	timer *time.Timer
 }
 
-// WarmClient is an HTTP client over a clone of base whose first
-// connection to baseURL's server is dialed now, in the background; ok is
-// false (and the client one over base itself) when there is nothing to
-// warm: no base URL, a proxy in the way (base.Proxy), a TLS dialer of
-// base's own, or a platform without the liveness check. Connections are
-// dialed with base.DialContext (net.Dialer's when nil). close (never nil) closes
-// a connection nobody took.
-func WarmClient(base *http.Transport, baseURL string) (client *http.Client, close func(), ok bool) {
-	client, close = &http.Client{Transport: base}, func() {}
+// Warm makes c's HTTP client one over a clone of base whose first
+// connection to baseURL's server is dialed now, in the background, and
+// sends c's requests directly (direct.go) on the connections it dials for
+// them when it can. Nothing is warmed (c's client is one over base itself)
+// when there is nothing to warm: no base URL, a proxy in the way
+// (base.Proxy), a TLS dialer of base's own, or a platform without the
+// liveness check. Connections are dialed with base.DialContext
+// (net.Dialer's when nil). close (never nil) closes what c holds.
+func (c *Client) Warm(base *http.Transport, baseURL string) (close func()) {
+	client, w, ok := warmClient(base, baseURL)
+	c.HTTP = client
+	if !ok {
+		return func() {}
+	}
+	u, _ := url.Parse(baseURL)
+	c.direct = &direct{warm: w, scheme: u.Scheme, addr: w.addr}
+	return func() {
+		w.close()
+		c.dropEarly()
+		c.direct.close()
+	}
+}
+
+// warmClient is the client Warm makes and its warm connection; ok is
+// false when there is nothing to warm.
+func warmClient(base *http.Transport, baseURL string) (client *http.Client, w *warm, ok bool) {
+	client = &http.Client{Transport: base}
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || !canCheckAlive ||
 		base.DialTLSContext != nil {
-		return client, close, false
+		return client, nil, false
 	}
 	if base.Proxy != nil {
 		if p, err := base.Proxy(&http.Request{URL: u}); err != nil || p != nil {
-			return client, close, false
+			return client, nil, false
 		}
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	w := &warm{addr: net.JoinHostPort(u.Hostname(), port), ready: make(chan struct{})}
+	w = &warm{addr: hostPort(u), ready: make(chan struct{})}
 	t := base.Clone()
 	// A request goes out in one write, headers and body (a small body:
 	// larger ones are streamed): the server wakes once for all of it.
@@ -76,21 +91,21 @@ func WarmClient(base *http.Transport, baseURL string) (client *http.Client, clos
 	if u.Scheme == "https" {
 		w.tls = tlsConfig(t.TLSClientConfig)
 		t.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if c := w.take(ctx, addr); c != nil {
+			if c := w.take(ctx, addr, false); c != nil {
 				return c, nil
 			}
 			return dialTLS(ctx, dial, w.tls, network, addr)
 		}
 	} else {
 		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if c := w.take(ctx, addr); c != nil {
+			if c := w.take(ctx, addr, false); c != nil {
 				return c, nil
 			}
 			return dial(ctx, network, addr)
 		}
 	}
 	go w.dial(dial)
-	return &http.Client{Transport: t}, w.close, true
+	return &http.Client{Transport: t}, w, true
 }
 
 // tlsConfig is what the transport would use: its config, offering HTTP/2
@@ -158,8 +173,9 @@ func (w *warm) dial(dial dialFunc) {
 // take hands out the warmed connection for the first dial to its address,
 // when it is still open; nil otherwise. The first dial waits for the warm
 // one to end (it started earlier, so it is the sooner), as long as ctx
-// lets it.
-func (w *warm) take(ctx context.Context, addr string) net.Conn {
+// lets it. http1 (a direct request) leaves a connection that speaks
+// HTTP/2 to the transport.
+func (w *warm) take(ctx context.Context, addr string, http1 bool) net.Conn {
 	if addr != w.addr {
 		return nil
 	}
@@ -177,6 +193,9 @@ func (w *warm) take(ctx context.Context, addr string) net.Conn {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.taken {
+		return nil
+	}
+	if tc, ok := w.conn.(*tls.Conn); ok && http1 && tc.ConnectionState().NegotiatedProtocol == "h2" {
 		return nil
 	}
 	w.taken = true

@@ -68,20 +68,37 @@ func transportFor(srv *httptest.Server) *http.Transport {
 
 func ok(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }
 
+// warmedClient is warmClient's client and the closing of its warm
+// connection.
+func warmedClient(base *http.Transport, baseURL string) (*http.Client, func(), bool) {
+	client, w, ok := warmClient(base, baseURL)
+	if !ok {
+		return client, func() {}, false
+	}
+	return client, w.close, true
+}
+
+// startServer starts a test server counting its connections in cc, over
+// TLS with HTTP/2 when tls.
+func startServer(h http.Handler, cc *connCounter, tls bool) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = cc.state
+	if tls {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	return srv
+}
+
 // The request goes over the connection dialed ahead: the server sees one
 // connection, over plain HTTP and over TLS with HTTP/2.
 func TestWarmClientUsesTheWarmConnection(t *testing.T) {
 	for _, tls := range []bool{false, true} {
 		cc := &connCounter{}
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(ok))
-		srv.Config.ConnState = cc.state
-		if tls {
-			srv.EnableHTTP2 = true
-			srv.StartTLS()
-		} else {
-			srv.Start()
-		}
-		client, done, warmed := WarmClient(transportFor(srv), srv.URL+"/v1")
+		srv := startServer(http.HandlerFunc(ok), cc, tls)
+		client, done, warmed := warmedClient(transportFor(srv), srv.URL+"/v1")
 		if !warmed {
 			t.Fatalf("tls %v: nothing warmed", tls)
 		}
@@ -105,7 +122,7 @@ func TestWarmClientRedialsAClosedConnection(t *testing.T) {
 	srv.Config.ConnState = cc.state
 	srv.Start()
 	defer srv.Close()
-	client, done, _ := WarmClient(transportFor(srv), srv.URL)
+	client, done, _ := warmedClient(transportFor(srv), srv.URL)
 	defer done()
 	<-cc.closed
 	if resp := get(t, client, srv.URL); resp.StatusCode != 200 {
@@ -121,12 +138,12 @@ func TestWarmClientRedialsAClosedConnection(t *testing.T) {
 func TestWarmClientNothingToWarm(t *testing.T) {
 	base := &http.Transport{}
 	for _, u := range []string{"", "not a url", "unix:///tmp/x"} {
-		if _, _, warmed := WarmClient(base, u); warmed {
+		if _, _, warmed := warmedClient(base, u); warmed {
 			t.Errorf("%q: warmed", u)
 		}
 	}
 	proxied := &http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }}
-	if _, _, warmed := WarmClient(proxied, "https://api.example.com"); warmed {
+	if _, _, warmed := warmedClient(proxied, "https://api.example.com"); warmed {
 		t.Error("warmed through a proxy")
 	}
 }

@@ -73,3 +73,42 @@ func set(o obj, key string, val any) obj {
 	o[i] = member{key, val}
 	return o
 }
+
+// BodyTemplate is an encoded request body with a hole for one text: a
+// body built with a placeholder in that text's place, cut around it. A
+// run that knows everything of its first request but the prompt builds
+// it ahead this way, and only the prompt is encoded when it comes.
+type BodyTemplate struct{ head, tail []byte }
+
+// CutBody cuts body around the encoded placeholder, which must occur in
+// it once (ok is false otherwise, and for a placeholder the encoding
+// changes).
+func CutBody(body []byte, placeholder string) (t BodyTemplate, ok bool) {
+	enc := quoted(placeholder)
+	if enc != placeholder || bytes.Count(body, []byte(enc)) != 1 {
+		return t, false
+	}
+	i := bytes.Index(body, []byte(enc))
+	return BodyTemplate{head: body[:i], tail: body[i+len(enc):]}, true
+}
+
+// Parts are the body with text in the hole, in three parts: what comes
+// before, text encoded, what comes after (With is the three joined).
+func (t BodyTemplate) Parts(text string) (head []byte, enc string, tail []byte) {
+	return t.head, quoted(text), t.tail
+}
+
+// With is the body with text in the hole, encoded as the body's strings
+// are: the body the codec builds with text in the placeholder's place,
+// when the codec puts the text into the body as it is.
+func (t BodyTemplate) With(text string) []byte {
+	enc := quoted(text)
+	b := make([]byte, 0, len(t.head)+len(enc)+len(t.tail))
+	return append(append(append(b, t.head...), enc...), t.tail...)
+}
+
+// quoted is s as the body encodes it inside a string's quotes.
+func quoted(s string) string {
+	b, _ := jsonw.Append(nil, s, bodyOptions)
+	return string(b[1 : len(b)-1])
+}

@@ -111,3 +111,46 @@ func TestObjEncodesAsMap(t *testing.T) {
 		t.Error("encoding reordered the obj itself")
 	}
 }
+
+// A body built with a placeholder for one text, cut around it, is with
+// any text in the hole the body built with that text, for each API.
+func TestBodyTemplate(t *testing.T) {
+	const hole = "PlaceholderForTheText42"
+	texts := []string{"hi", `<b>"quoted"</b> & \back\slash`, "ünïcode 🎉\ttab\nnew line", "\u2028\u2029 \x01", "«secret-1»", hole + hole}
+	for _, api := range []string{AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI} {
+		codec, err := CodecFor(api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := Model{ID: "m", API: api, Provider: "p", BaseURL: "http://localhost", MaxTokens: 100, ContextWindow: 1000}
+		body := func(text string) []byte {
+			c := Context{SystemPrompt: "be brief", Tools: []Tool{{Name: "read", Description: "reads", Parameters: json.RawMessage(`{"type":"object"}`)}},
+				History:  []json.RawMessage{json.RawMessage(`{"role":"user","content":[{"type":"text","text":"before"}],"timestamp":1}`)},
+				Messages: []Message{{Role: "user", Content: []Content{TextBlock(text)}, Timestamp: 2}}}
+			req, err := codec.Request(m, c, Options{APIKey: "k", SessionID: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := req.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		tmpl, ok := CutBody(body(hole), hole)
+		if !ok {
+			t.Fatalf("%s: the placeholder is not in the body once", api)
+		}
+		for _, text := range texts {
+			if got, want := tmpl.With(text), body(text); !bytes.Equal(got, want) {
+				t.Errorf("%s %q:\n got %s\nwant %s", api, text, got, want)
+			}
+		}
+	}
+	if _, ok := CutBody([]byte(`{"a":"x","b":"x"}`), "x"); ok {
+		t.Error("a placeholder found twice was taken")
+	}
+	if _, ok := CutBody([]byte(`{"a":"<"}`), "<"); ok {
+		t.Error("a placeholder the encoding changes was taken")
+	}
+}

@@ -3,6 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unsafe"
 )
 
 // Decoder turns one response's SSE events into stream events. Feed is called
@@ -19,8 +21,9 @@ type builder struct {
 	msg      Message
 	model    Model
 	out      []Event
-	json     map[int]string // partial tool-call argument text by content index
-	open     int            // index of the open block in sequential codecs, -1 if none
+	json     map[int]string           // partial tool-call argument text by content index
+	grown    map[int]*strings.Builder // the growing texts (grow), by 3×index + field
+	open     int                      // index of the open block in sequential codecs, -1 if none
 	finished bool
 	started  bool // ready emitted "start"
 }
@@ -98,14 +101,35 @@ func (b *builder) delta(i int, s string) {
 	c := &b.msg.Content[i]
 	switch c.Type {
 	case "text":
-		c.Text += s
+		b.grow(3*i, &c.Text, s)
 	case "thinking":
-		c.Thinking += s
+		b.grow(3*i+1, &c.Thinking, s)
 	case "toolCall":
-		b.json[i] += s
-		c.Arguments = ParsePartialJSON(b.json[i])
+		js := b.json[i]
+		b.grow(3*i+2, &js, s)
+		b.json[i] = js
+		c.Arguments = ParsePartialJSON(js)
 	}
 	b.emit(Event{Type: kind(c.Type) + "_delta", ContentIndex: idx(i), Delta: s})
+}
+
+// grow appends s to the text *t in linear time: the text is kept in a
+// strings.Builder (one per growing text, by key), which only ever appends, so each value of *t shares the bytes of the
+// one before (the partial messages already emitted keep theirs) instead
+// of copying the whole text at each delta. A text changed by other means
+// since (a codec setting a block's final text) starts a new builder.
+func (b *builder) grow(key int, t *string, s string) {
+	if b.grown == nil {
+		b.grown = map[int]*strings.Builder{}
+	}
+	g := b.grown[key]
+	if g == nil || g.Len() != len(*t) || unsafe.StringData(g.String()) != unsafe.StringData(*t) {
+		g = &strings.Builder{}
+		g.WriteString(*t)
+		b.grown[key] = g
+	}
+	g.WriteString(s)
+	*t = g.String()
 }
 
 // end closes block i and emits its *_end event.
