@@ -528,7 +528,7 @@ func (p *format) record(out, path []byte, l Line) []byte {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
 	if p.mode != "vimgrep" {
 		out = p.prefix(out, path, l, p.matchSep, l.Subs[0].Start+1, l.Offset)
-		out = p.highlight(out, text, l)
+		out = p.highlight(out, text, l, -1)
 		return append(out, '\n')
 	}
 	for _, s := range l.Subs {
@@ -584,9 +584,9 @@ func (p *format) line(out, path []byte, l Line) []byte {
 	}
 	switch {
 	case p.mode == "vimgrep" && l.Match:
-		for _, s := range l.Subs {
+		for i, s := range l.Subs {
 			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
-			out = p.longLine(out, text, l, true)
+			out = p.longLine(out, text, l, i, len(l.Text)-len(text))
 			out = append(out, '\n')
 		}
 		return out
@@ -598,7 +598,7 @@ func (p *format) line(out, path []byte, l Line) []byte {
 		firstCol = l.Subs[0].Start + 1
 	}
 	out = p.prefix(out, path, l, sep, firstCol, l.Offset)
-	out = p.longLine(out, text, l, false)
+	out = p.longLine(out, text, l, -1, len(l.Text)-len(text))
 	return append(out, '\n')
 }
 
@@ -640,30 +640,31 @@ func (p *format) onlyMatching(out, path []byte, l Line, text []byte, sep string)
 }
 
 // longLine appends a line as printed: highlighted or replaced, or rg's
-// note when -M omits it.
-func (p *format) longLine(out, text []byte, l Line, perMatch bool) []byte {
-	slow := p.color || p.replace != nil || perMatch || p.column // rg counts the matches where it needs their positions
-	if p.maxCols <= 0 || len(text) <= p.maxCols {
-		return p.highlight(out, text, l)
+// note when -M omits it. rg's -M counts the line's terminator too (term:
+// its length; "foo\n" is over -M3).
+func (p *format) longLine(out, text []byte, l Line, only, term int) []byte {
+	slow := p.color || p.replace != nil || only >= 0 || p.column // rg counts the matches where it needs their positions
+	if p.maxCols <= 0 || len(text)+term <= p.maxCols {
+		return p.highlight(out, text, l, only)
 	}
 	if p.preview {
-		cut := p.maxCols
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut := min(p.maxCols, len(text))
+		for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
 		if !slow || !l.Match {
-			return append(p.highlight(out, text[:cut], Line{}), " [... omitted end of long line]"...)
+			return append(p.highlight(out, text[:cut], Line{}, -1), " [... omitted end of long line]"...)
 		}
 		var in []Span
 		more := 0
-		for _, s := range l.Subs {
+		for i, s := range l.Subs {
 			if s.Start < cut {
 				in = append(in, Span{Start: s.Start, End: min(s.End, cut)})
-			} else {
-				more++
+			} else if only < 0 || i == only {
+				more++ // (--vimgrep's line counts its one match: rg)
 			}
 		}
-		out = p.highlight(out, text[:cut], Line{Match: true, Subs: in})
+		out = p.highlight(out, text[:cut], Line{Match: true, Subs: in}, only)
 		noun := "matches"
 		if more == 1 {
 			noun = "match"
@@ -717,13 +718,15 @@ func physicalLines(lines []Line) []Line {
 }
 
 // highlight appends a line with its matches coloured, or replaced
-// (--replace).
-func (p *format) highlight(out, text []byte, l Line) []byte {
+// (--replace); only >= 0 colours that match alone (--vimgrep's line of
+// one match: rg replaces them all, colours that one).
+func (p *format) highlight(out, text []byte, l Line, only int) []byte {
 	if (!p.color && p.replace == nil) || !l.Match || len(l.Subs) == 0 {
 		return append(out, text...)
 	}
 	last := 0
-	for _, s := range l.Subs {
+	for i := 0; i < len(l.Subs); i++ {
+		s := l.Subs[i]
 		if s.Start < last || s.Start > len(text) {
 			continue
 		}
@@ -733,7 +736,24 @@ func (p *format) highlight(out, text []byte, l Line) []byte {
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
-		out = p.paint(out, p.colours.Match, part)
+		// rg ends a match's colour only at text that is not a match:
+		// matches that touch are one coloured run ("oo" in foo, "XX"
+		// with -r X).
+		for only < 0 && p.color && i+1 < len(l.Subs) && l.Subs[i+1].Start == end && l.Subs[i+1].End > end && end < len(text) {
+			i++
+			if p.replace != nil {
+				part = append(part[:len(part):len(part)], p.replace.re.ExpandMatch(text, l.Subs[i], p.replace.tmpl)...)
+			}
+			end = min(l.Subs[i].End, len(text))
+		}
+		if p.replace == nil {
+			part = text[s.Start:end]
+		}
+		if only >= 0 && i != only {
+			out = append(out, part...)
+		} else {
+			out = p.paint(out, p.colours.Match, part)
+		}
 		last = end
 	}
 	return append(out, text[last:]...)

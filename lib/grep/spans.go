@@ -8,8 +8,8 @@ func (p *Printer) SpanNeed() SpanNeed {
 		return SpansAll
 	}
 	if p.column {
-		if p.trim {
-			return SpansAll // --trim drops the spans in the cut white space
+		if p.trim || p.maxCols > 0 {
+			return SpansAll // --trim drops the spans in the cut white space; -M's note counts them
 		}
 		return SpansFirst
 	}
