@@ -575,6 +575,10 @@ func (p *format) prefix(out, path []byte, l Line, sep string, col int, off int64
 // line appends one physical line.
 func (p *format) line(out, path []byte, l Line) []byte {
 	text := bytes.TrimSuffix(l.Text, []byte{'\n'})
+	if p.crlf {
+		text = bytes.TrimSuffix(text, []byte{'\r'})
+	}
+	own := l.Text[len(text):] // the line's terminator
 	if p.trim {
 		text, l = trimLine(text, l)
 	}
@@ -586,8 +590,8 @@ func (p *format) line(out, path []byte, l Line) []byte {
 	case p.mode == "vimgrep" && l.Match:
 		for i, s := range l.Subs {
 			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
-			out = p.longLine(out, text, l, i, len(l.Text)-len(text))
-			out = append(out, '\n')
+			out = p.longLine(out, text, l, i, len(own))
+			out = p.lineEnd(out, own, text, l)
 		}
 		return out
 	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
@@ -598,8 +602,22 @@ func (p *format) line(out, path []byte, l Line) []byte {
 		firstCol = l.Subs[0].Start + 1
 	}
 	out = p.prefix(out, path, l, sep, firstCol, l.Offset)
-	out = p.longLine(out, text, l, -1, len(l.Text)-len(text))
-	return append(out, '\n')
+	out = p.longLine(out, text, l, -1, len(own))
+	return p.lineEnd(out, own, text, l)
+}
+
+// lineEnd ends a printed line as rg does: with its own terminator where
+// the line is printed as it is, else (no terminator, colour, -r, an -M
+// note) with the searcher's ("\r\n" with --crlf).
+func (p *format) lineEnd(out, own, text []byte, l Line) []byte {
+	if !p.crlf {
+		return append(out, '\n')
+	}
+	whole := p.maxCols <= 0 || len(text)+len(own) <= p.maxCols
+	if len(own) > 0 && whole && (!l.Match || len(l.Subs) == 0 || !p.color && p.replace == nil) {
+		return append(out, own...)
+	}
+	return append(out, '\r', '\n')
 }
 
 // trimLine is --trim: the line without its leading white space (the
@@ -643,7 +661,8 @@ func (p *format) onlyMatching(out, path []byte, l Line, text []byte, sep string)
 // note when -M omits it. rg's -M counts the line's terminator too (term:
 // its length; "foo\n" is over -M3).
 func (p *format) longLine(out, text []byte, l Line, only, term int) []byte {
-	slow := p.color || p.replace != nil || only >= 0 || p.column // rg counts the matches where it needs their positions
+	// rg counts the matches where it needs their positions (an inverted line has none)
+	counted := (p.color || p.replace != nil || only >= 0 || p.column) && l.Match && !p.invert
 	if p.maxCols <= 0 || len(text)+term <= p.maxCols {
 		return p.highlight(out, text, l, only)
 	}
@@ -652,7 +671,7 @@ func (p *format) longLine(out, text []byte, l Line, only, term int) []byte {
 		for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		if !slow || !l.Match {
+		if !counted {
 			return append(p.highlight(out, text[:cut], Line{}, -1), " [... omitted end of long line]"...)
 		}
 		var in []Span
@@ -671,7 +690,7 @@ func (p *format) longLine(out, text []byte, l Line, only, term int) []byte {
 		}
 		return fmt.Appendf(out, " [... %d more %s]", more, noun)
 	}
-	if slow && l.Match {
+	if counted {
 		return fmt.Appendf(out, "[Omitted long line with %d matches]", len(l.Subs))
 	}
 	if l.Match {
