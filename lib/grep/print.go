@@ -220,6 +220,15 @@ func (p *format) pathBytes(path string) []byte {
 	return p.colours.Path.Paint([]byte(path))
 }
 
+// linePath is the path as each line of a file begins with it (format.
+// prefix); nil with --heading or without paths.
+func (p *format) linePath(path string) []byte {
+	if p.withPath && !p.heading {
+		return p.pathBytes(path)
+	}
+	return nil
+}
+
 // eol ends a path printed alone (-l, a heading): NUL with --null.
 func (p *format) eol() []byte {
 	if p.null {
@@ -486,10 +495,7 @@ func (p *Printer) addJSONStats(st Stats) {
 // standard and vimgrep formats to out.
 func (p *Printer) lines(out []byte, r FileResult) []byte {
 	k := 0
-	var path []byte
-	if p.withPath && !p.heading {
-		path = p.pathBytes(r.Path)
-	}
+	path := p.linePath(r.Path)
 	for _, rec := range r.Lines {
 		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
 			// -U: rg prints a match spanning lines once, from its first line
@@ -586,12 +592,15 @@ func (p *format) line(out, path []byte, l Line) []byte {
 	if !l.Match {
 		sep = p.ctxField
 	}
+	// rg's -M counts the line's terminator too ("foo\n" is over -M3)
+	fits := p.maxCols <= 0 || len(text)+len(own) <= p.maxCols
+	end := p.lineEnd(own, fits && (!l.Match || len(l.Subs) == 0 || !p.color && p.replace == nil))
 	switch {
 	case p.mode == "vimgrep" && l.Match:
 		for i, s := range l.Subs {
 			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
-			out = p.longLine(out, text, l, i, len(own))
-			out = p.lineEnd(out, own, text, l)
+			out = p.longLine(out, text, l, i, fits)
+			out = append(out, end...)
 		}
 		return out
 	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
@@ -602,22 +611,18 @@ func (p *format) line(out, path []byte, l Line) []byte {
 		firstCol = l.Subs[0].Start + 1
 	}
 	out = p.prefix(out, path, l, sep, firstCol, l.Offset)
-	out = p.longLine(out, text, l, -1, len(own))
-	return p.lineEnd(out, own, text, l)
+	out = p.longLine(out, text, l, -1, fits)
+	return append(out, end...)
 }
 
-// lineEnd ends a printed line as rg does: with its own terminator where
-// the line is printed as it is, else (no terminator, colour, -r, an -M
-// note) with the searcher's ("\r\n" with --crlf).
-func (p *format) lineEnd(out, own, text []byte, l Line) []byte {
-	if !p.crlf {
-		return append(out, '\n')
+// lineEnd is what ends a printed line, as rg ends it: its own terminator
+// (own) when the line is printed as it is (asIs), else (no terminator,
+// colour, -r, an -M note) the searcher's, "\r\n" with --crlf.
+func (p *format) lineEnd(own []byte, asIs bool) []byte {
+	if len(own) > 0 && (asIs || !p.crlf) {
+		return own[:len(own):len(own)]
 	}
-	whole := p.maxCols <= 0 || len(text)+len(own) <= p.maxCols
-	if len(own) > 0 && whole && (!l.Match || len(l.Subs) == 0 || !p.color && p.replace == nil) {
-		return append(out, own...)
-	}
-	return append(out, '\r', '\n')
+	return p.nl()
 }
 
 // trimLine is --trim: the line without its leading white space (the
@@ -658,12 +663,11 @@ func (p *format) onlyMatching(out, path []byte, l Line, text []byte, sep string)
 }
 
 // longLine appends a line as printed: highlighted or replaced, or rg's
-// note when -M omits it. rg's -M counts the line's terminator too (term:
-// its length; "foo\n" is over -M3).
-func (p *format) longLine(out, text []byte, l Line, only, term int) []byte {
+// note when -M omits it (the line does not fit).
+func (p *format) longLine(out, text []byte, l Line, only int, fits bool) []byte {
 	// rg counts the matches where it needs their positions (an inverted line has none)
 	counted := (p.color || p.replace != nil || only >= 0 || p.column) && l.Match && !p.invert
-	if p.maxCols <= 0 || len(text)+term <= p.maxCols {
+	if fits {
 		return p.highlight(out, text, l, only)
 	}
 	if p.preview {
