@@ -56,10 +56,7 @@ func (p *Printer) LineFormat() *LineFormat {
 // o.lineBase lines and o.offBase bytes before buf.
 func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Span, o SearchOptions) []byte {
 	f := lf.f
-	var pre []byte
-	if f.withPath && !f.heading {
-		pre = f.pathBytes(path)
-	}
+	pre := f.linePath(path)
 	// room for the lines and their prefixes (numbers of up to 8 digits),
 	// a separator before each group, colour's escapes around each match
 	size := 0
@@ -92,10 +89,7 @@ func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Spa
 // the printer would, the "--" of their gaps included.
 func (lf *LineFormat) lineList(path string, lines []Line) []byte {
 	f := lf.f
-	var pre []byte
-	if f.withPath && !f.heading {
-		pre = f.pathBytes(path)
-	}
+	pre := f.linePath(path)
 	size := 0
 	for _, l := range lines {
 		size += len(l.Text) + len(pre) + len(f.matchSep) + 12 + len(l.Subs)*24 + len(lf.sep)
@@ -172,9 +166,8 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 		return nil
 	}
 	f := lf.f
-	var pre []byte // the path and its separator
+	pre := f.linePath(path) // and its separator when plain
 	if f.withPath && !f.heading {
-		pre = f.pathBytes(path)
 		if lf.plain { // (format.prefix's)
 			sep := f.matchSep
 			if f.null {
