@@ -93,10 +93,11 @@ func searchFaulting(lo uintptr, n int, search func()) (at int64) {
 	return -1
 }
 
-const (
-	pageSize         = 4096
-	madvPopulateRead = 22 // MADV_POPULATE_READ (Linux 5.14)
-)
+const madvPopulateRead = 22 // MADV_POPULATE_READ (Linux 5.14)
+
+// pageSize is the system's (madvise wants aligned starts: 16 or 64 KiB
+// pages on some arm64 kernels).
+var pageSize = int64(syscall.Getpagesize())
 
 // madvise advises the kernel on the pages of b; a refusal (an older
 // kernel) changes nothing but speed.
