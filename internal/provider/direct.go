@@ -90,8 +90,12 @@ func (d *direct) close() {
 
 func hostPort(u *url.URL) string {
 	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	switch {
+	case port != "":
+	case u.Scheme == "http":
+		port = "80"
+	case u.Scheme == "https":
+		port = "443"
 	}
 	return net.JoinHostPort(u.Hostname(), port)
 }
