@@ -145,7 +145,7 @@ func (r *chatRun) getReady(hooks bool) *earlyRequest {
 	if !slices.Contains(r.o.Args, "-") {
 		return nil
 	}
-	warmUp(r.model, r.system, r.tools, r.thinking, r.o.Events)
+	warmUp(r.client, r.model, r.system, r.tools, r.thinking, r.o.Events)
 	early := r.prepareEarly(hooks)
 	runtime.GC()
 	growStack(64)
@@ -157,8 +157,9 @@ func (r *chatRun) getReady(hooks bool) *earlyRequest {
 // stdin: encoding/json builds its encoder and decoder of a type at its
 // first use, and a new process pages its code in at its first run; after
 // Enter, both are done. The answer's first events (warmSSE) go through
-// the model's decoder and an emitter like the run's.
-func warmUp(model llm.Model, system string, tools []llm.Tool, thinking, mode string) {
+// the client as an answer read from the server (provider.WarmAnswer), or
+// else the model's decoder, and an emitter like the run's.
+func warmUp(client *provider.Client, model llm.Model, system string, tools []llm.Tool, thinking, mode string) {
 	codec, err := llm.CodecFor(model.API)
 	if err != nil {
 		return
@@ -169,7 +170,11 @@ func warmUp(model llm.Model, system string, tools []llm.Tool, thinking, mode str
 	}
 	out := newEmitter(io.Discard, mode, 0, time.Now)
 	out.emit(event.MessageStart, func(e *event.Event) { e.Message = msgJSON(m) })
-	dec, started := codec.Decoder(model, 1), false
+	started := false
+	if client.WarmAnswer(model, warmSSE[model.API], func(e llm.Event) { out.model(e, &started) }) {
+		return
+	}
+	dec := codec.Decoder(model, 1)
 	for _, ev := range warmSSE[model.API] {
 		for _, e := range dec.Feed(ev) {
 			out.model(e, &started)

@@ -530,3 +530,61 @@ func TestAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestEnterFromTheReader: a prompt typed, then Enter on its own, goes to
+// the run started ahead from the terminal's reader (enter.go); the loop
+// then does the rest of enter as ever: each prompt sent once, kept once
+// in the session and in the history, the editor emptied, the echo drawn
+// once; a slash command and an @file prompt typed the same way go the
+// ordinary way.
+func TestEnterFromTheReader(t *testing.T) {
+	f := newFixture(t, textAnswer("First."), textAnswer("Second."), textAnswer("Third."))
+	toml := filepath.Join(f.home, "models.toml")
+	b, _ := os.ReadFile(toml)
+	os.WriteFile(toml, bytes.Replace(b, []byte("contextWindow = 1000"), []byte("contextWindow = 200000"), 1), 0o644)
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	for i, p := range []string{"one, typed", "two, typed"} {
+		s.send(p)
+		s.wait(p)
+		s.send("\r")
+		s.wait([]string{"First.", "Second."}[i])
+	}
+	s.send("/cost")
+	s.wait("/cost")
+	s.send("\r")
+	s.wait("$")
+	s.send("see @main.go")
+	s.wait("see @main.go")
+	s.send("\r")
+	s.wait("Third.")
+	s.send("/exit\r")
+	s.exited()
+	reqs := f.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, want := range []string{"one, typed", "two, typed"} {
+		if got := lastUserText(reqs[i]); got != want {
+			t.Errorf("request %d: prompt %q, want %q", i+1, got, want)
+		}
+	}
+	if !strings.Contains(lastUserText(reqs[2]), "<file path=\"main.go\">") {
+		t.Errorf("@main.go was not attached: %q", lastUserText(reqs[2]))
+	}
+	txt := f.sessionText()
+	for _, w := range []string{`"text":"one, typed"`, `"text":"two, typed"`} {
+		if n := strings.Count(txt, w); n != 1 {
+			t.Errorf("the session holds %s %d times, want once", w, n)
+		}
+	}
+	if n := strings.Count(s.text(), "> one, typed"); n != 2 {
+		t.Errorf("the prompt drawn %d times, want the editor's and the echo's", n)
+	}
+	hist, _ := os.ReadFile(filepath.Join(f.home, "agent_history"))
+	for _, w := range []string{`"one, typed"`, `"two, typed"`, `"/cost"`} {
+		if strings.Count(string(hist), w) != 1 {
+			t.Errorf("history holds %s %d times, want once:\n%s", w, strings.Count(string(hist), w), hist)
+		}
+	}
+}

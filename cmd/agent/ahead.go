@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -23,19 +22,37 @@ import (
 
 // ahead is a run started before its prompt.
 type ahead struct {
-	key   string
+	key   runKey
 	ready chan struct{} // start returned
 	r     *run
 	err   error
+	// sent is the prompt the terminal's reader gave it at enter
+	// (enter.go), sendErr what that returned.
+	sent    string
+	sendErr error
 }
 
-// aheadKey is what a run started ahead depends on.
-func (a *agent) aheadKey() string {
-	size, mod := int64(-1), int64(0)
-	if fi, err := os.Stat(a.file); err == nil {
-		size, mod = fi.Size(), fi.ModTime().UnixNano()
+// runKey is what a run started ahead depends on.
+type runKey struct {
+	file      string
+	size, mod int64 // the session file's
+	model     string
+	thinking  string
+	extra     string // chatExtra, joined
+}
+
+// fileState is the session file's size and time (-1 when missing).
+func fileState(file string) (size, mod int64) {
+	if fi, err := os.Stat(file); err == nil {
+		return fi.Size(), fi.ModTime().UnixNano()
 	}
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s\x00%q", a.file, size, mod, a.modelFlag, a.thinkingFlag, a.chatExtra())
+	return -1, 0
+}
+
+func (a *agent) aheadKey() runKey {
+	k := runKey{file: a.file, model: a.modelFlag, thinking: a.thinkingFlag, extra: strings.Join(a.chatExtra(), "\x00")}
+	k.size, k.mod = fileState(a.file)
+	return k
 }
 
 func (a *agent) startAhead() *ahead {
@@ -72,7 +89,7 @@ func (u *ui) keepAhead() {
 	}
 	key := u.a.aheadKey()
 	if u.ahead != nil {
-		if u.ahead.key == key {
+		if u.ahead.key == key || u.ahead.sent != "" { // (sent: enter comes next)
 			return
 		}
 		go u.ahead.drop()
@@ -89,6 +106,13 @@ func (u *ui) takeAhead(o runOpts) *run {
 	w := u.ahead
 	u.ahead = nil
 	if w == nil {
+		return nil
+	}
+	if w.sent != "" { // by the terminal's reader, for this enter
+		if w.sendErr == nil && w.sent == strings.TrimSpace(o.prompt) && len(o.files) == 0 && !o.cont && !o.force {
+			return w.r
+		}
+		go w.drop()
 		return nil
 	}
 	if len(o.files) > 0 || o.cont || o.force || w.key != u.a.aheadKey() {

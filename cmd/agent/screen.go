@@ -105,9 +105,12 @@ type printMsg string
 type painted struct {
 	u   *ui
 	scr *painter
+	in  *input // the terminal's reader, kept out while a message is handled (enter.go)
 }
 
 func (m *painted) Init() tea.Cmd {
+	m.in.handling(nil)
+	defer m.in.handled()
 	cmd := m.u.Init()
 	m.scr.paint(m.u.View())
 	m.u.keepAhead() // not at the first key: it may be the last before enter
@@ -115,6 +118,31 @@ func (m *painted) Init() tea.Cmd {
 }
 
 func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	fence := m.in.handling(msg)
+	defer m.in.handled()
+	if fence {
+		return m, nil
+	}
+	return m, m.update(msg)
+}
+
+// show handles a run's stream message in the caller's goroutine (the
+// run's reader), with the loop kept out as for its own messages: what a
+// message of the loop would paint, without waking the loop's goroutine
+// (on another thread) to paint it. Nothing is painted once the program
+// ended.
+func (m *painted) show(msg streamMsg) {
+	if !m.in.hold() {
+		return
+	}
+	cmd := m.update(msg)
+	m.in.handled()
+	if cmd != nil {
+		go func() { m.u.p.Send(cmd()) }()
+	}
+}
+
+func (m *painted) update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case printMsg:
@@ -130,7 +158,7 @@ func (m *painted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.u.run.events.Release() // the run's output is on the screen: append may write
 	}
 	m.u.keepAhead()
-	return m, cmd
+	return cmd
 }
 
 func (m *painted) View() string { return "" } // nobody asks: there is no bubbletea renderer
@@ -150,7 +178,16 @@ func runScreen(u *ui, in, out *os.File) error {
 	out.WriteString(ansi.HideCursor + ansi.SetModeBracketedPaste)
 	defer out.WriteString(ansi.ResetModeBracketedPaste + ansi.ShowCursor)
 	u.scr = scr
-	u.p = tea.NewProgram(&painted{u: u, scr: scr}, tea.WithInput(in), tea.WithOutput(out), tea.WithoutRenderer())
+	keys, err := newInput(in)
+	if err != nil {
+		return err
+	}
+	defer keys.stop()
+	m := &painted{u: u, scr: scr, in: keys}
+	u.p = tea.NewProgram(m, tea.WithInput(keys), tea.WithOutput(out), tea.WithoutRenderer())
+	u.show = m.show
+	keys.fence = func(n uint64) { u.p.Send(fenceMsg(n)) }
+	keys.enter = u.fastEnter
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer close(winch)

@@ -60,6 +60,7 @@ const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab co
 type ui struct {
 	a       *agent
 	p       *tea.Program
+	show    func(streamMsg) // handles a stream's message in the caller's goroutine (screen.go)
 	scr     *painter
 	ed      *editor
 	width   int
@@ -341,9 +342,15 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	}
 	u.run = r
 	p := u.p
+	show := u.show
+	if show == nil {
+		show = func(m streamMsg) { p.Send(m) }
+	}
 	// The renderer runs here, in the reader; its output reaches the
-	// painter in the stream's order, as messages of one goroutine, one
-	// message (one paint) for the events that were read together.
+	// painter in the stream's order, one message (one paint) for the
+	// events that were read together, handled here (show) as the loop
+	// would: no hand-over to the loop's goroutine on the way to the
+	// screen.
 	go func() {
 		var batch streamMsg
 		var text strings.Builder
@@ -366,12 +373,12 @@ func (u *ui) start(o runOpts) tea.Cmd {
 				return // nothing to show: the events go with the next batch
 			}
 			live = batch.live
-			p.Send(batch)
+			show(batch)
 			batch = streamMsg{}
 			text.Reset()
 		})
 		if len(batch.evs) > 0 {
-			p.Send(batch)
+			show(batch)
 		}
 		status := r.wait()
 		if out := rend.Finish(); out != "" {

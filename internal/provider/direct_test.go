@@ -178,3 +178,34 @@ func TestEarly(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// WarmAnswer runs a canned answer through Stream into emit, and leaves
+// the client as it was: its next call is sent, on the warm connection.
+func TestWarmAnswer(t *testing.T) {
+	sse, err := os.ReadFile("../../testdata/sse/anthropic/text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(sse) }))
+	defer srv.Close()
+	c := &Client{Now: time.Now}
+	done := c.Warm(http.DefaultTransport.(*http.Transport), srv.URL)
+	defer done()
+	m := llm.Model{ID: "m", API: llm.AnthropicMessages, Provider: "fake", BaseURL: srv.URL, MaxTokens: 100, ContextWindow: 200000}
+	var text string
+	ok := c.WarmAnswer(m, []llm.SSE{
+		{Event: "message_start", Data: []byte(`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}`)},
+		{Event: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)},
+		{Event: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"warm"}}`)},
+	}, func(e llm.Event) {
+		if e.Type == "text_delta" {
+			text += e.Delta
+		}
+	})
+	if !ok || text != "warm" {
+		t.Fatalf("WarmAnswer: %v, text %q", ok, text)
+	}
+	if got, _ := stream(t, c, m); got.StopReason != llm.StopStop || got.Text() == "" {
+		t.Errorf("the call after the warm answer: %+v", got)
+	}
+}

@@ -1,10 +1,13 @@
 package provider
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/agentutils/agentutils/lib/llm"
 )
@@ -128,4 +131,39 @@ func (c *Client) dropEarly() {
 		c.early.call.close()
 		c.early = nil
 	}
+}
+
+// WarmAnswer runs Stream once, into emit, on a canned answer to an early
+// request: events (an answer's first) in a chunked HTTP/1.1 body, read as
+// Stream reads an early direct request's answer; false when the client
+// sends nothing directly (nothing was run). A process's first run of that
+// code pages it in (a fault costs tens of microseconds), builds the
+// interface tables its conversions look up (each a write to a fresh page)
+// and takes spans for its allocations: a run waiting for its prompt does
+// it while it waits, not between its answer's first bytes and the first
+// character.
+func (c *Client) WarmAnswer(m llm.Model, events []llm.SSE, emit func(llm.Event)) bool {
+	if c.direct == nil || c.early != nil || c.Replay != nil || c.Record != nil {
+		return false
+	}
+	var body bytes.Buffer
+	for _, e := range events {
+		if e.Event != "" {
+			body.WriteString("event: " + e.Event + "\n")
+		}
+		body.WriteString("data: " + string(e.Data) + "\n\n")
+	}
+	answer := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		strconv.FormatInt(int64(body.Len()), 16) + "\r\n" + body.String() + "\r\n0\r\n\r\n"
+	hreq, err := http.NewRequest(http.MethodPost, "http://"+c.direct.addr+"/", nil)
+	if err != nil {
+		return false
+	}
+	conn, peer := net.Pipe()
+	peer.Close()
+	call := &directCall{d: c.direct, hreq: hreq, conn: conn, br: bufio.NewReader(strings.NewReader(answer)),
+		stop: func() bool { return false }} // the connection is closed, not kept
+	c.early = &early{call: call, match: func(llm.Model, llm.Context, llm.Options) bool { return true }}
+	c.Stream(context.Background(), m, llm.Context{}, llm.Options{}, emit)
+	return true
 }

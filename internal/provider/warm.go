@@ -160,6 +160,10 @@ func (w *warm) dial(dial dialFunc) {
 	if err != nil {
 		return // the request dials again and reports what fails
 	}
+	// take checks the connection before it hands it out: the check's code
+	// (a first run pages it in, ~40 µs) runs once now, not first at
+	// the request.
+	alive(c)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.taken {
