@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/agentutils/agentutils/lib/compact"
 )
@@ -30,6 +31,9 @@ type ahead struct {
 	// (enter.go), sendErr what that returned.
 	sent    string
 	sendErr error
+	// file is the session file it was started for, open (nil: there was
+	// none), for a check at enter cheaper than a path's (unchanged).
+	file *os.File
 }
 
 // runKey is what a run started ahead depends on.
@@ -57,6 +61,9 @@ func (a *agent) aheadKey() runKey {
 
 func (a *agent) startAhead() *ahead {
 	w := &ahead{key: a.aheadKey(), ready: make(chan struct{})}
+	if f, err := os.Open(a.file); err == nil {
+		w.file = f
+	}
 	o := runOpts{ahead: true, model: a.modelFlag, thinking: a.thinkingFlag, extra: a.chatExtra()}
 	file := a.file
 	go func() {
@@ -66,8 +73,32 @@ func (a *agent) startAhead() *ahead {
 	return w
 }
 
+// unchanged: the session file is the one the run was started for: the
+// same file (not replaced, nor removed) of the same size and time, or
+// still none. An open file's check (fstat) costs a fifth of a path's.
+func (w *ahead) unchanged() bool {
+	if w.file == nil {
+		size, _ := fileState(w.key.file)
+		return size == -1 && w.key.size == -1
+	}
+	fi, err := w.file.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink > 0 && fi.Size() == w.key.size && fi.ModTime().UnixNano() == w.key.mod
+}
+
+// closeFile closes the session file kept for unchanged.
+func (w *ahead) closeFile() {
+	if w.file != nil {
+		w.file.Close()
+	}
+}
+
 // drop throws the run away.
 func (w *ahead) drop() {
+	w.closeFile()
 	<-w.ready
 	if w.r != nil {
 		w.r.discard()
@@ -108,6 +139,7 @@ func (u *ui) takeAhead(o runOpts) *run {
 	if w == nil {
 		return nil
 	}
+	w.closeFile()
 	if w.sent != "" { // by the terminal's reader, for this enter
 		if w.sendErr == nil && w.sent == strings.TrimSpace(o.prompt) && len(o.files) == 0 && !o.cont && !o.force {
 			return w.r

@@ -152,16 +152,13 @@ func (u *ui) fastPrompt() string {
 
 // fastEnter sends the prompt enter would send to the run started ahead,
 // from the terminal's reader (the loop is idle); takeAhead finds it sent.
-// Of what the run depends on (runKey), only the session file can have
-// changed since the loop's last message: keepAhead, after each, started
-// the run again for anything else.
+// The prompt is the loop's (enterPrompt, set after each message). Of what
+// the run depends on (runKey), only the session file can have changed
+// since the loop's last message: keepAhead, after each, started the run
+// again for anything else.
 func (u *ui) fastEnter() bool {
-	p := u.fastPrompt()
-	w := u.ahead
-	if p == "" || w.sent != "" {
-		return false
-	}
-	if size, mod := fileState(w.key.file); w.key.file != u.a.file || size != w.key.size || mod != w.key.mod {
+	p, w := u.enterPrompt, u.ahead
+	if p == "" || w.sent != "" || !w.unchanged() {
 		return false
 	}
 	<-w.ready

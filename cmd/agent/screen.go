@@ -114,6 +114,7 @@ func (m *painted) Init() tea.Cmd {
 	cmd := m.u.Init()
 	m.scr.paint(m.u.View())
 	m.u.keepAhead() // not at the first key: it may be the last before enter
+	m.u.enterPrompt = m.u.fastPrompt()
 	return cmd
 }
 
@@ -158,6 +159,7 @@ func (m *painted) update(msg tea.Msg) tea.Cmd {
 		m.u.run.events.Release() // the run's output is on the screen: append may write
 	}
 	m.u.keepAhead()
+	m.u.enterPrompt = m.u.fastPrompt()
 	return cmd
 }
 

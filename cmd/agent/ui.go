@@ -58,28 +58,31 @@ const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab co
 // approval prompt and the footer. Finished output goes to the terminal's
 // scrollback (println); only the live part is redrawn (screen.go).
 type ui struct {
-	a       *agent
-	p       *tea.Program
-	show    func(streamMsg) // handles a stream's message in the caller's goroutine (screen.go)
-	scr     *painter
-	ed      *editor
-	width   int
-	live    string // the streaming line not yet final
-	run     *run
-	events  *bufio.Reader // the runs' readEvents buffer, one run at a time
-	ahead   *ahead        // the next run, started before its prompt (ahead.go)
-	runOpts runOpts
-	queued  []string
-	busy    string // "compacting" …
-	picker  *picker
-	ask     *approvalReq
-	denying bool // typing the reason of a denial into the editor
-	info    string
-	comps   []string // completions of the word before the cursor
-	quit    bool
-	quitEnd bool // ^D came during a run: leave when it ends
-	banner  string
-	initial string // the command line's PROMPT, run first
+	a      *agent
+	p      *tea.Program
+	show   func(streamMsg) // handles a stream's message in the caller's goroutine (screen.go)
+	scr    *painter
+	ed     *editor
+	width  int
+	live   string // the streaming line not yet final
+	run    *run
+	events *bufio.Reader // the runs' readEvents buffer, one run at a time
+	ahead  *ahead        // the next run, started before its prompt (ahead.go)
+	// enterPrompt is what enter would send to ahead, as of the last
+	// message handled (fastPrompt), for the terminal's reader (enter.go).
+	enterPrompt string
+	runOpts     runOpts
+	queued      []string
+	busy        string // "compacting" …
+	picker      *picker
+	ask         *approvalReq
+	denying     bool // typing the reason of a denial into the editor
+	info        string
+	comps       []string // completions of the word before the cursor
+	quit        bool
+	quitEnd     bool // ^D came during a run: leave when it ends
+	banner      string
+	initial     string // the command line's PROMPT, run first
 }
 
 // picker is a filtered list to choose from.
