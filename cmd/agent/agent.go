@@ -37,6 +37,19 @@ type agent struct {
 	histFile     string
 	lastText     string // the session's last assistant text (for /copy)
 	noAhead      bool   // --no-ahead: start each run at Enter
+	footerLast   footerKey
+	footerText   string // the footer for footerLast
+}
+
+// footerKey is what the footer shows: it is drawn again when this changes,
+// not at every paint (a catalog look-up and styled text per paint while
+// a stream renders).
+type footerKey struct {
+	width                 int
+	state                 sessionState
+	thinking, cfgThinking string
+	cat                   *llm.Catalog
+	drawn                 bool
 }
 
 func (a *agent) abs(p string) string {

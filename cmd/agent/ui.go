@@ -83,6 +83,7 @@ type ui struct {
 	quitEnd     bool // ^D came during a run: leave when it ends
 	banner      string
 	initial     string // the command line's PROMPT, run first
+	working     string // the line shown while a run goes on, styled once
 }
 
 // picker is a filtered list to choose from.
@@ -602,7 +603,10 @@ func (u *ui) View() string {
 		b.WriteString("\n")
 	}
 	if u.run != nil {
-		b.WriteString(dim.Render("⋯ working (esc to abort)") + "\n")
+		if u.working == "" { // styled once: it is drawn at every paint of a stream
+			u.working = dim.Render("⋯ working (esc to abort)") + "\n"
+		}
+		b.WriteString(u.working)
 	}
 	if u.busy != "" {
 		b.WriteString(dim.Render("⋯ "+u.busy) + "\n")
@@ -695,6 +699,14 @@ func (a *agent) account(ev event.Event) {
 }
 
 func (a *agent) footer(width int) string {
+	k := footerKey{width, a.state, a.thinkingFlag, a.cfgThinking, a.cat, true}
+	if k != a.footerLast {
+		a.footerLast, a.footerText = k, a.drawFooter(width)
+	}
+	return a.footerText
+}
+
+func (a *agent) drawFooter(width int) string {
 	m := a.currentModel()
 	name := a.state.modelRef
 	if name == "" {
