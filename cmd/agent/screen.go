@@ -64,6 +64,9 @@ func (p *painter) paint(view string) {
 	b.WriteByte('\r')
 	printed := len(p.queue) > 0
 	for _, l := range p.queue {
+		// The row is erased first: a tab moves the cursor over what the
+		// live area drew there, without erasing it.
+		b.WriteString(ansi.EraseEntireLine)
 		b.WriteString(l)
 		if ansi.StringWidth(l) < p.width {
 			b.WriteString(ansi.EraseLineRight)

@@ -25,3 +25,17 @@ func TestPaintUnchangedWritesNothing(t *testing.T) {
 		t.Errorf("a printed line was not written: %q", out.String())
 	}
 }
+
+// A printed line is written on an erased row: a tab in it (a pasted
+// prompt's echo) leaves nothing of the live area drawn there before.
+func TestPrintedLineErasesItsRow(t *testing.T) {
+	var out bytes.Buffer
+	p := &painter{out: &out, width: 40, height: 10}
+	p.paint("> line one\n  \tline two\nfooter")
+	out.Reset()
+	p.println("\tline two")
+	p.paint("> \nfooter")
+	if !bytes.Contains(out.Bytes(), []byte("\x1b[2K\tline two")) {
+		t.Errorf("the printed line's row was not erased first: %q", out.String())
+	}
+}
