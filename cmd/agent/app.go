@@ -253,6 +253,7 @@ func interactive(a *agent, o options, env *app.Env, recapText string, modelErr e
 		u.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
 	err := runScreen(u, os.Stdin, os.Stdout)
+	u.saveHistory()
 	if u.ahead != nil {
 		u.ahead.drop()
 	}

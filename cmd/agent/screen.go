@@ -116,8 +116,7 @@ func (m *painted) Init() tea.Cmd {
 	defer m.in.handled()
 	cmd := m.u.Init()
 	m.scr.paint(m.u.View())
-	m.u.keepAhead() // not at the first key: it may be the last before enter
-	m.u.enterPrompt = m.u.fastPrompt()
+	m.u.afterMessage(false) // not at the first key: it may be the last before enter
 	return cmd
 }
 
@@ -161,8 +160,8 @@ func (m *painted) update(msg tea.Msg) tea.Cmd {
 	if _, ok := msg.(streamMsg); ok && m.u.run != nil {
 		m.u.run.events.Release() // the run's output is on the screen: append may write
 	}
-	m.u.keepAhead()
-	m.u.enterPrompt = m.u.fastPrompt()
+	_, shown := msg.(streamMsg)
+	m.u.afterMessage(shown)
 	return cmd
 }
 

@@ -84,6 +84,8 @@ type ui struct {
 	banner      string
 	initial     string // the command line's PROMPT, run first
 	working     string // the line shown while a run goes on, styled once
+	echoAhead   *echoAhead
+	history     []string // prompts not saved to the history file yet
 }
 
 // picker is a filtered list to choose from.
@@ -293,7 +295,7 @@ func (u *ui) submit() tea.Cmd {
 		return nil
 	}
 	u.ed.Remember(text)
-	defer u.a.saveHistory(text) // after the run has its prompt
+	u.history = append(u.history, text) // saved once the run shows its first output (afterMessage)
 	u.ed.Reset()
 	u.comps = nil
 	if strings.HasPrefix(text, "/") {
@@ -313,6 +315,9 @@ var atWord = regexp.MustCompile(`(?:^|\s)@(\S+)`)
 // agent-chat attaches @FILE arguments.
 func (u *ui) startPrompt(text string) tea.Cmd {
 	o := runOpts{prompt: text}
+	if !strings.Contains(text, "@") {
+		return u.start(o)
+	}
 	for _, m := range atWord.FindAllStringSubmatch(text, -1) {
 		p := strings.TrimRight(m[1], ".,;:!?)")
 		if fi, err := os.Stat(u.a.abs(p)); err == nil && fi.Mode().IsRegular() {
@@ -329,6 +334,8 @@ func (u *ui) start(o runOpts) tea.Cmd {
 	// The run started ahead gets its prompt first: what else enter does
 	// (the renderer, the echo) is done while agent-chat sends it.
 	r := u.takeAhead(o)
+	e := u.echoAhead
+	u.echoAhead = nil
 	rend := newRenderer(u.width, u.a.color)
 	errLine := func(s string) { u.p.Send(errLineMsg(s)) }
 	echoed := false
@@ -337,7 +344,12 @@ func (u *ui) start(o runOpts) tea.Cmd {
 		for _, l := range r.stderr.to(errLine) {
 			u.println(red.Render(l))
 		}
-		echoed = u.echo(rend, o.prompt)
+		if e != nil && e.prompt == strings.TrimSpace(o.prompt) && e.width == u.width {
+			rend, echoed = e.rend, true // drawn ahead
+			u.scr.println(strings.TrimSuffix(e.out, "\n"))
+		} else {
+			echoed = u.echo(rend, o.prompt)
+		}
 	} else {
 		var err error
 		if r, err = u.a.st.start(u.a.file, o, errLine); err != nil {
@@ -403,9 +415,52 @@ func (u *ui) echo(rend renderer, prompt string) bool {
 	if prompt == "" || strings.HasPrefix(prompt, "/") {
 		return false
 	}
-	out := rend.Event(messageEvent(event.MessageStart, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}}))
-	u.scr.println(strings.TrimSuffix(out, "\n"))
+	u.scr.println(strings.TrimSuffix(rend.Event(promptEvent(prompt)), "\n"))
 	return true
+}
+
+// promptEvent is the user message of a prompt, as the stream brings it.
+func promptEvent(prompt string) event.Event {
+	return messageEvent(event.MessageStart, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}})
+}
+
+// echoAhead is the echo of the prompt enter would send, drawn before
+// enter with the renderer the run is then given.
+type echoAhead struct {
+	prompt string
+	width  int
+	rend   renderer
+	out    string
+}
+
+// afterMessage is what the loop does once a message is handled and
+// painted: the run ahead kept up to date, what enter would send (for
+// the terminal's reader) and its echo made ready, so that enter has
+// neither to encode and render the prompt nor (with the history, saved
+// once the run shows its first output) to write a file on the way from
+// Enter to the first character.
+func (u *ui) afterMessage(shown bool) {
+	u.keepAhead()
+	u.enterPrompt = u.fastPrompt()
+	switch p := u.enterPrompt; {
+	case p == "" || strings.HasPrefix(p, "/"):
+		u.echoAhead = nil
+	case u.echoAhead == nil || u.echoAhead.prompt != p || u.echoAhead.width != u.width:
+		rend := newRenderer(u.width, u.a.color)
+		u.echoAhead = &echoAhead{prompt: p, width: u.width, rend: rend, out: rend.Event(promptEvent(p))}
+	}
+	if shown || u.run == nil {
+		u.saveHistory()
+	}
+}
+
+// saveHistory appends the prompts sent since the last save to the
+// history file.
+func (u *ui) saveHistory() {
+	for _, t := range u.history {
+		u.a.saveHistory(t)
+	}
+	u.history = nil
 }
 
 // ends: the events hold an answer's end (its numbers, for the footer).
