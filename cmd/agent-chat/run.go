@@ -140,7 +140,10 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 // allocated is collected, so that no collection is due on the way to the
 // first character and the request's allocations reuse memory already
 // touched. A collection shrinks the stack: it is grown again, to spare
-// the request's deep encoding the copies.
+// the request's deep encoding the copies. It also empties the
+// allocator's per-processor caches: the warm-up runs again after it, so
+// that the first allocations of each size on the way from the prompt
+// to the first character find a cached span, not the central lists.
 func (r *chatRun) getReady(hooks bool) *earlyRequest {
 	if !slices.Contains(r.o.Args, "-") {
 		return nil
@@ -149,6 +152,7 @@ func (r *chatRun) getReady(hooks bool) *earlyRequest {
 	early := r.prepareEarly(hooks)
 	runtime.GC()
 	growStack(64)
+	warmUp(r.client, r.model, r.system, r.tools, r.thinking, r.o.Events)
 	return early
 }
 
