@@ -286,6 +286,10 @@ func matchOptions(f flagSet, o *options) error {
 	if f.on("crlf") {
 		o.Match = crlfMatch(o.Match)
 	}
+	if o.Multiline && !grep.MatchesNewline(o.Match) {
+		// rg 13: -U with a pattern that cannot match a newline searches line by line
+		o.Multiline, o.Match.Multiline, o.Match.DotAll = false, false, false
+	}
 	m, err := grep.Compile(o.Match)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)

@@ -81,10 +81,7 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 		r.stop, r.stopGap = stopContext, l.Gap
 		if l.Match {
 			r.stop = stopMatch
-			c.stopBytes = l.Offset + int64(len(l.Text))
-			if p.slice && r.BinaryOffset >= l.Offset {
-				c.stopBytes = min(c.stopBytes, r.BinaryOffset) // (a match holding the NUL: up to it)
-			}
+			c.stopBytes = p.slicePos(r, k)
 		} else {
 			c.drop(r.Lines[k : k+1])
 		}
@@ -111,6 +108,28 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 		r.BytesSearched = max(r.binaryKeep, min(c.visited, r.BinaryFrom))
 	}
 	return r
+}
+
+// slicePos is where rg's search of a file read whole stood when the
+// match r.Lines[k] ended it: past that match's lines, with -U past the
+// next match's (rg finds it before it hands the one before over) or at
+// the end; never past the NUL byte it saw.
+func (p *Printer) slicePos(r FileResult, k int) int64 {
+	l := r.Lines[k]
+	pos := l.Offset + int64(len(l.Text))
+	if p.slice && p.multiline {
+		pos = r.BytesSearched // (the whole file)
+		for _, n := range r.Lines[k+1:] {
+			if n.Match {
+				pos = n.Offset + int64(len(n.Text))
+				break
+			}
+		}
+	}
+	if p.slice && r.BinaryOffset >= 0 {
+		pos = min(pos, r.BinaryOffset)
+	}
+	return pos
 }
 
 // noteLines notes the lines of a file handed to the printer.

@@ -15,8 +15,8 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 		subs       []Span
 	}
 	var recs []record
-	for _, loc := range m.re.FindAllIndex(buf, -1) {
-		s, e := loc[0], loc[1]
+	for _, loc := range m.multilineMatches(buf) {
+		s, e := loc.Start, loc.End
 		if s == len(buf) && s > 0 && buf[s-1] == '\n' {
 			continue // an empty match after the last line end
 		}
@@ -119,4 +119,19 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 		}
 	}
 	return r
+}
+
+// multilineMatches are the matches in the whole buffer; under -w the
+// words themselves (rg reports the pattern's group, not the non-word
+// characters around it).
+func (m *Matcher) multilineMatches(buf []byte) []Span {
+	if m.word {
+		return m.wordsIn(buf, 0, len(buf), 0, nil)
+	}
+	locs := m.re.FindAllIndex(buf, -1)
+	out := make([]Span, len(locs))
+	for i, loc := range locs {
+		out[i] = Span{loc[0], loc[1]}
+	}
+	return out
 }

@@ -37,6 +37,7 @@ type Printer struct {
 	passthru           bool     // --passthru
 	after              int      // -A
 	parallel           bool     // PrintOptions.Parallel
+	multiline          bool     // -U searches the whole file, not line by line
 	out                []byte   // standard's text of a part, reused
 	outBufs            *outBufs // the buffers of FileResult.Out, for reuse (stream.go)
 	jsonBuf            []byte   // --json's records of a file, reused from file to file
@@ -134,7 +135,7 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 		granular: po.Color || po.Replace != nil || po.Only || po.Column || po.Mode == "vimgrep" || po.Stats}
 	p := &Printer{format: f, w: w, first: true, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		includeZero: po.IncludeZero, lineBuffered: po.LineBuffered, passthruMax: po.PassthruMax, passthru: po.Passthru,
-		parallel: po.Parallel}
+		parallel: po.Parallel, multiline: m != nil && m.multiline}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
