@@ -84,6 +84,9 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 			c.stopBytes = p.slicePos(r, k)
 		} else {
 			c.drop(r.Lines[k : k+1])
+			if p.multiline {
+				c.stopBytes = p.slicePos(r, k)
+			}
 		}
 		c.drop(r.Lines[k+1:])
 		c.stopped = true
@@ -111,17 +114,24 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 }
 
 // slicePos is where rg's search of a file read whole stood when the
-// match r.Lines[k] ended it: past that match's lines, with -U past the
-// next match's (rg finds it before it hands the one before over) or at
-// the end; never past the NUL byte it saw.
+// line r.Lines[k] ended it: past that match's line, never past the NUL
+// byte it saw. With -U rg hands a match over (its context first) when it
+// has found the next one: it stood past the match after it, or at the end.
 func (p *Printer) slicePos(r FileResult, k int) int64 {
 	l := r.Lines[k]
 	pos := l.Offset + int64(len(l.Text))
 	if p.slice && p.multiline {
 		pos = r.BytesSearched // (the whole file)
-		for _, n := range r.Lines[k+1:] {
+		j := k
+		for j < len(r.Lines) && !r.Lines[j].Match {
+			j++
+		}
+		for _, n := range r.Lines[min(j+1, len(r.Lines)):] {
 			if n.Match {
 				pos = n.Offset + int64(len(n.Text))
+				if len(n.Subs) > 0 {
+					pos = n.Offset + int64(n.Subs[0].End)
+				}
 				break
 			}
 		}
@@ -147,7 +157,7 @@ func (c *part) noteLines(lines []Line) {
 func (c *part) drop(lines []Line) {
 	for _, l := range lines {
 		if l.Match {
-			c.dropLines++
+			c.dropLines += countLines(l.Text) // (a -U match may span lines)
 			c.dropMatches += len(l.Subs)
 		}
 	}

@@ -409,6 +409,9 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 		out = p.binaryMatches(out, r)
 	}
 	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
+		if r.stopGap && p.ctxBreaks() {
+			out = append(append(out, p.ctxSep...), '\n')
+		}
 		if p.withPath {
 			out = append(out, p.pathBytes(r.Path)...)
 			out = append(out, ": "...)
