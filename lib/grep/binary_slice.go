@@ -19,6 +19,10 @@ func searchLateBinary(m *Matcher, path string, buf []byte, o SearchOptions) File
 			r.BytesSearched = min(r.BytesSearched, r.BinaryOffset)
 			if !o.SkipBinary {
 				r.BinaryFrom = l.Offset
+				if o.Invert && l.Match {
+					end := int(l.Offset) + len(l.Text)
+					r.invStop = int64(end) + invertedStop(buf[end:], m.Find(buf[end:], 1))
+				}
 				break
 			}
 			// quit: what came before is kept, with rg's warning (after

@@ -84,8 +84,8 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 			c.stopBytes = p.slicePos(r, k)
 		} else {
 			c.drop(r.Lines[k : k+1])
-			if p.multiline {
-				c.stopBytes = p.slicePos(r, k)
+			if p.multiline || p.invert && r.invStop > 0 {
+				c.stopBytes = p.slicePos(r, k) // (rg found the match after it first)
 			}
 		}
 		c.drop(r.Lines[k+1:])
@@ -120,6 +120,9 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 func (p *Printer) slicePos(r FileResult, k int) int64 {
 	l := r.Lines[k]
 	pos := l.Offset + int64(len(l.Text))
+	if p.slice && p.invert && r.invStop > 0 {
+		pos = r.invStop // (rg hands inverted lines over when it has found the match after them)
+	}
 	if p.slice && p.multiline {
 		pos = r.BytesSearched // (the whole file)
 		j := k

@@ -97,6 +97,9 @@ type chunkSearch struct {
 	// rg's buffer keeps for context (buffered reads with context: rolled)
 	tail []int64
 	mNum int // the number of -m's last match, once -m stopped the search (0: not yet)
+	// invNext: -v -m stopped a whole-file read with no match after it in
+	// its piece; rg stood past the next match's line (invertedStop)
+	invNext bool
 	// co: a piece's lines to print (with context, printed here: search),
 	// storage reused from piece to piece
 	co ctxOut
@@ -314,6 +317,9 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		nlines = 0 // (no line numbers: a pass over the piece saved)
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
+	if c.invNext {
+		c.invertedStop(piece, base)
+	}
 	var lines []Line
 	// format: the lines with context are printed here (o.Format) once
 	// complete (c.context), into scratch storage reused from piece to
@@ -371,6 +377,12 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 					c.maxEnd = c.fillOf(l.Offset)
 					if o.Slice {
 						c.maxEnd = lines[lastMatch(lines)].Offset + int64(len(lines[lastMatch(lines)].Text))
+					}
+					if o.Slice && o.Invert {
+						c.maxEnd, c.invNext = base+res.BytesSearched, res.BytesSearched == int64(len(piece))
+						if c.invNext {
+							c.maxEnd = -1 // (the whole file, unless a later piece has a match)
+						}
 					}
 				}
 			}
@@ -583,6 +595,14 @@ func (c *chunkSearch) owed(out []Line, piece []byte, base int64, firstNum int) [
 		start = end
 	}
 	return out
+}
+
+// invertedStop looks for the match that ends -v -m's search in a later
+// piece: rg stood past its line.
+func (c *chunkSearch) invertedStop(piece []byte, base int64) {
+	if f := c.m.Find(piece, 1); len(f) > 0 {
+		c.maxEnd, c.invNext = base+invertedStop(piece, f), false
+	}
 }
 
 // laterMatches marks the lines owed after -m's last match (ctx, the

@@ -54,6 +54,9 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		ref.to = len(subs)
 		switch {
 		case ref.match && !stop:
+			if o.Invert && o.Slice && r.BinaryFrom == 0 && r.invStop == 0 {
+				r.invStop = invertedStop(buf, spans[si:]) // (where rg stops at the NUL: slicePos)
+			}
 			r.MatchedLines++
 			r.Matches += hits
 			if !o.CountOnly {
@@ -75,6 +78,9 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
 				r.BytesSearched = maxCountBytes(buf, o, start, end)
+				if o.Invert && o.Slice {
+					r.BytesSearched = invertedStop(buf, spans[si:])
+				}
 			}
 		case left > 0:
 			// a line in the context after the last match -m keeps that
@@ -197,6 +203,21 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 type ctxOut struct {
 	refs []ctxRef
 	subs []Span
+}
+
+// invertedStop is rg's bytes searched when -m stops -v over a file read
+// whole: rg hands the lines between two matches over when it has found
+// the second, so it stood past the line of the match after the last line
+// handed over (next: the matches from there), or at the end.
+func invertedStop(buf []byte, next []Span) int64 {
+	if len(next) == 0 {
+		return int64(len(buf))
+	}
+	at := min(next[0].Start, len(buf))
+	if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
+		return int64(at + i + 1)
+	}
+	return int64(len(buf))
 }
 
 // ctxScratch is searchContext's storage, reused from file to file.

@@ -45,6 +45,10 @@ type FileResult struct {
 	// after a gap when stopGap
 	stop    stopKind
 	stopGap bool
+	// invStop: -v over a file read whole with binary data: the end of
+	// the line of the match after the first inverted line handed over
+	// from BinaryFrom on, where rg stood when that line stopped it (0: none)
+	invStop int64
 	// binaryKeep: where rg's buffer began for the fill that read the NUL
 	// (the context lines it kept before BinaryFrom: rolled)
 	binaryKeep int64
