@@ -591,10 +591,19 @@ func (c *chunkSearch) owed(out []Line, piece []byte, base int64, firstNum int) [
 		} else {
 			end += start + 1
 		}
-		out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
+		out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end], Subs: c.ctxSubs(piece[start:end])})
 		start = end
 	}
 	return out
+}
+
+// ctxSubs are the matches of a context line the piece search did not
+// see: with -v, rg 13 prints them (colour, -r, --column, --json).
+func (c *chunkSearch) ctxSubs(text []byte) []Span {
+	if !c.o.Invert || c.o.Spans == SpansNone {
+		return nil
+	}
+	return c.m.Find(text, 0)
 }
 
 // invertedStop looks for the match that ends -v -m's search in a later
@@ -689,7 +698,8 @@ func (c *chunkSearch) keepBefore(piece []byte, base int64, nlines int) {
 				start = j + 1
 			}
 		}
-		tail = append(tail, Line{Number: num, Offset: base + int64(start), Text: bytes.Clone(piece[start:end])})
+		text := bytes.Clone(piece[start:end])
+		tail = append(tail, Line{Number: num, Offset: base + int64(start), Text: text, Subs: c.ctxSubs(text)})
 		end = start
 	}
 	slices.Reverse(tail)

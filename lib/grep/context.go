@@ -23,6 +23,8 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		before, after = 0, 0 // (nothing printed: -m's later matches are not counted either)
 	}
 	refs, subs, ring := sc.refs[:0], sc.subs[:0], sc.ring[:0]
+	// rg 13 finds the matches of -v's context lines (colour, -r, --column, --json)
+	keepCtx := o.Spans != SpansNone && (before > 0 || after > 0)
 	defer func() { sc.refs, sc.subs, sc.ring = refs, subs, ring }()
 	printed := 0 // the last line printed (its number)
 	left := 0    // context lines still to print after the last match
@@ -46,9 +48,9 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 		hits := len(subs) - ref.from
 		ref.match = (hits > 0) != o.Invert
-		if !ref.match {
-			subs = subs[:ref.from] // (only a match's spans are printed)
-		} else if o.Invert {
+		if !ref.match && !(o.Invert && keepCtx) {
+			subs = subs[:ref.from] // (only a match's spans are printed; with -v a context line's too)
+		} else if o.Invert && ref.match {
 			hits = 1 // (an inverted match counts one)
 		}
 		ref.to = len(subs)
@@ -152,7 +154,7 @@ type ctxRef struct {
 // line is the Line ref prints.
 func (ref ctxRef) line(buf []byte, subs []Span, o SearchOptions) Line {
 	l := Line{Number: ref.num, Offset: int64(ref.start), Text: buf[ref.start:ref.end], Match: ref.match, Gap: ref.gap}
-	if ref.match && !o.Invert && ref.to > ref.from {
+	if ref.match != o.Invert && ref.to > ref.from { // (-v: a context line's matches)
 		l.Subs = subs[ref.from:ref.to:ref.to]
 	}
 	return l
@@ -180,7 +182,7 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 	}
 	n := 0
 	for _, ref := range refs {
-		if ref.match && !o.Invert {
+		if ref.match != o.Invert {
 			n += ref.to - ref.from
 		}
 	}

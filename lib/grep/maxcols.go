@@ -26,7 +26,7 @@ func (p *format) tooWide(text, own []byte, l Line) *wideLine {
 	if p.maxCols <= 0 {
 		return nil
 	}
-	counted := p.granular && l.Match && len(l.Subs) > 0
+	counted := p.granular && len(l.Subs) > 0 // (-v: a context line's matches too)
 	if counted && p.replace != nil {
 		b, subs := p.replace.all(text, l.Subs)
 		if len(b) <= p.maxCols {

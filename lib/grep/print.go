@@ -572,7 +572,7 @@ func (p *format) prefix(out, path []byte, l Line, sep string, col int, off int64
 		out = p.paint(out, p.colours.Line, strconv.AppendInt(num[:0], int64(l.Number), 10))
 		out = append(out, sep...)
 	}
-	if p.column && l.Match && col > 0 {
+	if p.column && col > 0 {
 		out = p.paint(out, p.colours.Column, strconv.AppendInt(num[:0], int64(col), 10))
 		out = append(out, sep...)
 	}
@@ -589,8 +589,9 @@ func (p *format) line(out, path []byte, l Line) []byte {
 	if p.crlf {
 		text = bytes.TrimSuffix(text, []byte{'\r'})
 	}
-	own := l.Text[len(text):]              // the line's terminator
-	only := p.only && l.Match && !p.invert // rg: -o -v prints the lines
+	own := l.Text[len(text):] // the line's terminator
+	// rg: -o -v prints the lines, and each match of a context line
+	only := p.only && len(l.Subs) > 0 && (l.Match != p.invert)
 	var wide *wideLine
 	if !only {
 		wide = p.tooWide(text, own, l) // (rg measures the line before --trim)
@@ -604,9 +605,9 @@ func (p *format) line(out, path []byte, l Line) []byte {
 	if !l.Match {
 		sep = p.ctxField
 	}
-	end := p.lineEnd(own, wide == nil && (!l.Match || len(l.Subs) == 0 || !p.color && p.replace == nil))
+	end := p.lineEnd(own, wide == nil && (len(l.Subs) == 0 || !p.color && p.replace == nil))
 	switch {
-	case p.mode == "vimgrep" && l.Match && len(l.Subs) > 0: // (rg: -v prints the line once, no column)
+	case p.mode == "vimgrep" && len(l.Subs) > 0: // (rg: -v prints the line once, no column; its context lines per match)
 		for i, s := range l.Subs {
 			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
 			if wide == nil {
@@ -652,12 +653,12 @@ func (p *format) lineEnd(own []byte, asIs bool) []byte {
 // trimmed is --trim's line: rg trims the line as printed, with -r the
 // replaced one (then hl, the format that highlights it, replaces no more).
 func (p *format) trimmed(text []byte, l Line) (shown []byte, sl Line, hl *format) {
-	if p.replace == nil || !l.Match || len(l.Subs) == 0 {
+	if p.replace == nil || len(l.Subs) == 0 {
 		shown, sl = trimLine(text, l)
 		return shown, sl, p
 	}
 	b, subs := p.replace.all(text, l.Subs)
-	shown, sl = trimLine(b, Line{Match: true, Subs: subs})
+	shown, sl = trimLine(b, Line{Match: l.Match, Subs: subs})
 	q := *p
 	q.replace = nil
 	return shown, sl, &q
@@ -747,9 +748,6 @@ func physicalLines(lines []Line) []Line {
 // (--replace); only >= 0 colours that match alone (--vimgrep's line of
 // one match: rg replaces them all, colours that one).
 func (p *format) highlight(out, text []byte, l Line, only int) []byte {
-	if !l.Match {
-		return append(out, text...)
-	}
 	return p.paintSpans(out, text, l.Subs, only, p.replace)
 }
 
