@@ -246,7 +246,7 @@ func searchChunks(m *Matcher, path string, read ReadFunc, mapped []byte, searche
 	case c.early:
 		r.BytesSearched = r.BinaryOffset
 	}
-	if c.maxEnd >= 0 {
+	if c.maxEnd >= 0 && !(c.stopped && c.pending > 0) { // (-A lines owed at the end: rg read to it)
 		r.BytesSearched = c.maxEnd
 	}
 	if c.lateAt >= 0 {
@@ -339,7 +339,7 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			so.refsOut = &c.co
 			c.co.refs, c.co.subs = c.co.refs[:0], c.co.subs[:0]
 		}
-		so.lineBase, so.offBase, so.nl = c.line, base, c.nl
+		so.lineBase, so.offBase, so.nl, so.piece = c.line, base, c.nl, true
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
 		c.r.MatchedLines += res.MatchedLines
 		c.r.Matches += res.Matches

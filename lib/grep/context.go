@@ -113,7 +113,7 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		start = end
 	}
 	if stop {
-		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
+		r.BytesSearched = owedAtEnd(buf, o, refs, r.BytesSearched, left)
 	}
 	if o.Passthru && r.MatchedLines == 0 && !o.CountOnly {
 		// rg: --passthru prints a file without a match too
@@ -141,6 +141,16 @@ func stoppedBytes(buf []byte, o SearchOptions, refs []ctxRef, n int64) int64 {
 	}
 	l := refs[len(refs)-1]
 	return max(n, maxCountBytes(buf, o, l.start, l.end))
+}
+
+// owedAtEnd is stoppedBytes for a search that reached the end of buf
+// after -m stopped it: with -A lines still owed there, rg read to the end
+// looking for them.
+func owedAtEnd(buf []byte, o SearchOptions, refs []ctxRef, n int64, owed int) int64 {
+	if owed > 0 && !o.piece {
+		return int64(len(buf))
+	}
+	return stoppedBytes(buf, o, refs, n)
 }
 
 // ctxRef is a line searchContext prints: its number, its bytes (end past
@@ -326,7 +336,7 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 	}
 	refs = cs.after(buf, refs, len(buf))
 	if stop {
-		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
+		r.BytesSearched = owedAtEnd(buf, o, refs, r.BytesSearched, cs.left)
 	}
 	if o.refsOut != nil {
 		return r // (the deferred function hands them over)

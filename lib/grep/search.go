@@ -108,6 +108,8 @@ type SearchOptions struct {
 	// searched buffer (a piece of it: chunked.go), for Format's numbers.
 	lineBase int
 	offBase  int64
+	// piece: the buffer is a piece of the file, its end not the file's
+	piece bool
 	// nl: the newlines of the file before the buffer's lines, counted as
 	// it was read (chunked.go; nil: counted here)
 	nl *lineIndex
