@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -99,16 +98,8 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if len(o.Patterns) == 0 {
 		return nil, fmt.Errorf("no pattern given")
 	}
-	fold := o.IgnoreCase
-	if o.SmartCase && !o.IgnoreCase {
-		fold = true
-		for _, p := range o.Patterns {
-			if strings.IndexFunc(p, unicode.IsUpper) >= 0 {
-				fold = false
-			}
-		}
-	}
-	alts, latin1, err := goPatterns(o, fold) // rgsyntax.go
+	fold := o.IgnoreCase || o.SmartCase && smartFold(o.Patterns, o.Fixed) // (smartcase.go)
+	alts, latin1, err := goPatterns(o, fold)                              // rgsyntax.go
 	if err != nil {
 		return nil, err
 	}
