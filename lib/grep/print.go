@@ -502,7 +502,7 @@ func (p *Printer) lines(out []byte, r FileResult) []byte {
 	k := 0
 	path := p.linePath(r.Path)
 	for _, rec := range r.Lines {
-		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
+		if rec.Match && multiLine(rec.Text) && !p.only && (p.mode == "vimgrep" || p.replace != nil) {
 			// -U: rg prints a match spanning lines once, from its first line
 			out = p.record(out, path, rec)
 			k++
@@ -550,7 +550,9 @@ func (p *format) record(out, path []byte, l Line) []byte {
 		}
 		pl := Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
 		out = p.prefix(out, path, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
-		out = append(out, text[start:start+end]...)
+		// (the match's part on its first line coloured)
+		part := Span{Start: s.Start - start, End: min(s.End-start, end)}
+		out = p.paintSpans(out, text[start:start+end], []Span{part}, -1, nil)
 		out = append(out, '\n')
 	}
 	return out
@@ -607,6 +609,8 @@ func (p *format) line(out, path []byte, l Line) []byte {
 	}
 	end := p.lineEnd(own, wide == nil && (len(l.Subs) == 0 || !p.color && p.replace == nil))
 	switch {
+	case only: // (before --vimgrep's line per match: rg)
+		return p.onlyMatching(out, path, l, text, sep)
 	case p.mode == "vimgrep" && len(l.Subs) > 0: // (rg: -v prints the line once, no column; its context lines per match)
 		for i, s := range l.Subs {
 			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
@@ -624,8 +628,6 @@ func (p *format) line(out, path []byte, l Line) []byte {
 			out = append(out, end...)
 		}
 		return out
-	case only:
-		return p.onlyMatching(out, path, l, text, sep)
 	}
 	firstCol := 0
 	if len(l.Subs) > 0 {
