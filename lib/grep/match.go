@@ -85,7 +85,8 @@ type MatchOptions struct {
 	// it goes on with the regexp, as rg's falls back to a slower engine.
 	DFASizeLimit int64
 	// RegexSizeLimit bounds the compiled pattern, in bytes as rg 13
-	// estimates it (--regex-size-limit); 0 is rg's 100 MiB.
+	// estimates it (--regex-size-limit); 0 is rg's 100 MiB, a negative
+	// value a limit of 0 bytes.
 	RegexSizeLimit int64
 	// NoUnicode: the patterns start with Unicode off, as if each began
 	// with (?-u) (--no-unicode; rgsyntax.go).
