@@ -459,7 +459,8 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
 		ByteOffset: f.on("byte-offset"), LineBuffered: f.on("line-buffered"),
-		Passthru: f.on("passthru"), CRLF: f.on("crlf"), Parallel: !o.Walk.OneThread}
+		Passthru: f.on("passthru"), CRLF: f.on("crlf"), Parallel: !o.Walk.OneThread,
+		CountInvertedMatches: f.on("count") && f.on("only-matching") && !f.on("count-matches") && f.on("invert-match") && !o.Multiline}
 	if err := colourOpts(f, env, &po); err != nil {
 		return err
 	}

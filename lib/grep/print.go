@@ -38,6 +38,7 @@ type Printer struct {
 	after              int      // -A
 	parallel           bool     // PrintOptions.Parallel
 	multiline          bool     // -U searches the whole file, not line by line
+	noneInverted       bool     // PrintOptions.CountInvertedMatches
 	out                []byte   // standard's text of a part, reused
 	outBufs            *outBufs // the buffers of FileResult.Out, for reuse (stream.go)
 	jsonBuf            []byte   // --json's records of a file, reused from file to file
@@ -121,6 +122,10 @@ type PrintOptions struct {
 	PassthruMax        int  // --passthru -m N: no lines after the Nth match
 	CRLF               bool // --crlf: -o ends each match with "\r\n"
 	Colours            Colours
+	// CountInvertedMatches: -c -o -v (not --count-matches): rg counts the
+	// matches of the inverted lines, none, and prints 0 for a file that
+	// has such lines.
+	CountInvertedMatches bool
 	// Parallel: rg would search with several threads, whose output puts
 	// the file separator ("--" with context, a blank line with --heading)
 	// between any two files' output, a binary note alone too.
@@ -135,7 +140,7 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 		granular: po.Color || po.Replace != nil || po.Only || po.Column || po.Mode == "vimgrep" || po.Stats}
 	p := &Printer{format: f, w: w, first: true, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		includeZero: po.IncludeZero, lineBuffered: po.LineBuffered, passthruMax: po.PassthruMax, passthru: po.Passthru,
-		parallel: po.Parallel, multiline: m != nil && m.multiline}
+		parallel: po.Parallel, multiline: m != nil && m.multiline, noneInverted: po.CountInvertedMatches}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
@@ -340,7 +345,10 @@ func (p *Printer) summary(r FileResult) bool {
 	if p.mode == "count-matches" {
 		n = r.Matches
 	}
-	if n == 0 && !(p.includeZero && !r.Skipped) {
+	if p.noneInverted {
+		n = 0 // (-c -o -v: rg counts the matches of the inverted lines, which hold none)
+	}
+	if n == 0 && !(p.noneInverted && r.MatchedLines > 0) && !(p.includeZero && !r.Skipped) {
 		return true
 	}
 	var b []byte
