@@ -79,7 +79,7 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			}
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
-				r.BytesSearched = maxCountBytes(buf, o, start, end)
+				r.BytesSearched = maxCountBytes(buf, o, start, end, refs)
 				if o.Invert && o.Slice {
 					r.BytesSearched = invertedStop(buf, spans[si:])
 				}
@@ -140,7 +140,7 @@ func stoppedBytes(buf []byte, o SearchOptions, refs []ctxRef, n int64) int64 {
 		return n
 	}
 	l := refs[len(refs)-1]
-	return max(n, maxCountBytes(buf, o, l.start, l.end))
+	return max(n, maxCountBytes(buf, o, l.start, l.end, refs))
 }
 
 // owedAtEnd is stoppedBytes for a search that reached the end of buf
@@ -329,7 +329,7 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 			cs.left = o.After
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
-				r.BytesSearched = maxCountBytes(buf, o, start, end)
+				r.BytesSearched = maxCountBytes(buf, o, start, end, refs)
 			}
 		}
 		off = end

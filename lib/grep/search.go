@@ -256,7 +256,7 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			sc.lines = append(sc.lines, lineRef{num: lineNo, start: start, end: end, spans: len(sc.spans)})
 		}
 		if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
-			r.BytesSearched = maxCountBytes(buf, o, start, end) // rg's count where -m stopped it (binary.go)
+			r.BytesSearched = maxCountBytes(buf, o, start, end, nil) // rg's count where -m stopped it (binary.go)
 			break
 		}
 		off = end
