@@ -79,6 +79,9 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			}
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
+				if o.Passthru {
+					left = 0 // rg: --passthru -m N ends at the Nth match
+				}
 				r.BytesSearched = maxCountBytes(buf, o, start, end, refs)
 				if o.Invert && o.Slice {
 					r.BytesSearched = invertedStop(buf, spans[si:])
@@ -329,6 +332,9 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 			cs.left = o.After
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
+				if o.Passthru {
+					cs.left = 0 // rg: --passthru -m N ends at the Nth match
+				}
 				r.BytesSearched = maxCountBytes(buf, o, start, end, refs)
 			}
 		}
