@@ -74,7 +74,7 @@ func TestChunkedSameOutput(t *testing.T) {
 		{"-c", "x"}, {"-v", "-c", "e"}, {"--count-matches", "needle"}, {"-l", "rare"}, {"-v", "-n", "e"}, {"-w", "-n", "needle"}, {"-i", "-c", "needle"},
 		{"-n", "-A", "3", "edge"}, {"-n", "-B", "4", "edge"}, {"-n", "-C", "2", "edge"}, {"-n", "-C", "40", "rare"},
 		{"-n", "-v", "-C", "1", "a"}, {"-m", "5", "-n", "-A", "3", "edge"}, {"-m", "40", "-c", "edge"}, {"-m", "40", "--json", "-C", "1", "edge"},
-		{"--json", "-n", "rare"}, {"--json", "-v", "e"}, {"--stats", "-n", "edge"}, {"--stats", "-m", "3", "-c", "rare"},
+		{"--json", "-n", "rare"}, {"--json", "-v", "e"}, {"--stats", "-n", "edge"}, {"--stats", "-m", "3", "-c", "rare"}, {"--stats", "-v", "-m", "500", "edge"}, {"--stats", "-v", "-m", "3", "rare"}, {"--stats", "-m", "2", "-A", "900000", "rare"},
 		{"-n", "\\w+é"}, {"-n", "-B", "2", "-A", "5", "rare"}, {"--passthru", "-n", "rare"}, {"-n", "$"}, {"-c", "^"},
 		{"-n", "-r", "NEEDLE", "needle"}, {"--vimgrep", "rare"}, {"-n", "--no-mmap", "-C", "3", "edge"},
 	}

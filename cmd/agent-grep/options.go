@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -201,15 +202,15 @@ func walkOptions(f flagSet, env *app.Env, o *options, types map[string][]string)
 		return exit.Wrap(exit.Usage, err)
 	}
 	var maxSize int64
-	if s := f.str("max-filesize"); s != "" {
+	if s := f.str("max-filesize"); f.on("max-filesize") {
 		if maxSize, err = parseSize(s); err != nil {
-			return exit.Errorf(exit.Usage, "--max-filesize: %v", err)
+			return exit.Wrap(exit.Usage, err) // (rg's message names the size, not the flag)
 		}
 	}
 	u := f.c.Count("unrestricted") // rg's -u, -uu, -uuu
 	w := grep.WalkOptions{Hidden: f.on("hidden") || u >= 2, NoIgnore: f.on("no-ignore") || u >= 1,
 		NoIgnoreVCS: f.on("no-ignore-vcs"), NoIgnoreDot: f.on("no-ignore-dot"), Follow: f.on("follow"),
-		MaxDepth: f.num("max-depth"), MaxDepthSet: f.on("max-depth"), MaxFilesize: maxSize, Overrides: overrides,
+		MaxDepth: f.num("max-depth"), MaxDepthSet: f.on("max-depth"), MaxFilesize: maxSize, MaxFilesizeSet: f.on("max-filesize"), Overrides: overrides,
 		Types: tsel, TypesNot: tnot, GlobalIgnore: globalIgnore(env), Cwd: env.Dir, TypeTable: types,
 		NoIgnoreParent: f.on("no-ignore-parent"), NoIgnoreGlobal: f.on("no-ignore-global"),
 		NoIgnoreExclude: f.on("no-ignore-exclude"), NoRequireGit: f.on("no-require-git"),
@@ -272,10 +273,13 @@ func matchOptions(f flagSet, o *options) error {
 		flag string
 		to   *int64
 	}{{"dfa-size-limit", &o.Match.DFASizeLimit}, {"regex-size-limit", &o.Match.RegexSizeLimit}} {
-		if v := f.str(l.flag); v != "" {
+		if v := f.str(l.flag); f.on(l.flag) {
 			n, err := parseSize(v)
 			if err != nil {
-				return exit.Errorf(exit.Usage, "--%s: %v", l.flag, err)
+				return exit.Wrap(exit.Usage, err) // (rg's message names the size, not the flag)
+			}
+			if n == 0 && l.flag == "regex-size-limit" {
+				n = -1 // (a limit of 0 bytes, not rg's default)
 			}
 			*l.to = n
 		}
@@ -285,6 +289,10 @@ func matchOptions(f flagSet, o *options) error {
 	}
 	if f.on("crlf") {
 		o.Match = crlfMatch(o.Match)
+	}
+	if o.Multiline && !grep.MatchesNewline(o.Match) {
+		// rg 13: -U with a pattern that cannot match a newline searches line by line
+		o.Multiline, o.Match.Multiline, o.Match.DotAll = false, false, false
 	}
 	m, err := grep.Compile(o.Match)
 	if err != nil {
@@ -392,22 +400,33 @@ func readArg(env *app.Env, f string) ([]byte, error) {
 	return os.ReadFile(env.Abs(f))
 }
 
+// parseSize is rg 13's human-readable size (--max-filesize,
+// --dfa-size-limit, --regex-size-limit): digits and an optional K, M or G
+// (upper case), as a u64, with rg's messages; a size past int64 is as
+// good as no limit.
 func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	num := s
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult, num = 1<<10, s[:len(s)-1]
-	case "M":
-		mult, num = 1<<20, s[:len(s)-1]
-	case "G":
-		mult, num = 1<<30, s[:len(s)-1]
+	num, mult := s, uint64(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'K':
+			num, mult = s[:n-1], 1<<10
+		case 'M':
+			num, mult = s[:n-1], 1<<20
+		case 'G':
+			num, mult = s[:n-1], 1<<30
+		}
 	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("not a size: %q (a number with an optional K, M or G suffix)", s)
+	if num == "" || strings.Trim(num, "0123456789") != "" {
+		return 0, fmt.Errorf("invalid format for size '%s', which should be a sequence of digits followed by an optional 'K', 'M' or 'G' suffix", s)
 	}
-	return n * mult, nil
+	v, err := strconv.ParseUint(num, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid integer found in size '%s': number too large to fit in target type", s)
+	}
+	if v > math.MaxUint64/mult {
+		return 0, fmt.Errorf("size too big in '%s'", s)
+	}
+	return int64(min(v*mult, math.MaxInt64)), nil
 }
 
 // globalIgnore is git's core.excludesFile, found as rg 13 finds it
@@ -440,7 +459,8 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
 		ByteOffset: f.on("byte-offset"), LineBuffered: f.on("line-buffered"),
-		Passthru: f.on("passthru"), CRLF: f.on("crlf"), Parallel: !o.Walk.OneThread}
+		Passthru: f.on("passthru"), CRLF: f.on("crlf"), Parallel: !o.Walk.OneThread,
+		CountInvertedMatches: f.on("count") && f.on("only-matching") && !f.on("count-matches") && f.on("invert-match") && !o.Multiline}
 	if err := colourOpts(f, env, &po); err != nil {
 		return err
 	}

@@ -38,7 +38,11 @@ func run(c *cli.Context, env *app.Env) error {
 		}
 	}
 	for range o.EmptyPaths {
-		x.warn(": No such file or directory (os error 2)")
+		msg := ": No such file or directory (os error 2)"
+		if o.Walk.OneThread {
+			msg = ": IO error for operation on " + msg // (rg's one-thread walk's words)
+		}
+		x.warn("%s", msg)
 	}
 	srcs := x.sources()
 	if o.Files {

@@ -176,7 +176,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 			if f.Narrowed(abs, p) {
 				continue
 			}
-			if o.MaxFilesize > 0 {
+			if o.MaxFilesize > 0 || o.MaxFilesizeSet {
 				if size < 0 {
 					info, err := e.Info()
 					if err != nil {

@@ -83,6 +83,13 @@ func binaryPrepare(buf []byte, o SearchOptions, r *FileResult) []byte {
 // the sniff's read filled it, so the second fill ends at 8 KiB. fills
 // stops when f returns false.
 func fills(buf []byte, stdin bool, f func(start, read, end, searchEnd int) bool) {
+	fillsRolled(buf, stdin, nil, f)
+}
+
+// fillsRolled is fills where rg's buffer keeps bytes at each roll (with
+// context): the next fill's buffer begins at roll(start, searchEnd), not
+// at searchEnd, and reads up to its capacity from there.
+func fillsRolled(buf []byte, stdin bool, roll func(start, searchEnd int) int, f func(start, read, end, searchEnd int) bool) {
 	capacity := bufferSize
 	start, end := 0, 0
 	first := true
@@ -110,6 +117,9 @@ func fills(buf []byte, stdin bool, f func(start, read, end, searchEnd int) bool)
 		}
 		if !f(start, read, end, searchEnd) {
 			return
+		}
+		if roll != nil {
+			searchEnd = max(roll(start, searchEnd), start)
 		}
 		start = searchEnd
 		if end == len(buf) {
@@ -140,16 +150,53 @@ func bufferedNUL(buf []byte, stdin bool) (nul, from int) {
 // maxCountBytes is rg's bytes_searched for a file whose search -m stopped
 // at the line buf[start:end]: through that line when rg reads the file
 // whole, else what its buffer had consumed when it got there.
-func maxCountBytes(buf []byte, o SearchOptions, start, end int) int64 {
+func maxCountBytes(buf []byte, o SearchOptions, start, end int, printed []ctxRef) int64 {
 	if o.Slice {
 		return int64(end)
 	}
 	consumed := 0
-	fills(buf, o.Stdin, func(s, _, _, searchEnd int) bool {
+	fillsRolled(buf, o.Stdin, contextRoll(buf, o, printed), func(s, _, _, searchEnd int) bool {
 		consumed = s
 		return end > searchEnd && !(end == len(buf) && searchEnd == len(buf))
 	})
 	return int64(consumed)
+}
+
+// contextRoll is where rg's buffer begins after a roll with context
+// (nil without): it keeps the lines before the last one searched that the
+// context may need, or up to the last line it handed over in that fill
+// when that is later (printed: the lines printed so far, in order; a
+// line of the context before a match is handed over with that match).
+func contextRoll(buf []byte, o SearchOptions, printed []ctxRef) func(start, searchEnd int) int {
+	ctx := max(o.Before, o.After)
+	if ctx == 0 || o.CountOnly {
+		return nil
+	}
+	visit := make([]int, len(printed)) // where the search stood when it handed each line over
+	next, lastMatch := -1, 0
+	for k := len(printed) - 1; k >= 0; k-- {
+		if printed[k].match {
+			next = printed[k].end
+		}
+		visit[k] = next
+	}
+	for k, r := range printed {
+		if r.match || lastMatch > 0 && r.num-lastMatch <= o.After || visit[k] < 0 {
+			visit[k] = r.end // (a match, or the context after one: in its own fill)
+		}
+		if r.match {
+			lastMatch = r.num
+		}
+	}
+	return func(start, searchEnd int) int {
+		at := start + rolled(buf[start:searchEnd], ctx)
+		for k, r := range printed {
+			if r.end > start && visit[k] <= searchEnd {
+				at = max(at, r.end)
+			}
+		}
+		return at
+	}
 }
 
 // rolled is where rg's line buffer begins after it has searched the

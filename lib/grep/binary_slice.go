@@ -19,19 +19,29 @@ func searchLateBinary(m *Matcher, path string, buf []byte, o SearchOptions) File
 			r.BytesSearched = min(r.BytesSearched, r.BinaryOffset)
 			if !o.SkipBinary {
 				r.BinaryFrom = l.Offset
+				if o.Invert && l.Match {
+					end := int(l.Offset) + len(l.Text)
+					r.invStop = int64(end) + invertedStop(buf[end:], m.Find(buf[end:], 1))
+				}
 				break
 			}
-			// quit: what came before is kept, with rg's warning
+			// quit: what came before is kept, with rg's warning (after
+			// the "--" rg writes before a context line it then rejects)
+			r.stopGap = l.Gap && !l.Match
 			r.Lines, r.BinaryQuit = r.Lines[:k], true
 			r.MatchedLines, r.Matches = 0, 0
 			for _, kept := range r.Lines {
 				if kept.Match {
-					r.MatchedLines++
+					r.MatchedLines += countLines(kept.Text) // (a -U match may span lines)
 					r.Matches += len(kept.Subs)
 				}
 			}
 			if r.MatchedLines == 0 {
 				r.Lines, r.BinaryQuit, r.Skipped = nil, false, true
+			} else if !l.Match && !m.multiline {
+				// rejected with the match after it: rg stood past the last
+				// match's line
+				r.BytesSearched = min(r.BytesSearched, lastMatchEnd(r.Lines))
 			}
 			break
 		}
@@ -45,4 +55,14 @@ func searchLateBinary(m *Matcher, path string, buf []byte, o SearchOptions) File
 // lateNUL reports a first NUL past the first 64 KiB.
 func lateNUL(buf []byte) bool {
 	return len(buf) > bufferSize && bytes.IndexByte(buf[:bufferSize], 0) < 0 && bytes.IndexByte(buf[bufferSize:], 0) >= 0
+}
+
+// lastMatchEnd is where the last matching line of lines ends.
+func lastMatchEnd(lines []Line) int64 {
+	for k := len(lines) - 1; k >= 0; k-- {
+		if l := lines[k]; l.Match {
+			return l.Offset + int64(len(l.Text))
+		}
+	}
+	return 0
 }

@@ -81,12 +81,12 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 		r.stop, r.stopGap = stopContext, l.Gap
 		if l.Match {
 			r.stop = stopMatch
-			c.stopBytes = l.Offset + int64(len(l.Text))
-			if p.slice && r.BinaryOffset >= l.Offset {
-				c.stopBytes = min(c.stopBytes, r.BinaryOffset) // (a match holding the NUL: up to it)
-			}
+			c.stopBytes = p.slicePos(r, k)
 		} else {
 			c.drop(r.Lines[k : k+1])
+			if p.multiline || p.invert && r.invStop > 0 {
+				c.stopBytes = p.slicePos(r, k) // (rg found the match after it first)
+			}
 		}
 		c.drop(r.Lines[k+1:])
 		c.stopped = true
@@ -113,6 +113,38 @@ func (p *Printer) Prepare(r FileResult) FileResult {
 	return r
 }
 
+// slicePos is where rg's search of a file read whole stood when the
+// line r.Lines[k] ended it: past that match's line, never past the NUL
+// byte it saw. With -U rg hands a match over (its context first) when it
+// has found the next one: it stood past the match after it, or at the end.
+func (p *Printer) slicePos(r FileResult, k int) int64 {
+	l := r.Lines[k]
+	pos := l.Offset + int64(len(l.Text))
+	if p.slice && p.invert && r.invStop > 0 {
+		pos = r.invStop // (rg hands inverted lines over when it has found the match after them)
+	}
+	if p.slice && p.multiline {
+		pos = r.BytesSearched // (the whole file)
+		j := k
+		for j < len(r.Lines) && !r.Lines[j].Match {
+			j++
+		}
+		for _, n := range r.Lines[min(j+1, len(r.Lines)):] {
+			if n.Match {
+				pos = n.Offset + int64(len(n.Text))
+				if len(n.Subs) > 0 {
+					pos = n.Offset + int64(n.Subs[0].End)
+				}
+				break
+			}
+		}
+	}
+	if p.slice && r.BinaryOffset >= 0 {
+		pos = min(pos, r.BinaryOffset)
+	}
+	return pos
+}
+
 // noteLines notes the lines of a file handed to the printer.
 func (c *part) noteLines(lines []Line) {
 	for _, l := range lines {
@@ -128,7 +160,7 @@ func (c *part) noteLines(lines []Line) {
 func (c *part) drop(lines []Line) {
 	for _, l := range lines {
 		if l.Match {
-			c.dropLines++
+			c.dropLines += countLines(l.Text) // (a -U match may span lines)
 			c.dropMatches += len(l.Subs)
 		}
 	}

@@ -97,6 +97,9 @@ type chunkSearch struct {
 	// rg's buffer keeps for context (buffered reads with context: rolled)
 	tail []int64
 	mNum int // the number of -m's last match, once -m stopped the search (0: not yet)
+	// invNext: -v -m stopped a whole-file read with no match after it in
+	// its piece; rg stood past the next match's line (invertedStop)
+	invNext bool
 	// co: a piece's lines to print (with context, printed here: search),
 	// storage reused from piece to piece
 	co ctxOut
@@ -243,7 +246,7 @@ func searchChunks(m *Matcher, path string, read ReadFunc, mapped []byte, searche
 	case c.early:
 		r.BytesSearched = r.BinaryOffset
 	}
-	if c.maxEnd >= 0 {
+	if c.maxEnd >= 0 && !(c.stopped && c.pending > 0) { // (-A lines owed at the end: rg read to it)
 		r.BytesSearched = c.maxEnd
 	}
 	if c.lateAt >= 0 {
@@ -314,6 +317,9 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		nlines = 0 // (no line numbers: a pass over the piece saved)
 	}
 	late := o.Slice && !o.Text && !c.early && c.lateAt < 0
+	if c.invNext {
+		c.invertedStop(piece, base)
+	}
 	var lines []Line
 	// format: the lines with context are printed here (o.Format) once
 	// complete (c.context), into scratch storage reused from piece to
@@ -333,7 +339,7 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			so.refsOut = &c.co
 			c.co.refs, c.co.subs = c.co.refs[:0], c.co.subs[:0]
 		}
-		so.lineBase, so.offBase, so.nl = c.line, base, c.nl
+		so.lineBase, so.offBase, so.nl, so.piece = c.line, base, c.nl, true
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
 		c.r.MatchedLines += res.MatchedLines
 		c.r.Matches += res.Matches
@@ -371,6 +377,12 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 					c.maxEnd = c.fillOf(l.Offset)
 					if o.Slice {
 						c.maxEnd = lines[lastMatch(lines)].Offset + int64(len(lines[lastMatch(lines)].Text))
+					}
+					if o.Slice && o.Invert {
+						c.maxEnd, c.invNext = base+res.BytesSearched, res.BytesSearched == int64(len(piece))
+						if c.invNext {
+							c.maxEnd = -1 // (the whole file, unless a later piece has a match)
+						}
 					}
 				}
 			}
@@ -579,10 +591,27 @@ func (c *chunkSearch) owed(out []Line, piece []byte, base int64, firstNum int) [
 		} else {
 			end += start + 1
 		}
-		out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end]})
+		out = append(out, Line{Number: c.line + i + 1, Offset: base + int64(start), Text: piece[start:end], Subs: c.ctxSubs(piece[start:end])})
 		start = end
 	}
 	return out
+}
+
+// ctxSubs are the matches of a context line the piece search did not
+// see: with -v, rg 13 prints them (colour, -r, --column, --json).
+func (c *chunkSearch) ctxSubs(text []byte) []Span {
+	if !c.o.Invert || c.o.Spans == SpansNone {
+		return nil
+	}
+	return c.m.Find(text, 0)
+}
+
+// invertedStop looks for the match that ends -v -m's search in a later
+// piece: rg stood past its line.
+func (c *chunkSearch) invertedStop(piece []byte, base int64) {
+	if f := c.m.Find(piece, 1); len(f) > 0 {
+		c.maxEnd, c.invNext = base+invertedStop(piece, f), false
+	}
 }
 
 // laterMatches marks the lines owed after -m's last match (ctx, the
@@ -669,7 +698,8 @@ func (c *chunkSearch) keepBefore(piece []byte, base int64, nlines int) {
 				start = j + 1
 			}
 		}
-		tail = append(tail, Line{Number: num, Offset: base + int64(start), Text: bytes.Clone(piece[start:end])})
+		text := bytes.Clone(piece[start:end])
+		tail = append(tail, Line{Number: num, Offset: base + int64(start), Text: text, Subs: c.ctxSubs(text)})
 		end = start
 	}
 	slices.Reverse(tail)

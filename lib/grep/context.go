@@ -23,6 +23,8 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		before, after = 0, 0 // (nothing printed: -m's later matches are not counted either)
 	}
 	refs, subs, ring := sc.refs[:0], sc.subs[:0], sc.ring[:0]
+	// rg 13 finds the matches of -v's context lines (colour, -r, --column, --json)
+	keepCtx := o.Spans != SpansNone && (before > 0 || after > 0)
 	defer func() { sc.refs, sc.subs, sc.ring = refs, subs, ring }()
 	printed := 0 // the last line printed (its number)
 	left := 0    // context lines still to print after the last match
@@ -46,14 +48,17 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		}
 		hits := len(subs) - ref.from
 		ref.match = (hits > 0) != o.Invert
-		if !ref.match {
-			subs = subs[:ref.from] // (only a match's spans are printed)
-		} else if o.Invert {
+		if !ref.match && !(o.Invert && keepCtx) {
+			subs = subs[:ref.from] // (only a match's spans are printed; with -v a context line's too)
+		} else if o.Invert && ref.match {
 			hits = 1 // (an inverted match counts one)
 		}
 		ref.to = len(subs)
 		switch {
 		case ref.match && !stop:
+			if o.Invert && o.Slice && r.BinaryFrom == 0 && r.invStop == 0 {
+				r.invStop = invertedStop(buf, spans[si:]) // (where rg stops at the NUL: slicePos)
+			}
 			r.MatchedLines++
 			r.Matches += hits
 			if !o.CountOnly {
@@ -74,7 +79,13 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			}
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
-				r.BytesSearched = maxCountBytes(buf, o, start, end)
+				if o.Passthru {
+					left = 0 // rg: --passthru -m N ends at the Nth match
+				}
+				r.BytesSearched = maxCountBytes(buf, o, start, end, refs)
+				if o.Invert && o.Slice {
+					r.BytesSearched = invertedStop(buf, spans[si:])
+				}
 			}
 		case left > 0:
 			// a line in the context after the last match -m keeps that
@@ -105,7 +116,7 @@ func searchContext(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		start = end
 	}
 	if stop {
-		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
+		r.BytesSearched = owedAtEnd(buf, o, refs, r.BytesSearched, left)
 	}
 	if o.Passthru && r.MatchedLines == 0 && !o.CountOnly {
 		// rg: --passthru prints a file without a match too
@@ -132,7 +143,17 @@ func stoppedBytes(buf []byte, o SearchOptions, refs []ctxRef, n int64) int64 {
 		return n
 	}
 	l := refs[len(refs)-1]
-	return max(n, maxCountBytes(buf, o, l.start, l.end))
+	return max(n, maxCountBytes(buf, o, l.start, l.end, refs))
+}
+
+// owedAtEnd is stoppedBytes for a search that reached the end of buf
+// after -m stopped it: with -A lines still owed there, rg read to the end
+// looking for them.
+func owedAtEnd(buf []byte, o SearchOptions, refs []ctxRef, n int64, owed int) int64 {
+	if owed > 0 && !o.piece {
+		return int64(len(buf))
+	}
+	return stoppedBytes(buf, o, refs, n)
 }
 
 // ctxRef is a line searchContext prints: its number, its bytes (end past
@@ -146,7 +167,7 @@ type ctxRef struct {
 // line is the Line ref prints.
 func (ref ctxRef) line(buf []byte, subs []Span, o SearchOptions) Line {
 	l := Line{Number: ref.num, Offset: int64(ref.start), Text: buf[ref.start:ref.end], Match: ref.match, Gap: ref.gap}
-	if ref.match && !o.Invert && ref.to > ref.from {
+	if ref.match != o.Invert && ref.to > ref.from { // (-v: a context line's matches)
 		l.Subs = subs[ref.from:ref.to:ref.to]
 	}
 	return l
@@ -174,7 +195,7 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 	}
 	n := 0
 	for _, ref := range refs {
-		if ref.match && !o.Invert {
+		if ref.match != o.Invert {
 			n += ref.to - ref.from
 		}
 	}
@@ -197,6 +218,21 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 type ctxOut struct {
 	refs []ctxRef
 	subs []Span
+}
+
+// invertedStop is rg's bytes searched when -m stops -v over a file read
+// whole: rg hands the lines between two matches over when it has found
+// the second, so it stood past the line of the match after the last line
+// handed over (next: the matches from there), or at the end.
+func invertedStop(buf []byte, next []Span) int64 {
+	if len(next) == 0 {
+		return int64(len(buf))
+	}
+	at := min(next[0].Start, len(buf))
+	if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
+		return int64(at + i + 1)
+	}
+	return int64(len(buf))
 }
 
 // ctxScratch is searchContext's storage, reused from file to file.
@@ -296,14 +332,17 @@ func searchContextLines(m *Matcher, buf []byte, o SearchOptions, r FileResult) F
 			cs.left = o.After
 			if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
 				stop = true
-				r.BytesSearched = maxCountBytes(buf, o, start, end)
+				if o.Passthru {
+					cs.left = 0 // rg: --passthru -m N ends at the Nth match
+				}
+				r.BytesSearched = maxCountBytes(buf, o, start, end, refs)
 			}
 		}
 		off = end
 	}
 	refs = cs.after(buf, refs, len(buf))
 	if stop {
-		r.BytesSearched = stoppedBytes(buf, o, refs, r.BytesSearched)
+		r.BytesSearched = owedAtEnd(buf, o, refs, r.BytesSearched, cs.left)
 	}
 	if o.refsOut != nil {
 		return r // (the deferred function hands them over)

@@ -241,7 +241,9 @@ func (r *ignoreRules) level(parent *IgnoreLevel, dir string, has func(string) bo
 			l.git = readIgnoreList(r.fs, dir, filepath.Join(dir, ".gitignore"), r.o.IgnoreCaseInsensitive)
 		}
 		if l.hasGit && !r.o.NoIgnoreExclude {
-			l.exclude = readIgnoreList(r.fs, dir, filepath.Join(dir, ".git", "info", "exclude"), r.o.IgnoreCaseInsensitive)
+			if gitDir, ok := r.commonDir(dir); ok {
+				l.exclude = readIgnoreList(r.fs, dir, filepath.Join(gitDir, "info", "exclude"), r.o.IgnoreCaseInsensitive)
+			}
 		}
 	}
 	if !r.o.NoIgnoreDot && has(".ignore") {
@@ -251,6 +253,42 @@ func (r *ignoreRules) level(parent *IgnoreLevel, dir string, has func(string) bo
 		l.rg = readIgnoreList(r.fs, dir, filepath.Join(dir, ".rgignore"), r.o.IgnoreCaseInsensitive)
 	}
 	return l
+}
+
+// commonDir is where dir's repository keeps info/exclude, as rg 13
+// finds it: dir/.git, or for a .git file ("gitdir: X", a worktree's) the
+// directory X's commondir names (relative to X when it starts with ".";
+// X itself relative to the working directory, as rg takes it); false
+// when a .git file leads nowhere.
+func (r *ignoreRules) commonDir(dir string) (string, bool) {
+	dotGit := filepath.Join(dir, ".git")
+	data, err := r.fs.ReadFile(dotGit)
+	if err != nil {
+		return dotGit, true // (a directory)
+	}
+	line, ok := strings.CutPrefix(firstLine(data), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	real := line
+	if !filepath.IsAbs(real) {
+		real = filepath.Join(r.o.Cwd, real)
+	}
+	common, err := r.fs.ReadFile(filepath.Join(real, "commondir"))
+	if err != nil {
+		return "", false
+	}
+	c := firstLine(common)
+	if strings.HasPrefix(c, ".") {
+		return filepath.Join(real, c), true
+	}
+	return c, true
+}
+
+// firstLine is data's first line, without its "\n" or "\r\n".
+func firstLine(data []byte) string {
+	line, _, _ := strings.Cut(string(data), "\n")
+	return strings.TrimSuffix(line, "\r")
 }
 
 // parents builds the levels of the directories above root (from the

@@ -189,19 +189,18 @@ func appendJSONLine(out, path []byte, l Line) []byte {
 	out = append(out, `,"absolute_offset":`...)
 	out = strconv.AppendInt(out, l.Offset, 10)
 	out = append(out, `,"submatches":[`...)
-	if l.Match {
-		for i, s := range l.Subs {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, `{"match":`...)
-			out = appendData(out, l.Text[s.Start:s.End])
-			out = append(out, `,"start":`...)
-			out = strconv.AppendInt(out, int64(s.Start), 10)
-			out = append(out, `,"end":`...)
-			out = strconv.AppendInt(out, int64(s.End), 10)
-			out = append(out, '}')
+	// (-v: a context line's matches too)
+	for i, s := range l.Subs {
+		if i > 0 {
+			out = append(out, ',')
 		}
+		out = append(out, `{"match":`...)
+		out = appendData(out, l.Text[s.Start:s.End])
+		out = append(out, `,"start":`...)
+		out = strconv.AppendInt(out, int64(s.Start), 10)
+		out = append(out, `,"end":`...)
+		out = strconv.AppendInt(out, int64(s.End), 10)
+		out = append(out, '}')
 	}
 	return append(out, "]}}"...)
 }

@@ -52,9 +52,9 @@ func TestJSONLineAsEncodingJSON(t *testing.T) {
 		subs := []jsonSub{}
 		if l.Match {
 			typ = "match"
-			for _, s := range l.Subs {
-				subs = append(subs, jsonSub{NewData(l.Text[s.Start:s.End]), s.Start, s.End})
-			}
+		}
+		for _, s := range l.Subs { // (-v: a context line's matches too)
+			subs = append(subs, jsonSub{NewData(l.Text[s.Start:s.End]), s.Start, s.End})
 		}
 		want := marshal(record{typ, jsonLine{NewData(path), NewData(l.Text), l.Number, l.Offset, subs}})
 		got := appendJSONLine(nil, appendData(nil, path), l)

@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -86,7 +85,8 @@ type MatchOptions struct {
 	// it goes on with the regexp, as rg's falls back to a slower engine.
 	DFASizeLimit int64
 	// RegexSizeLimit bounds the compiled pattern, in bytes as rg 13
-	// estimates it (--regex-size-limit); 0 is rg's 100 MiB.
+	// estimates it (--regex-size-limit); 0 is rg's 100 MiB, a negative
+	// value a limit of 0 bytes.
 	RegexSizeLimit int64
 	// NoUnicode: the patterns start with Unicode off, as if each began
 	// with (?-u) (--no-unicode; rgsyntax.go).
@@ -99,16 +99,8 @@ func Compile(o MatchOptions) (*Matcher, error) {
 	if len(o.Patterns) == 0 {
 		return nil, fmt.Errorf("no pattern given")
 	}
-	fold := o.IgnoreCase
-	if o.SmartCase && !o.IgnoreCase {
-		fold = true
-		for _, p := range o.Patterns {
-			if strings.IndexFunc(p, unicode.IsUpper) >= 0 {
-				fold = false
-			}
-		}
-	}
-	alts, latin1, err := goPatterns(o, fold) // rgsyntax.go
+	fold := o.IgnoreCase || o.SmartCase && smartFold(o.Patterns, o.Fixed) // (smartcase.go)
+	alts, latin1, err := goPatterns(o, fold)                              // rgsyntax.go
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 		subs       []Span
 	}
 	var recs []record
-	for _, loc := range m.re.FindAllIndex(buf, -1) {
-		s, e := loc[0], loc[1]
+	for _, loc := range m.multilineMatches(buf) {
+		s, e := loc.Start, loc.End
 		if s == len(buf) && s > 0 && buf[s-1] == '\n' {
 			continue // an empty match after the last line end
 		}
@@ -56,18 +56,22 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 		recs = inv
 	}
 	if o.MaxCount > 0 && len(recs) >= o.MaxCount {
-		recs = recs[:o.MaxCount]
-		r.BytesSearched = int64(recs[len(recs)-1].end)
-	}
-	countLines := func(rc record) int {
-		n := bytes.Count(buf[rc.start:rc.end], []byte{'\n'})
-		if rc.end > rc.start && buf[rc.end-1] != '\n' {
-			n++
+		r.BytesSearched = int64(recs[o.MaxCount-1].end)
+		if !o.Invert {
+			// rg hands the Nth over when it has found the next match: it
+			// stood past that one, or at the end
+			r.BytesSearched = int64(len(buf))
+			if len(recs) > o.MaxCount {
+				r.BytesSearched = int64(recs[o.MaxCount].subs[0].End)
+			}
+			if r.BinaryOffset >= 0 {
+				r.BytesSearched = min(r.BytesSearched, r.BinaryOffset) // (never past the NUL it saw)
+			}
 		}
-		return n
+		recs = recs[:o.MaxCount]
 	}
 	for _, rc := range recs {
-		r.MatchedLines += countLines(rc)
+		r.MatchedLines += countLines(buf[rc.start:rc.end])
 		if o.Invert {
 			r.Matches++
 		} else {
@@ -119,4 +123,19 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 		}
 	}
 	return r
+}
+
+// multilineMatches are the matches in the whole buffer; under -w the
+// words themselves (rg reports the pattern's group, not the non-word
+// characters around it).
+func (m *Matcher) multilineMatches(buf []byte) []Span {
+	if m.word {
+		return m.wordsIn(buf, 0, len(buf), 0, nil)
+	}
+	locs := m.re.FindAllIndex(buf, -1)
+	out := make([]Span, len(locs))
+	for i, loc := range locs {
+		out[i] = Span{loc[0], loc[1]}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package grep
 import (
 	"errors"
 	"regexp/syntax"
+	"slices"
+	"strings"
 )
 
 // Without -U rg searches line by line: a pattern may not name a newline
@@ -75,4 +77,46 @@ func withoutNewline(rs []rune) ([]rune, bool) {
 		}
 	}
 	return rs, false
+}
+
+// MatchesNewline reports whether the patterns can match a '\n' (under -U:
+// o.Multiline, o.DotAll). rg 13 searches line by line, as without -U, when
+// they cannot (its matcher's bytes that never match hold the newline):
+// `-U -c foo` counts lines, and a walked file's NUL past the first 64 KiB
+// stops the search as it does without -U. rg looks at the pattern with
+// -x's anchors (an anchor counts), without -w's wrapping.
+func MatchesNewline(o MatchOptions) bool {
+	if o.Line {
+		return true
+	}
+	alts, _, err := goPatterns(o, o.IgnoreCase || o.SmartCase)
+	if err != nil {
+		return true // (Compile reports it)
+	}
+	flags := "(?m"
+	if o.DotAll {
+		flags += "s"
+	}
+	re, err := syntax.Parse(flags+")(?:"+strings.Join(alts, "|")+")", syntax.Perl)
+	if err != nil {
+		return true
+	}
+	return canMatchNewline(re)
+}
+
+// canMatchNewline: some match of re holds a '\n', or an anchor.
+func canMatchNewline(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, '\n') {
+			return true
+		}
+	case syntax.OpCharClass:
+		if _, has := withoutNewline(re.Rune); has {
+			return true
+		}
+	case syntax.OpAnyChar, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText:
+		return true // (rg: an anchor may stand at a newline)
+	}
+	return slices.ContainsFunc(re.Sub, canMatchNewline)
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Printer writes results as rg prints them, in every output mode (one
@@ -38,6 +37,8 @@ type Printer struct {
 	passthru           bool     // --passthru
 	after              int      // -A
 	parallel           bool     // PrintOptions.Parallel
+	multiline          bool     // -U searches the whole file, not line by line
+	noneInverted       bool     // PrintOptions.CountInvertedMatches
 	out                []byte   // standard's text of a part, reused
 	outBufs            *outBufs // the buffers of FileResult.Out, for reuse (stream.go)
 	jsonBuf            []byte   // --json's records of a file, reused from file to file
@@ -63,6 +64,7 @@ type format struct {
 	pathSep            string // --path-separator ("": /)
 	crlf               bool   // --crlf
 	colours            Colours
+	granular           bool // rg finds each match of a line (colour, -r, -o, --column, --vimgrep, --stats)
 }
 
 // part is what the printer keeps of a file whose result comes in parts.
@@ -120,6 +122,10 @@ type PrintOptions struct {
 	PassthruMax        int  // --passthru -m N: no lines after the Nth match
 	CRLF               bool // --crlf: -o ends each match with "\r\n"
 	Colours            Colours
+	// CountInvertedMatches: -c -o -v (not --count-matches): rg counts the
+	// matches of the inverted lines, none, and prints 0 for a file that
+	// has such lines.
+	CountInvertedMatches bool
 	// Parallel: rg would search with several threads, whose output puts
 	// the file separator ("--" with context, a blank line with --heading)
 	// between any two files' output, a binary note alone too.
@@ -130,10 +136,11 @@ func NewPrinter(po PrintOptions, m *Matcher, w *bufio.Writer, multi bool) *Print
 	f := &format{color: po.Color, maxCols: po.MaxColumns, preview: po.Preview, only: po.Only,
 		null: po.Null, column: po.Column, invert: po.Invert, trim: po.Trim, byteOffset: po.ByteOffset,
 		matchSep: po.MatchSep, ctxField: po.CtxField, pathSep: po.PathSep, mode: po.Mode,
-		lineNums: po.LineNumbers, crlf: po.CRLF, colours: po.Colours}
+		lineNums: po.LineNumbers, crlf: po.CRLF, colours: po.Colours,
+		granular: po.Color || po.Replace != nil || po.Only || po.Column || po.Mode == "vimgrep" || po.Stats}
 	p := &Printer{format: f, w: w, first: true, stats: po.Stats, maxTotal: po.MaxTotal, maxBytes: po.MaxBytes,
 		includeZero: po.IncludeZero, lineBuffered: po.LineBuffered, passthruMax: po.PassthruMax, passthru: po.Passthru,
-		parallel: po.Parallel}
+		parallel: po.Parallel, multiline: m != nil && m.multiline, noneInverted: po.CountInvertedMatches}
 	if po.ContextSep != nil {
 		p.ctxSep = []byte(*po.ContextSep)
 	}
@@ -338,7 +345,10 @@ func (p *Printer) summary(r FileResult) bool {
 	if p.mode == "count-matches" {
 		n = r.Matches
 	}
-	if n == 0 && !(p.includeZero && !r.Skipped) {
+	if p.noneInverted {
+		n = 0 // (-c -o -v: rg counts the matches of the inverted lines, which hold none)
+	}
+	if n == 0 && !(p.noneInverted && r.MatchedLines > 0) && !(p.includeZero && !r.Skipped) {
 		return true
 	}
 	var b []byte
@@ -407,6 +417,9 @@ func (p *Printer) standard(r FileResult, last bool) bool {
 		out = p.binaryMatches(out, r)
 	}
 	if !r.More && r.BinaryQuit && r.MatchedLines > 0 && p.cur.started {
+		if r.stopGap && p.ctxBreaks() {
+			out = append(append(out, p.ctxSep...), '\n')
+		}
 		if p.withPath {
 			out = append(out, p.pathBytes(r.Path)...)
 			out = append(out, ": "...)
@@ -497,7 +510,7 @@ func (p *Printer) lines(out []byte, r FileResult) []byte {
 	k := 0
 	path := p.linePath(r.Path)
 	for _, rec := range r.Lines {
-		if rec.Match && multiLine(rec.Text) && (p.mode == "vimgrep" || p.replace != nil && !p.only) {
+		if rec.Match && multiLine(rec.Text) && !p.only && (p.mode == "vimgrep" || p.replace != nil) {
 			// -U: rg prints a match spanning lines once, from its first line
 			out = p.record(out, path, rec)
 			k++
@@ -545,7 +558,9 @@ func (p *format) record(out, path []byte, l Line) []byte {
 		}
 		pl := Line{Number: l.Number + bytes.Count(text[:start], []byte{'\n'}), Match: true}
 		out = p.prefix(out, path, pl, p.matchSep, s.Start-start+1, l.Offset+int64(s.Start))
-		out = append(out, text[start:start+end]...)
+		// (the match's part on its first line coloured)
+		part := Span{Start: s.Start - start, End: min(s.End-start, end)}
+		out = p.paintSpans(out, text[start:start+end], []Span{part}, -1, nil)
 		out = append(out, '\n')
 	}
 	return out
@@ -567,7 +582,7 @@ func (p *format) prefix(out, path []byte, l Line, sep string, col int, off int64
 		out = p.paint(out, p.colours.Line, strconv.AppendInt(num[:0], int64(l.Number), 10))
 		out = append(out, sep...)
 	}
-	if p.column && l.Match && col > 0 {
+	if p.column && col > 0 {
 		out = p.paint(out, p.colours.Column, strconv.AppendInt(num[:0], int64(col), 10))
 		out = append(out, sep...)
 	}
@@ -585,33 +600,53 @@ func (p *format) line(out, path []byte, l Line) []byte {
 		text = bytes.TrimSuffix(text, []byte{'\r'})
 	}
 	own := l.Text[len(text):] // the line's terminator
+	// rg: -o -v prints the lines, and each match of a context line
+	only := p.only && len(l.Subs) > 0 && (l.Match != p.invert)
+	var wide *wideLine
+	if !only {
+		wide = p.tooWide(text, own, l) // (rg measures the line before --trim)
+	}
+	// --trim trims what prints, not the columns and offsets before it (rg 13)
+	shown, sl, hl := text, l, p
 	if p.trim {
-		text, l = trimLine(text, l)
+		shown, sl, hl = p.trimmed(text, l)
 	}
 	sep := p.matchSep
 	if !l.Match {
 		sep = p.ctxField
 	}
-	// rg's -M counts the line's terminator too ("foo\n" is over -M3)
-	fits := p.maxCols <= 0 || len(text)+len(own) <= p.maxCols
-	end := p.lineEnd(own, fits && (!l.Match || len(l.Subs) == 0 || !p.color && p.replace == nil))
+	end := p.lineEnd(own, wide == nil && (len(l.Subs) == 0 || !p.color && p.replace == nil))
 	switch {
-	case p.mode == "vimgrep" && l.Match:
+	case only: // (before --vimgrep's line per match: rg)
+		return p.onlyMatching(out, path, l, text, sep)
+	case p.mode == "vimgrep" && len(l.Subs) > 0: // (rg: -v prints the line once, no column; its context lines per match)
 		for i, s := range l.Subs {
 			out = p.prefix(out, path, l, sep, s.Start+1, l.Offset+int64(s.Start))
-			out = p.longLine(out, text, l, i, fits)
+			if wide == nil {
+				out = hl.highlight(out, shown, sl, i)
+			} else {
+				// rg counts every match of the line after the preview,
+				// but colours (and with colour counts) this one alone
+				spans := wide.subs
+				if p.color && i < len(spans) {
+					spans = spans[i : i+1]
+				}
+				out = p.exceeded(out, wide, l, spans, spans)
+			}
 			out = append(out, end...)
 		}
 		return out
-	case p.only && l.Match && !p.invert: // rg: -o -v prints the lines
-		return p.onlyMatching(out, path, l, text, sep)
 	}
 	firstCol := 0
 	if len(l.Subs) > 0 {
 		firstCol = l.Subs[0].Start + 1
 	}
 	out = p.prefix(out, path, l, sep, firstCol, l.Offset)
-	out = p.longLine(out, text, l, -1, fits)
+	if wide == nil {
+		out = hl.highlight(out, shown, sl, -1)
+	} else {
+		out = p.exceeded(out, wide, l, wide.subs, wide.subs)
+	}
 	return append(out, end...)
 }
 
@@ -625,10 +660,27 @@ func (p *format) lineEnd(own []byte, asIs bool) []byte {
 	return p.nl()
 }
 
+// trimmed is --trim's line: rg trims the line as printed, with -r the
+// replaced one (then hl, the format that highlights it, replaces no more).
+func (p *format) trimmed(text []byte, l Line) (shown []byte, sl Line, hl *format) {
+	if p.replace == nil || len(l.Subs) == 0 {
+		shown, sl = trimLine(text, l)
+		return shown, sl, p
+	}
+	b, subs := p.replace.all(text, l.Subs)
+	shown, sl = trimLine(b, Line{Match: l.Match, Subs: subs})
+	q := *p
+	q.replace = nil
+	return shown, sl, &q
+}
+
+// asciiSpace is what --trim trims.
+const asciiSpace = " \t\v\f\r"
+
 // trimLine is --trim: the line without its leading white space (the
 // match spans move).
 func trimLine(text []byte, l Line) ([]byte, Line) {
-	cut := len(text) - len(bytes.TrimLeft(text, " \t\v\f\r"))
+	cut := len(text) - len(bytes.TrimLeft(text, asciiSpace))
 	var subs []Span
 	for _, s := range l.Subs {
 		if s.End > cut {
@@ -652,55 +704,17 @@ func (p *format) onlyMatching(out, path []byte, l Line, text []byte, sep string)
 		if p.replace != nil {
 			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
 		}
-		if p.maxCols > 0 && len(part) > p.maxCols {
-			out = append(out, "[Omitted long matching line]\n"...)
-			continue
+		if p.trim {
+			part = bytes.TrimLeft(part, asciiSpace)
 		}
-		out = p.paint(out, p.colours.Match, part)
+		if p.maxCols > 0 && len(part) > p.maxCols {
+			out = p.onlyExceeded(out, text, l, part)
+		} else {
+			out = p.paint(out, p.colours.Match, part)
+		}
 		out = append(out, p.nl()...)
 	}
 	return out
-}
-
-// longLine appends a line as printed: highlighted or replaced, or rg's
-// note when -M omits it (the line does not fit).
-func (p *format) longLine(out, text []byte, l Line, only int, fits bool) []byte {
-	// rg counts the matches where it needs their positions (an inverted line has none)
-	counted := (p.color || p.replace != nil || only >= 0 || p.column) && l.Match && !p.invert
-	if fits {
-		return p.highlight(out, text, l, only)
-	}
-	if p.preview {
-		cut := min(p.maxCols, len(text))
-		for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		if !counted {
-			return append(p.highlight(out, text[:cut], Line{}, -1), " [... omitted end of long line]"...)
-		}
-		var in []Span
-		more := 0
-		for i, s := range l.Subs {
-			if s.Start < cut {
-				in = append(in, Span{Start: s.Start, End: min(s.End, cut)})
-			} else if only < 0 || i == only {
-				more++ // (--vimgrep's line counts its one match: rg)
-			}
-		}
-		out = p.highlight(out, text[:cut], Line{Match: true, Subs: in}, only)
-		noun := "matches"
-		if more == 1 {
-			noun = "match"
-		}
-		return fmt.Appendf(out, " [... %d more %s]", more, noun)
-	}
-	if counted {
-		return fmt.Appendf(out, "[Omitted long line with %d matches]", len(l.Subs))
-	}
-	if l.Match {
-		return append(out, "[Omitted long matching line]"...)
-	}
-	return append(out, "[Omitted long context line]"...)
 }
 
 // physicalLines splits -U records that hold several lines into one Line
@@ -744,32 +758,38 @@ func physicalLines(lines []Line) []Line {
 // (--replace); only >= 0 colours that match alone (--vimgrep's line of
 // one match: rg replaces them all, colours that one).
 func (p *format) highlight(out, text []byte, l Line, only int) []byte {
-	if (!p.color && p.replace == nil) || !l.Match || len(l.Subs) == 0 {
+	return p.paintSpans(out, text, l.Subs, only, p.replace)
+}
+
+// paintSpans appends text with the spans coloured, or replaced (rep);
+// only >= 0 colours that span alone.
+func (p *format) paintSpans(out, text []byte, subs []Span, only int, rep *replacer) []byte {
+	if (!p.color && rep == nil) || len(subs) == 0 {
 		return append(out, text...)
 	}
 	last := 0
-	for i := 0; i < len(l.Subs); i++ {
-		s := l.Subs[i]
+	for i := 0; i < len(subs); i++ {
+		s := subs[i]
 		if s.Start < last || s.Start > len(text) {
 			continue
 		}
 		end := min(s.End, len(text))
 		out = append(out, text[last:s.Start]...)
 		part := text[s.Start:end]
-		if p.replace != nil {
-			part = p.replace.re.ExpandMatch(text, s, p.replace.tmpl)
+		if rep != nil {
+			part = rep.re.ExpandMatch(text, s, rep.tmpl)
 		}
 		// rg ends a match's colour only at text that is not a match:
 		// matches that touch are one coloured run ("oo" in foo, "XX"
 		// with -r X).
-		for only < 0 && p.color && i+1 < len(l.Subs) && l.Subs[i+1].Start == end && l.Subs[i+1].End > end && end < len(text) {
+		for only < 0 && p.color && i+1 < len(subs) && subs[i+1].Start == end && subs[i+1].End > end && end < len(text) {
 			i++
-			if p.replace != nil {
-				part = append(part[:len(part):len(part)], p.replace.re.ExpandMatch(text, l.Subs[i], p.replace.tmpl)...)
+			if rep != nil {
+				part = append(part[:len(part):len(part)], rep.re.ExpandMatch(text, subs[i], rep.tmpl)...)
 			}
-			end = min(l.Subs[i].End, len(text))
+			end = min(subs[i].End, len(text))
 		}
-		if p.replace == nil {
+		if rep == nil {
 			part = text[s.Start:end]
 		}
 		if only >= 0 && i != only {

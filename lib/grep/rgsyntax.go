@@ -92,7 +92,7 @@ func translateRg(p string, limit int64, fl rgFlags, latin1 bool) (rgTranslation,
 }
 
 func (t *rgTranslator) checkSize(size int64) error {
-	if t.limit > 0 && size > t.limit {
+	if t.limit >= 0 && (size > t.limit || t.limit == 0) { // (rg's smallest program is over 0 bytes)
 		//lint:ignore ST1005 ripgrep's message, word for word
 		return fmt.Errorf("Compiled regex exceeds size limit of %d bytes.", t.limit)
 	}
@@ -883,9 +883,10 @@ func rangesClass(rs []rune, neg bool) string {
 // haystack, because one switches Unicode off.
 func goPatterns(o MatchOptions, fold bool) (alts []string, latin1 bool, err error) {
 	limit := o.RegexSizeLimit
-	if limit <= 0 {
+	if limit == 0 {
 		limit = DefaultRegexSizeLimit
 	}
+	limit = max(limit, 0) // (negative: --regex-size-limit 0)
 	if o.Fixed {
 		for _, p := range o.Patterns {
 			alts = append(alts, regexp.QuoteMeta(p))

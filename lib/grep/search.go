@@ -45,6 +45,10 @@ type FileResult struct {
 	// after a gap when stopGap
 	stop    stopKind
 	stopGap bool
+	// invStop: -v over a file read whole with binary data: the end of
+	// the line of the match after the first inverted line handed over
+	// from BinaryFrom on, where rg stood when that line stopped it (0: none)
+	invStop int64
 	// binaryKeep: where rg's buffer began for the fill that read the NUL
 	// (the context lines it kept before BinaryFrom: rolled)
 	binaryKeep int64
@@ -104,6 +108,8 @@ type SearchOptions struct {
 	// searched buffer (a piece of it: chunked.go), for Format's numbers.
 	lineBase int
 	offBase  int64
+	// piece: the buffer is a piece of the file, its end not the file's
+	piece bool
 	// nl: the newlines of the file before the buffer's lines, counted as
 	// it was read (chunked.go; nil: counted here)
 	nl *lineIndex
@@ -250,7 +256,7 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 			sc.lines = append(sc.lines, lineRef{num: lineNo, start: start, end: end, spans: len(sc.spans)})
 		}
 		if o.MaxCount > 0 && r.MatchedLines >= o.MaxCount {
-			r.BytesSearched = maxCountBytes(buf, o, start, end) // rg's count where -m stopped it (binary.go)
+			r.BytesSearched = maxCountBytes(buf, o, start, end, nil) // rg's count where -m stopped it (binary.go)
 			break
 		}
 		off = end

@@ -13,19 +13,20 @@ type WalkOptions struct {
 	// IgnoreFiles (--ignore-file) rank below every other ignore file, the
 	// later one first; their patterns are relative to Cwd, and --no-ignore
 	// does not turn them off (NoIgnoreFiles does), as in rg.
-	IgnoreFiles   []string
-	NoIgnoreFiles bool
-	OneFileSystem bool                // --one-file-system: stay on the file system of the root
-	Follow        bool                // -L
-	MaxDepth      int                 // --max-depth, when MaxDepthSet (0: only the named paths)
-	MaxDepthSet   bool                // --max-depth was given
-	MaxFilesize   int64               // --max-filesize (0: none)
-	Overrides     Overrides           // -g and --iglob (CompileGlobs), matched against the path as printed
-	Types         []string            // -t
-	TypesNot      []string            // -T
-	TypeTable     map[string][]string // the type table after --type-add/--type-clear (nil: Types)
-	GlobalIgnore  string              // core.excludesFile ("" for none)
-	Cwd           string              // the working directory: relative roots are below it; absolute paths below it match globs relative to it
+	IgnoreFiles    []string
+	NoIgnoreFiles  bool
+	OneFileSystem  bool                // --one-file-system: stay on the file system of the root
+	Follow         bool                // -L
+	MaxDepth       int                 // --max-depth, when MaxDepthSet (0: only the named paths)
+	MaxDepthSet    bool                // --max-depth was given
+	MaxFilesize    int64               // --max-filesize (0: none, unless MaxFilesizeSet)
+	MaxFilesizeSet bool                // --max-filesize given (0: only empty files)
+	Overrides      Overrides           // -g and --iglob (CompileGlobs), matched against the path as printed
+	Types          []string            // -t
+	TypesNot       []string            // -T
+	TypeTable      map[string][]string // the type table after --type-add/--type-clear (nil: Types)
+	GlobalIgnore   string              // core.excludesFile ("" for none)
+	Cwd            string              // the working directory: relative roots are below it; absolute paths below it match globs relative to it
 	// FilterGlobs (the agent tools' glob) only narrow the files that the
 	// ignore rules let through: matched against the path below the root,
 	// a glob without a slash at any depth.
