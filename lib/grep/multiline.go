@@ -78,7 +78,7 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 			r.Matches += len(rc.subs)
 		}
 	}
-	if o.CountOnly || len(recs) == 0 {
+	if o.CountOnly || len(recs) == 0 && !(o.Passthru && len(buf) > 0) {
 		return r
 	}
 	// line starts, for numbers and context
@@ -96,6 +96,12 @@ func searchMultiline(m *Matcher, buf []byte, o SearchOptions, r FileResult) File
 			return starts[k+1]
 		}
 		return len(buf)
+	}
+	if len(recs) == 0 { // rg: --passthru prints a file without a match too
+		for k, st := range starts {
+			r.Lines = append(r.Lines, Line{Number: k + 1, Offset: int64(st), Text: buf[st:lineEnd(k)]})
+		}
+		return r
 	}
 	printed := -1 // index of the last printed line
 	for i, rc := range recs {
