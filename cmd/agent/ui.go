@@ -424,6 +424,9 @@ func promptEvent(prompt string) event.Event {
 	return messageEvent(event.MessageStart, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(prompt)}})
 }
 
+// echoAheadMax is the longest prompt whose echo is drawn ahead.
+const echoAheadMax = 4 << 10
+
 // echoAhead is the echo of the prompt enter would send, drawn before
 // enter with the renderer the run is then given.
 type echoAhead struct {
@@ -443,8 +446,8 @@ func (u *ui) afterMessage(shown bool) {
 	u.keepAhead()
 	u.enterPrompt = u.fastPrompt()
 	switch p := u.enterPrompt; {
-	case p == "" || strings.HasPrefix(p, "/"):
-		u.echoAhead = nil
+	case p == "" || strings.HasPrefix(p, "/") || len(p) > echoAheadMax:
+		u.echoAhead = nil // (a long prompt is echoed at enter: not rendered again at every key)
 	case u.echoAhead == nil || u.echoAhead.prompt != p || u.echoAhead.width != u.width:
 		rend := newRenderer(u.width, u.a.color)
 		u.echoAhead = &echoAhead{prompt: p, width: u.width, rend: rend, out: rend.Event(promptEvent(p))}
