@@ -252,16 +252,25 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, st Step) {
 		s.mark("first")
 		return
 	}
-	evs := bytes.SplitAfter(data, []byte("\n\n"))
-	for i, ev := range evs {
+	// The events are cut from the script one at a time: a long script is
+	// not split whole before the first event goes out.
+	marked := false
+	for i, rest := 0, data; len(rest) > 0; i++ {
+		n := bytes.Index(rest, []byte("\n\n")) + 2
+		if n < 2 {
+			n = len(rest)
+		}
+		ev := rest[:n]
+		rest = rest[n:]
 		if _, err := w.Write(ev); err != nil {
 			return
 		}
-		if i+1 < st.Burst && i+1 < len(evs) {
+		if i+1 < st.Burst && len(rest) > 0 {
 			continue
 		}
 		flush()
-		if i+1 == max(st.Burst, 1) {
+		if !marked { // the burst is out (or the script ended within it)
+			marked = true
 			s.mark("first")
 		}
 		if !s.pause(r, st.EventDelay) {
