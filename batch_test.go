@@ -1,6 +1,7 @@
 package agentutils_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -227,5 +228,43 @@ func TestRunTaskInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(res, `"outcome":"error","reason":"interrupted"`) || !strings.Contains(res, `"turns":1`) {
 		t.Errorf("result: %s", res)
+	}
+}
+
+// TestRunTaskTimeout: --timeout is the runner's own deadline, ended as an
+// interrupt is (a job runner's kill on a host reached over ssh may be a
+// SIGKILL that leaves no result); a duration below zero is a usage error.
+func TestRunTaskTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an agent pipeline")
+	}
+	dir, tasks, bin, env := batchFixture(t)
+	out := filepath.Join(dir, "out")
+	b, _ := os.ReadFile(tasks)
+	wall := strings.Split(strings.TrimSpace(string(b)), "\n")[6]
+	wall = strings.Replace(wall, `,"budgets":{"wallSeconds":1}`, "", 1)
+	cmd := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--out", out, "--timeout", "5s", wall)
+	cmd.Dir, cmd.Env = dir, env
+	res, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("exit: %v, want 130", err)
+	}
+	if !strings.Contains(string(res), `"outcome":"error","reason":"interrupted"`) {
+		t.Errorf("result: %s", res)
+	}
+	if f, _ := os.ReadFile(filepath.Join(out, "results", "wall.json")); !bytes.Equal(f, res) {
+		t.Errorf("results/wall.json %q, stdout %q", f, res)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "sessions", "wall", "*.jsonl")); len(m) != 1 {
+		t.Errorf("sessions: %v", m)
+	} else if s, _ := os.ReadFile(m[0]); !strings.Contains(string(s), "sleep 30") {
+		t.Errorf("the session lacks the call the run was stopped in:\n%s", s)
+	}
+
+	bad := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--out", out, "--timeout", "-1s", wall)
+	bad.Dir, bad.Env = dir, env
+	msg, err := bad.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(msg), "--timeout") {
+		t.Errorf("--timeout -1s: %v %s, want exit 2 naming the flag", err, msg)
 	}
 }

@@ -41,14 +41,15 @@ Budgets: turns become agent-chat --max-turns; tokens, cost and wall time are wat
 event stream, and when one runs out agent-chat is sent SIGTERM (it aborts and its last events
 are persisted), then the processes are killed after --grace. SIGINT/SIGTERM to run-task does
 the same and writes the result (outcome error, reason interrupted) at once, then again when
-the pipeline has ended.
+the pipeline has ended; so does --timeout when it runs out (the runner's own deadline: on a
+host reached over ssh, a job runner's kill may be a SIGKILL that leaves no result).
 
 Exit status: 0 when a result was written (whatever the outcome), 130 when interrupted (the
 result is written), 2 for a bad task line or flags (no result), 1 when no result could be written.
 
 Examples:
    agent-session run-task --out out '{"id":"t1","repo":".","prompt":"fix the test","check":"go test ./..."}'
-   agent-session run-task --out out --tasks tasks.jsonl --index 3
+   agent-session run-task --out out --tasks tasks.jsonl --index 3 --timeout 30m
    mkdir -p out && grep -v '^[[:space:]]*$' tasks.jsonl | \
      parallel --jobs 4 --joblog out/joblog --resume agent-session run-task --out out {}`,
 		Flags: []cli.Flag{
@@ -59,14 +60,23 @@ Examples:
 			&cli.BoolFlag{Name: "keep", Usage: "keep the clone after the run"},
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
 		},
 		Action: func(c *cli.Context) error {
 			task, err := readTask(c, env)
 			if err != nil {
 				return &exit.Error{Code: exit.Usage, Err: err}
 			}
+			ctx := c.Context
+			if d := c.Duration("timeout"); d > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, d)
+				defer cancel()
+			} else if d < 0 {
+				return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
+			}
 			r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out"))}
-			return r.run(c.Context)
+			return r.run(ctx)
 		},
 	}
 }
