@@ -295,6 +295,7 @@ func TestNames(t *testing.T) {
 
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"type":"session","id":"s"}` + "\n" + `{"type":"message","id":"a","parentId":"a"}` + "\ngarbage"))
+	f.Add([]byte(`{"type":"session","version":3,"id":"s"}` + "\n" + `{"type":"message","id":"a"}{"type":"message","id":"b","parentId":"a"} {"x":1}oops` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := NewReader(bytes.NewReader(b))
 		var all []Record
@@ -426,4 +427,30 @@ func TestReaderSeveralValues(t *testing.T) {
 	if p := r.Problems(); len(p) != 1 || p[0].Line != 3 || !p[0].Kept {
 		t.Errorf("problems %v, want one kept on line 3", p)
 	}
+}
+
+// The values of a line are JSON objects of it, in order, apart, each
+// valid; LineValues gives the same bytes.
+func FuzzLineValues(f *testing.F) {
+	f.Add([]byte(`{"a":1}{"b":2}`))
+	f.Add([]byte(`{"a":1} {"b":[1,{}]}x`))
+	f.Add([]byte(` {"a":"}{"}` + "\t" + `{}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		parts, ok, _ := several(raw)
+		end := 0
+		for _, p := range parts {
+			if p.Off < end || p.Len <= 0 || p.Off+p.Len > len(raw) {
+				t.Fatalf("%q: part %+v after %d", raw, p, end)
+			}
+			v := raw[p.Off : p.Off+p.Len]
+			if v[0] != '{' || !json.Valid(v) {
+				t.Fatalf("%q: part %q", raw, v)
+			}
+			end = p.Off + p.Len
+		}
+		vals := LineValues(raw)
+		if !ok && vals != nil || ok && len(vals) != len(parts) {
+			t.Fatalf("%q: LineValues %q, parts %v (ok %v)", raw, vals, parts, ok)
+		}
+	})
 }
