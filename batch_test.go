@@ -187,17 +187,22 @@ func TestBatch(t *testing.T) {
 	}
 }
 
+// longTask is the fixture's task whose model runs `sleep 30`, without
+// its wall budget: a run of it goes on until it is stopped.
+func longTask(t *testing.T) (dir, out, bin string, env []string, task string) {
+	dir, tasks, bin, env := batchFixture(t)
+	b, _ := os.ReadFile(tasks)
+	task = strings.Split(strings.TrimSpace(string(b)), "\n")[6]
+	return dir, filepath.Join(dir, "out"), bin, env, strings.Replace(task, `,"budgets":{"wallSeconds":1}`, "", 1)
+}
+
 // TestRunTaskInterrupted kills a runner mid-run: it still writes its result
 // (outcome error, reason interrupted) and the session holds what was done.
 func TestRunTaskInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an agent pipeline")
 	}
-	dir, tasks, bin, env := batchFixture(t)
-	out := filepath.Join(dir, "out")
-	b, _ := os.ReadFile(tasks)
-	wall := strings.Split(strings.TrimSpace(string(b)), "\n")[6]
-	wall = strings.Replace(wall, `,"budgets":{"wallSeconds":1}`, "", 1)
+	dir, out, bin, env, wall := longTask(t)
 	cmd := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--out", out, wall)
 	cmd.Dir, cmd.Env = dir, env
 	stdout, err := cmd.StdoutPipe()
@@ -238,11 +243,7 @@ func TestRunTaskTimeout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an agent pipeline")
 	}
-	dir, tasks, bin, env := batchFixture(t)
-	out := filepath.Join(dir, "out")
-	b, _ := os.ReadFile(tasks)
-	wall := strings.Split(strings.TrimSpace(string(b)), "\n")[6]
-	wall = strings.Replace(wall, `,"budgets":{"wallSeconds":1}`, "", 1)
+	dir, out, bin, env, wall := longTask(t)
 	cmd := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--out", out, "--timeout", "5s", wall)
 	cmd.Dir, cmd.Env = dir, env
 	res, err := cmd.Output()

@@ -143,16 +143,22 @@ func shiftRun(t *testing.T, b []byte) []byte {
 	return out
 }
 
-// A torn last line (an append killed mid-write) is reported and left out,
-// and not kept in the index: once the line is whole, open prints it.
-func TestIndexTornLine(t *testing.T) {
-	bin := sessionBinary(t)
-	file := bigSession(t, bin)
+// indexedSession is a session large enough for an index, with the index
+// made, and its last line.
+func indexedSession(t *testing.T) (bin, file, last string) {
+	bin = sessionBinary(t)
+	file = bigSession(t, bin)
 	run(t, bin, userEvent("one"), "append", file)
 	run(t, bin, "", "open", file) // index
 	out, _ := run(t, bin, "", "open", "--all", file)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	last := lines[len(lines)-1]
+	return bin, file, lines[len(lines)-1]
+}
+
+// A torn last line (an append killed mid-write) is reported and left out,
+// and not kept in the index: once the line is whole, open prints it.
+func TestIndexTornLine(t *testing.T) {
+	bin, file, last := indexedSession(t)
 	r, _ := session.ParseRecord([]byte(last))
 	line := strings.Replace(last, r.ID, "abcd0123", 1)
 	line = strings.Replace(line, `"parentId":null`, `"parentId":"`+r.ID+`"`, 1)
@@ -178,13 +184,8 @@ func TestIndexTornLine(t *testing.T) {
 // index was made: open reads both, as entries of the path, each on a line
 // of its own, as a whole read does; and again from the index.
 func TestIndexSeveralRecordsOnALine(t *testing.T) {
-	bin := sessionBinary(t)
-	file := bigSession(t, bin)
-	run(t, bin, userEvent("one"), "append", file)
-	run(t, bin, "", "open", file) // index
-	out, _ := run(t, bin, "", "open", "--all", file)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	last, _ := session.ParseRecord([]byte(lines[len(lines)-1]))
+	bin, file, line := indexedSession(t)
+	last, _ := session.ParseRecord([]byte(line))
 	rec := func(id, parent, text string) string {
 		return `{"type":"message","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"` + text + `"}],"timestamp":1}}`
 	}
