@@ -427,16 +427,9 @@ func lastEntryIn(r io.ReaderAt, size int64) (string, error) {
 			if i < 0 && start > 0 {
 				break // the line goes on before this chunk
 			}
-			line := bytes.TrimSuffix(buf[i+1:], []byte{'\r'})
-			if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
+			line := buf[i+1:]
+			if p, err := session.Peek(bytes.TrimSuffix(line, []byte{'\r'})); err == nil && p.Type != "session" && p.ID != "" {
 				return p.ID, nil
-			} else if err != nil {
-				vals := session.LineValues(line) // several records on the line: its last entry
-				for j := len(vals) - 1; j >= 0; j-- {
-					if p, err := session.Peek(vals[j]); err == nil && p.Type != "session" && p.ID != "" {
-						return p.ID, nil
-					}
-				}
 			}
 			if i < 0 {
 				buf = nil
@@ -468,16 +461,8 @@ func (a *appender) loadIDs() error {
 		r = bytes.NewReader(data)
 	}
 	_, _, err := scanLines(r, func(line []byte, _ int64, _ int, _ bool) error {
-		p, err := session.Peek(line)
-		if err == nil && p.Type != "session" && p.ID != "" {
+		if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
 			ids[p.ID] = true
-		}
-		if err != nil {
-			for _, v := range session.LineValues(line) { // several records on the line
-				if p, err := session.Peek(v); err == nil && p.Type != "session" && p.ID != "" {
-					ids[p.ID] = true
-				}
-			}
 		}
 		return nil
 	})

@@ -180,35 +180,6 @@ func TestIndexTornLine(t *testing.T) {
 	}
 }
 
-// Two records written on one line (pi has written such lines) after the
-// index was made: open reads both, as entries of the path, each on a line
-// of its own, as a whole read does; and again from the index.
-func TestIndexSeveralRecordsOnALine(t *testing.T) {
-	bin, file, line := indexedSession(t)
-	last, _ := session.ParseRecord([]byte(line))
-	rec := func(id, parent, text string) string {
-		return `{"type":"message","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"` + text + `"}],"timestamp":1}}`
-	}
-	f, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(rec("abcd0001", last.ID, "first") + rec("abcd0002", "abcd0001", "second") + "\n")
-	f.Close()
-	for i := range 2 {
-		got, stderr := run(t, bin, "", "open", file)
-		if !strings.Contains(stderr, "2 JSON values on one line") || got != whole(t, bin, file) {
-			t.Fatalf("open %d: %q", i, stderr)
-		}
-		tail := strings.Split(strings.TrimSpace(got), "\n")
-		if n := len(tail); n < 2 || !strings.Contains(tail[n-2], `"first"`) || !strings.Contains(tail[n-1], `"second"`) {
-			t.Fatalf("open %d: the path ends %q", i, tail[max(0, n-2):])
-		}
-	}
-	run(t, bin, userEvent("after"), "append", file) // its parent: the line's second record
-	got, _ := run(t, bin, "", "open", file)
-	if !strings.Contains(got, `"second"`) || !strings.HasSuffix(strings.TrimSpace(got), `"timestamp":1}}`) || !strings.Contains(got, `"after"`) {
-		t.Fatalf("after an append: %s", got[max(0, len(got)-600):])
-	}
-}
-
 // A second writer appending while open reads: every open prints a path
 // that a whole read of some moment of the file printed (each entry the
 // child of the one before), and at the end nothing is lost.

@@ -484,37 +484,6 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 	var pending map[int32]string // children whose parent line comes later
 	prevID := ""                 // the last entry's id when ids resolve to it
 	var err error
-	// add indexes an entry of n bytes at off.
-	add := func(l session.Line, off int64, n int) {
-		i := int32(len(idx.off))
-		par := int32(-1)
-		switch {
-		case l.ParentID == "":
-		case l.ParentID == prevID: // the common case: the entry before, found without a lookup
-			par = i - 1
-		default:
-			if j, ok := idx.lines.IDs.Get(l.ParentID); ok {
-				par = j
-			} else {
-				if pending == nil {
-					pending = map[int32]string{}
-				}
-				pending[i] = l.ParentID
-			}
-		}
-		idx.off = append(idx.off, off)
-		idx.n = append(idx.n, int32(n))
-		idx.parent = append(idx.parent, par)
-		// hasBlob marks the lines copied one by one through emitEntry (blobs to
-		// resolve, bytes to repair, a value that is not a whole line) rather
-		// than in runs straight from the file.
-		idx.hasBlob = append(idx.hasBlob, l.Repaired || l.Blob)
-		idx.kind = append(idx.kind, kindOf(l.Type))
-		prevID = l.ID
-		if l.Dup {
-			prevID = ""
-		}
-	}
 	idx.whole, idx.nlines, err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
 		l, err := idx.lines.Read(raw, lineNo, torn)
 		switch {
@@ -526,13 +495,32 @@ func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
 			header = append([]byte(nil), l.Raw...)
 			idx.header = session.Run{Off: off, Len: int64(len(raw))}
 		case l.Kind == session.EntryLine:
-			add(l, off, len(raw))
-		case l.Kind == session.Several:
-			for _, p := range l.Parts {
-				if pl, _ := idx.lines.Read(raw[p.Off:p.Off+p.Len], lineNo, false); pl.Kind == session.EntryLine {
-					pl.Repaired = true // not a whole line: emitted alone, with its newline
-					add(pl, off+int64(p.Off), p.Len)
+			i := int32(len(idx.off))
+			par := int32(-1)
+			switch {
+			case l.ParentID == "":
+			case l.ParentID == prevID: // the common case: the entry before, found without a lookup
+				par = i - 1
+			default:
+				if j, ok := idx.lines.IDs.Get(l.ParentID); ok {
+					par = j
+				} else {
+					if pending == nil {
+						pending = map[int32]string{}
+					}
+					pending[i] = l.ParentID
 				}
+			}
+			idx.off = append(idx.off, off)
+			idx.n = append(idx.n, int32(len(raw)))
+			idx.parent = append(idx.parent, par)
+			// hasBlob marks the lines copied one by one through emitEntry (blobs to
+			// resolve, bytes to repair) rather than in runs straight from the file.
+			idx.hasBlob = append(idx.hasBlob, l.Repaired || l.Blob)
+			idx.kind = append(idx.kind, kindOf(l.Type))
+			prevID = l.ID
+			if l.Dup {
+				prevID = ""
 			}
 		}
 		return nil

@@ -58,9 +58,6 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 	var added []string
 	whole, n, err := scanLines(boundLines(io.NewSectionReader(f, x.Size, 1<<62), o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
 		l, err := lines.Read(raw, x.Lines+lineNo, torn)
-		if err == nil && l.Kind == session.Several {
-			return errRescan // its values are indexed by the whole read
-		}
 		if err != nil || l.Kind != session.EntryLine {
 			return err
 		}

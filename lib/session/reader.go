@@ -16,7 +16,6 @@ type Reader struct {
 	r     *bufio.Reader
 	line  int
 	lines Lines
-	parts [][]byte // the values of a line holding several, not read yet
 }
 
 // NewReader reads records from r.
@@ -33,13 +32,6 @@ func (r *Reader) Problems() []Problem { return r.lines.Problems }
 // record that is not a session header.
 func (r *Reader) Next() (Record, error) {
 	for {
-		for len(r.parts) > 0 {
-			part := r.parts[0]
-			r.parts = r.parts[1:]
-			if l, _ := r.lines.Read(part, r.line, false); l.Kind == EntryLine {
-				return l.Record, nil
-			}
-		}
 		line, err := readLine(r.r)
 		if len(line) == 0 && err != nil {
 			if err == io.EOF {
@@ -55,12 +47,6 @@ func (r *Reader) Next() (Record, error) {
 		l, err := r.lines.Read(bytes.TrimRight(line, "\r"), r.line, torn)
 		if err != nil {
 			return Record{}, fmt.Errorf("not a session file: %w", err)
-		}
-		if l.Kind == Several {
-			for _, p := range l.Parts {
-				r.parts = append(r.parts, line[p.Off:p.Off+p.Len])
-			}
-			continue
 		}
 		if l.Kind != Skipped { // Raw is line, a slice of its own (readLine)
 			return l.Record, nil
