@@ -43,7 +43,7 @@ type fenceMsg uint64
 type input struct {
 	cr    cancelreader.CancelReader
 	fence func(n uint64) // sends fenceMsg(n) to the loop
-	enter func() bool    // the loop's: sends the prompt (fastEnter)
+	enter func()         // the loop's: sends the prompt (fastEnter)
 	reads uint64         // reads returned
 	carry bool           // bubbletea may hold bytes of the last read
 	paste bool           // the reads so far end inside a bracketed paste
@@ -156,15 +156,13 @@ func (u *ui) fastPrompt() string {
 // the run depends on (runKey), only the session file can have changed
 // since the loop's last message: keepAhead, after each, started the run
 // again for anything else.
-func (u *ui) fastEnter() bool {
+func (u *ui) fastEnter() {
 	p, w := u.enterPrompt, u.ahead
 	if p == "" || w.sent != "" || !w.unchanged() {
-		return false
+		return
 	}
 	<-w.ready
-	if w.err != nil {
-		return false
+	if w.err == nil {
+		w.sent, w.sendErr = p, w.r.send(p)
 	}
-	w.sent, w.sendErr = p, w.r.send(p)
-	return true
 }

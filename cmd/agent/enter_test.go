@@ -39,7 +39,7 @@ func TestInputFastEnter(t *testing.T) {
 			}
 			defer in.stop()
 			sent := 0
-			in.enter = func() bool { sent++; return true }
+			in.enter = func() { sent++ }
 			in.fence = func(n uint64) {
 				if !tc.hold {
 					in.handling(fenceMsg(n))

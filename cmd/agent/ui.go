@@ -357,11 +357,7 @@ func (u *ui) start(o runOpts) tea.Cmd {
 		}
 	}
 	u.run = r
-	p := u.p
-	show := u.show
-	if show == nil {
-		show = func(m streamMsg) { p.Send(m) }
-	}
+	p, show := u.p, u.show
 	// The renderer runs here, in the reader; its output reaches the
 	// painter in the stream's order, one message (one paint) for the
 	// events that were read together, handled here (show) as the loop
