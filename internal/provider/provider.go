@@ -331,8 +331,6 @@ func (t *teeChunks) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var credentialHeaders = map[string]bool{"x-api-key": true, "authorization": true, "api-key": true, "x-goog-api-key": true}
-
 // Recorder writes exchanges to a cassette as JSON Lines, one per call, in
 // the order calls finish.
 type Recorder struct {
@@ -353,7 +351,7 @@ func (r *Recorder) Begin(req llm.Request, secrets []string, now time.Time) *Exch
 	ex.Request.URL = redactURL(req.URL)
 	ex.Request.Headers = map[string]string{}
 	for k, v := range req.Header {
-		if credentialHeaders[strings.ToLower(k)] {
+		if llm.IsCredential(k) {
 			v = "[REDACTED]"
 		}
 		ex.Request.Headers[strings.ToLower(k)] = v

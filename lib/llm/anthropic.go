@@ -6,39 +6,6 @@ import (
 	"strings"
 )
 
-// Request is an HTTP request a codec built; the shell sends it.
-type Request struct {
-	Method string
-	URL    string
-	Header map[string]string
-	// Body is the JSON body when it was built as bytes; codecs leave it nil
-	// and keep the value tree, which WriteBody encodes on demand.
-	Body    []byte
-	payload any
-}
-
-// Codec builds requests and decoders for one wire API.
-type Codec interface {
-	Request(m Model, c Context, o Options) (Request, error)
-	Decoder(m Model, now int64) Decoder
-}
-
-// CodecFor returns the codec of an api id.
-func CodecFor(api string) (Codec, error) {
-	switch api {
-	case AnthropicMessages:
-		return anthropic{}, nil
-	case OpenAICompletions:
-		return completions{}, nil
-	case OpenAIResponses:
-		return responses{}, nil
-	case GoogleGenerativeAI:
-		return google{}, nil
-	}
-	return nil, fmt.Errorf("unsupported api %q (supported: %s, %s, %s, %s)", api,
-		AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI)
-}
-
 type anthropic struct{}
 
 func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
@@ -47,11 +14,6 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 		"accept":            "text/event-stream",
 		"anthropic-version": "2023-06-01",
 		"anthropic-beta":    "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14",
-	}
-	if strings.Contains(o.APIKey, "sk-ant-oat") {
-		h["authorization"] = "Bearer " + o.APIKey
-	} else if o.APIKey != "" {
-		h["x-api-key"] = o.APIKey
 	}
 	for k, v := range m.Headers {
 		h[strings.ToLower(k)] = v
@@ -438,22 +400,11 @@ func anthropicStop(s string) (string, error) {
 func (d *anthropicDecoder) End(err error) []Event { return d.b.endOfBody(err) }
 
 // post builds a streaming JSON POST to path under the model's base URL,
-// with the key in keyHeader (left out when empty) and the model's headers.
-func post(m Model, path string, body any, keyHeader, key string) (Request, error) {
+// with the model's headers.
+func post(m Model, path string, body any) (Request, error) {
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	if key != "" {
-		h[keyHeader] = key
-	}
 	for k, v := range m.Headers {
 		h[strings.ToLower(k)] = v
 	}
 	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, payload: body}, nil
-}
-
-// bearer is an Authorization value for key ("" for none or keyless "N/A").
-func bearer(key string) string {
-	if key == "" || key == "N/A" {
-		return ""
-	}
-	return "Bearer " + key
 }

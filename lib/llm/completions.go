@@ -141,7 +141,7 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			}
 		}
 	}
-	return post(m, "/chat/completions", body, "authorization", bearer(o.APIKey))
+	return post(m, "/chat/completions", body)
 }
 
 // hasToolCalls reports whether an assistant message of c calls a tool (the

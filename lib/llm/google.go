@@ -133,7 +133,7 @@ func (google) Request(m Model, c Context, o Options) (Request, error) {
 		gen["thinkingConfig"] = tc
 	}
 	body["generationConfig"] = gen
-	return post(m, "/models/"+m.ID+":streamGenerateContent?alt=sse", body, "x-goog-api-key", o.APIKey)
+	return post(m, "/models/"+m.ID+":streamGenerateContent?alt=sse", body)
 }
 
 // signature is a text or thinking block's signature.

@@ -134,7 +134,7 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 			body["reasoning"] = map[string]any{"effort": effort, "summary": "auto"}
 		}
 	}
-	return post(m, "/responses", body, "authorization", bearer(o.APIKey))
+	return post(m, "/responses", body)
 }
 
 type responsesDecoder struct {
