@@ -76,8 +76,56 @@ func (a WireAPI) Request(m Model, c Context, o Options) (Request, error) {
 	return req, nil
 }
 
-// Decoder is the codec's decoder of one answer.
-func (a WireAPI) Decoder(m Model, now int64) Decoder { return a.codec.Decoder(m, now) }
+// Decoder is the codec's decoder of one answer, held to the rule of every
+// API: an answer with no content, no tool call and no error is not a
+// success but an error that shows how the provider's stream ended.
+func (a WireAPI) Decoder(m Model, now int64) Decoder {
+	return &nonEmpty{Decoder: a.codec.Decoder(m, now)}
+}
+
+// nonEmpty turns an empty answer's done into an error.
+type nonEmpty struct {
+	Decoder
+	last []byte // the last event's data
+}
+
+func (d *nonEmpty) Feed(ev SSE) []Event {
+	d.last = ev.Data
+	return d.check(d.Decoder.Feed(ev))
+}
+
+func (d *nonEmpty) End(err error) []Event { return d.check(d.Decoder.End(err)) }
+
+func (d *nonEmpty) check(evs []Event) []Event {
+	for i, e := range evs {
+		if e.Type != "done" || e.Message == nil || !emptyAnswer(*e.Message) {
+			continue
+		}
+		m := *e.Message
+		end := string(d.last)
+		if len(end) > 500 {
+			end = end[:500] + "…"
+		}
+		m.StopReason = StopError
+		m.ErrorMessage = fmt.Sprintf("the provider's answer held no text, no tool call and no error (stop reason %q; its last event: %s)", e.Reason, end)
+		evs[i] = Event{Type: "error", Reason: StopError, Error: &m}
+	}
+	return evs
+}
+
+// emptyAnswer: m holds no text, no thinking text and no tool call (opaque
+// reasoning state alone is nothing anyone can read or run).
+func emptyAnswer(m Message) bool {
+	for _, c := range m.Content {
+		switch {
+		case c.Type == "toolCall",
+			c.Type == "text" && strings.TrimSpace(c.Text) != "",
+			c.Type == "thinking" && strings.TrimSpace(c.Thinking) != "":
+			return false
+		}
+	}
+	return true
+}
 
 // IsCredential: a request header of that name (any case) can carry a
 // credential on some wire API.

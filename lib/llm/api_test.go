@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,5 +46,29 @@ func TestWireAPIAuth(t *testing.T) {
 	}
 	if _, err := CodecFor("nope"); err == nil || err.Error() != `unsupported api "nope" (supported: anthropic-messages, openai-completions, openai-responses, google-generative-ai)` {
 		t.Errorf("unknown api: %v", err)
+	}
+}
+
+// A call without arguments goes back as {} on every API, never as a
+// schema (decoded from a Gemini functionCall without args).
+func TestCallWithoutArgsReplayed(t *testing.T) {
+	call := Message{Role: "assistant", StopReason: StopToolUse, Content: []Content{{Type: "toolCall", ID: "c1", Name: "read_theme"}}, Timestamp: 2}
+	ctx := Context{Messages: []Message{{Role: "user", Content: []Content{TextBlock("theme?")}, Timestamp: 1}, call,
+		{Role: "toolResult", ToolCallID: "c1", ToolName: "read_theme", Content: []Content{TextBlock("dark")}, Timestamp: 3}}}
+	for _, api := range []string{AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI} {
+		codec, _ := CodecFor(api)
+		m := testModel(api)
+		m.ID = "test-model"
+		req, err := codec.Request(m, ctx, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := string(req.BodyBytes())
+		if strings.Contains(body, `"properties"`) {
+			t.Errorf("%s: a call without arguments went back as a schema: %s", api, body)
+		}
+		if !strings.Contains(body, `{}`) {
+			t.Errorf("%s: no {} arguments in %s", api, body)
+		}
 	}
 }
