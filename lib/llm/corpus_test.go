@@ -363,6 +363,32 @@ func expectAnthropic(sses []SSE) expectation {
 			}
 		}
 	}
+	// begin reads a block at wire index i (-1: a whole block in
+	// message_start, its arguments complete).
+	begin := func(b any, i int) {
+		switch str(b, "type") {
+		case "text":
+			w.text += str(b, "text")
+		case "thinking":
+			w.thinking += str(b, "thinking")
+			if i >= 0 {
+				sigs[i] = str(b, "signature")
+			} else if s := str(b, "signature"); s != "" {
+				w.opaque = append(w.opaque, s)
+			}
+		case "redacted_thinking":
+			w.opaque = append(w.opaque, str(b, "data"))
+		case "tool_use":
+			c := &wantCall{id: str(b, "id"), name: str(b, "name")}
+			if in := rawJSON(get(b, "input")); in != "{}" {
+				c.args = in
+			}
+			if i >= 0 {
+				calls[i] = c
+			}
+			w.calls = append(w.calls, c)
+		}
+	}
 	for _, ev := range sses {
 		v := parse(ev.Data)
 		i, _ := num(v, "index")
@@ -381,36 +407,13 @@ func expectAnthropic(sses []SSE) expectation {
 			calls = map[int]*wantCall{}
 			// Blocks and a stop reason in the message itself.
 			for _, b := range list(v, "message", "content") {
-				switch str(b, "type") {
-				case "text":
-					w.text += str(b, "text")
-				case "thinking":
-					w.thinking += str(b, "thinking")
-				case "tool_use":
-					w.calls = append(w.calls, &wantCall{id: str(b, "id"), name: str(b, "name"), args: rawJSON(get(b, "input"))})
-				}
+				begin(b, -1)
 			}
 			if r := str(v, "message", "stop_reason"); r != "" {
 				reason = r
 			}
 		case "content_block_start":
-			b := get(v, "content_block")
-			switch str(b, "type") {
-			case "text":
-				w.text += str(b, "text")
-			case "thinking":
-				w.thinking += str(b, "thinking")
-				sigs[i] = str(b, "signature")
-			case "redacted_thinking":
-				w.opaque = append(w.opaque, str(b, "data"))
-			case "tool_use":
-				c := &wantCall{id: str(b, "id"), name: str(b, "name")}
-				if in := rawJSON(get(b, "input")); in != "{}" {
-					c.args = in
-				}
-				calls[i] = c
-				w.calls = append(w.calls, c)
-			}
+			begin(get(v, "content_block"), i)
 		case "content_block_delta":
 			d := get(v, "delta")
 			switch str(d, "type") {
