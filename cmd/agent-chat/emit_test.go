@@ -67,25 +67,3 @@ func TestBatchWritesTogether(t *testing.T) {
 		t.Fatalf("an event after the batch waited: %q", out.String())
 	}
 }
-
-// warmUp's first events decode, for every API, into the start of a
-// message and its first text: what the run's first events need is built.
-func TestWarmSSE(t *testing.T) {
-	for _, api := range []string{llm.AnthropicMessages, llm.OpenAICompletions, llm.OpenAIResponses, llm.GoogleGenerativeAI} {
-		codec, err := llm.CodecFor(api)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := codec.Decoder(llm.Model{ID: "m", API: api, Provider: "p"}, 1)
-		var out bytes.Buffer
-		e, started := newEmitter(&out, "compact", 0, time.Now), false
-		for _, ev := range warmSSE[api] {
-			for _, x := range dec.Feed(ev) {
-				e.model(x, &started)
-			}
-		}
-		if !started || !strings.Contains(out.String(), `"text_delta"`) {
-			t.Errorf("%s: the first events make %q", api, out.String())
-		}
-	}
-}

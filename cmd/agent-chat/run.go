@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -125,96 +123,11 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key}
 	r.ctx, r.abort = context.WithCancel(c.Context)
 	defer r.abort()
-	early := r.getReady(len(hks) > 0)
 	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
 	if err != nil {
 		return err
 	}
-	early.send(r, content)
 	return r.drive(content)
-}
-
-// getReady readies a run that waits for its prompt (-- -): the
-// request's code and types are made ready (warmUp) and the first request
-// is built but for the prompt (prepareEarly), then what start-up
-// allocated is collected, so that no collection is due on the way to the
-// first character and the request's allocations reuse memory already
-// touched. A collection shrinks the stack: it is grown again, to spare
-// the request's deep encoding the copies. It also empties the
-// allocator's per-processor caches: the warm-up runs again after it, so
-// that the first allocations of each size on the way from the prompt
-// to the first character find a cached span, not the central lists.
-func (r *chatRun) getReady(hooks bool) *earlyRequest {
-	if !slices.Contains(r.o.Args, "-") {
-		return nil
-	}
-	warmUp(r.client, r.model, r.system, r.tools, r.thinking, r.o.Events)
-	early := r.prepareEarly(hooks)
-	runtime.GC()
-	growStack(64)
-	warmUp(r.client, r.model, r.system, r.tools, r.thinking, r.o.Events)
-	return early
-}
-
-// warmUp builds and encodes, once and into nothing, a request and the
-// first events of an answer, while agent-chat waits for the prompt on
-// stdin: encoding/json builds its encoder and decoder of a type at its
-// first use, and a new process pages its code in at its first run; after
-// Enter, both are done. The answer's first events (warmSSE) go through
-// the client as an answer read from the server (provider.WarmAnswer), or
-// else the model's decoder, and an emitter like the run's.
-func warmUp(client *provider.Client, model llm.Model, system string, tools []llm.Tool, thinking, mode string) {
-	codec, err := llm.CodecFor(model.API)
-	if err != nil {
-		return
-	}
-	m := llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock("-")}, Timestamp: 1}
-	if req, err := codec.Request(model, llm.Context{SystemPrompt: system, Tools: tools, Messages: []llm.Message{m}}, llm.Options{Thinking: thinking}); err == nil {
-		req.Encode()
-	}
-	out := newEmitter(io.Discard, mode, 0, time.Now)
-	out.emit(event.MessageStart, func(e *event.Event) { e.Message = msgJSON(m) })
-	started := false
-	if client.WarmAnswer(model, warmSSE[model.API], func(e llm.Event) { out.model(e, &started) }) {
-		return
-	}
-	dec := codec.Decoder(model, 1)
-	for _, ev := range warmSSE[model.API] {
-		for _, e := range dec.Feed(ev) {
-			out.model(e, &started)
-		}
-	}
-}
-
-// growStack grows the goroutine's stack by n KiB or more.
-//
-//go:noinline
-func growStack(n int) byte {
-	var b [1 << 10]byte
-	if n > 0 {
-		b[n%len(b)] = growStack(n - 1)
-	}
-	return b[n%len(b)]
-}
-
-// warmSSE are the first server-sent events of an answer, per API.
-var warmSSE = map[string][]llm.SSE{
-	llm.AnthropicMessages: {
-		{Event: "message_start", Data: []byte(`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}`)},
-		{Event: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)},
-		{Event: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"-"}}`)},
-	},
-	llm.OpenAICompletions: {
-		{Data: []byte(`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"-"},"finish_reason":null}]}`)},
-	},
-	llm.OpenAIResponses: {
-		{Event: "response.created", Data: []byte(`{"type":"response.created","response":{"id":"r","status":"in_progress"}}`)},
-		{Event: "response.output_item.added", Data: []byte(`{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"i","role":"assistant","content":[]}}`)},
-		{Event: "response.output_text.delta", Data: []byte(`{"type":"response.output_text.delta","item_id":"i","output_index":0,"content_index":0,"delta":"-"}`)},
-	},
-	llm.GoogleGenerativeAI: {
-		{Data: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"-"}]},"index":0}]}`)},
-	},
 }
 
 // chatRun is a run made ready: what drive needs.

@@ -91,6 +91,17 @@ func New(steps ...Step) *Server {
 	return s
 }
 
+// NewTLS starts a server on loopback answering with steps over HTTPS,
+// offering HTTP/2 as the providers' servers do; its certificate is
+// httptest's (Server.Certificate, Server.Client trusts it).
+func NewTLS(steps ...Step) *Server {
+	s := &Server{steps: steps, done: make(chan struct{}), arrived: make(chan struct{})}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	return s
+}
+
 // Close stops the server, releasing hanging handlers first.
 func (s *Server) Close() {
 	close(s.done)

@@ -42,9 +42,6 @@ type Client struct {
 	// caller held back so as not to slow the request down can go out.
 	// It may run on another goroutine, while Stream waits.
 	Sent func()
-
-	direct *direct // set by Warm: requests sent on connections of its own
-	early  *early  // a request sent by Early
 }
 
 // UseCassettes sets up --replay FILE (requests answered from the
@@ -79,19 +76,7 @@ func (c *Client) UseCassettes(record, replay string, abs func(string) string) (d
 // final assistant message (stopReason error/aborted on failure; the error
 // text is in ErrorMessage). A replay mismatch is returned as err.
 func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.Options, emit func(llm.Event)) (llm.Message, error) {
-	// The request sent early for this call needs only its codec here: it
-	// is not built again.
-	call := c.takeEarly(m, lc, o)
-	var codec llm.Codec
-	var req llm.Request
-	var small []byte
-	var err error
-	if call != nil {
-		codec, err = llm.CodecFor(m.API)
-		req, small = call.req, call.body
-	} else {
-		codec, req, small, err = request(m, lc, o)
-	}
+	codec, req, small, err := request(m, lc, o)
 	if err != nil {
 		return llm.Message{}, err
 	}
@@ -128,7 +113,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		}
 		body = ex.Body()
 	} else {
-		resp, err := c.send(ctx, call, req, small, sent)
+		resp, err := c.do(ctx, req, small, sent)
 		if err == nil && resp.StatusCode == http.StatusLengthRequired && small == nil {
 			// A server that wants the length before the body: send it
 			// again, encoded in memory this once.
@@ -190,21 +175,6 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	return finish(ctx, final), nil
 }
 
-// send sends req (small: see newHTTPRequest), or takes the answer of
-// the early request call: directly when it can, else through the HTTP
-// client.
-func (c *Client) send(ctx context.Context, call *directCall, req llm.Request, small []byte, sent func()) (*http.Response, error) {
-	if call != nil {
-		sent() // it was written before the call began
-		if resp, err := call.response(); err != errNotDirect {
-			return resp, err
-		}
-	} else if resp, err := c.doDirect(ctx, req, small, sent); err != errNotDirect {
-		return resp, err
-	}
-	return c.do(ctx, req, small, sent)
-}
-
 // request is the request of a call and, for a small context, its body.
 // A small body is encoded once, here: checked, and sent with its length.
 // A large one (a long session) is encoded while it is sent, so it is
@@ -222,14 +192,6 @@ func request(m llm.Model, lc llm.Context, o llm.Options) (codec llm.Codec, req l
 		}
 	}
 	return codec, req, small, nil
-}
-
-// SmallRequest is the request Stream sends for a call and its encoded
-// body, when the body is sent whole with its length (a small context);
-// ok is false otherwise.
-func SmallRequest(m llm.Model, lc llm.Context, o llm.Options) (req llm.Request, body []byte, ok bool) {
-	_, req, body, err := request(m, lc, o)
-	return req, body, err == nil && body != nil
 }
 
 // do sends req once (see newHTTPRequest for small); sent is called once
@@ -369,8 +331,6 @@ func (t *teeChunks) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var credentialHeaders = map[string]bool{"x-api-key": true, "authorization": true, "api-key": true, "x-goog-api-key": true}
-
 // Recorder writes exchanges to a cassette as JSON Lines, one per call, in
 // the order calls finish.
 type Recorder struct {
@@ -391,7 +351,7 @@ func (r *Recorder) Begin(req llm.Request, secrets []string, now time.Time) *Exch
 	ex.Request.URL = redactURL(req.URL)
 	ex.Request.Headers = map[string]string{}
 	for k, v := range req.Header {
-		if credentialHeaders[strings.ToLower(k)] {
+		if llm.IsCredential(k) {
 			v = "[REDACTED]"
 		}
 		ex.Request.Headers[strings.ToLower(k)] = v

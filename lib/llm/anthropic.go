@@ -6,39 +6,6 @@ import (
 	"strings"
 )
 
-// Request is an HTTP request a codec built; the shell sends it.
-type Request struct {
-	Method string
-	URL    string
-	Header map[string]string
-	// Body is the JSON body when it was built as bytes; codecs leave it nil
-	// and keep the value tree, which WriteBody encodes on demand.
-	Body    []byte
-	payload any
-}
-
-// Codec builds requests and decoders for one wire API.
-type Codec interface {
-	Request(m Model, c Context, o Options) (Request, error)
-	Decoder(m Model, now int64) Decoder
-}
-
-// CodecFor returns the codec of an api id.
-func CodecFor(api string) (Codec, error) {
-	switch api {
-	case AnthropicMessages:
-		return anthropic{}, nil
-	case OpenAICompletions:
-		return completions{}, nil
-	case OpenAIResponses:
-		return responses{}, nil
-	case GoogleGenerativeAI:
-		return google{}, nil
-	}
-	return nil, fmt.Errorf("unsupported api %q (supported: %s, %s, %s, %s)", api,
-		AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI)
-}
-
 type anthropic struct{}
 
 func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
@@ -47,11 +14,6 @@ func (anthropic) Request(m Model, c Context, o Options) (Request, error) {
 		"accept":            "text/event-stream",
 		"anthropic-version": "2023-06-01",
 		"anthropic-beta":    "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14",
-	}
-	if strings.Contains(o.APIKey, "sk-ant-oat") {
-		h["authorization"] = "Bearer " + o.APIKey
-	} else if o.APIKey != "" {
-		h["x-api-key"] = o.APIKey
 	}
 	for k, v := range m.Headers {
 		h[strings.ToLower(k)] = v
@@ -162,6 +124,15 @@ func adaptive(m Model) bool {
 	return strings.Contains(m.ID, "opus-4-6") || strings.Contains(m.ID, "sonnet-4-6")
 }
 
+// callArgs are a tool call's arguments as sent back: {} for none (a
+// call without arguments is not a schema).
+func callArgs(a json.RawMessage) json.RawMessage {
+	if len(a) == 0 || string(a) == "null" {
+		return json.RawMessage("{}")
+	}
+	return a
+}
+
 // objectSchema makes sure a tool's input schema is an object schema.
 func objectSchema(p json.RawMessage) json.RawMessage {
 	if len(p) == 0 || string(p) == "null" {
@@ -236,7 +207,7 @@ func anthropicBlocks(msg Message, m Model) []any {
 				blocks = append(blocks, map[string]any{"type": "text", "text": c.Thinking})
 			}
 		case c.Type == "toolCall" && !user:
-			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": objectSchema(c.Arguments)})
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": callArgs(c.Arguments)})
 		}
 	}
 	return blocks
@@ -288,8 +259,75 @@ func addCacheMark(msg map[string]any, cc map[string]any) {
 }
 
 type anthropicDecoder struct {
-	b     *builder
-	index map[int]int // wire index → content index
+	b       *builder
+	index   map[int]int // wire index → content index
+	started bool        // a message_start was read
+}
+
+// anthropicBlock is a content block as message_start and
+// content_block_start carry it.
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+}
+
+// content is the block as ours; ok is false for a block we do not keep
+// (server tools' blocks).
+func (c anthropicBlock) content() (Content, bool) {
+	switch c.Type {
+	case "text":
+		return TextBlock(c.Text), true
+	case "thinking":
+		return Content{Type: "thinking", Thinking: c.Thinking, ThinkingSignature: c.Signature}, true
+	case "redacted_thinking":
+		return Content{Type: "thinking", Redacted: true, ThinkingSignature: c.Data}, true
+	case "tool_use":
+		return ToolCallBlock(c.ID, c.Name, callArgs(c.Input)), true
+	}
+	return Content{}, false
+}
+
+// messageStart begins the message: a second one (a proxy that spliced a
+// new answer into a cut one) drops the blocks the first left open, a
+// tool call cut mid-arguments among them. Blocks and a stop reason the
+// message already holds (programmatic tool calling answers in
+// message_start alone) are taken whole.
+func (d *anthropicDecoder) messageStart(content []anthropicBlock, stop string) {
+	b := d.b
+	if d.started {
+		for len(d.index) > 0 {
+			last := len(b.msg.Content) - 1
+			w := -1
+			for k, i := range d.index {
+				if i == last {
+					w = k
+				}
+			}
+			if w < 0 {
+				break
+			}
+			b.drop(last)
+			delete(d.index, w)
+		}
+		d.index = map[int]int{}
+	} else {
+		b.start()
+	}
+	d.started = true
+	for _, c := range content {
+		if cc, ok := c.content(); ok {
+			b.end(b.begin(cc))
+		}
+	}
+	if stop != "" {
+		b.msg.StopReason = stop
+	}
 }
 
 func (anthropic) Decoder(m Model, now int64) Decoder {
@@ -330,19 +368,13 @@ func (d *anthropicDecoder) Feed(ev SSE) []Event {
 		Type    string `json:"type"`
 		Index   int    `json:"index"`
 		Message struct {
-			ID    string          `json:"id"`
-			Usage *anthropicUsage `json:"usage"`
+			ID         string           `json:"id"`
+			Usage      *anthropicUsage  `json:"usage"`
+			Content    []anthropicBlock `json:"content"`
+			StopReason string           `json:"stop_reason"`
 		} `json:"message"`
-		ContentBlock struct {
-			Type     string          `json:"type"`
-			Text     string          `json:"text"`
-			Thinking string          `json:"thinking"`
-			Data     string          `json:"data"`
-			ID       string          `json:"id"`
-			Name     string          `json:"name"`
-			Input    json.RawMessage `json:"input"`
-		} `json:"content_block"`
-		Delta struct {
+		ContentBlock anthropicBlock `json:"content_block"`
+		Delta        struct {
 			Type        string `json:"type"`
 			Text        string `json:"text"`
 			Thinking    string `json:"thinking"`
@@ -363,24 +395,15 @@ func (d *anthropicDecoder) Feed(ev SSE) []Event {
 	switch e.Type {
 	case "message_start":
 		d.usage(e.Message.Usage)
-		b.start()
+		d.messageStart(e.Message.Content, e.Message.StopReason)
 	case "content_block_start":
-		var c Content
-		switch e.ContentBlock.Type {
-		case "text":
-			c = TextBlock(e.ContentBlock.Text)
-		case "thinking":
-			c = Content{Type: "thinking", Thinking: e.ContentBlock.Thinking}
-		case "redacted_thinking":
-			c = Content{Type: "thinking", Redacted: true, ThinkingSignature: e.ContentBlock.Data}
-		case "tool_use":
-			args := e.ContentBlock.Input
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
-			}
-			c = ToolCallBlock(e.ContentBlock.ID, e.ContentBlock.Name, args)
-		default:
+		c, ok := e.ContentBlock.content()
+		if !ok {
 			return b.take()
+		}
+		c.ThinkingSignature = ""
+		if e.ContentBlock.Type == "redacted_thinking" {
+			c.ThinkingSignature = e.ContentBlock.Data
 		}
 		d.index[e.Index] = b.begin(c)
 	case "content_block_delta":
@@ -438,22 +461,11 @@ func anthropicStop(s string) (string, error) {
 func (d *anthropicDecoder) End(err error) []Event { return d.b.endOfBody(err) }
 
 // post builds a streaming JSON POST to path under the model's base URL,
-// with the key in keyHeader (left out when empty) and the model's headers.
-func post(m Model, path string, body any, keyHeader, key string) (Request, error) {
+// with the model's headers.
+func post(m Model, path string, body any) (Request, error) {
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	if key != "" {
-		h[keyHeader] = key
-	}
 	for k, v := range m.Headers {
 		h[strings.ToLower(k)] = v
 	}
 	return Request{Method: "POST", URL: strings.TrimRight(m.BaseURL, "/") + path, Header: h, payload: body}, nil
-}
-
-// bearer is an Authorization value for key ("" for none or keyless "N/A").
-func bearer(key string) string {
-	if key == "" || key == "N/A" {
-		return ""
-	}
-	return "Bearer " + key
 }

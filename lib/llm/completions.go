@@ -141,7 +141,7 @@ func (completions) Request(m Model, c Context, o Options) (Request, error) {
 			}
 		}
 	}
-	return post(m, "/chat/completions", body, "authorization", bearer(o.APIKey))
+	return post(m, "/chat/completions", body)
 }
 
 // hasToolCalls reports whether an assistant message of c calls a tool (the
@@ -234,7 +234,7 @@ func (w *completionsMessages) add(msg Message) {
 					reasoning = appendReasoning(reasoning, field, b.Thinking)
 				}
 			case "toolCall":
-				calls = append(calls, obj{{"function", obj{{"arguments", string(objectSchema(b.Arguments))}, {"name", b.Name}}},
+				calls = append(calls, obj{{"function", obj{{"arguments", string(callArgs(b.Arguments))}, {"name", b.Name}}},
 					{"id", b.ID}, {"type", "function"}})
 			}
 		}

@@ -24,7 +24,8 @@ package llm
 //   - stop reason: the wire's finish reason maps to ours (and a stream
 //     that ends without its end marker is an error);
 //   - errors: an error the stream carries ends in an error message
-//     holding the provider's text.
+//     holding the provider's text; an answer with none of the above and
+//     no error is an error too (nothing is a silent success).
 // Out of scope: Anthropic server-tool blocks (server_tool_use, web search
 // and code execution results; we never enable server tools), citations,
 // logprobs.
@@ -37,6 +38,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -170,6 +173,11 @@ func checkStream(e corpusEntry, data []byte) []string {
 		want = expectResponses(sses)
 	case GoogleGenerativeAI:
 		want = expectGoogle(sses)
+	}
+	// An answer with nothing we keep and no error is an error (api.go),
+	// the provider's last event in its message.
+	if want.err == "" && want.stop != StopError && noSpace(want.text) == "" && noSpace(want.thinking) == "" && len(want.calls) == 0 {
+		want.err = "held no text, no tool call and no error"
 	}
 	return want.compare(got)
 }
@@ -355,30 +363,57 @@ func expectAnthropic(sses []SSE) expectation {
 			}
 		}
 	}
+	// begin reads a block at wire index i (-1: a whole block in
+	// message_start, its arguments complete).
+	begin := func(b any, i int) {
+		switch str(b, "type") {
+		case "text":
+			w.text += str(b, "text")
+		case "thinking":
+			w.thinking += str(b, "thinking")
+			if i >= 0 {
+				sigs[i] = str(b, "signature")
+			} else if s := str(b, "signature"); s != "" {
+				w.opaque = append(w.opaque, s)
+			}
+		case "redacted_thinking":
+			w.opaque = append(w.opaque, str(b, "data"))
+		case "tool_use":
+			c := &wantCall{id: str(b, "id"), name: str(b, "name")}
+			if in := rawJSON(get(b, "input")); in != "{}" {
+				c.args = in
+			}
+			if i >= 0 {
+				calls[i] = c
+			}
+			w.calls = append(w.calls, c)
+		}
+	}
 	for _, ev := range sses {
 		v := parse(ev.Data)
 		i, _ := num(v, "index")
 		switch str(v, "type") {
 		case "message_start":
 			readUsage(get(v, "message", "usage"))
-		case "content_block_start":
-			b := get(v, "content_block")
-			switch str(b, "type") {
-			case "text":
-				w.text += str(b, "text")
-			case "thinking":
-				w.thinking += str(b, "thinking")
-				sigs[i] = str(b, "signature")
-			case "redacted_thinking":
-				w.opaque = append(w.opaque, str(b, "data"))
-			case "tool_use":
-				c := &wantCall{id: str(b, "id"), name: str(b, "name")}
-				if in := rawJSON(get(b, "input")); in != "{}" {
-					c.args = in
+			// A second one drops the calls the first left open.
+			for _, c := range calls {
+				for k, x := range w.calls {
+					if x == c {
+						w.calls = append(w.calls[:k], w.calls[k+1:]...)
+						break
+					}
 				}
-				calls[i] = c
-				w.calls = append(w.calls, c)
 			}
+			calls = map[int]*wantCall{}
+			// Blocks and a stop reason in the message itself.
+			for _, b := range list(v, "message", "content") {
+				begin(b, -1)
+			}
+			if r := str(v, "message", "stop_reason"); r != "" {
+				reason = r
+			}
+		case "content_block_start":
+			begin(get(v, "content_block"), i)
 		case "content_block_delta":
 			d := get(v, "delta")
 			switch str(d, "type") {
@@ -394,6 +429,7 @@ func expectAnthropic(sses []SSE) expectation {
 				}
 			}
 		case "content_block_stop":
+			delete(calls, i)
 			if s := sigs[i]; s != "" {
 				w.opaque = append(w.opaque, s)
 			}
@@ -596,6 +632,7 @@ func expectResponses(sses []SSE) expectation {
 func expectGoogle(sses []SSE) expectation {
 	var w expectation
 	reason := ""
+	var streamed *wantArgs
 	for _, ev := range sses {
 		v := parse(ev.Data)
 		if e := get(v, "error"); e != nil {
@@ -614,7 +651,27 @@ func expectGoogle(sses []SSE) expectation {
 		}
 		for _, p := range list(cands[0], "content", "parts") {
 			if fc := get(p, "functionCall"); fc != nil {
-				w.calls = append(w.calls, &wantCall{id: str(fc, "id"), name: str(fc, "name"), args: rawJSON(get(fc, "args"))})
+				// Streamed arguments (partialArgs) until a part without
+				// willContinue: values by path, strings joined.
+				more, _ := get(fc, "willContinue").(bool)
+				if streamed != nil {
+					for _, a := range list(fc, "partialArgs") {
+						streamed.add(a)
+					}
+					if !more {
+						streamed.call.args = streamed.json()
+						streamed = nil
+					}
+					continue
+				}
+				c := &wantCall{id: str(fc, "id"), name: str(fc, "name"), args: rawJSON(get(fc, "args"))}
+				w.calls = append(w.calls, c)
+				if more {
+					streamed = &wantArgs{call: c, values: map[string]any{}}
+					for _, a := range list(fc, "partialArgs") {
+						streamed.add(a)
+					}
+				}
 			} else if b, _ := get(p, "thought").(bool); b {
 				w.thinking += str(p, "text")
 			} else {
@@ -628,6 +685,68 @@ func expectGoogle(sses []SSE) expectation {
 			reason = s
 		}
 	}
+	if streamed != nil {
+		streamed.call.args = streamed.json()
+	}
 	w.stop = stopOf(reason, map[string]string{"STOP": StopStop, "MAX_TOKENS": StopLength}, StopError)
 	return w
+}
+
+// wantArgs are a streamed Gemini call's arguments: the value at each
+// JSON path ($.a.b[0].c), a string joined from its pieces.
+type wantArgs struct {
+	call   *wantCall
+	order  []string
+	values map[string]any
+}
+
+func (a *wantArgs) add(arg any) {
+	path := str(arg, "jsonPath")
+	var v any
+	if s, ok := get(arg, "stringValue").(string); ok {
+		old, _ := a.values[path].(string)
+		v = old + s
+	} else if n, ok := get(arg, "numberValue").(float64); ok {
+		v = n
+	} else if b, ok := get(arg, "boolValue").(bool); ok {
+		v = b
+	}
+	if _, seen := a.values[path]; !seen {
+		a.order = append(a.order, path)
+	}
+	a.values[path] = v
+}
+
+var pathPart = regexp.MustCompile(`\.([A-Za-z0-9_]+)|\[([0-9]+)\]`)
+
+// json builds the object: each path's steps made, arrays grown to fit.
+func (a *wantArgs) json() string {
+	var root any = map[string]any{}
+	for _, path := range a.order {
+		steps := pathPart.FindAllStringSubmatch(path, -1)
+		var build func(node any, i int) any
+		build = func(node any, i int) any {
+			if i == len(steps) {
+				return a.values[path]
+			}
+			if key := steps[i][1]; key != "" {
+				m, _ := node.(map[string]any)
+				if m == nil {
+					m = map[string]any{}
+				}
+				m[key] = build(m[key], i+1)
+				return m
+			}
+			n, _ := strconv.Atoi(steps[i][2])
+			arr, _ := node.([]any)
+			for len(arr) <= n {
+				arr = append(arr, nil)
+			}
+			arr[n] = build(arr[n], i+1)
+			return arr
+		}
+		root = build(root, 0)
+	}
+	b, _ := json.Marshal(root)
+	return string(b)
 }

@@ -60,11 +60,11 @@ func (google) Request(m Model, c Context, o Options) (Request, error) {
 						}
 						parts = append(parts, p)
 					case "toolCall":
-						p := map[string]any{"functionCall": map[string]any{"name": b.Name, "args": objectSchema(b.Arguments)}}
+						p := map[string]any{"functionCall": map[string]any{"name": b.Name, "args": callArgs(b.Arguments)}}
 						if same && validB64(b.ThoughtSignature) {
 							p["thoughtSignature"] = b.ThoughtSignature
 						} else if strings.Contains(m.ID, "gemini-3") {
-							p = map[string]any{"text": fmt.Sprintf("[called tool %s with %s]", b.Name, objectSchema(b.Arguments))}
+							p = map[string]any{"text": fmt.Sprintf("[called tool %s with %s]", b.Name, callArgs(b.Arguments))}
 						}
 						parts = append(parts, p)
 					}
@@ -133,7 +133,7 @@ func (google) Request(m Model, c Context, o Options) (Request, error) {
 		gen["thinkingConfig"] = tc
 	}
 	body["generationConfig"] = gen
-	return post(m, "/models/"+m.ID+":streamGenerateContent?alt=sse", body, "x-goog-api-key", o.APIKey)
+	return post(m, "/models/"+m.ID+":streamGenerateContent?alt=sse", body)
 }
 
 // signature is a text or thinking block's signature.
@@ -158,10 +158,14 @@ type googleDecoder struct {
 	n      int
 	ids    map[string]bool
 	reason string
+	// a call whose arguments are streamed (partialArgs, until a part
+	// without willContinue): its block and the arguments so far
+	streaming int
+	args      *partialArgs
 }
 
 func (google) Decoder(m Model, now int64) Decoder {
-	return &googleDecoder{b: newBuilder(m, now), now: now, ids: map[string]bool{}}
+	return &googleDecoder{b: newBuilder(m, now), now: now, ids: map[string]bool{}, streaming: -1}
 }
 
 func (d *googleDecoder) Feed(ev SSE) []Event {
@@ -177,9 +181,11 @@ func (d *googleDecoder) Feed(ev SSE) []Event {
 					Thought          bool    `json:"thought"`
 					ThoughtSignature string  `json:"thoughtSignature"`
 					FunctionCall     *struct {
-						ID   string          `json:"id"`
-						Name string          `json:"name"`
-						Args json.RawMessage `json:"args"`
+						ID           string          `json:"id"`
+						Name         string          `json:"name"`
+						Args         json.RawMessage `json:"args"`
+						PartialArgs  []partialArg    `json:"partialArgs"`
+						WillContinue bool            `json:"willContinue"`
 					} `json:"functionCall"`
 				} `json:"parts"`
 			} `json:"content"`
@@ -216,18 +222,35 @@ func (d *googleDecoder) Feed(ev SSE) []Event {
 	cand := r.Candidates[0]
 	for _, p := range cand.Content.Parts {
 		switch {
+		case p.FunctionCall != nil && d.streaming >= 0:
+			// The streamed call's next arguments; a part without
+			// willContinue ends it.
+			fc := p.FunctionCall
+			for _, a := range fc.PartialArgs {
+				d.args.add(a)
+			}
+			if !fc.WillContinue {
+				d.endCall()
+			}
 		case p.FunctionCall != nil:
-			id := p.FunctionCall.ID
+			fc := p.FunctionCall
+			id := fc.ID
 			if id == "" || d.ids[id] {
 				d.n++
-				id = fmt.Sprintf("%s_%d_%d", p.FunctionCall.Name, d.now, d.n)
+				id = fmt.Sprintf("%s_%d_%d", fc.Name, d.now, d.n)
 			}
 			d.ids[id] = true
-			args := objectSchema(p.FunctionCall.Args)
-			c := ToolCallBlock(id, p.FunctionCall.Name, json.RawMessage("{}"))
+			c := ToolCallBlock(id, fc.Name, json.RawMessage("{}"))
 			c.ThoughtSignature = p.ThoughtSignature
 			i := b.seqBegin(c)
-			b.delta(i, string(args))
+			if fc.WillContinue {
+				d.streaming, d.args = i, &partialArgs{}
+				for _, a := range fc.PartialArgs {
+					d.args.add(a)
+				}
+				break
+			}
+			b.delta(i, string(callArgs(fc.Args)))
 			b.seqClose()
 		case p.Text != nil:
 			want := "text"
@@ -263,8 +286,19 @@ func (d *googleDecoder) Feed(ev SSE) []Event {
 	return b.take()
 }
 
+// endCall closes the streamed call with the arguments it was given.
+func (d *googleDecoder) endCall() {
+	if d.streaming < 0 {
+		return
+	}
+	d.b.delta(d.streaming, string(d.args.json()))
+	d.b.seqClose()
+	d.streaming, d.args = -1, nil
+}
+
 func (d *googleDecoder) End(err error) []Event {
 	if err == nil && !d.b.finished && d.reason != "" {
+		d.endCall()
 		switch d.reason {
 		case "STOP":
 			d.b.done(StopStop)

@@ -2,7 +2,9 @@
 // message and stream-event types (pi's LLM Message and AssistantMessageEvent
 // shapes, so the JSON that lib/session produces decodes here unchanged), one
 // SSE reader, one partial-JSON parser, and a pure codec per wire API that turns
-// a Context into an HTTP request and the response's SSE bytes into events.
+// a Context into an HTTP request and the response's SSE bytes into events, each
+// wire API one entry of api.go's table (its auth header, request encoder and
+// stream decoder: a new one is an entry there and its own codec file).
 // The HTTP client, clocks and keys live in the commands; nothing here does I/O.
 //
 //	Context ──Codec.Request──▶ Request{URL, headers, body}  (the shell sends it)

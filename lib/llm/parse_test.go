@@ -163,6 +163,9 @@ func FuzzDecoders(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","text":"a","index":0},{"type":"reasoning.encrypted","data":"b","index":0}]}}]}`))
 	f.Add([]byte(`{"type":"response.reasoning_text.delta","item_id":"r","delta":"x"}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"c2ln"}]}}],"usageMetadata":{"promptTokenCount":3,"cachedContentTokenCount":5}}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true,"partialArgs":[{"jsonPath":"$.a[1].b","stringValue":"x","willContinue":true},{"jsonPath":"$[\"k\"][0]","numberValue":1}]}}]}}]}`))
+	f.Add([]byte(`{"type":"message_start","message":{"content":[{"type":"tool_use","id":"t","name":"f","input":{"a":1}},{"type":"text","text":"x"}],"stop_reason":"tool_use"}}`))
+	f.Add([]byte(`{"type":"response.output_text.done","item_id":"other","output_index":0,"content_index":0,"text":"whole"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, api := range []string{AnthropicMessages, OpenAICompletions, OpenAIResponses, GoogleGenerativeAI} {
 			c, _ := CodecFor(api)

@@ -58,7 +58,7 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 							{"id", id}, {"role", "assistant"}, {"status", "completed"}, {"type", "message"}})
 					case "toolCall":
 						callID, itemID, _ := strings.Cut(b.ID, "|")
-						item := obj{{"arguments", string(objectSchema(b.Arguments))}, {"call_id", safeID(callID, 64)}, {"name", b.Name}, {"type", "function_call"}}
+						item := obj{{"arguments", string(callArgs(b.Arguments))}, {"call_id", safeID(callID, 64)}, {"name", b.Name}, {"type", "function_call"}}
 						if itemID != "" && !(!same && strings.HasPrefix(itemID, "fc_")) {
 							if !strings.HasPrefix(itemID, "fc_") {
 								itemID = "fc_" + itemID
@@ -134,17 +134,43 @@ func (responses) Request(m Model, c Context, o Options) (Request, error) {
 			body["reasoning"] = map[string]any{"effort": effort, "summary": "auto"}
 		}
 	}
-	return post(m, "/responses", body, "authorization", bearer(o.APIKey))
+	return post(m, "/responses", body)
 }
 
 type responsesDecoder struct {
-	b         *builder
-	items     map[string]int // item id → content index
-	summaries map[string][]string
+	b     *builder
+	items map[string]int // item id → content index
+	// output index → content index: GitHub Copilot gives every event of an
+	// item an id of its own, so its events are found by their
+	// output_index, as the SDKs do
+	outputs map[int]int
+	// bytes streamed of each text part, by content index and part
+	streamed map[[2]int]int
 }
 
 func (responses) Decoder(m Model, now int64) Decoder {
-	return &responsesDecoder{b: newBuilder(m, now), items: map[string]int{}, summaries: map[string][]string{}}
+	return &responsesDecoder{b: newBuilder(m, now), items: map[string]int{}, outputs: map[int]int{}, streamed: map[[2]int]int{}}
+}
+
+// block is the content index of an event's item: by its id, else by its
+// output index.
+func (d *responsesDecoder) block(id string, output *int) (int, bool) {
+	if i, ok := d.items[id]; ok {
+		return i, true
+	}
+	if output != nil {
+		i, ok := d.outputs[*output]
+		return i, ok
+	}
+	return 0, false
+}
+
+// add notes a new item's content index.
+func (d *responsesDecoder) add(id string, output *int, i int) {
+	d.items[id] = i
+	if output != nil {
+		d.outputs[*output] = i
+	}
 }
 
 func (d *responsesDecoder) Feed(ev SSE) []Event {
@@ -155,7 +181,10 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 	var e struct {
 		Type   string          `json:"type"`
 		ItemID string          `json:"item_id"`
+		Output *int            `json:"output_index"`
+		Part   int             `json:"content_index"`
 		Delta  string          `json:"delta"`
+		Text   string          `json:"text"`
 		Item   json.RawMessage `json:"item"`
 		Args   string          `json:"arguments"`
 		Code   string          `json:"code"`
@@ -208,30 +237,41 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 	case "response.output_item.added":
 		switch item.Type {
 		case "reasoning":
-			d.items[item.ID] = b.begin(Content{Type: "thinking"})
+			d.add(item.ID, e.Output, b.begin(Content{Type: "thinking"}))
 		case "message":
-			d.items[item.ID] = b.begin(TextBlock(""))
+			d.add(item.ID, e.Output, b.begin(TextBlock("")))
 		case "function_call":
 			i := b.begin(ToolCallBlock(item.CallID+"|"+item.ID, item.Name, json.RawMessage("{}")))
-			d.items[item.ID] = i
+			d.add(item.ID, e.Output, i)
 			if item.Args != "" {
 				b.json[i] = item.Args
 			}
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta":
-		if i, ok := d.items[e.ItemID]; ok {
+		if i, ok := d.block(e.ItemID, e.Output); ok {
 			b.delta(i, e.Delta)
+			d.streamed[[2]int{i, e.Part}] += len(e.Delta)
+		}
+	case "response.output_text.done":
+		// A final text longer than its deltas: the rest goes out as a
+		// delta, so a live view shows what the message will hold.
+		if i, ok := d.block(e.ItemID, e.Output); ok {
+			n := d.streamed[[2]int{i, e.Part}]
+			if c := b.msg.Content[i]; len(e.Text) > n && strings.HasSuffix(c.Text, e.Text[:n]) {
+				b.delta(i, e.Text[n:])
+				d.streamed[[2]int{i, e.Part}] = len(e.Text)
+			}
 		}
 	case "response.reasoning_summary_part.done":
-		if i, ok := d.items[e.ItemID]; ok {
+		if i, ok := d.block(e.ItemID, e.Output); ok {
 			b.delta(i, "\n\n")
 		}
 	case "response.function_call_arguments.done":
-		if i, ok := d.items[e.ItemID]; ok {
+		if i, ok := d.block(e.ItemID, e.Output); ok {
 			b.json[i] = e.Args
 		}
 	case "response.output_item.done":
-		i, ok := d.items[item.ID]
+		i, ok := d.block(item.ID, e.Output)
 		if !ok {
 			break
 		}
@@ -263,7 +303,14 @@ func (d *responsesDecoder) Feed(ev SSE) []Event {
 			}
 		}
 		b.end(i)
-		delete(d.items, item.ID)
+		for id, j := range d.items {
+			if j == i {
+				delete(d.items, id)
+			}
+		}
+		if e.Output != nil {
+			delete(d.outputs, *e.Output)
+		}
 	case "response.completed", "response.incomplete":
 		if u := e.Resp.Usage; u != nil {
 			cached := u.InputTokensDetails.CachedTokens

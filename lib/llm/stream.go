@@ -132,6 +132,22 @@ func (b *builder) grow(key int, t *string, s string) {
 	*t = g.String()
 }
 
+// drop removes the last block, left unfinished (its events were sent;
+// the message no longer holds it).
+func (b *builder) drop(i int) {
+	if i < 0 || i != len(b.msg.Content)-1 {
+		return
+	}
+	b.msg.Content = b.msg.Content[:i]
+	delete(b.json, i)
+	for k := 3 * i; k < 3*i+3; k++ {
+		delete(b.grown, k)
+	}
+	if b.open == i {
+		b.open = -1
+	}
+}
+
 // end closes block i and emits its *_end event.
 func (b *builder) end(i int) {
 	if i < 0 || i >= len(b.msg.Content) {

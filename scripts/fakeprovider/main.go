@@ -10,11 +10,15 @@
 // starting again after the last: a scripted multi-turn conversation.
 // With -requests DIR each request body is kept as DIR/1.json, 2.json, …
 // (what scripts/interop-pi compares between pi and agent-chat).
+// With -tls FILE it serves HTTPS (HTTP/2 offered) with a certificate it
+// writes to FILE; with -rtt D, through a proxy that makes each connection
+// and each exchange take the round trip D (a provider's distance).
 // With -agent DIR it answers Claude Code's and Codex's requests by their
 // content instead (internal/fakellm/agent.go).
 package main
 
 import (
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"os"
@@ -33,6 +37,8 @@ func main() {
 	trace := flag.String("trace", "", "append \"request NS\" and \"first NS\" (Unix nanoseconds: a request's arrival, its first event flushed) to `FILE`")
 	reqDir := flag.String("requests", "", "keep each request body as `DIR`/N.json")
 	agent := flag.String("agent", "", "answer Claude Code and Codex by the conversation, editing in `DIR`")
+	cert := flag.String("tls", "", "serve HTTPS (HTTP/2 offered) and write the server's certificate to `FILE` (PEM: SSL_CERT_FILE, NODE_EXTRA_CA_CERTS)")
+	rtt := flag.Duration("rtt", 0, "serve through a proxy that delays each direction by half of this round trip")
 	flag.Parse()
 	var steps []fakellm.Step
 	for _, f := range strings.Split(*sse, ",") {
@@ -46,7 +52,11 @@ func main() {
 		}
 		steps = append(steps, fakellm.Step{Body: b, Delay: *delay, EventDelay: *every, Burst: *burst})
 	}
-	srv := fakellm.New(steps...)
+	start := fakellm.New
+	if *cert != "" {
+		start = fakellm.NewTLS
+	}
+	srv := start(steps...)
 	srv.Cycle, srv.Agent, srv.RequestDir = true, *agent, *reqDir
 	if *trace != "" {
 		tr, err := os.OpenFile(*trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -56,7 +66,24 @@ func main() {
 		}
 		srv.Trace = tr
 	}
-	fmt.Println(srv.URL)
+	if *cert != "" {
+		pem := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		if err := os.WriteFile(*cert, pem, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+			os.Exit(2)
+		}
+	}
+	u := srv.URL
+	if *rtt > 0 {
+		d, err := fakellm.NewDelay(srv.Listener.Addr().String(), *rtt)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+			os.Exit(2)
+		}
+		defer d.Close()
+		u = strings.Replace(u, srv.Listener.Addr().String(), d.Addr, 1)
+	}
+	fmt.Println(u)
 	os.Stdout.Sync()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)

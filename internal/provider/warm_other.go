@@ -1,9 +1,0 @@
-//go:build !unix
-
-package provider
-
-import "net"
-
-const canCheckAlive = false
-
-func alive(net.Conn) bool { return false }
