@@ -37,11 +37,15 @@ Example:
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
+			tenv, err := toolEnv(c, env)
+			if err != nil {
+				return err
+			}
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err
 			}
-			return serve(c.Context, ts, toolEnv(c, env), g, env.Stdin, env.Stdout)
+			return serve(c.Context, ts, tenv, g, env.Stdin, env.Stdout)
 		},
 	}
 }
