@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"mvdan.cc/sh/v3/syntax"
 
+	isandbox "github.com/agentutils/agentutils/internal/sandbox"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
@@ -25,8 +26,8 @@ var (
 )
 
 func callFlags() []cli.Flag {
-	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow,
-		sandboxFlag, sandboxWritable, sandboxNet}
+	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow},
+		isandbox.Flags()...)
 }
 
 var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}

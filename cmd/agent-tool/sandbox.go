@@ -16,13 +16,6 @@ import (
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
-var (
-	sandboxFlag = &cli.StringFlag{Name: "sandbox", Value: sandbox.WorkspaceWrite,
-		Usage: "confine what bash runs, by the kernel: `MODE` workspace-write (writes under --root, else the working dir, the private TMPDIR and the build caches), read-only (writes only to the private TMPDIR; the file tools refuse to change files) or off (default $AGENT_SANDBOX, else config.toml's sandbox.mode, else workspace-write)"}
-	sandboxWritable = &cli.StringSliceFlag{Name: "sandbox-writable", Usage: "another `DIR` the sandbox may write (it must exist); repeatable"}
-	sandboxNet      = &cli.BoolFlag{Name: "sandbox-net", Usage: "keep the network inside the sandbox (default: no IPv4/IPv6 sockets)"}
-)
-
 // sandboxOf is the sandbox of a run: --sandbox, --sandbox-writable and
 // --sandbox-net over config.toml's sandbox table. A mode the kernel cannot
 // enforce, or a writable dir that does not exist, is a usage error: no
