@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	isandbox "github.com/agentutils/agentutils/internal/sandbox"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -89,5 +89,5 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "with --print-config: JSON lines even on a terminal"},
 		&cli.BoolFlag{Name: "verbose", Usage: "more diagnostics on stderr"},
 		// --sandbox, --sandbox-writable, --sandbox-net: passed to agent-tool.
-	}, isandbox.Flags()...)
+	}, sbflags.Flags()...)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	isandbox "github.com/agentutils/agentutils/internal/sandbox"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -70,7 +70,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		o.ToolsCmd = c.StringSlice("tools-cmd")
 	}
 	var err error
-	if o.Sandbox, err = isandbox.PassArgs(c, "."); err != nil {
+	if o.Sandbox, err = sbflags.PassArgs(c, "."); err != nil {
 		return o, exit.Wrap(exit.Usage, err)
 	}
 	if o.Render || o.ListModels {
@@ -109,7 +109,7 @@ func (o Options) toolCommands() []string {
 	}
 	out := make([]string, 0, len(cmds))
 	for _, c := range cmds {
-		out = append(out, isandbox.PassTo(c, o.Sandbox))
+		out = append(out, sbflags.PassTo(c, o.Sandbox))
 	}
 	return out
 }

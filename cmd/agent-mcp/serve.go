@@ -20,7 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	isandbox "github.com/agentutils/agentutils/internal/sandbox"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -83,7 +83,7 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			&cli.BoolFlag{Name: "listen-any", Usage: "with --http, allow an address that is not loopback"},
 			&cli.StringFlag{Name: "token", Usage: "with --http, require Authorization: Bearer TOKEN (default: $AGENT_MCP_SERVE_TOKEN)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http, also accept requests whose Origin header is `ORIGIN` (e.g. https://app.example); repeatable"},
-		}, isandbox.Flags()...),
+		}, sbflags.Flags()...),
 		Action: func(c *cli.Context) error { return serveRun(c, env) },
 	}
 }
@@ -135,12 +135,12 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 	if err != nil {
 		return err
 	}
-	sb, err := isandbox.PassArgs(c, env.Dir)
+	sb, err := sbflags.PassArgs(c, env.Dir)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
 	longRunningGC(env)
-	tp, err := startToolProc(c.Context, env, isandbox.PassTo(c.String("tools-cmd"), sb), f.cwd)
+	tp, err := startToolProc(c.Context, env, sbflags.PassTo(c.String("tools-cmd"), sb), f.cwd)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	isandbox "github.com/agentutils/agentutils/internal/sandbox"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -62,7 +62,7 @@ Examples:
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
-		}, isandbox.Flags()...),
+		}, sbflags.Flags()...),
 		Action: func(c *cli.Context) error {
 			task, err := readTask(c, env)
 			if err != nil {
@@ -76,7 +76,7 @@ Examples:
 			} else if d < 0 {
 				return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
 			}
-			sb, err := isandbox.PassArgs(c, env.Dir)
+			sb, err := sbflags.PassArgs(c, env.Dir)
 			if err != nil {
 				return &exit.Error{Code: exit.Usage, Err: err}
 			}
@@ -135,7 +135,7 @@ type taskRun struct {
 	out  string
 	log  *os.File
 	wt   string // the clone
-	// sandbox are agent-tool's --sandbox arguments (isandbox.PassArgs)
+	// sandbox are agent-tool's --sandbox arguments (sbflags.PassArgs)
 	sandbox []string
 
 	// what is known so far, for the result

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"mvdan.cc/sh/v3/syntax"
 
-	isandbox "github.com/agentutils/agentutils/internal/sandbox"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
@@ -27,7 +27,7 @@ var (
 
 func callFlags() []cli.Flag {
 	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow},
-		isandbox.Flags()...)
+		sbflags.Flags()...)
 }
 
 var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}

@@ -56,7 +56,8 @@ func helper(specJSON string, args []string) error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("capabilities: %v", err)
 	}
-	return fmt.Errorf("exec %s: %v", s.Bash, syscall.Exec(s.Bash, append([]string{"bash"}, args...), os.Environ()))
+	env, _ := splitEnv(os.Environ())
+	return fmt.Errorf("exec %s: %v", s.Bash, syscall.Exec(s.Bash, append([]string{"bash"}, args...), append(env, s.Restore...)))
 }
 
 // mask is a directory or file the sandbox sees replaced.

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
@@ -28,6 +30,26 @@ type Spec struct {
 	Net      bool     `json:"net"`      // keep the network (no network namespace)
 	Hide     []string `json:"hide"`     // credential stores: hidden when they exist
 	Bash     string   `json:"bash"`     // the shell to exec
+	// Restore are the environment entries of helperEnv's names that bash
+	// gets back (the helper itself runs with helperEnv's).
+	Restore []string `json:"restore,omitempty"`
+}
+
+// helperEnv makes the helper's Go runtime cheap to start: one P, no GC,
+// no cgroup scan for GOMAXPROCS (it lives a millisecond, then execs).
+var helperEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=containermaxprocs=0,updatemaxprocs=0"}
+
+// splitEnv takes helperEnv's names out of env: the rest, and what was taken.
+func splitEnv(env []string) (rest, taken []string) {
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if slices.ContainsFunc(helperEnv, func(h string) bool { return strings.HasPrefix(h, name+"=") }) {
+			taken = append(taken, kv)
+		} else {
+			rest = append(rest, kv)
+		}
+	}
+	return rest, taken
 }
 
 // Command is the command that runs bash -c script inside s: the caller
@@ -41,12 +63,13 @@ func Command(s Spec, script string, env []string) (*exec.Cmd, error) {
 	if !filepath.IsAbs(s.Root) || !filepath.IsAbs(s.Tmp) {
 		return nil, fmt.Errorf("sandbox: root and tmp must be absolute (%q, %q)", s.Root, s.Tmp)
 	}
+	env, s.Restore = splitEnv(append(env, "TMPDIR=/tmp"))
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{helperName, string(b), "-c", script}}
-	cmd.Env = append(env, "TMPDIR=/tmp")
+	cmd.Env = append(env, helperEnv...)
 	cmd.SysProcAttr = procAttr(s)
 	return cmd, nil
 }

@@ -188,6 +188,12 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	pid := cmd.Process.Pid
+	// In the sandbox bash is PID 1 of its namespace: when it dies the
+	// kernel kills the rest, so no scan of /proc is needed.
+	kill := func(sig syscall.Signal) { killTree(pid, marker, sig) }
+	if sb := env.Sandbox; sb != nil && sb.Mode != sandbox.Off {
+		kill = func(sig syscall.Signal) { syscall.Kill(-pid, sig); syscall.Kill(pid, sig) }
+	}
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -209,11 +215,11 @@ loop:
 			reason = "aborted"
 		}
 		if reason != "" {
-			killTree(pid, marker, syscall.SIGTERM)
+			kill(syscall.SIGTERM)
 			select {
 			case waitErr = <-done:
 			case <-time.After(bashGrace):
-				killTree(pid, marker, syscall.SIGKILL)
+				kill(syscall.SIGKILL)
 				waitErr = <-done
 			}
 			break loop
@@ -221,7 +227,7 @@ loop:
 	}
 	// Whatever bash left running is killed: its process group and the
 	// descendants that left it.
-	killTree(pid, marker, syscall.SIGKILL)
+	kill(syscall.SIGKILL)
 	// The output the killed processes wrote is in the pipe; a holder that
 	// escaped the kill does not hold the call.
 	select {

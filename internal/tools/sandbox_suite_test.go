@@ -156,6 +156,7 @@ type world struct {
 	repl                           []string       // placeholder → value
 	victim                         *exec.Cmd
 	runGo                          bool
+	codex                          string // when set, calls run in Codex's sandbox (TestSandboxInterop)
 }
 
 func newWorld(t *testing.T) *world {
@@ -373,6 +374,22 @@ func (w *world) newRoot(name string) string {
 	return root
 }
 
+// codexProfiles are Codex's permission profiles for our modes.
+var codexProfiles = map[string]string{sandbox.WorkspaceWrite: ":workspace", sandbox.ReadOnly: ":read-only"}
+
+// call runs one bash call in root, in our sandbox or Codex's.
+func (w *world) call(mode, root, script string) string {
+	if w.codex == "" {
+		return w.bash(&Env{Cwd: root, StateDir: w.state, Now: time.Now, Getenv: os.Getenv, Sandbox: &Sandbox{Mode: mode}}, script)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.codex, "sandbox", "-P", codexProfiles[mode], "-C", root, "--", "bash", "-c", script)
+	cmd.Dir = root
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
 func (w *world) bash(env *Env, script string) string {
 	args, _ := json.Marshal(map[string]any{"command": script, "timeout": 60})
 	r := Run(context.Background(), All("replace"), env, "bash", args, nil)
@@ -385,8 +402,9 @@ func (w *world) bash(env *Env, script string) string {
 
 // escapes runs v in mode and returns the evidence of every escape.
 func (w *world) escapes(mode string, i int, v vector) []string {
-	root := w.newRoot(fmt.Sprintf("%s-%d", mode, i))
-	tag := fmt.Sprintf("%s%s%d", w.base[len(w.base)-6:], mode[:1], i)
+	who := map[bool]string{false: "o", true: "c"}[w.codex != ""]
+	root := w.newRoot(fmt.Sprintf("%s-%d-%s", mode, i, who))
+	tag := fmt.Sprintf("%s%s%d%s", w.base[len(w.base)-6:], mode[:1], i, who)
 	repl := strings.NewReplacer(append([]string{"{T}", tag, "{G}", filepath.Join(w.base, "go-"+tag), "{R}", root,
 		"{V}", strconv.Itoa(w.victim.Process.Pid)}, w.repl...)...)
 	watch := []string{w.out, w.home, w.outTmp, w.state, filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "config")}
@@ -399,10 +417,9 @@ func (w *world) escapes(mode string, i int, v vector) []string {
 			before[p] = s
 		}
 	}
-	env := &Env{Cwd: root, StateDir: w.state, Now: time.Now, Getenv: os.Getenv, Sandbox: &Sandbox{Mode: mode}}
 	var out strings.Builder
 	for _, c := range v.calls {
-		out.WriteString(w.bash(env, repl.Replace(c)))
+		out.WriteString(w.call(mode, root, repl.Replace(c)))
 	}
 	var ev []string
 	if v.tag {
@@ -480,30 +497,49 @@ func (w *world) works(t *testing.T, mode string) {
 		if k.modes != nil && k.modes[0] != mode {
 			continue
 		}
-		if k.needs != "" {
-			if _, err := exec.LookPath(k.needs); err != nil || (k.needs == "go" && !w.runGo) {
-				t.Logf("notice: %q skipped: no %s here (or no warm build cache as this uid)", k.name, k.needs)
-				continue
-			}
+		if why := w.lacks(k); why != "" {
+			t.Logf("notice: %q skipped: %s", k.name, why)
+			continue
 		}
-		root := w.newRoot(fmt.Sprintf("work-%s-%d", mode, i))
-		repl := strings.NewReplacer(w.repl...)
-		env := &Env{Cwd: root, StateDir: w.state, Now: time.Now, Getenv: os.Getenv, Sandbox: &Sandbox{Mode: mode}}
-		var out string
-		for _, c := range strings.Split(repl.Replace(k.cmd), "\x00") {
-			out = w.bash(env, c)
-		}
-		got := out
-		if k.file != "" {
-			b, _ := os.ReadFile(filepath.Join(root, k.file))
-			got = string(b)
-		}
-		if got != k.want {
-			t.Errorf("%s does not work in %s: got %q, want %q (output: %s)", k.name, mode, got, k.want, out)
+		if bad := w.work(mode, i, k); bad != "" {
+			t.Errorf("%s does not work in %s: %s", k.name, mode, bad)
 		}
 		ran++
 	}
 	t.Logf("%s: %d things that must keep working ran", mode, ran)
+}
+
+// lacks says why k cannot run here ("" when it can).
+func (w *world) lacks(k work) string {
+	if k.needs == "" {
+		return ""
+	}
+	if _, err := exec.LookPath(k.needs); err != nil {
+		return "no " + k.needs + " here"
+	}
+	if k.needs == "go" && !w.runGo {
+		return "no warm build cache as this uid"
+	}
+	return ""
+}
+
+// work runs k in a fresh root: "" when it worked, else what it did.
+func (w *world) work(mode string, i int, k work) string {
+	root := w.newRoot(fmt.Sprintf("work-%s-%d-%t", mode, i, w.codex != ""))
+	repl := strings.NewReplacer(w.repl...)
+	var out string
+	for _, c := range strings.Split(repl.Replace(k.cmd), "\x00") {
+		out = w.call(mode, root, c)
+	}
+	got := out
+	if k.file != "" {
+		b, _ := os.ReadFile(filepath.Join(root, k.file))
+		got = string(b)
+	}
+	if got != k.want {
+		return fmt.Sprintf("got %q, want %q (output: %s)", got, k.want, out)
+	}
+	return ""
 }
 
 // TestSandboxSuiteAsNobody runs the suite again as an unprivileged user
@@ -557,5 +593,61 @@ func TestSandboxSuiteJudges(t *testing.T) {
 		if ev := w.escapes(sandbox.Off, i, v); len(ev) == 0 {
 			t.Errorf("%s: not judged an escape without the sandbox", v.name)
 		}
+	}
+}
+
+// TestSandboxInterop runs the vectors and the things that must work
+// through Codex's sandbox (codex sandbox -P :workspace|:read-only) beside
+// ours, and prints a table: ours must refuse all Codex refuses and allow
+// all it allows. scripts/interop-sandbox sets SBX_CODEX.
+func TestSandboxInterop(t *testing.T) {
+	codex := os.Getenv("SBX_CODEX")
+	if codex == "" {
+		t.Skip("notice: SBX_CODEX names no codex binary (scripts/interop-sandbox installs one)")
+	}
+	if err := isandbox.Check(); err != nil {
+		t.Skipf("notice: the sandbox cannot run here: %v", err)
+	}
+	if gc, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		t.Setenv("GOCACHE", strings.TrimSpace(string(gc)))
+		t.Setenv("GOTOOLCHAIN", "local")
+	}
+	w := newWorld(t)
+	w.runGo = true
+	mark := map[bool]string{true: "ESCAPED", false: "refused"}
+	for _, mode := range []string{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
+		fmt.Printf("\n%-16s %-30s %-9s %s\n", mode, "vector", "ours", "codex")
+		ours, theirs := 0, 0
+		for i, v := range vectors {
+			a := w.escapes(mode, i, v)
+			w.codex = codex
+			b := w.escapes(mode, i, v)
+			w.codex = ""
+			fmt.Printf("%-16s %-30s %-9s %s\n", "", v.name, mark[len(a) > 0], mark[len(b) > 0])
+			if len(a) > 0 {
+				ours++
+				if len(b) == 0 {
+					t.Errorf("%s %s: Codex refuses it, we do not: %s", mode, v.name, strings.Join(a, "; "))
+				}
+			}
+			if len(b) > 0 {
+				theirs++
+			}
+		}
+		worked := map[bool]string{true: "works", false: "FAILS"}
+		for i, k := range works {
+			if (k.modes != nil && k.modes[0] != mode) || w.lacks(k) != "" {
+				continue
+			}
+			a := w.work(mode, i, k)
+			w.codex = codex
+			b := w.work(mode, i, k)
+			w.codex = ""
+			fmt.Printf("%-16s %-30s %-9s %s\n", "", k.name, worked[a == ""], worked[b == ""])
+			if a != "" && b == "" {
+				t.Errorf("%s %s: works in Codex's sandbox, not in ours: %s", mode, k.name, a)
+			}
+		}
+		fmt.Printf("%-16s %d vectors: %d escaped ours, %d escaped Codex's\n", mode, len(vectors), ours, theirs)
 	}
 }

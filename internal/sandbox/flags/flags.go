@@ -1,4 +1,7 @@
-package sandbox
+// Package flags holds the sandbox flags of agent-tool and of the commands
+// that pass them to it; apart from internal/sandbox, whose helper must
+// start before the CLI packages initialize.
+package flags
 
 import (
 	"fmt"
