@@ -386,6 +386,11 @@ func (w *world) call(mode, root, script string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.codex, "sandbox", "-P", codexProfiles[mode], "-C", root, "--", "bash", "-c", script)
 	cmd.Dir = root
+	// Codex keeps its own files in CODEX_HOME (else ~/.codex): outside
+	// what the vectors are judged by.
+	home := filepath.Join(w.base, "codex-home")
+	os.MkdirAll(home, 0o755)
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home)
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }
