@@ -92,6 +92,7 @@ func (s *server) handle(ctx context.Context, msg any, n int) {
 		if m.StateDir != "" && s.env.StateDir == "" {
 			s.env.StateDir = m.StateDir
 		}
+		s.env.Session = m.SessionID
 		offer := s.tools
 		if len(m.Tools) > 0 {
 			sel, err := tools.Select(m.Tools, s.env.EditMode)

@@ -75,9 +75,13 @@ func Command(s Spec, script string, env []string) (*exec.Cmd, error) {
 }
 
 // PrivateTmp makes (once) the private temp dir of a session kept in
-// state: the bash tool's /tmp inside the sandbox.
-func PrivateTmp(state string) (string, error) {
-	d := filepath.Join(state, "sandbox-tmp")
+// state: the bash tool's /tmp inside the sandbox ("" session: the calls
+// made without one, from the shell).
+func PrivateTmp(state, session string) (string, error) {
+	if session == "" || strings.ContainsAny(session, "/\x00") || session == "." || session == ".." {
+		session = "default"
+	}
+	d := filepath.Join(state, "sandbox-tmp", session)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return "", err
 	}

@@ -295,7 +295,7 @@ func (e *Env) sandboxSpec() (isandbox.Spec, error) {
 	if err != nil {
 		return isandbox.Spec{}, err
 	}
-	tmp, err := isandbox.PrivateTmp(state)
+	tmp, err := isandbox.PrivateTmp(state, e.Session)
 	if err != nil {
 		return isandbox.Spec{}, err
 	}

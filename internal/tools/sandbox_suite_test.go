@@ -181,7 +181,7 @@ func newWorld(t *testing.T) *world {
 		}
 	}
 	os.MkdirAll(w.state, 0o755)
-	if _, err := isandbox.PrivateTmp(w.state); err != nil {
+	if _, err := isandbox.PrivateTmp(w.state, ""); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", w.home)

@@ -32,6 +32,9 @@ type Env struct {
 	Root string
 	// Sandbox confines the processes bash starts; nil: none.
 	Sandbox *Sandbox
+	// Session names the session (hello's sessionId): each has its own
+	// private temp dir in the sandbox.
+	Session string
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
