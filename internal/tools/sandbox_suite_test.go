@@ -386,6 +386,7 @@ func (w *world) call(mode, root, script string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.codex, "sandbox", "-P", codexProfiles[mode], "-C", root, "--", "bash", "-c", script)
 	cmd.Dir = root
+	cmd.WaitDelay = 5 * time.Second // a stopped process of its sandbox may hold the output
 	// Codex keeps its own files in CODEX_HOME (else ~/.codex): outside
 	// what the vectors are judged by.
 	home := filepath.Join(w.base, "codex-home")
