@@ -269,3 +269,40 @@ func TestRunTaskTimeout(t *testing.T) {
 		t.Errorf("--timeout -1s: %v %s, want exit 2 naming the flag", err, msg)
 	}
 }
+
+// TestRunTaskSandbox: run-task's agent-tool runs bash in the sandbox (the
+// model's writes outside the clone, key read and kill of its parent fail,
+// its answer in the clone is kept), and --sandbox passes through to it.
+func TestRunTaskSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an agent pipeline")
+	}
+	dir, _, bin, env := batchFixture(t)
+	os.MkdirAll(filepath.Join(dir, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(dir, ".ssh", "id_rsa"), []byte("PRIVATE-KEY-SBX\n"), 0o600)
+	cas, _ := filepath.Abs("testdata/batch/escape.jsonl")
+	task := fmt.Sprintf(`{"id":"escape","repo":"repo","prompt":"p","check":"test \"$(cat answer.txt)\" = 42","model":"anthropic/claude-sonnet-4-5","chatArgs":["--replay",%q,"--retries","0"]}`, cas)
+	for _, c := range []struct {
+		mode, outcome string
+	}{{"workspace-write", `"outcome":"passed"`}, {"read-only", `"outcome":"failed"`}} {
+		out := filepath.Join(dir, "out-"+c.mode)
+		res := run(t, dir, env, filepath.Join(bin, "agent-session"), "run-task", "--out", out, "--sandbox", c.mode, task)
+		if !strings.Contains(res, c.outcome) {
+			t.Errorf("--sandbox %s: result %s, want %s", c.mode, res, c.outcome)
+		}
+		for _, f := range []string{"escaped", "late"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("--sandbox %s: bash wrote %s outside the clone", c.mode, f)
+			}
+		}
+		sessions, _ := filepath.Glob(filepath.Join(out, "sessions", "escape", "*.jsonl"))
+		for _, s := range sessions {
+			if b, _ := os.ReadFile(s); strings.Contains(string(b), "PRIVATE-KEY-SBX") {
+				t.Errorf("--sandbox %s: the key reached the session", c.mode)
+			}
+		}
+		if len(sessions) == 0 {
+			t.Errorf("--sandbox %s: no session", c.mode)
+		}
+	}
+}

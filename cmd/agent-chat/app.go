@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -52,7 +53,7 @@ Examples:
 }
 
 func flags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "model", Usage: "`PATTERN`: provider/id, id, or a fuzzy name; an optional :LEVEL suffix sets thinking (default $AGENT_MODEL, else the session's, else config.toml's modelRoles.default)"},
 		&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh (default $AGENT_THINKING, else the session's, else config.toml's defaultThinkingLevel)"},
 		&cli.StringFlag{Name: "api-key", Usage: "API `KEY` for the chosen model's provider (overrides the environment)"},
@@ -87,5 +88,6 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "print-config", Usage: "print the settings merged from flags, AGENT_ variables and config.toml (project, user) with where each came from, and exit"},
 		&cli.BoolFlag{Name: "json", Usage: "with --print-config: JSON lines even on a terminal"},
 		&cli.BoolFlag{Name: "verbose", Usage: "more diagnostics on stderr"},
-	}
+		// --sandbox, --sandbox-writable, --sandbox-net: passed to agent-tool.
+	}, sbflags.Flags()...)
 }

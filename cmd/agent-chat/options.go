@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -25,6 +26,7 @@ type Options struct {
 	ConfigModel, ConfigThinking string
 
 	ToolsCmd  []string // the co-processes to start (none with --once, --no-tools or --tools-json)
+	Sandbox   []string // agent-tool's sandbox arguments, passed to the agent-tool commands
 	NoTools   bool
 	ToolsJSON string
 	Settings  []string
@@ -67,6 +69,10 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if !o.Once && !o.NoTools && o.ToolsJSON == "" {
 		o.ToolsCmd = c.StringSlice("tools-cmd")
 	}
+	var err error
+	if o.Sandbox, err = sbflags.PassArgs(c, "."); err != nil {
+		return o, exit.Wrap(exit.Usage, err)
+	}
 	if o.Render || o.ListModels {
 		return o, nil
 	}
@@ -95,11 +101,15 @@ func optionsFrom(c *cli.Context) (Options, error) {
 // agent-tool serve when it is on PATH (none with --once, --no-tools or
 // --tools-json).
 func (o Options) toolCommands() []string {
-	if len(o.ToolsCmd) > 0 || o.Once || o.NoTools || o.ToolsJSON != "" {
-		return o.ToolsCmd
+	cmds := o.ToolsCmd
+	if len(o.ToolsCmd) == 0 && !o.Once && !o.NoTools && o.ToolsJSON == "" {
+		if _, err := exec.LookPath("agent-tool"); err == nil {
+			cmds = []string{"agent-tool serve"}
+		}
 	}
-	if _, err := exec.LookPath("agent-tool"); err == nil {
-		return []string{"agent-tool serve"}
+	out := make([]string, 0, len(cmds))
+	for _, c := range cmds {
+		out = append(out, sbflags.PassTo(c, o.Sandbox))
 	}
-	return nil
+	return out
 }

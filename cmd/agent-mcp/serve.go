@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -66,12 +67,13 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			"Over HTTP the address must be a loopback one unless --listen-any, and a bearer token (--token or " +
 			"AGENT_MCP_SERVE_TOKEN) is required off loopback. A request with an Origin header other than a loopback one " +
 			"(or one given with --allow-origin) gets 403. The default --tools-cmd confines every path the tools take " +
-			"to --cwd (agent-tool --root).\n\n" +
+			"to --cwd (agent-tool --root), and agent-tool runs bash in its sandbox (--sandbox, --sandbox-writable and " +
+			"--sandbox-net are passed to an agent-tool --tools-cmd).\n\n" +
 			"Examples:\n\n" +
 			"    agent-mcp serve                                   # stdio, for a client's config: {\"command\":\"agent-mcp\",\"args\":[\"serve\"]}\n" +
 			"    agent-mcp serve --allow-write --cwd ~/src/project\n" +
 			"    agent-mcp serve --http 127.0.0.1:8765 --token \"$TOKEN\"",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "cwd", Usage: "project directory given to the tools (default: the current directory)"},
 			&cli.StringFlag{Name: "tools-cmd", Value: "agent-tool serve --root .", Usage: "the tool co-process, run with sh -c in --cwd (the default confines every path to --cwd)"},
 			&cli.StringSliceFlag{Name: "tools", Usage: "offer only these tools (comma-separated or repeated)"},
@@ -81,7 +83,7 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			&cli.BoolFlag{Name: "listen-any", Usage: "with --http, allow an address that is not loopback"},
 			&cli.StringFlag{Name: "token", Usage: "with --http, require Authorization: Bearer TOKEN (default: $AGENT_MCP_SERVE_TOKEN)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http, also accept requests whose Origin header is `ORIGIN` (e.g. https://app.example); repeatable"},
-		},
+		}, sbflags.Flags()...),
 		Action: func(c *cli.Context) error { return serveRun(c, env) },
 	}
 }
@@ -133,8 +135,12 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 	if err != nil {
 		return err
 	}
+	sb, err := sbflags.PassArgs(c, env.Dir)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
 	longRunningGC(env)
-	tp, err := startToolProc(c.Context, env, c.String("tools-cmd"), f.cwd)
+	tp, err := startToolProc(c.Context, env, sbflags.PassTo(c.String("tools-cmd"), sb), f.cwd)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -52,7 +53,7 @@ Examples:
    agent-session run-task --out out --tasks tasks.jsonl --index 3 --timeout 30m
    mkdir -p out && grep -v '^[[:space:]]*$' tasks.jsonl | \
      parallel --jobs 4 --joblog out/joblog --resume agent-session run-task --out out {}`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "agent-batch", Usage: "`DIR` for sessions/, results/ and logs/"},
 			&cli.StringFlag{Name: "tasks", Usage: "read the task from line --index of tasks `FILE`"},
 			&cli.StringFlag{Name: "index", Usage: "`N`th task (from 0, blank lines skipped) of --tasks (default $JOB_COMPLETION_INDEX)"},
@@ -61,7 +62,7 @@ Examples:
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
-		},
+		}, sbflags.Flags()...),
 		Action: func(c *cli.Context) error {
 			task, err := readTask(c, env)
 			if err != nil {
@@ -75,7 +76,11 @@ Examples:
 			} else if d < 0 {
 				return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
 			}
-			r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out"))}
+			sb, err := sbflags.PassArgs(c, env.Dir)
+			if err != nil {
+				return &exit.Error{Code: exit.Usage, Err: err}
+			}
+			r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out")), sandbox: sb}
 			return r.run(ctx)
 		},
 	}
@@ -130,6 +135,8 @@ type taskRun struct {
 	out  string
 	log  *os.File
 	wt   string // the clone
+	// sandbox are agent-tool's --sandbox arguments (sbflags.PassArgs)
+	sandbox []string
 
 	// what is known so far, for the result
 	start       time.Time
@@ -498,6 +505,9 @@ func (r *taskRun) toolsScript(tmp string) (string, error) {
 		if p.EditMode != "" {
 			args = append(args, "--edit-mode", shq(p.EditMode))
 		}
+	}
+	for _, a := range r.sandbox {
+		args = append(args, shq(a))
 	}
 	f := filepath.Join(tmp, "tools.sh")
 	if err := os.WriteFile(f, []byte("#!/bin/sh\n"+strings.Join(args, " ")+"\n"), 0o755); err != nil {

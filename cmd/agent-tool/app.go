@@ -67,12 +67,16 @@ func selected(c *cli.Context) ([]tools.Tool, error) {
 	return tools.Select(names, mode)
 }
 
-func toolEnv(c *cli.Context, env *app.Env) *tools.Env {
+func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 	root := c.String("root")
 	if root != "" && !filepath.IsAbs(root) {
 		root = filepath.Join(env.Dir, root)
 	}
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root}
+	sb, err := sandboxOf(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root, Sandbox: sb}, nil
 }
 
 // loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for

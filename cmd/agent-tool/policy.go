@@ -11,7 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 	"mvdan.cc/sh/v3/syntax"
 
+	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/internal/tools"
+	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
 var (
@@ -24,7 +26,8 @@ var (
 )
 
 func callFlags() []cli.Flag {
-	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow}
+	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow},
+		sbflags.Flags()...)
 }
 
 var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}
@@ -51,6 +54,9 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 	}
 	if ru.readOnly && slices.Contains(mutating, name) {
 		return fmt.Sprintf("Tool %s is not available: this session is read-only.", name)
+	}
+	if env.Sandbox != nil && env.Sandbox.Mode == sandbox.ReadOnly && slices.Contains(mutating, name) && name != "todo_write" {
+		return fmt.Sprintf("Tool %s is not available: the sandbox is read-only.", name)
 	}
 	var a struct {
 		Command string `json:"command"`

@@ -29,7 +29,10 @@ Example:
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
-			tenv := toolEnv(c, env)
+			tenv, err := toolEnv(c, env)
+			if err != nil {
+				return err
+			}
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err

@@ -73,11 +73,15 @@ Examples:
 				}
 				args = json.RawMessage(a)
 			}
+			tenv, err := toolEnv(c, env)
+			if err != nil {
+				return err
+			}
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err
 			}
-			r := g.run(c.Context, ts, toolEnv(c, env), "", c.Args().First(), args, true, nil)
+			r := g.run(c.Context, ts, tenv, "", c.Args().First(), args, true, nil)
 			b, _ := event.EncodeTool(&r)
 			c.App.Writer.Write(b)
 			if r.IsError {

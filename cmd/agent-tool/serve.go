@@ -37,11 +37,15 @@ Example:
 			if err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
+			tenv, err := toolEnv(c, env)
+			if err != nil {
+				return err
+			}
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err
 			}
-			return serve(c.Context, ts, toolEnv(c, env), g, env.Stdin, env.Stdout)
+			return serve(c.Context, ts, tenv, g, env.Stdin, env.Stdout)
 		},
 	}
 }
@@ -88,6 +92,7 @@ func (s *server) handle(ctx context.Context, msg any, n int) {
 		if m.StateDir != "" && s.env.StateDir == "" {
 			s.env.StateDir = m.StateDir
 		}
+		s.env.Session = m.SessionID
 		offer := s.tools
 		if len(m.Tools) > 0 {
 			sel, err := tools.Select(m.Tools, s.env.EditMode)

@@ -15,7 +15,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	isandbox "github.com/agentutils/agentutils/internal/sandbox"
+	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
 const (
@@ -167,12 +170,14 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	// marker finds the descendants that left the process group (setsid)
 	// and lost their parent: they inherit it in their environment.
 	marker := fmt.Sprintf("AGENTUTILS_BASH_ID=%d.%d", os.Getpid(), env.Now().UnixNano())
-	cmd := exec.Command("bash", "-c", a.Command)
+	cmd, err := env.bashCommand(a.Command, append(os.Environ(), append(nonInteractive, marker)...))
+	if err != nil {
+		pw.Close()
+		return event.ToolOutput{}, err
+	}
 	cmd.Dir = dir
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.Env = append(os.Environ(), append(nonInteractive, marker)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
@@ -183,6 +188,12 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	pid := cmd.Process.Pid
+	// In the sandbox bash is PID 1 of its namespace: when it dies the
+	// kernel kills the rest, so no scan of /proc is needed.
+	kill := func(sig syscall.Signal) { killTree(pid, marker, sig) }
+	if sb := env.Sandbox; sb != nil && sb.Mode != sandbox.Off {
+		kill = func(sig syscall.Signal) { syscall.Kill(-pid, sig); syscall.Kill(pid, sig) }
+	}
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -204,11 +215,11 @@ loop:
 			reason = "aborted"
 		}
 		if reason != "" {
-			killTree(pid, marker, syscall.SIGTERM)
+			kill(syscall.SIGTERM)
 			select {
 			case waitErr = <-done:
 			case <-time.After(bashGrace):
-				killTree(pid, marker, syscall.SIGKILL)
+				kill(syscall.SIGKILL)
 				waitErr = <-done
 			}
 			break loop
@@ -216,7 +227,7 @@ loop:
 	}
 	// Whatever bash left running is killed: its process group and the
 	// descendants that left it.
-	killTree(pid, marker, syscall.SIGKILL)
+	kill(syscall.SIGKILL)
 	// The output the killed processes wrote is in the pipe; a holder that
 	// escaped the kill does not hold the call.
 	select {
@@ -251,4 +262,69 @@ loop:
 		return res, fmt.Errorf("exit %d", code)
 	}
 	return res, nil
+}
+
+// bashCommand is bash -c script in its own process group, or inside the
+// sandbox of e.Sandbox (internal/sandbox): then bash is PID 1 of a PID
+// namespace, so the kernel kills what it leaves behind when it exits.
+func (e *Env) bashCommand(script string, environ []string) (*exec.Cmd, error) {
+	sb := e.Sandbox
+	if sb == nil || sb.Mode == sandbox.Off {
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = environ
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd, nil
+	}
+	spec, err := e.sandboxSpec()
+	if err != nil {
+		return nil, err
+	}
+	return isandbox.Command(spec, script, environ)
+}
+
+// sandboxSpec is the boundary of e's bash calls: the root (--root, else
+// the working directory), the session's private temp dir, the caches
+// and writable dirs, the credential stores to hide.
+func (e *Env) sandboxSpec() (isandbox.Spec, error) {
+	sb := e.Sandbox
+	root := e.Root
+	if root == "" {
+		root = e.Cwd
+	}
+	state, err := e.stateDir()
+	if err != nil {
+		return isandbox.Spec{}, err
+	}
+	tmp, err := isandbox.PrivateTmp(state, e.Session)
+	if err != nil {
+		return isandbox.Spec{}, err
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return isandbox.Spec{}, err
+	}
+	home := e.Getenv("HOME")
+	d := dirs.Resolve(e.Getenv)
+	hide := sb.Hide
+	if hide == nil {
+		hide = sandbox.DefaultHide
+	}
+	real := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				if r, err = filepath.Abs(r); err == nil {
+					out = append(out, r)
+				}
+			}
+		}
+		return out
+	}
+	roots := real([]string{root, tmp})
+	if len(roots) != 2 {
+		return isandbox.Spec{}, fmt.Errorf("sandbox: the root %s does not exist", root)
+	}
+	return isandbox.Spec{Mode: sb.Mode, Root: roots[0], Tmp: roots[1], Net: sb.Net, Bash: bash,
+		Writable: real(append(sandbox.Caches(e.Getenv, home), sandbox.Expand(sb.Writable, e.Cwd, home, d.Config, d.Data)...)),
+		Hide:     sandbox.Expand(hide, e.Cwd, home, d.Config, d.Data)}, nil
 }

@@ -30,10 +30,23 @@ type Env struct {
 	// Root, when set, confines every path argument: a path outside it is
 	// refused, and files are opened beneath the root's descriptor (at).
 	Root string
+	// Sandbox confines the processes bash starts; nil: none.
+	Sandbox *Sandbox
+	// Session names the session (hello's sessionId): each has its own
+	// private temp dir in the sandbox.
+	Session string
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
 	rootName string
+}
+
+// Sandbox is the bash tool's sandbox (lib/sandbox, internal/sandbox).
+type Sandbox struct {
+	Mode     string   // lib/sandbox's modes
+	Writable []string // more writable dirs (~ is home, relative to the cwd)
+	Net      bool     // keep the network
+	Hide     []string // credential stores to hide; nil: lib/sandbox's DefaultHide
 }
 
 // EditModes are the edit tool's modes.

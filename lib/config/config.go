@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
 // The sources of a value, weakest first.
@@ -45,8 +47,8 @@ type Setting struct {
 	Choices []string // allowed values; nil: any
 	Default []string // nil: none
 	Doc     string
-	// UserOnly settings name commands to run: a project's file (which comes
-	// with a cloned repository) may not set them.
+	// UserOnly settings name commands to run or widen the sandbox: a
+	// project's file (which comes with a cloned repository) may not set them.
 	UserOnly bool
 }
 
@@ -62,6 +64,14 @@ var Settings = []Setting{
 		Doc: "how agent-tool edits files"},
 	{Key: "approvalMode", Env: "AGENT_APPROVAL_MODE", Flag: "yes", Choices: ApprovalModes, Default: []string{"ask"},
 		Doc: "the interactive agent: ask before edits and bash, or yes"},
+	{Key: "sandbox.mode", Env: "AGENT_SANDBOX", Flag: "sandbox", Choices: sandbox.Modes, Default: []string{sandbox.WorkspaceWrite}, UserOnly: true,
+		Doc: "the bash tool's sandbox: workspace-write, read-only or off"},
+	{Key: "sandbox.writable", Env: "AGENT_SANDBOX_WRITABLE", Flag: "sandbox-writable", List: true, UserOnly: true,
+		Doc: "more directories the sandbox may write (~ is home)"},
+	{Key: "sandbox.net", Env: "AGENT_SANDBOX_NET", Flag: "sandbox-net", Choices: []string{"true", "false"}, Default: []string{"false"}, UserOnly: true,
+		Doc: "keep the network inside the sandbox"},
+	{Key: "sandbox.hide", Env: "AGENT_SANDBOX_HIDE", List: true, Default: sandbox.DefaultHide, UserOnly: true,
+		Doc: "credential stores the sandbox hides (~ is home, {config} and {data} agentutils' directories)"},
 }
 
 // A File is one config.toml: its name (for messages) and contents.
@@ -143,7 +153,11 @@ func Merge(in Input) (Config, error) {
 			switch {
 			case !ok:
 			case s.UserOnly && lv.Source == Project:
-				c.Ignored = append(c.Ignored, fmt.Sprintf("%s: %s is ignored in a project's config.toml (it runs commands); set it in your own or with --%s", lv.Where, s.Key, s.Flag))
+				how := "set it in your own"
+				if s.Flag != "" {
+					how += " or with --" + s.Flag
+				}
+				c.Ignored = append(c.Ignored, fmt.Sprintf("%s: %s is ignored in a project's config.toml (it runs commands or widens the sandbox); %s", lv.Where, s.Key, how))
 			default:
 				v = lv
 			}
@@ -245,6 +259,8 @@ func strings2(raw any, list bool) ([]string, error) {
 	switch v := raw.(type) {
 	case string:
 		return []string{v}, nil
+	case bool:
+		return []string{strconv.FormatBool(v)}, nil
 	case []any:
 		if !list {
 			return nil, errors.New("a string, not an array")

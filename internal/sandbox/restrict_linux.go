@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"os"
+	"runtime"
+	"unsafe"
+
+	"github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/agentutils/agentutils/lib/sandbox"
+)
+
+// configs are go-landlock's configurations by ABI: the sandbox uses all
+// this kernel offers up to ABI 7 (ABI 8's thread sync is not needed: only
+// the thread that execs is restricted).
+var configs = []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7}
+
+// restrictFS restricts this thread with Landlock: read and execute
+// everywhere but /dev (only its harmless devices), write under the root
+// (workspace-write), the private /tmp, /dev/shm and the writable dirs;
+// no TCP bind or connect when the network is off (ABI 4); no signals to
+// and no abstract unix sockets of processes outside (ABI 6).
+func restrictFS(s Spec) error {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return err
+	}
+	cfg := configs[min(abi, len(configs)-1)]
+	if s.Net {
+		cfg.HandledAccessNet = 0
+	}
+	var rules []landlock.Rule
+	ents, err := os.ReadDir("/")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		p := "/" + e.Name()
+		st, err := os.Stat(p)
+		switch {
+		case err != nil || p == "/dev":
+		case st.IsDir():
+			rules = append(rules, landlock.RODirs(p))
+		default:
+			rules = append(rules, landlock.ROFiles(p))
+		}
+	}
+	rules = append(rules,
+		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
+		landlock.ROFiles("/dev/random", "/dev/urandom").IgnoreIfMissing())
+	rw := []string{"/tmp", "/dev/shm"}
+	if s.Mode == sandbox.WorkspaceWrite {
+		rw = append(append(rw, s.Root), s.Writable...)
+	}
+	w := landlock.RWDirs(rw...).IgnoreIfMissing()
+	if abi >= 2 {
+		w = w.WithRefer()
+	}
+	rules = append(rules, w)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	return llsys.LandlockRestrictSelf(fd, flags)
+}
+
+// denied are the system calls a sandboxed process gets EPERM for: ways
+// out of the namespaces and mounts, kernel keys and modules, BPF,
+// tracing, io_uring (whose operations seccomp cannot see).
+var denied = []string{
+	"mount", "umount2", "unshare", "setns", "chroot", "pivot_root", "move_mount", "open_tree", "fsopen", "fsmount",
+	"fsconfig", "fspick", "mount_setattr", "bpf", "keyctl", "add_key", "request_key", "ptrace", "process_vm_readv",
+	"process_vm_writev", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"perf_event_open", "open_by_handle_at", "userfaultfd", "iopl", "ioperm", "reboot", "swapon", "swapoff", "acct",
+	"settimeofday", "clock_settime", "clock_adjtime", "syslog", "quotactl", "io_uring_setup", "io_uring_enter",
+	"io_uring_register", "vhangup", "uselib", "lookup_dcookie", "fanotify_init", "nfsservctl",
+}
+
+const cloneNewNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER |
+	unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP
+
+// loadSeccomp installs the filter: denied calls, clone into new
+// namespaces, clone3 (ENOSYS, so that libc falls back to clone, whose
+// flags the filter sees), TIOCSTI and TIOCLINUX, unix sockets (Landlock
+// before ABI 9 does not govern connecting to a socket file), and with
+// the network off every socket family but IPv4, IPv6 (an empty network
+// namespace) and netlink. Another architecture's calls (x32, i386 on
+// amd64) are refused whole.
+func loadSeccomp(s Spec) error {
+	info, err := arch.GetInfo("")
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, n := range denied {
+		if _, ok := info.SyscallNames[n]; ok {
+			names = append(names, n)
+		}
+	}
+	eq := func(name string, arg uint32, v uint64) seccomp.NameWithConditions {
+		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.Equal, Value: v}}}
+	}
+	conds := []seccomp.NameWithConditions{
+		{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: cloneNewNamespaces}}},
+		eq("ioctl", 1, unix.TIOCSTI), eq("ioctl", 1, unix.TIOCLINUX),
+		eq("socket", 0, unix.AF_UNIX),
+		{Name: "socketpair", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}, {Argument: 1, Operation: seccomp.BitsSet, Value: unix.SOCK_DGRAM}}},
+	}
+	if !s.Net {
+		for f := uint64(0); f < 16; f++ {
+			if f != unix.AF_UNIX && f != unix.AF_INET && f != unix.AF_INET6 {
+				conds = append(conds, eq("socket", 0, f))
+			}
+		}
+		conds = append(conds, seccomp.NameWithConditions{Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.GreaterThan, Value: unix.AF_NETLINK}}})
+	}
+	policy := seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{
+		{Names: names, NamesWithCondtions: conds, Action: seccomp.ActionErrno},
+	}}
+	if _, ok := info.SyscallNames["clone3"]; ok {
+		policy.Syscalls = append(policy.Syscalls, seccomp.SyscallGroup{Names: []string{"clone3"}, Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)})
+	}
+	insts, err := policy.Assemble()
+	if err != nil {
+		return err
+	}
+	// The library lets another architecture's calls through; refuse them.
+	prog := append([]bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(info.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
+	}, insts...)
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
