@@ -17,15 +17,6 @@ package grep
 // as the search reaches it, a line of the context before a match with
 // that match.
 
-// stopKind says how a result's lines end at binary data.
-type stopKind int8
-
-const (
-	stopNone    stopKind = iota
-	stopContext          // at a context line: silently
-	stopMatch            // at a matching line: counted, the note
-)
-
 // binaryStopAt is the index of the line of lines that ends the file at
 // binary data from offset from (len(lines): none). lastNum is the number
 // of the last matching line handed over before lines (0: none), after

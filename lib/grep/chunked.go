@@ -417,13 +417,13 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		so := o
 		so.lineBase, so.offBase = c.line, base
 		c.line += nlines
-		if len(head) > 0 && !c.queue(o.Format.lineList(c.r.Path, head), 0) {
+		if len(head) > 0 && !c.queue(o.Format.LineList(c.r.Path, head), 0) {
 			return false
 		}
 		if len(c.co.refs) == 0 {
 			return true
 		}
-		return c.queue(o.Format.context(c.r.Path, piece, c.co.refs, c.co.subs, so), len(piece))
+		return c.queue(o.Format.Context(c.r.Path, piece, c.co.refs, c.co.subs, so.Invert, so.lineBase, so.offBase), len(piece))
 	}
 	c.line += nlines
 	if o.CountOnly || len(lines) == 0 {
@@ -443,7 +443,7 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 // grown by appending would be garbage each time, and the collector
 // seldom runs (cmd/agent-grep/gc.go).
 func (c *chunkSearch) queue(out []byte, n int) bool {
-	bufs := c.o.Format.bufs
+	bufs := c.o.Format
 	c.outIn += n
 	if len(c.out)+len(out) > cap(c.out) {
 		if !c.flush() {
@@ -453,10 +453,10 @@ func (c *chunkSearch) queue(out []byte, n int) bool {
 			c.out = out
 			return c.flush()
 		}
-		c.out = bufs.get(batchOut)
+		c.out = bufs.Get(batchOut)
 	}
 	c.out = append(c.out, out...)
-	bufs.put(out)
+	bufs.Put(out)
 	if len(c.out) >= batchOut/2 || c.outIn >= batchIn {
 		return c.flush()
 	}

@@ -165,9 +165,9 @@ type ctxRef struct {
 }
 
 // line is the Line ref prints.
-func (ref ctxRef) line(buf []byte, subs []Span, o SearchOptions) Line {
+func (ref ctxRef) line(buf []byte, subs []Span, invert bool) Line {
 	l := Line{Number: ref.num, Offset: int64(ref.start), Text: buf[ref.start:ref.end], Match: ref.match, Gap: ref.gap}
-	if ref.match != o.Invert && ref.to > ref.from { // (-v: a context line's matches)
+	if ref.match != invert && ref.to > ref.from { // (-v: a context line's matches)
 		l.Subs = subs[ref.from:ref.to:ref.to]
 	}
 	return l
@@ -187,7 +187,7 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 		return r
 	}
 	if o.Format != nil && r.BinaryFrom < 0 {
-		r.Out = o.Format.context(r.Path, buf, refs, subs, o)
+		r.Out = o.Format.Context(r.Path, buf, refs, subs, o.Invert, o.lineBase, o.offBase)
 		// (the last line printed: a piece's lines are counted on from it)
 		last := refs[len(refs)-1]
 		r.lastNum, r.lastStart = last.num, last.start
@@ -202,7 +202,7 @@ func (r FileResult) own(buf []byte, refs []ctxRef, subs []Span, o SearchOptions)
 	own := make([]Span, 0, n)
 	r.Lines = make([]Line, len(refs))
 	for k, ref := range refs {
-		l := ref.line(buf, subs, o)
+		l := ref.line(buf, subs, o.Invert)
 		if len(l.Subs) > 0 {
 			s := len(own)
 			own = append(own, l.Subs...)

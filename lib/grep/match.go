@@ -216,6 +216,20 @@ func regexError(p string, err error) error {
 // Span is a match: byte offsets in the searched buffer.
 type Span struct{ Start, End int }
 
+// SpanNeed says which match spans of a matching line (Line.Subs) the
+// output uses.
+type SpanNeed int
+
+const (
+	// SpansAll: every match (colour, -o, --json, -r, --vimgrep, and the
+	// counts of matches: --stats, --count-matches, the output budgets).
+	SpansAll SpanNeed = iota
+	// SpansFirst: the first match only (--column).
+	SpansFirst
+	// SpansNone: none, the line is printed as it is (Subs is nil).
+	SpansNone
+)
+
 // Find returns the matches in buf, at most limit (0: all). Without -U
 // matches never span lines, as in rg.
 func (m *Matcher) Find(buf []byte, limit int) []Span { return m.appendFind(nil, buf, limit) }

@@ -17,7 +17,7 @@ const lineStep = 4 << 10
 // nlScan is the number of newlines in p, and whether p holds a NUL.
 func nlScan(p []byte) (n int, nul bool) {
 	done := 0
-	if hasAVX2 {
+	if hasAVX2s {
 		for ; len(p)-done >= 64; done += min(len(p)-done, 255*64) &^ 63 {
 			k, z := nlScanBlocks(p[done : done+min(len(p)-done, 255*64)&^63])
 			n, nul = n+k, nul || z
@@ -105,7 +105,7 @@ func (x *lineIndex) cut(pos int64, nls int) {
 // indexNUL is bytes.IndexByte(p, 0), twice as fast where there is none
 // (the usual case: text) with AVX2.
 func indexNUL(p []byte) int {
-	if hasAVX2 && len(p) >= 128 && !nulBlocks(p[:len(p)&^127]) {
+	if hasAVX2s && len(p) >= 128 && !nulBlocks(p[:len(p)&^127]) {
 		if i := bytes.IndexByte(p[len(p)&^127:], 0); i >= 0 {
 			return len(p)&^127 + i
 		}
@@ -122,7 +122,7 @@ func indexNUL(p []byte) int {
 func byteLines(p []byte, b byte, not bool) (lines, total int) {
 	var carry uint64 // such a byte in the line open
 	done := 0
-	if hasAVX2 {
+	if hasAVX2s {
 		done = len(p) &^ 63
 		lines, total, carry = byteLinesBlocks(p[:done], b, not, 0)
 	}

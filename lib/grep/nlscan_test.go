@@ -3,7 +3,6 @@ package grep
 import (
 	"bytes"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,10 +13,10 @@ import (
 // anywhere.
 func TestNLScan(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	saved := hasAVX2
-	defer func() { hasAVX2 = saved }()
+	saved := hasAVX2s
+	defer func() { hasAVX2s = saved }()
 	for _, wide := range []bool{false, saved} {
-		hasAVX2 = wide
+		hasAVX2s = wide
 		for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 129, 255, 256, 4095, 4096, 4097, 255 * 64, 255*64 + 1, 256 * 64, 70000} {
 			for round := 0; round < 20; round++ {
 				p := randomLines(rng, n)
@@ -114,80 +113,6 @@ func TestLineIndex(t *testing.T) {
 	}
 }
 
-// TestChunkedSameLines: a file searched in pieces (its newlines counted
-// as read, its NULs looked for in the same pass) prints what the search
-// of it whole prints, with -n, on random texts: NULs (walked: the file
-// dropped from the fill holding one; named: NULs turned into line ends),
-// CRLF, long lines, a last line without a newline, and matches around
-// rg's 64 KiB fills.
-func TestChunkedSameLines(t *testing.T) {
-	rng := rand.New(rand.NewSource(3))
-	for round := 0; round < 40; round++ {
-		checkChunkedSameLines(t, chunkInput(rng), 1+rng.Intn(200<<10))
-	}
-}
-
-func FuzzChunkedSameLines(f *testing.F) {
-	f.Add(int64(1), 1000)
-	f.Add(int64(2), 70000)
-	f.Fuzz(func(t *testing.T, seed int64, size int) {
-		if size <= 0 || size > 1<<20 {
-			return
-		}
-		checkChunkedSameLines(t, chunkInput(rand.New(rand.NewSource(seed))), size)
-	})
-}
-
-// chunkInput is up to 400 KB of random lines, "needle" in some, NULs, CR
-// and long lines in some inputs.
-func chunkInput(rng *rand.Rand) []byte {
-	var b bytes.Buffer
-	n := rng.Intn(400 << 10)
-	nul, crlf, long := rng.Intn(3) == 0, rng.Intn(3) == 0, rng.Intn(4) == 0
-	for b.Len() < n {
-		switch r := rng.Intn(100); {
-		case r < 5:
-			b.WriteString("a needle here")
-		case r < 6 && nul:
-			b.WriteString("bin\x00ary needle")
-		case r < 7 && long:
-			b.Write(bytes.Repeat([]byte("long needle line "), rng.Intn(20000)))
-		default:
-			for k := rng.Intn(80); k > 0; k-- {
-				b.WriteByte(byte('a' + rng.Intn(26)))
-			}
-		}
-		if crlf {
-			b.WriteByte('\r')
-		}
-		b.WriteByte('\n')
-	}
-	out := b.Bytes()
-	if len(out) > 0 && rng.Intn(2) == 0 {
-		out = out[:len(out)-1] // no final newline
-	}
-	return out
-}
-
-func checkChunkedSameLines(t *testing.T, in []byte, size int) {
-	t.Helper()
-	m, err := Compile(MatchOptions{Patterns: []string{"needle"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, po := range []PrintOptions{{Mode: "standard", LineNumbers: true}, {Mode: "standard", LineNumbers: true, ByteOffset: true}} {
-		for _, so := range []SearchOptions{{}, {SkipBinary: true}, {Text: true}} {
-			_, whole, _ := printBoth(m, po, so, in)
-			so.ChunkAbove, so.ChunkSize = 1, size
-			_, pieces, _ := printBoth(m, po, so, in)
-			if whole != pieces {
-				t.Fatalf("%+v, %d-byte pieces of %d bytes: differs from the whole search (-whole +pieces):\n%.3000s",
-					so, size, len(in), cmp.Diff(strings.Split(whole, "\n"), strings.Split(pieces, "\n")))
-			}
-		}
-	}
-}
-
 // naiveNotByteLines is byteLines with not, line by line.
 func naiveNotByteLines(p []byte, b byte) (lines, total int) {
 	for len(p) > 0 {
@@ -228,10 +153,10 @@ func naiveByteLines(p []byte, b byte) (lines, total int) {
 // rounds, lines longer than a round, no final newline, the byte '\n'.
 func TestByteLines(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	saved := hasAVX2
-	defer func() { hasAVX2 = saved }()
+	saved := hasAVX2s
+	defer func() { hasAVX2s = saved }()
 	for _, wide := range []bool{false, saved} {
-		hasAVX2 = wide
+		hasAVX2s = wide
 		for _, n := range []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 1000, 4096, 70001} {
 			for round := 0; round < 30; round++ {
 				p := randomLines(rng, n)
@@ -282,8 +207,8 @@ func FuzzByteLines(f *testing.F) {
 // search line by line (without AVX2) does, with binary data, invalid
 // UTF-8 and without a final newline.
 func TestSearchOneByteCount(t *testing.T) {
-	saved := hasAVX2
-	defer func() { hasAVX2 = saved }()
+	saved := hasAVX2s
+	defer func() { hasAVX2s = saved }()
 	rng := rand.New(rand.NewSource(3))
 	for round := 0; round < 40; round++ {
 		buf := randomLines(rng, 1+rng.Intn(5000))
@@ -303,9 +228,9 @@ func TestSearchOneByteCount(t *testing.T) {
 			}
 			for _, o := range []SearchOptions{{CountOnly: true, LinesOnly: true}, {CountOnly: true, LinesOnly: true, Invert: true},
 				{CountOnly: true, LinesOnly: true, Slice: true}, {CountOnly: true, LinesOnly: true, Invert: true, SkipBinary: true}} {
-				hasAVX2 = saved
+				hasAVX2s = saved
 				got := SearchBuffer(m, "f", bytes.Clone(buf), o)
-				hasAVX2 = false
+				hasAVX2s = false
 				want := SearchBuffer(m, "f", bytes.Clone(buf), o)
 				got.Matches, want.Matches = 0, 0 // (LinesOnly: not counted)
 				if diff := cmp.Diff(want, got, cmp.AllowUnexported(FileResult{})); diff != "" {

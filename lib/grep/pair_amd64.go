@@ -37,29 +37,9 @@ func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) {
 	return indexPairBlocksAVX2(hay, blocks, b1, b2, m1, m2, d), blocks
 }
 
-// nlScanBlocks is nlScan over p, its length a multiple of 64 and at most
-// 255*64 (pair_amd64.s, AVX2).
-//
-//go:noescape
-func nlScanBlocks(p []byte) (n int, nul bool)
-
-// nulBlocks reports whether p, its length a multiple of 128, holds a NUL
-// (pair_amd64.s, AVX2).
-//
-//go:noescape
-func nulBlocks(p []byte) bool
-
 // indexPairExact3AVX2 is indexPairExactAVX2 over positions that also have
 // b3 at i+d3 (pair_amd64.s); hay[i+d3] must be readable for every
 // position i < n, before hay's start too when d3 < 0.
 //
 //go:noescape
 func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int
-
-// byteLinesBlocks counts, over p (a multiple of 64 bytes), the newlines
-// ending a line that holds b (not: a byte other than b), and all the
-// newlines; carry: such a byte in the line open before p, and after it
-// (0 or 1).
-//
-//go:noescape
-func byteLinesBlocks(p []byte, b byte, not bool, carry uint64) (lines, nls int, out uint64)

@@ -19,16 +19,5 @@ var hasAVX2 = false
 // indexPairWide: no wider scan off amd64.
 func indexPairWide(hay []byte, n int, b1, b2, m1, m2 byte, d int) (int, int) { return -1, 0 }
 
-// nlScanBlocks: no wider scan off amd64 (nlScan does not call it).
-func nlScanBlocks(p []byte) (int, bool) { return 0, false }
-
-// nulBlocks: no wider scan off amd64 (indexNUL does not call it).
-func nulBlocks(p []byte) bool { return false }
-
 // indexPairExact3AVX2: not off amd64 (hasAVX2 is false).
 func indexPairExact3AVX2(hay []byte, n int, b1, b2, b3 byte, d, d3 int) int { return -1 }
-
-// byteLinesBlocks: not off amd64 (byteLines does not call it).
-func byteLinesBlocks(p []byte, b byte, not bool, carry uint64) (lines, nls int, out uint64) {
-	return 0, 0, carry
-}

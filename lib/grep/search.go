@@ -54,6 +54,37 @@ type FileResult struct {
 	binaryKeep int64
 }
 
+// stopKind says how a result's lines end at binary data.
+type stopKind int8
+
+const (
+	stopNone    stopKind = iota
+	stopContext          // at a context line: silently
+	stopMatch            // at a matching line: counted, the note
+)
+
+// Sink is the printer's side of a search that prints the lines it finds
+// (SearchOptions.Format), as rg's searcher writes into its printer's sink:
+// each call prints a batch of lines, numbered after lineBase lines and
+// offBase bytes before buf, into a buffer from the printer's free list
+// (FileResult.Out); Get and Put are that list. A Sink is shared read-only
+// by the searches on every goroutine.
+type Sink interface {
+	// Lines prints the matching lines of buf (refs, their spans in spans);
+	// nil when there are none.
+	Lines(path string, buf []byte, refs []lineRef, spans []Span, lineBase int, offBase int64) []byte
+	// Context prints the lines a search with context or -v prints (refs,
+	// their spans in subs; invert: -v).
+	Context(path string, buf []byte, refs []ctxRef, subs []Span, invert bool, lineBase int, offBase int64) []byte
+	// LineList prints lines already made (a piece's with their context),
+	// the "--" of their gaps included.
+	LineList(path string, lines []Line) []byte
+	// Get is an empty buffer of at least size bytes.
+	Get(size int) []byte
+	// Put gives a buffer back for reuse.
+	Put(b []byte)
+}
+
 // SearchOptions say what to keep of a file's matches.
 type SearchOptions struct {
 	Invert        bool // -v
@@ -103,7 +134,7 @@ type SearchOptions struct {
 	// FileResult.Out (stream.go), where the search keeps them in Lines
 	// only for the printer to format them (nil: in Lines). Only the common
 	// search (no context, no -v, no -U) before any binary data prints so.
-	Format *LineFormat
+	Format Sink
 	// lineBase, offBase: the lines and bytes of the file before the
 	// searched buffer (a piece of it: chunked.go), for Format's numbers.
 	lineBase int
@@ -117,20 +148,6 @@ type SearchOptions struct {
 	// (chunked.go prints them once complete)
 	refsOut *ctxOut
 }
-
-// SpanNeed says which match spans of a matching line (Line.Subs) the
-// output uses.
-type SpanNeed int
-
-const (
-	// SpansAll: every match (colour, -o, --json, -r, --vimgrep, and the
-	// counts of matches: --stats, --count-matches, the output budgets).
-	SpansAll SpanNeed = iota
-	// SpansFirst: the first match only (--column).
-	SpansFirst
-	// SpansNone: none, the line is printed as it is (Subs is nil).
-	SpansNone
-)
 
 // SearchDecoded searches one whole file's contents as rg reads them: a
 // UTF-8 BOM dropped, UTF-16 with a BOM transcoded (encoding.go).
@@ -171,7 +188,7 @@ func SearchBuffer(m *Matcher, path string, buf []byte, o SearchOptions) FileResu
 		r.MatchedLines, r.Matches = lines, lines
 		return r
 	}
-	if m.anyChar && hasAVX2 && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
+	if m.anyChar && hasAVX2s && o.CountOnly && o.LinesOnly && !o.FirstOnly && o.MaxCount == 0 && o.Before == 0 && o.After == 0 {
 		// -c ., -v -c .: the lines holding a character, in one pass
 		lines, total := dotLines(buf)
 		if o.Invert {
@@ -262,7 +279,7 @@ func searchMatches(m *Matcher, buf []byte, o SearchOptions, r FileResult) FileRe
 		off = end
 	}
 	if o.Format != nil && r.BinaryFrom < 0 { // (past binary data the printer stops with a note: Lines)
-		r.Out = o.Format.lines(r.Path, buf, sc.lines, sc.spans, o.lineBase, o.offBase)
+		r.Out = o.Format.Lines(r.Path, buf, sc.lines, sc.spans, o.lineBase, o.offBase)
 		r.lastNum, r.lastStart = lineNo, counted
 	} else if len(sc.lines) > 0 {
 		spans := slices.Clone(sc.spans)

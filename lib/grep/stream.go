@@ -17,7 +17,7 @@ import (
 // heading, rg's binary-data notes) and writes it around the buffer.
 
 // LineFormat is how a search prints its matching lines
-// (SearchOptions.Format).
+// (SearchOptions.Format): the printer's Sink.
 type LineFormat struct {
 	f *format
 	// plain: a line prints as its path, its number and its text, nothing
@@ -34,7 +34,7 @@ type LineFormat struct {
 // without what looks at the lines of a file together (--passthru, -m,
 // the agent budgets, --crlf's spans); nil otherwise. Call it after
 // SetSearch.
-func (p *Printer) LineFormat() *LineFormat {
+func (p *Printer) LineFormat() Sink {
 	if (p.mode != "standard" && p.mode != "vimgrep") || p.passthru || p.maxCount > 0 ||
 		p.maxTotal > 0 || p.maxBytes > 0 || p.agent != nil || p.crlf {
 		return nil
@@ -51,10 +51,10 @@ func (p *Printer) LineFormat() *LineFormat {
 	return lf
 }
 
-// context prints the lines a search with context or -v prints (refs:
+// Context prints the lines a search with context or -v prints (refs:
 // context.go) as the printer would (Printer.lines), numbered after
-// o.lineBase lines and o.offBase bytes before buf.
-func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Span, o SearchOptions) []byte {
+// lineBase lines and offBase bytes before buf.
+func (lf *LineFormat) Context(path string, buf []byte, refs []ctxRef, subs []Span, invert bool, lineBase int, offBase int64) []byte {
 	f := lf.f
 	pre := f.linePath(path)
 	// room for the lines and their prefixes (numbers of up to 8 digits),
@@ -71,23 +71,23 @@ func (lf *LineFormat) context(path string, buf []byte, refs []ctxRef, subs []Spa
 	}
 	out := lf.bufs.get(size)
 	if lf.plain && !f.null {
-		return lf.plainContext(out, pre, buf, refs, o.lineBase)
+		return lf.plainContext(out, pre, buf, refs, lineBase)
 	}
 	for _, ref := range refs {
 		if ref.gap && lf.sep != nil {
 			out = append(append(out, lf.sep...), '\n')
 		}
-		l := ref.line(buf, subs, o)
-		l.Number += o.lineBase
-		l.Offset += o.offBase
+		l := ref.line(buf, subs, invert)
+		l.Number += lineBase
+		l.Offset += offBase
 		out = f.line(out, pre, l)
 	}
 	return out
 }
 
-// lineList prints lines (a piece's with their context: chunked.go) as
+// LineList prints lines (a piece's with their context: chunked.go) as
 // the printer would, the "--" of their gaps included.
-func (lf *LineFormat) lineList(path string, lines []Line) []byte {
+func (lf *LineFormat) LineList(path string, lines []Line) []byte {
 	f := lf.f
 	pre := f.linePath(path)
 	size := 0
@@ -158,10 +158,10 @@ func (lf *LineFormat) plainLine(out, pm, pc []byte, match bool, num int, text []
 	return out
 }
 
-// lines prints the matching lines of buf (refs, their spans in spans) as
+// Lines prints the matching lines of buf (refs, their spans in spans) as
 // the printer would, numbered after lineBase lines and offBase bytes
 // before buf; nil when there are none.
-func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Span, lineBase int, offBase int64) []byte {
+func (lf *LineFormat) Lines(path string, buf []byte, refs []lineRef, spans []Span, lineBase int, offBase int64) []byte {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -220,6 +220,13 @@ func (lf *LineFormat) lines(path string, buf []byte, refs []lineRef, spans []Spa
 	}
 	return out
 }
+
+// Get is an empty buffer of at least size bytes from the printer's free
+// list.
+func (lf *LineFormat) Get(size int) []byte { return lf.bufs.get(size) }
+
+// Put gives b back to the printer's free list.
+func (lf *LineFormat) Put(b []byte) { lf.bufs.put(b) }
 
 // appendDecimal appends n (>= 0) in decimal, two digits at a time, in
 // place: strconv.AppendInt formats into a buffer of its own and copies
