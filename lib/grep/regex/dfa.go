@@ -18,7 +18,8 @@ import (
 // the printed spans), and not at all when it does not (-c, -l, -q, -v).
 //
 // Each line is searched as its own text (^ $ \A \z at its edges), as the
-// regexp is run on a line. Word boundaries (\b \B) are ASCII, as Go's.
+// regexp is run on a line. Word boundaries (\b \B) are ASCII, as Go's,
+// or Unicode's in a twin (dfaProg.uniWord).
 // Where it cannot answer as the regexp would, it says so (sure false):
 // invalid UTF-8 (the regexp reads U+FFFD there, rg never matches it),
 // non-ASCII text when the matcher has a Unicode twin (unicode.go), or a
@@ -40,6 +41,7 @@ type dfaProg struct {
 	prog     *syntax.Prog
 	anchored bool // every match starts at the line's start
 	asciiOK  bool // false: non-ASCII text is unsure (a Unicode twin exists)
+	uniWord  bool // \b and \B are Unicode's (boundary.go), not ASCII's
 	states   int  // the cache's bound, in states
 	pool     sync.Pool
 	expr     string    // the pattern prog is compiled from, when first needed
@@ -83,8 +85,8 @@ var matchState = &dstate{}
 // pattern such as a{3000000} is not compiled twice up front (regexp's
 // program and this one), each a few hundred MB to build and scan.
 // asciiOnly: the text outside ASCII is left to a Unicode twin.
-func newDFAProg(expr string, asciiOnly bool, limit int64) *dfaProg {
-	return &dfaProg{expr: expr, asciiOK: !asciiOnly, states: statesFor(limit)}
+func newDFAProg(expr string, asciiOnly, uniWord bool, limit int64) *dfaProg {
+	return &dfaProg{expr: expr, asciiOK: !asciiOnly, uniWord: uniWord, states: statesFor(limit)}
 }
 
 // compiled reports whether p has its program, compiling it from p.expr
@@ -212,10 +214,19 @@ func runeMatches(in *syntax.Inst, r rune) bool {
 	return in.MatchRune(r)
 }
 
+// emptyOp is the empty-width context between a character of class prev
+// and r.
+func (p *dfaProg) emptyOp(prev uint8, r rune) syntax.EmptyOp {
+	if p.uniWord {
+		return emptyOpUnicode(prevRune(prev), r)
+	}
+	return syntax.EmptyOpContext(prevRune(prev), r)
+}
+
 // step is the state after s reads r (matchState: a match ends before or
 // at r; nil: the cache is full).
 func (d *lineDFA) step(s *dstate, r rune) *dstate {
-	flags := syntax.EmptyOpContext(prevRune(s.prev), r)
+	flags := d.emptyOp(s.prev, r)
 	threads, matched := d.closure(s, flags, nil)
 	if matched {
 		return matchState
@@ -230,7 +241,7 @@ func (d *lineDFA) step(s *dstate, r rune) *dstate {
 	slices.Sort(next)
 	next = slices.Compact(next)
 	prev := uint8(prevOther)
-	if syntax.IsWordChar(r) {
+	if d.uniWord && isWordRune(r) || !d.uniWord && syntax.IsWordChar(r) {
 		prev = prevWord
 	}
 	return d.state(next, prev)
@@ -239,7 +250,7 @@ func (d *lineDFA) step(s *dstate, r rune) *dstate {
 // atEOL reports whether a match ends at the line's end from s.
 func (d *lineDFA) atEOL(s *dstate) bool {
 	if s.eol == 0 {
-		_, matched := d.closure(s, syntax.EmptyOpContext(prevRune(s.prev), -1), nil)
+		_, matched := d.closure(s, d.emptyOp(s.prev, -1), nil)
 		s.eol = -1
 		if matched {
 			s.eol = 1

@@ -23,7 +23,7 @@ func dfaAgrees(t *testing.T, pattern string, text []byte) {
 	if err != nil {
 		return
 	}
-	p := newDFAProg(expr, false, 0)
+	p := newDFAProg(expr, false, false, 0)
 	d := p.get()
 	if d == nil {
 		t.Fatalf("%q compiles for regexp but not for the DFA", expr)
@@ -181,7 +181,7 @@ func TestDFASizeLimit(t *testing.T) {
 	expr, _ := lineOnly("(?m)[a-z]+[0-9]{2,4}x")
 	re := regexp.MustCompile(expr)
 	for _, limit := range []int64{1, 0} {
-		p := newDFAProg(expr, false, limit)
+		p := newDFAProg(expr, false, false, limit)
 		d := p.get()
 		most, sure := 0, 0
 		for _, line := range []string{"abc12x", "q9999x", "zz1x", "m123x", "hello42x", "a1b22x", "x0000y", "ab12345x"} {

@@ -12,7 +12,7 @@ import (
 
 // Matcher finds matches in a buffer.
 type Matcher struct {
-	Re *regexp.Regexp
+	Re Regexp // Go's regexp, or Unicode word boundaries' (boundary.go)
 	// lits is the prefilter: every match contains one of them (nil: none
 	// known). Without -U the search runs the regexp only on lines holding one.
 	Lits litSet
@@ -86,7 +86,10 @@ type MatchOptions struct {
 
 // Compile builds the matcher. A bad pattern is an error that names it and
 // the position, as rg does.
-func Compile(o MatchOptions) (*Matcher, error) {
+func Compile(o MatchOptions) (*Matcher, error) { return compile(o, false) }
+
+// compile builds the matcher, or (twin) its Unicode twin (unicode.go).
+func compile(o MatchOptions, twin bool) (*Matcher, error) {
 	if len(o.Patterns) == 0 {
 		return nil, fmt.Errorf("no pattern given")
 	}
@@ -127,7 +130,9 @@ func Compile(o MatchOptions) (*Matcher, error) {
 		return nil, regexError(strings.Join(o.Patterns, "|"), err)
 	}
 	m := &Matcher{Re: re, Multiline: o.Multiline || o.DotAll, Word: o.Word && !o.Line}
+	boundary := false // \b or \B, Unicode's (boundary.go)
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		boundary = !latin1 && hasWordBoundary(parsed)
 		simple := parsed.Simplify()
 		m.Lits = requiredLits(simple)
 		m.nonASCII = !m.Multiline && !latin1 && needsNonASCII(simple)
@@ -143,8 +148,13 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			m.exact = m.Lits[0].fold == folded && string(m.Lits[0].s) == want
 		}
 		m.wordLit = o.Word && !o.Line && len(o.Patterns) == 1 && len(m.Lits) == 1 && !latin1 && wordLiteral(o.Patterns[0], o.Fixed, fold, m.Lits[0])
-		if !m.Multiline && !m.exact && !m.Word && len(m.Lits) == 1 {
+		if !m.Multiline && !m.exact && !m.Word && len(m.Lits) == 1 && !(twin && boundary) {
 			m.rev = reverseSuffix(simple, m.Lits[0], o.DFASizeLimit)
+		}
+	}
+	if twin && boundary {
+		if m.Re, err = newUniBoundary(expr, re); err != nil {
+			return nil, regexError(strings.Join(o.Patterns, "|"), err)
 		}
 	}
 	if !o.Fixed && !latin1 {
@@ -154,15 +164,15 @@ func Compile(o MatchOptions) (*Matcher, error) {
 			u, c := unicodeClasses(p)
 			uo.Patterns, changed = append(uo.Patterns, u), changed || c
 		}
-		if changed {
-			if u, err := Compile(uo); err == nil {
+		if !twin && (changed || boundary) {
+			if u, err := compile(uo, true); err == nil {
 				m.Uni = u
 				m.UniLines = !m.Multiline && m.Lits != nil && reflect.DeepEqual(m.Lits, u.Lits)
 			}
 		}
 	}
 	if !m.Multiline {
-		m.dfa = newDFAProg(expr, m.Uni != nil, o.DFASizeLimit)
+		m.dfa = newDFAProg(expr, m.Uni != nil, twin && boundary, o.DFASizeLimit)
 		if len(o.Patterns) > maxLits && m.Lits == nil && !fold && !o.Word && !o.Line {
 			m.AC = literalSet(o.Patterns, o.Fixed)
 		}

@@ -12,8 +12,7 @@ import (
 // reads them as ASCII. unicodeClasses rewrites them to the Unicode
 // classes Rust uses. The matcher keeps a second, Unicode-class matcher
 // and uses it on buffers that are not pure ASCII (where both agree, the
-// ASCII one is faster). Go's \b stays ASCII-only: RE2 has no way to say
-// Unicode word boundary.
+// ASCII one is faster). Its \b and \B are Unicode's too (boundary.go).
 const (
 	uniWord  = `\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}`
 	uniSpace = `\t\n\v\f\r \x{85}\p{Z}`

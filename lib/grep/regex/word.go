@@ -28,7 +28,12 @@ func wordExpr(expr string, multiline bool) string {
 	return `(?:^|` + c + `)(` + expr + `)(?:` + c + `|$)`
 }
 
+// isWordRune: r is a word character as rg's Unicode \w (and so \b)
+// reads it.
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return (r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	}
 	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.IsMark(r) || unicode.IsDigit(r) ||
 		unicode.Is(unicode.Pc, r) || r == 0x200C || r == 0x200D
 }

@@ -601,7 +601,7 @@ func (c *chunkSearch) owed(out []Line, piece []byte, base int64, firstNum int) [
 // ctxSubs are the matches of a context line the piece search did not
 // see: with -v, rg 13 prints them (colour, -r, --column, --json).
 func (c *chunkSearch) ctxSubs(text []byte) []regex.Span {
-	if !c.o.Invert || c.o.Spans == regex.SpansNone {
+	if !c.o.Invert {
 		return nil
 	}
 	return c.m.Find(text, 0)

@@ -24,8 +24,10 @@ func searchContext(m *regex.Matcher, buf []byte, o SearchOptions, r FileResult) 
 		before, after = 0, 0 // (nothing printed: -m's later matches are not counted either)
 	}
 	refs, subs, ring := sc.refs[:0], sc.subs[:0], sc.ring[:0]
-	// rg 13 finds the matches of -v's context lines (colour, -r, --column, --json)
-	keepCtx := o.Spans != regex.SpansNone && (before > 0 || after > 0)
+	// rg 13 finds the matches of -v's context lines (colour, -r, --column,
+	// --json); they are kept whatever o.Spans asks, as every span of a
+	// search that walks every line is (FuzzMatcher)
+	keepCtx := before > 0 || after > 0
 	defer func() { sc.refs, sc.subs, sc.ring = refs, subs, ring }()
 	printed := 0 // the last line printed (its number)
 	left := 0    // context lines still to print after the last match
