@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -187,15 +186,13 @@ func (x *execution) search(srcs []*source) error {
 		}
 		t0 := time.Now()
 		if s.stdin {
-			data, err := io.ReadAll(x.env.Stdin)
-			if err != nil {
-				x.warn("<stdin>: %s", grepfs.ErrText(err))
-				continue
-			}
 			sto := so
 			sto.Slice, sto.Stdin = o.Multiline, true
 			p.SetSearch(sto)
-			t.handle(search.SearchDecoded(m, "<stdin>", data, sto))
+			// (a stream, searched in pieces once large: bounded memory)
+			if err := grepfs.SearchReader(m, "<stdin>", x.env.Stdin, sto, t.handle); err != nil {
+				x.warn("<stdin>: %s", grepfs.ErrText(err))
+			}
 			p.SetSearch(so)
 		} else {
 			grepfs.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)

@@ -147,7 +147,7 @@ func searchChunks(m *regex.Matcher, path string, read ReadFunc, mapped []byte, s
 	target := max(size, bufferSize) // the first read holds the first 64 KiB (whole-file reads look for a NUL there)
 	buf = buf[:0]
 	var base int64 // the file offset of buf[0]
-	fr := fillReplay{capacity: bufferSize}
+	fr := fillReplay{capacity: bufferSize, stdin: o.Stdin}
 	eof, first := false, true
 	from := int64(-1) // quit: the searched bytes end here
 	for {
@@ -752,6 +752,7 @@ func (c *chunkSearch) rolled(buf []byte, base, start int64) int64 {
 type fillReplay struct {
 	start, end, capacity int64
 	started              bool
+	stdin                bool // standard input (SearchOptions.Stdin)
 }
 
 // advance replays the fills the bytes held, data at file offset base,
@@ -772,7 +773,9 @@ func (fr *fillReplay) advance(data []byte, base int64, eof bool, f func(start, e
 				return true
 			}
 			want := fr.start + fr.capacity
-			if want <= fr.end {
+			if fr.stdin && fr.end < stdinBuffer {
+				want = stdinBuffer // (standard input's first buffer: fills)
+			} else if want <= fr.end {
 				fr.capacity *= 2
 				continue
 			}
