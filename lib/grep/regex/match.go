@@ -485,7 +485,9 @@ func (ls *LineSearch) Next(buf []byte, off int, subs []Span) (start, end int, ou
 					}
 				}
 			}
-			if sure && (ls.Exist || ls.Need == SpansNone) && !m.Word {
+			if sure && (ls.Exist || ls.Need == SpansNone) {
+				// (-w too: rg's first word match on a line is the regexp's
+				// leftmost, WordsIn)
 				return start, end, append(subs, Span{at - start, at - start})
 			}
 			if ls.Need == SpansFirst && !m.Word && utf8.Valid(line) {
@@ -495,8 +497,10 @@ func (ls *LineSearch) Next(buf []byte, off int, subs []Span) (start, end int, ou
 				off = end
 				continue
 			}
-			for _, loc := range mm.Re.FindAllIndex(line, -1) {
-				subs = append(subs, Span{loc[0], loc[1]})
+			if !mm.Word { // (-w: adjustLine finds the words itself)
+				for _, loc := range mm.Re.FindAllIndex(line, -1) {
+					subs = append(subs, Span{loc[0], loc[1]})
+				}
 			}
 			subs = mm.adjustLine(buf, start, textEnd, subs, n) // -w, invalid UTF-8 (word.go, utf8.go)
 		}

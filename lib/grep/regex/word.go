@@ -39,10 +39,11 @@ func isWordRune(r rune) bool {
 }
 
 // adjustLine fixes the spans the regexp found in the line buf[start:end]
-// (subs[n:], relative to start): under -w the match is group 1, and no
+// (subs[n:], relative to start): under -w the matches are group 1's,
+// found here (the caller has not run the regexp on the line), and no
 // match may hold invalid UTF-8 (utf8.go).
 func (m *Matcher) adjustLine(buf []byte, start, end int, subs []Span, n int) []Span {
-	if len(subs) == n {
+	if len(subs) == n && !m.Word { // (-w: the regexp has not run on the line yet)
 		return subs
 	}
 	if m.Word {
