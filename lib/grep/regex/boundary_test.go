@@ -108,3 +108,33 @@ func TestUniBoundaryRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldSpellings: a case-insensitive literal with non-ASCII letters is
+// prefiltered by the spellings of one of its runs (required.go); every
+// match the regexp finds is still found, whatever the case of each
+// character (σ ς Σ, the Kelvin sign, ſ, ß ẞ).
+func TestFoldSpellings(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, pat := range []string{"σοφία", "straße", "привет", "ärger", "ksk", "ǅemal", "ΣΟΦΊΑ"} {
+		m, err := Compile(MatchOptions{Patterns: []string{pat}, IgnoreCase: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile("(?i)" + pat)
+		for i := 0; i < 200; i++ {
+			var b strings.Builder
+			for _, c := range pat {
+				o := foldOrbit(c)
+				b.WriteRune(o[r.IntN(len(o))])
+			}
+			text := "x " + b.String() + " y\n" + strings.Repeat("z", r.IntN(5)) + b.String() + "\n"
+			var want []Span
+			for _, loc := range re.FindAllIndex([]byte(text), -1) {
+				want = append(want, Span{loc[0], loc[1]})
+			}
+			if d := cmp.Diff(want, m.Find([]byte(text), 0)); d != "" {
+				t.Fatalf("%s on %q (-regexp +matcher):\n%s", pat, text, d)
+			}
+		}
+	}
+}

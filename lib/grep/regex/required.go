@@ -3,6 +3,7 @@ package regex
 import (
 	"bytes"
 	"regexp/syntax"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -90,7 +91,7 @@ func newLitSet(runes []rune, fold bool) litSet {
 	if fold {
 		for _, r := range runes {
 			if r >= utf8.RuneSelf {
-				return nil
+				return foldSpellings(runes)
 			}
 		}
 		s = longestFoldSafe(bytes.ToLower(s))
@@ -101,6 +102,57 @@ func newLitSet(runes []rune, fold bool) litSet {
 	l := lit{s: s, fold: fold, rare: rarest(s, fold)}
 	l.pair, l.hasPair = newPair(s, fold)
 	return litSet{l}
+}
+
+// foldSpellings is the prefilter of a case-insensitive literal with
+// non-ASCII letters (σοφία, straße): the spellings of one run of it with
+// each character in each of its case forms (unicode.SimpleFold's orbit,
+// as Go's (?i) matches: σ ς Σ, k K and the Kelvin sign, s S ſ), found
+// exactly. Of the runs with at most maxLits spellings, the one that
+// narrows the search most (score); nil when no run is that small.
+func foldSpellings(runes []rune) litSet {
+	var best litSet
+	for i := range runes {
+		n := 1
+		for j := i; j < len(runes); j++ {
+			n *= len(foldOrbit(runes[j]))
+			if n > maxLits {
+				break
+			}
+			best = better(best, spellings(runes[i:j+1]))
+		}
+	}
+	return best
+}
+
+// foldOrbit is r and the characters it folds to, r first.
+func foldOrbit(r rune) []rune {
+	out := []rune{r}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		out = append(out, f)
+	}
+	return out
+}
+
+// spellings is the exact literals of runes in every case.
+func spellings(runes []rune) litSet {
+	words := [][]byte{nil}
+	for _, r := range runes {
+		var next [][]byte
+		for _, w := range words {
+			for _, f := range foldOrbit(r) {
+				next = append(next, utf8.AppendRune(w[:len(w):len(w)], f))
+			}
+		}
+		words = next
+	}
+	ls := make(litSet, 0, len(words))
+	for _, w := range words {
+		l := lit{s: w, rare: rarest(w, false)}
+		l.pair, l.hasPair = newPair(w, false)
+		ls = append(ls, l)
+	}
+	return ls
 }
 
 // longestFoldSafe is the longest run of s without k or s (lowered input).
