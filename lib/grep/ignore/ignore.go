@@ -133,7 +133,8 @@ func (p IgnorePattern) Match(rel string, isDir bool) bool {
 type ignoreList struct {
 	dir  string
 	pats []IgnorePattern
-	fold bool // case-insensitive
+	fold bool     // case-insensitive
+	set  *ruleSet // the rules compiled, when there are many (globset.go)
 }
 
 // match is the decision of the file's last matching pattern: 1 ignored,
@@ -149,15 +150,21 @@ func (l *ignoreList) match(abs string, isDir bool) int {
 	if l.fold {
 		rel = strings.ToLower(rel)
 	}
-	for i := len(l.pats) - 1; i >= 0; i-- {
-		if l.pats[i].Match(rel, isDir) {
-			if l.pats[i].negate {
-				return -1
-			}
-			return 1
+	i := len(l.pats) - 1
+	if l.set != nil {
+		i = l.set.last(l.pats, rel, isDir)
+	} else {
+		for i >= 0 && !l.pats[i].Match(rel, isDir) {
+			i--
 		}
 	}
-	return 0
+	switch {
+	case i < 0:
+		return 0
+	case l.pats[i].negate:
+		return -1
+	}
+	return 1
 }
 
 func relUnder(dir, abs string) (string, bool) {
@@ -191,7 +198,11 @@ func readIgnoreList(fsys IgnoreFS, dir, file string, fold bool) *ignoreList {
 	if len(pats) == 0 {
 		return nil
 	}
-	return &ignoreList{dir: dir, pats: pats, fold: fold}
+	l := &ignoreList{dir: dir, pats: pats, fold: fold}
+	if len(pats) >= minSet {
+		l.set = newRuleSet(pats)
+	}
+	return l
 }
 
 // IgnoreLevel holds the ignore files of one directory (Filter.Level).
