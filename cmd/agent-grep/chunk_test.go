@@ -100,9 +100,17 @@ func TestChunkedSameOutput(t *testing.T) {
 		}
 	}
 	elapsed := regexp.MustCompile(`"elapsed(_total)?":\{[^}]*\}|[0-9.]+ seconds`)
-	run := func(chunk string, args []string) string {
+	run := func(chunk, stdin string, args []string) string {
 		cmd := exec.Command(filepath.Join(bin, "agent-grep"), args...)
 		cmd.Dir = dir
+		if stdin != "" {
+			f, err := os.Open(filepath.Join(dir, stdin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdin = f
+		}
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		if chunk != "" {
 			cmd.Env = append(cmd.Env, "AGENT_GREP_TEST_CHUNK="+chunk)
@@ -119,15 +127,27 @@ func TestChunkedSameOutput(t *testing.T) {
 		return fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, elapsed.ReplaceAllString(out.String(), "ELAPSED"), errb.String())
 	}
 	for _, args := range cases {
-		whole := run("", args)
+		whole := run("", "", args)
 		// read in pieces, and the pieces of a memory map (above 1 byte)
 		for _, chunk := range []string{"1,1,0", "1,1,1"} {
-			if got := run(chunk, args); got != whole {
+			if got := run(chunk, "", args); got != whole {
 				t.Errorf("agent-grep %s in pieces (%s) differs from the whole-file search:\n%s", strings.Join(args, " "), chunk, firstDiff(whole, got))
 			}
 		}
 		if !strings.Contains(whole, "\n") || strings.HasPrefix(whole, "exit 2") {
 			t.Errorf("agent-grep %s: %s", strings.Join(args, " "), whole)
+		}
+	}
+	// standard input: searched whole when short, as a stream of pieces
+	// (through one bounded buffer) once past the size for pieces
+	for _, q := range [][]string{{"-n", "needle"}, {"-c", "needle"}, {"-n", "-C", "2", "edge"}, {"--json", "-C", "2", "rare"},
+		{"--stats", "-m", "2000", "-n", "needle"}, {"--stats", "-n", "-C", "1", "fox"}, {"-n", "-B", "3", "rare"}, {"-v", "-c", "e"},
+		{"--stats", "-m", "3", "-c", "rare"}, {"-b", "-n", "rare"}, {"-q", "rare"}, {"-o", "-b", "needles?"}} {
+		for _, f := range []string{"text.txt", "crlf.txt", "nonl.txt", "long.txt", "late.txt", "early.txt"} {
+			whole := run("", f, q)
+			if got := run("1,1", f, q); got != whole {
+				t.Errorf("agent-grep %s < %s as a stream differs from the whole search:\n%s", strings.Join(q, " "), f, firstDiff(whole, got))
+			}
 		}
 	}
 }

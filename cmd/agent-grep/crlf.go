@@ -1,9 +1,8 @@
 package main
 
 import (
+	"github.com/agentutils/agentutils/lib/grep/regex"
 	"regexp"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // rg 13's --crlf: lines may end in "\r\n". As in rg, every '$' of a
@@ -12,13 +11,13 @@ import (
 
 // crlfMatch is the match options under --crlf: '$' rewritten, and -x
 // (which anchors with '$') spelled out in the patterns.
-func crlfMatch(mo grep.MatchOptions) grep.MatchOptions {
+func crlfMatch(mo regex.MatchOptions) regex.MatchOptions {
 	out := make([]string, len(mo.Patterns))
 	for i, p := range mo.Patterns {
 		if mo.Fixed {
 			p = regexp.QuoteMeta(p)
 		}
-		p = grep.CRLFPattern(p)
+		p = regex.CRLFPattern(p)
 		if mo.Line {
 			p = `^(?:` + p + `)(?:\r??$)`
 		}

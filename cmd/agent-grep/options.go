@@ -15,7 +15,10 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/exit"
-	"github.com/agentutils/agentutils/lib/grep"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/printer"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 )
 
 // options is everything a search does, read from the command line, the
@@ -31,10 +34,10 @@ type options struct {
 	Paths      []string // "": the working directory (paths printed without "./"); "-": stdin
 	PathsGiven bool     // paths were named (else "No files were searched" applies)
 	EmptyPaths int      // "" paths given: each is an error
-	Match      grep.MatchOptions
-	Walk       grep.WalkOptions
-	Search     grep.SearchOptions // Slice is decided per run (execute), from the files
-	Print      grep.PrintOptions
+	Match      regex.MatchOptions
+	Walk       ignore.WalkOptions
+	Search     search.SearchOptions // Slice is decided per run (execute), from the files
+	Print      printer.PrintOptions
 	SortPath   bool // sorted by path, reversed with SortReverse (walk entries reversed)
 	SortRev    bool
 	Threads    int
@@ -45,7 +48,7 @@ type options struct {
 	// IgnoreFilesMissing are --ignore-file paths to warn about (rg warns
 	// and goes on).
 	IgnoreFiles []string
-	matcher     *grep.Matcher // o.Match compiled (by the checks; the search uses it)
+	matcher     *regex.Matcher // o.Match compiled (by the checks; the search uses it)
 }
 
 // flagSet answers for the parsed flags with rg's overrides applied: a
@@ -85,9 +88,9 @@ func parseOptions(c *cli.Context, env *app.Env) (*options, error) {
 		return nil, err
 	}
 	if f.on("type-list") {
-		o.TypeList = grep.TypeList()
+		o.TypeList = ignore.TypeList()
 		if f.on("type-add") || f.on("type-clear") {
-			o.TypeList = grep.RenderTypeList(types)
+			o.TypeList = ignore.RenderTypeList(types)
 		}
 		return o, nil
 	}
@@ -111,14 +114,14 @@ func parseOptions(c *cli.Context, env *app.Env) (*options, error) {
 
 // typeTable is rg's type table after --type-clear and --type-add.
 func typeTable(f flagSet) (map[string][]string, error) {
-	types := grep.Types
+	types := ignore.Types
 	if f.on("type-add") || f.on("type-clear") {
-		types = grep.RGTypes()
+		types = ignore.RGTypes()
 		for _, t := range f.c.StringSlice("type-clear") {
 			delete(types, t)
 		}
 		for _, def := range f.c.StringSlice("type-add") {
-			if err := grep.AddTypeDef(types, def); err != nil {
+			if err := ignore.AddTypeDef(types, def); err != nil {
 				return nil, exit.Wrap(exit.Usage, err)
 			}
 		}
@@ -197,7 +200,7 @@ func walkOptions(f flagSet, env *app.Env, o *options, types map[string][]string)
 	if f.on("glob-case-insensitive") {
 		globs, iglobs = nil, append(globs, iglobs...)
 	}
-	overrides, err := grep.CompileGlobs(globs, iglobs) // once for the run: every walk shares them
+	overrides, err := ignore.CompileGlobs(globs, iglobs) // once for the run: every walk shares them
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
@@ -208,7 +211,7 @@ func walkOptions(f flagSet, env *app.Env, o *options, types map[string][]string)
 		}
 	}
 	u := f.c.Count("unrestricted") // rg's -u, -uu, -uuu
-	w := grep.WalkOptions{Hidden: f.on("hidden") || u >= 2, NoIgnore: f.on("no-ignore") || u >= 1,
+	w := ignore.WalkOptions{Hidden: f.on("hidden") || u >= 2, NoIgnore: f.on("no-ignore") || u >= 1,
 		NoIgnoreVCS: f.on("no-ignore-vcs"), NoIgnoreDot: f.on("no-ignore-dot"), Follow: f.on("follow"),
 		MaxDepth: f.num("max-depth"), MaxDepthSet: f.on("max-depth"), MaxFilesize: maxSize, MaxFilesizeSet: f.on("max-filesize"), Overrides: overrides,
 		Types: tsel, TypesNot: tnot, GlobalIgnore: globalIgnore(env), Cwd: env.Dir, TypeTable: types,
@@ -266,7 +269,7 @@ func typeNames(types map[string][]string, names []string) ([]string, error) {
 // matchOptions are the matcher's; the patterns compile here, so that a
 // bad one is a usage error.
 func matchOptions(f flagSet, o *options) error {
-	o.Match = grep.MatchOptions{Patterns: o.Patterns, Fixed: f.on("fixed-strings"), IgnoreCase: f.on("ignore-case"),
+	o.Match = regex.MatchOptions{Patterns: o.Patterns, Fixed: f.on("fixed-strings"), IgnoreCase: f.on("ignore-case"),
 		SmartCase: f.on("smart-case"), Word: f.on("word-regexp"), Line: f.on("line-regexp"),
 		Multiline: o.Multiline, DotAll: o.Multiline && f.on("multiline-dotall"), NoUnicode: f.on("no-unicode")}
 	for _, l := range []struct {
@@ -290,11 +293,11 @@ func matchOptions(f flagSet, o *options) error {
 	if f.on("crlf") {
 		o.Match = crlfMatch(o.Match)
 	}
-	if o.Multiline && !grep.MatchesNewline(o.Match) {
+	if o.Multiline && !regex.MatchesNewline(o.Match) {
 		// rg 13: -U with a pattern that cannot match a newline searches line by line
 		o.Multiline, o.Match.Multiline, o.Match.DotAll = false, false, false
 	}
-	m, err := grep.Compile(o.Match)
+	m, err := regex.Compile(o.Match)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
@@ -314,7 +317,7 @@ func searchOptions(f flagSet, o *options) {
 	count := f.on("count") || f.on("count-matches")
 	firstOnly := o.Quiet || (f.on("files-with-matches") || f.on("files-without-match")) && !count
 	countOnly := (count || firstOnly) && !f.on("json")
-	so := grep.SearchOptions{Invert: f.on("invert-match"), MaxCount: f.num("max-count"), Before: before, After: after,
+	so := search.SearchOptions{Invert: f.on("invert-match"), MaxCount: f.num("max-count"), Before: before, After: after,
 		CountOnly: countOnly, Text: f.on("text"), Decompress: f.on("search-zip"),
 		Binary: f.on("binary") || f.c.Count("unrestricted") >= 3, Passthru: f.on("passthru") && !countOnly, FirstOnly: firstOnly && !f.on("stats") && !f.on("invert-match")}
 	so.LinesOnly = so.CountOnly && !f.on("count-matches") && !f.on("only-matching") && !f.on("stats") && !o.Multiline
@@ -433,7 +436,7 @@ func parseSize(s string) (int64, error) {
 // (grep.GlobalIgnorePath): in ~/.gitconfig, else $XDG_CONFIG_HOME/git/config,
 // else $XDG_CONFIG_HOME/git/ignore; never in a repository's .git/config.
 func globalIgnore(env *app.Env) string {
-	return grep.GlobalIgnorePath(env.Getenv("HOME"), env.Getenv("XDG_CONFIG_HOME"), os.ReadFile)
+	return ignore.GlobalIgnorePath(env.Getenv("HOME"), env.Getenv("XDG_CONFIG_HOME"), os.ReadFile)
 }
 
 // readableStdin is rg's rule for searching stdin when no path is given:
@@ -454,7 +457,7 @@ func readableStdin(env *app.Env) bool {
 // printOpts are the printer's options and what the output mode changes
 // in the search's.
 func printOpts(f flagSet, env *app.Env, o *options) error {
-	po := grep.PrintOptions{Mode: outputMode(f, o),
+	po := printer.PrintOptions{Mode: outputMode(f, o),
 		MaxColumns: f.num("max-columns"), Preview: f.on("max-columns-preview"), Only: f.on("only-matching"),
 		Null: f.on("null"), Stats: f.on("stats"), MaxTotal: f.num("max-total-matches"), MaxBytes: f.num("max-bytes"),
 		Invert: f.on("invert-match"), IncludeZero: f.on("include-zero"), Trim: f.on("trim"),
@@ -494,7 +497,7 @@ func printOpts(f flagSet, env *app.Env, o *options) error {
 
 // colourOpts: whether to colour (rg's rules for --color, -p, TERM and
 // --vimgrep) and in which colours (--colors).
-func colourOpts(f flagSet, env *app.Env, po *grep.PrintOptions) error {
+func colourOpts(f flagSet, env *app.Env, po *printer.PrintOptions) error {
 	when := f.c.String("color")
 	if when == "ansi" {
 		when = "always" // rg: ansi is always, in ANSI escapes (as every colour here)
@@ -508,7 +511,7 @@ func colourOpts(f flagSet, env *app.Env, po *grep.PrintOptions) error {
 	if po.Mode == "vimgrep" && !f.on("color") {
 		po.Color = false // rg: --vimgrep's colour is never unless asked
 	}
-	cs, err := grep.ParseColours(f.c.StringSlice("colors"))
+	cs, err := printer.ParseColours(f.c.StringSlice("colors"))
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
@@ -517,7 +520,7 @@ func colourOpts(f flagSet, env *app.Env, po *grep.PrintOptions) error {
 }
 
 // separators are rg's separator flags (escapes such as \x7F read).
-func separators(f flagSet, po *grep.PrintOptions) {
+func separators(f flagSet, po *printer.PrintOptions) {
 	sep := "--"
 	if f.on("context-separator") {
 		sep = unescape(f.c.String("context-separator"))
@@ -568,8 +571,8 @@ func outputMode(f flagSet, o *options) string {
 // the size above which a file searched in pieces is mapped, 0 never;
 // ABOVE when absent.)
 func chunking(env *app.Env, o *options) error {
-	o.Search.ChunkAbove = grep.DefaultChunkAbove
-	o.Search.MapAbove = grep.DefaultMapAbove
+	o.Search.ChunkAbove = search.DefaultChunkAbove
+	o.Search.MapAbove = search.DefaultMapAbove
 	defer func() {
 		if o.Mmap == "no-mmap" {
 			o.Search.MapAbove = 0 // rg's buffer: read

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -16,7 +15,10 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/exit"
-	"github.com/agentutils/agentutils/lib/grep"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/printer"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 )
 
 func run(c *cli.Context, env *app.Env) error {
@@ -68,7 +70,7 @@ type execution struct {
 // warnings).
 type source struct {
 	stdin bool
-	files iter.Seq[grep.File]
+	files iter.Seq[ignore.File]
 	errs  []error
 }
 
@@ -85,7 +87,7 @@ func (x *execution) sources() []*source {
 		s := &source{stdin: p == "-"}
 		if !s.stdin {
 			root, wo := p, x.o.Walk
-			s.files = func(yield func(grep.File) bool) {
+			s.files = func(yield func(ignore.File) bool) {
 				s.errs = append(s.errs, grepfs.WalkFunc(root, wo, yield)...)
 			}
 			if x.o.SortPath && x.o.SortRev {
@@ -160,17 +162,17 @@ func (x *execution) search(srcs []*source) error {
 	m := o.matcher
 	if m == nil {
 		var err error
-		if m, err = grep.Compile(o.Match); err != nil {
+		if m, err = regex.Compile(o.Match); err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
 	}
 	so := o.Search
 	so.Slice = x.slice()
-	if !m.LiteralScan(so) {
+	if !search.LiteralScan(m, so) {
 		so.MapAbove = 0 // a large file is read: the search goes line by line
 	}
 	multi := len(o.Paths)+o.EmptyPaths > 1 || x.isDirArg()
-	p := grep.NewPrinter(o.Print, m, x.w, multi)
+	p := printer.NewPrinter(o.Print, m, x.w, multi)
 	so.Spans = p.SpanNeed() // only what the output prints
 	p.SetSearch(so)
 	if p.Mode() == "agent" {
@@ -184,15 +186,13 @@ func (x *execution) search(srcs []*source) error {
 		}
 		t0 := time.Now()
 		if s.stdin {
-			data, err := io.ReadAll(x.env.Stdin)
-			if err != nil {
-				x.warn("<stdin>: %s", grepfs.ErrText(err))
-				continue
-			}
 			sto := so
 			sto.Slice, sto.Stdin = o.Multiline, true
 			p.SetSearch(sto)
-			t.handle(grep.SearchDecoded(m, "<stdin>", data, sto))
+			// (a stream, searched in pieces once large: bounded memory)
+			if err := grepfs.SearchReader(m, "<stdin>", x.env.Stdin, sto, t.handle); err != nil {
+				x.warn("<stdin>: %s", grepfs.ErrText(err))
+			}
 			p.SetSearch(so)
 		} else {
 			grepfs.Search(x.c.Context, m, s.files, so, o.Threads, t.handle)
@@ -229,9 +229,9 @@ func (x *execution) finish(t *tally) error {
 	return status(matched, x.failed, x.o.Quiet)
 }
 
-func (x *execution) agentPrinter(so grep.SearchOptions) *grep.AgentPrinter {
+func (x *execution) agentPrinter(so search.SearchOptions) *printer.AgentPrinter {
 	single := len(x.o.Paths) == 1 && !x.isDirArg()
-	return grep.NewAgentPrinter(grep.AgentOptions{Limit: x.o.Print.MaxTotal, Before: so.Before, After: so.After,
+	return printer.NewAgentPrinter(printer.AgentOptions{Limit: x.o.Print.MaxTotal, Before: so.Before, After: so.After,
 		MaxBytes: x.o.Print.MaxBytes, Name: func(path string) string {
 			if single {
 				return filepath.Base(path)
@@ -243,17 +243,17 @@ func (x *execution) agentPrinter(so grep.SearchOptions) *grep.AgentPrinter {
 // tally takes each file's result: it prints it and adds up the stats.
 type tally struct {
 	x         *execution
-	p         *grep.Printer
+	p         *printer.Printer
 	invert    bool
 	start     time.Time
-	total     grep.Stats
+	total     printer.Stats
 	searching time.Duration
 	matched   bool
 	found     bool // --files-without-match printed a path
 	stop      bool
 }
 
-func (t *tally) handle(r grep.FileResult) bool {
+func (t *tally) handle(r search.FileResult) bool {
 	p := t.p
 	if r.Err != nil && !r.More {
 		if t.x.c.Context.Err() != nil {
@@ -264,7 +264,7 @@ func (t *tally) handle(r grep.FileResult) bool {
 		return true
 	}
 	if t.x.o.Print.CRLF {
-		r = grep.CRLFSubs(r)
+		r = search.CRLFSubs(r)
 	}
 	r = p.Prepare(r) // (rg's binary rules that depend on the output)
 	if !r.More {
@@ -280,7 +280,7 @@ func (t *tally) handle(r grep.FileResult) bool {
 }
 
 // count adds a file's final result to the stats.
-func (t *tally) count(r grep.FileResult) {
+func (t *tally) count(r search.FileResult) {
 	t.total.Searches++
 	t.total.BytesSearched += r.BytesSearched
 	if t.p.Mode() == "files-without" && r.MatchedLines == 0 && !r.Skipped {

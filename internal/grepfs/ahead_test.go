@@ -3,13 +3,13 @@ package grepfs
 import (
 	"context"
 	"fmt"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/search"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // The results come in the files' order, all of them, when the output of
@@ -18,18 +18,18 @@ import (
 // ends the search with workers held back.
 func TestSearchAheadBounded(t *testing.T) {
 	dir := t.TempDir()
-	var files []grep.File
+	var files []ignore.File
 	line := strings.Repeat("x", 60) + " needle\n"
 	for i := range 200 {
 		p := filepath.Join(dir, fmt.Sprintf("f%03d", i))
 		writeFile(t, p, strings.Repeat(line, 300+i*7)) // 20-130 KB each, 15 MB in all
-		files = append(files, grep.File{Path: p, Abs: p, Size: -1})
+		files = append(files, ignore.File{Path: p, Abs: p, Size: -1})
 	}
 	m := mustCompile(t, "needle")
 	for _, stop := range []int{-1, 0, 1, 57} {
 		for _, threads := range []int{1, 2, 4} {
 			var got []string
-			Search(context.Background(), m, slices.Values(files), grep.SearchOptions{}, threads, func(r grep.FileResult) bool {
+			Search(context.Background(), m, slices.Values(files), search.SearchOptions{}, threads, func(r search.FileResult) bool {
 				if r.Err != nil || r.MatchedLines != len(r.Lines) || r.MatchedLines < 300 {
 					t.Fatalf("%s: %v, %d lines", r.Path, r.Err, r.MatchedLines)
 				}

@@ -4,14 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/printer"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -22,7 +24,7 @@ func writeFile(t *testing.T, path, data string) {
 	}
 }
 
-func walkPaths(files []grep.File, root string) []string {
+func walkPaths(files []ignore.File, root string) []string {
 	var out []string
 	for _, f := range files {
 		out = append(out, strings.TrimPrefix(f.Path, root+"/"))
@@ -40,11 +42,11 @@ func TestWalkSymlinks(t *testing.T) {
 	os.MkdirAll(root+"/d", 0o755)
 	os.Symlink("..", root+"/d/up")
 	os.Symlink("a.txt", root+"/link.txt")
-	files, errs := Walk(root, grep.WalkOptions{})
+	files, errs := Walk(root, ignore.WalkOptions{})
 	if got := walkPaths(files, root); len(got) != 1 || got[0] != "a.txt" || len(errs) != 0 {
 		t.Errorf("without -L: %v %v", got, errs)
 	}
-	files, errs = Walk(root, grep.WalkOptions{Follow: true})
+	files, errs = Walk(root, ignore.WalkOptions{Follow: true})
 	if got := walkPaths(files, root); strings.Join(got, ",") != "a.txt,link.txt" {
 		t.Errorf("with -L: %v", got)
 	}
@@ -71,7 +73,7 @@ func TestWalkSkipsFIFOsAndDevices(t *testing.T) {
 	}
 	os.Symlink("/dev/zero", root+"/zero")
 	os.Symlink(root+"/fifo", root+"/fifo-link")
-	files, errs := Walk(root, grep.WalkOptions{Follow: true})
+	files, errs := Walk(root, ignore.WalkOptions{Follow: true})
 	if got := walkPaths(files, root); strings.Join(got, ",") != "a.txt" || len(errs) != 0 {
 		t.Errorf("got %v %v", got, errs)
 	}
@@ -87,7 +89,7 @@ func TestWalkPermissionDenied(t *testing.T) {
 	writeFile(t, root+"/locked/b.txt", "x\n")
 	os.Chmod(root+"/locked", 0o000)
 	defer os.Chmod(root+"/locked", 0o755)
-	files, errs := Walk(root, grep.WalkOptions{})
+	files, errs := Walk(root, ignore.WalkOptions{})
 	if got := walkPaths(files, root); strings.Join(got, ",") != "a.txt" {
 		t.Errorf("files: %v", got)
 	}
@@ -106,7 +108,7 @@ func TestWalkBadInput(t *testing.T) {
 		if one {
 			want = missing + ": IO error for operation on " + missing + ": No such file or directory (os error 2)"
 		}
-		_, errs := Walk(missing, grep.WalkOptions{OneThread: one})
+		_, errs := Walk(missing, ignore.WalkOptions{OneThread: one})
 		if len(errs) != 1 || errs[0].Error() != want {
 			t.Errorf("missing root (one thread %v): %v, want %s", one, errs, want)
 		}
@@ -116,7 +118,7 @@ func TestWalkBadInput(t *testing.T) {
 		"{a,b": "error parsing glob '{a,b': unclosed alternate group; missing '}'",
 		"a}":   "error parsing glob 'a}': unopened alternate group",
 	} {
-		if _, err := grep.CompileGlobs([]string{glob}, nil); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ignore.CompileGlobs([]string{glob}, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", glob, err)
 		}
 	}
@@ -130,21 +132,21 @@ func TestNonUTF8(t *testing.T) {
 	if err := os.WriteFile(name, []byte("caf\xe9 hello\n"), 0o644); err != nil {
 		t.Skip("the filesystem refuses non-UTF-8 names:", err)
 	}
-	files, _ := Walk(root, grep.WalkOptions{})
+	files, _ := Walk(root, ignore.WalkOptions{})
 	if len(files) != 1 || files[0].Path != name {
 		t.Fatalf("walk: %+v", files)
 	}
 	m := mustCompile(t, "caf.")
-	var res []grep.FileResult
-	Search(context.Background(), m, slices.Values(files), grep.SearchOptions{}, 1, func(r grep.FileResult) bool { res = append(res, r); return true })
+	var res []search.FileResult
+	Search(context.Background(), m, slices.Values(files), search.SearchOptions{}, 1, func(r search.FileResult) bool { res = append(res, r); return true })
 	if len(res) != 1 || res[0].MatchedLines != 0 {
 		t.Errorf("'caf.' must not match an invalid byte (as in rg): %+v", res)
 	}
 	m = mustCompile(t, "hello")
-	r := grep.SearchBuffer(m, files[0].Path, []byte("caf\xe9 hello\n"), grep.SearchOptions{})
+	r := search.SearchBuffer(m, files[0].Path, []byte("caf\xe9 hello\n"), search.SearchOptions{})
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
-	grep.NewPrinter(grep.PrintOptions{Mode: "json"}, m, w, false).File(r, 0)
+	printer.NewPrinter(printer.PrintOptions{Mode: "json"}, m, w, false).File(r, 0)
 	w.Flush()
 	recs := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(recs) != 3 || !strings.Contains(string(recs[1]), `"lines":{"bytes":"Y2Fm6SBoZWxsbwo="}`) || !strings.Contains(string(recs[0]), `"path":{"bytes":`) {
@@ -168,21 +170,21 @@ func TestHugeSingleLine(t *testing.T) {
 	}
 	f.WriteString("NEEDLE\n")
 	f.Close()
-	files, _ := Walk(path, grep.WalkOptions{})
+	files, _ := Walk(path, ignore.WalkOptions{})
 	// (a regexp that must run over the whole line, e.g. (?i)needle, takes
 	// Go's regexp seconds on 100 MB: left to the matcher's speed work)
 	for _, pat := range []string{"NEEDLE", `NEEDLE$`} {
-		var got grep.FileResult
+		var got search.FileResult
 		m := mustCompile(t, pat)
-		Search(context.Background(), m, slices.Values(files), grep.SearchOptions{}, 1, func(r grep.FileResult) bool { got = r; return true })
+		Search(context.Background(), m, slices.Values(files), search.SearchOptions{}, 1, func(r search.FileResult) bool { got = r; return true })
 		if got.MatchedLines != 1 || len(got.Lines) != 1 || len(got.Lines[0].Subs) != 1 || got.Lines[0].Subs[0].Start != 160*len(chunk) {
 			t.Errorf("%s: %d lines, %+v", pat, got.MatchedLines, got.Err)
 		}
 	}
 }
 
-func mustCompile(t *testing.T, p string) *grep.Matcher {
-	m, err := grep.Compile(grep.MatchOptions{Patterns: []string{p}})
+func mustCompile(t *testing.T, p string) *regex.Matcher {
+	m, err := regex.Compile(regex.MatchOptions{Patterns: []string{p}})
 	if err != nil {
 		t.Fatal(err)
 	}

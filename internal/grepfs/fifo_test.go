@@ -4,6 +4,8 @@ package grepfs
 
 import (
 	"context"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/search"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,8 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // Reading a FIFO waits for its writer without holding the processor:
@@ -78,9 +78,9 @@ func TestSearchNamedFIFO(t *testing.T) {
 		w.Close()
 	}()
 	m := mustCompile(t, "needle")
-	files := func(yield func(grep.File) bool) { yield(grep.File{Path: path, Abs: path, Size: -1, Named: true}) }
-	var got []grep.FileResult
-	Search(context.Background(), m, files, grep.SearchOptions{ChunkAbove: grep.DefaultChunkAbove}, 1, func(r grep.FileResult) bool {
+	files := func(yield func(ignore.File) bool) { yield(ignore.File{Path: path, Abs: path, Size: -1, Named: true}) }
+	var got []search.FileResult
+	Search(context.Background(), m, files, search.SearchOptions{ChunkAbove: search.DefaultChunkAbove}, 1, func(r search.FileResult) bool {
 		got = append(got, r)
 		return true
 	})

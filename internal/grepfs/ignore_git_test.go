@@ -3,6 +3,7 @@ package grepfs
 import (
 	"bytes"
 	"fmt"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -10,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // TestIgnoreMatchesGit compares our ignore decisions with real git's
@@ -154,10 +153,10 @@ func compareWithGit(t *testing.T, seed int64) {
 		}
 	}
 	// ours, through the walker's rules
-	rules := grep.NewFilter(grep.WalkOptions{Hidden: true, GlobalIgnore: global}, ignoreFS)
-	levels := map[string]*grep.IgnoreLevel{"": rules.Level(rules.Parents(root), root, nil)}
-	var levelOf func(dir string) *grep.IgnoreLevel
-	levelOf = func(dir string) *grep.IgnoreLevel {
+	rules := ignore.NewFilter(ignore.WalkOptions{Hidden: true, GlobalIgnore: global}, ignoreFS)
+	levels := map[string]*ignore.IgnoreLevel{"": rules.Level(rules.Parents(root), root, nil)}
+	var levelOf func(dir string) *ignore.IgnoreLevel
+	levelOf = func(dir string) *ignore.IgnoreLevel {
 		if l, ok := levels[dir]; ok {
 			return l
 		}
@@ -218,7 +217,7 @@ func compareWithGit(t *testing.T, seed int64) {
 		t.Fatalf("seed %d: %d disagreements with git:\n%s\nignore files:\n%s", seed, len(diffs), strings.Join(diffs, "\n"), ig.String())
 	}
 	// and the walk lists exactly the files git does not ignore
-	o := grep.WalkOptions{Hidden: true, SkipGitDir: true, GlobalIgnore: global}
+	o := ignore.WalkOptions{Hidden: true, SkipGitDir: true, GlobalIgnore: global}
 	files, errs := Walk(root, o)
 	if len(errs) > 0 {
 		t.Fatal(errs)

@@ -3,15 +3,15 @@ package grepfs
 import (
 	"errors"
 	"fmt"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 	"runtime/debug"
 	"syscall"
 	"unsafe"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // A large regular file on a local file system whose search is a literal
-// scan (grep.LiteralScan) is searched in a memory map of it rather than
+// scan (search.LiteralScan) is searched in a memory map of it rather than
 // read: the kernel's copy of each page into a read buffer, two thirds of
 // a literal search's time, is saved (rg maps the files it names; we map
 // the large files a walk finds too, which changes nothing but speed: the
@@ -37,7 +37,7 @@ var errTruncated = errors.New("the file shrank while it was searched")
 // searchMapped searches the opened file f of the given size in a memory
 // map, emitting as grep.SearchMapped does. It reports false when the file
 // cannot be mapped (the caller reads it).
-func searchMapped(m *grep.Matcher, path string, f rawFile, size int64, o grep.SearchOptions, emit func(grep.FileResult) bool) bool {
+func searchMapped(m *regex.Matcher, path string, f rawFile, size int64, o search.SearchOptions, emit func(search.FileResult) bool) bool {
 	if !f.raw || size <= 0 || int64(int(size)) != size {
 		return false
 	}
@@ -67,8 +67,8 @@ func searchMapped(m *grep.Matcher, path string, f rawFile, size int64, o grep.Se
 		ahead(off)
 	}
 	ahead(0)
-	if at := searchFaulting(lo, len(data), func() { grep.SearchMapped(m, path, data, o, done, emit) }); at >= 0 {
-		emit(grep.FileResult{Path: path, Err: fmt.Errorf("%w (truncated?): byte %d is past its end now", errTruncated, at), BinaryOffset: -1})
+	if at := searchFaulting(lo, len(data), func() { search.SearchMapped(m, path, data, o, done, emit) }); at >= 0 {
+		emit(search.FileResult{Path: path, Err: fmt.Errorf("%w (truncated?): byte %d is past its end now", errTruncated, at), BinaryOffset: -1})
 	}
 	return true
 }

@@ -6,13 +6,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // mapFiles writes the shapes a mapped search must read as a read one
@@ -53,15 +54,15 @@ func mapFiles(t *testing.T, dir string) []string {
 
 // collect is what a search emits, flattened to text: the parts' lines and
 // output, and the final counts and binary fields.
-func collect(m *grep.Matcher, files []grep.File, o grep.SearchOptions) string {
+func collect(m *regex.Matcher, files []ignore.File, o search.SearchOptions) string {
 	var b strings.Builder
-	Search(context.Background(), m, func(yield func(grep.File) bool) {
+	Search(context.Background(), m, func(yield func(ignore.File) bool) {
 		for _, f := range files {
 			if !yield(f) {
 				return
 			}
 		}
-	}, o, 1, func(r grep.FileResult) bool {
+	}, o, 1, func(r search.FileResult) bool {
 		fmt.Fprintf(&b, "%s more=%v err=%v\n", r.Path, r.More, r.Err)
 		for _, l := range r.Lines {
 			fmt.Fprintf(&b, "  %d %d %v %v %q %v\n", l.Number, l.Offset, l.Match, l.Gap, l.Text, l.Subs)
@@ -84,7 +85,7 @@ func TestMappedSameAsRead(t *testing.T) {
 	mapWindow = 64 << 10
 	dir := t.TempDir()
 	names := mapFiles(t, dir)
-	opts := map[string][]grep.SearchOptions{
+	opts := map[string][]search.SearchOptions{
 		"needle": {{}, {Slice: true}, {SkipBinary: true}, {Text: true}, {Before: 2, After: 3}, {Slice: true, After: 1},
 			{CountOnly: true}, {MaxCount: 3}, {SkipBinary: true, Slice: true, Before: 1}},
 		".": {{}, {Slice: true}, {Invert: true, NoLineNumbers: true}},
@@ -95,11 +96,11 @@ func TestMappedSameAsRead(t *testing.T) {
 			so.ChunkAbove, so.ChunkSize = 1, 64<<10
 			for _, name := range names {
 				for _, named := range []bool{true, false} {
-					f := grep.File{Path: name, Abs: filepath.Join(dir, name), Named: named}
-					fo, _ := grep.FileOptions(so, named, false)
-					read := collect(m, []grep.File{f}, fo)
+					f := ignore.File{Path: name, Abs: filepath.Join(dir, name), Named: named}
+					fo, _ := search.FileOptions(so, named, false)
+					read := collect(m, []ignore.File{f}, fo)
 					fo.MapAbove = 1
-					if mapped := collect(m, []grep.File{f}, fo); mapped != read {
+					if mapped := collect(m, []ignore.File{f}, fo); mapped != read {
 						t.Fatalf("%s %q %+v named=%v: mapped differs from read:\n%s", name, pat, so, named, firstLineDiff(read, mapped))
 					}
 				}
@@ -130,11 +131,11 @@ func TestMappedTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := mustCompile(t, "needle")
-	so := grep.SearchOptions{ChunkAbove: 1, ChunkSize: 64 << 10, MapAbove: 1}
+	so := search.SearchOptions{ChunkAbove: 1, ChunkSize: 64 << 10, MapAbove: 1}
 	var parts, lines int
-	var last grep.FileResult
-	files := func(yield func(grep.File) bool) { yield(grep.File{Path: "big.txt", Abs: path, Named: true}) }
-	Search(context.Background(), m, files, so, 1, func(r grep.FileResult) bool {
+	var last search.FileResult
+	files := func(yield func(ignore.File) bool) { yield(ignore.File{Path: "big.txt", Abs: path, Named: true}) }
+	Search(context.Background(), m, files, so, 1, func(r search.FileResult) bool {
 		if r.More {
 			parts++
 			lines += len(r.Lines)
@@ -157,8 +158,8 @@ func TestMappedTruncated(t *testing.T) {
 		t.Fatalf("error %q", msg)
 	}
 	// the process goes on: another search of the file (now 4096 bytes)
-	var after []grep.FileResult
-	Search(context.Background(), m, files, grep.SearchOptions{ChunkAbove: 1, ChunkSize: 64 << 10, MapAbove: 1}, 1, func(r grep.FileResult) bool {
+	var after []search.FileResult
+	Search(context.Background(), m, files, search.SearchOptions{ChunkAbove: 1, ChunkSize: 64 << 10, MapAbove: 1}, 1, func(r search.FileResult) bool {
 		after = append(after, r)
 		return true
 	})

@@ -15,9 +15,10 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // Search searches files in parallel (threads workers, 0: one per CPU) and
@@ -27,7 +28,7 @@ import (
 // before it are done. files is pulled in a goroutine of its own, so
 // a walk (WalkFunc) runs alongside the search. emit returning false stops
 // the search.
-func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o grep.SearchOptions, threads int, emit func(grep.FileResult) bool) {
+func Search(ctx context.Context, m *regex.Matcher, files iter.Seq[ignore.File], o search.SearchOptions, threads int, emit func(search.FileResult) bool) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
@@ -35,8 +36,8 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 	// order: one channel hand-off per file costs more than searching a
 	// small one.
 	type job struct {
-		files []grep.File
-		out   chan []grep.FileResult
+		files []ignore.File
+		out   chan []search.FileResult
 		seq   int64 // the batch's place in the order
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -47,14 +48,14 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 	jobs := make(chan job, threads*4)
 	// order carries each batch's result channel in file order: the results
 	// come back in any order, and are handed out in this one.
-	order := make(chan chan []grep.FileResult, 1024)
+	order := make(chan chan []search.FileResult, 1024)
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		var batch []grep.File
+		var batch []ignore.File
 		var seq int64
 		send := func() bool {
-			j := job{batch, make(chan []grep.FileResult, 1), seq}
+			j := job{batch, make(chan []search.FileResult, 1), seq}
 			batch = nil
 			seq++
 			select {
@@ -89,7 +90,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 		go func() {
 			var buf []byte // reused: results keep copies of their lines only
 			for j := range jobs {
-				send := func(rs []grep.FileResult) bool {
+				send := func(rs []search.FileResult) bool {
 					select {
 					case j.out <- rs:
 						return true
@@ -97,21 +98,21 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 						return false
 					}
 				}
-				rs := make([]grep.FileResult, 0, len(j.files))
+				rs := make([]search.FileResult, 0, len(j.files))
 				for _, f := range j.files {
 					ahead.wait(j.seq)
 					if ctx.Err() != nil {
-						rs = append(rs, grep.FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1})
+						rs = append(rs, search.FileResult{Path: f.Path, Err: ctx.Err(), BinaryOffset: -1})
 						continue
 					}
 					z := o.Decompress && compressed(f.Abs)
-					fo, sniff := grep.FileOptions(o, f.Named, z)
+					fo, sniff := search.FileOptions(o, f.Named, z)
 					var data []byte
 					var err error
-					if grep.Chunkable(m, fo, z) {
+					if search.Chunkable(m, fo, z) {
 						fh, size, oerr := openFile(below(cwd, f.Abs))
 						if oerr != nil {
-							rs = append(rs, grep.FileResult{Path: f.Path, Err: &os.PathError{Op: "open", Path: f.Abs, Err: oerr}, BinaryOffset: -1})
+							rs = append(rs, search.FileResult{Path: f.Path, Err: &os.PathError{Op: "open", Path: f.Abs, Err: oerr}, BinaryOffset: -1})
 							continue
 						}
 						if size > o.ChunkAbove {
@@ -123,18 +124,18 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 							}
 							rs = rs[len(rs):]
 							ok := true
-							part := func(r grep.FileResult) bool {
+							part := func(r search.FileResult) bool {
 								copyLines(r.Lines) // (lines in a map or in buf: copies)
 								ahead.add(resultSize(r))
 								if r.More {
-									ok = send([]grep.FileResult{r})
+									ok = send([]search.FileResult{r})
 									return ok
 								}
 								rs = append(rs, r)
 								return true
 							}
 							if o.MapAbove <= 0 || size <= o.MapAbove || !searchMapped(m, f.Path, fh, size, fo, part) {
-								buf = grep.SearchChunked(m, f.Path, fh.read, fo, buf, part)
+								buf = search.SearchChunked(m, f.Path, fh.read, fo, buf, part)
 								buf = buf[:0]
 							}
 							fh.close()
@@ -149,11 +150,11 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 						data, err = readInto(buf, f.Abs, z, sniff)
 					}
 					if err != nil {
-						rs = append(rs, grep.FileResult{Path: f.Path, Err: err, BinaryOffset: -1})
+						rs = append(rs, search.FileResult{Path: f.Path, Err: err, BinaryOffset: -1})
 						continue
 					}
 					buf = data[:0]
-					r := grep.SearchBuffer(m, f.Path, grep.DecodeBOM(data), fo)
+					r := search.SearchBuffer(m, f.Path, search.DecodeBOM(data), fo)
 					copyLines(r.Lines)
 					ahead.add(resultSize(r))
 					rs = append(rs, r)
@@ -167,7 +168,7 @@ func Search(ctx context.Context, m *grep.Matcher, files iter.Seq[grep.File], o g
 	}
 	for out := range order {
 		for {
-			var rs []grep.FileResult
+			var rs []search.FileResult
 			var ok bool
 			select {
 			case rs, ok = <-out:
@@ -211,7 +212,7 @@ const searchBatch = 16
 
 // copyLines gives lines their own copies of their text (one allocation),
 // so the read buffer can be reused for the next file.
-func copyLines(lines []grep.Line) {
+func copyLines(lines []search.Line) {
 	n := 0
 	for _, l := range lines {
 		n += len(l.Text)
@@ -226,10 +227,10 @@ func copyLines(lines []grep.Line) {
 
 // resultSize is about the memory a result holds: its output, or its
 // lines with their text and spans.
-func resultSize(r grep.FileResult) int {
-	n := len(r.Out) + len(r.Lines)*int(unsafe.Sizeof(grep.Line{}))
+func resultSize(r search.FileResult) int {
+	n := len(r.Out) + len(r.Lines)*int(unsafe.Sizeof(search.Line{}))
 	for _, l := range r.Lines {
-		n += len(l.Text) + len(l.Subs)*int(unsafe.Sizeof(grep.Span{}))
+		n += len(l.Text) + len(l.Subs)*int(unsafe.Sizeof(regex.Span{}))
 	}
 	return n
 }

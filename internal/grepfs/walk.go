@@ -2,6 +2,7 @@ package grepfs
 
 import (
 	"errors"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,14 +12,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // Walk lists the files under root that a search visits, in path order.
-func Walk(root string, o grep.WalkOptions) ([]grep.File, []error) {
-	var files []grep.File
-	errs := WalkFunc(root, o, func(f grep.File) bool {
+func Walk(root string, o ignore.WalkOptions) ([]ignore.File, []error) {
+	var files []ignore.File
+	errs := WalkFunc(root, o, func(f ignore.File) bool {
 		files = append(files, f)
 		return true
 	})
@@ -32,7 +31,7 @@ func Walk(root string, o grep.WalkOptions) ([]grep.File, []error) {
 // explicitly named file is always searched, ignored or not (as in rg). An
 // empty root is the working directory, printed without a "./" prefix (rg's
 // output when no path is given).
-func WalkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool) []error {
+func WalkFunc(root string, o ignore.WalkOptions, fn func(ignore.File) bool) []error {
 	read := os.ReadDir // entries sorted by name
 	if o.SortModified {
 		read = readDirUnsorted // ties keep the directory's own order, as in rg
@@ -42,7 +41,7 @@ func WalkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool) []error 
 
 // walkFunc is WalkFunc with the directory reader given: each directory the
 // walk enters is read once, by read.
-func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read func(dir string) ([]os.DirEntry, error)) []error {
+func walkFunc(root string, o ignore.WalkOptions, fn func(ignore.File) bool, read func(dir string) ([]os.DirEntry, error)) []error {
 	dir := root
 	if dir == "" {
 		dir = "."
@@ -56,11 +55,11 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 		return []error{ioError(dir, err, o.OneThread)}
 	}
 	if !st.IsDir() {
-		fn(grep.File{Path: root, Abs: full, Size: st.Size(), Named: true})
+		fn(ignore.File{Path: root, Abs: full, Size: st.Size(), Named: true})
 		return nil
 	}
 	abs, _ := filepath.Abs(full)
-	f := grep.NewFilter(o, ignoreFS)
+	f := ignore.NewFilter(o, ignoreFS)
 	var errs []error
 	stopped := false
 	ra := newReadAhead(readAheadWorkers, read)
@@ -80,8 +79,8 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 		sub               *listing // set for a subdirectory
 		id                dirID
 	}
-	var walk func(l *listing, dir, shown string, lvl *grep.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
-	walk = func(l *listing, dir, shown string, lvl *grep.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
+	var walk func(l *listing, dir, shown string, lvl *ignore.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string)
+	walk = func(l *listing, dir, shown string, lvl *ignore.IgnoreLevel, depth int, ancestors []dirID, ancestorPaths []string) {
 		ents, err := l.get()
 		if err != nil {
 			errs = append(errs, ioError(errPath(root, shown), err, o.OneThread))
@@ -162,7 +161,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 						if root != "" && ancestorPaths[loop] == root {
 							anc = root // (rg: "." stays ".")
 						}
-						errs = append(errs, &grep.WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + anc})
+						errs = append(errs, &ignore.WalkError{Msg: "File system loop found: " + errPath(root, show) + " points to an ancestor " + anc})
 						continue
 					}
 				}
@@ -201,7 +200,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 				} else {
 					walk(it.sub, it.path, it.shown, lvl, depth+1, nil, nil)
 				}
-			} else if !fn(grep.File{Path: it.shown, Abs: it.path, Size: it.size}) {
+			} else if !fn(ignore.File{Path: it.shown, Abs: it.path, Size: it.size}) {
 				stopped = true
 			}
 		}
@@ -215,7 +214,7 @@ func walkFunc(root string, o grep.WalkOptions, fn func(grep.File) bool, read fun
 }
 
 // ignoreFS is the file system ignore files are read from.
-var ignoreFS = grep.IgnoreFS{ReadFile: os.ReadFile, Exists: func(path string) bool {
+var ignoreFS = ignore.IgnoreFS{ReadFile: os.ReadFile, Exists: func(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }}
@@ -300,12 +299,12 @@ func errPath(root, shown string) string {
 // ioError is an I/O error of the walk on path in rg's words: its
 // one-thread walk (walkdir's error) names the operation and the path
 // again, its parallel walk gives the error alone.
-func ioError(path string, err error, oneThread bool) *grep.WalkError {
+func ioError(path string, err error, oneThread bool) *ignore.WalkError {
 	msg := ErrText(err)
 	if oneThread {
 		msg = "IO error for operation on " + path + ": " + msg
 	}
-	return &grep.WalkError{Path: path, Msg: msg}
+	return &ignore.WalkError{Path: path, Msg: msg}
 }
 
 func joinShown(shown, name string) string {

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentutils/agentutils/lib/grep/ignore"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // The walker's decisions are git's: on generated trees, the files Walk
@@ -69,7 +68,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 					want = append(want, l)
 				}
 			}
-			files, errs := Walk(root, grep.WalkOptions{Hidden: true, NoIgnoreDot: true, SkipGitDir: true})
+			files, errs := Walk(root, ignore.WalkOptions{Hidden: true, NoIgnoreDot: true, SkipGitDir: true})
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -97,7 +96,7 @@ func TestWalkFilterGlobs(t *testing.T) {
 		"**/deep/**": {"sub/deep/d.go"},
 		"*.md":       nil,
 	} {
-		files, errs := Walk(root, grep.WalkOptions{FilterGlobs: []string{glob}})
+		files, errs := Walk(root, ignore.WalkOptions{FilterGlobs: []string{glob}})
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
@@ -109,7 +108,7 @@ func TestWalkFilterGlobs(t *testing.T) {
 }
 
 // relPaths are the walked files' paths relative to root, with '/'.
-func relPaths(root string, files []grep.File) []string {
+func relPaths(root string, files []ignore.File) []string {
 	var out []string
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f.Abs)
@@ -152,8 +151,8 @@ func TestWalkSortModifiedReadsEachDirOnce(t *testing.T) {
 		slices.Reverse(ents)
 		return ents, err
 	}
-	var files []grep.File
-	errs := walkFunc(root, grep.WalkOptions{SortModified: true}, func(f grep.File) bool {
+	var files []ignore.File
+	errs := walkFunc(root, ignore.WalkOptions{SortModified: true}, func(f ignore.File) bool {
 		files = append(files, f)
 		return true
 	}, read)
@@ -193,11 +192,11 @@ func TestWalkSortModifiedReadsEachDirOnce(t *testing.T) {
 // serves every walk of a run: here two roots, a whitelist glob, an
 // exclusion and a case-insensitive glob that ranks after them.
 func TestWalkSharesCompiledGlobs(t *testing.T) {
-	ovs, err := grep.CompileGlobs([]string{"*.go", "!skip.go"}, []string{"*.MD"})
+	ovs, err := ignore.CompileGlobs([]string{"*.go", "!skip.go"}, []string{"*.MD"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := grep.WalkOptions{Overrides: ovs}
+	o := ignore.WalkOptions{Overrides: ovs}
 	for _, dir := range []string{"one", "two"} {
 		root := filepath.Join(t.TempDir(), dir)
 		for _, p := range []string{"a.go", "skip.go", "b.txt", "README.md", "sub/c.go", "sub/d.txt"} {
@@ -211,7 +210,7 @@ func TestWalkSharesCompiledGlobs(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", dir, diff)
 		}
 	}
-	if _, err := grep.CompileGlobs([]string{"ok"}, []string{"{a"}); err == nil {
+	if _, err := ignore.CompileGlobs([]string{"ok"}, []string{"{a"}); err == nil {
 		t.Error("an --iglob that does not parse: no error")
 	}
 }
@@ -233,7 +232,7 @@ func TestWalkCwd(t *testing.T) {
 		want []string
 	}{{"", []string{"a.txt", "sub/b.txt"}}, {"sub", []string{"sub/b.txt"}}, {"a.txt", []string{"a.txt"}}} {
 		var got []string
-		errs := WalkFunc(c.root, grep.WalkOptions{Cwd: dir}, func(f grep.File) bool {
+		errs := WalkFunc(c.root, ignore.WalkOptions{Cwd: dir}, func(f ignore.File) bool {
 			got = append(got, f.Path)
 			if !filepath.IsAbs(f.Abs) {
 				t.Errorf("%s: Abs %q is not absolute", f.Path, f.Abs)

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/agentutils/agentutils/lib/grep/ignore"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/agentutils/agentutils/lib/grep"
 )
 
 // In a git worktree (.git is a file, "gitdir: …/.git/worktrees/NAME") the
@@ -42,7 +41,7 @@ func TestWalkWorktreeExclude(t *testing.T) {
 	for _, f := range []string{"x.log", "b.txt"} {
 		os.WriteFile(filepath.Join(wt, f), []byte("x\n"), 0o644)
 	}
-	files, errs := Walk(wt, grep.WalkOptions{Hidden: true, SkipGitDir: true, Cwd: wt})
+	files, errs := Walk(wt, ignore.WalkOptions{Hidden: true, SkipGitDir: true, Cwd: wt})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

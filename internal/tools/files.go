@@ -20,7 +20,7 @@ import (
 	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/edit"
 	"github.com/agentutils/agentutils/lib/event"
-	"github.com/agentutils/agentutils/lib/grep"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
 	"github.com/agentutils/agentutils/lib/humantime"
 )
 
@@ -424,7 +424,7 @@ func findTool() Tool {
 			// lib/grep's walker: .gitignore and friends as git applies them;
 			// when that finds nothing, once more without ignore files.
 			for _, noIgnore := range []bool{false, true} {
-				files, _ := grepfs.Walk(root, grep.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, SkipGitDir: true, FilterGlobs: []string{glob}})
+				files, _ := grepfs.Walk(root, ignore.WalkOptions{Hidden: hidden, NoIgnore: noIgnore, SkipGitDir: true, FilterGlobs: []string{glob}})
 				for _, f := range files {
 					if ctx.Err() != nil {
 						return event.ToolOutput{}, ctx.Err()

@@ -10,7 +10,10 @@ import (
 
 	"github.com/agentutils/agentutils/internal/grepfs"
 	"github.com/agentutils/agentutils/lib/event"
-	"github.com/agentutils/agentutils/lib/grep"
+	"github.com/agentutils/agentutils/lib/grep/ignore"
+	"github.com/agentutils/agentutils/lib/grep/printer"
+	"github.com/agentutils/agentutils/lib/grep/regex"
+	"github.com/agentutils/agentutils/lib/grep/search"
 )
 
 func grepTool() Tool {
@@ -45,30 +48,30 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 	if err != nil {
 		return event.ToolOutput{}, fmt.Errorf("Path not found: %s", root)
 	}
-	m, err := grep.Compile(grep.MatchOptions{Patterns: []string{a.Pattern}, IgnoreCase: a.I, Multiline: strings.Contains(a.Pattern, `\n`)})
+	m, err := regex.Compile(regex.MatchOptions{Patterns: []string{a.Pattern}, IgnoreCase: a.I, Multiline: strings.Contains(a.Pattern, `\n`)})
 	if err != nil {
 		return event.ToolOutput{}, err
 	}
-	wo := grep.WalkOptions{Hidden: true, SkipGitDir: true}
+	wo := ignore.WalkOptions{Hidden: true, SkipGitDir: true}
 	if a.Glob != "" {
 		wo.FilterGlobs = []string{a.Glob}
 	}
 	if a.Type != "" {
-		if _, ok := grep.Types[a.Type]; !ok {
+		if _, ok := ignore.Types[a.Type]; !ok {
 			return event.ToolOutput{}, fmt.Errorf("unknown file type %q", a.Type)
 		}
 		wo.Types = []string{a.Type}
 	}
 	// the walk feeds the search as it goes, and stops with it at the limit
-	files := func(yield func(grep.File) bool) { grepfs.WalkFunc(root, wo, yield) }
-	ap := grep.NewAgentPrinter(grep.AgentOptions{Limit: a.Limit, Offset: a.Offset, Before: a.Pre, After: a.Post,
+	files := func(yield func(ignore.File) bool) { grepfs.WalkFunc(root, wo, yield) }
+	ap := printer.NewAgentPrinter(printer.AgentOptions{Limit: a.Limit, Offset: a.Offset, Before: a.Pre, After: a.Post,
 		Name: func(p string) string {
 			if !st.IsDir() {
 				return filepath.Base(p)
 			}
 			return env.rel(p)
 		}})
-	grepfs.Search(ctx, m, files, grep.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
+	grepfs.Search(ctx, m, files, search.SearchOptions{Before: a.Pre, After: a.Post}, 0, ap.Add)
 	res := ap.Finish()
 	return event.ToolOutput{Content: []event.Content{event.Text(res.Text)},
 		Details: details(map[string]any{"scopePath": env.rel(root), "matchCount": res.MatchCount, "fileCount": res.FileCount,

@@ -1,0 +1,204 @@
+package regex
+
+// Many literals (-F -f with hundreds of lines, -e × N) are found in one
+// pass by an Aho-Corasick automaton rather than a scan per literal or
+// the regexp's NFA over an alternation of hundreds of branches.
+//
+// The matches are the regexp's: leftmost-first, as Go's regexp (and rg)
+// match an alternation of literals: the leftmost start, and at that start
+// the literal listed first, then on from its end. (Two Aho-Corasick
+// libraries for Go were measured against regexp on random sets and
+// texts and differ on a quarter to a half of them, reporting the match
+// that ends first: see the README.)
+
+// ahoCorasick is a dense automaton over byte classes.
+type ahoCorasick struct {
+	lits   [][]byte
+	class  [256]uint8
+	nclass int
+	trans  []int32 // state*nclass + class → state
+	own    []int32 // state → the first literal that is this state's string (-1: none)
+	dict   []int32 // state → the nearest proper suffix state with own >= 0 (-1: none)
+	out    []bool  // state → some literal ends here
+	maxLen int
+	// scan is trans for firstEnd: each entry the next state's row start
+	// (state*nclass), or -1 where a literal ends on reaching it
+	scan []int32
+}
+
+// newAhoCorasick builds the automaton of lits (non-empty).
+func newAhoCorasick(lits [][]byte) *ahoCorasick {
+	a := &ahoCorasick{lits: lits}
+	var used [256]bool
+	for _, l := range lits {
+		for _, c := range l {
+			used[c] = true
+		}
+		a.maxLen = max(a.maxLen, len(l))
+	}
+	a.nclass = 1 // class 0: bytes no literal holds
+	for c := range used {
+		if used[c] {
+			a.class[c] = uint8(a.nclass)
+			a.nclass++
+		}
+	}
+	// the trie, as goto transitions (-1: none)
+	a.trans = make([]int32, a.nclass)
+	a.own = []int32{-1}
+	for i := range a.trans {
+		a.trans[i] = -1
+	}
+	for id, l := range lits {
+		s := int32(0)
+		for _, c := range l {
+			t := &a.trans[int(s)*a.nclass+int(a.class[c])]
+			if *t < 0 {
+				*t = int32(len(a.own))
+				a.own = append(a.own, -1)
+				for range a.nclass {
+					a.trans = append(a.trans, -1)
+				}
+				t = &a.trans[int(s)*a.nclass+int(a.class[c])] // the slice may have moved
+			}
+			s = *t
+		}
+		if a.own[s] < 0 {
+			a.own[s] = int32(id)
+		}
+	}
+	// failure links, breadth first, folded into the transitions
+	n := len(a.own)
+	fail := make([]int32, n)
+	a.dict = make([]int32, n)
+	a.out = make([]bool, n)
+	a.dict[0] = -1
+	queue := make([]int32, 0, n)
+	for k := 0; k < a.nclass; k++ {
+		if t := a.trans[k]; t > 0 {
+			fail[t], a.dict[t] = 0, -1
+			queue = append(queue, t)
+		} else {
+			a.trans[k] = 0
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		a.out[s] = a.own[s] >= 0 || a.dict[s] >= 0
+		for k := 0; k < a.nclass; k++ {
+			t := a.trans[int(s)*a.nclass+k]
+			f := a.trans[int(fail[s])*a.nclass+k]
+			if t < 0 {
+				a.trans[int(s)*a.nclass+k] = f
+				continue
+			}
+			fail[t] = f
+			if a.own[f] >= 0 {
+				a.dict[t] = f
+			} else {
+				a.dict[t] = a.dict[f]
+			}
+			queue = append(queue, t)
+		}
+	}
+	a.scan = make([]int32, len(a.trans))
+	for i, t := range a.trans {
+		a.scan[i] = t * int32(a.nclass)
+		if a.out[t] {
+			a.scan[i] = -1
+		}
+	}
+	return a
+}
+
+// firstEnd is where a literal occurs first in hay at or after from (the
+// earliest end, not necessarily the leftmost start): the end, or -1.
+//
+// Each byte's step waits on the previous one's table look-up, so the
+// scan runs two of them side by side, over two halves of a window: a
+// from p and b from q = p+acWindow-(maxLen-1), warmed up to p+acWindow
+// (a literal ending there or later starts at q or later); b's end
+// counts only when a finds none in its half.
+func (a *ahoCorasick) firstEnd(hay []byte, from int) int {
+	scan, class := a.scan, &a.class
+	warm := a.maxLen - 1
+	row := int32(0) // the state at p
+	p := from
+	for p+2*acWindow <= len(hay) && warm < acWindow {
+		w := hay[p : p+2*acWindow : p+2*acWindow]
+		ra, rb := row, int32(0)
+		k := acWindow - warm
+		for ; k < acWindow; k++ {
+			if rb = scan[rb+int32(class[w[k]])]; rb < 0 {
+				break
+			}
+		}
+		if rb < 0 {
+			break // b found an end in a's half: a alone finds it, or an earlier one
+		}
+		for k = 0; k < acWindow; k++ {
+			ra = scan[ra+int32(class[w[k]])]
+			rb = scan[rb+int32(class[w[acWindow+k]])]
+			if ra|rb < 0 {
+				break
+			}
+		}
+		if k == acWindow {
+			row, p = rb, p+2*acWindow // b has read more than maxLen bytes: its state is the text's
+			continue
+		}
+		if ra < 0 {
+			return p + k + 1
+		}
+		bEnd := p + acWindow + k + 1
+		for k++; k < acWindow; k++ { // the rest of a's half, alone
+			if ra = scan[ra+int32(class[w[k]])]; ra < 0 {
+				return p + k + 1
+			}
+		}
+		return bEnd
+	}
+	for i := p; i < len(hay); i++ {
+		if row = scan[row+int32(class[hay[i]])]; row < 0 {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// acWindow is the half of firstEnd's window.
+const acWindow = 256
+
+// leftmost is the leftmost-first match in hay at or after from: its
+// start and end, or -1, -1.
+func (a *ahoCorasick) leftmost(hay []byte, from int) (start, end int) {
+	s := int32(0)
+	best, bestID := -1, int32(-1)
+	for i := from; i < len(hay); i++ {
+		if best >= 0 && i-best >= a.maxLen {
+			break // a later occurrence starts after best
+		}
+		s = a.trans[int(s)*a.nclass+int(a.class[hay[i]])]
+		if !a.out[s] {
+			continue
+		}
+		for t := s; t >= 0; t = a.dict[t] {
+			id := a.own[t]
+			if id < 0 {
+				continue
+			}
+			st := i + 1 - len(a.lits[id])
+			if st < from {
+				continue
+			}
+			if best < 0 || st < best || st == best && id < bestID {
+				best, bestID = st, id
+			}
+		}
+	}
+	if best < 0 {
+		return -1, -1
+	}
+	return best, best + len(a.lits[bestID])
+}
