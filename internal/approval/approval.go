@@ -27,11 +27,11 @@ const Tools = "edit|write|bash|apply_patch|undo_edit"
 // Request is one call waiting for the person.
 type Request struct {
 	In    hooks.Input
-	reply chan Answer
+	Reply chan Answer // the answer, sent once
 }
 
 // NewRequest is a request for in, waiting for its Answer.
-func NewRequest(in hooks.Input) *Request { return &Request{In: in, reply: make(chan Answer, 1)} }
+func NewRequest(in hooks.Input) *Request { return &Request{In: in, Reply: make(chan Answer, 1)} }
 
 // Answer is the person's answer.
 type Answer struct {
@@ -43,7 +43,7 @@ type Answer struct {
 // Answer answers the request (once; later answers are dropped).
 func (r *Request) Answer(a Answer) {
 	select {
-	case r.reply <- a:
+	case r.Reply <- a:
 	default:
 	}
 }
@@ -125,7 +125,7 @@ func (a *Server) serve(c net.Conn, ask func(*Request)) {
 	ans := Answer{Allow: true}
 	if !ok {
 		ask(req)
-		ans = <-req.reply
+		ans = <-req.Reply
 	}
 	json.NewEncoder(c).Encode(ans)
 }
