@@ -509,6 +509,39 @@ func TestApprovalTypeAhead(t *testing.T) {
 	s.exited()
 }
 
+// TestPrintAndNew: -p puts only the answer on stdout; a later agent
+// without --model continues with the session's model, and /new keeps it;
+// -s naming a directory is a usage error, said once.
+func TestPrintAndNew(t *testing.T) {
+	f := newFixture(t, toolAnswer("bash", `{"command":"echo tool-output"}`), textAnswer("Only ", "this."), textAnswer("Still the model."))
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(filepath.Join(f.bin, "agent"), args...)
+		cmd.Dir, cmd.Env = f.dir, f.env()
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return out.String(), errb.String(), code
+	}
+	if out, errs, code := run("--model", "fake/test-model", "--yes", "-p", "run it"); out != "Only this.\n" || code != 0 {
+		t.Errorf("-p: stdout %q, exit %d, stderr %q; want only the answer", out, code, errs)
+	}
+	if out, errs, code := run("-s", f.dir, "-p", "hi"); code != 2 || out != "" || strings.Count(errs, "not a session file") != 1 {
+		t.Errorf("-s DIR: exit %d, stdout %q, stderr %q; want exit 2 and one message", code, out, errs)
+	}
+	s := f.start("agent --yes")
+	s.wait("/help for commands")
+	s.send("/new\r")
+	s.wait("new session ")
+	s.send("hello\r")
+	s.wait("Still the model.")
+	s.send("/exit\r")
+	s.exited()
+}
+
 // TestStartChecks: an unknown model is reported before the first prompt;
 // a session's last exchanges are shown on start.
 func TestStartChecks(t *testing.T) {

@@ -221,10 +221,16 @@ func (o options) lookStages(dir string) (*pipeline.Stages, error) {
 // this directory.
 func openSession(ctx context.Context, st *pipeline.Stages, o options, abs func(string) string) (string, error) {
 	if f := o.sessionFile; f != "" {
-		if _, err := os.Stat(abs(f)); err != nil {
+		switch fi, err := os.Stat(abs(f)); {
+		case err != nil:
 			return "", exit.Errorf(exit.Usage, "%s: no such session file", f)
+		case !fi.Mode().IsRegular():
+			return "", exit.Errorf(exit.Usage, "%s: not a session file", f)
 		}
-		st.SessionOut(ctx, "resume", abs(f)) // this terminal's session from now on
+		// this terminal's session from now on
+		if _, err := st.SessionOut(ctx, "resume", abs(f)); err != nil {
+			return "", exit.Errorf(exit.Usage, "%s: %v", f, err)
+		}
 		return abs(f), nil
 	}
 	args := []string{"continue"}

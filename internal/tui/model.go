@@ -54,6 +54,7 @@ type Model struct {
 	live     string     // its line not yet final
 	clock    *toolClock
 	abortEnd bool // ^C at an approval: abort once the call has ended
+	runErrs  int  // the run's stderr lines shown
 
 	queued  []string // prompts and commands typed during a run
 	history []string // prompts not saved to the history file yet
@@ -158,6 +159,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case streamMsg:
 		m.stream(msg.evs)
 	case errLineMsg:
+		m.runErrs++
 		m.print(red.Render(string(msg)))
 	case runDoneMsg:
 		if msg.run == m.run {
@@ -354,7 +356,7 @@ func (m *Model) start(o pipeline.Opts) tea.Cmd {
 		m.print(red.Render(err.Error()))
 		return nil
 	}
-	m.run, m.phase, m.abortEnd = r, running, false
+	m.run, m.phase, m.abortEnd, m.runErrs = r, running, false, 0
 	m.view = newTranscript(m.width, m.a.Color, m.clock.Now)
 	go func() {
 		var batch []event.Event
@@ -409,7 +411,9 @@ func (m *Model) runDone(status int) tea.Cmd {
 	case 130:
 		m.print(yellow.Render("interrupted"))
 	default:
-		m.print(red.Render(fmt.Sprintf("the run failed (agent-chat exit %d)", status)))
+		if m.runErrs == 0 && m.view.r.Failed == 0 { // else said already
+			m.print(red.Render(fmt.Sprintf("the run failed (agent-chat exit %d)", status)))
+		}
 	}
 	return m.next()
 }
