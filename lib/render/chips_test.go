@@ -1,0 +1,16 @@
+package render
+
+import "testing"
+
+// TestFileChips: a file attached to a prompt is one line, not its text.
+func TestFileChips(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"look at @big.txt\n\n<file path=\"big.txt\">\n1\n2\n3\n</file>", "look at @big.txt\n\n@big.txt · 3 lines"},
+		{"<file path=\"a \\\"q\\\".go\">\nx\n</file> and <file path=\"e\">\n</file>", "@a \"q\".go · 1 line and @e · 0 lines"},
+		{"no file here", "no file here"},
+	} {
+		if got := fileChips(c.in); got != c.want {
+			t.Errorf("fileChips(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
