@@ -542,6 +542,32 @@ func TestPrintAndNew(t *testing.T) {
 	s.exited()
 }
 
+// TestShellAndSession: !CMD runs a command and the model sees its output
+// with the next prompt, !!CMD's it does not; /session names the session;
+// the footer shows the directory and its git branch.
+func TestShellAndSession(t *testing.T) {
+	f := newFixture(t, textAnswer("Seen."))
+	os.MkdirAll(filepath.Join(f.dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(f.dir, ".git", "HEAD"), []byte("ref: refs/heads/topic\n"), 0o644)
+	s := f.start(agentCmd + " --yes")
+	s.wait("(topic)")
+	s.send("!echo shell-out-1\r")
+	s.wait("in the model's context with the next prompt")
+	s.send("!!echo shell-out-2\r")
+	s.wait("kept out of the model's context")
+	s.send("what did it say?\r")
+	s.wait("Seen.")
+	body := string(f.srv.Requests()[0].Body)
+	if !strings.Contains(body, "shell-out-1") || strings.Contains(body, "shell-out-2") {
+		t.Errorf("the request should hold !'s output and not !!'s:\n%s", body)
+	}
+	s.send("/session\r")
+	s.wait("entries")
+	s.wait("sandbox workspace-write")
+	s.send("/exit\r")
+	s.exited()
+}
+
 // TestStartChecks: an unknown model is reported before the first prompt;
 // a session's last exchanges are shown on start.
 func TestStartChecks(t *testing.T) {

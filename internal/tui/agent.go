@@ -17,6 +17,7 @@ import (
 	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -49,6 +50,7 @@ type agent struct {
 	state    sessionState
 	approver *approval.Server
 	lastText string // the session's last assistant text (for /copy)
+	place    string // the working directory and its git branch (footer)
 }
 
 // sessionState is what the footer shows, folded from the session and the
@@ -172,6 +174,7 @@ func (a *agent) checkModel() error {
 // (drawn width columns wide).
 func (a *agent) loadState(ctx context.Context, width int) string {
 	a.state = sessionState{modelRef: a.state.modelRef}
+	a.place = place(a.Dir, a.Getenv("HOME"))
 	h, recs, err := a.Stages.Open(ctx, a.File, false)
 	if err != nil {
 		return red.Render(err.Error())
@@ -263,7 +266,7 @@ func recap(msgs []llm.Message, n, width int, color bool) string {
 		switch m.Role {
 		case "user":
 			typ = event.MessageStart // a prompt at its start
-			m.Content = []llm.Content{{Type: "text", Text: clip(m.Text(), 200)}}
+			m.Content = []llm.Content{{Type: "text", Text: clip(render.FileChips(m.Text()), 200)}}
 		case "assistant":
 			m.Content = slices.Clone(m.Content)
 			for i, c := range m.Content {

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/render/show"
@@ -39,7 +41,54 @@ func (a *agent) footer(width int) string {
 	sb := "sandbox " + a.sandbox()
 	s := dim.Render(clip(strings.Join(parts, " · "), width-3-len(sb)))
 	if a.sandbox() == "off" {
-		return s + dim.Render(" · ") + red.Render(sb) // shown, never hidden
+		s += dim.Render(" · ") + red.Render(sb) // shown, never hidden
+	} else {
+		s += dim.Render(" · " + sb)
 	}
-	return s + dim.Render(" · "+sb)
+	if a.place != "" {
+		s = dim.Render(clip(a.place, width-1)) + "\n" + s
+	}
+	return s
+}
+
+// place is the footer's first line: the working directory (~ for the
+// home) and its git branch.
+func place(dir, home string) string {
+	s := dir
+	if home != "" && (dir == home || strings.HasPrefix(dir, home+"/")) {
+		s = "~" + dir[len(home):]
+	}
+	if b := gitBranch(dir); b != "" {
+		s += " (" + b + ")"
+	}
+	return s
+}
+
+// gitBranch is the branch checked out in the repository holding dir
+// (a short commit when detached; "" outside a repository), read from
+// its HEAD file.
+func gitBranch(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		gitDir := filepath.Join(d, ".git")
+		if b, err := os.ReadFile(gitDir); err == nil { // a worktree's: "gitdir: PATH"
+			p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+			if !ok {
+				return ""
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(d, p)
+			}
+			gitDir = p
+		}
+		if head, err := os.ReadFile(filepath.Join(gitDir, "HEAD")); err == nil {
+			h := strings.TrimSpace(string(head))
+			if ref, ok := strings.CutPrefix(h, "ref: refs/heads/"); ok {
+				return ref
+			}
+			return h[:min(len(h), 7)]
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }

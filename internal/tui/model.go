@@ -94,6 +94,9 @@ func New(cfg Config, width int) *Model {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
 	a := &agent{Config: cfg}
 	m := &Model{a: a, width: width, now: cfg.Now, inbox: make(chan tea.Msg, 64)}
 	m.clock = &toolClock{now: cfg.Now}
@@ -173,6 +176,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.submit()
 	case sessionDone:
 		return m.sessionDone(msg)
+	case shellDone:
+		return m.shellDone(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -327,6 +332,17 @@ func (m *Model) submit() tea.Cmd {
 		m.info = fmt.Sprintf("queued (%d): it runs when this one ends", len(m.queued))
 		return nil
 	}
+	return m.dispatch(text)
+}
+
+// dispatch runs a prompt, a command or a shell command (!CMD).
+func (m *Model) dispatch(text string) tea.Cmd {
+	switch {
+	case strings.HasPrefix(text, "/"):
+		return m.slash(text)
+	case strings.HasPrefix(text, "!"):
+		return m.shell(text)
+	}
 	return m.startPrompt(text)
 }
 
@@ -398,6 +414,7 @@ func (m *Model) runDone(status int) tea.Cmd {
 		m.approve.done(m.now())
 	}
 	m.clock.resume()
+	m.a.place = place(m.a.Dir, m.a.Getenv("HOME")) // the run may have switched branches
 	switch status {
 	case 0:
 	case 3:
@@ -429,11 +446,7 @@ func (m *Model) next() tea.Cmd {
 	for len(m.queued) > 0 && m.phase == idle && m.picker == nil {
 		t := m.queued[0]
 		m.queued = m.queued[1:]
-		if strings.HasPrefix(t, "/") {
-			cmds = append(cmds, m.slash(t))
-			continue
-		}
-		cmds = append(cmds, m.startPrompt(t))
+		cmds = append(cmds, m.dispatch(t))
 	}
 	return tea.Batch(cmds...)
 }

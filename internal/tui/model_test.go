@@ -241,3 +241,28 @@ func TestPrintsInOrder(t *testing.T) {
 		t.Errorf("after the first print: printing %v, outbox %q", m.printing, m.outbox)
 	}
 }
+
+// TestPlace: the footer's directory, ~ for the home, and its git branch
+// (a worktree's too; a detached head as a short commit).
+func TestPlace(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(home, "repo")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	sub := filepath.Join(repo, "sub")
+	os.MkdirAll(sub, 0o755)
+	wt := filepath.Join(home, "wt")
+	os.MkdirAll(filepath.Join(repo, ".git", "worktrees", "wt"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".git", "worktrees", "wt", "HEAD"), []byte("0123456789abcdef\n"), 0o644)
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(repo, ".git", "worktrees", "wt")+"\n"), 0o644)
+	for _, c := range []struct{ dir, want string }{
+		{sub, "~/repo/sub (main)"},
+		{wt, "~/wt (0123456)"},
+		{home, "~"},
+	} {
+		if got := place(c.dir, home); got != c.want {
+			t.Errorf("place(%s) = %q, want %q", c.dir, got, c.want)
+		}
+	}
+}

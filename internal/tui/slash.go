@@ -30,6 +30,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/compact", "[INSTRUCTIONS]", "summarize the session now"},
 	{"/export", "[FILE]", "write the session as one HTML page"},
 	{"/cost", "", "tokens and cost of this session"},
+	{"/session", "", "the session's file, id, counts, tokens and cost"},
 	{"/copy", "", "copy the last answer to the clipboard"},
 	{"/help", "", "the commands and keys"},
 	{"/exit", "", "leave (also ^D on an empty line)"},
@@ -40,7 +41,7 @@ const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab co
 
 // duringRun are the commands that run at once during a run; the others
 // are queued behind it.
-var duringRun = map[string]bool{"/help": true, "/cost": true, "/copy": true, "/exit": true, "/quit": true}
+var duringRun = map[string]bool{"/help": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true}
 
 // slash runs a front-end command; an unknown one is an error (a prompt
 // template of that name is sent as a prompt, agent-chat expands it).
@@ -81,6 +82,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.export(arg)
 	case "/cost":
 		m.cost()
+	case "/session":
+		m.session()
 	case "/copy":
 		m.copyAnswer()
 	default:
@@ -103,6 +106,7 @@ func (m *Model) help() string {
 		fmt.Fprintf(&b, "/%-9s %-16s %s\n", t, "[ARGS]", "prompt template")
 	}
 	b.WriteString("@PATH      attach a file to the prompt (tab completes)\n")
+	b.WriteString("!CMD       run a shell command (sandboxed); its output goes to the model with the next prompt (!!CMD: not)\n")
 	b.WriteString(keysHelp)
 	return b.String()
 }
@@ -184,23 +188,53 @@ func (m *Model) export(out string) {
 	m.print("wrote " + out)
 }
 
-// cost prints the session's tokens and cost (agent-session stats).
-func (m *Model) cost() {
+// stats are agent-session stats' numbers of the session.
+type stats struct {
+	File     string
+	ID       string
+	Entries  int
+	Messages int
+	Usage    struct {
+		Input, Output, CacheRead, CacheWrite, AssistantMessages int
+		Cost                                                    float64
+	}
+}
+
+func (m *Model) stats(cmd string) (stats, bool) {
+	var s stats
 	out, err := m.a.Stages.SessionOut(context.Background(), "stats", m.a.File)
 	if err != nil {
-		m.fail("/cost", err)
-		return
-	}
-	var s struct {
-		Messages int
-		Usage    struct {
-			Input, Output, CacheRead, CacheWrite int
-			Cost                                 float64
-		}
+		m.fail(cmd, err)
+		return s, false
 	}
 	json.Unmarshal(out, &s)
-	m.print(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
-		s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost))
+	return s, true
+}
+
+// cost prints the session's tokens and cost (agent-session stats).
+func (m *Model) cost() {
+	if s, ok := m.stats("/cost"); ok {
+		m.print(fmt.Sprintf("%d messages · input %d · output %d · cache read %d · cache write %d · $%.4f (every branch)",
+			s.Messages, s.Usage.Input, s.Usage.Output, s.Usage.CacheRead, s.Usage.CacheWrite, s.Usage.Cost))
+	}
+}
+
+// session prints what the session is: its file and id, its counts, its
+// tokens and cost, the model and the sandbox of the next prompt.
+func (m *Model) session() {
+	s, ok := m.stats("/session")
+	if !ok {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "file      %s\n", m.a.File)
+	fmt.Fprintf(&b, "id        %s\n", s.ID)
+	fmt.Fprintf(&b, "entries   %d · %d messages, %d of them answers (every branch)\n", s.Entries, s.Messages, s.Usage.AssistantMessages)
+	fmt.Fprintf(&b, "tokens    input %s · output %s · cache read %s · cache write %s\n",
+		show.Tokens(s.Usage.Input), show.Tokens(s.Usage.Output), show.Tokens(s.Usage.CacheRead), show.Tokens(s.Usage.CacheWrite))
+	fmt.Fprintf(&b, "cost      $%.4f\n", s.Usage.Cost)
+	fmt.Fprintf(&b, "model     %s · sandbox %s", m.a.state.modelRef, m.a.sandbox())
+	m.print(b.String())
 }
 
 // copyAnswer puts the last answer on the clipboard.

@@ -9,8 +9,8 @@ func TestFileChips(t *testing.T) {
 		{"<file path=\"a \\\"q\\\".go\">\nx\n</file> and <file path=\"e\">\n</file>", "@a \"q\".go · 1 line and @e · 0 lines"},
 		{"no file here", "no file here"},
 	} {
-		if got := fileChips(c.in); got != c.want {
-			t.Errorf("fileChips(%q) = %q, want %q", c.in, got, c.want)
+		if got := FileChips(c.in); got != c.want {
+			t.Errorf("FileChips(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

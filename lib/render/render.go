@@ -170,7 +170,7 @@ func (r *Renderer) event(ev event.Event) {
 		json.Unmarshal(ev.Message, &m)
 		if m.Role == "user" {
 			r.newline()
-			r.put(r.sty("1;32", "> ") + r.sty(bold, fileChips(m.Text())) + "\n")
+			r.put(r.sty("1;32", "> ") + r.sty(bold, FileChips(m.Text())) + "\n")
 		}
 	case event.MessageUpdate:
 		var ame llm.Event
@@ -300,9 +300,9 @@ func cacheNote(u llm.Usage) string {
 // quoted path and its text.
 var fileBlock = regexp.MustCompile(`(?s)<file path=("(?:[^"\\]|\\.)*")>\n(.*?)\n?</file>`)
 
-// fileChips shows each file attached to a prompt as one line, its path
+// FileChips shows each file attached to a prompt as one line, its path
 // and size (@big.txt · 300 lines), not its whole text.
-func fileChips(prompt string) string {
+func FileChips(prompt string) string {
 	return fileBlock.ReplaceAllStringFunc(prompt, func(b string) string {
 		m := fileBlock.FindStringSubmatch(b)
 		path, err := strconv.Unquote(m[1])
