@@ -55,6 +55,9 @@ type Model struct {
 	clock    *toolClock
 	abortEnd bool // ^C at an approval: abort once the call has ended
 	runErrs  int  // the run's stderr lines shown
+	expanded bool        // ctrl+o: tools' output shown whole
+	lastTool []event.Event         // the last tool call's start and end, for ctrl+o
+	started  map[string]event.Event // the calls of the run, by id
 
 	queued  []string // prompts and commands typed during a run
 	history []string // prompts not saved to the history file yet
@@ -256,6 +259,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case tea.KeyTab:
 		m.complete()
 		return nil
+	case tea.KeyCtrlO:
+		m.toggleExpanded()
+		return nil
 	default:
 		editKey(m.ed, k)
 	}
@@ -295,6 +301,23 @@ func editKey(e *editor, k tea.KeyMsg) {
 	case tea.KeyRunes:
 		e.Insert(string(k.Runes)) // a bracketed paste arrives whole: one prompt, tabs kept
 	}
+}
+
+// toggleExpanded (ctrl+o) shows tools' output whole from now on, the last
+// call's again at once, or folds it to its last lines again.
+func (m *Model) toggleExpanded() {
+	m.expanded = !m.expanded
+	if !m.expanded {
+		m.info = "tool output folded to its last lines (ctrl+o expands)"
+		return
+	}
+	m.info = "tool output expanded (ctrl+o folds)"
+	v := newExpanded(m.width, m.a.Color, nil)
+	var b strings.Builder
+	for _, ev := range m.lastTool {
+		b.WriteString(v.event(ev))
+	}
+	m.print(b.String())
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -373,7 +396,11 @@ func (m *Model) start(o pipeline.Opts) tea.Cmd {
 		return nil
 	}
 	m.run, m.phase, m.abortEnd, m.runErrs = r, running, false, 0
+	m.started = map[string]event.Event{}
 	m.view = newTranscript(m.width, m.a.Color, m.clock.Now)
+	if m.expanded {
+		m.view = newExpanded(m.width, m.a.Color, m.clock.Now)
+	}
 	go func() {
 		var batch []event.Event
 		r.ReadEvents(func(ev event.Event, more bool) {
@@ -397,6 +424,16 @@ func (m *Model) stream(evs []event.Event) {
 	for _, ev := range evs {
 		m.a.account(ev)
 		b.WriteString(m.view.event(ev))
+		switch ev.Type {
+		case event.ToolExecutionStart:
+			m.started[ev.ToolCallID] = ev
+		case event.ToolExecutionEnd:
+			m.lastTool = []event.Event{ev}
+			if st, ok := m.started[ev.ToolCallID]; ok {
+				m.lastTool = []event.Event{st, ev}
+				delete(m.started, ev.ToolCallID)
+			}
+		}
 		if ev.Type == event.ToolExecutionEnd && m.abortEnd {
 			m.abortEnd = false
 			m.interrupt() // the call is recorded as aborted: now the run

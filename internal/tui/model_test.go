@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentutils/agentutils/internal/approval"
 	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/pipeline"
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 // testModel is a model with a clock the test moves.
@@ -264,5 +266,36 @@ func TestPlace(t *testing.T) {
 		if got := place(c.dir, home); got != c.want {
 			t.Errorf("place(%s) = %q, want %q", c.dir, got, c.want)
 		}
+	}
+}
+
+// TestExpandToolOutput: ctrl+o shows the last call's output whole, and
+// the next runs' tools whole; again folds.
+func TestExpandToolOutput(t *testing.T) {
+	m, _ := testModel(t)
+	var out strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&out, "line %d\n", i)
+	}
+	line, _ := json.Marshal(map[string]any{"type": "tool_execution_end", "toolCallId": "c1", "toolName": "bash",
+		"args": map[string]string{"command": "seq"}, "result": map[string]any{"content": []any{map[string]string{"type": "text", "text": out.String()}}}, "isError": false})
+	ev, err := event.Decode(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.view = newTranscript(80, false, nil)
+	m.started = map[string]event.Event{}
+	m.stream([]event.Event{ev})
+	if got := strings.Join(m.outbox, "\n"); strings.Contains(got, "line 1\n") || !strings.Contains(got, "more lines") {
+		t.Fatalf("folded output:\n%s", got)
+	}
+	m.outbox = nil
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	if got := strings.Join(m.outbox, "\n"); !strings.Contains(got, "line 1\n") || !strings.Contains(got, "line 30") || !m.expanded {
+		t.Errorf("expanded output:\n%s", got)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	if m.expanded {
+		t.Error("ctrl+o again did not fold")
 	}
 }

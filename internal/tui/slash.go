@@ -36,7 +36,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/exit", "", "leave (also ^D on an empty line)"},
 }
 
-const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^D exit\n" +
+const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^O expand/fold tool output · ^D exit\n" +
 	"approvals: y yes · a always · n no, say why · esc no; they answer only while the editor is empty (enter never answers)"
 
 // duringRun are the commands that run at once during a run; the others

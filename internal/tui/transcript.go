@@ -32,6 +32,16 @@ func newTranscript(width int, color bool, clock func() time.Time) transcript {
 	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock})}
 }
 
+// expandedLines is how many of a tool's last lines are shown when tool
+// output is expanded (ctrl+o).
+const expandedLines = 2000
+
+// newExpanded is a transcript that shows tools' output whole (up to
+// expandedLines).
+func newExpanded(width int, color bool, clock func() time.Time) transcript {
+	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock, ToolLines: expandedLines, DiffLines: expandedLines})}
+}
+
 func (v transcript) event(ev event.Event) string {
 	s, _ := v.r.Event(ev.Raw)
 	return s
