@@ -37,10 +37,13 @@ session in this directory (agent-session continue) and shows its last exchanges.
 Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is one prompt,
 tab completes /commands and @paths, up/down walk the history (kept across runs in
 $XDG_DATA_HOME/agentutils/agent_history), ^C clears the line or aborts a run (its partial
-answer is kept, marked aborted), esc aborts too, ^D on an empty line exits (during a run, once it ends).
+answer is kept, marked aborted), esc aborts too, ^O expands or folds tools' output, ^D on an
+empty line exits (during a run, once it ends). !CMD runs a shell command (in the sandbox) whose
+output the model gets with the next prompt (!!CMD: not).
 
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
-summary), /model (a picker, then the thinking level), /sandbox [MODE], /compact [INSTRUCTIONS],
+summary; a prompt checked out goes back into the editor), /model (a picker, then the
+thinking level), /sandbox [MODE], /session, /compact [INSTRUCTIONS],
 /export [FILE], /cost, /copy, /help, /exit; prompt templates (.agentutils/commands/*.md,
 .claude/commands/*.md) run as /NAME. Any other /word is an error; a prompt is never a
 command. Prompts and commands typed during a run are queued behind it.

@@ -53,10 +53,10 @@ type Model struct {
 	view     transcript // the run's
 	live     string     // its line not yet final
 	clock    *toolClock
-	abortEnd bool // ^C at an approval: abort once the call has ended
-	runErrs  int  // the run's stderr lines shown
-	expanded bool        // ctrl+o: tools' output shown whole
-	lastTool []event.Event         // the last tool call's start and end, for ctrl+o
+	abortEnd bool                   // ^C at an approval: abort once the call has ended
+	runErrs  int                    // the run's stderr lines shown
+	expanded bool                   // ctrl+o: tools' output shown whole
+	lastTool []event.Event          // the last tool call's start and end, for ctrl+o
 	started  map[string]event.Event // the calls of the run, by id
 
 	queued  []string // prompts and commands typed during a run
