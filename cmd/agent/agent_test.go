@@ -393,6 +393,11 @@ func TestSlashCommands(t *testing.T) {
 	s.wait("summarize the branch you leave?")
 	s.send("\x1b[B\r") // summarize it
 	s.wait("the branch left summarized")
+	s.wait("the prompt is back in the editor") // the user entry checked out
+	if !strings.Contains(s.text()[s.mark-400:], "> hi, see @main.go") {
+		t.Errorf("the checked-out prompt is not in the editor:\n%s", s.text()[s.mark-400:])
+	}
+	s.send("\x03") // ^C clears it
 	if !strings.Contains(f.sessionText(), `"type":"branch_summary"`) || !strings.Contains(f.sessionText(), "The branch left.") {
 		t.Errorf("no branch summary after /tree:\n%s", f.sessionText())
 	}
@@ -472,7 +477,7 @@ func TestApprovals(t *testing.T) {
 func TestApprovalTypeAhead(t *testing.T) {
 	bash := `{"command":"echo typed-ahead > ran.txt"}`
 	f := newFixture(t, toolAnswer("bash", bash), textAnswer("Ran it."), textAnswer("Queued answer."),
-		toolAnswer("bash", bash), textAnswer("Stopped."))
+		toolAnswer("bash", bash), slowAnswer(200))
 	s := f.start(agentCmd)
 	s.wait("/help for commands")
 	s.send("run it\ry") // y typed ahead, before the approval

@@ -70,6 +70,14 @@ func (a *agent) abs(p string) string {
 	return filepath.Join(a.Dir, p)
 }
 
+// home is $HOME ("" when the environment is not given).
+func (a *agent) home() string {
+	if a.Getenv == nil {
+		return ""
+	}
+	return a.Getenv("HOME")
+}
+
 // sandbox is the mode the next runs' tools use.
 func (a *agent) sandbox() string {
 	if a.Sandbox == "" {
@@ -174,7 +182,7 @@ func (a *agent) checkModel() error {
 // (drawn width columns wide).
 func (a *agent) loadState(ctx context.Context, width int) string {
 	a.state = sessionState{modelRef: a.state.modelRef}
-	a.place = place(a.Dir, a.Getenv("HOME"))
+	a.place = place(a.Dir, a.home())
 	h, recs, err := a.Stages.Open(ctx, a.File, false)
 	if err != nil {
 		return red.Render(err.Error())

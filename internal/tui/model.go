@@ -97,9 +97,6 @@ func New(cfg Config, width int) *Model {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Getenv == nil {
-		cfg.Getenv = func(string) string { return "" }
-	}
 	a := &agent{Config: cfg}
 	m := &Model{a: a, width: width, now: cfg.Now, inbox: make(chan tea.Msg, 64)}
 	m.clock = &toolClock{now: cfg.Now}
@@ -451,7 +448,7 @@ func (m *Model) runDone(status int) tea.Cmd {
 		m.approve.done(m.now())
 	}
 	m.clock.resume()
-	m.a.place = place(m.a.Dir, m.a.Getenv("HOME")) // the run may have switched branches
+	m.a.place = place(m.a.Dir, m.a.home()) // the run may have switched branches
 	switch status {
 	case 0:
 	case 3:

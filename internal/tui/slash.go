@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/render/show"
 )
 
@@ -374,6 +375,7 @@ func (m *Model) checkout(id, from string) tea.Cmd {
 // editAgain puts a checked-out prompt back in the editor (unless a
 // prompt is being typed there).
 func (m *Model) editAgain(text string) {
+	text = render.WithoutFiles(text)
 	if text != "" && m.ed.Empty() {
 		m.ed.Set(text)
 		m.edited()

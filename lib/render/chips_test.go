@@ -14,3 +14,10 @@ func TestFileChips(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutFiles: a checked-out prompt goes back to the editor as typed.
+func TestWithoutFiles(t *testing.T) {
+	if got := WithoutFiles("see @a.go\n\n<file path=\"a.go\">\npackage a\n</file>"); got != "see @a.go" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -320,3 +320,9 @@ func FileChips(prompt string) string {
 		return fmt.Sprintf("@%s · %d %s", path, n, unit)
 	})
 }
+
+// WithoutFiles is a prompt without the files attached to it: the text a
+// person typed (its @PATH words attach them again).
+func WithoutFiles(prompt string) string {
+	return strings.TrimRight(fileBlock.ReplaceAllString(prompt, ""), " \n")
+}
