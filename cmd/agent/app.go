@@ -62,6 +62,9 @@ when that is one); agent-chat's errors go to stderr.
 The tools run in the sandbox of --sandbox (agent-chat's flag, passed on; the footer shows it,
 /sandbox changes it for the next prompts).
 
+Without a provider key: the README's quick start points agent at the fake provider
+(scripts/fakeprovider) or a local ollama or llama.cpp server through models.toml.
+
 Examples:
    agent
    agent -n "add a --json flag to the list command"
