@@ -17,6 +17,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentutils/agentutils/internal/approval"
 	"github.com/agentutils/agentutils/internal/pipeline"
@@ -136,6 +137,11 @@ func (m *Model) flush() tea.Cmd {
 		return nil
 	}
 	text := strings.Join(m.outbox, "\n")
+	if m.width > 0 {
+		// each line one row: a line the terminal wraps itself leaves the
+		// rows below it to the renderer's count, which sees one
+		text = ansi.Wrap(text, m.width, "")
+	}
 	m.outbox, m.printing = nil, true
 	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
 }
