@@ -579,7 +579,7 @@ func TestStartChecks(t *testing.T) {
 	f := newFixture(t, textAnswer("Remember me."))
 	s := f.start("agent --model no-such-model-xyz --yes")
 	s.wait("no-such-model-xyz")
-	s.wait("/model picks another")
+	s.wait("(/model picks") // (the line is wrapped to the width)
 	s.send("\x04")
 	s.exited()
 	s = f.start(agentCmd + " --yes -p 'say it'; " + agentCmd + " --yes")

@@ -50,6 +50,7 @@ type Model struct {
 	info     string // a one-line notice under the editor
 
 	run      *pipeline.Run
+	runEnded chan struct{} // closed once the run's stages are reaped
 	runOpts  pipeline.Opts
 	view     transcript // the run's
 	live     string     // its line not yet final
@@ -398,7 +399,8 @@ func (m *Model) start(o pipeline.Opts) tea.Cmd {
 		m.print(red.Render(err.Error()))
 		return nil
 	}
-	m.run, m.phase, m.abortEnd, m.runErrs = r, running, false, 0
+	ended := make(chan struct{})
+	m.run, m.runEnded, m.phase, m.abortEnd, m.runErrs = r, ended, running, false, 0
 	m.started = map[string]event.Event{}
 	m.view = newTranscript(m.width, m.a.Color, m.clock.Now)
 	if m.expanded {
@@ -416,7 +418,9 @@ func (m *Model) start(o pipeline.Opts) tea.Cmd {
 		if len(batch) > 0 {
 			inbox <- streamMsg{batch}
 		}
-		inbox <- runDoneMsg{r, r.Wait()}
+		status := r.Wait()
+		close(ended)
+		inbox <- runDoneMsg{r, status}
 	}()
 	return nil
 }

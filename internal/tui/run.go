@@ -59,9 +59,13 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 	m.initial = o.Prompt
 	_, err := tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(stdout)).Run()
 	m.saveHistory()
+	go func() { // nobody reads the inbox now: the run's reader must not wait on it
+		for range m.inbox {
+		}
+	}()
 	if m.run != nil {
 		m.run.Abort()
-		m.run.Wait()
+		<-m.runEnded
 	}
 	return err
 }
