@@ -136,6 +136,8 @@ func (q *approvals) view(width int, armed, edEmpty bool) string {
 		b.WriteString(dim.Render("your prompt stays in the editor: enter queues it, ^U clears it; then y / a / n / esc answer") + "\n")
 	case !armed:
 		b.WriteString(dim.Render("y / a / n / esc answer in a moment (keys typed now go to the editor)") + "\n")
+	case width < 90:
+		b.WriteString(bold.Render("[y]") + " yes " + bold.Render("[a]") + " always " + bold.Render("[n]") + " no, say why " + bold.Render("[esc]") + " no\n")
 	default:
 		b.WriteString(bold.Render("[y]") + " yes  " + bold.Render("[a]") + " always for this command  " + bold.Render("[n]") + " no, say why  " + bold.Render("[esc]") + " no  " + dim.Render("(enter does not answer)") + "\n")
 	}

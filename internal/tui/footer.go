@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentutils/agentutils/lib/render/show"
 )
@@ -16,7 +19,6 @@ func (a *agent) footer(width int) string {
 	if name == "" {
 		name = "(no model)"
 	}
-	parts := []string{name}
 	th := a.Thinking
 	if th == "" {
 		th = a.state.thinking
@@ -27,18 +29,28 @@ func (a *agent) footer(width int) string {
 	if th == "" {
 		th = "off"
 	}
-	parts = append(parts, "thinking "+th)
-	parts = append(parts, fmt.Sprintf("↑%s ↓%s", show.Tokens(a.state.in), show.Tokens(a.state.out)))
-	parts = append(parts, fmt.Sprintf("$%.4f", a.state.cost))
+	tok := fmt.Sprintf("↑%s ↓%s", show.Tokens(a.state.in), show.Tokens(a.state.out))
+	cost := fmt.Sprintf("$%.4f", a.state.cost)
+	ctx := ""
 	if m := a.currentModel(); m != nil && m.ContextWindow > 0 {
 		pct := 100 * float64(a.state.ctx) / float64(m.ContextWindow)
 		f := "%.0f%% of %s"
 		if pct > 0 && pct < 10 {
 			f = "%.1f%% of %s" // a long window fills slowly: 0.4%, not 0%
 		}
-		parts = append(parts, fmt.Sprintf(f, pct, show.Tokens(m.ContextWindow)))
+		ctx = fmt.Sprintf(f, pct, show.Tokens(m.ContextWindow))
 	}
+	// Where the line is narrow, the parts that matter least go first:
+	// the thinking level, the context share, the cost.
+	sets := [][]string{{name, "thinking " + th, tok, cost, ctx}, {name, tok, cost, ctx}, {name, tok, cost}, {name, tok}}
+	var parts []string
 	sb := "sandbox " + a.sandbox()
+	for _, set := range sets {
+		parts = slices.DeleteFunc(set, func(p string) bool { return p == "" })
+		if ansi.StringWidth(strings.Join(parts, " · "))+3+len(sb) < width {
+			break
+		}
+	}
 	s := dim.Render(clip(strings.Join(parts, " · "), width-3-len(sb)))
 	if a.sandbox() == "off" {
 		s += dim.Render(" · ") + red.Render(sb) // shown, never hidden

@@ -299,3 +299,18 @@ func TestExpandToolOutput(t *testing.T) {
 		t.Error("ctrl+o again did not fold")
 	}
 }
+
+// TestFooterNarrow: at 60 columns the footer keeps the model, the tokens
+// and the sandbox, and leaves out the thinking level first.
+func TestFooterNarrow(t *testing.T) {
+	m, _ := testModel(t)
+	m.a.state.modelRef = "fake/test-model"
+	m.a.state.in, m.a.state.out, m.a.state.cost = 1200, 300, 0.0123
+	got := ansi.Strip(m.a.footer(60))
+	if want := "fake/test-model · ↑1.2k ↓300 · sandbox workspace-write"; !strings.HasSuffix(got, want) {
+		t.Errorf("footer at 60 columns:\n%q\nwant\n%q", got, want)
+	}
+	if got := ansi.Strip(m.a.footer(140)); !strings.Contains(got, "thinking off · ↑1.2k ↓300 · $0.0123") {
+		t.Errorf("footer at 140 columns: %q", got)
+	}
+}
