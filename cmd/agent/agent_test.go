@@ -393,6 +393,11 @@ func TestSlashCommands(t *testing.T) {
 	s.wait("summarize the branch you leave?")
 	s.send("\x1b[B\r") // summarize it
 	s.wait("the branch left summarized")
+	s.wait("the prompt is back in the editor") // the user entry checked out
+	if !strings.Contains(s.text()[s.mark-400:], "> hi, see @main.go") {
+		t.Errorf("the checked-out prompt is not in the editor:\n%s", s.text()[s.mark-400:])
+	}
+	s.send("\x03") // ^C clears it
 	if !strings.Contains(f.sessionText(), `"type":"branch_summary"`) || !strings.Contains(f.sessionText(), "The branch left.") {
 		t.Errorf("no branch summary after /tree:\n%s", f.sessionText())
 	}
@@ -430,10 +435,12 @@ func TestApprovals(t *testing.T) {
 	s.wait("/help for commands")
 	s.send("run it\r")
 	s.wait("Allow $ echo approved-run ?")
+	s.wait("[y] yes")
 	s.send("y")
 	s.wait("Ran once.")
 	s.send("run it again\r")
 	s.wait("Allow $ echo approved-run ?")
+	s.wait("[y] yes")
 	s.send("a")
 	s.wait("Ran always.")
 	s.send("and again\r")
@@ -446,6 +453,8 @@ func TestApprovals(t *testing.T) {
 	}
 	s.send("edit main.go\r")
 	s.wait("Allow edit main.go ?")
+	s.wait("+func main() { println() }") // the diff
+	s.wait("[y] yes")
 	s.send("n")
 	s.wait("why not?")
 	s.send("keep it as it is\r")
@@ -461,13 +470,116 @@ func TestApprovals(t *testing.T) {
 	s.exited()
 }
 
+// TestApprovalTypeAhead: keys typed before an approval appears, and while
+// a prompt is in the editor, go to the editor; enter there queues the
+// prompt and never answers; only y typed into an idle editor approves.
+// ^C at an approval denies the call as "aborted by the user".
+func TestApprovalTypeAhead(t *testing.T) {
+	bash := `{"command":"echo typed-ahead > ran.txt"}`
+	f := newFixture(t, toolAnswer("bash", bash), textAnswer("Ran it."), textAnswer("Queued answer."),
+		toolAnswer("bash", bash), slowAnswer(200))
+	s := f.start(agentCmd)
+	s.wait("/help for commands")
+	s.send("run it\ry") // y typed ahead, before the approval
+	s.wait("Allow $ echo typed-ahead > ran.txt ?")
+	s.wait("your prompt stays in the editor")
+	s.send("y\r") // into the prompt; enter queues it
+	s.wait("queued (1)")
+	if _, err := os.Stat(filepath.Join(f.dir, "ran.txt")); err == nil {
+		t.Fatal("type-ahead approved the command")
+	}
+	s.wait("[y] yes")
+	s.send("y")
+	s.wait("Ran it.")
+	s.wait("Queued answer.")
+	reqs := f.srv.Requests()
+	if got := lastUserText(reqs[2]); got != "yy" {
+		t.Errorf("the queued prompt went as %q, want the keys typed ahead", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "ran.txt")); err != nil {
+		t.Error("the approved command did not run")
+	}
+	os.Remove(filepath.Join(f.dir, "ran.txt"))
+	s.send("again\r")
+	s.wait("[y] yes")
+	s.send("\x03") // ^C: deny, then abort the run
+	s.wait("interrupted")
+	if !strings.Contains(f.sessionText(), "aborted by the user") || strings.Contains(f.sessionText(), "--approval-hook") {
+		t.Errorf("the aborted call is not recorded as aborted by the user:\n%s", f.sessionText())
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "ran.txt")); err == nil {
+		t.Error("the command ran after ^C")
+	}
+	s.send("/exit\r")
+	s.exited()
+}
+
+// TestPrintAndNew: -p puts only the answer on stdout; a later agent
+// without --model continues with the session's model, and /new keeps it;
+// -s naming a directory is a usage error, said once.
+func TestPrintAndNew(t *testing.T) {
+	f := newFixture(t, toolAnswer("bash", `{"command":"echo tool-output"}`), textAnswer("Only ", "this."), textAnswer("Still the model."))
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(filepath.Join(f.bin, "agent"), args...)
+		cmd.Dir, cmd.Env = f.dir, f.env()
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return out.String(), errb.String(), code
+	}
+	if out, errs, code := run("--model", "fake/test-model", "--yes", "-p", "run it"); out != "Only this.\n" || code != 0 {
+		t.Errorf("-p: stdout %q, exit %d, stderr %q; want only the answer", out, code, errs)
+	}
+	if out, errs, code := run("-s", f.dir, "-p", "hi"); code != 2 || out != "" || strings.Count(errs, "not a session file") != 1 {
+		t.Errorf("-s DIR: exit %d, stdout %q, stderr %q; want exit 2 and one message", code, out, errs)
+	}
+	s := f.start("agent --yes")
+	s.wait("/help for commands")
+	s.send("/new\r")
+	s.wait("new session ")
+	s.send("hello\r")
+	s.wait("Still the model.")
+	s.send("/exit\r")
+	s.exited()
+}
+
+// TestShellAndSession: !CMD runs a command and the model sees its output
+// with the next prompt, !!CMD's it does not; /session names the session;
+// the footer shows the directory and its git branch.
+func TestShellAndSession(t *testing.T) {
+	f := newFixture(t, textAnswer("Seen."))
+	os.MkdirAll(filepath.Join(f.dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(f.dir, ".git", "HEAD"), []byte("ref: refs/heads/topic\n"), 0o644)
+	s := f.start(agentCmd + " --yes")
+	s.wait("(topic)")
+	s.send("!echo shell-out-1\r")
+	s.wait("in the model's context with the next prompt")
+	s.send("!!echo shell-out-2\r")
+	s.wait("kept out of the model's context")
+	s.send("what did it say?\r")
+	s.wait("Seen.")
+	body := string(f.srv.Requests()[0].Body)
+	if !strings.Contains(body, "shell-out-1") || strings.Contains(body, "shell-out-2") {
+		t.Errorf("the request should hold !'s output and not !!'s:\n%s", body)
+	}
+	s.send("/session\r")
+	s.wait("entries")
+	s.wait("sandbox workspace-write")
+	s.send("/exit\r")
+	s.exited()
+}
+
 // TestStartChecks: an unknown model is reported before the first prompt;
 // a session's last exchanges are shown on start.
 func TestStartChecks(t *testing.T) {
 	f := newFixture(t, textAnswer("Remember me."))
 	s := f.start("agent --model no-such-model-xyz --yes")
 	s.wait("no-such-model-xyz")
-	s.wait("/model picks another")
+	s.wait("(/model picks") // (the line is wrapped to the width)
 	s.send("\x04")
 	s.exited()
 	s = f.start(agentCmd + " --yes -p 'say it'; " + agentCmd + " --yes")
@@ -477,114 +589,4 @@ func TestStartChecks(t *testing.T) {
 	s.wait("/help for commands")
 	s.send("\x04")
 	s.exited()
-}
-
-// TestAhead: with a window the session is far from filling, the next run
-// is started while the prompt is typed (ahead.go); it gets the prompt as
-// typed, continues the session, and is started again when the model
-// changes; a prompt with @FILE runs a pipeline of its own.
-func TestAhead(t *testing.T) {
-	f := newFixture(t, textAnswer("First."), textAnswer("Second."), textAnswer("Third."), textAnswer("Fourth."))
-	toml := filepath.Join(f.home, "models.toml")
-	b, _ := os.ReadFile(toml)
-	os.WriteFile(toml, bytes.Replace(b, []byte("contextWindow = 1000"), []byte("contextWindow = 200000"), 1), 0o644)
-	s := f.start(agentCmd + " --yes")
-	s.wait("/help for commands")
-	s.send("one\r")
-	s.wait("First.")
-	// The prompt is drawn at enter, not again when the stream brings it
-	// back: once in the editor, once above it.
-	if n := strings.Count(s.text(), "> one"); n != 2 {
-		t.Errorf("the prompt drawn %d times, want the editor's and the echo's", n)
-	}
-	s.send("  two, with spaces inside  \r")
-	s.wait("Second.")
-	reqs := f.srv.Requests()
-	if got := lastUserText(reqs[1]); got != "two, with spaces inside" {
-		t.Errorf("second prompt sent as %q", got)
-	}
-	if !bytes.Contains(reqs[1].Body, []byte("First.")) {
-		t.Error("the second request lacks the first answer")
-	}
-	s.send("/model fake/test-model:high\r")
-	s.wait("model fake/test-model")
-	s.send("three\r")
-	s.wait("Third.")
-	if reqs = f.srv.Requests(); !bytes.Contains(reqs[2].Body, []byte(`"thinking"`)) {
-		t.Errorf("the run after /model kept the old thinking level: %s", reqs[2].Body)
-	}
-	s.send("see @main.go\r")
-	s.wait("Fourth.")
-	if reqs = f.srv.Requests(); !strings.Contains(lastUserText(reqs[3]), "<file path=\"main.go\">") {
-		t.Errorf("@main.go was not attached: %q", lastUserText(reqs[3]))
-	}
-	s.send("/exit\r")
-	s.exited()
-	if len(reqs) != 4 {
-		t.Errorf("%d requests, want 4", len(reqs))
-	}
-	txt := f.sessionText()
-	for _, w := range []string{`"text":"one"`, `"text":"two, with spaces inside"`, `"text":"three"`, "First.", "Fourth."} {
-		if !strings.Contains(txt, w) {
-			t.Errorf("the session lacks %s:\n%s", w, txt)
-		}
-	}
-}
-
-// TestEnterFromTheReader: a prompt typed, then Enter on its own, goes to
-// the run started ahead from the terminal's reader (enter.go); the loop
-// then does the rest of enter as ever: each prompt sent once, kept once
-// in the session and in the history, the editor emptied, the echo drawn
-// once; a slash command and an @file prompt typed the same way go the
-// ordinary way.
-func TestEnterFromTheReader(t *testing.T) {
-	f := newFixture(t, textAnswer("First."), textAnswer("Second."), textAnswer("Third."))
-	toml := filepath.Join(f.home, "models.toml")
-	b, _ := os.ReadFile(toml)
-	os.WriteFile(toml, bytes.Replace(b, []byte("contextWindow = 1000"), []byte("contextWindow = 200000"), 1), 0o644)
-	s := f.start(agentCmd + " --yes")
-	s.wait("/help for commands")
-	for i, p := range []string{"one, typed", "two, typed"} {
-		s.send(p)
-		s.wait(p)
-		s.send("\r")
-		s.wait([]string{"First.", "Second."}[i])
-	}
-	s.send("/cost")
-	s.wait("/cost")
-	s.send("\r")
-	s.wait("$")
-	s.send("see @main.go")
-	s.wait("see @main.go")
-	s.send("\r")
-	s.wait("Third.")
-	s.send("/exit\r")
-	s.exited()
-	reqs := f.srv.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d requests, want 3", len(reqs))
-	}
-	for i, want := range []string{"one, typed", "two, typed"} {
-		if got := lastUserText(reqs[i]); got != want {
-			t.Errorf("request %d: prompt %q, want %q", i+1, got, want)
-		}
-	}
-	if !strings.Contains(lastUserText(reqs[2]), "<file path=\"main.go\">") {
-		t.Errorf("@main.go was not attached: %q", lastUserText(reqs[2]))
-	}
-	txt := f.sessionText()
-	for _, w := range []string{`"text":"one, typed"`, `"text":"two, typed"`} {
-		if n := strings.Count(txt, w); n != 1 {
-			t.Errorf("the session holds %s %d times, want once", w, n)
-		}
-	}
-	if n := strings.Count(s.text(), "> one, typed"); n != 2 {
-		t.Errorf("the prompt drawn %d times, want the editor's and the echo's", n)
-	}
-	hist, _ := os.ReadFile(filepath.Join(f.home, "agent_history"))
-	for _, w := range []string{`"one, typed"`, `"two, typed"`, `"/cost"`} {
-		if strings.Count(string(hist), w) != 1 {
-			t.Errorf("history holds %s %d times, want once:\n%s", w, strings.Count(string(hist), w), hist)
-		}
-	}
 }

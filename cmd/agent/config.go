@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/configfile"
+	"github.com/agentutils/agentutils/internal/tui"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -16,7 +17,7 @@ import (
 // merge): the model and thinking level when no flag names them (a file's
 // come after the session's), the tools command when --tools-cmd is
 // not given, and the approval mode. It says whether to run without asking.
-func configure(c *cli.Context, env *app.Env, a *agent, st *stages) (yes bool, err error) {
+func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error) {
 	given := map[string][]string{}
 	for _, n := range []string{"model", "thinking"} {
 		if c.IsSet(n) {
@@ -41,18 +42,18 @@ func configure(c *cli.Context, env *app.Env, a *agent, st *stages) (yes bool, er
 	}
 	switch m := cfg.Model(); m.Source {
 	case config.Env:
-		a.modelFlag = m.String()
+		a.Model = m.String()
 	case config.User, config.Project:
-		a.configModel = m.String()
+		a.ConfigModel = m.String()
 	}
 	switch t := cfg.Thinking(); t.Source {
 	case config.Env:
-		a.thinkingFlag = t.String()
+		a.Thinking = t.String()
 	case config.User, config.Project:
-		a.cfgThinking = t.String()
+		a.ConfigThinking = t.String()
 	}
 	if t := cfg.ToolsCmd(); t.Source == config.Env || t.Source == config.User {
-		st.tools = t.Value
+		a.Stages.Tools = t.Value
 	}
 	return cfg.ApprovalMode().String() == "yes", nil
 }

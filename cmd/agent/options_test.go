@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -40,17 +41,19 @@ func TestParseOptions(t *testing.T) {
 		{"no terminal", flagTable{}, nil, false, options{}, "needs a terminal"},
 		{"new and session", flagTable{"new": true, "session": "s.jsonl"}, nil, true, options{}, "exclude each other"},
 		{"no compaction", flagTable{"compact-cmd": " "}, nil, true, with(func(o *options) { o.compact, o.compactSet = nil, true }), ""},
-		{"commands split as the shell does", flagTable{"chat-cmd": `agent-chat --system-prompt "be brief"`, "chat-args": "--max-tokens 10", "no-ahead": true, "yes": true},
+		{"commands split as the shell does", flagTable{"chat-cmd": `agent-chat --system-prompt "be brief"`, "chat-args": "--max-tokens 10", "yes": true},
 			nil, true, with(func(o *options) {
-				o.chat, o.chatArgs, o.noAhead, o.yes = []string{"agent-chat", "--system-prompt", "be brief"}, []string{"--max-tokens", "10"}, true, true
+				o.chat, o.chatArgs, o.yes = []string{"agent-chat", "--system-prompt", "be brief"}, []string{"--max-tokens", "10"}, true
 			}), ""},
 		{"an unclosed quote", flagTable{"session-cmd": `agent-session "x`}, nil, true, options{}, "--session-cmd"},
+		{"a sandbox mode", flagTable{"sandbox": "read-only"}, nil, true, with(func(o *options) { o.sandbox = "read-only" }), ""},
+		{"an unknown sandbox mode", flagTable{"sandbox": "strict"}, nil, true, options{}, `--sandbox "strict": the modes are workspace-write, read-only, off`},
 		{"model and tools", flagTable{"model": "fake/m", "thinking": "high", "tools-cmd": []string{"agent-tool serve --read-only"}}, nil, true,
 			with(func(o *options) {
 				o.model, o.thinking, o.tools = "fake/m", "high", []string{"agent-tool serve --read-only"}
 			}), ""},
 	} {
-		got, err := parseOptions(c.flags, c.args, c.tty)
+		got, err := parseOptions(c.flags, c.args, c.tty, os.Getenv)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want %q", c.name, err, c.err)

@@ -16,6 +16,8 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -168,7 +170,7 @@ func (r *Renderer) event(ev event.Event) {
 		json.Unmarshal(ev.Message, &m)
 		if m.Role == "user" {
 			r.newline()
-			r.put(r.sty("1;32", "> ") + r.sty(bold, m.Text()) + "\n")
+			r.put(r.sty("1;32", "> ") + r.sty(bold, FileChips(m.Text())) + "\n")
 		}
 	case event.MessageUpdate:
 		var ame llm.Event
@@ -292,4 +294,35 @@ func cacheNote(u llm.Usage) string {
 		return ""
 	}
 	return fmt.Sprintf(" (cache R%s W%s)", show.Tokens(u.CacheRead), show.Tokens(u.CacheWrite))
+}
+
+// fileBlock is a file attached to a prompt (agent-chat's @FILE): its
+// quoted path and its text.
+var fileBlock = regexp.MustCompile(`(?s)<file path=("(?:[^"\\]|\\.)*")>\n(.*?)\n?</file>`)
+
+// FileChips shows each file attached to a prompt as one line, its path
+// and size (@big.txt · 300 lines), not its whole text.
+func FileChips(prompt string) string {
+	return fileBlock.ReplaceAllStringFunc(prompt, func(b string) string {
+		m := fileBlock.FindStringSubmatch(b)
+		path, err := strconv.Unquote(m[1])
+		if err != nil {
+			return b
+		}
+		n := 0
+		if m[2] != "" {
+			n = strings.Count(m[2], "\n") + 1
+		}
+		unit := "lines"
+		if n == 1 {
+			unit = "line"
+		}
+		return fmt.Sprintf("@%s · %d %s", path, n, unit)
+	})
+}
+
+// WithoutFiles is a prompt without the files attached to it: the text a
+// person typed (its @PATH words attach them again).
+func WithoutFiles(prompt string) string {
+	return strings.TrimRight(fileBlock.ReplaceAllString(prompt, ""), " \n")
 }

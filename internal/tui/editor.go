@@ -1,4 +1,4 @@
-package main
+package tui
 
 import (
 	"strings"
@@ -232,7 +232,7 @@ func (e *editor) View(width int, focus bool) string {
 				b.WriteByte('\n')
 			}
 			if k == 0 {
-				b.WriteString(promptStyle(mark))
+				b.WriteString(accent.Render(mark))
 			} else {
 				b.WriteString("  ")
 			}

@@ -1,4 +1,4 @@
-package main
+package tui
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/llm"
 )
@@ -23,7 +24,7 @@ func TestRecap(t *testing.T) {
 		text("user", "first"), text("assistant", "old answer"),
 		text("user", "second"), text("assistant", "Hello **there**\n"+long),
 	}
-	plain := recap(msgs, 1, false)
+	plain := recap(msgs, 1, 80, false)
 	for _, want := range []string{"… 2 earlier messages", "> second", "Hello **there**", "l5", "… 5 more lines"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("recap lacks %q:\n%s", want, plain)
@@ -34,10 +35,10 @@ func TestRecap(t *testing.T) {
 			t.Errorf("recap has %q:\n%s", not, plain)
 		}
 	}
-	if c := recap(msgs, 1, true); strings.Contains(c, "**there**") || !strings.Contains(c, "there") {
+	if c := recap(msgs, 1, 80, true); strings.Contains(c, "**there**") || !strings.Contains(c, "there") {
 		t.Errorf("markdown not rendered with colour:\n%q", c)
 	}
-	if recap(nil, 3, false) != "" {
+	if recap(nil, 3, 80, false) != "" {
 		t.Error("an empty session has a recap")
 	}
 }
@@ -78,8 +79,8 @@ func TestFooterTotalsAcrossCompaction(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("AGENTUTILS_HOME", dir)
-	a := &agent{st: &stages{dir: dir, env: os.Environ(), session: []string{"agent-session"}}, file: file}
-	r := a.loadState(context.Background())
+	a := &agent{Config: Config{Stages: &pipeline.Stages{Dir: dir, Env: os.Environ(), Session: []string{"agent-session"}}, File: file}}
+	r := a.loadState(context.Background(), 80)
 	if a.state.in != 450 || a.state.out != 45 || a.state.cost != 2 {
 		t.Errorf("footer totals ↑%d ↓%d $%v, want ↑450 ↓45 $2 (every turn); recap %q", a.state.in, a.state.out, a.state.cost, r)
 	}

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"bytes"
@@ -61,30 +61,5 @@ func TestRelayAppendGone(t *testing.T) {
 	<-dst.closed
 	if _, err := pw.Write([]byte("more\n")); err == nil {
 		t.Error("agent-chat's stdout still open after append failed")
-	}
-}
-
-// append's first write of a run waits for Release; then it gets every
-// line, in order. The end of the run releases it too.
-func TestRelayHoldsAppendUntilReleased(t *testing.T) {
-	for _, release := range []bool{true, false} {
-		pr, pw := io.Pipe()
-		dst := &pipeWriter{closed: make(chan struct{})}
-		r := newRelay(pr, dst)
-		want := `{"type":"agent_start"}` + "\n" + `{"type":"message_update"}` + "\n"
-		go pw.Write([]byte(want))
-		got := make([]byte, len(want))
-		if _, err := io.ReadFull(r, got); err != nil || string(got) != want {
-			t.Fatalf("read %q, %v", got, err)
-		}
-		if release {
-			r.Release()
-		}
-		pw.Close()
-		io.Copy(io.Discard, r)
-		<-dst.closed
-		if dst.buf.String() != want {
-			t.Errorf("release %v: append got %q, want %q", release, dst.buf.String(), want)
-		}
 	}
 }

@@ -1,0 +1,182 @@
+// Package approval asks a person before the agent's tools change
+// anything. It is an agent-tool PreToolUse hook: the front-end writes a
+// settings file whose hook runs the front-end's binary with
+// --approval-hook SOCKET for the tools that change things; the hook hands
+// the call to the front-end over the socket (Server) and answers
+// agent-tool by its exit code (Hook: 0 allow, 2 deny with the reason on
+// stderr, which the model reads).
+package approval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/agentutils/agentutils/internal/hooks"
+)
+
+// Tools are the tools asked about (a hooks matcher: the whole name).
+const Tools = "edit|write|bash|apply_patch|undo_edit"
+
+// Request is one call waiting for the person.
+type Request struct {
+	In    hooks.Input
+	Reply chan Answer // the answer, sent once
+}
+
+// NewRequest is a request for in, waiting for its Answer.
+func NewRequest(in hooks.Input) *Request { return &Request{In: in, Reply: make(chan Answer, 1)} }
+
+// Answer is the person's answer.
+type Answer struct {
+	Allow  bool   `json:"allow"`
+	Reason string `json:"reason,omitempty"`
+	Abort  bool   `json:"abort,omitempty"` // ^C: the run is aborted
+}
+
+// Answer answers the request (once; later answers are dropped).
+func (r *Request) Answer(a Answer) {
+	select {
+	case r.Reply <- a:
+	default:
+	}
+}
+
+// Key is what "always for this command" remembers: a bash command line,
+// or the tool for the others.
+func (r *Request) Key() string {
+	if r.In.ToolName == "bash" {
+		var a struct{ Command string }
+		json.Unmarshal(r.In.ToolInput, &a)
+		return "bash\x00" + a.Command
+	}
+	return r.In.ToolName
+}
+
+// Server serves the socket and remembers the "always" answers.
+type Server struct {
+	dir      string
+	ln       net.Listener
+	Settings string // the agent-tool settings file naming the hook
+	mu       sync.Mutex
+	always   map[string]bool
+}
+
+// NewServer listens on a socket in a private directory and writes the
+// settings file that names the hook (exe --approval-hook SOCKET); ask is
+// called for each request that no "always" covers (from the socket's
+// goroutine).
+func NewServer(exe string, ask func(*Request)) (*Server, error) {
+	dir, err := os.MkdirTemp("", "agent-approve-")
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, "sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	a := &Server{dir: dir, ln: ln, always: map[string]bool{}, Settings: filepath.Join(dir, "settings.json")}
+	settings := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": Tools,
+		"hooks": []any{map[string]any{
+			"type": "command", "command": ShellQuote(exe) + " --approval-hook " + ShellQuote(sock),
+			"timeout": 7 * 24 * 3600,
+		}},
+	}}}}
+	b, _ := json.Marshal(settings)
+	if err := os.WriteFile(a.Settings, b, 0o600); err != nil {
+		a.Close()
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go a.serve(c, ask)
+		}
+	}()
+	return a, nil
+}
+
+func (a *Server) serve(c net.Conn, ask func(*Request)) {
+	defer c.Close()
+	line, err := bufio.NewReader(c).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return
+	}
+	req := NewRequest(hooks.Input{})
+	if err := json.Unmarshal(line, &req.In); err != nil {
+		json.NewEncoder(c).Encode(Answer{Reason: "the approval request was not JSON"})
+		return
+	}
+	a.mu.Lock()
+	ok := a.always[req.Key()]
+	a.mu.Unlock()
+	ans := Answer{Allow: true}
+	if !ok {
+		ask(req)
+		ans = <-req.Reply
+	}
+	json.NewEncoder(c).Encode(ans)
+}
+
+// Always remembers req's key as approved.
+func (a *Server) Always(req *Request) {
+	a.mu.Lock()
+	a.always[req.Key()] = true
+	a.mu.Unlock()
+}
+
+// Close stops serving and removes the socket and the settings file.
+func (a *Server) Close() {
+	a.ln.Close()
+	os.RemoveAll(a.dir)
+}
+
+// Hook is the front-end's binary as the hook: the hook input on stdin goes
+// to the front-end at sock; its answer becomes the exit status.
+func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
+	in, err := io.ReadAll(stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "approval: reading the hook input:", err)
+		return 2
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		fmt.Fprintln(stderr, "approval: the interactive agent is gone; not approved")
+		return 2
+	}
+	defer c.Close()
+	c.Write(append([]byte(strings.ReplaceAll(strings.TrimSpace(string(in)), "\n", " ")), '\n'))
+	var ans Answer
+	if err := json.NewDecoder(c).Decode(&ans); err != nil {
+		fmt.Fprintln(stderr, "approval: no answer; not approved")
+		return 2
+	}
+	switch {
+	case ans.Allow:
+		return 0
+	case ans.Abort:
+		fmt.Fprintln(stderr, "aborted by the user")
+		return 2
+	}
+	msg := "the user denied this tool call"
+	if ans.Reason != "" {
+		msg += ": " + ans.Reason
+	}
+	fmt.Fprintln(stderr, msg)
+	return 2
+}
+
+// ShellQuote quotes s for sh.
+func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

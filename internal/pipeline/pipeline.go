@@ -1,0 +1,343 @@
+// Package pipeline runs the interactive agent's stages, each a process of
+// its own that a flag replaces:
+//
+//	SESSION open S | COMPACT | CHAT … | tee >(SESSION append S)
+//
+// It starts them for a prompt, reads agent-chat's events (passing every
+// line on to agent-session append, which persists them), aborts and waits
+// for them, and runs the session commands of the front-end (open, continue,
+// compact, branch summaries).
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/event"
+)
+
+// Stages are the processes of a run. The front-end reads agent-chat's
+// events and passes every byte of them on to agent-session append, which
+// persists them; it never writes the session itself. A run ends when
+// append has persisted all of it.
+type Stages struct {
+	Session  []string // agent-session
+	Compact  []string // agent-compact; nil skips the stage
+	Chat     []string // agent-chat
+	Tools    []string // agent-chat --tools-cmd values
+	ChatArgs []string // more agent-chat flags
+	Dir      string
+	Env      []string
+	TTY      *os.File // given as stdin to commands that name this terminal (continue, fork, resume)
+}
+
+// Words splits a command line as the shell does (quotes, no expansion of
+// anything but $VAR, read with getenv).
+func Words(s string, getenv func(string) string) ([]string, error) {
+	w, err := shell.Fields(s, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", s, err)
+	}
+	if len(w) == 0 {
+		return nil, fmt.Errorf("an empty command")
+	}
+	return w, nil
+}
+
+func (s *Stages) cmd(ctx context.Context, argv []string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, argv[0], append(append([]string(nil), argv[1:]...), args...)...)
+	c.Dir, c.Env = s.Dir, s.Env
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+	return c
+}
+
+// SessionOut runs an agent-session subcommand and returns its stdout; a
+// failure returns its stderr as the error.
+func (s *Stages) SessionOut(ctx context.Context, args ...string) ([]byte, error) {
+	c := s.cmd(ctx, s.Session, args...)
+	if s.TTY != nil {
+		c.Stdin = s.TTY
+	}
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return out.Bytes(), errors.New(app.FailText(err, errb.Bytes()))
+	}
+	return out.Bytes(), nil
+}
+
+// Opts are one run's choices.
+type Opts struct {
+	Prompt   string   // --message; "" with Continue
+	Files    []string // @path arguments (agent-chat reads and attaches them)
+	Continue bool     // --continue (after a compaction)
+	Force    bool     // agent-compact --force
+	Model    string
+	Thinking string
+	Sandbox  string   // agent-chat --sandbox; "" leaves agent-chat's default
+	Extra    []string // more agent-chat flags of the front-end (--tools-cmd for approvals)
+}
+
+// ChatArgv is agent-chat's command line for a run: every flag the
+// front-end forwards to agent-chat is added here.
+func (s *Stages) ChatArgv(o Opts) []string {
+	var a []string
+	if o.Model != "" {
+		a = append(a, "--model", o.Model)
+	}
+	if o.Thinking != "" {
+		a = append(a, "--thinking", o.Thinking)
+	}
+	if o.Sandbox != "" {
+		a = append(a, "--sandbox", o.Sandbox)
+	}
+	for _, t := range s.Tools {
+		a = append(a, "--tools-cmd", t)
+	}
+	a = append(a, o.Extra...)
+	a = append(a, s.ChatArgs...)
+	if o.Continue {
+		return append(a, "--continue")
+	}
+	a = append(a, "--message", o.Prompt)
+	if len(o.Files) > 0 {
+		a = append(a, "--")
+		for _, f := range o.Files {
+			a = append(a, "@"+f)
+		}
+	}
+	return a
+}
+
+// Run is one pipeline in flight.
+type Run struct {
+	procs  []*exec.Cmd
+	chat   *exec.Cmd
+	events io.Reader // agent-chat's events, passed on to append as read
+	stderr *lineWriter
+	mu     sync.Mutex
+	abort  bool
+}
+
+// Start starts the pipeline for session file; stderr lines of every stage
+// go to errLine (from another goroutine). Read the events with
+// r.ReadEvents until it returns, then r.Wait.
+func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) {
+	ctx := context.Background()
+	r := &Run{stderr: &lineWriter{fn: errLine}}
+	r.procs = append(r.procs, s.cmd(ctx, s.Session, "open", file))
+	if s.Compact != nil {
+		var ca []string
+		if o.Force {
+			ca = append(ca, "--force")
+		}
+		r.procs = append(r.procs, s.cmd(ctx, s.Compact, ca...))
+	}
+	r.chat = s.cmd(ctx, s.Chat, s.ChatArgv(o)...)
+	r.procs = append(r.procs, r.chat)
+	appendCmd := s.cmd(ctx, s.Session, "append", file)
+	r.procs = append(r.procs, appendCmd)
+	for i, p := range r.procs {
+		p.Stderr = r.stderr
+		// Every stage in its own process group: a ^C the terminal might
+		// still deliver reaches none of them; the front-end decides.
+		p.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if i == 0 || p == appendCmd {
+			continue
+		}
+		in, err := r.procs[i-1].StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		p.Stdin = in
+	}
+	out, err := r.chat.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	toApp, err := appendCmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	r.events = newRelay(out, toApp)
+	for i, p := range r.procs {
+		if err := p.Start(); err != nil {
+			for _, q := range r.procs[:i] {
+				q.Process.Kill()
+				q.Wait()
+			}
+			return nil, fmt.Errorf("%s: %v", filepath.Base(p.Path), err)
+		}
+	}
+	return r, nil
+}
+
+// Abort asks agent-chat to stop (SIGINT: it ends the run, writes what it
+// has with stopReason "aborted" and exits 130); the rest of the pipeline
+// persists and passes on what it wrote.
+func (r *Run) Abort() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.abort && r.chat.Process != nil {
+		r.abort = true
+		r.chat.Process.Signal(syscall.SIGINT)
+	}
+}
+
+// Wait waits for every stage and returns agent-chat's exit status.
+func (r *Run) Wait() int {
+	status := 0
+	for _, p := range r.procs {
+		err := p.Wait()
+		if p == r.chat {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				status = ee.ExitCode()
+				if status < 0 {
+					status = 130
+				}
+			} else if err != nil {
+				status = 1
+			}
+		}
+	}
+	r.stderr.Flush()
+	return status
+}
+
+// ReadEvents hands each event of the run to fn until agent-chat's stdout
+// ends (see the package function).
+func (r *Run) ReadEvents(fn func(ev event.Event, more bool)) { ReadEvents(r.events, fn) }
+
+// ReadEvents decodes the events of rd and hands each to fn; lines that
+// are not events are skipped. more says that the next event is already
+// read (a complete line waits in the buffer): a reader that shows events
+// can hold them until more is false, one message for what arrived
+// together.
+func ReadEvents(rd io.Reader, fn func(ev event.Event, more bool)) {
+	br := bufio.NewReaderSize(rd, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if ev, derr := event.Decode(line); derr == nil {
+				fn(ev, lineWaits(br))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// lineWaits: a complete line is already in br.
+func lineWaits(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// lineWriter hands each complete line written to it to fn.
+type lineWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	fn  func(string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.fn(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// Flush hands on a last line without its newline.
+func (w *lineWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.fn(string(w.buf))
+		w.buf = nil
+	}
+}
+
+// relay is agent-chat's stdout as the front-end reads it. What is read is
+// also passed on to agent-session append's stdin, whole lines in order, by
+// a goroutine of its own: append (its fsync) never holds the screen, and
+// it gets every byte. When append stops taking its input (it failed),
+// agent-chat's stdout is closed: agent-chat then fails writing, as it did
+// when it wrote to append itself.
+type relay struct {
+	src   io.ReadCloser
+	wake  chan struct{}
+	mu    sync.Mutex
+	queue []byte // whole lines not passed on yet
+	part  []byte // a line read in part
+	eof   bool   // src ended: queue holds the last of it
+}
+
+func newRelay(src io.ReadCloser, dst io.WriteCloser) *relay {
+	r := &relay{src: src, wake: make(chan struct{}, 1)}
+	go r.pass(dst)
+	return r
+}
+
+func (r *relay) Read(p []byte) (int, error) {
+	n, err := r.src.Read(p)
+	r.mu.Lock()
+	r.part = append(r.part, p[:n]...)
+	if i := bytes.LastIndexByte(r.part, '\n'); i >= 0 {
+		r.queue = append(r.queue, r.part[:i+1]...)
+		r.part = append(r.part[:0], r.part[i+1:]...)
+	}
+	if err != nil && !r.eof {
+		r.eof = true
+		r.queue = append(r.queue, r.part...) // a last line without its newline
+		r.part = nil
+	}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// pass writes what Read queued to dst, and closes dst after the last of it.
+func (r *relay) pass(dst io.WriteCloser) {
+	defer dst.Close()
+	var buf []byte
+	for range r.wake {
+		r.mu.Lock()
+		buf, r.queue = r.queue, buf[:0]
+		eof := r.eof
+		r.mu.Unlock()
+		if len(buf) > 0 {
+			if _, err := dst.Write(buf); err != nil {
+				r.src.Close()
+				return
+			}
+		}
+		if eof {
+			return
+		}
+	}
+}
