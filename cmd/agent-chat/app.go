@@ -60,6 +60,7 @@ func flags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "message", Aliases: []string{"m"}, Usage: "prompt `TEXT` (repeatable; joined by blank lines)"},
 		&cli.BoolFlag{Name: "continue", Usage: "no new prompt: continue from the context"},
 		&cli.BoolFlag{Name: "once", Usage: "one model call; exit at turn_end whatever the stop reason"},
+		&cli.StringSliceFlag{Name: "shell-env", Usage: "let variable `NAME` through to the tools although its name looks secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *CREDENTIAL*); repeatable; default $AGENT_SHELL_ENV (comma-separated), else config.toml's shell.env"},
 		&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` (repeatable; default $AGENT_TOOLS_CMD, else config.toml's toolsCmd, else \"agent-tool serve\" when agent-tool is on PATH)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
 		&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks (UserPromptSubmit, Stop, SessionStart, SessionEnd) run around the run; repeatable (tool hooks belong to agent-tool)"},

@@ -17,7 +17,7 @@ import (
 )
 
 // configFlags are agent-chat's flags that config.toml gives defaults for.
-var configFlags = []string{"model", "thinking", "tools-cmd"}
+var configFlags = []string{"model", "thinking", "tools-cmd", "shell-env"}
 
 // applyConfig merges config.toml (user, project), AGENT_ variables and the
 // flags. Values from a flag or a variable act as flags: they beat the
@@ -27,9 +27,9 @@ func applyConfig(c *cli.Context, env *app.Env) error {
 	given := map[string][]string{}
 	for _, n := range configFlags {
 		if c.IsSet(n) {
-			given[n] = c.StringSlice(n)
-			if n != "tools-cmd" {
-				given[n] = []string{c.String(n)}
+			given[n] = []string{c.String(n)}
+			if n == "tools-cmd" || n == "shell-env" {
+				given[n] = c.StringSlice(n)
 			}
 		}
 	}
@@ -60,13 +60,22 @@ func applyConfig(c *cli.Context, env *app.Env) error {
 	return nil
 }
 
-func flagOf(key string) string {
+func flagOf(key string) string { return settingOf(key).Flag }
+
+func settingOf(key string) config.Setting {
 	for _, s := range config.Settings {
 		if s.Key == key {
-			return s.Flag
+			return s
 		}
 	}
-	return ""
+	return config.Setting{}
+}
+
+// configShellEnv is shell.env, merged (--shell-env, AGENT_SHELL_ENV, the
+// user's config.toml).
+func configShellEnv(c *cli.Context) []string {
+	cfg, _ := c.App.Metadata["config"].(config.Config)
+	return cfg.ShellEnv()
 }
 
 // fileDefault is the value config.toml sets for key ("" when it comes from
@@ -81,7 +90,7 @@ func fileDefault(c *cli.Context, key string) string {
 
 // printConfig prints the merged settings: a table for people, else JSON
 // lines {"key","value","source","where"} in Settings' order (value: a
-// string or null, an array for toolsCmd).
+// string or null, an array for a list: toolsCmd, shell.env).
 func printConfig(w io.Writer, cfg config.Config, table bool) error {
 	if table {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -104,7 +113,10 @@ func printConfig(w io.Writer, cfg config.Config, table bool) error {
 			Source string `json:"source"`
 			Where  string `json:"where,omitempty"`
 		}{v.Key, v.Value, v.Source, v.Where}
-		if flagOf(v.Key) != "tools-cmd" {
+		if settingOf(v.Key).List && v.Value == nil {
+			o.Value = []string{}
+		}
+		if !settingOf(v.Key).List {
 			o.Value = nil
 			if len(v.Value) > 0 {
 				o.Value = v.Value[0]

@@ -25,6 +25,7 @@ modelRoles.default    opus              flag     --model
 defaultThinkingLevel  -                 default  
 toolsCmd              agent-tool serve  default  
 edit.mode             hashline          user     /h/config.toml:2
+shell.env             -                 default  
 approvalMode          ask               default  
 `
 	if d := cmp.Diff(wantTable, table.String()); d != "" {
@@ -34,6 +35,7 @@ approvalMode          ask               default
 {"key":"defaultThinkingLevel","value":null,"source":"default"}
 {"key":"toolsCmd","value":["agent-tool serve"],"source":"default"}
 {"key":"edit.mode","value":"hashline","source":"user","where":"/h/config.toml:2"}
+{"key":"shell.env","value":[],"source":"default"}
 {"key":"approvalMode","value":"ask","source":"default"}
 `
 	if d := cmp.Diff(wantLines, lines.String()); d != "" {

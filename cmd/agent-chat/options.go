@@ -25,6 +25,7 @@ type Options struct {
 	ConfigModel, ConfigThinking string
 
 	ToolsCmd  []string // the co-processes to start (none with --once, --no-tools or --tools-json)
+	ShellEnv  []string // secret-looking variables the tools may see (--shell-env, shell.env)
 	NoTools   bool
 	ToolsJSON string
 	Settings  []string
@@ -60,6 +61,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		OutputFormat: c.String("output-format"), Events: c.String("events"), Throttle: c.Duration("throttle"),
 		Record: c.String("record"), Replay: c.String("replay"),
 		ConfigModel: fileDefault(c, "modelRoles.default"), ConfigThinking: fileDefault(c, "defaultThinkingLevel"),
+		ShellEnv: configShellEnv(c),
 	}
 	if t := c.Float64("temperature"); t >= 0 {
 		o.Temperature = &t

@@ -24,7 +24,7 @@ var (
 )
 
 func callFlags() []cli.Flag {
-	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow}
+	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, shellEnvFlag}
 }
 
 var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 const (
@@ -171,7 +172,8 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	cmd.Dir = dir
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.Env = append(os.Environ(), append(nonInteractive, marker)...)
+	// No keys: variables whose names look secret are withheld unless named.
+	cmd.Env = append(redact.Environ(os.Environ(), env.ShellEnv, nil), append(nonInteractive, marker)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	pw.Close()

@@ -30,6 +30,9 @@ type Env struct {
 	// Root, when set, confines every path argument: a path outside it is
 	// refused, and files are opened beneath the root's descriptor (at).
 	Root string
+	// ShellEnv names the variables that bash gets although their names
+	// look secret (lib/redact): every other one is withheld.
+	ShellEnv []string
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
