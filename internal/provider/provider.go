@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 // Client streams model calls.
@@ -99,6 +100,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	var final *llm.Message
 	out := func(evs []llm.Event) {
 		for _, e := range evs {
+			c.maskEvent(e)
 			if f := e.Final(); f != nil {
 				final = f
 			}
@@ -154,6 +156,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	}
 	if status != 200 {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
+		b = []byte(redact.Mask(string(b), c.Secrets)) // a 401 may quote the key
 		ra := llm.RetryAfter(header.Get, c.Now())
 		if d := llm.RetryDelay(b); d > ra {
 			ra = d
@@ -188,6 +191,17 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		c.Record.End(rec)
 	}
 	return finish(ctx, final), nil
+}
+
+// maskEvent masks the secrets, and the parts of them an error quotes, in
+// the error messages an event carries (lib/redact.Mask): a stream's error
+// event or a transport error may hold the key.
+func (c *Client) maskEvent(e llm.Event) {
+	for _, m := range []*llm.Message{e.Error, e.Message, e.Partial} {
+		if m != nil && m.ErrorMessage != "" {
+			m.ErrorMessage = redact.Mask(m.ErrorMessage, c.Secrets)
+		}
+	}
 }
 
 // send sends req (small: see newHTTPRequest), or takes the answer of
@@ -334,7 +348,24 @@ type Exchange struct {
 		Headers map[string]string `json:"headers,omitempty"`
 		Chunks  []Chunk           `json:"chunks"`
 	} `json:"response"`
-	mu sync.Mutex
+	mu      sync.Mutex
+	secrets []string // masked in the response as it is written (End)
+}
+
+// mask takes the secrets, and the parts of them an error quotes, out of
+// the response: its headers, and its chunks, which become one chunk (at
+// the first's time) when a secret was found across them.
+func (e *Exchange) mask() {
+	for k, v := range e.Response.Headers {
+		e.Response.Headers[k] = redact.Mask(v, e.secrets)
+	}
+	var all strings.Builder
+	for _, c := range e.Response.Chunks {
+		all.WriteString(c.Data)
+	}
+	if m := redact.Mask(all.String(), e.secrets); m != all.String() {
+		e.Response.Chunks = []Chunk{{AfterMs: e.Response.Chunks[0].AfterMs, Data: m}}
+	}
 }
 
 // Chunk is response bytes as they arrived, afterMs after the request.
@@ -396,6 +427,7 @@ func (r *Recorder) Begin(req llm.Request, secrets []string, now time.Time) *Exch
 		}
 		ex.Request.Headers[strings.ToLower(k)] = v
 	}
+	ex.secrets = secrets
 	body := string(req.BodyBytes())
 	for _, s := range secrets {
 		if len(s) >= 6 {
@@ -419,6 +451,7 @@ func (r *Recorder) End(ex *Exchange) {
 	if ex.Response.Chunks == nil {
 		ex.Response.Chunks = []Chunk{}
 	}
+	ex.mask()
 	b, err := json.Marshal(ex)
 	if err == nil {
 		_, err = r.w.Write(append(b, '\n'))

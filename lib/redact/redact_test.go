@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,4 +51,41 @@ func TestCheckNames(t *testing.T) {
 			t.Errorf("CheckNames(%q) = nil", bad)
 		}
 	}
+}
+
+func TestMask(t *testing.T) {
+	key := "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+	other := "tok-0123456789abcdef"
+	for _, c := range []struct{ in, want string }{
+		{"Incorrect API key provided: " + key + ".", "Incorrect API key provided: [REDACTED]."},
+		{"Authorization: Bearer " + key, "Authorization: Bearer [REDACTED]"},
+		{`{"error":{"message":"Incorrect API key provided: sk-proj-********************************Xy4z. You can find your API key at https://platform.openai.com/account/api-keys."}}`,
+			`{"error":{"message":"Incorrect API key provided: [REDACTED]. You can find your API key at https://platform.openai.com/account/api-keys."}}`},
+		{"key " + key[:14] + "… rejected", "key [REDACTED]… rejected"},
+		{"key sk-...Xy4z rejected", "key sk-[REDACTED] rejected"},
+		{"key sk-…………Xy4z rejected", "key sk-[REDACTED] rejected"},
+		{"middle " + key[10:30] + " part", "middle [REDACTED] part"},
+		{"twice " + key + key + " and " + other, "twice [REDACTED] and [REDACTED]"},
+		{"nothing secret: sk-proj (a prefix alone), Xy4z (a tail alone), ***Xy4", "nothing secret: sk-proj (a prefix alone), Xy4z (a tail alone), ***Xy4"},
+		{"seven " + key[20:27], "seven " + key[20:27]},
+		{"", ""},
+	} {
+		if got := Mask(c.in, []string{key, other, "short"}); got != c.want {
+			t.Errorf("Mask(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	if got := Mask("x "+key, nil); got != "x "+key {
+		t.Errorf("no secrets: %q", got)
+	}
+}
+
+func FuzzMask(f *testing.F) {
+	f.Add("Incorrect API key provided: sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z")
+	f.Add("***…..abcd", "0123456789abcd")
+	f.Fuzz(func(t *testing.T, text, key string) {
+		got := Mask(text, []string{key})
+		if len(key) >= MinLen && strings.Contains(got, key) {
+			t.Fatalf("Mask(%q, %q) = %q keeps the key", text, key, got)
+		}
+	})
 }
