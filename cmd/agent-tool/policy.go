@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/tools"
+	"github.com/agentutils/agentutils/lib/shpolicy"
 )
 
 var (
@@ -76,7 +77,7 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 
 // bash is the refusal of a bash call by --bash-allow and --read-only, or
 // "". Without --bash-allow, read-only refuses bash; with it, the script
-// is judged whole (bashCheck): a redirection may read a file only inside
+// is judged whole (lib/shpolicy): a redirection may read a file only inside
 // the root (--root, else the working directory) and write one only there,
 // not in read-only mode and not a --protect'ed one.
 func (ru rules) bash(env *tools.Env, args json.RawMessage) string {
@@ -97,8 +98,8 @@ func (ru rules) bash(env *tools.Env, args json.RawMessage) string {
 	}
 	confined := &tools.Env{Cwd: env.Cwd, Getenv: env.Getenv, Root: root}
 	at := &tools.Env{Cwd: env.Resolve(a.Cwd), Getenv: env.Getenv} // where bash runs
-	b := &bashCheck{prefixes: ru.bashAllow, readOnly: ru.readOnly, resolve: at.Resolve,
-		file: func(abs string, write bool) string {
+	return shpolicy.Check(a.Command, shpolicy.Options{Prefixes: ru.bashAllow, ReadOnly: ru.readOnly, Resolve: at.Resolve,
+		File: func(abs string, write bool) string {
 			if why := confined.Outside(abs); why != "" {
 				return why
 			}
@@ -106,8 +107,7 @@ func (ru rules) bash(env *tools.Env, args json.RawMessage) string {
 				return ru.protected(env, abs)
 			}
 			return ""
-		}}
-	return b.script(a.Command)
+		}})
 }
 
 // protected is the refusal of changing path p under --protect, or "".

@@ -1,14 +1,19 @@
-package main
+// Package shpolicy judges a bash script before it runs, on mvdan.cc/sh's
+// syntax tree: every command of it against allowed prefixes, and the
+// shell's own ways to write, read or connect whatever the command. It is
+// pure: what a file may be is asked of the caller (Options.File).
+package shpolicy
 
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// bashCheck judges a bash script for --bash-allow and --read-only: every
+// Options say what a script may do. Check judges a script: every
 // command of it, wherever it stands (pipelines, lists, subshells, blocks,
 // loops, command and process substitutions, a literal eval), must match
 // an allowed prefix, and the shell's own ways to write, read or connect
@@ -18,17 +23,35 @@ import (
 // function definitions, and expansions that run code hidden in a
 // variable's value (arithmetic on variables, ${!x}, ${x@P}, [[ -v ]]).
 // What it cannot read for sure it refuses.
+type Options struct {
+	// Prefixes are the commands allowed with any arguments after them
+	// (git status allows git status --short); Exact the ones allowed only
+	// as written.
+	Prefixes, Exact []string
+	// ReadOnly refuses every redirection that writes a file.
+	ReadOnly bool
+	// File is the refusal of a redirection's file (resolved to an absolute
+	// path; write: it is written), or "". Nil allows every file.
+	File func(abs string, write bool) string
+	// Resolve makes a redirection's literal path absolute, as bash will
+	// (against the call's working directory; ~ is the home).
+	Resolve func(p string) string
+}
+
+// Check is the reason script is refused, or "": a script that does not
+// parse is refused.
+func Check(script string, o Options) string {
+	b := &bashCheck{Options: o}
+	if b.File == nil {
+		b.File = func(string, bool) string { return "" }
+	}
+	return b.script(script)
+}
+
 type bashCheck struct {
-	prefixes []string
-	readOnly bool
-	// file is the refusal of a redirection's file (already resolved to an
-	// absolute path; write: it is written), or "".
-	file func(abs string, write bool) string
-	// resolve makes a redirection's literal path absolute, as bash will
-	// (against the call's working directory).
-	resolve func(p string) string
-	cd      bool // the script changes directory: relative paths are unknown
-	depth   int  // eval nesting
+	Options
+	cd    bool // the script changes directory: relative paths are unknown
+	depth int  // eval nesting
 }
 
 // maxEvalDepth bounds eval within eval.
@@ -135,19 +158,24 @@ func (b *bashCheck) call(c *syntax.CallExpr) string {
 		return ""
 	}
 	if cmd := strings.Join(words, " "); !b.allowed(cmd) {
-		return fmt.Sprintf("Command refused by policy: %q is not an allowed command (allowed prefixes: %s).",
-			strings.ReplaceAll(cmd, "\x00", ""), strings.Join(b.prefixes, ", "))
+		return fmt.Sprintf("Command refused by policy: %q is not an allowed command (allowed: %s).",
+			strings.ReplaceAll(cmd, "\x00", ""), b.allowedList())
 	}
 	return ""
 }
 
 func (b *bashCheck) allowed(cmd string) bool {
-	for _, p := range b.prefixes {
+	for _, p := range b.Prefixes {
 		if cmd == p || strings.HasPrefix(cmd, p+" ") {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(b.Exact, cmd)
+}
+
+// allowedList names the allowed commands, for messages.
+func (b *bashCheck) allowedList() string {
+	return strings.Join(append(slices.Clone(b.Prefixes), b.Exact...), ", ")
 }
 
 // eval judges a literal eval's arguments as the script they make.
@@ -184,7 +212,7 @@ func (b *bashCheck) decl(d *syntax.DeclClause) string {
 		}
 	}
 	if cmd := printed(d); !b.allowed(cmd) {
-		return fmt.Sprintf("Command refused by policy: %q is not an allowed command (allowed prefixes: %s).", cmd, strings.Join(b.prefixes, ", "))
+		return fmt.Sprintf("Command refused by policy: %q is not an allowed command (allowed: %s).", cmd, b.allowedList())
 	}
 	return ""
 }
@@ -238,16 +266,16 @@ func (b *bashCheck) redirect(r *syntax.Redirect) string {
 	if b.cd && !filepath.IsAbs(lit) && !strings.HasPrefix(lit, "~") {
 		return fmt.Sprintf("Command refused by policy: the redirection %s names a relative path in a script that changes directory.", redirText(r))
 	}
-	abs := b.resolve(lit)
+	abs := b.Resolve(lit)
 	switch {
 	case strings.HasPrefix(abs+"/", "/dev/tcp/") || strings.HasPrefix(abs+"/", "/dev/udp/"):
 		return fmt.Sprintf("Command refused by policy: %s opens a network connection.", redirText(r))
 	case abs == "/dev/null" || abs == "/dev/stdout" || abs == "/dev/stderr" || abs == "/dev/stdin" || abs == "/dev/zero" && !write:
 		return ""
-	case write && b.readOnly:
+	case write && b.ReadOnly:
 		return fmt.Sprintf("Command refused by policy: %s writes %s, and this session is read-only.", redirText(r), lit)
 	}
-	if why := b.file(abs, write); why != "" {
+	if why := b.File(abs, write); why != "" {
 		return fmt.Sprintf("Command refused by policy: %s: %s", redirText(r), why)
 	}
 	return ""
@@ -436,4 +464,43 @@ func printed(n syntax.Node) string {
 	var sb strings.Builder
 	syntax.NewPrinter().Print(&sb, n)
 	return sb.String()
+}
+
+// Commands are the simple commands of script as written (words joined by
+// a space, assignments before them left out, a literal eval's script
+// included; a word built from expansions is shown as written): what a
+// deny list is matched against.
+func Commands(script string) ([]string, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		var words []string
+		for _, w := range c.Args {
+			lit, ok := literal(w)
+			if !ok {
+				lit = printed(w)
+			}
+			words = append(words, lit)
+		}
+		if words[0] == "exec" {
+			words = words[1:]
+		}
+		if len(words) > 1 && words[0] == "eval" {
+			if inner, err := Commands(strings.Join(words[1:], " ")); err == nil {
+				out = append(out, inner...)
+			}
+		}
+		if len(words) > 0 {
+			out = append(out, strings.Join(words, " "))
+		}
+		return true
+	})
+	return out, nil
 }
