@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // Options is what the command line asks for, checked: the pure step
@@ -24,12 +25,15 @@ type Options struct {
 	// come after the session's; a flag or AGENT_ variable is Model/Thinking.
 	ConfigModel, ConfigThinking string
 
-	ToolsCmd  []string // the co-processes to start (none with --once, --no-tools or --tools-json)
-	ShellEnv  []string // secret-looking variables the tools may see (--shell-env, shell.env)
-	NoTools   bool
-	ToolsJSON string
-	Settings  []string
-	Control   string
+	ToolsCmd []string // the co-processes to start (none with --once, --no-tools or --tools-json)
+	ShellEnv []string // secret-looking variables the tools may see (--shell-env, shell.env)
+	// Permission refuses tool calls as Claude Code's modes and rules say
+	// (nil: no mode or rule given, nothing refused here).
+	Permission *permission.Policy
+	NoTools    bool
+	ToolsJSON  string
+	Settings   []string
+	Control    string
 
 	MaxTurns, Retries, MaxTokens int
 	RetryBase                    time.Duration
@@ -62,6 +66,10 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Record: c.String("record"), Replay: c.String("replay"),
 		ConfigModel: fileDefault(c, "modelRoles.default"), ConfigThinking: fileDefault(c, "defaultThinkingLevel"),
 		ShellEnv: configShellEnv(c),
+	}
+	var err error
+	if o.Permission, err = configPolicy(c); err != nil {
+		return o, err
 	}
 	if t := c.Float64("temperature"); t >= 0 {
 		o.Temperature = &t

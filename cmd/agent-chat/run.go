@@ -100,6 +100,8 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	}
 	if tr != nil {
 		defer stopTools(tr.procs)
+		tools = offered(o.Permission, tools)
+		sayPermissions(env, o.Permission)
 	}
 	system, templates, err := systemPrompt(o, env, tools, <-gitSnap)
 	if err != nil {
@@ -276,7 +278,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
 	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
-		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn}
+		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission}
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking)
 	var prompt *llm.Message

@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/redact"
 )
 
@@ -66,6 +67,12 @@ var Settings = []Setting{
 		Doc: "how agent-tool edits files"},
 	{Key: "shell.env", Env: "AGENT_SHELL_ENV", Flag: "shell-env", List: true, Sep: ",", UserOnly: true, Valid: varName,
 		Doc: "secret-looking variables the tools may see"},
+	{Key: "permissions.defaultMode", Env: "AGENT_PERMISSION_MODE", Flag: "permission-mode", Choices: permission.Modes, UserOnly: true,
+		Doc: "agent-chat's permission mode in a pipe"},
+	{Key: "permissions.allow", Env: "AGENT_ALLOWED_TOOLS", Flag: "allowed-tools", List: true, UserOnly: true,
+		Doc: "tool rules that run without approval"},
+	{Key: "permissions.deny", Env: "AGENT_DISALLOWED_TOOLS", Flag: "disallowed-tools", List: true, UserOnly: true,
+		Doc: "tool rules that never run"},
 	{Key: "approvalMode", Env: "AGENT_APPROVAL_MODE", Flag: "yes", Choices: ApprovalModes, Default: []string{"ask"},
 		Doc: "the interactive agent: ask before edits and bash, or yes"},
 }
