@@ -94,6 +94,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		return err
 	}
 	defer closeClient()
+	if err := sealProc(); err != nil {
+		warn(fmt.Sprintf("cannot hide the keys in /proc from the tools: %v", err))
+	}
 	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(os.Environ(), o.ShellEnv, secrets))
 	if err != nil {
 		return err
