@@ -40,8 +40,14 @@ Defaults for the model, thinking level and tools come from config.toml: the proj
 and the flags; a session's own model and level win over the files'. --print-config shows the
 merge and where each value came from (see agentutils(7)).
 
+--permission-mode, --allowed-tools and --disallowed-tools take Claude Code's modes and rules
+(claude -p's meanings: what would need approval is refused, there being no one to ask) and say
+on stderr at the start what they let run; without any of them agent-chat refuses nothing itself
+(agent-tool's policy, hooks and sandbox still apply).
+
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
+   agent-chat --permission-mode acceptEdits --allowed-tools 'Bash(go test:*)' "fix the failing test" < /dev/null
    agent-chat --list-models sonnet
    agent-chat --print-config
    agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
@@ -61,8 +67,12 @@ func flags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "message", Aliases: []string{"m"}, Usage: "prompt `TEXT` (repeatable; joined by blank lines)"},
 		&cli.BoolFlag{Name: "continue", Usage: "no new prompt: continue from the context"},
 		&cli.BoolFlag{Name: "once", Usage: "one model call; exit at turn_end whatever the stop reason"},
+		&cli.StringSliceFlag{Name: "shell-env", Usage: "let variable `NAME` through to the tools although its name looks secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *CREDENTIAL*); repeatable; default $AGENT_SHELL_ENV (comma-separated), else config.toml's shell.env"},
 		&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` (repeatable; default $AGENT_TOOLS_CMD, else config.toml's toolsCmd, else \"agent-tool serve\" when agent-tool is on PATH)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
+		&cli.StringFlag{Name: "permission-mode", Aliases: []string{"permissionMode"}, Usage: "Claude Code's permission `MODE` for the tools, where no one can approve: default (tools that read run), acceptEdits (and those that edit files), plan (only those that read), bypassPermissions (all); anything else needs --allowed-tools (default $AGENT_PERMISSION_MODE, else config.toml's permissions.defaultMode; none of these: no refusals here)"},
+		&cli.StringSliceFlag{Name: "allowed-tools", Aliases: []string{"allowedTools"}, Usage: "tool `RULES` that run without approval, Claude Code's syntax: Bash(git diff:*), Bash(npm test), Edit, Read(src/**), mcp__github; comma- or space-separated, repeatable"},
+		&cli.StringSliceFlag{Name: "disallowed-tools", Aliases: []string{"disallowedTools"}, Usage: "tool `RULES` that never run (same syntax; they win over everything); a tool named whole is not offered"},
 		&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks (UserPromptSubmit, Stop, SessionStart, SessionEnd) run around the run; repeatable (tool hooks belong to agent-tool)"},
 		&cli.StringFlag{Name: "control", Usage: "read steering commands from `PATH` (a FIFO or file) while the run goes on: {\"type\":\"steer\"|\"follow_up\",\"message\"}, {\"type\":\"abort\"}, {\"type\":\"set_thinking_level\",\"level\"}"},
 		&cli.IntFlag{Name: "max-turns", Value: 50, Usage: "stop after `N` model calls in one run"},

@@ -13,11 +13,12 @@ import (
 	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
 // configFlags are agent-chat's flags that config.toml gives defaults for.
-var configFlags = []string{"model", "thinking", "tools-cmd"}
+var configFlags = []string{"model", "thinking", "tools-cmd", "shell-env", "permission-mode", "allowed-tools", "disallowed-tools"}
 
 // applyConfig merges config.toml (user, project), AGENT_ variables and the
 // flags. Values from a flag or a variable act as flags: they beat the
@@ -27,9 +28,9 @@ func applyConfig(c *cli.Context, env *app.Env) error {
 	given := map[string][]string{}
 	for _, n := range configFlags {
 		if c.IsSet(n) {
-			given[n] = c.StringSlice(n)
-			if n != "tools-cmd" {
-				given[n] = []string{c.String(n)}
+			given[n] = []string{c.String(n)}
+			if settingOf(keyOf(n)).List {
+				given[n] = c.StringSlice(n)
 			}
 		}
 	}
@@ -60,13 +61,60 @@ func applyConfig(c *cli.Context, env *app.Env) error {
 	return nil
 }
 
-func flagOf(key string) string {
+func flagOf(key string) string { return settingOf(key).Flag }
+
+// keyOf is the config.toml key of a flag.
+func keyOf(flag string) string {
 	for _, s := range config.Settings {
-		if s.Key == key {
-			return s.Flag
+		if s.Flag == flag {
+			return s.Key
 		}
 	}
 	return ""
+}
+
+func settingOf(key string) config.Setting {
+	for _, s := range config.Settings {
+		if s.Key == key {
+			return s
+		}
+	}
+	return config.Setting{}
+}
+
+// configPolicy is the permission policy of config.toml, AGENT_ variables
+// and flags (--permission-mode, --allowed-tools, --disallowed-tools); nil
+// when none of them is set: then no call is refused here.
+func configPolicy(c *cli.Context) (*permission.Policy, error) {
+	cfg, _ := c.App.Metadata["config"].(config.Config)
+	mode, allow, deny := cfg.Get("permissions.defaultMode"), cfg.Get("permissions.allow"), cfg.Get("permissions.deny")
+	if mode.Source == config.Default && allow.Source == config.Default && deny.Source == config.Default {
+		return nil, nil
+	}
+	p := &permission.Policy{Mode: mode.String()}
+	var err error
+	if p.Allow, err = permission.ParseRules(allow.Value); err != nil {
+		return nil, exit.Errorf(exit.Usage, "%s: %v", where(allow), err)
+	}
+	if p.Deny, err = permission.ParseRules(deny.Value); err != nil {
+		return nil, exit.Errorf(exit.Usage, "%s: %v", where(deny), err)
+	}
+	return p, nil
+}
+
+// where names the source of a value for a message.
+func where(v config.Value) string {
+	if v.Where != "" {
+		return v.Where
+	}
+	return v.Key
+}
+
+// configShellEnv is shell.env, merged (--shell-env, AGENT_SHELL_ENV, the
+// user's config.toml).
+func configShellEnv(c *cli.Context) []string {
+	cfg, _ := c.App.Metadata["config"].(config.Config)
+	return cfg.ShellEnv()
 }
 
 // fileDefault is the value config.toml sets for key ("" when it comes from
@@ -81,7 +129,7 @@ func fileDefault(c *cli.Context, key string) string {
 
 // printConfig prints the merged settings: a table for people, else JSON
 // lines {"key","value","source","where"} in Settings' order (value: a
-// string or null, an array for toolsCmd).
+// string or null, an array for a list: toolsCmd, shell.env).
 func printConfig(w io.Writer, cfg config.Config, table bool) error {
 	if table {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -104,7 +152,10 @@ func printConfig(w io.Writer, cfg config.Config, table bool) error {
 			Source string `json:"source"`
 			Where  string `json:"where,omitempty"`
 		}{v.Key, v.Value, v.Source, v.Where}
-		if flagOf(v.Key) != "tools-cmd" {
+		if settingOf(v.Key).List && v.Value == nil {
+			o.Value = []string{}
+		}
+		if !settingOf(v.Key).List {
 			o.Value = nil
 			if len(v.Value) > 0 {
 				o.Value = v.Value[0]

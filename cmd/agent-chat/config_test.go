@@ -20,12 +20,16 @@ func TestPrintConfig(t *testing.T) {
 	var table, lines bytes.Buffer
 	printConfig(&table, cfg, true)
 	printConfig(&lines, cfg, false)
-	wantTable := `KEY                   VALUE             SOURCE   WHERE
-modelRoles.default    opus              flag     --model
-defaultThinkingLevel  -                 default  
-toolsCmd              agent-tool serve  default  
-edit.mode             hashline          user     /h/config.toml:2
-approvalMode          ask               default  
+	wantTable := `KEY                      VALUE             SOURCE   WHERE
+modelRoles.default       opus              flag     --model
+defaultThinkingLevel     -                 default  
+toolsCmd                 agent-tool serve  default  
+edit.mode                hashline          user     /h/config.toml:2
+shell.env                -                 default  
+permissions.defaultMode  -                 default  
+permissions.allow        -                 default  
+permissions.deny         -                 default  
+approvalMode             ask               default  
 `
 	if d := cmp.Diff(wantTable, table.String()); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
@@ -34,6 +38,10 @@ approvalMode          ask               default
 {"key":"defaultThinkingLevel","value":null,"source":"default"}
 {"key":"toolsCmd","value":["agent-tool serve"],"source":"default"}
 {"key":"edit.mode","value":"hashline","source":"user","where":"/h/config.toml:2"}
+{"key":"shell.env","value":[],"source":"default"}
+{"key":"permissions.defaultMode","value":null,"source":"default"}
+{"key":"permissions.allow","value":[],"source":"default"}
+{"key":"permissions.deny","value":[],"source":"default"}
 {"key":"approvalMode","value":"ask","source":"default"}
 `
 	if d := cmp.Diff(wantLines, lines.String()); d != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // driver performs the I/O of one run for lib/loop, which decides: it
@@ -30,7 +31,8 @@ type driver struct {
 	tools   *toolRunner // nil without co-processes
 	ctl     *control    // --control (nil without)
 	fire    func(hooks.Input) hooks.Verdict
-	warn    func(string) // a line on stderr
+	warn    func(string)       // a line on stderr
+	perm    *permission.Policy // refuses calls (nil: none refused here)
 }
 
 // toolMsg is an update or the result of a running call.
@@ -146,6 +148,10 @@ func (d *driver) execute(dsp loop.Dispatch, msgs chan<- toolMsg) {
 	p := d.tools.procs[dsp.Source]
 	call := c
 	call.Arguments = json.RawMessage(d.secrets.Reveal(string(c.Arguments)))
+	if why := d.permitted(c.Name, call.Arguments); why != "" {
+		fail(why)
+		return
+	}
 	ch, err := p.Call(&call)
 	if err != nil {
 		fail(toolproto.ExitText(err))

@@ -8,6 +8,7 @@ import (
 
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // Options is what the command line asks for, checked: the pure step
@@ -25,12 +26,16 @@ type Options struct {
 	// come after the session's; a flag or AGENT_ variable is Model/Thinking.
 	ConfigModel, ConfigThinking string
 
-	ToolsCmd  []string // the co-processes to start (none with --once, --no-tools or --tools-json)
-	Sandbox   []string // agent-tool's sandbox arguments, passed to the agent-tool commands
-	NoTools   bool
-	ToolsJSON string
-	Settings  []string
-	Control   string
+	ToolsCmd []string // the co-processes to start (none with --once, --no-tools or --tools-json)
+	Sandbox  []string // agent-tool's sandbox arguments, passed to the agent-tool commands
+	ShellEnv []string // secret-looking variables the tools may see (--shell-env, shell.env)
+	// Permission refuses tool calls as Claude Code's modes and rules say
+	// (nil: no mode or rule given, nothing refused here).
+	Permission *permission.Policy
+	NoTools    bool
+	ToolsJSON  string
+	Settings   []string
+	Control    string
 
 	MaxTurns, Retries, MaxTokens int
 	RetryBase                    time.Duration
@@ -62,6 +67,11 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		OutputFormat: c.String("output-format"), Events: c.String("events"), Throttle: c.Duration("throttle"),
 		Record: c.String("record"), Replay: c.String("replay"),
 		ConfigModel: fileDefault(c, "modelRoles.default"), ConfigThinking: fileDefault(c, "defaultThinkingLevel"),
+		ShellEnv: configShellEnv(c),
+	}
+	var err error
+	if o.Permission, err = configPolicy(c); err != nil {
+		return o, err
 	}
 	if t := c.Float64("temperature"); t >= 0 {
 		o.Temperature = &t
@@ -69,7 +79,6 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if !o.Once && !o.NoTools && o.ToolsJSON == "" {
 		o.ToolsCmd = c.StringSlice("tools-cmd")
 	}
-	var err error
 	if o.Sandbox, err = sbflags.PassArgs(c, "."); err != nil {
 		return o, exit.Wrap(exit.Usage, err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
 	"github.com/agentutils/agentutils/lib/prompt"
+	"github.com/agentutils/agentutils/lib/redact"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -91,12 +92,17 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		return err
 	}
 	defer closeClient()
-	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid)
+	if err := sealProc(); err != nil {
+		warn(fmt.Sprintf("cannot hide the keys in /proc from the tools: %v", err))
+	}
+	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(os.Environ(), o.ShellEnv, secrets))
 	if err != nil {
 		return err
 	}
 	if tr != nil {
 		defer stopTools(tr.procs)
+		tools = offered(o.Permission, tools)
+		sayPermissions(env, o.Permission)
 	}
 	system, templates, err := systemPrompt(o, env, tools, <-gitSnap)
 	if err != nil {
@@ -187,8 +193,8 @@ func (r *chatRun) drive(content []llm.Content) error {
 	}
 	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
-	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets),
-		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn}
+	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
+		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission}
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking)
 	var prompt *llm.Message
@@ -300,16 +306,16 @@ func pickModel(o Options, cat *llm.Catalog, sctx session.Context, env *app.Env) 
 // startToolset starts the tool co-processes and reads --tools-json: the
 // runner (nil without co-processes), the argument validator and the
 // tools offered to the model.
-func startToolset(ctx context.Context, o Options, env *app.Env, sid string) (*toolRunner, *jsonschema.Validator, []llm.Tool, error) {
+func startToolset(ctx context.Context, o Options, env *app.Env, sid string, environ []string) (*toolRunner, *jsonschema.Validator, []llm.Tool, error) {
 	var tools []llm.Tool
 	var tr *toolRunner
 	var validator *jsonschema.Validator
 	if cmds := o.toolCommands(); len(cmds) > 0 {
-		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, env.Stderr)
+		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, toolset: toolset}
+		tr = &toolRunner{procs: procs, toolset: toolset, environ: environ}
 		if validator, err = jsonschema.NewValidator(toolset.Defs()); err != nil {
 			stopTools(procs)
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
@@ -457,8 +463,8 @@ func keyCommand(ctx context.Context, command string) (string, error) {
 }
 
 // secretValues are values that never reach the model or a cassette: the
-// key and the values of key-like environment variables (names containing
-// KEY, TOKEN, SECRET or PASSWORD).
+// key and the values of variables whose names look secret
+// (redact.SecretName).
 func secretValues(env *app.Env, key string) []string {
 	out := []string{}
 	if key != "" && key != "N/A" {
@@ -466,9 +472,8 @@ func secretValues(env *app.Env, key string) []string {
 	}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		up := strings.ToUpper(name)
-		if strings.Contains(up, "KEY") || strings.Contains(up, "TOKEN") || strings.Contains(up, "SECRET") || strings.Contains(up, "PASSWORD") {
-			if v := env.Getenv(name); len(v) >= 8 {
+		if redact.SecretName(name) {
+			if v := env.Getenv(name); len(v) >= redact.MinLen {
 				out = append(out, v)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,18 +14,20 @@ import (
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 // coproc is one tool co-process (--tools-cmd).
 type coproc = toolproto.Client
 
-// startTools starts every --tools-cmd, says hello, and merges their tool
-// lists (a name offered twice is an error naming both commands).
-func startTools(ctx context.Context, cmds []string, cwd, sessionID string, stderr io.Writer) ([]*coproc, *loop.Toolset, error) {
+// startTools starts every --tools-cmd with environ (toolEnviron), says
+// hello, and merges their tool lists (a name offered twice is an error
+// naming both commands).
+func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer) ([]*coproc, *loop.Toolset, error) {
 	var procs []*coproc
 	var sources []loop.Source
 	for _, c := range cmds {
-		p, err := startCoproc(ctx, c, cwd, sessionID, stderr)
+		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr)
 		if err != nil {
 			stopTools(procs)
 			return nil, nil, err
@@ -48,11 +52,24 @@ func startTools(ctx context.Context, cmds []string, cwd, sessionID string, stder
 	return procs, ts, nil
 }
 
-func startCoproc(ctx context.Context, command, cwd, sessionID string, stderr io.Writer) (*coproc, error) {
+// toolEnviron is the environment of the tool co-processes: agent-chat's
+// without its keys and the variables whose names look secret
+// (lib/redact), but for those the user named (--shell-env, shell.env),
+// which also go on in AGENT_SHELL_ENV for agent-tool's bash.
+func toolEnviron(environ, keep, secrets []string) []string {
+	out := redact.Environ(environ, append(keep, "AGENT_SHELL_ENV"), secrets)
+	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "AGENT_SHELL_ENV=") })
+	if len(keep) > 0 {
+		out = append(out, "AGENT_SHELL_ENV="+strings.Join(keep, ","))
+	}
+	return out
+}
+
+func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer) (*coproc, error) {
 	// agent-chat fires no tool hooks itself: the co-process runs its own
 	// (agent-tool serve --settings …; agent-mcp bridge only when told so).
 	hooks := true
-	p, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Stderr: stderr,
+	p, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Env: environ, Stderr: stderr,
 		Hello: &event.Hello{Cwd: cwd, SessionID: sessionID, Hooks: &hooks},
 		OnLog: func(m *event.Log) { fmt.Fprintf(stderr, "agent-chat: %s: %s: %s\n", command, m.Level, m.Msg) },
 		OnBadLine: func(err error) {
@@ -89,6 +106,7 @@ type toolRunner struct {
 	procs     []*coproc
 	toolset   *loop.Toolset
 	restarted map[int]bool // co-processes restarted in this run (once each)
+	environ   []string     // what they are started with (toolEnviron)
 }
 
 // revive restarts, once per run, a tool co-process that has died; its
@@ -107,7 +125,7 @@ func (t *toolRunner) revive(ctx context.Context, env *app.Env, sessionID string)
 			continue
 		}
 		t.restarted[i] = true
-		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, env.Stderr)
+		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr)
 		if err != nil {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -20,10 +21,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/configfile"
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 // Tool classes for serve's safety default.
@@ -140,7 +143,14 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 		return exit.Wrap(exit.Usage, err)
 	}
 	longRunningGC(env)
-	tp, err := startToolProc(c.Context, env, sbflags.PassTo(c.String("tools-cmd"), sb), f.cwd)
+	// The tool process gets no keys: not the token, nor variables whose
+	// names look secret, but those shell.env names (agent-chat's rule).
+	cfg, err := configfile.Load(f.cwd, env.Getenv, nil)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	environ := redact.Environ(os.Environ(), cfg.ShellEnv(), []string{f.token})
+	tp, err := startToolProc(c.Context, env, sbflags.PassTo(c.String("tools-cmd"), sb), f.cwd, environ)
 	if err != nil {
 		return err
 	}
@@ -273,11 +283,11 @@ func (p *pendingCall) report(o event.ToolOutput) {
 	}
 }
 
-func startToolProc(ctx context.Context, env *cmdEnv, command, cwd string) (*toolProc, error) {
+func startToolProc(ctx context.Context, env *cmdEnv, command, cwd string, environ []string) (*toolProc, error) {
 	tp := &toolProc{env: env, pending: map[string]*pendingCall{}, parked: map[string]*pendingCall{},
 		warn: func(m string) { fmt.Fprintf(env.Stderr, "agent-mcp: %s\n", m) }}
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "agent-mcp: --tools-cmd: "+format+"\n", a...) }
-	cl, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Stderr: env.Stderr, Hello: &event.Hello{Cwd: cwd},
+	cl, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Env: environ, Stderr: env.Stderr, Hello: &event.Hello{Cwd: cwd},
 		OnLog:     func(l *event.Log) { logf("%s", l.Msg) },
 		OnBadLine: func(err error) { logf("%v", err) },
 		OnAsk:     tp.onAsk})

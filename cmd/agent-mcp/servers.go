@@ -39,7 +39,7 @@ func serversCommand(env *cmdEnv) *cli.Command {
 						continue
 					}
 					if !c.Bool("show-secrets") {
-						e.Server = redact(e.Server)
+						e.Server = redactServer(e.Server)
 					}
 					if err := writeJSON(r, e); err != nil {
 						return err
@@ -80,9 +80,9 @@ func target(s mcpconfig.Server) string {
 
 var secretKey = regexp.MustCompile(`(?i)auth|token|secret|key|password|passwd|credential|cookie`)
 
-// redact hides header and env values whose names look like credentials:
+// redactServer hides header and env values whose names look like credentials:
 // after ${VAR} expansion they hold the real secrets.
-func redact(s mcpconfig.Server) mcpconfig.Server {
+func redactServer(s mcpconfig.Server) mcpconfig.Server {
 	hide := func(m map[string]string) map[string]string {
 		if m == nil {
 			return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -51,6 +52,14 @@ Examples:
 
 var toolsFlag = &cli.StringFlag{Name: "tools", Usage: "comma-separated `LIST` of the tools to offer (default: all)"}
 var editModeFlag = &cli.StringFlag{Name: "edit-mode", Value: "replace", Usage: "how files are edited (default $AGENT_EDIT_MODE, else config.toml's edit.mode, else replace): `MODE` replace (edit: old_text → new_text), hashline (read shows [path#TAG] and N:text, edit takes a hashline patch) or apply_patch (the apply_patch tool takes a Codex patch)"}
+var shellEnvFlag = &cli.StringSliceFlag{Name: "shell-env",
+	Usage: "let variable `NAME` through to bash although its name looks secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *CREDENTIAL*); repeatable; default $AGENT_SHELL_ENV (comma-separated), else config.toml's shell.env",
+	Action: func(_ *cli.Context, names []string) error {
+		if err := redact.CheckNames(names); err != nil {
+			return exit.Errorf(exit.Usage, "--shell-env: %v", err)
+		}
+		return nil
+	}}
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -76,17 +85,23 @@ func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root, Sandbox: sb}, nil
+	keep, _ := c.App.Metadata["shellEnv"].([]string)
+	if c.IsSet("shell-env") {
+		keep = c.StringSlice("shell-env")
+	}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
+		Sandbox: sb, ShellEnv: keep}, nil
 }
 
 // loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for
-// the subcommands' --edit-mode default.
+// the subcommands' --edit-mode default, and its shell.env (or
+// $AGENT_SHELL_ENV's) for --shell-env's.
 func loadEditMode(c *cli.Context, env *app.Env) error {
 	cfg, err := configfile.Load(env.Dir, env.Getenv, nil)
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String()}
+	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String(), "shellEnv": cfg.ShellEnv()}
 	return nil
 }
 

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"mvdan.cc/sh/v3/syntax"
 
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/sandbox"
+	"github.com/agentutils/agentutils/lib/shpolicy"
 )
 
 var (
@@ -22,11 +22,11 @@ var (
 	readOnlyFlag = &cli.BoolFlag{Name: "read-only", Usage: "refuse write, edit, apply_patch, undo_edit, todo_write, and bash unless --bash-allow permits the command"}
 	rootFlag     = &cli.StringFlag{Name: "root", Usage: "confine tool paths to `DIR` (symlinks that leave it included)"}
 	protectFlag  = &cli.StringSliceFlag{Name: "protect", Usage: "`GLOB` of paths the changing tools may not touch (e.g. '.git/**', '**/*.pem'); repeatable"}
-	bashAllow    = &cli.StringSliceFlag{Name: "bash-allow", Usage: "command `PREFIX` bash may run (e.g. 'go test', 'git status'); every command of the script must match one; repeatable"}
+	bashAllow    = &cli.StringSliceFlag{Name: "bash-allow", Usage: "command `PREFIX` bash may run (e.g. 'go test', 'git status'); every command of the script must match one, redirections may touch files only inside the root (reads) and not in --read-only (writes), never /dev/tcp; repeatable"}
 )
 
 func callFlags() []cli.Flag {
-	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow},
+	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, shellEnvFlag},
 		sbflags.Flags()...)
 }
 
@@ -58,45 +58,82 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 	if env.Sandbox != nil && env.Sandbox.Mode == sandbox.ReadOnly && slices.Contains(mutating, name) && name != "todo_write" {
 		return fmt.Sprintf("Tool %s is not available: the sandbox is read-only.", name)
 	}
-	var a struct {
-		Command string `json:"command"`
-	}
-	json.Unmarshal(args, &a)
 	if name == "bash" {
-		prefixes := ru.bashAllow
-		if len(prefixes) > 0 {
-			if why := bashPolicy(a.Command, prefixes); why != "" {
-				return why
-			}
-		} else if ru.readOnly {
-			return "Tool bash is not available: this session is read-only (use --bash-allow to permit commands)."
+		if why := ru.bash(env, args); why != "" {
+			return why
 		}
 	}
 	// Every path argument, resolved as the tools resolve it (tools.Paths,
 	// Env.Resolve): whitespace, ~ and patch headers included.
 	paths := tools.Paths(name, args)
-	if len(ru.protect) > 0 && slices.Contains(mutating, name) {
-		realCwd, _ := tools.RealPath(env.Cwd)
+	if slices.Contains(mutating, name) {
 		for _, p := range paths {
-			// The path as named and as it really is: a symlink into a
-			// protected directory is protected too.
-			abs := env.Resolve(p)
-			real, ok := tools.RealPath(abs)
-			if !ok {
-				return fmt.Sprintf("Path %s is a dangling symlink; it cannot be changed in this session.", strings.TrimSpace(p))
-			}
-			for _, rel := range []string{relTo(env.Cwd, abs), relTo(realCwd, real)} {
-				for _, g := range ru.protect {
-					if ok, _ := doublestar.Match(g, rel); ok {
-						return fmt.Sprintf("Path %s is protected (%s); it cannot be changed in this session.", strings.TrimSpace(p), g)
-					}
-				}
+			if why := ru.protected(env, p); why != "" {
+				return why
 			}
 		}
 	}
 	for _, p := range paths {
 		if why := env.Outside(p); why != "" {
 			return why
+		}
+	}
+	return ""
+}
+
+// bash is the refusal of a bash call by --bash-allow and --read-only, or
+// "". Without --bash-allow, read-only refuses bash; with it, the script
+// is judged whole (lib/shpolicy): a redirection may read a file only inside
+// the root (--root, else the working directory) and write one only there,
+// not in read-only mode and not a --protect'ed one.
+func (ru rules) bash(env *tools.Env, args json.RawMessage) string {
+	var a struct {
+		Command string `json:"command"`
+		Cwd     string `json:"cwd"`
+	}
+	json.Unmarshal(args, &a)
+	if len(ru.bashAllow) == 0 {
+		if ru.readOnly {
+			return "Tool bash is not available: this session is read-only (use --bash-allow to permit commands)."
+		}
+		return ""
+	}
+	root := env.Root
+	if root == "" {
+		root = env.Cwd
+	}
+	confined := &tools.Env{Cwd: env.Cwd, Getenv: env.Getenv, Root: root}
+	at := &tools.Env{Cwd: env.Resolve(a.Cwd), Getenv: env.Getenv} // where bash runs
+	return shpolicy.Check(a.Command, shpolicy.Options{Prefixes: ru.bashAllow, ReadOnly: ru.readOnly, Resolve: at.Resolve,
+		File: func(abs string, write bool) string {
+			if why := confined.Outside(abs); why != "" {
+				return why
+			}
+			if write {
+				return ru.protected(env, abs)
+			}
+			return ""
+		}})
+}
+
+// protected is the refusal of changing path p under --protect, or "".
+func (ru rules) protected(env *tools.Env, p string) string {
+	if len(ru.protect) == 0 {
+		return ""
+	}
+	realCwd, _ := tools.RealPath(env.Cwd)
+	// The path as named and as it really is: a symlink into a protected
+	// directory is protected too.
+	abs := env.Resolve(p)
+	real, ok := tools.RealPath(abs)
+	if !ok {
+		return fmt.Sprintf("Path %s is a dangling symlink; it cannot be changed in this session.", strings.TrimSpace(p))
+	}
+	for _, rel := range []string{relTo(env.Cwd, abs), relTo(realCwd, real)} {
+		for _, g := range ru.protect {
+			if ok, _ := doublestar.Match(g, rel); ok {
+				return fmt.Sprintf("Path %s is protected (%s); it cannot be changed in this session.", strings.TrimSpace(p), g)
+			}
 		}
 	}
 	return ""
@@ -119,53 +156,4 @@ func list(s string) []string {
 		}
 	}
 	return out
-}
-
-// bashPolicy parses the script and checks every simple command against
-// the allowed prefixes, so `go test; rm -rf /` is seen whole.
-func bashPolicy(script string, prefixes []string) string {
-	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
-	if err != nil {
-		return fmt.Sprintf("Command refused: it does not parse (%v).", err)
-	}
-	var bad string
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if bad != "" {
-			return false
-		}
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			var words []string
-			for _, w := range n.Args {
-				lit := w.Lit()
-				if lit == "" {
-					// A word built from expansions can be anything.
-					var sb strings.Builder
-					syntax.NewPrinter().Print(&sb, w)
-					lit = "\x00" + sb.String()
-				}
-				words = append(words, lit)
-			}
-			if len(words) == 0 {
-				return true
-			}
-			cmd := strings.Join(words, " ")
-			ok := false
-			for _, p := range prefixes {
-				if cmd == p || strings.HasPrefix(cmd, p+" ") {
-					ok = true
-				}
-			}
-			if !ok {
-				bad = strings.ReplaceAll(cmd, "\x00", "")
-			}
-		case *syntax.ProcSubst, *syntax.CoprocClause, *syntax.FuncDecl:
-			bad = "(" + fmt.Sprintf("%T", n) + ")"
-		}
-		return true
-	})
-	if bad != "" {
-		return fmt.Sprintf("Command refused by policy: %q is not an allowed command (allowed prefixes: %s).", bad, strings.Join(prefixes, ", "))
-	}
-	return ""
 }

@@ -77,6 +77,9 @@ Examples:
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `PATTERN` for agent-chat (provider/id, id or a fuzzy name)"},
 			&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
+			&cli.StringFlag{Name: "permission-mode", Usage: "passed to agent-chat: Claude Code's permission `MODE` for the tools where no one can approve (with --print: default, acceptEdits, plan, bypassPermissions)"},
+			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "passed to agent-chat: tool `RULES` that run without approval (Bash(git diff:*), Edit, …); repeatable"},
+			&cli.StringSliceFlag{Name: "disallowed-tools", Usage: "passed to agent-chat: tool `RULES` that never run; repeatable"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking (default: config.toml's approvalMode = \"yes\" or AGENT_APPROVAL_MODE=yes)"},
 			&cli.StringFlag{Name: "session-cmd", Value: "agent-session", Usage: "the session `COMMAND` (open, append, continue, fork …)"},
 			&cli.StringFlag{Name: "compact-cmd", Value: "agent-compact", Usage: "the compaction filter `COMMAND` (\"\" skips the stage)"},
@@ -189,6 +192,15 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 		}
 		if *s.to, err = pipeline.Words(v, getenv); err != nil {
 			return o, fmt.Errorf("--%s: %v", s.flag, err)
+		}
+	}
+	// Flags agent-chat takes as they are.
+	if v := c.String("permission-mode"); v != "" {
+		o.chatArgs = append(o.chatArgs, "--permission-mode", v)
+	}
+	for _, f := range []string{"allowed-tools", "disallowed-tools"} {
+		for _, v := range c.StringSlice(f) {
+			o.chatArgs = append(o.chatArgs, "--"+f, v)
 		}
 	}
 	switch {

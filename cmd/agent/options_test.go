@@ -52,6 +52,13 @@ func TestParseOptions(t *testing.T) {
 			with(func(o *options) {
 				o.model, o.thinking, o.tools = "fake/m", "high", []string{"agent-tool serve --read-only"}
 			}), ""},
+		{"permission flags go to agent-chat", flagTable{"print": true, "chat-args": "--max-tokens 10", "permission-mode": "acceptEdits",
+			"allowed-tools": []string{"Bash(go test:*)", "Read"}, "disallowed-tools": []string{"Bash(rm:*)"}}, []string{"fix"}, false,
+			with(func(o *options) {
+				o.print, o.prompt = true, "fix"
+				o.chatArgs = []string{"--max-tokens", "10", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(go test:*)",
+					"--allowed-tools", "Read", "--disallowed-tools", "Bash(rm:*)"}
+			}), ""},
 	} {
 		got, err := parseOptions(c.flags, c.args, c.tty, os.Getenv)
 		if c.err != "" {

@@ -51,6 +51,15 @@ var claudeNames = map[string]string{
 	"find": "Glob", "ls": "LS", "todo_write": "TodoWrite", "apply_patch": "Edit|MultiEdit",
 }
 
+// ClaudeNames are Claude Code's names of one of our tools (Bash for
+// bash, Edit and MultiEdit for edit), none for a tool it does not have.
+func ClaudeNames(tool string) []string {
+	if n := claudeNames[tool]; n != "" {
+		return strings.Split(n, "|")
+	}
+	return nil
+}
+
 // Matches says whether the hook applies to tool.
 func (h Hook) Matches(tool string) bool {
 	if h.Matcher == "" || h.Matcher == "*" {
@@ -63,8 +72,8 @@ func (h Hook) Matches(tool string) bool {
 	if re.MatchString(tool) {
 		return true
 	}
-	for _, n := range strings.Split(claudeNames[tool], "|") {
-		if n != "" && re.MatchString(n) {
+	for _, n := range ClaudeNames(tool) {
+		if re.MatchString(n) {
 			return true
 		}
 	}

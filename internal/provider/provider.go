@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 // Client streams model calls.
@@ -84,6 +85,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	var final *llm.Message
 	out := func(evs []llm.Event) {
 		for _, e := range evs {
+			c.maskEvent(e)
 			if f := e.Final(); f != nil {
 				final = f
 			}
@@ -139,6 +141,7 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 	}
 	if status != 200 {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
+		b = []byte(redact.Mask(string(b), c.Secrets)) // a 401 may quote the key
 		ra := llm.RetryAfter(header.Get, c.Now())
 		if d := llm.RetryDelay(b); d > ra {
 			ra = d
@@ -173,6 +176,17 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		c.Record.End(rec)
 	}
 	return finish(ctx, final), nil
+}
+
+// maskEvent masks the secrets, and the parts of them an error quotes, in
+// the error messages an event carries (lib/redact.Mask): a stream's error
+// event or a transport error may hold the key.
+func (c *Client) maskEvent(e llm.Event) {
+	for _, m := range []*llm.Message{e.Error, e.Message, e.Partial} {
+		if m != nil && m.ErrorMessage != "" {
+			m.ErrorMessage = redact.Mask(m.ErrorMessage, c.Secrets)
+		}
+	}
 }
 
 // request is the request of a call and, for a small context, its body.
@@ -296,7 +310,24 @@ type Exchange struct {
 		Headers map[string]string `json:"headers,omitempty"`
 		Chunks  []Chunk           `json:"chunks"`
 	} `json:"response"`
-	mu sync.Mutex
+	mu      sync.Mutex
+	secrets []string // masked in the response as it is written (End)
+}
+
+// mask takes the secrets, and the parts of them an error quotes, out of
+// the response: its headers, and its chunks, which become one chunk (at
+// the first's time) when a secret was found across them.
+func (e *Exchange) mask() {
+	for k, v := range e.Response.Headers {
+		e.Response.Headers[k] = redact.Mask(v, e.secrets)
+	}
+	var all strings.Builder
+	for _, c := range e.Response.Chunks {
+		all.WriteString(c.Data)
+	}
+	if m := redact.Mask(all.String(), e.secrets); m != all.String() {
+		e.Response.Chunks = []Chunk{{AfterMs: e.Response.Chunks[0].AfterMs, Data: m}}
+	}
 }
 
 // Chunk is response bytes as they arrived, afterMs after the request.
@@ -356,6 +387,7 @@ func (r *Recorder) Begin(req llm.Request, secrets []string, now time.Time) *Exch
 		}
 		ex.Request.Headers[strings.ToLower(k)] = v
 	}
+	ex.secrets = secrets
 	body := string(req.BodyBytes())
 	for _, s := range secrets {
 		if len(s) >= 6 {
@@ -379,6 +411,7 @@ func (r *Recorder) End(ex *Exchange) {
 	if ex.Response.Chunks == nil {
 		ex.Response.Chunks = []Chunk{}
 	}
+	ex.mask()
 	b, err := json.Marshal(ex)
 	if err == nil {
 		_, err = r.w.Write(append(b, '\n'))

@@ -21,6 +21,7 @@ import (
 type Options struct {
 	Command string // run with sh -c
 	Dir     string
+	Env     []string // the process's environment (nil: this process's)
 	Stderr  io.Writer
 	Hello   *event.Hello
 	// OnLog gets the process's log messages; OnBadLine each line that is
@@ -48,7 +49,7 @@ type Client struct {
 // is seen on Dead, not here: only a command that cannot start is an error.
 func Start(o Options) (*Client, error) {
 	cmd := exec.Command("sh", "-c", o.Command)
-	cmd.Dir = o.Dir
+	cmd.Dir, cmd.Env = o.Dir, o.Env
 	cmd.Stderr = o.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	isandbox "github.com/agentutils/agentutils/internal/sandbox"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/redact"
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
@@ -170,7 +171,8 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	// marker finds the descendants that left the process group (setsid)
 	// and lost their parent: they inherit it in their environment.
 	marker := fmt.Sprintf("AGENTUTILS_BASH_ID=%d.%d", os.Getpid(), env.Now().UnixNano())
-	cmd, err := env.bashCommand(a.Command, append(os.Environ(), append(nonInteractive, marker)...))
+	// No keys: variables whose names look secret are withheld unless named.
+	cmd, err := env.bashCommand(a.Command, append(redact.Environ(os.Environ(), env.ShellEnv, nil), append(nonInteractive, marker)...))
 	if err != nil {
 		pw.Close()
 		return event.ToolOutput{}, err

@@ -35,6 +35,9 @@ type Env struct {
 	// Session names the session (hello's sessionId): each has its own
 	// private temp dir in the sandbox.
 	Session string
+	// ShellEnv names the variables that bash gets although their names
+	// look secret (lib/redact): every other one is withheld.
+	ShellEnv []string
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root

@@ -16,6 +16,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/agentutils/agentutils/lib/permission"
+	"github.com/agentutils/agentutils/lib/redact"
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
@@ -40,12 +42,14 @@ var ApprovalModes = []string{"ask", "yes"}
 
 // A Setting is one key of config.toml with its variable and flag.
 type Setting struct {
-	Key     string   // TOML key, dotted for a table: modelRoles.default
-	Env     string   // AGENT_ variable
-	Flag    string   // flag name without dashes (agent-chat's or agent's)
-	List    bool     // a list of strings (a string is a list of one)
-	Choices []string // allowed values; nil: any
-	Default []string // nil: none
+	Key     string             // TOML key, dotted for a table: modelRoles.default
+	Env     string             // AGENT_ variable
+	Flag    string             // flag name without dashes (agent-chat's or agent's)
+	List    bool               // a list of strings (a string is a list of one)
+	Sep     string             // splits the variable's value into the list ("": one value)
+	Valid   func(string) error // checks each value (nil: any; Choices apply too)
+	Choices []string           // allowed values; nil: any
+	Default []string           // nil: none
 	Doc     string
 	// UserOnly settings name commands to run or widen the sandbox: a
 	// project's file (which comes with a cloned repository) may not set them.
@@ -62,6 +66,14 @@ var Settings = []Setting{
 		Doc: "tool co-process commands"},
 	{Key: "edit.mode", Env: "AGENT_EDIT_MODE", Flag: "edit-mode", Choices: EditModes, Default: []string{"replace"},
 		Doc: "how agent-tool edits files"},
+	{Key: "shell.env", Env: "AGENT_SHELL_ENV", Flag: "shell-env", List: true, Sep: ",", UserOnly: true, Valid: varName,
+		Doc: "secret-looking variables the tools may see"},
+	{Key: "permissions.defaultMode", Env: "AGENT_PERMISSION_MODE", Flag: "permission-mode", Choices: permission.Modes, UserOnly: true,
+		Doc: "agent-chat's permission mode in a pipe"},
+	{Key: "permissions.allow", Env: "AGENT_ALLOWED_TOOLS", Flag: "allowed-tools", List: true, UserOnly: true,
+		Doc: "tool rules that run without approval"},
+	{Key: "permissions.deny", Env: "AGENT_DISALLOWED_TOOLS", Flag: "disallowed-tools", List: true, UserOnly: true,
+		Doc: "tool rules that never run"},
 	{Key: "approvalMode", Env: "AGENT_APPROVAL_MODE", Flag: "yes", Choices: ApprovalModes, Default: []string{"ask"},
 		Doc: "the interactive agent: ask before edits and bash, or yes"},
 	{Key: "sandbox.mode", Env: "AGENT_SANDBOX", Flag: "sandbox", Choices: sandbox.Modes, Default: []string{sandbox.WorkspaceWrite}, UserOnly: true,
@@ -121,6 +133,12 @@ func (c Config) ToolsCmd() Value     { return c.Get("toolsCmd") }
 func (c Config) EditMode() Value     { return c.Get("edit.mode") }
 func (c Config) ApprovalMode() Value { return c.Get("approvalMode") }
 
+// ShellEnv is shell.env: the secret-looking variables the user lets the
+// tools see (lib/redact.Environ's keep).
+func (c Config) ShellEnv() []string { return c.Get("shell.env").Value }
+
+func varName(s string) error { return redact.CheckNames([]string{s}) }
+
 // Input is everything a merge reads.
 type Input struct {
 	User, Project *File               // nil: no such file
@@ -165,6 +183,12 @@ func Merge(in Input) (Config, error) {
 		if in.Getenv != nil {
 			if e := in.Getenv(s.Env); e != "" {
 				v = Value{Key: s.Key, Value: []string{e}, Source: Env, Where: s.Env}
+				if s.Sep != "" {
+					v.Value = strings.Split(e, s.Sep)
+					for i := range v.Value {
+						v.Value[i] = strings.TrimSpace(v.Value[i])
+					}
+				}
 				if err := s.check(v.Value); err != nil {
 					return Config{}, fmt.Errorf("%s: %v", s.Env, err)
 				}
@@ -191,6 +215,11 @@ func (s Setting) check(vals []string) error {
 		}
 		if s.Choices != nil && !slices.Contains(s.Choices, v) {
 			return fmt.Errorf("must be one of %s, not %q", strings.Join(s.Choices, ", "), v)
+		}
+		if s.Valid != nil {
+			if err := s.Valid(v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

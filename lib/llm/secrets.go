@@ -3,8 +3,11 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/redact"
 )
 
 // Secrets hides secret values: outbound text carries a placeholder instead
@@ -20,7 +23,7 @@ type Secrets struct {
 
 // MinSecretLen is the shortest value treated as a secret (shorter ones
 // would replace ordinary words).
-const MinSecretLen = 8
+const MinSecretLen = redact.MinLen
 
 // NewSecrets builds the replacer pair for values (short and duplicate ones
 // are ignored).
@@ -93,6 +96,23 @@ func (s *Secrets) HideJSON(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return json.RawMessage(s.hide.Replace(string(raw)))
+}
+
+// Seal keeps the placeholders of values in what Reveal returns, so no
+// tool is given them (the provider's key: the tools never hold it). It
+// returns s.
+func (s *Secrets) Seal(values ...string) *Secrets {
+	if s == nil || len(s.vals) == 0 {
+		return s
+	}
+	var r []string
+	for i, v := range s.vals {
+		if !slices.Contains(values, v) {
+			r = append(r, placeholder(i), v)
+		}
+	}
+	s.show = strings.NewReplacer(r...)
+	return s
 }
 
 // Reveal restores the secrets in a text the model wrote (a tool's

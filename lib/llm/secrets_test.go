@@ -41,3 +41,24 @@ func TestSecretsRoundTrip(t *testing.T) {
 		t.Errorf("HideJSON = %s", got)
 	}
 }
+
+// The provider's key is sealed: a tool is never given it, even when the
+// model writes its placeholder.
+func TestSecretsSeal(t *testing.T) {
+	s := NewSecrets([]string{"sk-provider-key-123", "tok-user-typed-4567890"}).Seal("sk-provider-key-123", "")
+	for in, want := range map[string]string{
+		"«secret-1»": "tok-user-typed-4567890", // a value the user typed (longest first)
+		"«secret-2»": "«secret-2»",             // the key
+	} {
+		if got := s.Reveal(in); got != want {
+			t.Errorf("Reveal(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if got := s.HideText("sk-provider-key-123"); got != "«secret-2»" {
+		t.Errorf("a sealed value is still hidden: %s", got)
+	}
+	var nilS *Secrets
+	if nilS.Seal("x") != nil {
+		t.Error("Seal on nil")
+	}
+}

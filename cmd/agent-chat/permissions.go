@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/permission"
+	"github.com/agentutils/agentutils/lib/shpolicy"
+)
+
+// toolClass is what a tool does, for the permission modes: the one place
+// that knows agent-tool's tools here (an MCP tool, or any other, has no
+// class and needs an allow rule).
+func toolClass(name string) string {
+	switch name {
+	case "read", "grep", "find", "ls", "todo_write":
+		return permission.Read
+	case "write", "edit", "apply_patch", "undo_edit":
+		return permission.Write
+	case "bash":
+		return permission.Exec
+	}
+	return ""
+}
+
+// permissionCall describes a call for the policy: names, class, bash's
+// script and its redirections' files (those outside the working
+// directory need approval), the path argument.
+func permissionCall(env *app.Env, name string, args json.RawMessage) permission.Call {
+	var a struct {
+		Command, Path, Cwd string
+	}
+	json.Unmarshal(args, &a)
+	home := env.Getenv("HOME")
+	resolve := func(base, p string) string {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(base, p)
+		}
+		return filepath.Clean(p)
+	}
+	cwd := resolve(env.Dir, a.Cwd)
+	c := permission.Call{Names: append([]string{name}, hooks.ClaudeNames(name)...), Class: toolClass(name), Command: a.Command,
+		Bash: shpolicy.Options{Resolve: func(p string) string { return resolve(cwd, p) },
+			File: func(abs string, write bool) string {
+				if rel, err := filepath.Rel(env.Dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+					return ""
+				}
+				return "a file outside the working directory needs approval."
+			}}}
+	if a.Path != "" {
+		c.Path = resolve(env.Dir, a.Path)
+		if rel, err := filepath.Rel(env.Dir, c.Path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			c.Path = rel
+		}
+	}
+	return c
+}
+
+// permitted is "" when the call may run, else why not.
+func (d *driver) permitted(name string, args json.RawMessage) string {
+	if d.perm == nil {
+		return ""
+	}
+	return d.perm.Decide(permissionCall(d.env, name, args))
+}
+
+// offered drops the tools a --disallowed-tools rule names whole: the model
+// is not told of them.
+func offered(p *permission.Policy, tools []llm.Tool) []llm.Tool {
+	if p == nil {
+		return tools
+	}
+	return slices.DeleteFunc(tools, func(t llm.Tool) bool {
+		names := append([]string{t.Name}, hooks.ClaudeNames(t.Name)...)
+		for _, r := range p.Deny {
+			if r.Spec == "" && slices.Contains(names, r.Tool) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// sayPermissions tells stderr what the policy lets run.
+func sayPermissions(env *app.Env, p *permission.Policy) {
+	if p != nil {
+		fmt.Fprintf(env.Stderr, "agent-chat: %s\n", p.Summary())
+	}
+}
