@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -61,8 +63,19 @@ Examples:
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
+			&cli.BoolFlag{Name: "die-with-parent", Usage: "end at once (its processes killed, its clone removed, no result) when the process that started it dies"},
+			&cli.StringFlag{Name: "guard", Hidden: true, Usage: "run as the guard of the task whose processes carry `MARKER`"},
+			&cli.StringFlag{Name: "guard-dir", Hidden: true, Usage: "the guard removes `DIR` when the runner dies"},
 		},
 		Action: func(c *cli.Context) error {
+			if m := c.String("guard"); m != "" {
+				return guard(env, m, c.String("guard-dir"))
+			}
+			if c.Bool("die-with-parent") {
+				if err := proctree.DieWithParent(); err != nil {
+					return err
+				}
+			}
 			task, err := readTask(c, env)
 			if err != nil {
 				return &exit.Error{Code: exit.Usage, Err: err}
@@ -131,6 +144,13 @@ type taskRun struct {
 	log  *os.File
 	wt   string // the clone
 
+	// marker is in the environment of every process the run starts, so
+	// that those which left its tree are found; guardIn's end, when the
+	// runner dies without writing "done" to it, makes the guard kill them.
+	marker  string
+	guard   *exec.Cmd
+	guardIn *os.File
+
 	// what is known so far, for the result
 	start       time.Time
 	host        string
@@ -156,10 +176,11 @@ func (r *taskRun) cmd(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = r.wt
 	cmd.Stderr = r.log
+	cmd.Env = append(os.Environ(), r.marker)
 	if self, err := os.Executable(); err == nil {
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(self)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(self)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = proctree.Attr() // its own group, killed if the runner dies
 	return cmd
 }
 
@@ -194,6 +215,10 @@ func (r *taskRun) run(ctx context.Context) error {
 	r.start = r.env.Now()
 	r.state.TurnsBudget, r.state.Check = r.task.Budgets.Turns, r.task.Check
 	r.host, _ = os.Hostname()
+	// Orphans below the run (a tool's `sleep 30 &`) are reparented to the
+	// runner, not init, and killed with the rest at the end.
+	proctree.Subreaper()
+	r.marker = fmt.Sprintf("AGENTUTILS_TASK=%s.%d.%d", r.task.ID, os.Getpid(), r.start.UnixNano())
 	for _, d := range []string{"sessions", "results", "logs"} {
 		if err := os.MkdirAll(filepath.Join(r.out, d), 0o755); err != nil {
 			return err
@@ -209,6 +234,7 @@ func (r *taskRun) run(ctx context.Context) error {
 	if tmp != "" && !r.c.Bool("keep") {
 		defer os.RemoveAll(tmp)
 	}
+	defer r.reap() // before the clone is removed
 	if err == nil {
 		r.sessionFile, _, err = createSession(r.env, filepath.Join(r.out, "sessions", r.task.ID), r.wt, map[string]string{"title": r.task.ID}, nil, false)
 	}
@@ -218,6 +244,8 @@ func (r *taskRun) run(ctx context.Context) error {
 	}
 	if ctx.Err() == nil {
 		r.pipeline(ctx, tmp)
+		// what the agent's tools left running does not run into the check
+		proctree.KillTree(0, r.marker, syscall.SIGKILL)
 	}
 	if ctx.Err() != nil {
 		r.state.Interrupted = true
@@ -273,6 +301,9 @@ func (r *taskRun) clone() (tmp, base string, err error) {
 	}
 	if tmp, err = os.MkdirTemp(root, "agent-task-"+r.task.ID+"-"); err != nil {
 		return "", "", err
+	}
+	if err := r.startGuard(tmp); err != nil {
+		return tmp, "", err
 	}
 	src, args := r.task.Repo, []string{"clone", "--quiet"}
 	if st, err := os.Stat(absPath(r.env, src)); err == nil && st.IsDir() {
@@ -470,6 +501,7 @@ func (r *taskRun) watch(ctx context.Context, tee io.Reader, chat *exec.Cmd, star
 			r.emit(false) // a second signal may end this process: the result is written now
 		case <-killTimer:
 			killAll(started, syscall.SIGKILL)
+			proctree.KillTree(0, r.marker, syscall.SIGKILL)
 		}
 	}
 }
@@ -507,3 +539,62 @@ func (r *taskRun) toolsScript(tmp string) (string, error) {
 }
 
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// startGuard starts this binary as the run's guard, in a process group of
+// its own (a SIGKILL of the batch's group leaves it) and reading a pipe
+// only the runner holds: when the runner dies, however, the guard kills
+// every process that carries the run's marker and removes the clone
+// (unless --keep).
+func (r *taskRun) startGuard(tmp string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir := tmp
+	if r.c.Bool("keep") {
+		dir = ""
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer pr.Close()
+	g := exec.Command(self, "run-task", "--guard", r.marker, "--guard-dir", dir)
+	g.Stdin, g.Stderr = pr, r.log
+	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := g.Start(); err != nil {
+		pw.Close()
+		return err
+	}
+	r.guard, r.guardIn = g, pw
+	return nil
+}
+
+// reap ends the run's processes: those still carrying its marker (below
+// it or not) are killed, the guard is told the runner saw to it, and the
+// orphans the runner inherited as a subreaper are waited for.
+func (r *taskRun) reap() {
+	proctree.KillTree(0, r.marker, syscall.SIGKILL)
+	if r.guard != nil {
+		io.WriteString(r.guardIn, "done")
+		r.guardIn.Close()
+		r.guard.Wait()
+	}
+	proctree.Reap()
+}
+
+// guard is run-task --guard: it waits for its stdin to end, and unless
+// the runner wrote "done" first (it ended and cleaned up itself), kills
+// every process that carries marker and removes dir.
+func guard(env *app.Env, marker, dir string) error {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	b, _ := io.ReadAll(io.LimitReader(env.Stdin, 16))
+	if string(b) == "done" {
+		return nil
+	}
+	proctree.KillTree(0, marker, syscall.SIGKILL)
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}

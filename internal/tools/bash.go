@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -172,7 +173,7 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Env = append(os.Environ(), append(nonInteractive, marker)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = proctree.Attr() // its own group; killed if agent-tool dies
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
@@ -204,11 +205,11 @@ loop:
 			reason = "aborted"
 		}
 		if reason != "" {
-			killTree(pid, marker, syscall.SIGTERM)
+			proctree.KillTree(pid, marker, syscall.SIGTERM)
 			select {
 			case waitErr = <-done:
 			case <-time.After(bashGrace):
-				killTree(pid, marker, syscall.SIGKILL)
+				proctree.KillTree(pid, marker, syscall.SIGKILL)
 				waitErr = <-done
 			}
 			break loop
@@ -216,7 +217,7 @@ loop:
 	}
 	// Whatever bash left running is killed: its process group and the
 	// descendants that left it.
-	killTree(pid, marker, syscall.SIGKILL)
+	proctree.KillTree(pid, marker, syscall.SIGKILL)
 	// The output the killed processes wrote is in the pipe; a holder that
 	// escaped the kill does not hold the call.
 	select {
