@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"os/signal"
 	"syscall"
 	"time"
 
