@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/lease"
 	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -46,8 +47,13 @@ the same and writes the result (outcome error, reason interrupted) at once, then
 the pipeline has ended; so does --timeout when it runs out (the runner's own deadline: on a
 host reached over ssh, a job runner's kill may be a SIGKILL that leaves no result).
 
+The run holds a lease on the task (OUT/leases/<id>.lock, an flock the kernel lets go of when the
+runner ends, however it ends): a second run of the same task, on any host sharing OUT, exits 1
+without touching the first's files.
+
 Exit status: 0 when a result was written (whatever the outcome), 130 when interrupted (the
-result is written), 2 for a bad task line or flags (no result), 1 when no result could be written.
+result is written), 2 for a bad task line or flags (no result), 1 when no result could be written
+(the task is running elsewhere, say).
 
 Examples:
    agent-session run-task --out out '{"id":"t1","repo":".","prompt":"fix the test","check":"go test ./..."}'
@@ -89,6 +95,14 @@ Examples:
 				return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
 			}
 			r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out"))}
+			// One run of a task at a time, on any host that shares OUT: a
+			// second one would write over the first's result.
+			host, _ := os.Hostname()
+			l, err := lease.Take(lease.Path(r.out, task.ID), host)
+			if err != nil {
+				return exit.Errorf(exit.Failure, "task %s: %v", task.ID, err)
+			}
+			defer l.Close()
 			return r.run(ctx)
 		},
 	}

@@ -39,8 +39,11 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
-	Now    func() time.Time
-	Dir    string // working directory
+	// Environ is the whole environment ("K=V" strings), for the
+	// processes a command starts; nil is an empty one.
+	Environ func() []string
+	Now     func() time.Time
+	Dir     string // working directory
 
 	StdinTTY, StdoutTTY, StderrTTY bool
 	// Cols is the width of the terminal on stdout (0: not a terminal).
@@ -57,6 +60,15 @@ type Env struct {
 	Args []string
 }
 
+// Environment is Environ's list (nil when the Env has none), for a
+// process's Cmd.Env.
+func (e *Env) Environment() []string {
+	if e.Environ == nil {
+		return nil
+	}
+	return e.Environ()
+}
+
 // Spec builds a command's application for an environment.
 type Spec func(env *Env) *cli.App
 
@@ -66,7 +78,7 @@ func OSEnv() *Env {
 	cols, _, _ := term.GetSize(int(os.Stdout.Fd()))
 	return &Env{Cols: cols,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, Now: time.Now, Dir: dir,
+		Getenv: os.Getenv, Environ: os.Environ, Now: time.Now, Dir: dir,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
