@@ -28,9 +28,11 @@ vet:
 
 # make lint (gofmt, go vet, staticcheck, deadcode, cmd/ function size) + the
 # race-checked unit tests + the testscript suites (they run inside `go test`:
-# each cmd/agent-*/ and the top-level pipeline suite build the binaries once).
+# each cmd/agent-*/ and the top-level pipeline suite build the binaries once)
+# + deploy/job.yaml against Kubernetes' Job validation (scripts/check-deploy).
 test: lint man-check
 	$(GO) test -race -count=1 ./...
+	scripts/check-deploy
 
 test-short:
 	$(GO) test -short ./...

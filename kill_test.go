@@ -69,17 +69,28 @@ func startLong(t *testing.T) (cmd *exec.Cmd, dir string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	sleeping(t, dir, cmd.Process.Pid, 1)
+	return cmd, dir
+}
+
+// sleeping waits until n of the model's `sleep 30` run under the fixture
+// dir (at most 60 s, a bound on a broken build), failing if pid ends.
+func sleeping(t *testing.T, dir string, pid, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		running := false
+		k := 0
 		for _, p := range carrying("HOME=" + dir) {
-			running = running || strings.Contains(p, " sleep 30")
+			if strings.Contains(p, " sleep 30") {
+				k++
+			}
 		}
-		if running {
-			return cmd, dir
+		if k >= n {
+			return
 		}
-		if cmd.ProcessState != nil {
-			t.Fatal("run-task ended early")
+		if syscall.Kill(pid, 0) != nil || time.Now().After(deadline) {
+			t.Fatalf("%d of %d `sleep 30` running; %d ended early or is stuck", k, n, pid)
 		}
 		sleepABit()
 	}
@@ -109,5 +120,67 @@ func TestRunTaskKilled(t *testing.T) {
 			cmd.Wait()
 			gone(t, "HOME="+dir, filepath.Join(dir, "work", "agent-task-*"))
 		})
+	}
+}
+
+// TestBatchKilled: SIGKILL of agent-batch, or of its whole process group,
+// while two tasks run the model's `sleep 30` leaves no process and no
+// clone, under GNU parallel and on the own workers; ^C (SIGINT to the
+// group) stops the tasks, each writing its result, reason interrupted.
+func TestBatchKilled(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("runs agent pipelines; Linux's /proc")
+	}
+	for _, engine := range []string{"parallel", "workers"} {
+		for _, how := range []string{"SIGKILL agent-batch", "SIGKILL its group", "^C"} {
+			t.Run(engine+"/"+how, func(t *testing.T) {
+				flags := []string{"--no-parallel"}
+				if engine == "parallel" {
+					if _, err := exec.LookPath("parallel"); err != nil {
+						t.Skip("GNU parallel not installed")
+					}
+					flags = nil
+				}
+				testBatchKilled(t, flags, how)
+			})
+		}
+	}
+}
+
+func testBatchKilled(t *testing.T, flags []string, how string) {
+	dir, out, bin, env, task := longTask(t)
+	tasks := filepath.Join(dir, "long.jsonl")
+	two := task + "\n" + strings.Replace(task, `"id":"wall"`, `"id":"wall2"`, 1) + "\n"
+	if err := os.WriteFile(tasks, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	args := append(append([]string{"-j", "2", "-o", out}, flags...), tasks, "--", "--work-dir", work, "--grace", "2s")
+	cmd := exec.Command(filepath.Join(bin, "agent-batch"), args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	pid := cmd.Process.Pid
+	sleeping(t, dir, pid, 2)
+	switch how {
+	case "SIGKILL agent-batch":
+		syscall.Kill(pid, syscall.SIGKILL)
+	case "SIGKILL its group":
+		syscall.Kill(-pid, syscall.SIGKILL)
+	case "^C":
+		syscall.Kill(-pid, syscall.SIGINT)
+	}
+	cmd.Wait()
+	gone(t, "HOME="+dir, filepath.Join(work, "agent-task-*"))
+	if how == "^C" {
+		for _, id := range []string{"wall", "wall2"} {
+			if r, err := os.ReadFile(filepath.Join(out, "results", id+".json")); err != nil || !strings.Contains(string(r), `"reason":"interrupted"`) {
+				t.Errorf("%s: %s %v", id, r, err)
+			}
+		}
 	}
 }

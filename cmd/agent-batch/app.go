@@ -107,7 +107,7 @@ func optionsOf(c *cli.Context, env *app.Env) (batchrun.Options, func(), error) {
 	o.Tasks, o.Extra = args[0], args[1:]
 	if len(o.Extra) > 0 && o.Extra[0] == "--" {
 		o.Extra = o.Extra[1:]
-	} else if len(o.Extra) > 0 {
+	} else if len(o.Extra) > 0 && !strings.HasPrefix(o.Extra[0], "-") {
 		return o, nothing, exit.Errorf(exit.Usage, "one TASKS file, please (run-task's flags go after --)")
 	}
 	if err := checkNumbers(c, &o); err != nil {
