@@ -33,8 +33,7 @@ session's HTML export) in OUT/trajectories/<id>.html, linked from OUT/report.htm
 
 A line that is not a task (not JSON, not UTF-8, a missing field, an id an earlier line has) gets
 a result of its own, outcome error, the reason naming the line. A re-run resumes: it never runs a
-task that has a result (but with --retry-failed those interrupted or cut short by a provider
-error), nor one whose earlier run is still alive (it holds the task's lease, OUT/leases/<id>.lock,
+task that has a result (but with --retry-failed those whose runner was interrupted), nor one whose earlier run is still alive (it holds the task's lease, OUT/leases/<id>.lock,
 on any host). A run that ends on a transient provider error (429, 5xx, a network error) is run
 again, up to --retries times, after --retry-wait doubled each time. --max-cost stops starting
 tasks when the runs in OUT have cost that much (every run counts, retried or killed ones too:
@@ -57,7 +56,7 @@ Examples:
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "agent-batch", Usage: "output `DIR`"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "`N` tasks at a time (default: the number of cores)"},
 			&cli.StringFlag{Name: "timeout", Aliases: []string{"t"}, Usage: "stop a task after `SECS`: its runner (run-task --timeout) ends the pipeline and writes its result, reason interrupted, on any host; it is killed if still there 60 s later"},
-			&cli.BoolFlag{Name: "retry-failed", Usage: "also run the tasks whose result says interrupted, or a transient provider error"},
+			&cli.BoolFlag{Name: "retry-failed", Usage: "also run the tasks whose runner was interrupted (their result says so)"},
 			&cli.StringFlag{Name: "sshlogin", Aliases: []string{"S"}, Usage: "run on these hosts too (GNU parallel --sshlogin `LOGINS`; ':' is this machine); OUT must be a directory every host sees at the same path, the binaries on each host's PATH"},
 			&cli.StringFlag{Name: "filter", Usage: "run only the tasks whose id matches `REGEXP`"},
 			&cli.StringFlag{Name: "slice", Usage: "run only `START:END` of the (filtered) tasks, from 0, as Python slices"},

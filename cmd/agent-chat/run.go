@@ -551,7 +551,7 @@ func secretValues(env *app.Env, key string) []string {
 	if key != "" && key != "N/A" {
 		out = append(out, key)
 	}
-	for _, kv := range os.Environ() {
+	for _, kv := range env.Environment() {
 		name, _, _ := strings.Cut(kv, "=")
 		up := strings.ToUpper(name)
 		if strings.Contains(up, "KEY") || strings.Contains(up, "TOKEN") || strings.Contains(up, "SECRET") || strings.Contains(up, "PASSWORD") {

@@ -69,43 +69,53 @@ Examples:
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
-			&cli.BoolFlag{Name: "die-with-parent", Usage: "end at once (its processes killed, its clone removed, no result) when the process that started it dies"},
+			&cli.BoolFlag{Name: "die-with-parent", Usage: "stop as SIGTERM does (result interrupted, exit 130) when the process that started it dies"},
 			&cli.StringFlag{Name: "guard", Hidden: true, Usage: "run as the guard of the task whose processes carry `MARKER`"},
 			&cli.StringFlag{Name: "guard-dir", Hidden: true, Usage: "the guard removes `DIR` when the runner dies"},
 		},
-		Action: func(c *cli.Context) error {
-			if m := c.String("guard"); m != "" {
-				return guard(env, m, c.String("guard-dir"))
-			}
-			if c.Bool("die-with-parent") {
-				if err := proctree.DieWithParent(); err != nil {
-					return err
-				}
-			}
-			task, err := readTask(c, env)
-			if err != nil {
-				return &exit.Error{Code: exit.Usage, Err: err}
-			}
-			ctx := c.Context
-			if d := c.Duration("timeout"); d > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, d)
-				defer cancel()
-			} else if d < 0 {
-				return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
-			}
-			r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out"))}
-			// One run of a task at a time, on any host that shares OUT: a
-			// second one would write over the first's result.
-			host, _ := os.Hostname()
-			l, err := lease.Take(lease.Path(r.out, task.ID), host)
-			if err != nil {
-				return exit.Errorf(exit.Failure, "task %s: %v", task.ID, err)
-			}
-			defer l.Close()
-			return r.run(ctx)
-		},
+		Action: func(c *cli.Context) error { return runTask(c, env) },
 	}
+}
+
+// runTask is run-task's action (or, with the hidden --guard, the guard's).
+func runTask(c *cli.Context, env *app.Env) error {
+	if m := c.String("guard"); m != "" {
+		return guard(env, m, c.String("guard-dir"))
+	}
+	ctx := c.Context
+	if c.Bool("die-with-parent") {
+		// SIGHUP when the parent dies, taken as an interrupt: not a
+		// second SIGTERM, which would end the process before its
+		// result is written (a remote shell and its runner get
+		// parallel's TERM together).
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGHUP)
+		defer stop()
+		if err := proctree.DieWithParent(syscall.SIGHUP); err != nil {
+			return err
+		}
+	}
+	task, err := readTask(c, env)
+	if err != nil {
+		return &exit.Error{Code: exit.Usage, Err: err}
+	}
+	if d := c.Duration("timeout"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	} else if d < 0 {
+		return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
+	}
+	r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out"))}
+	// One run of a task at a time, on any host that shares OUT: a
+	// second one would write over the first's result.
+	host, _ := os.Hostname()
+	l, err := lease.Take(lease.Path(r.out, task.ID), host)
+	if err != nil {
+		return exit.Errorf(exit.Failure, "task %s: %v", task.ID, err)
+	}
+	defer l.Close()
+	return r.run(ctx)
 }
 
 func readTask(c *cli.Context, env *app.Env) (batch.Task, error) {
@@ -190,9 +200,9 @@ func (r *taskRun) cmd(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = r.wt
 	cmd.Stderr = r.log
-	cmd.Env = append(os.Environ(), r.marker)
+	cmd.Env = append(r.env.Environment(), r.marker)
 	if self, err := os.Executable(); err == nil {
-		cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(self)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(self)+string(os.PathListSeparator)+r.env.Getenv("PATH"))
 	}
 	cmd.SysProcAttr = proctree.Attr() // its own group, killed if the runner dies
 	return cmd

@@ -88,7 +88,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	st, err := o.lookStages(env.Dir)
+	st, err := o.lookStages(env.Dir, env.Environment())
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
@@ -175,8 +175,8 @@ func parseOptions(c flagValues, args []string, stdinTTY bool) (options, error) {
 
 // lookStages finds the stages' commands on PATH; an agent-compact that is
 // not there, unless named, means no compaction stage (as scripts/agent).
-func (o options) lookStages(dir string) (*stages, error) {
-	st := &stages{dir: dir, env: os.Environ(), tools: o.tools, session: o.session, chat: o.chat, compact: o.compact, chatArgs: o.chatArgs}
+func (o options) lookStages(dir string, environ []string) (*stages, error) {
+	st := &stages{dir: dir, env: environ, tools: o.tools, session: o.session, chat: o.chat, compact: o.compact, chatArgs: o.chatArgs}
 	for i, argv := range [][]string{o.session, o.chat, o.compact} {
 		if argv == nil {
 			continue

@@ -33,7 +33,7 @@ type Options struct {
 	Out         string         // absolute
 	Jobs        int            // tasks at a time (0: parallel's default, or the number of cores)
 	Timeout     int            // seconds per task (0: none)
-	RetryFailed bool           // also run the tasks whose result says interrupted or transient
+	RetryFailed bool           // also run the tasks whose result says interrupted
 	SSHLogin    string         // GNU parallel --sshlogin
 	Extra       []string       // run-task flags
 	Filter      *regexp.Regexp // task ids to keep (nil: all)
@@ -125,10 +125,10 @@ func plan(o Options, sel []batch.Line, s *Summary) ([]batch.Line, error) {
 	return todo, nil
 }
 
-// retryable: a result --retry-failed runs again (its runner was stopped,
-// or a provider error cut it short).
+// retryable: a result --retry-failed runs again (its runner was stopped).
+// Transient provider errors were retried already, --retries times.
 func retryable(r batch.Result) bool {
-	return r.Transient || (r.Outcome == batch.Error && r.Reason == "interrupted")
+	return r.Outcome == batch.Error && r.Reason == "interrupted"
 }
 
 func readResult(path string) (batch.Result, error) {

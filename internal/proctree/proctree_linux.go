@@ -101,16 +101,16 @@ func Reap() {
 	}
 }
 
-// DieWithParent has the kernel send this process SIGKILL when its parent
-// dies (PR_SET_PDEATHSIG on itself), and kills it now if the parent died
-// while the call was made.
-func DieWithParent() error {
+// DieWithParent has the kernel send this process sig when its parent dies
+// (PR_SET_PDEATHSIG on itself), and sends it now if the parent died while
+// the call was made.
+func DieWithParent(sig syscall.Signal) error {
 	ppid := os.Getppid()
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(sig), 0, 0, 0); err != nil {
 		return err
 	}
 	if os.Getppid() != ppid {
-		return syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		return syscall.Kill(os.Getpid(), sig)
 	}
 	return nil
 }

@@ -22,4 +22,4 @@ func Attr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 func Reap() {}
 
 // DieWithParent does nothing where there is no PR_SET_PDEATHSIG.
-func DieWithParent() error { return nil }
+func DieWithParent(syscall.Signal) error { return nil }
