@@ -12,6 +12,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -130,7 +131,9 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		a.Commands, a.HideHelpCommand = nil, true
 	}
 	err := a.RunContext(ctx, interspersed(a, args))
-	if fmt.Sprintf("%T", err) == "*cli.exitError" {
+	var ours *exit.Error
+	var theirs cli.ExitCoder
+	if !errors.As(err, &ours) && errors.As(err, &theirs) {
 		// urfave/cli's own exits (cli.Exit: "No help topic for 'x'", code 3)
 		// are usage errors: 3 means context overflow and nothing else.
 		err = exit.Wrap(exit.Usage, err)
