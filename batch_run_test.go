@@ -177,3 +177,30 @@ func TestBatchResume(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }
+
+// TestBatchImageRefused: --image wants a container engine that answers; a
+// docker client without its daemon (as on this project's CI machine) and a
+// podman that fails are refused before anything runs (exit 2, each named).
+func TestBatchImageRefused(t *testing.T) {
+	dir, tasks, bin, env := batchFixture(t)
+	fake := filepath.Join(dir, "fakebin")
+	os.Mkdir(fake, 0o755)
+	os.WriteFile(filepath.Join(fake, "docker"), []byte("#!/bin/sh\necho 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2\nexit 1\n"), 0o755)
+	os.WriteFile(filepath.Join(fake, "podman"), []byte("#!/bin/sh\necho 'Error: cannot connect to Podman' >&2\nexit 125\n"), 0o755)
+	var env2 []string
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + fake + string(os.PathListSeparator) + p
+		}
+		env2 = append(env2, kv)
+	}
+	out := filepath.Join(dir, "out")
+	_, stderr, code := runCode(t, dir, env2, nil, filepath.Join(bin, "agent-batch"), "--image", "agentutils-batch", "-o", out, tasks)
+	want := "--image agentutils-batch: no container engine answers (podman: Error: cannot connect to Podman; docker: Cannot connect to the Docker daemon"
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results")); err == nil {
+		t.Error("something ran")
+	}
+}

@@ -64,6 +64,7 @@ Examples:
 			&cli.IntFlag{Name: "retries", Value: 2, Usage: "run a task up to `N` more times after a transient provider error"},
 			&cli.DurationFlag{Name: "retry-wait", Value: 30 * time.Second, Usage: "wait `DURATION` before the first retry, doubled for each next one (at most 5m)"},
 			&cli.BoolFlag{Name: "no-parallel", Usage: "use the own workers even when GNU parallel is installed"},
+			&cli.StringFlag{Name: "image", Usage: "run each task in a container of `IMAGE` (podman or docker, when one answers; the image holds agent-session, as deploy/Dockerfile's does)"},
 		},
 		Action: func(c *cli.Context) error { return batchAction(c, env) },
 	}
@@ -139,6 +140,14 @@ func optionsOf(c *cli.Context, env *app.Env) (batchrun.Options, func(), error) {
 	} else if o.SSHLogin != "" {
 		return o, nothing, exit.Errorf(exit.Usage, "--sshlogin needs GNU parallel (apt-get install parallel)")
 	}
+	if img := c.String("image"); img != "" {
+		engine, err := batchrun.ContainerEngine(c.Context, o.Environ)
+		if err != nil {
+			return o, nothing, exit.Errorf(exit.Usage, "--image %s: %v", img, err)
+		}
+		o.Engine, o.Image = engine, img
+	}
+	o.Dir = env.Dir
 	o.Out = c.String("out")
 	if !filepath.IsAbs(o.Out) {
 		o.Out = filepath.Join(env.Dir, o.Out)

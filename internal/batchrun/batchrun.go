@@ -42,7 +42,10 @@ type Options struct {
 	Retries     int            // runs more for a task that met a transient provider error
 	RetryWait   time.Duration  // the first retry's wait, doubled each time
 	Parallel    string         // GNU parallel's path ("" for the own workers)
-	Bin         string         // the directory of agent-session
+	Engine      string         // a container engine's path, with Image: a container per task
+	Image       string
+	Dir         string // the working directory (mounted in containers)
+	Bin         string // the directory of agent-session
 	Cores       int
 	Environ     []string  // the environment of the processes it starts
 	Log         io.Writer // progress and warnings

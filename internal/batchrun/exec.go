@@ -28,6 +28,15 @@ func (b *run) exec(ctx context.Context, todo []batch.Line) error {
 	return b.pool(ctx, todo)
 }
 
+// command is what runs run-task: agent-session, or (--image) a container
+// of the image whose entry point is agent-session.
+func (b *run) command() []string {
+	if b.o.Engine != "" {
+		return append([]string{b.o.Engine}, b.containerArgs()...)
+	}
+	return []string{"agent-session"}
+}
+
 // runTaskArgs are run-task's arguments but the task.
 func (b *run) runTaskArgs() []string {
 	args := []string{"run-task", "--out", b.o.Out, "--die-with-parent"}
@@ -70,7 +79,7 @@ func (b *run) parallel(ctx context.Context, todo []batch.Line) error {
 		// Remote hosts get this PATH and AGENTUTILS_HOME and run in this directory's path.
 		args = append(args, "--sshlogin", b.o.SSHLogin, "--wd", ".", "--env", "PATH", "--env", "AGENTUTILS_HOME")
 	}
-	args = append(append(append(args, "agent-session"), b.runTaskArgs()...), "{}")
+	args = append(append(append(args, b.command()...), b.runTaskArgs()...), "{}")
 	var in bytes.Buffer
 	for _, l := range todo {
 		in.Write(bytes.TrimSpace(l.Raw))
@@ -165,8 +174,12 @@ func (b *run) runOne(ctx context.Context, l batch.Line) []byte {
 	if ctx.Err() != nil {
 		return nil
 	}
-	args := append(b.runTaskArgs(), string(bytes.TrimSpace(l.Raw)))
-	cmd := exec.Command(filepath.Join(b.o.Bin, "agent-session"), args...)
+	command := b.command()
+	if b.o.Engine == "" {
+		command[0] = filepath.Join(b.o.Bin, "agent-session")
+	}
+	args := append(append(command[1:], b.runTaskArgs()...), string(bytes.TrimSpace(l.Raw)))
+	cmd := exec.Command(command[0], args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Env = &out, b.o.Log, b.childEnv()
 	cmd.SysProcAttr = proctree.Attr()
