@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -131,9 +132,7 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		a.Commands, a.HideHelpCommand = nil, true
 	}
 	err := a.RunContext(ctx, interspersed(a, args))
-	var ours *exit.Error
-	var theirs cli.ExitCoder
-	if !errors.As(err, &ours) && errors.As(err, &theirs) {
+	if isUrfaveExit(err) {
 		// urfave/cli's own exits (cli.Exit: "No help topic for 'x'", code 3)
 		// are usage errors: 3 means context overflow and nothing else.
 		err = exit.Wrap(exit.Usage, err)
@@ -148,6 +147,19 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		}
 	}
 	return report(a.Name, env, err)
+}
+
+// urfaveExit is the type of urfave/cli's own exits (cli.Exit), compared
+// as a type, not by its name.
+var urfaveExit = reflect.TypeOf(cli.Exit("", 0))
+
+func isUrfaveExit(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if reflect.TypeOf(err) == urfaveExit {
+			return true
+		}
+	}
+	return false
 }
 
 func report(name string, env *Env, err error) int {

@@ -65,7 +65,6 @@ type Summary struct {
 	BadLines int
 	Running  []string // not started: an earlier run still holds the lease
 	NotRun   []string // not started: the cost cap was reached
-	Capped   bool
 }
 
 // Run runs a batch. Its error is bad input (exit 2) or a failure to run
