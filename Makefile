@@ -28,9 +28,11 @@ vet:
 
 # make lint (gofmt, go vet, staticcheck, deadcode, cmd/ function size) + the
 # race-checked unit tests + the testscript suites (they run inside `go test`:
-# each cmd/agent-*/ and the top-level pipeline suite build the binaries once).
+# each cmd/agent-*/ and the top-level pipeline suite build the binaries once)
+# + deploy/job.yaml against Kubernetes' Job validation (scripts/check-deploy).
 test: lint man-check
 	$(GO) test -race -count=1 ./...
+	scripts/check-deploy
 
 test-short:
 	$(GO) test -short ./...
@@ -66,7 +68,13 @@ man-check:
 # cyclomatic complexity 30). The tools are pinned and fetched by `go run`.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE    ?= $(GO) run golang.org/x/tools/cmd/deadcode@v0.39.0
+# shellcheck (warnings and errors) over every shell script: the Debian package when it is
+# installed. There is no Go port to fetch through the module proxy, so a machine with only Go
+# skips it with a notice.
+SHELL_SCRIPTS = $(shell grep -lE '^\#!.*[/ ](ba)?sh$$' scripts/* deploy/entrypoint 2>/dev/null)
 lint: vet
+	@if command -v shellcheck >/dev/null 2>&1; then shellcheck -S warning $(SHELL_SCRIPTS); \
+	 else echo "lint: shellcheck not installed (apt-get install shellcheck): $(words $(SHELL_SCRIPTS)) shell scripts not checked"; fi
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(STATICCHECK) ./...
 	@$(DEADCODE) ./... > .deadcode.out || { cat .deadcode.out; rm -f .deadcode.out; echo "deadcode did not run"; exit 1; }; \

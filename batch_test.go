@@ -92,18 +92,34 @@ func readResults(t *testing.T, path string) map[string]map[string]any {
 	return got
 }
 
-// TestBatch runs the tasks through scripts/agent-batch (GNU parallel when
-// installed, else its one-by-one loop), checks every outcome, session and
+// TestBatch runs the tasks through agent-batch (GNU parallel when
+// installed, and its own workers), checks every outcome, session and
 // the stats over them, re-runs to see nothing run twice, and runs the
 // container's entry script (deploy/entrypoint) with JOB_COMPLETION_INDEX.
 func TestBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs agent pipelines")
 	}
+	for _, engine := range []string{"parallel", "workers"} {
+		t.Run(engine, func(t *testing.T) {
+			flags := []string{"--no-parallel"}
+			if engine == "parallel" {
+				if _, err := exec.LookPath("parallel"); err != nil {
+					t.Skip("GNU parallel not installed")
+				}
+				flags = nil
+			}
+			testBatch(t, flags)
+		})
+	}
+}
+
+func testBatch(t *testing.T, flags []string) {
 	dir, tasks, bin, env := batchFixture(t)
-	script, _ := filepath.Abs("scripts/agent-batch")
+	script := filepath.Join(bin, "agent-batch")
 	out := filepath.Join(dir, "out")
-	run(t, dir, env, "bash", script, "-j", "2", "-o", out, tasks)
+	args := append(append([]string{"-j", "2", "-o", out, "--retry-wait", "1ms"}, flags...), tasks)
+	summary := run(t, dir, env, script, args...)
 	got := readResults(t, filepath.Join(out, "results.jsonl"))
 	want := map[string][2]string{
 		"pass": {"passed", "check passed"}, "fail": {"failed", "check exit 1"},
@@ -135,11 +151,29 @@ func TestBatch(t *testing.T) {
 		t.Errorf("fail: check exit %v", c)
 	}
 
-	// A re-run runs nothing: every task has one session still.
-	run(t, dir, env, "bash", script, "-j", "2", "-o", out, tasks)
+	// The summary: a row per model, the crash retried twice (HTTP 500 is
+	// transient), the report written, each task's trajectory linked.
+	for _, w := range []string{"anthropic/claude-sonnet-4-5  6  ", "runs started 8 (retries after a transient provider error: 2)", "report: " + filepath.Join(out, "report.html")} {
+		if !strings.Contains(summary, w) {
+			t.Errorf("summary lacks %q:\n%s", w, summary)
+		}
+	}
+	if page, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(page), `<a href="trajectories/pass.html">pass</a>`) {
+		t.Errorf("report.html does not link pass's trajectory: %v", err)
+	}
+	if page, err := os.ReadFile(filepath.Join(out, "trajectories", "pass.html")); err != nil || !strings.Contains(string(page), "Write the answer") {
+		t.Errorf("trajectories/pass.html: %v", err)
+	}
+
+	// A re-run runs nothing: every task has its sessions still (crash's three).
+	run(t, dir, env, script, args...)
 	for id := range want {
-		if m, _ := filepath.Glob(filepath.Join(out, "sessions", id, "*.jsonl")); len(m) != 1 {
-			t.Errorf("%s: %d sessions after a re-run, want 1", id, len(m))
+		n := 1
+		if id == "crash" {
+			n = 3
+		}
+		if m, _ := filepath.Glob(filepath.Join(out, "sessions", id, "*.jsonl")); len(m) != n {
+			t.Errorf("%s: %d sessions after a re-run, want %d", id, len(m), n)
 		}
 	}
 

@@ -16,10 +16,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -108,6 +110,9 @@ func docs(t *testing.T, path string) []doc {
 	}
 	parse := func(b []byte, line int) doc {
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err == nil && !utf8.Valid(b) {
+			err = errors.New("not UTF-8") // RFC 8259: JSON text is UTF-8
+		}
 		if err != nil {
 			// Malformed JSON is only acceptable in the invalid corpus.
 			if strings.Contains(path, string(filepath.Separator)+"invalid"+string(filepath.Separator)) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"syscall"
 	"time"
 
@@ -25,7 +24,7 @@ func renderStream(c *cli.Context, env *app.Env) error {
 	if color && env.Getenv("AGENT_RENDER") != "builtin" {
 		if bin := app.Sibling("agent-render"); bin != "" {
 			argv := []string{bin, "--color", "always"}
-			err := syscall.Exec(bin, argv, os.Environ())
+			err := syscall.Exec(bin, argv, env.Environment())
 			app.Warnf(c, "exec %s: %v (rendering without it)", bin, err)
 		}
 	}

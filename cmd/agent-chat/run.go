@@ -95,7 +95,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err := sealProc(); err != nil {
 		warn(fmt.Sprintf("cannot hide the keys in /proc from the tools: %v", err))
 	}
-	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(os.Environ(), o.ShellEnv, secrets))
+	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(env.Environment(), o.ShellEnv, secrets))
 	if err != nil {
 		return err
 	}
@@ -470,7 +470,7 @@ func secretValues(env *app.Env, key string) []string {
 	if key != "" && key != "N/A" {
 		out = append(out, key)
 	}
-	for _, kv := range os.Environ() {
+	for _, kv := range env.Environment() {
 		name, _, _ := strings.Cut(kv, "=")
 		if redact.SecretName(name) {
 			if v := env.Getenv(name); len(v) >= redact.MinLen {

@@ -118,7 +118,7 @@ func runCommit(c *cli.Context, env *app.Env) error {
 func gitCommit(c *cli.Context, env *app.Env, m string, edits []*edit) error {
 	cmd := exec.CommandContext(c.Context, "git", "commit", "-q", "-F", "-")
 	cmd.Dir = env.Dir
-	cmd.Env = append(os.Environ(), "AGENT_COMMIT_ACTIVE=1")
+	cmd.Env = append(env.Environment(), "AGENT_COMMIT_ACTIVE=1")
 	cmd.Stdin = strings.NewReader(m + "\n")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

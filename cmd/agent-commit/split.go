@@ -185,7 +185,7 @@ func applySplit(ctx context.Context, env *app.Env, plan commit.SplitPlan, order 
 	run := func(stdin io.Reader, args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, "git", args...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+tmp.Name(), "AGENT_COMMIT_ACTIVE=1")
+		cmd.Env = append(env.Environment(), "GIT_INDEX_FILE="+tmp.Name(), "AGENT_COMMIT_ACTIVE=1")
 		cmd.Stdin = stdin
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -475,7 +474,7 @@ func (j *job) commandAsk(prompt string) (string, error) {
 	var out, errb bytes.Buffer
 	p := exec.CommandContext(j.ctx(), "sh", "-c", j.summarizerCmd)
 	p.Dir, p.Stdin, p.Stdout, p.Stderr = j.env.Dir, &in, &out, &errb
-	p.Env = append(os.Environ(), "AGENT_COMPACT_SYSTEM_PROMPT="+compact.SystemPrompt)
+	p.Env = append(j.env.Environment(), "AGENT_COMPACT_SYSTEM_PROMPT="+compact.SystemPrompt)
 	if err := p.Run(); err != nil {
 		return "", fmt.Errorf("--summarizer-cmd: %v: %s", err, strings.TrimSpace(errb.String()))
 	}

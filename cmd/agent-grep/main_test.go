@@ -21,31 +21,6 @@ func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testbin.Params(t, "testdata/script", map[string]testbin.Cmd{
-		// status N cmd args...: run cmd, keep its output for stdout/stderr
-		// checks, and require exit status N (rg's 0, 1 and 2).
-		"status": func(ts *testscript.TestScript, neg bool, args []string) {
-			if neg {
-				ts.Fatalf("status: no '!' (the status to expect is its first argument)")
-			}
-			if len(args) < 2 {
-				ts.Fatalf("usage: status N command [args...]")
-			}
-			want, err := strconv.Atoi(args[0])
-			if err != nil {
-				ts.Fatalf("status: %v", err)
-			}
-			code := 0
-			if err := ts.Exec(args[1], args[2:]...); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					ts.Fatalf("%v", err)
-				}
-				code = ee.ExitCode()
-			}
-			if code != want {
-				ts.Fatalf("exit status %d, want %d", code, want)
-			}
-		},
 		// golden N FILE args...: agent-grep args with stdin at /dev/null (as
 		// rg ran), exit status N, stdout equal to FILE but for elapsed times.
 		"golden": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -267,10 +268,7 @@ func (r *runner) recordTrust() error {
 	return writeFileAtomic(r.trustFile(), append(data, '\n'))
 }
 
-func isDir(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
-}
+func isDir(err error) bool { return errors.Is(err, syscall.EISDIR) }
 
 // isTrusted looks the project up in the user config's list, then in the
 // trust file.

@@ -229,7 +229,7 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 	switch typ {
 	case "", "stdio":
 		cmd := exec.Command(sv.Command, sv.Args...)
-		cmd.Env = os.Environ()
+		cmd.Env = s.r.env.Environment()
 		for _, k := range sv.EnvVars {
 			if v := s.r.getenv(k); v != "" {
 				cmd.Env = append(cmd.Env, k+"="+v)

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -149,7 +148,7 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	environ := redact.Environ(os.Environ(), cfg.ShellEnv(), []string{f.token})
+	environ := redact.Environ(env.Environment(), cfg.ShellEnv(), []string{f.token})
 	tp, err := startToolProc(c.Context, env, sbflags.PassTo(c.String("tools-cmd"), sb), f.cwd, environ)
 	if err != nil {
 		return err
@@ -160,7 +159,7 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 		return err
 	}
 	if f.addr == "" {
-		err := srv.Run(c.Context, &mcp.StdioTransport{})
+		err := srv.Run(c.Context, drainTransport{&mcp.StdioTransport{}})
 		if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 			return err
 		}

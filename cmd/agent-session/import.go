@@ -137,6 +137,10 @@ func readTranscript(path string) ([][]byte, error) {
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
 	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, exit.Errorf(exit.Usage, "%s: is a directory, not a transcript file", path)
+	}
 	data, err := io.ReadAll(boundLines(f, path))
 	f.Close()
 	if err != nil {

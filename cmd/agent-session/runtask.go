@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/lease"
+	"github.com/agentutils/agentutils/internal/proctree"
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -45,8 +48,13 @@ the same and writes the result (outcome error, reason interrupted) at once, then
 the pipeline has ended; so does --timeout when it runs out (the runner's own deadline: on a
 host reached over ssh, a job runner's kill may be a SIGKILL that leaves no result).
 
+The run holds a lease on the task (OUT/leases/<id>.lock, an flock the kernel lets go of when the
+runner ends, however it ends): a second run of the same task, on any host sharing OUT, exits 1
+without touching the first's files.
+
 Exit status: 0 when a result was written (whatever the outcome), 130 when interrupted (the
-result is written), 2 for a bad task line or flags (no result), 1 when no result could be written.
+result is written), 2 for a bad task line or flags (no result), 1 when no result could be written
+(the task is running elsewhere, say).
 
 Examples:
    agent-session run-task --out out '{"id":"t1","repo":".","prompt":"fix the test","check":"go test ./..."}'
@@ -62,28 +70,57 @@ Examples:
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
+			&cli.BoolFlag{Name: "die-with-parent", Usage: "stop as SIGTERM does (result interrupted, exit 130) when the process that started it dies"},
+			&cli.StringFlag{Name: "guard", Hidden: true, Usage: "run as the guard of the task whose processes carry `MARKER`"},
+			&cli.StringFlag{Name: "guard-dir", Hidden: true, Usage: "the guard removes `DIR` when the runner dies"},
 		}, sbflags.Flags()...),
-		Action: func(c *cli.Context) error {
-			task, err := readTask(c, env)
-			if err != nil {
-				return &exit.Error{Code: exit.Usage, Err: err}
-			}
-			ctx := c.Context
-			if d := c.Duration("timeout"); d > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, d)
-				defer cancel()
-			} else if d < 0 {
-				return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
-			}
-			sb, err := sbflags.PassArgs(c, env.Dir)
-			if err != nil {
-				return &exit.Error{Code: exit.Usage, Err: err}
-			}
-			r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out")), sandbox: sb}
-			return r.run(ctx)
-		},
+		Action: func(c *cli.Context) error { return runTask(c, env) },
 	}
+}
+
+// runTask is run-task's action (or, with the hidden --guard, the guard's).
+func runTask(c *cli.Context, env *app.Env) error {
+	if m := c.String("guard"); m != "" {
+		return guard(env, m, c.String("guard-dir"))
+	}
+	ctx := c.Context
+	if c.Bool("die-with-parent") {
+		// SIGHUP when the parent dies, taken as an interrupt: not a
+		// second SIGTERM, which would end the process before its
+		// result is written (a remote shell and its runner get
+		// parallel's TERM together).
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGHUP)
+		defer stop()
+		if err := proctree.DieWithParent(syscall.SIGHUP); err != nil {
+			return err
+		}
+	}
+	task, err := readTask(c, env)
+	if err != nil {
+		return &exit.Error{Code: exit.Usage, Err: err}
+	}
+	if d := c.Duration("timeout"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	} else if d < 0 {
+		return exit.Errorf(exit.Usage, "--timeout %v: want a positive duration (e.g. 30m)", d)
+	}
+	sb, err := sbflags.PassArgs(c, env.Dir)
+	if err != nil {
+		return &exit.Error{Code: exit.Usage, Err: err}
+	}
+	r := &taskRun{env: env, c: c, task: task, out: absPath(env, c.String("out")), sandbox: sb}
+	// One run of a task at a time, on any host that shares OUT: a
+	// second one would write over the first's result.
+	host, _ := os.Hostname()
+	l, err := lease.Take(lease.Path(r.out, task.ID), host)
+	if err != nil {
+		return exit.Errorf(exit.Failure, "task %s: %v", task.ID, err)
+	}
+	defer l.Close()
+	return r.run(ctx)
 }
 
 func readTask(c *cli.Context, env *app.Env) (batch.Task, error) {
@@ -138,6 +175,13 @@ type taskRun struct {
 	// sandbox are agent-tool's --sandbox arguments (sbflags.PassArgs)
 	sandbox []string
 
+	// marker is in the environment of every process the run starts, so
+	// that those which left its tree are found; guardIn's end, when the
+	// runner dies without writing "done" to it, makes the guard kill them.
+	marker  string
+	guard   *exec.Cmd
+	guardIn *os.File
+
 	// what is known so far, for the result
 	start       time.Time
 	host        string
@@ -163,10 +207,11 @@ func (r *taskRun) cmd(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = r.wt
 	cmd.Stderr = r.log
+	cmd.Env = append(r.env.Environment(), r.marker)
 	if self, err := os.Executable(); err == nil {
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(self)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(self)+string(os.PathListSeparator)+r.env.Getenv("PATH"))
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = proctree.Attr() // its own group, killed if the runner dies
 	return cmd
 }
 
@@ -201,6 +246,10 @@ func (r *taskRun) run(ctx context.Context) error {
 	r.start = r.env.Now()
 	r.state.TurnsBudget, r.state.Check = r.task.Budgets.Turns, r.task.Check
 	r.host, _ = os.Hostname()
+	// Orphans below the run (a tool's `sleep 30 &`) are reparented to the
+	// runner, not init, and killed with the rest at the end.
+	proctree.Subreaper()
+	r.marker = fmt.Sprintf("AGENTUTILS_TASK=%s.%d.%d", r.task.ID, os.Getpid(), r.start.UnixNano())
 	for _, d := range []string{"sessions", "results", "logs"} {
 		if err := os.MkdirAll(filepath.Join(r.out, d), 0o755); err != nil {
 			return err
@@ -216,6 +265,7 @@ func (r *taskRun) run(ctx context.Context) error {
 	if tmp != "" && !r.c.Bool("keep") {
 		defer os.RemoveAll(tmp)
 	}
+	defer r.reap() // before the clone is removed
 	if err == nil {
 		r.sessionFile, _, err = createSession(r.env, filepath.Join(r.out, "sessions", r.task.ID), r.wt, map[string]string{"title": r.task.ID}, nil, false)
 	}
@@ -225,6 +275,8 @@ func (r *taskRun) run(ctx context.Context) error {
 	}
 	if ctx.Err() == nil {
 		r.pipeline(ctx, tmp)
+		// what the agent's tools left running does not run into the check
+		proctree.KillTree(0, r.marker, syscall.SIGKILL)
 	}
 	if ctx.Err() != nil {
 		r.state.Interrupted = true
@@ -280,6 +332,9 @@ func (r *taskRun) clone() (tmp, base string, err error) {
 	}
 	if tmp, err = os.MkdirTemp(root, "agent-task-"+r.task.ID+"-"); err != nil {
 		return "", "", err
+	}
+	if err := r.startGuard(tmp); err != nil {
+		return tmp, "", err
 	}
 	src, args := r.task.Repo, []string{"clone", "--quiet"}
 	if st, err := os.Stat(absPath(r.env, src)); err == nil && st.IsDir() {
@@ -477,6 +532,7 @@ func (r *taskRun) watch(ctx context.Context, tee io.Reader, chat *exec.Cmd, star
 			r.emit(false) // a second signal may end this process: the result is written now
 		case <-killTimer:
 			killAll(started, syscall.SIGKILL)
+			proctree.KillTree(0, r.marker, syscall.SIGKILL)
 		}
 	}
 }
@@ -517,3 +573,62 @@ func (r *taskRun) toolsScript(tmp string) (string, error) {
 }
 
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// startGuard starts this binary as the run's guard, in a process group of
+// its own (a SIGKILL of the batch's group leaves it) and reading a pipe
+// only the runner holds: when the runner dies, however, the guard kills
+// every process that carries the run's marker and removes the clone
+// (unless --keep).
+func (r *taskRun) startGuard(tmp string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir := tmp
+	if r.c.Bool("keep") {
+		dir = ""
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer pr.Close()
+	g := exec.Command(self, "run-task", "--guard", r.marker, "--guard-dir", dir)
+	g.Stdin, g.Stderr = pr, r.log
+	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := g.Start(); err != nil {
+		pw.Close()
+		return err
+	}
+	r.guard, r.guardIn = g, pw
+	return nil
+}
+
+// reap ends the run's processes: those still carrying its marker (below
+// it or not) are killed, the guard is told the runner saw to it, and the
+// orphans the runner inherited as a subreaper are waited for.
+func (r *taskRun) reap() {
+	proctree.KillTree(0, r.marker, syscall.SIGKILL)
+	if r.guard != nil {
+		io.WriteString(r.guardIn, "done")
+		r.guardIn.Close()
+		r.guard.Wait()
+	}
+	proctree.Reap()
+}
+
+// guard is run-task --guard: it waits for its stdin to end, and unless
+// the runner wrote "done" first (it ended and cleaned up itself), kills
+// every process that carries marker and removes dir.
+func guard(env *app.Env, marker, dir string) error {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	b, _ := io.ReadAll(io.LimitReader(env.Stdin, 16))
+	if string(b) == "done" {
+		return nil
+	}
+	proctree.KillTree(0, marker, syscall.SIGKILL)
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}

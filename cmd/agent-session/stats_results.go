@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -118,9 +116,10 @@ func resultStats(c *cli.Context, env *app.Env, o resultStatsOptions) error {
 		page := batch.Page{Title: "Batch report", Generated: "generated " + env.Now().UTC().Format("2006-01-02 15:04 UTC"),
 			Sources: o.files, Results: rs}
 		page.Turns, page.Missing = sessionTurns(rs, from)
+		page.Links = trajectories(rs, from, o.output, env)
 		out.Write(batch.HTML(page))
 	case o.format == "table" || (o.format == "" && env.StdoutTTY && o.output == ""):
-		if err := printReport(&out, rep); err != nil {
+		if err := batch.WriteTable(&out, rep, true); err != nil {
 			return err
 		}
 	default:
@@ -162,6 +161,30 @@ func sessionTurns(rs []batch.Result, from []string) ([]batch.Turns, []string) {
 	}
 	batch.SortTurns(turns)
 	return turns, missing
+}
+
+// trajectories finds each task's HTML export that agent-batch writes
+// (OUT/trajectories/ID.html beside OUT/results.jsonl or OUT/results/),
+// as hrefs relative to the report written to output (absolute on stdout).
+func trajectories(rs []batch.Result, from []string, output string, env *app.Env) map[string]string {
+	links := map[string]string{}
+	for i, r := range rs {
+		dir := filepath.Dir(from[i])
+		for _, p := range []string{filepath.Join(dir, "trajectories", r.ID+".html"), filepath.Join(dir, "..", "trajectories", r.ID+".html")} {
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			href := p
+			if output != "" {
+				if rel, err := filepath.Rel(filepath.Dir(absPath(env, output)), p); err == nil {
+					href = filepath.ToSlash(rel)
+				}
+			}
+			links[r.ID] = href
+			break
+		}
+	}
+	return links
 }
 
 func sessionCandidates(r batch.Result, resultsFile string) []string {
@@ -233,24 +256,4 @@ func readResults(path, name string) ([]batch.Result, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return rs, nil
-}
-
-// printReport is the aggregate for people.
-func printReport(w io.Writer, rep batch.Report) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(g batch.Group) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f\t%.0f\t$%.4f\t%.1fs\t\n", g.Key, g.Runs, g.Passed, g.Failed, g.Budget, g.Error,
-			100*g.PassRate, g.MeanTurns, g.MeanTokens, g.Cost, g.MeanWall)
-	}
-	section := func(title string, gs []batch.Group) {
-		fmt.Fprintf(tw, "%s\truns\tpassed\tfailed\tbudget\terror\tpass rate\tturns/run\ttokens/run\tcost\twall/run\t\n", title)
-		for _, g := range gs {
-			row(g)
-		}
-		fmt.Fprintf(tw, "\t\t\t\t\t\t\t\t\t\t\t\n")
-	}
-	section("model", rep.ByModel)
-	section("task", rep.ByTask)
-	row(rep.Total)
-	return tw.Flush()
 }

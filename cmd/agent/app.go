@@ -104,7 +104,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	st, err := o.lookStages(env.Dir)
+	st, err := o.lookStages(env.Dir, env.Environment())
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
@@ -218,8 +218,8 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 
 // lookStages finds the stages' commands on PATH; an agent-compact that is
 // not there, unless named, means no compaction stage (as scripts/agent).
-func (o options) lookStages(dir string) (*pipeline.Stages, error) {
-	st := &pipeline.Stages{Dir: dir, Env: os.Environ(), Tools: o.tools, Session: o.session, Chat: o.chat, Compact: o.compact, ChatArgs: o.chatArgs}
+func (o options) lookStages(dir string, environ []string) (*pipeline.Stages, error) {
+	st := &pipeline.Stages{Dir: dir, Env: environ, Tools: o.tools, Session: o.session, Chat: o.chat, Compact: o.compact, ChatArgs: o.chatArgs}
 	for i, argv := range [][]string{o.session, o.chat, o.compact} {
 		if argv == nil {
 			continue

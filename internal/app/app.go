@@ -12,12 +12,14 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -39,8 +41,11 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
-	Now    func() time.Time
-	Dir    string // working directory
+	// Environ is the whole environment ("K=V" strings), for the
+	// processes a command starts; nil is an empty one.
+	Environ func() []string
+	Now     func() time.Time
+	Dir     string // working directory
 
 	StdinTTY, StdoutTTY, StderrTTY bool
 	// Cols is the width of the terminal on stdout (0: not a terminal).
@@ -57,6 +62,15 @@ type Env struct {
 	Args []string
 }
 
+// Environment is Environ's list (nil when the Env has none), for a
+// process's Cmd.Env.
+func (e *Env) Environment() []string {
+	if e.Environ == nil {
+		return nil
+	}
+	return e.Environ()
+}
+
 // Spec builds a command's application for an environment.
 type Spec func(env *Env) *cli.App
 
@@ -66,7 +80,7 @@ func OSEnv() *Env {
 	cols, _, _ := term.GetSize(int(os.Stdout.Fd()))
 	return &Env{Cols: cols,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, Now: time.Now, Dir: dir,
+		Getenv: os.Getenv, Environ: os.Environ, Now: time.Now, Dir: dir,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
@@ -118,7 +132,7 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		a.Commands, a.HideHelpCommand = nil, true
 	}
 	err := a.RunContext(ctx, interspersed(a, args))
-	if fmt.Sprintf("%T", err) == "*cli.exitError" {
+	if isUrfaveExit(err) {
 		// urfave/cli's own exits (cli.Exit: "No help topic for 'x'", code 3)
 		// are usage errors: 3 means context overflow and nothing else.
 		err = exit.Wrap(exit.Usage, err)
@@ -133,6 +147,19 @@ func Run(ctx context.Context, spec Spec, env *Env, args []string) int {
 		}
 	}
 	return report(a.Name, env, err)
+}
+
+// urfaveExit is the type of urfave/cli's own exits (cli.Exit), compared
+// as a type, not by its name.
+var urfaveExit = reflect.TypeOf(cli.Exit("", 0))
+
+func isUrfaveExit(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if reflect.TypeOf(err) == urfaveExit {
+			return true
+		}
+	}
+	return false
 }
 
 func report(name string, env *Env, err error) int {

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentutils/agentutils/internal/proctree"
 	isandbox "github.com/agentutils/agentutils/internal/sandbox"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/event"
@@ -192,7 +193,7 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	pid := cmd.Process.Pid
 	// In the sandbox bash is PID 1 of its namespace: when it dies the
 	// kernel kills the rest, so no scan of /proc is needed.
-	kill := func(sig syscall.Signal) { killTree(pid, marker, sig) }
+	kill := func(sig syscall.Signal) { proctree.KillTree(pid, marker, sig) }
 	if sb := env.Sandbox; sb != nil && sb.Mode != sandbox.Off {
 		kill = func(sig syscall.Signal) { syscall.Kill(-pid, sig); syscall.Kill(pid, sig) }
 	}
@@ -274,7 +275,7 @@ func (e *Env) bashCommand(script string, environ []string) (*exec.Cmd, error) {
 	if sb == nil || sb.Mode == sandbox.Off {
 		cmd := exec.Command("bash", "-c", script)
 		cmd.Env = environ
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = proctree.Attr() // its own group; killed if agent-tool dies
 		return cmd, nil
 	}
 	spec, err := e.sandboxSpec()

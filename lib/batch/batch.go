@@ -72,6 +72,9 @@ func ParseTask(line []byte) (Task, error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return Task{}, errors.New("the task line is empty")
 	}
+	if i := firstInvalidUTF8(line); i >= 0 {
+		return Task{}, fmt.Errorf("not a task: byte %d is not UTF-8", i+1)
+	}
 	var t Task
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -152,6 +155,7 @@ type Tally struct {
 	Cost       float64 // dollars
 	Model      string  // provider/id of the last assistant message
 	LastStop   string  // its stopReason
+	LastError  string  // its errorMessage
 }
 
 // Tokens is every token the run was billed for.
@@ -164,6 +168,7 @@ type eventLine struct {
 		Provider   string     `json:"provider"`
 		Model      string     `json:"model"`
 		StopReason string     `json:"stopReason"`
+		Error      string     `json:"errorMessage"`
 		Usage      *llm.Usage `json:"usage"`
 	} `json:"message"`
 }
@@ -186,7 +191,7 @@ func (t *Tally) Add(line []byte) bool {
 			t.Model = m.Provider + "/" + m.Model
 		}
 	}
-	t.LastStop = m.StopReason
+	t.LastStop, t.LastError = m.StopReason, m.Error
 	if u := m.Usage; u != nil {
 		t.Input += u.Input
 		t.Output += u.Output
@@ -276,6 +281,9 @@ type Result struct {
 	Diff          string  `json:"diff"`
 	DiffTruncated bool    `json:"diffTruncated,omitempty"`
 	Exit          Exits   `json:"exit"`
+	// Transient: the run ended on a provider error worth another try (a
+	// rate limit, a 5xx, a network error: lib/llm's IsRetryable).
+	Transient bool `json:"transient,omitempty"`
 }
 
 // NewResult fills a result from a classified run.
@@ -289,8 +297,18 @@ func NewResult(t Task, r Run, wallSeconds float64) Result {
 		ID: t.ID, Outcome: out, Reason: why, Model: model,
 		Turns: r.Tally.Turns, Tokens: r.Tally.Tokens(), Input: r.Tally.Input, Output: r.Tally.Output,
 		CacheRead: r.Tally.CacheRead, CacheWrite: r.Tally.CacheWrite, Cost: r.Tally.Cost,
-		WallSeconds: wallSeconds,
+		WallSeconds: wallSeconds, Transient: transient(out, r),
 	}
+}
+
+// transient says whether a run that ended in error did so on a provider
+// error worth retrying: not a setup error, an interrupt or a budget.
+func transient(outcome string, r Run) bool {
+	if outcome != Error || r.SetupError != "" || r.Interrupted || r.Tally.LastStop != llm.StopError {
+		return false
+	}
+	m := llm.Message{Role: "assistant", StopReason: llm.StopError, ErrorMessage: r.Tally.LastError}
+	return llm.IsRetryable(m, 0)
 }
 
 // WithCause adds to an error reason "agent-chat exit N" the last complaint

@@ -30,6 +30,9 @@ type Page struct {
 	Results   []Result
 	Turns     []Turns  // the runs whose sessions were read
 	Missing   []string // ids of runs whose session could not be read
+	// Links are the tasks' trajectories (their sessions' HTML export,
+	// agent-batch's OUT/trajectories/ID.html) by task id, as hrefs.
+	Links map[string]string
 }
 
 // Outcome colours, shared by the three plots and their legends.
@@ -69,8 +72,8 @@ func HTML(p Page) []byte {
 	}
 	figure(&b, "Tokens over turns", caption, turnsPlot(p.Turns))
 	figure(&b, "Outcome by model", "Runs of each model by outcome.", outcomePlot(rep.ByModel))
-	table(&b, "By model", "model", rep.ByModel, t)
-	table(&b, "By task", "task", rep.ByTask, t)
+	table(&b, "By model", "model", rep.ByModel, t, nil)
+	table(&b, "By task", "task", rep.ByTask, t, p.Links)
 	b.WriteString("</main>\n</body></html>\n")
 	return b.Bytes()
 }
@@ -319,11 +322,15 @@ func outcomePlot(models []Group) string {
 	return b.String()
 }
 
-func table(b *bytes.Buffer, title, key string, gs []Group, total Group) {
+func table(b *bytes.Buffer, title, key string, gs []Group, total Group, links map[string]string) {
 	fmt.Fprintf(b, "<h2>%s</h2>\n<table><thead><tr><th>%s</th><th>runs</th><th>passed</th><th>failed</th><th>budget</th><th>error</th><th>pass rate</th><th>turns/run</th><th>tokens/run</th><th>cost</th><th>wall/run</th></tr></thead><tbody>\n", esc(title), esc(key))
 	row := func(g Group, cls string) {
+		name := esc(g.Key)
+		if href, ok := links[g.Key]; ok {
+			name = fmt.Sprintf(`<a href="%s">%s</a>`, esc(href), name)
+		}
 		fmt.Fprintf(b, "<tr%s><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f%%</td><td>%.1f</td><td>%s</td><td>$%.4f</td><td>%.1f s</td></tr>\n",
-			cls, esc(g.Key), g.Runs, g.Passed, g.Failed, g.Budget, g.Error, 100*g.PassRate, g.MeanTurns, usage.Thousands(int64(math.Round(g.MeanTokens))), g.Cost, g.MeanWall)
+			cls, name, g.Runs, g.Passed, g.Failed, g.Budget, g.Error, 100*g.PassRate, g.MeanTurns, usage.Thousands(int64(math.Round(g.MeanTokens))), g.Cost, g.MeanWall)
 	}
 	for _, g := range gs {
 		row(g, "")

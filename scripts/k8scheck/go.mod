@@ -3,6 +3,7 @@ module github.com/agentutils/agentutils/scripts/k8scheck
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.37.2
 	sigs.k8s.io/yaml v1.6.0
 )

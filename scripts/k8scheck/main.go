@@ -1,14 +1,18 @@
 // Command k8scheck checks deploy/job.yaml offline against the Kubernetes API's own Go types
 // (k8s.io/api): every document decodes strictly (an unknown or misspelt field is an error),
-// the Job is an Indexed Job with completions, its container mounts volumes that exist and the
-// entry gets /tasks and /out. It is its own module, so k8s.io/api stays out of agentutils'
-// go.mod; scripts/interop-deploy runs it.
+// the Job's spec meets the API server's validation rules (validate.go: maxFailedIndexes at
+// most completions, and the rest of validateJobSpec), it is an Indexed Job with completions,
+// its container mounts volumes that exist, the entry gets /tasks and /out, and the claim is
+// ReadWriteMany. It is its own module, so k8s.io/api stays out of agentutils' go.mod;
+// `make test` runs it (scripts/check-deploy), on the README's sed of the manifest too.
+// The manifest is a file, or - for stdin.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -22,7 +26,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: k8scheck MANIFEST.yaml")
 		os.Exit(2)
 	}
-	data, err := os.ReadFile(os.Args[1])
+	var data []byte
+	var err error
+	if os.Args[1] == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(os.Args[1])
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "k8scheck:", err)
 		os.Exit(2)
@@ -57,9 +67,22 @@ func main() {
 			fail("document %d (%s): %v", i+1, meta.Kind, err)
 			continue
 		}
+		if pvc, ok := v.(*corev1.PersistentVolumeClaim); ok {
+			rwx := false
+			for _, m := range pvc.Spec.AccessModes {
+				rwx = rwx || m == corev1.ReadWriteMany
+			}
+			if !rwx {
+				fail("PersistentVolumeClaim %s: every pod writes /out at once: accessModes must hold ReadWriteMany", pvc.Name)
+			}
+			continue
+		}
 		job, ok := v.(*batchv1.Job)
 		if !ok {
 			continue
+		}
+		for _, e := range validateJobSpec(job.Spec) {
+			fail("Job: %s", e)
 		}
 		jobs++
 		if meta.APIVersion != "batch/v1" {

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package proctree
+
+import "syscall"
+
+// KillTree sends sig to the process group of pid: without /proc the
+// descendants that left it (setsid) are not found.
+func KillTree(pid int, marker string, sig syscall.Signal) {
+	if pid > 0 {
+		syscall.Kill(-pid, sig)
+	}
+}
+
+// Subreaper does nothing where there is no PR_SET_CHILD_SUBREAPER.
+func Subreaper() error { return nil }
+
+// Attr is the SysProcAttr of a child that has its own process group.
+func Attr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// Reap does nothing: only a subreaper inherits children it did not start.
+func Reap() {}
+
+// DieWithParent does nothing where there is no PR_SET_PDEATHSIG.
+func DieWithParent(syscall.Signal) error { return nil }
