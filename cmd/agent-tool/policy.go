@@ -12,12 +12,13 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agentutils/agentutils/internal/tools"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 var (
 	allowFlag    = &cli.StringFlag{Name: "allow", Usage: "comma-separated `LIST` of the only tools that may run"}
 	denyFlag     = &cli.StringFlag{Name: "deny", Usage: "comma-separated `LIST` of tools that may not run"}
-	readOnlyFlag = &cli.BoolFlag{Name: "read-only", Usage: "refuse write, edit, apply_patch, undo_edit, todo_write, and bash unless --bash-allow permits the command"}
+	readOnlyFlag = &cli.BoolFlag{Name: "read-only", Usage: "refuse " + strings.Join(tooldef.Names(tooldef.Changes), ", ") + ", and bash unless --bash-allow permits the command"}
 	rootFlag     = &cli.StringFlag{Name: "root", Usage: "confine tool paths to `DIR` (symlinks that leave it included)"}
 	protectFlag  = &cli.StringSliceFlag{Name: "protect", Usage: "`GLOB` of paths the changing tools may not touch (e.g. '.git/**', '**/*.pem'); repeatable"}
 	bashAllow    = &cli.StringSliceFlag{Name: "bash-allow", Usage: "command `PREFIX` bash may run (e.g. 'go test', 'git status'); every command of the script must match one; repeatable"}
@@ -26,8 +27,6 @@ var (
 func callFlags() []cli.Flag {
 	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow}
 }
-
-var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}
 
 // rules is the allow/deny policy of a run.
 type rules struct {
@@ -49,27 +48,24 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 	if slices.Contains(ru.deny, name) {
 		return fmt.Sprintf("Tool %s is denied by policy.", name)
 	}
-	if ru.readOnly && slices.Contains(mutating, name) {
+	t, _ := tooldef.Lookup(name) // the tool's class, script and path arguments
+	if ru.readOnly && tooldef.Changes(t) {
 		return fmt.Sprintf("Tool %s is not available: this session is read-only.", name)
 	}
-	var a struct {
-		Command string `json:"command"`
-	}
-	json.Unmarshal(args, &a)
-	if name == "bash" {
+	if t.Script != "" {
 		prefixes := ru.bashAllow
 		if len(prefixes) > 0 {
-			if why := bashPolicy(a.Command, prefixes); why != "" {
+			if why := bashPolicy(tools.ArgString(args, t.Script), prefixes); why != "" {
 				return why
 			}
 		} else if ru.readOnly {
-			return "Tool bash is not available: this session is read-only (use --bash-allow to permit commands)."
+			return fmt.Sprintf("Tool %s is not available: this session is read-only (use --bash-allow to permit commands).", name)
 		}
 	}
 	// Every path argument, resolved as the tools resolve it (tools.Paths,
 	// Env.Resolve): whitespace, ~ and patch headers included.
 	paths := tools.Paths(name, args)
-	if len(ru.protect) > 0 && slices.Contains(mutating, name) {
+	if len(ru.protect) > 0 && tooldef.Changes(t) {
 		realCwd, _ := tools.RealPath(env.Cwd)
 		for _, p := range paths {
 			// The path as named and as it really is: a symlink into a

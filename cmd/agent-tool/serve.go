@@ -152,14 +152,7 @@ func (s *server) setEditMode(mode string) {
 	}
 	var names []string
 	for _, t := range s.tools {
-		n := t.Def.Name
-		if n == "apply_patch" {
-			n = "edit"
-		}
-		if n == "edit" && mode == "apply_patch" {
-			n = "apply_patch"
-		}
-		names = append(names, n)
+		names = append(names, tools.InMode(t.Def.Name, mode))
 	}
 	ts, err := tools.Select(names, mode)
 	if err != nil {

@@ -1,0 +1,94 @@
+package agentutils_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentutils/agentutils/lib/tooldef"
+)
+
+// notTools are the places where a tool's name, or another agent's name
+// for it, is written as a string and means something else, or is the
+// tool's own code: file → the strings, and why.
+var notTools = map[string]struct {
+	names []string
+	why   string
+}{
+	"cmd/agent-session/runtask.go":     {[]string{"bash"}, "the task's check runs with bash -c"},
+	"cmd/agent-mcp/config.go":          {[]string{"read"}, "agent-mcp's subcommand names"},
+	"cmd/agent-mcp/resources.go":       {[]string{"read"}, "agent-mcp's read subcommand"},
+	"internal/app/extra.go":            {[]string{"bash"}, "shell completion for bash"},
+	"internal/app/checkcli.go":         {[]string{"bash"}, "shell completion for bash"},
+	"internal/grepfs/read.go":          {[]string{"read"}, "an os.PathError's operation"},
+	"internal/fakellm/agent.go":        {[]string{"Bash", "Write", "apply_patch"}, "the fake provider's scripted calls, as a model writes them"},
+	"lib/config/config.go":             {[]string{"apply_patch"}, "the edit mode named after the tool"},
+	"lib/batch/batch.go":               {[]string{"apply_patch"}, "the edit mode named after the tool"},
+	"lib/session/skim.go":              {[]string{"read", "bash", "edit", "write"}, "interned common strings of session records"},
+	"lib/compact/entry.go":             {[]string{"edit", "write"}, "compaction's file operations, the values of the table's FileOp"},
+	"lib/compact/prune.go":             {[]string{"read", "write", "edit"}, "compaction's file operations, the values of the table's FileOp"},
+	"cmd/agent/approve.go":             {[]string{"bash"}, "the approval key of a script; to read the table's Script when the front-end moves to internal/tui (#33 §3)"},
+	"cmd/agent/ui.go":                  {[]string{"edit", "write"}, "the input preview of a change; to read the table's Class when the front-end moves to internal/tui (#33 §3)"},
+	"cmd/agent-mcp/testdata/faketools": {nil, "a test tool process with its own tools"},
+}
+
+// TestToolTable proves that the tools are declared once: outside their
+// own package (internal/tools) and the table (lib/tooldef), no code of
+// the module names a built-in tool by a string, so the policy, hooks,
+// MCP annotations, compaction, the schema and the renderers can only
+// know a tool through the table.
+func TestToolTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, e := range tooldef.All() {
+		names[e.Name] = true
+		for _, a := range e.Aliases {
+			names[a] = true
+		}
+	}
+	fset := token.NewFileSet()
+	for _, top := range []string{"cmd", "internal", "lib"} {
+		filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path == "internal/tools" || path == "lib/tooldef" || path == "lib/grep" || d.Name() == "testdata" && !strings.HasPrefix(path, "cmd/agent-mcp/testdata") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			ok := notTools[path].names
+			for dir, nt := range notTools {
+				if nt.names == nil && strings.HasPrefix(path, dir+"/") {
+					return nil
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, isLit := n.(*ast.BasicLit)
+				if !isLit || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err == nil && names[s] && !slices.Contains(ok, s) {
+					t.Errorf("%s: the tool name %q is written here; read lib/tooldef's table instead (or list the file in notTools with why)", fset.Position(lit.Pos()), s)
+				}
+				return true
+			})
+			return nil
+		})
+	}
+}
