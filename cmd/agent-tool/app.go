@@ -51,6 +51,7 @@ Examples:
 
 var toolsFlag = &cli.StringFlag{Name: "tools", Usage: "comma-separated `LIST` of the tools to offer (default: all)"}
 var editModeFlag = &cli.StringFlag{Name: "edit-mode", Value: "replace", Usage: "how files are edited (default $AGENT_EDIT_MODE, else config.toml's edit.mode, else replace): `MODE` replace (edit: old_text → new_text), hashline (read shows [path#TAG] and N:text, edit takes a hashline patch) or apply_patch (the apply_patch tool takes a Codex patch)"}
+var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch connect to loopback, private and link-local addresses (refused by default)"}
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -72,7 +73,8 @@ func toolEnv(c *cli.Context, env *app.Env) *tools.Env {
 	if root != "" && !filepath.IsAbs(root) {
 		root = filepath.Join(env.Dir, root)
 	}
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root}
+	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
+		AllowPrivateNet: c.Bool("allow-private-net")}
 }
 
 // loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for

@@ -25,7 +25,7 @@ var (
 )
 
 func callFlags() []cli.Flag {
-	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow}
+	return []cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, privateNetFlag}
 }
 
 // rules is the allow/deny policy of a run.

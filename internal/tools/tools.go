@@ -32,6 +32,9 @@ type Env struct {
 	// Root, when set, confines every path argument: a path outside it is
 	// refused, and files are opened beneath the root's descriptor (at).
 	Root string
+	// AllowPrivateNet lets fetch connect to loopback, private and
+	// link-local addresses.
+	AllowPrivateNet bool
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
@@ -58,7 +61,7 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool(), fetchTool()}
 }
 
 // InMode is the name the tool called name has in edit mode mode: the edit

@@ -58,6 +58,7 @@ const (
 	HeaderPath                  // name and path: "edit main.go"
 	HeaderPattern               // name, pattern and path when given: "grep TODO lib"
 	HeaderGlob                  // name and pattern: "find **/*.go"
+	HeaderURL                   // name and URL: "fetch https://go.dev/doc"
 	HeaderDir                   // name and directory, "." when absent: "ls ."
 )
 
@@ -88,6 +89,7 @@ var (
 	readOnly = Annotations{ReadOnly: true, Idempotent: true}
 	changing = Annotations{Destructive: true}
 	runs     = Annotations{Destructive: true, OpenWorld: true}
+	web      = Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true}
 )
 
 // table is every built-in tool, in the order agent-tool offers them
@@ -116,6 +118,8 @@ var table = []Tool{
 		Paths: []PathArg{{"path", OrDot}}, MCP: readOnly, Header: HeaderDir, Schemas: []string{"ls.json"}},
 	{Name: "find", Label: "Find", Aliases: []string{"Glob"}, Class: Read,
 		Paths: []PathArg{{"pattern", GlobBase}}, MCP: readOnly, Header: HeaderGlob, Schemas: []string{"find.json"}},
+	{Name: "fetch", Label: "Fetch", Aliases: []string{"WebFetch"}, Class: Network, MCP: web,
+		Header: HeaderURL, Schemas: []string{"fetch.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"input", CodexPatch}}, FileOp: "edit", Approve: true, MCP: changing,
 		Schemas: []string{"apply_patch.json"}},

@@ -64,6 +64,8 @@ func ToolHeader(name string, args json.RawMessage) string {
 		return s
 	case tooldef.HeaderGlob:
 		return name + " " + str("pattern")
+	case tooldef.HeaderURL:
+		return name + " " + str("url")
 	case tooldef.HeaderDir:
 		if path == "" {
 			path = "."
