@@ -214,8 +214,9 @@ func ArgString(args json.RawMessage, arg string) string {
 	return v
 }
 
-// errNotebook refuses an edit of a Jupyter notebook, as Claude Code does.
-var errNotebook = errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
+// errNotebook refuses an edit of a Jupyter notebook, as Claude Code does,
+// pointing to notebook_edit.
+var errNotebook = errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the notebook_edit tool instead.")
 
 // readForEdit resolves the path argument of an edit (not a notebook) and
 // reads the file: its file system, name there, absolute path and bytes.

@@ -89,6 +89,14 @@ func readTool() Tool {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return event.ToolOutput{}, err
 			}
+			if strings.HasSuffix(a.Path, ".ipynb") && a.Offset == 0 && a.Limit == 0 {
+				if out, ok := readNotebook(f, a.Path); ok {
+					return out, nil
+				}
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					return event.ToolOutput{}, err
+				}
+			}
 			if env.EditMode == "hashline" && st.Size() <= maxHashline {
 				// Hashline display: the file's version tag in a header and
 				// bare-numbered lines, the anchors the hashline edit takes.

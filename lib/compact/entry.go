@@ -217,9 +217,6 @@ func toolFiles(name, args []byte, ops []fileOp, checked bool) []fileOp {
 	tool, _ := session.StrVal(name)
 	t, _ := tooldef.Resolve(tool)
 	op := t.FileOp
-	if tool == "NotebookEdit" { // Claude Code's notebook tool has no counterpart here
-		op = "edit"
-	}
 	if op == "" {
 		return ops
 	}

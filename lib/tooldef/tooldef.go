@@ -118,6 +118,9 @@ var table = []Tool{
 		Paths: []PathArg{{"path", OrDot}}, MCP: readOnly, Header: HeaderDir, Schemas: []string{"ls.json"}},
 	{Name: "find", Label: "Find", Aliases: []string{"Glob"}, Class: Read,
 		Paths: []PathArg{{"pattern", GlobBase}}, MCP: readOnly, Header: HeaderGlob, Schemas: []string{"find.json"}},
+	{Name: "notebook_edit", Label: "Notebook edit", Aliases: []string{"NotebookEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
+		Paths: []PathArg{{"path", Plain}}, FileOp: "edit", Approve: true, MCP: changing,
+		Header: HeaderPath, Schemas: []string{"notebook_edit.json"}},
 	{Name: "fetch", Label: "Fetch", Aliases: []string{"WebFetch"}, Class: Network, MCP: web,
 		Header: HeaderURL, Schemas: []string{"fetch.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
@@ -166,7 +169,7 @@ func Names(keep func(Tool) bool) []string {
 }
 
 // Matcher is a hooks matcher (a regexp of whole names) for the tools keep
-// keeps: Matcher(Approved) is "write|edit|undo_edit|bash|apply_patch".
+// keeps: Matcher(Approved) is "write|edit|undo_edit|bash|notebook_edit|apply_patch".
 func Matcher(keep func(Tool) bool) string { return strings.Join(Names(keep), "|") }
 
 // Changes keeps the tools that change files or the agent's state.
