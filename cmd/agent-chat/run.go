@@ -392,11 +392,21 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string) (*to
 	var tr *toolRunner
 	var validator *jsonschema.Validator
 	if cmds := o.toolCommands(); len(cmds) > 0 {
-		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, env.Stderr)
+		var answers answerFunc
+		if f := o.Answers; f != "" {
+			data, err := os.ReadFile(env.Abs(f))
+			if err == nil {
+				answers, err = answersFrom(data)
+			}
+			if err != nil {
+				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
+			}
+		}
+		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, env.Stderr, answers)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, toolset: toolset}
+		tr = &toolRunner{procs: procs, toolset: toolset, answers: answers}
 		if validator, err = jsonschema.NewValidator(toolset.Defs()); err != nil {
 			stopTools(procs)
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)

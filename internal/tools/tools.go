@@ -35,6 +35,10 @@ type Env struct {
 	// AllowPrivateNet lets fetch connect to loopback, private and
 	// link-local addresses.
 	AllowPrivateNet bool
+	// Ask puts a request of kind to the person through the parent and
+	// returns the answer's value, or false when no one answered (nil: no
+	// one to ask).
+	Ask func(ctx context.Context, kind string, payload []byte) ([]byte, bool)
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
@@ -61,7 +65,7 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool()}
 }
 
 // InMode is the name the tool called name has in edit mode mode: the edit

@@ -123,6 +123,8 @@ var table = []Tool{
 		Header: HeaderPath, Schemas: []string{"notebook_edit.json"}},
 	{Name: "fetch", Label: "Fetch", Aliases: []string{"WebFetch"}, Class: Network, MCP: web,
 		Header: HeaderURL, Schemas: []string{"fetch.json"}},
+	{Name: "ask", Label: "Ask", Aliases: []string{"AskUserQuestion"}, Class: Read, MCP: Annotations{ReadOnly: true},
+		Schemas: []string{"ask.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"input", CodexPatch}}, FileOp: "edit", Approve: true, MCP: changing,
 		Schemas: []string{"apply_patch.json"}},
