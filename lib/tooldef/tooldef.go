@@ -10,8 +10,6 @@
 // nothing.
 package tooldef
 
-import "strings"
-
 // Class is what a tool may do, for policies and permission modes.
 type Class string
 
@@ -130,9 +128,6 @@ var table = []Tool{
 		Schemas: []string{"apply_patch.json"}},
 }
 
-// All is the table, in the order agent-tool offers the tools.
-func All() []Tool { return append([]Tool(nil), table...) }
-
 // Lookup is the tool named name (our name, not an alias).
 func Lookup(name string) (Tool, bool) {
 	for _, t := range table {
@@ -159,7 +154,9 @@ func Resolve(name string) (Tool, bool) {
 	return Tool{}, false
 }
 
-// Names are the names of the tools keep keeps, in table order.
+// Names are the names of the tools keep keeps, in table order (joined
+// with "|", a hooks matcher: the approvals of agent read those with
+// Approve).
 func Names(keep func(Tool) bool) []string {
 	var out []string
 	for _, t := range table {
@@ -170,12 +167,5 @@ func Names(keep func(Tool) bool) []string {
 	return out
 }
 
-// Matcher is a hooks matcher (a regexp of whole names) for the tools keep
-// keeps: Matcher(Approved) is "write|edit|undo_edit|bash|notebook_edit|apply_patch".
-func Matcher(keep func(Tool) bool) string { return strings.Join(Names(keep), "|") }
-
 // Changes keeps the tools that change files or the agent's state.
 func Changes(t Tool) bool { return t.Class == Write }
-
-// Approved keeps the tools the interactive agent asks about.
-func Approved(t Tool) bool { return t.Approve }
