@@ -18,8 +18,11 @@ import (
 	"syscall"
 	"time"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 
 	"github.com/agentutils/agentutils/lib/event"
 )
@@ -123,12 +126,14 @@ func runFetch(ctx context.Context, env *Env, args json.RawMessage, _ func(event.
 }
 
 // fetchedText is a response body as text for the model: HTML as markdown
-// (links made absolute against u, the page's final URL), text and JSON as
-// they are.
+// (GitHub's tables and strikethrough too; links made absolute against u,
+// the page's final URL), text and JSON as they are.
 func fetchedText(ctype string, body []byte, u *url.URL) (string, error) {
 	switch {
 	case ctype == "text/html" || ctype == "application/xhtml+xml":
-		return htmltomarkdown.ConvertString(string(body), converter.WithDomain(u.String()))
+		conv := converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(),
+			table.NewTablePlugin(), strikethrough.NewStrikethroughPlugin()))
+		return conv.ConvertString(string(body), converter.WithDomain(u.String()))
 	case strings.HasPrefix(ctype, "text/"), ctype == "application/json", strings.HasSuffix(ctype, "+json"),
 		ctype == "application/xml", strings.HasSuffix(ctype, "+xml"), ctype == "application/javascript":
 		return string(body), nil

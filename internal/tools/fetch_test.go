@@ -19,7 +19,7 @@ func TestFetch(t *testing.T) {
 	mux := http.NewServeMux()
 	page := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(`<html><head><title>T</title><script>x()</script></head><body><h1>Hello</h1><p>A <a href="/doc">link</a> and <b>bold</b>.</p><ul><li>one</li></ul><a href="sub/next">next</a></body></html>`))
+		w.Write([]byte(`<html><head><title>T</title><script>x()</script></head><body><h1>Hello</h1><p>A <a href="/doc">link</a> and <b>bold</b>.</p><ul><li>one</li></ul><a href="sub/next">next</a><table><tr><th>k</th><th>v</th></tr><tr><td>x</td><td><del>1</del></td></tr></table></body></html>`))
 	}
 	mux.HandleFunc("/page", page)
 	mux.HandleFunc("/dir/page", page)
@@ -66,7 +66,7 @@ func TestFetch(t *testing.T) {
 		not        []string
 	}{
 		{"html as markdown", `{"url":"` + srv.URL + `/page"}`, false,
-			[]string{"URL: " + srv.URL + "/page\n", "# Hello", "[link](" + srv.URL + "/doc)", "**bold**", "- one", "[next](" + srv.URL + "/sub/next)"}, []string{"x()", "<h1>"}},
+			[]string{"URL: " + srv.URL + "/page\n", "# Hello", "[link](" + srv.URL + "/doc)", "**bold**", "- one", "[next](" + srv.URL + "/sub/next)", "| k | v     |\n|---|-------|\n| x | ~~1~~ |"}, []string{"x()", "<h1>"}},
 		{"redirect followed", `{"url":"` + srv.URL + `/moved"}`, false, []string{"URL: " + srv.URL + "/dir/page\n", "# Hello", "[next](" + srv.URL + "/dir/sub/next)"}, nil},
 		{"redirect loop", `{"url":"` + srv.URL + `/loop"}`, true, []string{"more than 10 redirects"}, nil},
 		{"redirect off the web", `{"url":"` + srv.URL + `/to-file"}`, true, []string{"only http and https are followed"}, nil},
