@@ -76,6 +76,8 @@ func flags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks (UserPromptSubmit, Stop, SessionStart, SessionEnd) run around the run; repeatable (tool hooks belong to agent-tool)"},
 		&cli.StringFlag{Name: "control", Usage: "read steering commands from `PATH` (a FIFO or file) while the run goes on: {\"type\":\"steer\"|\"follow_up\",\"message\"}, {\"type\":\"abort\"}, {\"type\":\"set_thinking_level\",\"level\"}"},
 		&cli.IntFlag{Name: "max-turns", Value: 50, Usage: "stop after `N` model calls in one run"},
+		&cli.StringFlag{Name: "json-schema", Usage: "the final answer must be a JSON document valid for the JSON Schema in `FILE`: the schema joins the system prompt, and an answer that does not match is sent back to the model (twice at most, then exit 1)"},
+		&cli.StringFlag{Name: "answers", Usage: "answers `FILE` for the ask tool's questions, a JSON object by question id or text ({\"db\": \"PostgreSQL\", \"Which parts?\": [\"api\", \"cli\"]}); without it a question gets a \"no one to ask\" result"},
 		&cli.StringFlag{Name: "tools-json", Usage: "tool definitions `FILE` (JSON array of {name, description, parameters}, or agent-tool schema output) to offer the model"},
 		&cli.StringFlag{Name: "system-prompt", Usage: "system prompt `TEXT` or file (replaces the default)"},
 		&cli.StringFlag{Name: "append-system-prompt", Usage: "`TEXT` or file appended to the system prompt"},

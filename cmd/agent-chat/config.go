@@ -136,6 +136,9 @@ func printConfig(w io.Writer, cfg config.Config, table bool) error {
 		fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tWHERE")
 		for _, v := range cfg.Values {
 			val := strings.Join(v.Value, ", ")
+			if n := len(v.Value); n > 3 { // a long list keeps the table readable; --json has it whole
+				val = fmt.Sprintf("%s, … (%d in all)", strings.Join(v.Value[:3], ", "), n)
+			}
 			if val == "" {
 				val = "-"
 			}

@@ -20,16 +20,20 @@ func TestPrintConfig(t *testing.T) {
 	var table, lines bytes.Buffer
 	printConfig(&table, cfg, true)
 	printConfig(&lines, cfg, false)
-	wantTable := `KEY                      VALUE             SOURCE   WHERE
-modelRoles.default       opus              flag     --model
-defaultThinkingLevel     -                 default  
-toolsCmd                 agent-tool serve  default  
-edit.mode                hashline          user     /h/config.toml:2
-shell.env                -                 default  
-permissions.defaultMode  -                 default  
-permissions.allow        -                 default  
-permissions.deny         -                 default  
-approvalMode             ask               default  
+	wantTable := `KEY                      VALUE                                    SOURCE   WHERE
+modelRoles.default       opus                                     flag     --model
+defaultThinkingLevel     -                                        default  
+toolsCmd                 agent-tool serve                         default  
+edit.mode                hashline                                 user     /h/config.toml:2
+shell.env                -                                        default  
+permissions.defaultMode  -                                        default  
+permissions.allow        -                                        default  
+permissions.deny         -                                        default  
+approvalMode             ask                                      default  
+sandbox.mode             workspace-write                          default  
+sandbox.writable         -                                        default  
+sandbox.net              false                                    default  
+sandbox.hide             ~/.ssh, ~/.aws, ~/.gnupg, … (14 in all)  default  
 `
 	if d := cmp.Diff(wantTable, table.String()); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
@@ -43,6 +47,10 @@ approvalMode             ask               default
 {"key":"permissions.allow","value":[],"source":"default"}
 {"key":"permissions.deny","value":[],"source":"default"}
 {"key":"approvalMode","value":"ask","source":"default"}
+{"key":"sandbox.mode","value":"workspace-write","source":"default"}
+{"key":"sandbox.writable","value":[],"source":"default"}
+{"key":"sandbox.net","value":"false","source":"default"}
+{"key":"sandbox.hide","value":["~/.ssh","~/.aws","~/.gnupg","~/.netrc","~/.git-credentials","~/.config/gh","~/.docker/config.json","~/.kube","~/.config/gcloud","~/.azure","~/.pypirc","~/.npmrc","{data}/credentials.json","{config}/mcp.json"],"source":"default"}
 `
 	if d := cmp.Diff(wantLines, lines.String()); d != "" {
 		t.Errorf("JSON lines (-want +got):\n%s", d)

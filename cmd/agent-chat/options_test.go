@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -89,7 +90,7 @@ func TestOptions(t *testing.T) {
 			if gotErr != nil {
 				t.Fatal(gotErr)
 			}
-			if d := cmp.Diff(tt.want, got); d != "" {
+			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Options{})); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

@@ -8,25 +8,31 @@ import (
 	"strings"
 
 	"github.com/agentutils/agentutils/internal/app"
-	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/shpolicy"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // toolClass is what a tool does, for the permission modes: the one place
 // that knows agent-tool's tools here (an MCP tool, or any other, has no
 // class and needs an allow rule).
 func toolClass(name string) string {
-	switch name {
-	case "read", "grep", "find", "ls", "todo_write":
+	t, ok := tooldef.Lookup(name)
+	switch {
+	case !ok:
+		return ""
+	case t.OwnState: // the agent's own list, not the workspace: runs in every mode
 		return permission.Read
-	case "write", "edit", "apply_patch", "undo_edit":
-		return permission.Write
-	case "bash":
-		return permission.Exec
 	}
-	return ""
+	return string(t.Class) // lib/permission's classes are the table's
+}
+
+// claudeNames are a tool's name and Claude Code's names of it (the
+// table's aliases), which rules may use.
+func claudeNames(name string) []string {
+	t, _ := tooldef.Lookup(name)
+	return append([]string{name}, t.Aliases...)
 }
 
 // permissionCall describes a call for the policy: names, class, bash's
@@ -48,7 +54,7 @@ func permissionCall(env *app.Env, name string, args json.RawMessage) permission.
 		return filepath.Clean(p)
 	}
 	cwd := resolve(env.Dir, a.Cwd)
-	c := permission.Call{Names: append([]string{name}, hooks.ClaudeNames(name)...), Class: toolClass(name), Command: a.Command,
+	c := permission.Call{Names: claudeNames(name), Class: toolClass(name), Command: a.Command,
 		Bash: shpolicy.Options{Resolve: func(p string) string { return resolve(cwd, p) },
 			File: func(abs string, write bool) string {
 				if rel, err := filepath.Rel(env.Dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
@@ -80,7 +86,7 @@ func offered(p *permission.Policy, tools []llm.Tool) []llm.Tool {
 		return tools
 	}
 	return slices.DeleteFunc(tools, func(t llm.Tool) bool {
-		names := append([]string{t.Name}, hooks.ClaudeNames(t.Name)...)
+		names := claudeNames(t.Name)
 		for _, r := range p.Deny {
 			if r.Spec == "" && slices.Contains(names, r.Tool) {
 				return true

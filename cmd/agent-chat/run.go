@@ -43,7 +43,32 @@ func run(c *cli.Context, env *app.Env) error {
 	if o.ListModels {
 		return listModels(c, env, cat)
 	}
+	if o.answer, err = loadAnswerSchema(env, o.JSONSchema); err != nil {
+		return err
+	}
 	return chat(c, env, o, cat)
+}
+
+// answerSchema is --json-schema's: the text the system prompt quotes and
+// the compiled schema lib/loop checks the final answer with.
+type answerSchema struct {
+	text   string
+	schema *jsonschema.Schema
+}
+
+// loadAnswerSchema reads and compiles --json-schema FILE (nil without).
+func loadAnswerSchema(env *app.Env, file string) (*answerSchema, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(env.Abs(file))
+	if err == nil {
+		var s *jsonschema.Schema
+		if s, err = jsonschema.Compile(b); err == nil {
+			return &answerSchema{text: strings.TrimSpace(string(b)), schema: s}, nil
+		}
+	}
+	return nil, exit.Errorf(exit.Usage, "--json-schema %s: %v", file, err)
 }
 
 // input is what a run starts from: stdin's session stream, resolved.
@@ -170,7 +195,15 @@ func (r *chatRun) loopConfig() loop.Config {
 	o := r.o
 	return loop.Config{Model: r.model, Context: llm.Context{SystemPrompt: r.system, History: r.in.history, Tools: r.tools},
 		Thinking: r.thinking, Tools: r.tr.set(), Validator: r.validator, MaxTurns: o.MaxTurns, Retries: o.Retries, RetryBase: o.RetryBase,
-		Control: o.Control != "", StopHooks: r.stopHooks}
+		Control: o.Control != "", StopHooks: r.stopHooks, Answer: o.answer.compiled()}
+}
+
+// compiled is the schema the final answer must match, or nil.
+func (a *answerSchema) compiled() *jsonschema.Schema {
+	if a == nil {
+		return nil
+	}
+	return a.schema
 }
 
 // drive sets up the output and --control, then runs lib/loop with the
@@ -311,11 +344,21 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 	var tr *toolRunner
 	var validator *jsonschema.Validator
 	if cmds := o.toolCommands(); len(cmds) > 0 {
-		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr)
+		var answers answerFunc
+		if f := o.Answers; f != "" {
+			data, err := os.ReadFile(env.Abs(f))
+			if err == nil {
+				answers, err = answersFrom(data)
+			}
+			if err != nil {
+				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
+			}
+		}
+		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, toolset: toolset, environ: environ}
+		tr = &toolRunner{procs: procs, toolset: toolset, environ: environ, answers: answers}
 		if validator, err = jsonschema.NewValidator(toolset.Defs()); err != nil {
 			stopTools(procs)
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
@@ -494,6 +537,9 @@ func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git) (s
 		contextfiles.ResolvePromptInput(o.AppendSystemPrompt, env.Dir))
 	if err != nil {
 		return "", nil, exit.Wrap(exit.Usage, err)
+	}
+	if o.answer != nil {
+		s += "\n\nYour final answer must be a JSON document, and nothing else, valid for this JSON Schema:\n\n" + o.answer.text
 	}
 	return s, found.Templates, nil
 }

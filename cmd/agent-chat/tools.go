@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentutils/agentutils/internal/app"
@@ -23,11 +25,11 @@ type coproc = toolproto.Client
 // startTools starts every --tools-cmd with environ (toolEnviron), says
 // hello, and merges their tool lists (a name offered twice is an error
 // naming both commands).
-func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer) ([]*coproc, *loop.Toolset, error) {
+func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc) ([]*coproc, *loop.Toolset, error) {
 	var procs []*coproc
 	var sources []loop.Source
 	for _, c := range cmds {
-		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr)
+		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr, answers)
 		if err != nil {
 			stopTools(procs)
 			return nil, nil, err
@@ -65,21 +67,31 @@ func toolEnviron(environ, keep, secrets []string) []string {
 	return out
 }
 
-func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer) (*coproc, error) {
+func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc) (*coproc, error) {
 	// agent-chat fires no tool hooks itself: the co-process runs its own
 	// (agent-tool serve --settings …; agent-mcp bridge only when told so).
 	hooks := true
+	var started atomic.Pointer[coproc] // set before any call, so before any request
+	var onAsk func(*event.ToolAsk)
+	if answers != nil { // without, OnAsk unset answers every request cancelled: no person to ask
+		onAsk = func(m *event.ToolAsk) {
+			if p := started.Load(); p != nil {
+				p.Send(answers(m))
+			}
+		}
+	}
 	p, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Env: environ, Stderr: stderr,
 		Hello: &event.Hello{Cwd: cwd, SessionID: sessionID, Hooks: &hooks},
 		OnLog: func(m *event.Log) { fmt.Fprintf(stderr, "agent-chat: %s: %s: %s\n", command, m.Level, m.Msg) },
 		OnBadLine: func(err error) {
 			fmt.Fprintf(stderr, "agent-chat: %s: a line that is not a protocol message: %v\n", command, err)
 		},
-		// No person to ask: OnAsk unset answers every request cancelled.
+		OnAsk: onAsk,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tool command %q: %v", command, err)
 	}
+	started.Store(p)
 	return p, nil
 }
 
@@ -105,8 +117,30 @@ func toolsForModel(ts *loop.Toolset) []llm.Tool {
 type toolRunner struct {
 	procs     []*coproc
 	toolset   *loop.Toolset
+	answers   answerFunc
 	restarted map[int]bool // co-processes restarted in this run (once each)
 	environ   []string     // what they are started with (toolEnviron)
+}
+
+// answerFunc answers a tool's request (agent-chat --answers).
+type answerFunc func(*event.ToolAsk) *event.Answer
+
+// answersFrom reads an --answers file, a JSON object of answers by
+// question id or text, into the answerer of ask requests: those it has
+// answers for get them, the others (and other kinds) are cancelled.
+func answersFrom(data []byte) (answerFunc, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("not a JSON object of answers by question id or text: %v", err)
+	}
+	return func(r *event.ToolAsk) *event.Answer {
+		if r.Kind == "ask" {
+			if v, ok := event.AnswerAsk(r.Payload, m); ok {
+				return &event.Answer{RequestID: r.RequestID, Value: v}
+			}
+		}
+		return &event.Answer{RequestID: r.RequestID, Cancelled: true}
+	}, nil
 }
 
 // revive restarts, once per run, a tool co-process that has died; its
@@ -125,7 +159,7 @@ func (t *toolRunner) revive(ctx context.Context, env *app.Env, sessionID string)
 			continue
 		}
 		t.restarted[i] = true
-		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr)
+		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr, t.answers)
 		if err != nil {
 			continue
 		}

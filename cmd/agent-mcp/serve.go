@@ -26,30 +26,23 @@ import (
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/redact"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
-// Tool classes for serve's safety default.
-const (
-	classRead  = "read"
-	classWrite = "write"
-	classExec  = "exec"
-)
-
-// toolClass sorts agent-tool's tools: read-only ones are served by
-// default, write and exec ones need a flag, unknown ones need --tools.
-func toolClass(name string) (string, *mcp.ToolAnnotations) {
-	t, f := true, false
-	switch name {
-	case "read", "grep", "find", "ls":
-		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
-	case "fetch", "web_search":
-		return classRead, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &t}
-	case "write", "edit", "apply_patch", "todo_write", "undo_edit":
-		return classWrite, &mcp.ToolAnnotations{DestructiveHint: &t, IdempotentHint: false, OpenWorldHint: &f}
-	case "bash":
-		return classExec, &mcp.ToolAnnotations{DestructiveHint: &t, OpenWorldHint: &t}
+// toolClass is a tool's class and MCP annotations, from the one table of
+// tools (lib/tooldef): read and network tools are served by default, write
+// and exec ones need a flag, unknown ones (class "") need --tools.
+func toolClass(name string) (tooldef.Class, *mcp.ToolAnnotations) {
+	t, ok := tooldef.Lookup(name)
+	if !ok {
+		return "", nil
 	}
-	return "", nil
+	a := t.MCP
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, IdempotentHint: a.Idempotent, OpenWorldHint: &a.OpenWorld}
+	if !a.ReadOnly {
+		ann.DestructiveHint = &a.Destructive
+	}
+	return t.Class, ann
 }
 
 func serveCommand(env *cmdEnv) *cli.Command {
@@ -58,7 +51,8 @@ func serveCommand(env *cmdEnv) *cli.Command {
 		Usage: "serve agent-tool's tools as an MCP server (stdio or Streamable HTTP)",
 		Description: "Starts the tool co-process (--tools-cmd, default `agent-tool serve`), and offers its tools to any MCP " +
 			"client (Claude Desktop, Cursor, another agent) over stdio, or over Streamable HTTP with --http. Only read-only " +
-			"tools (read, grep, find, ls) are offered unless --allow-write (write, edit, apply_patch, todo_write, undo_edit) or " +
+			"tools (" + strings.Join(tooldef.Names(func(t tooldef.Tool) bool { return t.Class == tooldef.Read }), ", ") + ") are offered unless --allow-write (" +
+			strings.Join(tooldef.Names(tooldef.Changes), ", ") + ") or " +
 			"--allow-exec (bash) is given; --tools picks names (tools outside the known classes are offered only when named). " +
 			"Tools carry MCP annotations (readOnlyHint, destructiveHint, openWorldHint). A call's progress becomes " +
 			"notifications/progress when the client asked for it, notifications/cancelled becomes `cancel`, results keep " +
@@ -637,7 +631,7 @@ func (tp *toolProc) server(cwd string, pick []string, allowWrite, allowExec bool
 			continue
 		case class == "" && !picked[t.Name]:
 			continue
-		case class == classWrite && !allowWrite, class == classExec && !allowExec:
+		case class == tooldef.Write && !allowWrite, class == tooldef.Exec && !allowExec:
 			continue
 		}
 		var schema map[string]any

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/internal/tools"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // serveClient starts `agent-mcp serve` over stdio with faketools behind it
@@ -403,8 +404,8 @@ func TestServeToolClasses(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"todo_write", "undo_edit"} {
-		if class, _ := toolClass(name); class != classWrite {
-			t.Errorf("%s: class %q, want %q", name, class, classWrite)
+		if class, _ := toolClass(name); class != tooldef.Write {
+			t.Errorf("%s: class %q, want %q", name, class, tooldef.Write)
 		}
 	}
 }

@@ -60,6 +60,8 @@ var shellEnvFlag = &cli.StringSliceFlag{Name: "shell-env",
 		}
 		return nil
 	}}
+
+var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch connect to loopback, private and link-local addresses (refused by default)"}
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -90,7 +92,7 @@ func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 		keep = c.StringSlice("shell-env")
 	}
 	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
-		Sandbox: sb, ShellEnv: keep}, nil
+		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net")}, nil
 }
 
 // loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for

@@ -14,23 +14,22 @@ import (
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/sandbox"
 	"github.com/agentutils/agentutils/lib/shpolicy"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 var (
 	allowFlag    = &cli.StringFlag{Name: "allow", Usage: "comma-separated `LIST` of the only tools that may run"}
 	denyFlag     = &cli.StringFlag{Name: "deny", Usage: "comma-separated `LIST` of tools that may not run"}
-	readOnlyFlag = &cli.BoolFlag{Name: "read-only", Usage: "refuse write, edit, apply_patch, undo_edit, todo_write, and bash unless --bash-allow permits the command"}
+	readOnlyFlag = &cli.BoolFlag{Name: "read-only", Usage: "refuse " + strings.Join(tooldef.Names(tooldef.Changes), ", ") + ", and bash unless --bash-allow permits the command"}
 	rootFlag     = &cli.StringFlag{Name: "root", Usage: "confine tool paths to `DIR` (symlinks that leave it included)"}
 	protectFlag  = &cli.StringSliceFlag{Name: "protect", Usage: "`GLOB` of paths the changing tools may not touch (e.g. '.git/**', '**/*.pem'); repeatable"}
 	bashAllow    = &cli.StringSliceFlag{Name: "bash-allow", Usage: "command `PREFIX` bash may run (e.g. 'go test', 'git status'); every command of the script must match one, redirections may touch files only inside the root (reads) and not in --read-only (writes), never /dev/tcp; repeatable"}
 )
 
 func callFlags() []cli.Flag {
-	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, shellEnvFlag},
+	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, shellEnvFlag, privateNetFlag},
 		sbflags.Flags()...)
 }
-
-var mutating = []string{"write", "edit", "apply_patch", "undo_edit", "todo_write"}
 
 // rules is the allow/deny policy of a run.
 type rules struct {
@@ -52,13 +51,14 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 	if slices.Contains(ru.deny, name) {
 		return fmt.Sprintf("Tool %s is denied by policy.", name)
 	}
-	if ru.readOnly && slices.Contains(mutating, name) {
+	t, _ := tooldef.Lookup(name) // the tool's class, script and path arguments
+	if ru.readOnly && tooldef.Changes(t) {
 		return fmt.Sprintf("Tool %s is not available: this session is read-only.", name)
 	}
-	if env.Sandbox != nil && env.Sandbox.Mode == sandbox.ReadOnly && slices.Contains(mutating, name) && name != "todo_write" {
+	if env.Sandbox != nil && env.Sandbox.Mode == sandbox.ReadOnly && tooldef.ChangesFiles(t) {
 		return fmt.Sprintf("Tool %s is not available: the sandbox is read-only.", name)
 	}
-	if name == "bash" {
+	if t.Script != "" {
 		if why := ru.bash(env, args); why != "" {
 			return why
 		}
@@ -66,7 +66,7 @@ func (ru rules) check(env *tools.Env, name string, args json.RawMessage) string 
 	// Every path argument, resolved as the tools resolve it (tools.Paths,
 	// Env.Resolve): whitespace, ~ and patch headers included.
 	paths := tools.Paths(name, args)
-	if slices.Contains(mutating, name) {
+	if tooldef.Changes(t) {
 		for _, p := range paths {
 			if why := ru.protected(env, p); why != "" {
 				return why

@@ -63,6 +63,10 @@ type server struct {
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
 	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true}
+	env.Ask = func(ctx context.Context, kind string, payload []byte) ([]byte, bool) { // the ask tool's questions go to the parent
+		a := s.Ask(ctx, kind, payload)
+		return a.Value, !a.Cancelled
+	}
 	// At EOF every running call finishes and answers, then serve returns
 	// (a parent that wants them stopped sends cancel first).
 	_ = s.Serve(in, toolproto.Handlers{
@@ -112,7 +116,9 @@ func (s *server) handle(ctx context.Context, msg any, n int) {
 	case *event.Cancel:
 		s.Cancel(m.ID)
 	case *event.Answer:
-		// No tool of ours asks a person; an answer is acknowledged silently.
+		if !s.Answered(m) {
+			s.Send(&event.Log{Level: "warn", Msg: fmt.Sprintf("stdin:%d: an answer to %q, which no call is waiting for (line skipped)", n, m.RequestID)})
+		}
 	default:
 		s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a %T is not sent to a tool process (line skipped)", n, msg)})
 	}
@@ -157,14 +163,7 @@ func (s *server) setEditMode(mode string) {
 	}
 	var names []string
 	for _, t := range s.tools {
-		n := t.Def.Name
-		if n == "apply_patch" {
-			n = "edit"
-		}
-		if n == "edit" && mode == "apply_patch" {
-			n = "apply_patch"
-		}
-		names = append(names, n)
+		names = append(names, tools.InMode(t.Def.Name, mode))
 	}
 	ts, err := tools.Select(names, mode)
 	if err != nil {

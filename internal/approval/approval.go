@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/agentutils/agentutils/lib/tooldef"
 	"io"
 	"net"
 	"os"
@@ -21,8 +22,9 @@ import (
 	"github.com/agentutils/agentutils/internal/hooks"
 )
 
-// Tools are the tools asked about (a hooks matcher: the whole name).
-const Tools = "edit|write|bash|apply_patch|undo_edit"
+// Tools are the tools asked about (a hooks matcher: the whole name): the
+// table's tools with Approve.
+var Tools = strings.Join(tooldef.Names(func(t tooldef.Tool) bool { return t.Approve }), "|")
 
 // Request is one call waiting for the person.
 type Request struct {
@@ -51,10 +53,11 @@ func (r *Request) Answer(a Answer) {
 // Key is what "always for this command" remembers: a bash command line,
 // or the tool for the others.
 func (r *Request) Key() string {
-	if r.In.ToolName == "bash" {
-		var a struct{ Command string }
+	if t, _ := tooldef.Lookup(r.In.ToolName); t.Script != "" {
+		var a map[string]any
 		json.Unmarshal(r.In.ToolInput, &a)
-		return "bash\x00" + a.Command
+		script, _ := a[t.Script].(string)
+		return t.Name + "\x00" + script
 	}
 	return r.In.ToolName
 }

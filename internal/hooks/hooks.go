@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // DefaultTimeout is a hook's time limit when its settings name none.
@@ -45,21 +46,6 @@ func (h Hook) Name() string {
 	return h.Command
 }
 
-// claudeNames maps our tool names to Claude Code's, for matchers.
-var claudeNames = map[string]string{
-	"bash": "Bash", "read": "Read", "write": "Write", "edit": "Edit|MultiEdit", "grep": "Grep",
-	"find": "Glob", "ls": "LS", "todo_write": "TodoWrite", "apply_patch": "Edit|MultiEdit",
-}
-
-// ClaudeNames are Claude Code's names of one of our tools (Bash for
-// bash, Edit and MultiEdit for edit), none for a tool it does not have.
-func ClaudeNames(tool string) []string {
-	if n := claudeNames[tool]; n != "" {
-		return strings.Split(n, "|")
-	}
-	return nil
-}
-
 // Matches says whether the hook applies to tool.
 func (h Hook) Matches(tool string) bool {
 	if h.Matcher == "" || h.Matcher == "*" {
@@ -72,7 +58,8 @@ func (h Hook) Matches(tool string) bool {
 	if re.MatchString(tool) {
 		return true
 	}
-	for _, n := range ClaudeNames(tool) {
+	t, _ := tooldef.Lookup(tool) // Claude Code's names of the tool match too
+	for _, n := range t.Aliases {
 		if re.MatchString(n) {
 			return true
 		}

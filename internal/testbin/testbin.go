@@ -89,7 +89,7 @@ type Cmd = func(ts *testscript.TestScript, neg bool, args []string)
 
 // Params are the testscript parameters of a script suite in dir: every
 // binary on PATH, a private AGENTUTILS_HOME and HOME inside $WORK, the
-// fakellm (fakellm.go) and status (status.go) commands and the extra cmds. UPDATE_SCRIPTS=1
+// fakellm (fakellm.go), status (status.go) and httpd (httpd.go) commands and the extra cmds. UPDATE_SCRIPTS=1
 // rewrites the expected output sections in place. Run them with
 // testscript.Run (tests) or testscript.RunT (scripts/runscript).
 func Params(t interface{ Fatal(...any) }, dir string, cmds map[string]Cmd) testscript.Params {
@@ -97,7 +97,7 @@ func Params(t interface{ Fatal(...any) }, dir string, cmds map[string]Cmd) tests
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := map[string]Cmd{"fakellm": fakellmCmd, "status": statusCmd}
+	all := map[string]Cmd{"fakellm": fakellmCmd, "status": statusCmd, "httpd": httpdCmd}
 	for k, v := range cmds {
 		all[k] = v
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -18,12 +19,50 @@ type Server struct {
 	wmu     sync.Mutex
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
+	asks    map[string]chan *event.Answer // requests waiting for their answer
+	nask    int
 	wg      sync.WaitGroup
 }
 
 // NewServer writes its messages to w.
 func NewServer(w io.Writer) *Server {
-	return &Server{w: bufio.NewWriter(w), running: map[string]context.CancelFunc{}}
+	return &Server{w: bufio.NewWriter(w), running: map[string]context.CancelFunc{}, asks: map[string]chan *event.Answer{}}
+}
+
+// Ask sends a request of kind to the parent and waits for its answer (a
+// cancelled one when ctx ends first).
+func (s *Server) Ask(ctx context.Context, kind string, payload []byte) *event.Answer {
+	ch := make(chan *event.Answer, 1)
+	s.mu.Lock()
+	s.nask++
+	id := "q" + strconv.Itoa(s.nask)
+	s.asks[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.asks, id)
+		s.mu.Unlock()
+	}()
+	s.Send(&event.ToolAsk{RequestID: id, Kind: kind, Payload: payload})
+	select {
+	case a := <-ch:
+		return a
+	case <-ctx.Done():
+		return &event.Answer{RequestID: id, Cancelled: true}
+	}
+}
+
+// Answered hands an answer to the request waiting for it; it reports
+// false when none is.
+func (s *Server) Answered(a *event.Answer) bool {
+	s.mu.Lock()
+	ch, ok := s.asks[a.RequestID]
+	delete(s.asks, a.RequestID)
+	s.mu.Unlock()
+	if ok {
+		ch <- a
+	}
+	return ok
 }
 
 // Send writes one protocol message.

@@ -39,9 +39,8 @@ var nonInteractive = []string{
 
 func bashTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "bash", Label: "Bash", Concurrency: event.Exclusive,
-			Description: "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600).",
-			Parameters:  schema(`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["command"],"additionalProperties":false}`)},
+		Def: def("bash", "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600).",
+			`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["command"],"additionalProperties":false}`),
 		Run: runBash,
 	}
 }

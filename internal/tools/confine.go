@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/edit"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // FS is the file system a tool's file operations go through: plain os
@@ -139,63 +141,82 @@ func (e *Env) openRoot() (*os.Root, error) {
 }
 
 // Paths is every path argument of a call as written, so that a policy
-// checks each one (with Resolve and Outside): the named file or
+// checks each one (with Resolve and Outside): the arguments lib/tooldef's
+// table names for the tool, read by their kind — the named file or
 // directory, the directory a default or a pattern searches, the headers
 // of a hashline or apply_patch patch. A patch that does not parse names
 // nothing (the tool refuses it before touching a file).
 func Paths(name string, args json.RawMessage) []string {
-	var a struct {
-		Path, Pattern, Cwd, Input string
-	}
-	json.Unmarshal(args, &a)
-	orDot := func(p string) []string {
-		if strings.TrimSpace(p) == "" {
-			return []string{"."}
-		}
-		return []string{p}
-	}
-	switch name {
-	case "read", "write", "undo_edit":
-		return []string{a.Path}
-	case "ls", "grep":
-		return orDot(a.Path)
-	case "bash":
-		return orDot(a.Cwd)
-	case "find":
-		base, _ := splitGlob(strings.TrimSpace(a.Pattern))
-		return []string{base}
-	case "edit":
-		if a.Input == "" {
-			return []string{a.Path}
-		}
-		secs, err := edit.ParseHashline(a.Input)
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, s := range secs {
-			out = append(out, s.Path)
-		}
-		return out
-	case "apply_patch":
-		ops, err := edit.ParsePatch(a.Input)
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, op := range ops {
-			out = append(out, op.Path)
-			if op.MoveTo != "" {
-				out = append(out, op.MoveTo)
+	t, _ := tooldef.Lookup(name)
+	var out []string
+	for _, pa := range t.Paths {
+		v := ArgString(args, pa.Arg)
+		switch pa.Kind {
+		case tooldef.Plain:
+			if v != "" {
+				out = append(out, v)
+			}
+		case tooldef.OrDot:
+			if strings.TrimSpace(v) == "" {
+				v = "."
+			}
+			out = append(out, v)
+		case tooldef.GlobBase:
+			base, _ := splitGlob(strings.TrimSpace(v))
+			out = append(out, base)
+		case tooldef.Hashline:
+			if secs, err := edit.ParseHashline(v); err == nil && v != "" {
+				for _, s := range secs {
+					out = append(out, s.Path)
+				}
+			}
+		case tooldef.CodexPatch:
+			ops, err := edit.ParsePatch(v)
+			if err != nil {
+				return nil
+			}
+			for _, op := range ops {
+				out = append(out, op.Path)
+				if op.MoveTo != "" {
+					out = append(out, op.MoveTo)
+				}
 			}
 		}
-		return out
 	}
-	return nil
+	return out
 }
 
-// errNotebook refuses an edit of a Jupyter notebook, as Claude Code does.
-var errNotebook = errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the NotebookEdit tool instead.")
+// ArgString is the string argument arg of a call as the tool decodes it
+// (encoding/json into a field: names matched in any case, the last wins),
+// or "".
+func ArgString(args json.RawMessage, arg string) string {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	v := ""
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return v
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return v
+		}
+		if k, _ := tok.(string); strings.EqualFold(k, arg) {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				v = s
+			}
+		}
+	}
+	return v
+}
+
+// errNotebook refuses an edit of a Jupyter notebook, as Claude Code does,
+// pointing to notebook_edit.
+var errNotebook = errors.New("Cannot edit Jupyter notebooks with the Edit tool. Use the notebook_edit tool instead.")
 
 // readForEdit resolves the path argument of an edit (not a notebook) and
 // reads the file: its file system, name there, absolute path and bytes.

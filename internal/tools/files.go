@@ -36,9 +36,8 @@ const (
 
 func readTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "read", Label: "Read", Concurrency: event.Shared, NonAbortable: true,
-			Description: "Read a file with line numbers (offset is the 1-indexed first line, limit the number of lines), list a directory, or read an image. Long output is truncated with a notice saying how to continue.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"file or directory; a path: relative to the working directory, ~ is home; confined by --root"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`)},
+		Def: def("read", "Read a file with line numbers (offset is the 1-indexed first line, limit the number of lines), list a directory, or read an image. Long output is truncated with a notice saying how to continue.",
+			`{"type":"object","properties":{"path":{"type":"string","description":"file or directory; a path: relative to the working directory, ~ is home; confined by --root"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Path          string
@@ -89,6 +88,14 @@ func readTool() Tool {
 			}
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return event.ToolOutput{}, err
+			}
+			if strings.HasSuffix(a.Path, ".ipynb") && a.Offset == 0 && a.Limit == 0 {
+				if out, ok := readNotebook(f, a.Path); ok {
+					return out, nil
+				}
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					return event.ToolOutput{}, err
+				}
 			}
 			if env.EditMode == "hashline" && st.Size() <= maxHashline {
 				// Hashline display: the file's version tag in a header and
@@ -283,9 +290,8 @@ func listDir(fsys FS, p string, limit int, now time.Time) (event.ToolOutput, err
 
 func writeTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "write", Label: "Write", Concurrency: event.Exclusive, NonAbortable: true,
-			Description: "Create or overwrite a file with the given content (parent directories are created). An existing file keeps its line endings and byte-order mark.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`)},
+		Def: def("write", "Create or overwrite a file with the given content (parent directories are created). An existing file keeps its line endings and byte-order mark.",
+			`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Path, Content string }
 			if err := decode(args, &a); err != nil {
@@ -311,9 +317,8 @@ func writeTool() Tool {
 
 func editTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "edit", Label: "Edit", Concurrency: event.Exclusive, NonAbortable: true,
-			Description: "Replace old_text with new_text in a file. old_text must match the file (whitespace differences and small typos are tolerated when the match is unambiguous); set all to replace every occurrence. Returns a diff.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"old_text":{"type":"string"},"new_text":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old_text","new_text"],"additionalProperties":false}`)},
+		Def: def("edit", "Replace old_text with new_text in a file. old_text must match the file (whitespace differences and small typos are tolerated when the match is unambiguous); set all to replace every occurrence. Returns a diff.",
+			`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"old_text":{"type":"string"},"new_text":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old_text","new_text"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Path    string
@@ -349,9 +354,8 @@ func editTool() Tool {
 
 func lsTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "ls", Label: "List", Concurrency: event.Shared,
-			Description: "List a directory (default: the working directory), directories marked with /, dotfiles included.",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"limit":{"type":"integer","minimum":1}},"additionalProperties":false}`)},
+		Def: def("ls", "List a directory (default: the working directory), directories marked with /, dotfiles included.",
+			`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"limit":{"type":"integer","minimum":1}},"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Path  string
@@ -384,9 +388,8 @@ func lsTool() Tool {
 
 func findTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "find", Label: "Find", Concurrency: event.Shared,
-			Description: "Find files by glob pattern (for example **/*.go or src/**/test_*.py), newest first. .git and node_modules are skipped.",
-			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string","description":"glob; the part before its first glob segment is a path: relative to the working directory, ~ is home; confined by --root"},"hidden":{"type":"boolean"},"limit":{"type":"integer","minimum":1}},"required":["pattern"],"additionalProperties":false}`)},
+		Def: def("find", "Find files by glob pattern (for example **/*.go or src/**/test_*.py), newest first. .git and node_modules are skipped.",
+			`{"type":"object","properties":{"pattern":{"type":"string","description":"glob; the part before its first glob segment is a path: relative to the working directory, ~ is home; confined by --root"},"hidden":{"type":"boolean"},"limit":{"type":"integer","minimum":1}},"required":["pattern"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			a := struct {
 				Pattern string

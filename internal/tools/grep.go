@@ -18,9 +18,8 @@ import (
 
 func grepTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "grep", Label: "Grep", Concurrency: event.Shared,
-			Description: "Search file contents with a regular expression (RE2 syntax), respecting .gitignore. Results are numbered matches with their line numbers (>> marks the match, context lines are indented), in path order. Use glob or type to narrow, offset/limit to page.",
-			Parameters:  schema(`{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string","description":"file or directory (default: the working directory); a path: relative to the working directory, ~ is home; confined by --root"},"glob":{"type":"string"},"type":{"type":"string","description":"file type such as go, py, ts"},"i":{"type":"boolean","description":"case-insensitive"},"pre":{"type":"integer","minimum":0},"post":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"offset":{"type":"integer","minimum":0}},"required":["pattern"],"additionalProperties":false}`)},
+		Def: def("grep", "Search file contents with a regular expression (RE2 syntax), respecting .gitignore. Results are numbered matches with their line numbers (>> marks the match, context lines are indented), in path order. Use glob or type to narrow, offset/limit to page.",
+			`{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string","description":"file or directory (default: the working directory); a path: relative to the working directory, ~ is home; confined by --root"},"glob":{"type":"string"},"type":{"type":"string","description":"file type such as go, py, ts"},"i":{"type":"boolean","description":"case-insensitive"},"pre":{"type":"integer","minimum":0},"post":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"offset":{"type":"integer","minimum":0}},"required":["pattern"],"additionalProperties":false}`),
 		Run: runGrep,
 	}
 }

@@ -16,9 +16,8 @@ import (
 // Every section is checked and applied in memory before the first write.
 func hashlineTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "edit", Label: "Edit", Concurrency: event.Exclusive, NonAbortable: true,
-			Description: "Edit files by line number. Start each file with the [path#TAG] header shown by read, then hunks: 'replace A..B:' (or 'replace N:') followed by the new lines each prefixed with '+' (no + lines deletes), 'delete A..B', 'insert before N:', 'insert after N:', 'insert head:' or 'insert tail:' followed by + lines. A lone '+' is a blank line. Line numbers are those of the file as read, for the whole patch. If the file changed since it was read, read it again.",
-			Parameters:  schema(`{"type":"object","properties":{"input":{"type":"string","description":"the hashline patch; the path of each [path#TAG] header is a path: relative to the working directory, ~ is home; confined by --root"}},"required":["input"],"additionalProperties":false}`)},
+		Def: def("edit", "Edit files by line number. Start each file with the [path#TAG] header shown by read, then hunks: 'replace A..B:' (or 'replace N:') followed by the new lines each prefixed with '+' (no + lines deletes), 'delete A..B', 'insert before N:', 'insert after N:', 'insert head:' or 'insert tail:' followed by + lines. A lone '+' is a blank line. Line numbers are those of the file as read, for the whole patch. If the file changed since it was read, read it again.",
+			`{"type":"object","properties":{"input":{"type":"string","description":"the hashline patch; the path of each [path#TAG] header is a path: relative to the working directory, ~ is home; confined by --root"}},"required":["input"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct {
 				Input  string `json:"input"`

@@ -21,9 +21,8 @@ import (
 // all-or-nothing: every file op is computed before the first write.
 func applyPatchTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "apply_patch", Label: "Apply patch", Concurrency: event.Exclusive, NonAbortable: true,
-			Description: "Apply a patch in the Codex envelope: '*** Begin Patch', then '*** Add File: PATH' (lines prefixed '+'), '*** Delete File: PATH', or '*** Update File: PATH' (optional '*** Move to: PATH') with '@@ CONTEXT' sections of ' ' context, '-' removed and '+' added lines, then '*** End Patch'. Returns a diff.",
-			Parameters:  schema(`{"type":"object","properties":{"input":{"type":"string","description":"the whole patch, from *** Begin Patch to *** End Patch; the path of each File and Move to header is a path: relative to the working directory, ~ is home; confined by --root"}},"required":["input"],"additionalProperties":false}`)},
+		Def: def("apply_patch", "Apply a patch in the Codex envelope: '*** Begin Patch', then '*** Add File: PATH' (lines prefixed '+'), '*** Delete File: PATH', or '*** Update File: PATH' (optional '*** Move to: PATH') with '@@ CONTEXT' sections of ' ' context, '-' removed and '+' added lines, then '*** End Patch'. Returns a diff.",
+			`{"type":"object","properties":{"input":{"type":"string","description":"the whole patch, from *** Begin Patch to *** End Patch; the path of each File and Move to header is a path: relative to the working directory, ~ is home; confined by --root"}},"required":["input"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Input string }
 			if err := decode(args, &a); err != nil {
@@ -149,9 +148,8 @@ func saveUndo(env *Env, path string, old []byte, existed bool) {
 
 func undoTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "undo_edit", Label: "Undo edit", Concurrency: event.Exclusive, NonAbortable: true,
-			Description: "Revert a file to its state before the last edit, write or apply_patch that changed it (one level per file).",
-			Parameters:  schema(`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["path"],"additionalProperties":false}`)},
+		Def: def("undo_edit", "Revert a file to its state before the last edit, write or apply_patch that changed it (one level per file).",
+			`{"type":"object","properties":{"path":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["path"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Path string }
 			if err := decode(args, &a); err != nil {

@@ -21,9 +21,8 @@ type todo struct {
 // each call, completed in order, saved as {updatedAt, todos} in the state dir.
 func todoTool() Tool {
 	return Tool{
-		Def: event.ToolDef{Name: "todo_write", Label: "Todo", Concurrency: event.Exclusive,
-			Description: "Replace the task list for this session. Each todo has content and a status (pending, in_progress, completed); complete them in order and keep at most the current one in_progress. An empty list clears it.",
-			Parameters:  schema(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"content":{"type":"string"},"status":{"type":"string","description":"pending, in_progress or completed"}},"required":["content","status"]}}},"required":["todos"],"additionalProperties":false}`)},
+		Def: def("todo_write", "Replace the task list for this session. Each todo has content and a status (pending, in_progress, completed); complete them in order and keep at most the current one in_progress. An empty list clears it.",
+			`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"content":{"type":"string"},"status":{"type":"string","description":"pending, in_progress or completed"}},"required":["content","status"]}}},"required":["todos"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, args json.RawMessage, _ func(event.ToolOutput)) (event.ToolOutput, error) {
 			var a struct{ Todos []todo }
 			if err := decode(args, &a); err != nil {

@@ -1,5 +1,6 @@
 // Package tools runs the agent's built-in tools (read, write, edit, bash,
-// ls, find) against the real file system and processes. agent-tool serves
+// ls, find, ...) against the real file system and processes; what each
+// tool is (name, class, path arguments, ...) is its entry in lib/tooldef. agent-tool serves
 // them over the tool co-process protocol; agent-mcp can serve them over MCP.
 // The algorithms (edit matching, truncation) are pure, in lib/.
 package tools
@@ -18,6 +19,7 @@ import (
 
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // Env is where tools run.
@@ -38,6 +40,13 @@ type Env struct {
 	// ShellEnv names the variables that bash gets although their names
 	// look secret (lib/redact): every other one is withheld.
 	ShellEnv []string
+	// AllowPrivateNet lets fetch connect to loopback, private and
+	// link-local addresses.
+	AllowPrivateNet bool
+	// Ask puts a request of kind to the person through the parent and
+	// returns the answer's value, or false when no one answered (nil: no
+	// one to ask).
+	Ask func(ctx context.Context, kind string, payload []byte) ([]byte, bool)
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
@@ -72,7 +81,19 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool()}
+}
+
+// InMode is the name the tool called name has in edit mode mode: the edit
+// tool is apply_patch in the apply_patch mode, edit in the others.
+func InMode(name, mode string) string {
+	if name != "edit" && name != "apply_patch" {
+		return name
+	}
+	if mode == "apply_patch" {
+		return "apply_patch"
+	}
+	return "edit"
 }
 
 // Select returns the tools of mode named in allow (all when empty); an
@@ -124,7 +145,20 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 	return event.Result{Content: []event.Content{event.Text("Tool " + name + " not found")}, IsError: true}
 }
 
-func schema(s string) json.RawMessage { return json.RawMessage(s) }
+// def is a tool's definition: its name, label and scheduling from the one
+// table of tools (lib/tooldef), its words and schema from its own file. A
+// name missing from the table is a programming error (TestTable).
+func def(name, description, params string) event.ToolDef {
+	t, ok := tooldef.Lookup(name)
+	if !ok {
+		panic("tools: " + name + " has no entry in lib/tooldef")
+	}
+	c := event.Shared
+	if t.Exclusive {
+		c = event.Exclusive
+	}
+	return event.ToolDef{Name: name, Label: t.Label, Description: description, Parameters: json.RawMessage(params), Concurrency: c, NonAbortable: t.NonAbortable}
+}
 
 func text(s string) event.ToolOutput {
 	return event.ToolOutput{Content: []event.Content{event.Text(s)}}

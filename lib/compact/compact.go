@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/session"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // Settings are the compaction settings (the reference's defaults below).
@@ -29,9 +30,13 @@ var Defaults = Settings{ReserveTokens: 16384, KeepRecentTokens: 20000, ProtectTo
 // imageChars is what an image in a tool result counts for (1200 tokens).
 const imageChars = 4800
 
-// protectedTools are never pruned (with Claude Code's names, for imported
-// sessions).
-var protectedTools = map[string]bool{"read": true, "skill": true, "Read": true, "Skill": true}
+// protected says whether a tool's results are never pruned: those the
+// table of tools marks (by our name or Claude Code's, for imported
+// sessions) and pi's skill tool.
+func protected(tool string) bool {
+	t, _ := tooldef.Resolve(tool)
+	return t.KeepOutput || tool == "skill" || tool == "Skill"
+}
 
 type message struct {
 	Role       string          `json:"role"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/session"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // Entry is a record of a session stream with what compaction asks of it,
@@ -205,22 +206,17 @@ func skimMessage(raw []byte, checked bool) msgInfo {
 	return m
 }
 
-// fileTools maps the file tools of agentutils and pi, and of the agents
-// whose transcripts 'agent-session import' converts (Claude Code's Read,
-// Write, Edit, MultiEdit, NotebookEdit; Codex's apply_patch), to the
-// operation FileOps records.
-var fileTools = map[string]string{
-	"read": "read", "write": "write", "edit": "edit", "apply_patch": "edit",
-	"Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
-}
-
 // toolFiles are the files a file tool call names: its "path" argument
 // (also "file_path" and "notebook_path", matched as encoding/json matches
 // names: in any case, the last one wins), or for a patch without one the
 // files its "*** Add/Update/Delete File:" lines name.
 func toolFiles(name, args []byte, ops []fileOp, checked bool) []fileOp {
+	// The file tools of agentutils and pi, and by their aliases those of
+	// the agents whose transcripts 'agent-session import' converts
+	// (Claude Code's Read, Write, Edit, MultiEdit, NotebookEdit).
 	tool, _ := session.StrVal(name)
-	op := fileTools[tool]
+	t, _ := tooldef.Resolve(tool)
+	op := t.FileOp
 	if op == "" {
 		return ops
 	}

@@ -52,7 +52,7 @@ func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
 			acc += t
 			continue
 		}
-		if acc < s.ProtectTokens || protectedTools[e.info.toolName] {
+		if acc < s.ProtectTokens || protected(e.info.toolName) {
 			acc += t
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/lib/session"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // HTMLOptions plug markdown and highlighting into the page. All are
@@ -400,7 +401,7 @@ func (p *page) messageHTML(m message) {
 			return // drawn with its call
 		}
 		fmt.Fprintf(b, "<div class=\"tool%s\"><div class=\"tool-head\">result of %s</div>", errClass(m.IsError), esc(m.ToolName))
-		p.output(m, "", "")
+		p.output(m, "", false)
 		b.WriteString("</div>")
 		return
 	case "bashExecution":
@@ -464,15 +465,20 @@ func (p *page) call(bl block) {
 	isErr := ok && res.msg.IsError
 	b := &p.b
 	fmt.Fprintf(b, "<div class=\"tool%s\" data-tool=\"%s\"><div class=\"tool-head\">%s</div>", errClass(isErr), esc(bl.Name), esc(show.ToolHeader(bl.Name, bl.Arguments)))
-	var a struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
+	var a map[string]json.RawMessage
 	json.Unmarshal(bl.Arguments, &a)
-	switch bl.Name {
-	case "bash", "read", "edit", "write", "grep", "find", "ls":
-		if bl.Name == "write" && a.Content != "" {
-			p.fold(a.Content, a.Path, false)
+	arg := func(k string) string {
+		var s string
+		json.Unmarshal(a[k], &s)
+		return s
+	}
+	// The table of tools says what the header shows, and which argument
+	// (a write's content) is shown with the call.
+	t, _ := tooldef.Lookup(bl.Name)
+	switch {
+	case t.Header != tooldef.HeaderArgs:
+		if c := arg(t.ContentArg); t.ContentArg != "" && c != "" {
+			p.fold(c, arg("path"), false)
 		}
 	default:
 		args, _ := json.MarshalIndent(json.RawMessage(bl.Arguments), "", "  ")
@@ -484,17 +490,18 @@ func (p *page) call(bl block) {
 		p.merged[res.id] = true
 		fmt.Fprintf(b, "<a id=\"e-%s\"></a>", esc(res.id))
 		path := ""
-		if bl.Name == "read" {
-			path = a.Path
+		if t.OutputIsFile {
+			path = arg("path")
 		}
-		p.output(res.msg, path, bl.Name)
+		p.output(res.msg, path, t.ContentArg != "")
 	}
 	b.WriteString("</div>")
 }
 
-// output draws a tool result: the diff of an edit, else its text folded,
-// and its images.
-func (p *page) output(m message, path, tool string) {
+// output draws a tool result: the diff of an edit, else its text folded
+// (unless shownWithCall: a write's content is shown with the call), and
+// its images.
+func (p *page) output(m message, path string, shownWithCall bool) {
 	var d struct {
 		Diff string `json:"diff"`
 	}
@@ -512,8 +519,8 @@ func (p *page) output(m message, path, tool string) {
 			p.b.WriteString(imageHTML(bl))
 		}
 	}
-	if tool == "write" && !m.IsError {
-		return // the content is shown with the call
+	if shownWithCall && !m.IsError {
+		return
 	}
 	p.fold(text.String(), path, m.IsError)
 }

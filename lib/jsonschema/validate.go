@@ -242,3 +242,30 @@ func coerce(inst any, loc []string, want []string) (any, bool) {
 	}
 	return inst, false
 }
+
+// Schema is one compiled schema, for checking a whole document (agent-chat
+// --json-schema checks the final answer with it).
+type Schema struct{ s *schema }
+
+// Compile compiles a JSON Schema document.
+func Compile(doc []byte) (*Schema, error) {
+	s, err := compileSchema(doc)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{s: s}, nil
+}
+
+// Check validates doc exactly (no coercion): the problems in the words of
+// Validate's errors, none when doc is valid; an error when doc is not JSON.
+func (s *Schema) Check(doc []byte) ([]string, error) {
+	inst, err := decodeJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	leaves, _ := s.s.validate(inst, nil, 0)
+	if len(leaves) == 0 {
+		return nil, nil
+	}
+	return problems(leaves), nil
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -131,5 +133,33 @@ func TestValidationErrorIsBounded(t *testing.T) {
 	}
 	if n := len(err.Error()); n > 16<<10 {
 		t.Errorf("validation error of %d bytes", n)
+	}
+}
+
+func TestSchemaCheck(t *testing.T) {
+	s, err := Compile([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}},"required":["n"],"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		doc  string
+		want []string
+		bad  bool // not JSON
+	}{
+		{`{"n":1,"tags":["a"]}`, nil, false},
+		{`{"n":"1"}`, []string{"n: must be integer"}, false}, // no coercion
+		{`{"tags":[1],"x":0}`, []string{"n: must have required property 'n'", "root: must NOT have additional property 'x'", "tags/0: must be string"}, false},
+		{`{"n":`, nil, true},
+	} {
+		got, err := s.Check([]byte(tc.doc))
+		if (err != nil) != tc.bad {
+			t.Errorf("%s: error %v", tc.doc, err)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s: %s", tc.doc, d)
+		}
+	}
+	if _, err := Compile([]byte(`{"type":`)); err == nil {
+		t.Error("a schema that is not JSON compiled")
 	}
 }

@@ -64,6 +64,9 @@ type Config struct {
 	RetryBase time.Duration // the first retry's delay, doubling
 	Control   bool          // --control: follow-ups can continue a run
 	StopHooks bool          // a Stop hook can continue a run
+	// Answer, when set, is the JSON Schema the final answer must match
+	// (--json-schema): one that does not is sent back, AnswerRetries times.
+	Answer *jsonschema.Schema
 }
 
 // Loop is agent-chat's run as a state machine (pi's agentLoop): the
@@ -85,6 +88,7 @@ type Loop struct {
 	moved         bool          // the follow-ups of this turn are already in
 	stopped       bool          // a Stop hook already continued the run
 	aborted       bool
+	answerTries   int // final answers sent back for not matching Config.Answer
 }
 
 // New starts a loop.
@@ -238,6 +242,9 @@ func (l *Loop) afterCall(s Step, now int64) Step {
 			return l.nextTurn(s)
 		}
 		l.ctx.Messages = l.ctx.Messages[:len(l.ctx.Messages)-1]
+	}
+	if s, held := l.checkAnswer(s, now); held {
+		return s
 	}
 	if f.StopReason == llm.StopStop && l.cfg.StopHooks && l.turns < n {
 		s.Action, s.HookActive = StopHook, l.stopped

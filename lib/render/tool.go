@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/render/show"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 func (r *Renderer) headerLine(t *tool, mark string) string {
@@ -54,7 +55,7 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 	switch {
 	case diff != "" && !isErr:
 		r.put(r.Diff(diff))
-	case t.name == "read" && !isErr && out != "":
+	case isFile(t.name) && !isErr && out != "":
 		r.put(r.sty(gray, fmt.Sprintf("  %d lines", strings.Count(out, "\n")+1)) + "\n")
 	case out != "":
 		r.tail(out, isErr)
@@ -94,3 +95,10 @@ func (r *Renderer) tail(out string, isErr bool) {
 }
 
 func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+// isFile says whether a tool's result is the text of a file (read's), shown
+// as its count of lines.
+func isFile(tool string) bool {
+	t, _ := tooldef.Lookup(tool)
+	return t.OutputIsFile
+}

@@ -2,7 +2,8 @@
 // renderer (lib/render) and the HTML export (lib/export) share: a tool
 // call's one-line header, unified diffs parsed with their changed words,
 // token counts and durations written short. It imports nothing of the
-// project, so lib/export (linked by agent-session) stays light.
+// project but the table of tools (lib/tooldef), so lib/export (linked by
+// agent-session) stays light.
 package show
 
 import (
@@ -11,11 +12,14 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
-// ToolHeader is the one-line summary of a tool call: "$ go test ./...",
-// "read main.go:10-29", "edit main.go", "grep TODO lib"; other tools show
-// their name and arguments on one line.
+// ToolHeader is the one-line summary of a tool call, in the form the table
+// of tools (lib/tooldef) gives the tool: "$ go test ./...", "read
+// main.go:10-29", "edit main.go", "grep TODO lib"; other tools show their
+// name and arguments on one line.
 func ToolHeader(name string, args json.RawMessage) string {
 	var a map[string]any
 	json.Unmarshal(args, &a)
@@ -32,15 +36,16 @@ func ToolHeader(name string, args json.RawMessage) string {
 		return int(f)
 	}
 	path := str("path", "file_path", "filePath")
-	switch name {
-	case "bash":
+	t, _ := tooldef.Lookup(name)
+	switch t.Header {
+	case tooldef.HeaderCommand:
 		cmd := str("command", "cmd")
 		first, rest, more := strings.Cut(strings.TrimSpace(cmd), "\n")
 		if more && strings.TrimSpace(rest) != "" {
 			first += " …"
 		}
 		return "$ " + first
-	case "read":
+	case tooldef.HeaderRange:
 		off, lim := num("offset"), num("limit")
 		switch {
 		case lim > 0:
@@ -48,22 +53,24 @@ func ToolHeader(name string, args json.RawMessage) string {
 		case off > 0:
 			path += fmt.Sprintf(":%d-", off)
 		}
-		return "read " + path
-	case "edit", "write", "undo_edit":
 		return name + " " + path
-	case "grep":
-		s := "grep " + str("pattern")
+	case tooldef.HeaderPath:
+		return name + " " + path
+	case tooldef.HeaderPattern:
+		s := name + " " + str("pattern")
 		if path != "" {
 			s += " " + path
 		}
 		return s
-	case "find":
-		return "find " + str("pattern")
-	case "ls":
+	case tooldef.HeaderGlob:
+		return name + " " + str("pattern")
+	case tooldef.HeaderURL:
+		return name + " " + str("url")
+	case tooldef.HeaderDir:
 		if path == "" {
 			path = "."
 		}
-		return "ls " + path
+		return name + " " + path
 	}
 	if len(a) == 0 {
 		return name
