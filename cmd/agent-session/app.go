@@ -5,6 +5,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -31,11 +32,11 @@ Examples:
    agent-session export --html -o chat.html "$S"`,
 		Before: func(*cli.Context) error {
 			if v := env.Getenv("AGENTUTILS_MAX_RECORD"); v != "" {
-				n, err := parseSize(v)
+				n, err := sessionstore.ParseSize(v)
 				if err != nil {
 					return exit.Errorf(exit.Usage, "AGENTUTILS_MAX_RECORD: %v", err)
 				}
-				maxRecord = n
+				sessionstore.MaxRecord = n
 			}
 			return nil
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -86,9 +87,9 @@ type appender struct {
 	parent    string
 	parentSet bool
 
-	lf      *lockedFile
+	lf      *sessionstore.File
 	leaf    string          // current leaf id ("" = none/root)
-	ids     map[string]bool // ids in the file, loaded only when needed
+	ids     map[string]bool // ids in the file, sessionstore.Loaded only when needed
 	added   map[string]bool // ids appended by this run
 	created bool
 	sidecar bool // a sidecar leaf is in force until the first append
@@ -168,7 +169,7 @@ func (a *appender) closeFile() error {
 	if a.lf == nil {
 		return nil
 	}
-	err := a.lf.sync()
+	err := a.lf.Sync()
 	if cerr := a.lf.Close(); err == nil {
 		err = cerr
 	}
@@ -251,7 +252,7 @@ func (a *appender) commit(g *group) error {
 		}
 	}
 	if a.lf != nil && wrote {
-		if err := a.lf.sync(); err != nil {
+		if err := a.lf.Sync(); err != nil {
 			return err
 		}
 	}
@@ -286,12 +287,12 @@ func (a *appender) open(header []byte) error {
 	if a.lf != nil {
 		return nil
 	}
-	lf, err := lockSession(a.c.Context, a.path, true)
+	lf, err := sessionstore.Lock(a.c.Context, a.path, true)
 	if err != nil {
 		return err
 	}
 	a.lf = lf
-	size, err := lf.size()
+	size, err := lf.Size()
 	if err != nil {
 		return err
 	}
@@ -300,7 +301,7 @@ func (a *appender) open(header []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := lf.appendLines(append(h, '\n')); err != nil {
+		if err := lf.AppendLines(append(h, '\n')); err != nil {
 			return err
 		}
 		a.created = true
@@ -323,7 +324,7 @@ func (a *appender) newHeader(in []byte) ([]byte, error) {
 
 // migrateIfOld rewrites a v1/v2 file as v3 under the lock before the first write.
 func (a *appender) migrateIfOld() error {
-	first, err := a.firstLine()
+	first, err := a.lf.FirstLine()
 	if err != nil {
 		return err
 	}
@@ -334,28 +335,15 @@ func (a *appender) migrateIfOld() error {
 	if h.Version >= 3 {
 		return nil
 	}
-	data, err := a.lf.readAll()
+	data, err := a.lf.ReadAll()
 	if err != nil {
 		return err
 	}
-	l, err := parseLoaded(a.path, data)
+	l, err := sessionstore.Parse(a.path, data)
 	if err != nil {
 		return err
 	}
-	return a.lf.rewrite(l.bytes())
-}
-
-func (a *appender) firstLine() ([]byte, error) {
-	if isZst(a.path) {
-		data, err := a.lf.readAll()
-		if err != nil {
-			return nil, err
-		}
-		line, _, _ := bytes.Cut(data, []byte{'\n'})
-		return line, nil
-	}
-	br := bufio.NewReader(io.NewSectionReader(a.lf.f, 0, 1<<62))
-	return readLine(br)
+	return a.lf.Rewrite(l.Bytes())
 }
 
 // startLeaf: --parent, else the sidecar, else the last entry of the file.
@@ -370,7 +358,7 @@ func (a *appender) startLeaf() error {
 		a.leaf = a.parent
 		return nil
 	}
-	if id, ok := readSidecar(a.path); ok {
+	if id, ok := sessionstore.ReadSidecar(a.path); ok {
 		if id == "" {
 			a.leaf, a.sidecar = "", true
 			return nil
@@ -383,7 +371,7 @@ func (a *appender) startLeaf() error {
 			return nil
 		}
 	}
-	last, err := a.lastEntry()
+	last, err := a.lf.LastEntryID()
 	if err != nil {
 		return err
 	}
@@ -391,81 +379,12 @@ func (a *appender) startLeaf() error {
 	return nil
 }
 
-// lastEntry finds the id of the last valid entry by reading the file from
-// its end, so appending to a huge file does not read all of it.
-func (a *appender) lastEntry() (string, error) {
-	if isZst(a.path) {
-		data, err := a.lf.readAll()
-		if err != nil {
-			return "", err
-		}
-		return lastEntryIn(bytes.NewReader(data), int64(len(data)))
-	}
-	size, err := a.lf.size()
-	if err != nil {
-		return "", err
-	}
-	return lastEntryIn(a.lf.f, size)
-}
-
-// lastEntryIn walks lines backwards from the end of r until one is an entry.
-func lastEntryIn(r io.ReaderAt, size int64) (string, error) {
-	const chunk = 64 << 10
-	end := size // exclusive end of the unread region
-	var carry []byte
-	for end > 0 || len(carry) > 0 {
-		// The read grows with the carried partial line, so a huge last
-		// line costs linear time, not a copy of the carry per 64 KiB.
-		start := max(end-max(chunk, int64(len(carry))), 0)
-		buf := make([]byte, end-start, end-start+int64(len(carry)))
-		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
-			return "", err
-		}
-		buf = append(buf, carry...)
-		for {
-			i := bytes.LastIndexByte(buf, '\n')
-			if i < 0 && start > 0 {
-				break // the line goes on before this chunk
-			}
-			line := buf[i+1:]
-			if p, err := session.Peek(bytes.TrimSuffix(line, []byte{'\r'})); err == nil && p.Type != "session" && p.ID != "" {
-				return p.ID, nil
-			}
-			if i < 0 {
-				buf = nil
-				break
-			}
-			buf = buf[:i]
-		}
-		carry = buf
-		end = start
-		if start == 0 {
-			break
-		}
-	}
-	return "", nil
-}
-
 // loadIDs reads the ids of every entry in the file (once per run).
 func (a *appender) loadIDs() error {
 	if a.ids != nil {
 		return nil
 	}
-	ids := map[string]bool{}
-	r := boundLines(io.NewSectionReader(a.lf.f, 0, 1<<62), a.path)
-	if isZst(a.path) {
-		data, err := a.lf.readAll()
-		if err != nil {
-			return err
-		}
-		r = bytes.NewReader(data)
-	}
-	_, _, err := scanLines(r, func(line []byte, _ int64, _ int, _ bool) error {
-		if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
-			ids[p.ID] = true
-		}
-		return nil
-	})
+	ids, err := a.lf.EntryIDs()
 	a.ids = ids
 	return err
 }
@@ -542,7 +461,7 @@ func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
 }
 
 func (a *appender) freshID() (string, error) {
-	size, _ := a.lf.size()
+	size, _ := a.lf.Size()
 	if a.ids == nil && size > bigFile {
 		var b [4]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -553,7 +472,7 @@ func (a *appender) freshID() (string, error) {
 	if err := a.loadIDs(); err != nil {
 		return "", err
 	}
-	return newEntryID(func(id string) bool { return a.ids[id] || a.added[id] }), nil
+	return sessionstore.NewEntryID(func(id string) bool { return a.ids[id] || a.added[id] }), nil
 }
 
 // prepare applies the persistence transforms and checks the result is a valid entry.
@@ -579,7 +498,7 @@ func (a *appender) putBlob(data []byte) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return hash, nil
 	}
-	if err := writeFileAtomic(p, data); err != nil {
+	if err := sessionstore.WriteFileAtomic(p, data); err != nil {
 		return "", fmt.Errorf("blob store: %w", err)
 	}
 	return hash, nil
@@ -593,7 +512,7 @@ func (a *appender) apply(ops []op) error {
 		if len(buf) == 0 {
 			return nil
 		}
-		err := a.lf.appendLines(buf)
+		err := a.lf.AppendLines(buf)
 		buf = buf[:0]
 		return err
 	}
@@ -613,7 +532,7 @@ func (a *appender) apply(ops []op) error {
 			k++
 			repl[ops[k].replace] = ops[k].raw
 		}
-		if err := a.replace(repl); err != nil {
+		if err := a.lf.ReplaceEntries(repl); err != nil {
 			return err
 		}
 	}
@@ -621,59 +540,10 @@ func (a *appender) apply(ops []op) error {
 		return err
 	}
 	if a.sidecar {
-		removeSidecar(a.path)
+		sessionstore.RemoveSidecar(a.path)
 		a.sidecar = false
 	}
 	return nil
-}
-
-// replace swaps entries in place by id with one atomic rewrite.
-func (a *appender) replace(repl map[string][]byte) error {
-	data, err := a.lf.readAll()
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	out.Grow(len(data))
-	done := map[string]bool{}
-	_, _, err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int, _ bool) error {
-		if n > 1 {
-			if p, err := session.Peek(line); err == nil && p.Type != "session" {
-				if r, ok := repl[p.ID]; ok && !done[p.ID] {
-					done[p.ID] = true
-					line = mergeReplacement(line, r)
-				}
-			}
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return a.lf.rewrite(out.Bytes())
-}
-
-// mergeReplacement keeps the old entry's parentId and timestamp when the
-// replacement does not carry them.
-func mergeReplacement(old, repl []byte) []byte {
-	ro, err := session.ParseObject(repl)
-	if err != nil {
-		return repl
-	}
-	oo, err := session.ParseObject(old)
-	if err != nil {
-		return repl
-	}
-	for _, k := range []string{"parentId", "timestamp"} {
-		if _, ok := ro.Get(k); !ok {
-			if v, ok := oo.Get(k); ok {
-				ro.Set(k, v)
-			}
-		}
-	}
-	return ro.Bytes()
 }
 
 func stringField(obj *session.Object, key string) string {

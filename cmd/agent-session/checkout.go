@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -45,10 +46,10 @@ Examples:
 			}
 			target := c.Args().Get(1)
 			var out map[string]any
-			err = withLock(c, path, func(lf *lockedFile, l *loaded) error {
+			err = withLock(c, path, func(lf *sessionstore.File, l *sessionstore.Loaded) error {
 				newLeaf, editor := "", ""
 				if target != "root" {
-					rec, ok := l.find(target)
+					rec, ok := l.Find(target)
 					if !ok {
 						return exit.Errorf(exit.Usage, "%s: no entry with id %q", path, target)
 					}
@@ -59,7 +60,7 @@ Examples:
 					out["editorText"] = editor
 				}
 				if !c.IsSet("summary-from") {
-					return writeSidecar(path, newLeaf)
+					return sessionstore.WriteSidecar(path, newLeaf)
 				}
 				raw, err := readSummary(env, c.String("summary-from"))
 				if err != nil {
@@ -69,10 +70,10 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := lf.appendLines(append(entry, '\n')); err != nil {
+				if err := lf.AppendLines(append(entry, '\n')); err != nil {
 					return err
 				}
-				removeSidecar(path)
+				sessionstore.RemoveSidecar(path)
 				p, _ := session.Peek(entry)
 				out["leafId"] = p.ID
 				out["summaryId"] = p.ID
@@ -147,7 +148,7 @@ func readSummary(env *app.Env, from string) ([]byte, error) {
 }
 
 // summaryEntry makes the branch_summary a child of the new leaf with fromId to match.
-func summaryEntry(env *app.Env, l *loaded, raw []byte, leaf string) ([]byte, error) {
+func summaryEntry(env *app.Env, l *sessionstore.Loaded, raw []byte, leaf string) ([]byte, error) {
 	obj, err := session.ParseObject(session.StripStreamFields(raw))
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
@@ -157,10 +158,10 @@ func summaryEntry(env *app.Env, l *loaded, raw []byte, leaf string) ([]byte, err
 		from = "root"
 	}
 	obj.Set("fromId", mustJSON(from))
-	ids := l.ids()
+	ids := l.IDs()
 	id := stringField(obj, "id")
 	if id == "" || ids[id] {
-		id = newEntryID(func(s string) bool { return ids[s] })
+		id = sessionstore.NewEntryID(func(s string) bool { return ids[s] })
 	}
 	ts := stringField(obj, "timestamp")
 	if ts == "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
 	"github.com/agentutils/agentutils/lib/transcript"
@@ -77,7 +78,7 @@ func runImport(c *cli.Context, env *app.Env) error {
 			}
 		}
 	}
-	opt := transcript.Options{NewID: func() string { return newEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
+	opt := transcript.Options{NewID: func() string { return sessionstore.NewEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
 	var res transcript.Result
 	switch format {
 	case "claude":
@@ -137,7 +138,7 @@ func readTranscript(path string) ([][]byte, error) {
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
 	}
-	data, err := io.ReadAll(boundLines(f, path))
+	data, err := io.ReadAll(sessionstore.BoundLines(f, path))
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -156,7 +157,7 @@ func gunzipped(data []byte, path string) ([]byte, error) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err == nil {
-		data, err = io.ReadAll(boundLines(zr, path))
+		data, err = io.ReadAll(sessionstore.BoundLines(zr, path))
 	}
 	if err != nil {
 		if exit.Code(err) == exit.Usage {
@@ -233,7 +234,7 @@ func writeImported(c *cli.Context, env *app.Env, sessions []transcript.Session) 
 				return err
 			}
 		}
-		if err := writeFileAtomic(files[i], buf.Bytes()); err != nil {
+		if err := sessionstore.WriteFileAtomic(files[i], buf.Bytes()); err != nil {
 			return err
 		}
 	}

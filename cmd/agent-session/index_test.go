@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -40,13 +41,13 @@ func whole(t *testing.T, bin, file string) string {
 	b, _ := os.ReadFile(file)
 	os.WriteFile(cp, b, 0o644)
 	out, _ := run(t, bin, "", "open", cp)
-	os.RemoveAll(artifactsDir(cp))
+	os.RemoveAll(sessionstore.ArtifactsDir(cp))
 	return strings.ReplaceAll(out, cp, file)
 }
 
 func readIndex(t *testing.T, file string) session.Index {
 	t.Helper()
-	b, err := os.ReadFile(indexPath(file))
+	b, err := os.ReadFile(sessionstore.IndexPath(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +58,14 @@ func readIndex(t *testing.T, file string) session.Index {
 	return x
 }
 
-// bigSession starts a session over indexMin bytes (open indexes no
+// bigSession starts a session over sessionstore.IndexMin bytes (open indexes no
 // smaller file): one long first turn, in messages under append's 500,000
 // character cut.
 func bigSession(t *testing.T, bin string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	long := userEvent(strings.Repeat("long ", 80000)) // 400 KB
-	run(t, bin, strings.Repeat(long+"\n", indexMin/400000+1), "append", file)
+	run(t, bin, strings.Repeat(long+"\n", sessionstore.IndexMin/400000+1), "append", file)
 	return file
 }
 
@@ -74,7 +75,7 @@ func TestIndexAgreesWithFile(t *testing.T) {
 	small := filepath.Join(t.TempDir(), "small.jsonl")
 	run(t, bin, userEvent("one"), "append", small)
 	run(t, bin, "", "open", small)
-	if _, err := os.Stat(indexPath(small)); err == nil {
+	if _, err := os.Stat(sessionstore.IndexPath(small)); err == nil {
 		t.Errorf("a small file got an index")
 	}
 	for i := range 4 {
@@ -100,14 +101,14 @@ func TestIndexAgreesWithFile(t *testing.T) {
 
 	// an index that is not one, or disagrees with the file: reported,
 	// and the output is the file's
-	good, _ := os.ReadFile(indexPath(file))
+	good, _ := os.ReadFile(sessionstore.IndexPath(file))
 	bad := map[string][]byte{
 		"not an index":   []byte("{\"type\":\"session_index\",\"version\":1,\"size\":"),
 		"wrong leaf":     bytes.Replace(good, []byte(`"leafId":"`+readIndex(t, file).LeafID), []byte(`"leafId":"zzzzzzzz`), 1),
 		"run off a line": shiftRun(t, good),
 	}
 	for name, b := range bad {
-		os.WriteFile(indexPath(file), b, 0o644)
+		os.WriteFile(sessionstore.IndexPath(file), b, 0o644)
 		got, stderr := run(t, bin, "", "open", file)
 		if got != whole(t, bin, file) {
 			t.Errorf("%s: output differs from the file's", name)

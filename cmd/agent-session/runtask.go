@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -245,7 +246,7 @@ func (r *taskRun) emit(final bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(r.out, "results", r.task.ID+".json"), append(b, '\n')); err != nil {
+	if err := sessionstore.WriteFileAtomic(filepath.Join(r.out, "results", r.task.ID+".json"), append(b, '\n')); err != nil {
 		return err
 	}
 	if final {

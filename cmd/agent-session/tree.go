@@ -35,9 +35,9 @@ Example:
 				return err
 			}
 			w := bufio.NewWriter(c.App.Writer)
-			p := treePrinter{w: w, leaf: l.leaf(), all: c.Bool("all"), color: env.Color(c.String("color"), env.StdoutTTY)}
-			fmt.Fprintf(w, "%s  %s\n", l.hdr.ID, orDefault(l.hdr.Title, "(untitled)"))
-			for _, n := range session.Tree(l.entries) {
+			p := treePrinter{w: w, leaf: l.Leaf(), all: c.Bool("all"), color: env.Color(c.String("color"), env.StdoutTTY)}
+			fmt.Fprintf(w, "%s  %s\n", l.Hdr.ID, orDefault(l.Hdr.Title, "(untitled)"))
+			for _, n := range session.Tree(l.Entries) {
 				p.node(n, "")
 			}
 			return w.Flush()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/transcript"
@@ -234,18 +235,18 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 	if agent == "pi" || agent == "agentutils" {
 		l, err := loadUsageSession(path)
 		if err != nil {
-			if errors.Is(err, errNoSession) {
+			if errors.Is(err, sessionstore.ErrNoSession) {
 				return nil, nil
 			}
 			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
 			return nil, nil
 		}
-		warnProblems(c, path, l.problems)
-		raws := make([][]byte, len(l.entries))
-		for i, e := range l.entries {
+		warnProblems(c, path, l.Problems)
+		raws := make([][]byte, len(l.Entries))
+		for i, e := range l.Entries {
 			raws[i] = e.Raw
 		}
-		return usage.FromEntries(agent, l.hdr.Cwd, raws), nil
+		return usage.FromEntries(agent, l.Hdr.Cwd, raws), nil
 	}
 	lines, err := readTranscript(path)
 	if err != nil {
@@ -316,9 +317,9 @@ func printUsage(w io.Writer, rep usage.Report) error {
 // loadUsageSession loads a pi or agentutils session file for usage; a
 // gzipped one (an archive, "*.jsonl.gz", which the walk lists) is read
 // decompressed, as transcripts are.
-func loadUsageSession(path string) (*loaded, error) {
+func loadUsageSession(path string) (*sessionstore.Loaded, error) {
 	if !strings.HasSuffix(path, ".gz") {
-		return load(path)
+		return sessionstore.Load(path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -327,5 +328,5 @@ func loadUsageSession(path string) (*loaded, error) {
 	if data, err = gunzipped(data, path); err != nil {
 		return nil, err
 	}
-	return parseLoaded(path, data)
+	return sessionstore.Parse(path, data)
 }

@@ -1,8 +1,13 @@
-package main
+// Package sessionstore is the session store's file system side, beside
+// lib/session's pure rules: exclusive locks, appends, atomic rewrites,
+// zstd-compressed files, the bounded line reader, whole-file loads, the
+// leaf sidecar, the index beside a file and the line index open builds
+// from a file. agent-session's subcommands are shells over it.
+package sessionstore
 
 // The file layer of the session store: exclusive locks, appends, atomic
 // rewrites and zstd-compressed files. Everything that writes a session file
-// goes through a lockedFile, so agent-session is the single writer even when
+// goes through a File, so agent-session is the single writer even when
 // several processes append at once.
 //
 //	lock(path) ──flock(LOCK_EX)──▶ same inode as path? ──no──▶ reopen, retry
@@ -29,28 +34,28 @@ import (
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
-// isZst reports whether a session path is zstd-compressed (.jsonl.zst).
-func isZst(path string) bool { return strings.HasSuffix(path, ".zst") }
+// IsZst reports whether a session path is zstd-compressed (.jsonl.zst).
+func IsZst(path string) bool { return strings.HasSuffix(path, ".zst") }
 
-// artifactsDir is the session path without .jsonl (and .zst): the per-session
+// ArtifactsDir is the session path without .jsonl (and .zst): the per-session
 // directory for tool artifacts and the leaf sidecar.
-func artifactsDir(path string) string {
+func ArtifactsDir(path string) string {
 	p := strings.TrimSuffix(path, ".zst")
 	return strings.TrimSuffix(p, ".jsonl")
 }
 
-// lockedFile is a session file held under an exclusive flock.
-type lockedFile struct {
+// File is a session file held under an exclusive flock.
+type File struct {
 	path string
 	f    *os.File
 	keep []*os.File // descriptors that hold the lock after a rewrite
 }
 
-// lockSession opens path (creating it when create is set) and takes an
+// Lock opens path (creating it when create is set) and takes an
 // exclusive lock on it, waiting while another writer holds it. A file that
 // was atomically replaced while we waited is reopened, so the lock is always
 // on the inode the path names.
-func lockSession(ctx context.Context, path string, create bool) (*lockedFile, error) {
+func Lock(ctx context.Context, path string, create bool) (*File, error) {
 	flags := os.O_RDWR | os.O_APPEND
 	if create {
 		flags |= os.O_CREATE
@@ -97,7 +102,7 @@ func lockSession(ctx context.Context, path string, create bool) (*lockedFile, er
 		}
 		if same {
 			removeStaleTemps(path)
-			return &lockedFile{path: path, f: f}, nil
+			return &File{path: path, f: f}, nil
 		}
 		f.Close() // replaced (or removed) while we waited: lock the new one
 	}
@@ -134,7 +139,7 @@ func sameFile(f *os.File, path string) (bool, error) {
 }
 
 // Close releases the lock (closing every descriptor that holds it).
-func (l *lockedFile) Close() error {
+func (l *File) Close() error {
 	err := l.f.Close()
 	for _, f := range l.keep {
 		f.Close()
@@ -143,7 +148,8 @@ func (l *lockedFile) Close() error {
 	return err
 }
 
-func (l *lockedFile) size() (int64, error) {
+// Size is the file's size on disk.
+func (l *File) Size() (int64, error) {
 	st, err := l.f.Stat()
 	if err != nil {
 		return 0, err
@@ -151,19 +157,19 @@ func (l *lockedFile) size() (int64, error) {
 	return st.Size(), nil
 }
 
-// readAll returns the whole (decompressed) content.
-func (l *lockedFile) readAll() ([]byte, error) {
-	return readSessionBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
+// ReadAll returns the whole (decompressed) content.
+func (l *File) ReadAll() ([]byte, error) {
+	return ReadBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
 }
 
-// maxRecord bounds a line (one record) read from a session file or an
+// MaxRecord bounds a line (one record) read from a session file or an
 // import: a longer one is bad input naming the file and the offset where it
 // starts, not a read until memory runs out (/dev/zero). Set with
 // AGENTUTILS_MAX_RECORD (bytes, or with a K, M or G suffix).
-var maxRecord int64 = 256 << 20
+var MaxRecord int64 = 256 << 20
 
-// parseSize reads a byte count with an optional K, M or G (binary) suffix.
-func parseSize(v string) (int64, error) {
+// ParseSize reads a byte count with an optional K, M or G (binary) suffix.
+func ParseSize(v string) (int64, error) {
 	mult := int64(1)
 	switch {
 	case strings.HasSuffix(v, "K"):
@@ -180,14 +186,16 @@ func parseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// boundedLines fails a read once a line runs past maxRecord.
+// boundedLines fails a read once a line runs past MaxRecord.
 type boundedLines struct {
 	r         io.Reader
 	path      string
 	off, line int64 // bytes read; where the current line starts
 }
 
-func boundLines(r io.Reader, path string) io.Reader { return &boundedLines{r: r, path: path} }
+// BoundLines reads r, failing once a line runs past MaxRecord (an error
+// naming path and the offset where the line starts).
+func BoundLines(r io.Reader, path string) io.Reader { return &boundedLines{r: r, path: path} }
 
 func (b *boundedLines) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
@@ -201,15 +209,17 @@ func (b *boundedLines) Read(p []byte) (int, error) {
 		chunk = chunk[i+1:]
 	}
 	b.off += int64(n)
-	if b.off-b.line > maxRecord {
-		return n, exit.Errorf(exit.Usage, "%s: offset %d: a line longer than %d bytes (the limit, AGENTUTILS_MAX_RECORD)", b.path, b.line, maxRecord)
+	if b.off-b.line > MaxRecord {
+		return n, exit.Errorf(exit.Usage, "%s: offset %d: a line longer than %d bytes (the limit, AGENTUTILS_MAX_RECORD)", b.path, b.line, MaxRecord)
 	}
 	return n, err
 }
 
-func readSessionBytes(r io.Reader, path string) ([]byte, error) {
-	if !isZst(path) {
-		return io.ReadAll(boundLines(r, path))
+// ReadBytes reads a session file's content from r: decompressed for a
+// .zst path (a torn last frame skipped), each line within MaxRecord.
+func ReadBytes(r io.Reader, path string) ([]byte, error) {
+	if !IsZst(path) {
+		return io.ReadAll(BoundLines(r, path))
 	}
 	raw, err := io.ReadAll(r)
 	if err != nil {
@@ -226,7 +236,7 @@ func readSessionBytes(r io.Reader, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	b, err := io.ReadAll(boundLines(d, path))
+	b, err := io.ReadAll(BoundLines(d, path))
 	if err != nil {
 		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 	}
@@ -334,8 +344,8 @@ func zstFrameLen(r io.ReaderAt, off, size int64) (int64, error) {
 // endsWithNewline reports whether a plain file is empty or ends with '\n'.
 // A torn last line (a writer killed mid-line, or a crash) must be closed
 // before we append, or our first record would be glued onto it.
-func (l *lockedFile) endsWithNewline() (bool, error) {
-	n, err := l.size()
+func (l *File) endsWithNewline() (bool, error) {
+	n, err := l.Size()
 	if err != nil || n == 0 {
 		return true, err
 	}
@@ -346,17 +356,17 @@ func (l *lockedFile) endsWithNewline() (bool, error) {
 	return b[0] == '\n', nil
 }
 
-// appendLines writes whole lines at the end of the file in one write: plain
+// AppendLines writes whole lines at the end of the file in one write: plain
 // files get the bytes, .zst files get one more zstd frame (readers decode
 // concatenated frames).
-func (l *lockedFile) appendLines(lines []byte) error {
+func (l *File) AppendLines(lines []byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	if isZst(l.path) {
+	if IsZst(l.path) {
 		// A frame torn by a killed append is cut first, so the new frame
 		// follows the last complete one.
-		size, err := l.size()
+		size, err := l.Size()
 		if err != nil {
 			return err
 		}
@@ -388,12 +398,13 @@ func (l *lockedFile) appendLines(lines []byte) error {
 	return err
 }
 
-func (l *lockedFile) sync() error { return l.f.Sync() }
+// Sync flushes the file to disk.
+func (l *File) Sync() error { return l.f.Sync() }
 
-// rewrite replaces the whole file atomically with content (plain JSONL bytes;
+// Rewrite replaces the whole file atomically with content (plain JSONL bytes;
 // compressed for .zst): a locked temp file in the same directory, fsync,
 // rename over the target, fsync the directory. The lock moves to the new file.
-func (l *lockedFile) rewrite(content []byte) error {
+func (l *File) Rewrite(content []byte) error {
 	dir, base := filepath.Split(l.path)
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
@@ -409,7 +420,7 @@ func (l *lockedFile) rewrite(content []byte) error {
 	if err := syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX); err != nil {
 		return err
 	}
-	if err := writeSessionBytes(tmp, l.path, content); err != nil {
+	if err := WriteBytes(tmp, l.path, content); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
@@ -437,8 +448,9 @@ func (l *lockedFile) rewrite(content []byte) error {
 	return nil
 }
 
-func writeSessionBytes(w io.Writer, path string, content []byte) error {
-	if !isZst(path) {
+// WriteBytes writes content as path's file holds it: compressed for .zst.
+func WriteBytes(w io.Writer, path string, content []byte) error {
+	if !IsZst(path) {
 		_, err := w.Write(content)
 		return err
 	}
@@ -460,13 +472,13 @@ func syncDir(dir string) {
 	}
 }
 
-// writeFileAtomic creates or replaces a file that is not under a session lock
+// WriteFileAtomic creates or replaces a file that is not under a session lock
 // (a new session, the leaf sidecar): compressed for .zst, then temp, fsync,
 // rename, fsync dir.
-func writeFileAtomic(path string, content []byte) error {
-	if isZst(path) {
+func WriteFileAtomic(path string, content []byte) error {
+	if IsZst(path) {
 		var buf bytes.Buffer
-		if err := writeSessionBytes(&buf, path, content); err != nil {
+		if err := WriteBytes(&buf, path, content); err != nil {
 			return err
 		}
 		content = buf.Bytes()

@@ -1,4 +1,4 @@
-package main
+package sessionstore
 
 import (
 	"bytes"
@@ -16,32 +16,32 @@ func TestLockAppendRewrite(t *testing.T) {
 	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "d", name)
-			l, err := lockSession(context.Background(), path, true)
+			l, err := Lock(context.Background(), path, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := l.appendLines([]byte("a\n")); err != nil {
+			if err := l.AppendLines([]byte("a\n")); err != nil {
 				t.Fatal(err)
 			}
-			if err := l.appendLines([]byte("b\nc\n")); err != nil {
+			if err := l.AppendLines([]byte("b\nc\n")); err != nil {
 				t.Fatal(err)
 			}
-			got, err := l.readAll()
+			got, err := l.ReadAll()
 			if err != nil || string(got) != "a\nb\nc\n" {
 				t.Fatalf("readAll = %q, %v", got, err)
 			}
-			if err := l.rewrite([]byte("x\n")); err != nil {
+			if err := l.Rewrite([]byte("x\n")); err != nil {
 				t.Fatal(err)
 			}
-			if err := l.appendLines([]byte("y\n")); err != nil {
+			if err := l.AppendLines([]byte("y\n")); err != nil {
 				t.Fatal(err)
 			}
-			if err := l.sync(); err != nil {
+			if err := l.Sync(); err != nil {
 				t.Fatal(err)
 			}
 			l.Close()
 			f, _ := os.Open(path)
-			b, err := readSessionBytes(f, path)
+			b, err := ReadBytes(f, path)
 			f.Close()
 			if err != nil || string(b) != "x\ny\n" {
 				t.Fatalf("after rewrite = %q, %v", b, err)
@@ -57,12 +57,12 @@ func TestLockAppendRewrite(t *testing.T) {
 func TestAppendClosesTornLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(path, []byte("{\"a\":1}\n{\"torn"), 0o644)
-	l, err := lockSession(context.Background(), path, false)
+	l, err := Lock(context.Background(), path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	l.appendLines([]byte("{\"b\":2}\n"))
+	l.AppendLines([]byte("{\"b\":2}\n"))
 	b, _ := os.ReadFile(path)
 	if string(b) != "{\"a\":1}\n{\"torn\n{\"b\":2}\n" {
 		t.Fatalf("got %q", b)
@@ -74,7 +74,7 @@ func TestAppendClosesTornLine(t *testing.T) {
 func TestLockFollowsRewrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(path, []byte("1\n"), 0o644)
-	l, err := lockSession(context.Background(), path, false)
+	l, err := Lock(context.Background(), path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,16 +82,16 @@ func TestLockFollowsRewrite(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		l2, err := lockSession(context.Background(), path, false)
+		l2, err := Lock(context.Background(), path, false)
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		l2.appendLines([]byte("3\n"))
+		l2.AppendLines([]byte("3\n"))
 		l2.Close()
 	}()
 	time.Sleep(30 * time.Millisecond)
-	if err := l.rewrite([]byte("2\n")); err != nil {
+	if err := l.Rewrite([]byte("2\n")); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(30 * time.Millisecond)
@@ -105,14 +105,14 @@ func TestLockFollowsRewrite(t *testing.T) {
 
 func TestLockCancelled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := lockSession(context.Background(), path, true)
+	l, err := Lock(context.Background(), path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := lockSession(ctx, path, false); err == nil {
+	if _, err := Lock(ctx, path, false); err == nil {
 		t.Fatal("second lock succeeded while the first is held")
 	}
 }
