@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -145,7 +144,7 @@ func (a *appender) run() error {
 type group struct {
 	raws     [][]byte
 	header   []byte
-	recs     [][]byte
+	recs     []session.View
 	recLines []int
 }
 
@@ -155,14 +154,14 @@ func (a *appender) endsInReplacement(g *group, eof bool) (bool, error) {
 	if eof || len(g.recs) == 0 {
 		return false, nil
 	}
-	p, err := session.Peek(session.StripStreamFields(g.recs[len(g.recs)-1]))
-	if err != nil || p.ID == "" || a.added[p.ID] {
+	id := g.recs[len(g.recs)-1].ID
+	if id == "" || a.added[id] {
 		return false, nil
 	}
 	if err := a.open(g.header); err != nil {
 		return false, err
 	}
-	return a.exists(p.ID)
+	return a.exists(id)
 }
 
 func (a *appender) closeFile() error {
@@ -189,7 +188,8 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // existing entry.
 type op struct {
 	raw     []byte
-	replace string // id of the entry replaced; "" for an append
+	id      string // the entry's id
+	replace bool   // it replaces the entry with that id
 }
 
 // accept checks one input line and adds it to the group; an invalid line
@@ -199,14 +199,12 @@ func (a *appender) accept(g *group, raw []byte, lineNo int) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return exit.Errorf(exit.Usage, "stdin:%d: not a JSON object: %v (nothing of this group was written)", lineNo, err)
+	v, err := session.Decode(raw)
+	if err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
 	}
-	var typ string
-	json.Unmarshal(probe["type"], &typ)
-	if typ == "session" {
-		if err := session.CheckRecord(raw); err != nil {
+	if v.Type == "session" {
+		if err := session.CheckView(&v); err != nil {
 			return exit.Errorf(exit.Usage, "stdin:%d: invalid session header: %v (nothing of this group was written)", lineNo, err)
 		}
 		if g.header == nil {
@@ -214,17 +212,14 @@ func (a *appender) accept(g *group, raw []byte, lineNo int) error {
 		}
 		return nil
 	}
-	entry, ok, err := session.FromInput(raw)
+	entry, ok, err := session.FromView(&v)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
 	}
 	if !ok {
 		return nil
 	}
-	if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
-		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
-	}
-	if err := session.CheckRecord(entry); err != nil {
+	if err := session.CheckView(&entry); err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: invalid record: %v (nothing of this group was written)", lineNo, err)
 	}
 	g.recs = append(g.recs, entry)
@@ -266,19 +261,6 @@ func (a *appender) commit(g *group) error {
 		}
 	}
 	return nil
-}
-
-// withPlaceholderID lets an id-less entry pass ParseRecord's check; the real
-// id is assigned when the entry is planned.
-func withPlaceholderID(raw []byte) []byte {
-	obj, err := session.ParseObject(raw)
-	if err != nil {
-		return raw
-	}
-	if _, ok := obj.Get("id"); !ok {
-		obj.Set("id", json.RawMessage(`"x"`))
-	}
-	return obj.Bytes()
 }
 
 // open locks the file (creating it with a header when new), migrates an old
@@ -402,29 +384,26 @@ func (a *appender) exists(id string) (bool, error) {
 
 // plan assigns ids, parents and timestamps and applies the persistence
 // transforms; nothing is written yet.
-func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
+func (a *appender) plan(recs []session.View, lines []int) ([]op, error) {
 	if a.added == nil {
 		a.added = map[string]bool{}
 	}
 	var ops []op
 	leaf := a.leaf
-	for k, raw := range recs {
-		obj, err := session.ParseObject(session.StripStreamFields(raw))
-		if err != nil {
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", lines[k], err)
-		}
-		id := stringField(obj, "id")
+	for k := range recs {
+		v := &recs[k]
+		id := v.ID
 		if id != "" {
 			ok, err := a.exists(id)
 			if err != nil {
 				return nil, err
 			}
 			if ok && !a.added[id] {
-				out, err := a.prepare(obj.Bytes(), lines[k])
+				out, err := a.prepare(append(append([]byte{'{'}, v.AppendMembers(nil, "pending")...), '}'), lines[k])
 				if err != nil {
 					return nil, err
 				}
-				ops = append(ops, op{raw: out, replace: id})
+				ops = append(ops, op{raw: out, id: id, replace: true})
 				continue
 			}
 			if ok { // an id appended earlier in this run: a new entry needs its own
@@ -432,28 +411,28 @@ func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
 			}
 		}
 		if id == "" {
-			id, err = a.freshID()
-			if err != nil {
+			var err error
+			if id, err = a.freshID(); err != nil {
 				return nil, err
 			}
 		}
 		parent := leaf
-		if p := stringField(obj, "parentId"); p != "" && p != leaf && p != id {
+		if p := v.ParentID; p != "" && p != leaf && p != id {
 			if ok, err := a.exists(p); err != nil {
 				return nil, err
 			} else if ok {
 				parent = p
 			}
 		}
-		ts := stringField(obj, "timestamp")
+		ts := v.Timestamp
 		if ts == "" {
 			ts = session.FormatTime(a.env.Now())
 		}
-		out, err := a.prepare(withBase(obj, id, parent, ts), lines[k])
+		out, err := a.prepare(withBase(v, id, parent, ts), lines[k])
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, op{raw: out})
+		ops = append(ops, op{raw: out, id: id})
 		a.added[id] = true
 		leaf = id
 	}
@@ -483,9 +462,6 @@ func (a *appender) prepare(raw []byte, line int) ([]byte, error) {
 	}
 	out, err := session.PrepareForWrite(raw, put)
 	if err != nil {
-		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
-	}
-	if _, err := session.ParseRecord(out); err != nil {
 		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
 	}
 	return out, nil
@@ -518,19 +494,18 @@ func (a *appender) apply(ops []op) error {
 	}
 	for k := 0; k < len(ops); k++ {
 		o := ops[k]
-		if o.replace == "" {
+		if !o.replace {
 			buf = append(append(buf, o.raw...), '\n')
-			p, _ := session.Peek(o.raw)
-			a.leaf = p.ID
+			a.leaf = o.id
 			continue
 		}
 		if err := flush(); err != nil {
 			return err
 		}
-		repl := map[string][]byte{o.replace: o.raw}
-		for k+1 < len(ops) && ops[k+1].replace != "" {
+		repl := map[string][]byte{o.id: o.raw}
+		for k+1 < len(ops) && ops[k+1].replace {
 			k++
-			repl[ops[k].replace] = ops[k].raw
+			repl[ops[k].id] = ops[k].raw
 		}
 		if err := a.lf.ReplaceEntries(repl); err != nil {
 			return err
@@ -546,43 +521,27 @@ func (a *appender) apply(ops []op) error {
 	return nil
 }
 
-func stringField(obj *session.Object, key string) string {
-	v, ok := obj.Get(key)
-	if !ok {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // withBase puts type, id, parentId and timestamp first, as the reference
 // writes them, and keeps every other member as it came.
-func withBase(obj *session.Object, id, parent, ts string) []byte {
-	typ, _ := obj.Get("type")
-	for _, k := range []string{"type", "id", "parentId", "timestamp"} {
-		obj.Delete(k)
-	}
-	var b bytes.Buffer
-	b.WriteString(`{"type":`)
-	b.Write(typ)
-	b.WriteString(`,"id":`)
-	b.Write(mustJSON(id))
-	b.WriteString(`,"parentId":`)
+func withBase(v *session.View, id, parent, ts string) []byte {
+	typ, _ := v.Get("type")
+	b := make([]byte, 0, len(v.Raw)+64)
+	b = append(b, `{"type":`...)
+	b = append(b, typ...)
+	b = append(b, `,"id":`...)
+	b = append(b, mustJSON(id)...)
+	b = append(b, `,"parentId":`...)
 	if parent == "" {
-		b.WriteString("null")
+		b = append(b, "null"...)
 	} else {
-		b.Write(mustJSON(parent))
+		b = append(b, mustJSON(parent)...)
 	}
-	b.WriteString(`,"timestamp":`)
-	b.Write(mustJSON(ts))
-	rest := obj.Bytes()
-	if len(rest) > 2 {
-		b.WriteByte(',')
-		b.Write(rest[1 : len(rest)-1])
+	b = append(b, `,"timestamp":`...)
+	b = append(b, mustJSON(ts)...)
+	n := len(b)
+	b = v.AppendMembers(append(b, ','), "type", "id", "parentId", "timestamp", "pending")
+	if len(b) == n+1 { // no other member
+		b = b[:n]
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(b, '}')
 }

@@ -117,12 +117,12 @@ func leafFor(rec session.Record) (leaf, editorText string) {
 
 // readSummary returns the first branch_summary record of a file or stdin
 // (bare, or wrapped in an entry event).
-func readSummary(env *app.Env, from string) ([]byte, error) {
+func readSummary(env *app.Env, from string) (session.View, error) {
 	var r io.Reader = env.Stdin
 	if from != "-" {
 		f, err := os.Open(absPath(env, from))
 		if err != nil {
-			return nil, exit.Wrap(exit.Usage, err)
+			return session.View{}, exit.Wrap(exit.Usage, err)
 		}
 		defer f.Close()
 		r = f
@@ -131,42 +131,41 @@ func readSummary(env *app.Env, from string) ([]byte, error) {
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) > 0 {
-			entry, ok, perr := session.FromInput(line)
-			if perr != nil {
-				return nil, exit.Errorf(exit.Usage, "%s:%d: %v", from, n, perr)
+			v, perr := session.Decode(line)
+			var entry session.View
+			ok := false
+			if perr == nil {
+				entry, ok, perr = session.FromView(&v)
 			}
-			if ok {
-				if p, _ := session.Peek(entry); p.Type == "branch_summary" {
-					return entry, nil
-				}
+			if perr != nil {
+				return session.View{}, exit.Errorf(exit.Usage, "%s:%d: %v", from, n, perr)
+			}
+			if ok && entry.Type == "branch_summary" {
+				return entry, nil
 			}
 		}
 		if err != nil {
-			return nil, exit.Errorf(exit.Usage, "%s: no branch_summary record found", from)
+			return session.View{}, exit.Errorf(exit.Usage, "%s: no branch_summary record found", from)
 		}
 	}
 }
 
 // summaryEntry makes the branch_summary a child of the new leaf with fromId to match.
-func summaryEntry(env *app.Env, l *sessionstore.Loaded, raw []byte, leaf string) ([]byte, error) {
-	obj, err := session.ParseObject(session.StripStreamFields(raw))
-	if err != nil {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
+func summaryEntry(env *app.Env, l *sessionstore.Loaded, v session.View, leaf string) ([]byte, error) {
 	from := leaf
 	if from == "" {
 		from = "root"
 	}
-	obj.Set("fromId", mustJSON(from))
+	v.Set("fromId", mustJSON(from))
 	ids := l.IDs()
-	id := stringField(obj, "id")
+	id := v.ID
 	if id == "" || ids[id] {
 		id = sessionstore.NewEntryID(func(s string) bool { return ids[s] })
 	}
-	ts := stringField(obj, "timestamp")
+	ts := v.Timestamp
 	if ts == "" {
 		ts = session.FormatTime(env.Now())
 	}
 	a := &appender{blobs: dirs.Resolve(env.Getenv).Blobs()}
-	return a.prepare(withBase(obj, id, leaf, ts), 1)
+	return a.prepare(withBase(&v, id, leaf, ts), 1)
 }

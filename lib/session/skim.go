@@ -316,9 +316,10 @@ func plainStr(v []byte) ([]byte, bool) {
 }
 
 type skimmer struct {
-	b    []byte
-	i    int
-	blob bool // a string crossed holds `"blob:sha256:`
+	b      []byte
+	i      int
+	blob   bool // a string crossed holds `"blob:sha256:`
+	spaced bool // whitespace was crossed between tokens
 }
 
 func (s *skimmer) ws() {
@@ -326,6 +327,7 @@ func (s *skimmer) ws() {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
+			s.spaced = true
 		default:
 			return
 		}
