@@ -44,7 +44,9 @@ Every record is checked before anything is written: a message without a valid ro
 an entry type missing its required fields (formats/session/schema.json), a header without an id.
 
 The file is held under an exclusive lock for the whole run, written with O_APPEND and fsynced
-before anything is acknowledged. Records are committed in groups (what has arrived when append
+before anything is acknowledged. A write or fsync that fails (no space left on the device, an I/O
+error) is rolled back: the file is truncated to its size before it. A torn last line (a writer
+killed mid-line) is cut before the next append. Records are committed in groups (what has arrived when append
 catches up with its input); a group holding an invalid record is not written at all, and append
 exits 2 naming the line. With --tee every input line is echoed to stdout once its group is durable.
 

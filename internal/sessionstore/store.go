@@ -1,5 +1,6 @@
 // Package sessionstore is the session store's file system side, beside
-// lib/session's pure rules: exclusive locks, appends, atomic rewrites,
+// lib/session's pure rules: exclusive locks, appends that roll back when
+// a write fails, atomic rewrites,
 // zstd-compressed files, the bounded line reader, whole-file loads, the
 // leaf sidecar, the index beside a file and the line index open builds
 // from a file. agent-session's subcommands are shells over it.
@@ -32,6 +33,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/session"
 )
 
 // IsZst reports whether a session path is zstd-compressed (.jsonl.zst).
@@ -49,6 +51,11 @@ type File struct {
 	path string
 	f    *os.File
 	keep []*os.File // descriptors that hold the lock after a rewrite
+	// dirty: appended to since the last sync, rewrite or lock, when the
+	// file had clean bytes (a failed sync rolls back to them).
+	dirty  bool
+	clean  int64
+	faults io.Writer // tests: takes the appends' writes instead of f
 }
 
 // Lock opens path (creating it when create is set) and takes an
@@ -341,37 +348,65 @@ func zstFrameLen(r io.ReaderAt, off, size int64) (int64, error) {
 	return n, nil
 }
 
-// endsWithNewline reports whether a plain file is empty or ends with '\n'.
-// A torn last line (a writer killed mid-line, or a crash) must be closed
-// before we append, or our first record would be glued onto it.
-func (l *File) endsWithNewline() (bool, error) {
-	n, err := l.Size()
-	if err != nil || n == 0 {
-		return true, err
+// cutTornLine readies a plain file's end for an append: a last line
+// without its newline that is a whole record (a file written by another
+// tool) is closed with one (prefix), a torn one — a writer killed
+// mid-line, an append that ran out of space — is cut off, as readers skip
+// it. size is the file's size; end is where the append starts.
+func (l *File) cutTornLine(size int64) (end int64, prefix []byte, err error) {
+	start, err := lineStart(l.f, size)
+	if err != nil || start == size {
+		return size, nil, err
 	}
-	var b [1]byte
-	if _, err := l.f.ReadAt(b[:], n-1); err != nil {
-		return false, err
+	if size-start <= MaxRecord {
+		tail := make([]byte, size-start)
+		if _, err := l.f.ReadAt(tail, start); err != nil {
+			return 0, nil, err
+		}
+		if _, derr := session.Decode(bytes.TrimSuffix(tail, []byte{'\r'})); derr == nil {
+			return size, []byte{'\n'}, nil
+		}
 	}
-	return b[0] == '\n', nil
+	return start, nil, l.f.Truncate(start)
+}
+
+// lineStart is where the last line of the file's first size bytes starts:
+// after its last newline (size when it ends with one, 0 without any).
+func lineStart(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
 }
 
 // AppendLines writes whole lines at the end of the file in one write: plain
 // files get the bytes, .zst files get one more zstd frame (readers decode
-// concatenated frames).
+// concatenated frames). A torn end (a line or frame cut short) is cut
+// first. A failed write (no space left, an I/O error) is rolled back: the
+// file is truncated to its size before it, so nothing of it stays to be
+// read or to fill the disk.
 func (l *File) AppendLines(lines []byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
+	size, err := l.Size()
+	if err != nil {
+		return err
+	}
+	end := size
 	if IsZst(l.path) {
 		// A frame torn by a killed append is cut first, so the new frame
 		// follows the last complete one.
-		size, err := l.Size()
-		if err != nil {
-			return err
-		}
-		end, err := zstEnd(l.f, size, l.path)
-		if err != nil {
+		if end, err = zstEnd(l.f, size, l.path); err != nil {
 			return err
 		}
 		if end < size {
@@ -389,17 +424,58 @@ func (l *File) AppendLines(lines []byte) error {
 			return err
 		}
 		lines = buf.Bytes()
-	} else if ok, err := l.endsWithNewline(); err != nil {
-		return err
-	} else if !ok {
-		lines = append([]byte{'\n'}, lines...)
+	} else {
+		var prefix []byte
+		if end, prefix, err = l.cutTornLine(size); err != nil {
+			return err
+		}
+		if prefix != nil {
+			lines = append(prefix, lines...)
+		}
 	}
-	_, err := l.f.Write(lines)
-	return err
+	if !l.dirty {
+		l.dirty, l.clean = true, end
+	}
+	n, err := l.write(lines)
+	if err == nil && n < len(lines) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return l.rollBack(end, fmt.Errorf("append: %w", err))
+	}
+	return nil
 }
 
-// Sync flushes the file to disk.
-func (l *File) Sync() error { return l.f.Sync() }
+// write is the append's one write (a fault-injecting one in tests).
+func (l *File) write(b []byte) (int, error) {
+	if l.faults != nil {
+		return l.faults.Write(b)
+	}
+	return l.f.Write(b)
+}
+
+// rollBack truncates the file to size after a failed write or sync and
+// returns err, saying so.
+func (l *File) rollBack(size int64, err error) error {
+	if terr := l.f.Truncate(size); terr != nil {
+		return fmt.Errorf("%w; rolling back to %d bytes failed too: %v", err, size, terr)
+	}
+	return fmt.Errorf("%w (rolled back: the file is as it was, %d bytes)", err, size)
+}
+
+// Sync flushes the file to disk. When it fails, what was appended since
+// the last sync (which may not be on disk) is rolled back.
+func (l *File) Sync() error {
+	if err := l.f.Sync(); err != nil {
+		if l.dirty {
+			l.dirty = false
+			return l.rollBack(l.clean, fmt.Errorf("fsync: %w", err))
+		}
+		return err
+	}
+	l.dirty = false
+	return nil
+}
 
 // Rewrite replaces the whole file atomically with content (plain JSONL bytes;
 // compressed for .zst): a locked temp file in the same directory, fsync,
@@ -440,7 +516,7 @@ func (l *File) Rewrite(content []byte) error {
 	}
 	ok = true
 	old := l.f
-	l.f = nf
+	l.f, l.dirty = nf, false
 	// Keep tmp open: its descriptor holds the flock on the new inode. The
 	// lock is released when both are closed at Close time.
 	old.Close()

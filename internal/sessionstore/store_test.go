@@ -3,13 +3,19 @@ package sessionstore
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLockAppendRewrite(t *testing.T) {
@@ -54,18 +60,89 @@ func TestLockAppendRewrite(t *testing.T) {
 	}
 }
 
-func TestAppendClosesTornLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(path, []byte("{\"a\":1}\n{\"torn"), 0o644)
-	l, err := Lock(context.Background(), path, false)
-	if err != nil {
-		t.Fatal(err)
+// A torn last line is cut before an append (readers skip it); a whole
+// record without its newline is closed with one.
+func TestAppendCutsTornLine(t *testing.T) {
+	for _, tc := range []struct{ name, file, want string }{
+		{"torn", "{\"type\":\"a\"}\n{\"torn", "{\"type\":\"a\"}\n{\"type\":\"b\"}\n"},
+		{"torn, no newline at all", "{\"torn", "{\"type\":\"b\"}\n"},
+		{"whole record without its newline", "{\"type\":\"a\"}\n{\"type\":\"c\"}", "{\"type\":\"a\"}\n{\"type\":\"c\"}\n{\"type\":\"b\"}\n"},
+		{"whole", "{\"type\":\"a\"}\n", "{\"type\":\"a\"}\n{\"type\":\"b\"}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			os.WriteFile(path, []byte(tc.file), 0o644)
+			l, err := Lock(context.Background(), path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if err := l.AppendLines([]byte("{\"type\":\"b\"}\n")); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(path)
+			if d := cmp.Diff(tc.want, string(b)); d != "" {
+				t.Errorf("file (-want +got):\n%s", d)
+			}
+		})
 	}
-	defer l.Close()
-	l.AppendLines([]byte("{\"b\":2}\n"))
-	b, _ := os.ReadFile(path)
-	if string(b) != "{\"a\":1}\n{\"torn\n{\"b\":2}\n" {
-		t.Fatalf("got %q", b)
+}
+
+// faultyWriter writes the first n bytes it is given to w, then fails with
+// ENOSPC, as a file system that fills up does.
+type faultyWriter struct {
+	w io.Writer
+	n int
+}
+
+func (f *faultyWriter) Write(b []byte) (int, error) {
+	if len(b) <= f.n {
+		f.n -= len(b)
+		return f.w.Write(b)
+	}
+	k, _ := f.w.Write(b[:f.n])
+	f.n = 0
+	return k, syscall.ENOSPC
+}
+
+// A failed append (no space left after part of it was written) is rolled
+// back to the size before it, for both formats, and the next append once
+// there is room is whole.
+func TestAppendRollsBackAFailedWrite(t *testing.T) {
+	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
+		for _, room := range []int{0, 1, 7, 30} {
+			t.Run(fmt.Sprintf("%s-%d", name, room), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), name)
+				l, err := Lock(context.Background(), path, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				if err := l.AppendLines([]byte("{\"type\":\"a\"}\n")); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Sync(); err != nil {
+					t.Fatal(err)
+				}
+				before, _ := os.ReadFile(path)
+				l.faults = &faultyWriter{w: l.f, n: room}
+				err = l.AppendLines([]byte(strings.Repeat("{\"type\":\"big\"}\n", 20)))
+				if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "rolled back") {
+					t.Fatalf("error %v, want ENOSPC, rolled back", err)
+				}
+				if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+					t.Fatalf("after the failed append %q, want %q", after, before)
+				}
+				l.faults = nil
+				if err := l.AppendLines([]byte("{\"type\":\"b\"}\n")); err != nil {
+					t.Fatal(err)
+				}
+				got, err := l.ReadAll()
+				if err != nil || string(got) != "{\"type\":\"a\"}\n{\"type\":\"b\"}\n" {
+					t.Fatalf("then %q, %v", got, err)
+				}
+			})
+		}
 	}
 }
 
