@@ -41,8 +41,9 @@ subcommand.
 
 The path to the last entry is printed from an index beside the file (S/index for S.jsonl,
 formats/session-index), written after a whole read of a file of 1 MiB or more and extended by
-later opens with what was appended; the file stays the only truth: a rewrite, a branch or a torn line means a whole read,
-and an index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
+later opens with what was appended; the file stays the only truth: a rewrite (in place too: the
+index holds a checksum of the bytes it prints), a branch or a torn line means a whole read, and an
+index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
 
 Examples:
    agent-session open s.jsonl | agent-chat "go on" | agent-session append s.jsonl
@@ -439,19 +440,19 @@ func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
 	if !ok {
 		return false, nil
 	}
-	header, hdr, why, ok := sessionstore.Agrees(f, st, x)
+	a, why, ok := sessionstore.Agrees(f, st, x)
 	if why != "" {
 		app.Warnf(o.c, "%s: the index disagrees with the file (%s): rebuilt from the file", sessionstore.IndexPath(o.path), why)
 	}
 	if !ok {
 		return false, nil
 	}
-	e, ok, err := sessionstore.Extend(f, st, o.path, x, hdr)
+	e, ok, err := sessionstore.Extend(f, st, o.path, x, a)
 	if !ok || err != nil {
 		return err != nil, err
 	}
 	warnProblems(o.c, o.path, e.Problems)
-	o.emitHeader(header, e.LeafID, streamCut{x.Carried, x.Omitted})
+	o.emitHeader(a.Header, e.LeafID, streamCut{x.Carried, x.Omitted})
 	if err := o.copyRuns(f, e.Carry); err != nil {
 		return true, err
 	}

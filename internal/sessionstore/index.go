@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,37 +40,46 @@ func ReadIndex(path string) (x session.Index, ok bool, warn error) {
 	return x, true, nil
 }
 
+// Agreed is what an index that agrees with its file vouches for.
+type Agreed struct {
+	Header []byte         // the header line
+	Hdr    session.Header // read
+	Sum    uint32         // session.RunsSum of the index's runs
+}
+
 // Agrees checks x against the open file f of info st: the same file, not
 // shorter than indexed, the indexed bytes end as they did (their hash), the
-// header run is the header, and the carried and context runs are whole
-// lines, the context's last one the leaf's. ok is false when the index
-// cannot be used; why names a disagreement other than a stale index (a
-// rewrite, a changed tail), which the caller reports.
-func Agrees(f *os.File, st os.FileInfo, x session.Index) (header []byte, hdr session.Header, why string, ok bool) {
+// header run is the header, the carried and context runs are whole lines,
+// the context's last one the leaf's, the counts are ones the runs and the
+// file support, and the runs hold the bytes the index was made from (its
+// Sum, checked with one read of them). ok is false when the index cannot
+// be used; why names a disagreement other than a stale index (a rewrite,
+// a changed tail), which the caller reports.
+func Agrees(f *os.File, st os.FileInfo, x session.Index) (a Agreed, why string, ok bool) {
 	if id := FileID(st); id == (session.FileID{}) || x.File != id || x.Size > st.Size() {
-		return nil, hdr, "", false // another file, or rewritten since: stale
+		return a, "", false // another file, or rewritten since: stale
 	}
 	tail := make([]byte, min(x.Size, session.TailBytes))
 	if _, err := f.ReadAt(tail, x.Size-int64(len(tail))); err != nil || session.TailHash(tail) != x.Tail {
-		return nil, hdr, "", false // appended to by a rewrite, or cut: stale
+		return a, "", false // appended to by a rewrite, or cut: stale
 	}
 	header, err := ReadAt(f, x.Header.Off, int32(x.Header.Len))
 	if err != nil {
-		return nil, hdr, "its header is not there", false
+		return a, "its header is not there", false
 	}
-	hdr, err = session.ParseHeader(header)
+	hdr, err := session.ParseHeader(header)
 	if err != nil || hdr.Version < 3 {
-		return nil, hdr, "its header is not there", false
+		return a, "its header is not there", false
 	}
 	var one [1]byte
 	for _, r := range append(x.Carry[:len(x.Carry):len(x.Carry)], x.Context...) {
 		if r.Off > 0 {
 			if _, err := f.ReadAt(one[:], r.Off-1); err != nil || one[0] != '\n' {
-				return nil, hdr, "a path run does not start a line", false
+				return a, "a path run does not start a line", false
 			}
 		}
 		if _, err := f.ReadAt(one[:], r.Off+r.Len); err != nil || (one[0] != '\n' && one[0] != '\r') {
-			return nil, hdr, "a path run does not end a line", false
+			return a, "a path run does not end a line", false
 		}
 	}
 	if n := len(x.Context); n > 0 {
@@ -79,10 +89,51 @@ func Agrees(f *os.File, st os.FileInfo, x session.Index) (header []byte, hdr ses
 			raw = raw[i+1:]
 		}
 		if h, perr := session.Peek(bytes.TrimRight(raw, "\r")); err != nil || perr != nil || h.ID != x.LeafID {
-			return nil, hdr, "its leaf is not the path's last line", false
+			return a, "its leaf is not the path's last line", false
 		}
 	}
-	return header, hdr, "", true
+	sum, carried, context, err := runsSum(f, x)
+	switch {
+	case err != nil:
+		return a, "", false
+	case carried != x.Carried:
+		return a, fmt.Sprintf(`"carried" is %d, its runs hold %d lines`, x.Carried, carried), false
+	case x.Carried+x.Omitted+context > x.Entries:
+		return a, fmt.Sprintf(`"carried" %d, "omitted" %d and the context's %d lines are more than the file's %d entries`, x.Carried, x.Omitted, context, x.Entries), false
+	case session.IndexSum(x, sum) != x.Sum:
+		return a, "", false // the runs' bytes, or the index, changed since: stale
+	}
+	return Agreed{header, hdr, sum}, "", true
+}
+
+// runsSum reads the runs x relies on (header, carried, context) once:
+// their session.RunsSum, and how many lines the carried runs and the
+// context runs hold.
+func runsSum(f *os.File, x session.Index) (sum uint32, carried, context int, err error) {
+	buf := make([]byte, min(1<<20, x.Size))
+	read := func(rs []session.Run) (lines int, err error) {
+		for _, r := range rs {
+			lines++
+			for off, end := r.Off, r.Off+r.Len; off < end; {
+				b := buf[:min(int64(len(buf)), end-off)]
+				if _, err := f.ReadAt(b, off); err != nil {
+					return 0, err
+				}
+				sum = session.RunsSum(sum, b)
+				lines += bytes.Count(b, []byte{'\n'})
+				off += int64(len(b))
+			}
+		}
+		return lines, nil
+	}
+	if _, err = read([]session.Run{x.Header}); err != nil {
+		return
+	}
+	if carried, err = read(x.Carry); err != nil {
+		return
+	}
+	context, err = read(x.Context)
+	return
 }
 
 // errRescan stops reading the file's new lines: they are not a simple
@@ -103,8 +154,9 @@ type Extended struct {
 // a simple continuation of the indexed path (a branch, a repeated id, a
 // compaction: a whole read finds the path). The index is written back
 // extended by the new whole lines, if any.
-func Extend(f *os.File, st os.FileInfo, path string, x session.Index, hdr session.Header) (e Extended, ok bool, err error) {
-	lines := session.ResumeLines(hdr, x.Entries)
+func Extend(f *os.File, st os.FileInfo, path string, x session.Index, a Agreed) (e Extended, ok bool, err error) {
+	lines := session.ResumeLines(a.Hdr, x.Entries)
+	sum := a.Sum
 	runs, leaf := append([]session.Run(nil), x.Context...), x.LeafID
 	bloom := session.Bloom(x.IDs)
 	var added []string
@@ -119,7 +171,12 @@ func Extend(f *os.File, st os.FileInfo, path string, x session.Index, hdr sessio
 		if l.Type == "compaction" { // the stream's cut moves: found by a whole read
 			return errRescan
 		}
+		n := len(runs)
 		runs = session.AddRun(runs, x.Size+off, int64(len(raw)), l.Repaired || l.Blob)
+		if len(runs) == n { // joined to the last run, one newline after it
+			sum = session.RunsSum(sum, []byte{'\n'})
+		}
+		sum = session.RunsSum(sum, raw)
 		leaf, added = l.ID, append(added, l.ID)
 		return nil
 	})
@@ -143,7 +200,7 @@ func Extend(f *os.File, st os.FileInfo, path string, x session.Index, hdr sessio
 		x.Entries = lines.Entries()
 		x.LeafID, x.Context = leaf, runs
 		x.Problems = IndexProblems(problems, nil)
-		WriteIndex(path, f, x)
+		WriteIndex(path, f, x, sum)
 	}
 	return Extended{Carry: x.Carry, Context: runs, LeafID: leaf, Problems: problems}, true, nil
 }
@@ -172,10 +229,13 @@ func SaveIndex(path string, st os.FileInfo, idx *LineIndex, carry, context []ses
 		return
 	}
 	defer f.Close()
-	WriteIndex(path, f, session.Index{Type: "session_index", Version: session.IndexVersion, File: FileID(st), Size: idx.Whole,
+	x := session.Index{Type: "session_index", Version: session.IndexVersion, File: FileID(st), Size: idx.Whole,
 		Lines: idx.NLines, Entries: idx.Lines.Entries(), Header: idx.Header, LeafID: leafID,
 		Carried: carried, Omitted: omitted, Carry: carry, Context: context,
-		Problems: IndexProblems(nil, idx.Lines.Problems), IDs: bloom})
+		Problems: IndexProblems(nil, idx.Lines.Problems), IDs: bloom}
+	if sum, _, _, err := runsSum(f, x); err == nil {
+		WriteIndex(path, f, x, sum)
+	}
 }
 
 // IsEntry says whether id resolves to entry i.
@@ -193,15 +253,16 @@ func IndexProblems(kept []session.Problem, more []session.Problem) []session.Ind
 	return out
 }
 
-// WriteIndex writes x (its Tail from f, the session file at path) beside
-// the session: a cache, so written by a rename without a sync, and
-// failures ignored.
-func WriteIndex(path string, f *os.File, x session.Index) {
+// WriteIndex writes x (its Tail from f, the session file at path, its Sum
+// from runs, the RunsSum of its runs) beside the session: a cache, so
+// written by a rename without a sync, and failures ignored.
+func WriteIndex(path string, f *os.File, x session.Index, runs uint32) {
 	tail := make([]byte, min(x.Size, session.TailBytes))
 	if _, err := f.ReadAt(tail, x.Size-int64(len(tail))); err != nil {
 		return
 	}
 	x.Tail = session.TailHash(tail)
+	x.Sum = session.IndexSum(x, runs)
 	b, err := json.Marshal(x)
 	if err != nil {
 		return
