@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/recordlimit"
 	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -134,19 +134,26 @@ func importSubagents(c *cli.Context, path string, opt transcript.Options) ([]tra
 
 // readTranscript reads a transcript's lines, gunzipping a gzipped one.
 func readTranscript(path string) ([][]byte, error) {
+	data, err := readGunzipped(path)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'}), nil
+}
+
+// readGunzipped reads a file whole, decompressed when it is gzip, each
+// line within the record limit.
+func readGunzipped(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
 	}
-	data, err := io.ReadAll(sessionstore.BoundLines(f, path))
+	data, err := recordlimit.ReadAll(f, path, sessionstore.MaxRecord)
 	f.Close()
 	if err != nil {
 		return nil, err
 	}
-	if data, err = gunzipped(data, path); err != nil {
-		return nil, err
-	}
-	return bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'}), nil
+	return gunzipped(data, path)
 }
 
 // gunzipped is data decompressed when it is gzip (by its magic bytes, as
@@ -157,7 +164,7 @@ func gunzipped(data []byte, path string) ([]byte, error) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err == nil {
-		data, err = io.ReadAll(sessionstore.BoundLines(zr, path))
+		data, err = recordlimit.ReadAll(zr, path, sessionstore.MaxRecord)
 	}
 	if err != nil {
 		if exit.Code(err) == exit.Usage {

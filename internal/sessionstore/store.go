@@ -1,9 +1,9 @@
 // Package sessionstore is the session store's file system side, beside
-// lib/session's pure rules: exclusive locks, appends that roll back when
-// a write fails, atomic rewrites,
-// zstd-compressed files, the bounded line reader, whole-file loads, the
-// leaf sidecar, the index beside a file and the line index open builds
-// from a file. agent-session's subcommands are shells over it.
+// lib/session's pure rules: exclusive locks, appends that roll back when a
+// write fails, atomic rewrites, zstd-compressed files, the bounded line
+// reader, whole-file loads, the leaf sidecar, the index beside a file and
+// the line index open builds from a file. agent-session's subcommands are
+// shells over it.
 package sessionstore
 
 // The file layer of the session store: exclusive locks, appends, atomic
@@ -24,7 +24,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +31,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/internal/recordlimit"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
 )
@@ -170,63 +170,19 @@ func (l *File) ReadAll() ([]byte, error) {
 }
 
 // MaxRecord bounds a line (one record) read from a session file or an
-// import: a longer one is bad input naming the file and the offset where it
-// starts, not a read until memory runs out (/dev/zero). Set with
-// AGENTUTILS_MAX_RECORD (bytes, or with a K, M or G suffix).
-var MaxRecord int64 = 256 << 20
-
-// ParseSize reads a byte count with an optional K, M or G (binary) suffix.
-func ParseSize(v string) (int64, error) {
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(v, "K"):
-		mult, v = 1<<10, strings.TrimSuffix(v, "K")
-	case strings.HasSuffix(v, "M"):
-		mult, v = 1<<20, strings.TrimSuffix(v, "M")
-	case strings.HasSuffix(v, "G"):
-		mult, v = 1<<30, strings.TrimSuffix(v, "G")
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("not a positive size: %q", v)
-	}
-	return n * mult, nil
-}
-
-// boundedLines fails a read once a line runs past MaxRecord.
-type boundedLines struct {
-	r         io.Reader
-	path      string
-	off, line int64 // bytes read; where the current line starts
-}
+// import (recordlimit: a longer one is bad input naming the file and the
+// offset where it starts). agent-session sets it from AGENTUTILS_MAX_RECORD.
+var MaxRecord = recordlimit.Default
 
 // BoundLines reads r, failing once a line runs past MaxRecord (an error
 // naming path and the offset where the line starts).
-func BoundLines(r io.Reader, path string) io.Reader { return &boundedLines{r: r, path: path} }
-
-func (b *boundedLines) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	chunk := p[:n]
-	for {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			break
-		}
-		b.line = b.off + int64(len(p[:n])-len(chunk)) + int64(i) + 1
-		chunk = chunk[i+1:]
-	}
-	b.off += int64(n)
-	if b.off-b.line > MaxRecord {
-		return n, exit.Errorf(exit.Usage, "%s: offset %d: a line longer than %d bytes (the limit, AGENTUTILS_MAX_RECORD)", b.path, b.line, MaxRecord)
-	}
-	return n, err
-}
+func BoundLines(r io.Reader, path string) io.Reader { return recordlimit.Reader(r, path, MaxRecord) }
 
 // ReadBytes reads a session file's content from r: decompressed for a
 // .zst path (a torn last frame skipped), each line within MaxRecord.
 func ReadBytes(r io.Reader, path string) ([]byte, error) {
 	if !IsZst(path) {
-		return io.ReadAll(BoundLines(r, path))
+		return recordlimit.ReadAll(r, path, MaxRecord)
 	}
 	raw, err := io.ReadAll(r)
 	if err != nil {
@@ -243,7 +199,7 @@ func ReadBytes(r io.Reader, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	b, err := io.ReadAll(BoundLines(d, path))
+	b, err := recordlimit.ReadAll(d, path, MaxRecord)
 	if err != nil {
 		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 	}
