@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"os"
 
@@ -97,20 +96,11 @@ func nullable(s string) any {
 // leafFor applies the reference's rule: a user message or custom_message
 // target moves to its parent and gives its text back for editing.
 func leafFor(rec session.Record) (leaf, editorText string) {
-	var e struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-		Message struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
+	if m, ok := session.MsgOf(rec); ok && m.Role == "user" {
+		return rec.ParentID, session.JoinText(m.Content, "\n")
 	}
-	json.Unmarshal(rec.Raw, &e)
-	switch {
-	case e.Type == "message" && e.Message.Role == "user":
-		return rec.ParentID, session.JoinText(e.Message.Content, "\n")
-	case e.Type == "custom_message":
-		return rec.ParentID, session.JoinText(e.Content, "\n")
+	if rec.Type == "custom_message" {
+		return rec.ParentID, session.JoinText(session.MemberVals(rec.Raw, "content")[0], "\n")
 	}
 	return rec.ID, ""
 }

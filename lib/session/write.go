@@ -66,13 +66,12 @@ func FromView(v *View) (entry View, ok bool, err error) {
 		if len(msg) == 0 || msg[0] != '{' {
 			return View{}, false, errors.New("message_end without a message object")
 		}
-		m, err := memberMap(msg)
-		role, rok := StrVal(m["role"])
-		retried, bok := boolVal(m["retried"])
-		if err != nil || !rok || role == "" || !bok {
+		m, _ := ParseMsg(msg)
+		if m.Role == "" {
 			return View{}, false, errors.New("message_end: the message has no role")
 		}
-		if role == "assistant" && retried {
+		role := m.Role
+		if role == "assistant" && m.Retried {
 			// A failed attempt agent-chat sent again: the events show it,
 			// the session keeps one entry per answer.
 			return View{}, false, nil
@@ -83,7 +82,7 @@ func FromView(v *View) (entry View, ok bool, err error) {
 				Members: []Member{{"type", json.RawMessage(`"message"`)}, {"message", msg}}, spaced: v.spaced}, true, nil
 		}
 		if role == "custom" || role == "hookMessage" {
-			return customMessageEntry(msg)
+			return customMessageEntry(m)
 		}
 		return View{}, false, nil
 	case v.Type == "entry":
@@ -109,17 +108,8 @@ func concatObject(prefix string, v json.RawMessage) []byte {
 	return append(b, '}')
 }
 
-func customMessageEntry(msg json.RawMessage) (View, bool, error) {
-	var m struct {
-		CustomType string          `json:"customType"`
-		Content    json.RawMessage `json:"content"`
-		Display    *bool           `json:"display"`
-		Details    json.RawMessage `json:"details"`
-	}
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return View{}, false, jsonError(err)
-	}
-	e := map[string]any{"type": "custom_message", "customType": m.CustomType, "content": m.Content, "display": m.Display == nil || *m.Display}
+func customMessageEntry(m Msg) (View, bool, error) {
+	e := map[string]any{"type": "custom_message", "customType": m.CustomType, "content": m.Content, "display": string(m.Display) != "false"}
 	if len(m.Content) == 0 {
 		e["content"] = ""
 	}
