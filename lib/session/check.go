@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// CheckRecord checks one record against the session format
+// CheckView checks one decoded record against the session format
 // (formats/session/schema.json, in Go): a header needs a string id and a
 // known version; an entry of a known type needs its members with their
 // types, a message entry an AgentMessage of a known role with its members
@@ -16,15 +16,6 @@ import (
 // unknown members anywhere pass (they round-trip verbatim). An entry's id,
 // parentId and timestamp are checked only when present: a writer assigns
 // the missing ones. The error names the member at fault.
-func CheckRecord(raw []byte) error {
-	top, err := memberMap(raw)
-	if err != nil {
-		return err
-	}
-	return checkTop(top)
-}
-
-// CheckView is CheckRecord for a decoded record.
 func CheckView(v *View) error {
 	top := make(map[string]json.RawMessage, len(v.Members))
 	for _, m := range v.Members {

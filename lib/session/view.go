@@ -218,17 +218,5 @@ func memberMap(raw []byte) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
-// boolVal reads a JSON value as encoding/json reads it into a bool: true,
-// false, or null (false).
-func boolVal(v []byte) (b, ok bool) {
-	switch string(v) {
-	case "true":
-		return true, true
-	case "false", "null", "":
-		return false, true
-	}
-	return false, false
-}
-
 // numVal reads a JSON number.
 func numVal(v []byte) (float64, error) { return strconv.ParseFloat(string(v), 64) }

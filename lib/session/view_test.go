@@ -75,7 +75,7 @@ func TestDecode(t *testing.T) {
 }
 
 // FuzzDecode: a decoded record writes back what an Object edit of it
-// writes, and its base fields are Peek's.
+// writes, its base fields are Peek's, and it checks as its members do.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"type":"message","id":"a","message":{"role":"user"}}`, `{ "type" : "x" , "a" : [ 1 , {"b" : null} ] }`,
 		`{"type":"a","k":1,"k":2}`, `{"type":"a","\u006b":"<&>"}`, `{"type":"a","parentId":null}`} {
@@ -92,6 +92,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if h.Type != v.Type || h.ID != v.ID || h.ParentID != v.ParentID || h.Pending != v.Pending {
 			t.Fatalf("%q: Peek %+v, Decode %+v", b, h, v.Record)
+		}
+		if (CheckView(&v) == nil) != (checkRecord(b) == nil) {
+			t.Fatalf("%q: CheckView %v, the checker on its members %v", b, CheckView(&v), checkRecord(b))
 		}
 		if want, ok := objectBytes(t, b, "pending"); ok && string(want) != string(viewBytes(&v, "pending")) {
 			t.Fatalf("%q: object writes %s, view %s", b, want, viewBytes(&v, "pending"))

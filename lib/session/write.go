@@ -44,21 +44,12 @@ var agentEventTypes = map[string]bool{
 var persistedRoles = map[string]bool{"user": true, "assistant": true, "toolResult": true,
 	"fileMention": true, "bashExecution": true, "pythonExecution": true}
 
-// FromInput turns one line that agent-session append reads into the entry
-// to persist: a message_end event becomes a message entry (custom and
-// hookMessage roles a custom_message entry), an entry event its entry, a
-// bare session record itself. Other agent events give ok=false. The entry
-// may lack id, parentId and timestamp: the writer assigns them.
-func FromInput(line []byte) (entry []byte, ok bool, err error) {
-	v, err := Decode(line)
-	if err != nil {
-		return nil, false, err
-	}
-	e, ok, err := FromView(&v)
-	return e.Raw, ok, err
-}
-
-// FromView is FromInput for a decoded line: the entry decoded too.
+// FromView turns one decoded line that agent-session append reads into
+// the entry to persist: a message_end event becomes a message entry
+// (custom and hookMessage roles a custom_message entry), an entry event
+// its entry, a bare session record itself. Other agent events give
+// ok=false. The entry may lack id, parentId and timestamp: the writer
+// assigns them.
 func FromView(v *View) (entry View, ok bool, err error) {
 	switch {
 	case v.Type == "message_end":
