@@ -69,29 +69,10 @@ func Decode(line []byte) (View, error) {
 func decodeFast(line []byte) (v View, ok bool) {
 	s := skimmer{b: line}
 	v.Members = make([]Member, 0, 8)
+	var h Head
 	good := s.object(func(key, val []byte) bool {
 		k, ok := plainKey(key)
-		if !ok {
-			return false
-		}
-		switch k {
-		case "type":
-			if v.Type, ok = common(val); !ok {
-				v.Type, ok = StrVal(val)
-			}
-		case "id":
-			v.ID, ok = StrVal(val)
-		case "parentId":
-			v.ParentID = ""
-			if string(val) != "null" {
-				v.ParentID, ok = StrVal(val)
-			}
-		case "timestamp":
-			v.Timestamp, _ = StrVal(val)
-		case "pending":
-			v.Pending = string(val) == "true"
-		}
-		if !ok {
+		if !ok || !h.read(key, val) {
 			return false
 		}
 		for i := range v.Members {
@@ -103,10 +84,11 @@ func decodeFast(line []byte) (v View, ok bool) {
 		v.Members = append(v.Members, Member{k, val})
 		return true
 	})
-	if !good || v.Type == "" {
+	if !good || h.Type == "" {
 		return View{}, false
 	}
-	v.Raw, v.Blob, v.spaced = line, s.blob, s.spaced
+	v.Record = Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending, Blob: s.blob}
+	v.spaced = s.spaced
 	return v, true
 }
 
