@@ -53,9 +53,10 @@ type File struct {
 	keep []*os.File // descriptors that hold the lock after a rewrite
 	// dirty: appended to since the last sync, rewrite or lock, when the
 	// file had clean bytes (a failed sync rolls back to them).
-	dirty  bool
-	clean  int64
-	faults io.Writer // tests: takes the appends' writes instead of f
+	dirty     bool
+	clean     int64
+	faults    io.Writer // tests: takes the appends' writes instead of f
+	syncFault error     // tests: what fsync fails with
 }
 
 // Lock opens path (creating it when create is set) and takes an
@@ -422,7 +423,11 @@ func (l *File) rollBack(size int64, err error) error {
 // Sync flushes the file to disk. When it fails, what was appended since
 // the last sync (which may not be on disk) is rolled back.
 func (l *File) Sync() error {
-	if err := l.f.Sync(); err != nil {
+	err := l.f.Sync()
+	if l.syncFault != nil {
+		err = l.syncFault
+	}
+	if err != nil {
 		if l.dirty {
 			l.dirty = false
 			return l.rollBack(l.clean, fmt.Errorf("fsync: %w", err))

@@ -212,3 +212,34 @@ func TestLastEntryAfterAHugeLineIsLinear(t *testing.T) {
 		t.Errorf("allocated %d bytes for a %d-byte file", alloc, len(data))
 	}
 }
+
+// A failed fsync rolls back what was appended since the last good one
+// (it may not be on disk), and nothing before it.
+func TestSyncFailureRollsBack(t *testing.T) {
+	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			l, err := Lock(context.Background(), path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if err := l.AppendLines([]byte("{\"type\":\"a\"}\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+			l.AppendLines([]byte("{\"type\":\"b\"}\n"))
+			l.AppendLines([]byte("{\"type\":\"c\"}\n"))
+			l.syncFault = syscall.EIO
+			if err := l.Sync(); !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "rolled back") {
+				t.Fatalf("error %v, want EIO, rolled back", err)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+				t.Fatalf("after the failed fsync %q, want %q", after, before)
+			}
+		})
+	}
+}
