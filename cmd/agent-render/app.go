@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/recordlimit"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/render/rich"
@@ -30,7 +31,11 @@ not into the pipeline commands.
 With --html it reads the JSON document of 'agent-session export --json' instead and writes one
 self-contained HTML page (what 'agent-session export --html' runs when agent-render is installed).
 
-Exit codes: 0 shown; 1 the stream carried an error record; 2 bad input (--html).
+A line (one event or record) longer than 256 MiB is bad input (exit 2) naming its offset;
+AGENTUTILS_MAX_RECORD sets the limit (bytes, or with a K, M or G suffix).
+
+Exit codes: 0 shown; 1 the stream carried an error record; 2 bad input (--html, a line over the
+limit).
 
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-render
@@ -68,5 +73,9 @@ func renderEvents(c *cli.Context, env *app.Env) error {
 		Width: width, Color: env.Color(c.String("color"), env.StdoutTTY),
 		Styler: rich.Terminal{}, Now: time.Now, ToolLines: lines,
 	})
-	return rd.Copy(env.Stdout, env.Stdin, func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
+	limit, err := recordlimit.FromEnv(env.Getenv)
+	if err != nil {
+		return err
+	}
+	return rd.Copy(env.Stdout, recordlimit.Reader(env.Stdin, "stdin", limit), func(n int, err error) { app.Warnf(c, "stdin:%d: skipped: %v", n, err) })
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/internal/recordlimit"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/export"
 	"github.com/agentutils/agentutils/lib/render/rich"
@@ -17,7 +17,11 @@ import (
 // writeHTML reads the document of 'agent-session export --json' and writes
 // the page with markdown rendered and code highlighted.
 func writeHTML(c *cli.Context, env *app.Env) error {
-	data, err := io.ReadAll(env.Stdin)
+	limit, err := recordlimit.FromEnv(env.Getenv)
+	if err != nil {
+		return err
+	}
+	data, err := recordlimit.ReadAll(env.Stdin, "stdin", limit)
 	if err != nil {
 		return err
 	}

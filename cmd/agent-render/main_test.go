@@ -1,9 +1,10 @@
 package main
 
 import (
-	"github.com/rogpeppe/go-internal/testscript"
 	"os"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentutils/agentutils/internal/testbin"
 )

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/recordlimit"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -30,14 +31,9 @@ Examples:
    agent-session tree "$S"
    agent-session export --html -o chat.html "$S"`,
 		Before: func(*cli.Context) error {
-			if v := env.Getenv("AGENTUTILS_MAX_RECORD"); v != "" {
-				n, err := parseSize(v)
-				if err != nil {
-					return exit.Errorf(exit.Usage, "AGENTUTILS_MAX_RECORD: %v", err)
-				}
-				maxRecord = n
-			}
-			return nil
+			n, err := recordlimit.FromEnv(env.Getenv)
+			sessionstore.MaxRecord = n
+			return err
 		},
 		Commands: []*cli.Command{
 			newCommand(env),

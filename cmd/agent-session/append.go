@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -44,7 +44,9 @@ Every record is checked before anything is written: a message without a valid ro
 an entry type missing its required fields (formats/session/schema.json), a header without an id.
 
 The file is held under an exclusive lock for the whole run, written with O_APPEND and fsynced
-before anything is acknowledged. Records are committed in groups (what has arrived when append
+before anything is acknowledged. A write or fsync that fails (no space left on the device, an I/O
+error) is rolled back: the file is truncated to its size before it. A torn last line (a writer
+killed mid-line) is cut before the next append. Records are committed in groups (what has arrived when append
 catches up with its input); a group holding an invalid record is not written at all, and append
 exits 2 naming the line. With --tee every input line is echoed to stdout once its group is durable.
 
@@ -86,9 +88,9 @@ type appender struct {
 	parent    string
 	parentSet bool
 
-	lf      *lockedFile
+	lf      *sessionstore.File
 	leaf    string          // current leaf id ("" = none/root)
-	ids     map[string]bool // ids in the file, loaded only when needed
+	ids     map[string]bool // ids in the file, sessionstore.Loaded only when needed
 	added   map[string]bool // ids appended by this run
 	created bool
 	sidecar bool // a sidecar leaf is in force until the first append
@@ -144,7 +146,7 @@ func (a *appender) run() error {
 type group struct {
 	raws     [][]byte
 	header   []byte
-	recs     [][]byte
+	recs     []session.View
 	recLines []int
 }
 
@@ -154,21 +156,21 @@ func (a *appender) endsInReplacement(g *group, eof bool) (bool, error) {
 	if eof || len(g.recs) == 0 {
 		return false, nil
 	}
-	p, err := session.Peek(session.StripStreamFields(g.recs[len(g.recs)-1]))
-	if err != nil || p.ID == "" || a.added[p.ID] {
+	id := g.recs[len(g.recs)-1].ID
+	if id == "" || a.added[id] {
 		return false, nil
 	}
 	if err := a.open(g.header); err != nil {
 		return false, err
 	}
-	return a.exists(p.ID)
+	return a.exists(id)
 }
 
 func (a *appender) closeFile() error {
 	if a.lf == nil {
 		return nil
 	}
-	err := a.lf.sync()
+	err := a.lf.Sync()
 	if cerr := a.lf.Close(); err == nil {
 		err = cerr
 	}
@@ -188,7 +190,8 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // existing entry.
 type op struct {
 	raw     []byte
-	replace string // id of the entry replaced; "" for an append
+	id      string // the entry's id
+	replace bool   // it replaces the entry with that id
 }
 
 // accept checks one input line and adds it to the group; an invalid line
@@ -198,14 +201,12 @@ func (a *appender) accept(g *group, raw []byte, lineNo int) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return exit.Errorf(exit.Usage, "stdin:%d: not a JSON object: %v (nothing of this group was written)", lineNo, err)
+	v, err := session.Decode(raw)
+	if err != nil {
+		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
 	}
-	var typ string
-	json.Unmarshal(probe["type"], &typ)
-	if typ == "session" {
-		if err := session.CheckRecord(raw); err != nil {
+	if v.Type == "session" {
+		if err := session.CheckView(&v); err != nil {
 			return exit.Errorf(exit.Usage, "stdin:%d: invalid session header: %v (nothing of this group was written)", lineNo, err)
 		}
 		if g.header == nil {
@@ -213,17 +214,14 @@ func (a *appender) accept(g *group, raw []byte, lineNo int) error {
 		}
 		return nil
 	}
-	entry, ok, err := session.FromInput(raw)
+	entry, ok, err := session.FromView(&v)
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
 	}
 	if !ok {
 		return nil
 	}
-	if _, err := session.ParseRecord(withPlaceholderID(entry)); err != nil {
-		return exit.Errorf(exit.Usage, "stdin:%d: %v (nothing of this group was written)", lineNo, err)
-	}
-	if err := session.CheckRecord(entry); err != nil {
+	if err := session.CheckView(&entry); err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: invalid record: %v (nothing of this group was written)", lineNo, err)
 	}
 	g.recs = append(g.recs, entry)
@@ -251,7 +249,7 @@ func (a *appender) commit(g *group) error {
 		}
 	}
 	if a.lf != nil && wrote {
-		if err := a.lf.sync(); err != nil {
+		if err := a.lf.Sync(); err != nil {
 			return err
 		}
 	}
@@ -267,31 +265,18 @@ func (a *appender) commit(g *group) error {
 	return nil
 }
 
-// withPlaceholderID lets an id-less entry pass ParseRecord's check; the real
-// id is assigned when the entry is planned.
-func withPlaceholderID(raw []byte) []byte {
-	obj, err := session.ParseObject(raw)
-	if err != nil {
-		return raw
-	}
-	if _, ok := obj.Get("id"); !ok {
-		obj.Set("id", json.RawMessage(`"x"`))
-	}
-	return obj.Bytes()
-}
-
 // open locks the file (creating it with a header when new), migrates an old
 // file and finds the starting leaf, once per run.
 func (a *appender) open(header []byte) error {
 	if a.lf != nil {
 		return nil
 	}
-	lf, err := lockSession(a.c.Context, a.path, true)
+	lf, err := sessionstore.Lock(a.c.Context, a.path, true)
 	if err != nil {
 		return err
 	}
 	a.lf = lf
-	size, err := lf.size()
+	size, err := lf.Size()
 	if err != nil {
 		return err
 	}
@@ -300,7 +285,7 @@ func (a *appender) open(header []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := lf.appendLines(append(h, '\n')); err != nil {
+		if err := lf.AppendLines(append(h, '\n')); err != nil {
 			return err
 		}
 		a.created = true
@@ -323,7 +308,7 @@ func (a *appender) newHeader(in []byte) ([]byte, error) {
 
 // migrateIfOld rewrites a v1/v2 file as v3 under the lock before the first write.
 func (a *appender) migrateIfOld() error {
-	first, err := a.firstLine()
+	first, err := a.lf.FirstLine()
 	if err != nil {
 		return err
 	}
@@ -334,28 +319,15 @@ func (a *appender) migrateIfOld() error {
 	if h.Version >= 3 {
 		return nil
 	}
-	data, err := a.lf.readAll()
+	data, err := a.lf.ReadAll()
 	if err != nil {
 		return err
 	}
-	l, err := parseLoaded(a.path, data)
+	l, err := sessionstore.Parse(a.path, data)
 	if err != nil {
 		return err
 	}
-	return a.lf.rewrite(l.bytes())
-}
-
-func (a *appender) firstLine() ([]byte, error) {
-	if isZst(a.path) {
-		data, err := a.lf.readAll()
-		if err != nil {
-			return nil, err
-		}
-		line, _, _ := bytes.Cut(data, []byte{'\n'})
-		return line, nil
-	}
-	br := bufio.NewReader(io.NewSectionReader(a.lf.f, 0, 1<<62))
-	return readLine(br)
+	return a.lf.Rewrite(l.Bytes())
 }
 
 // startLeaf: --parent, else the sidecar, else the last entry of the file.
@@ -370,7 +342,7 @@ func (a *appender) startLeaf() error {
 		a.leaf = a.parent
 		return nil
 	}
-	if id, ok := readSidecar(a.path); ok {
+	if id, ok := sessionstore.ReadSidecar(a.path); ok {
 		if id == "" {
 			a.leaf, a.sidecar = "", true
 			return nil
@@ -383,7 +355,7 @@ func (a *appender) startLeaf() error {
 			return nil
 		}
 	}
-	last, err := a.lastEntry()
+	last, err := a.lf.LastEntryID()
 	if err != nil {
 		return err
 	}
@@ -391,81 +363,12 @@ func (a *appender) startLeaf() error {
 	return nil
 }
 
-// lastEntry finds the id of the last valid entry by reading the file from
-// its end, so appending to a huge file does not read all of it.
-func (a *appender) lastEntry() (string, error) {
-	if isZst(a.path) {
-		data, err := a.lf.readAll()
-		if err != nil {
-			return "", err
-		}
-		return lastEntryIn(bytes.NewReader(data), int64(len(data)))
-	}
-	size, err := a.lf.size()
-	if err != nil {
-		return "", err
-	}
-	return lastEntryIn(a.lf.f, size)
-}
-
-// lastEntryIn walks lines backwards from the end of r until one is an entry.
-func lastEntryIn(r io.ReaderAt, size int64) (string, error) {
-	const chunk = 64 << 10
-	end := size // exclusive end of the unread region
-	var carry []byte
-	for end > 0 || len(carry) > 0 {
-		// The read grows with the carried partial line, so a huge last
-		// line costs linear time, not a copy of the carry per 64 KiB.
-		start := max(end-max(chunk, int64(len(carry))), 0)
-		buf := make([]byte, end-start, end-start+int64(len(carry)))
-		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
-			return "", err
-		}
-		buf = append(buf, carry...)
-		for {
-			i := bytes.LastIndexByte(buf, '\n')
-			if i < 0 && start > 0 {
-				break // the line goes on before this chunk
-			}
-			line := buf[i+1:]
-			if p, err := session.Peek(bytes.TrimSuffix(line, []byte{'\r'})); err == nil && p.Type != "session" && p.ID != "" {
-				return p.ID, nil
-			}
-			if i < 0 {
-				buf = nil
-				break
-			}
-			buf = buf[:i]
-		}
-		carry = buf
-		end = start
-		if start == 0 {
-			break
-		}
-	}
-	return "", nil
-}
-
 // loadIDs reads the ids of every entry in the file (once per run).
 func (a *appender) loadIDs() error {
 	if a.ids != nil {
 		return nil
 	}
-	ids := map[string]bool{}
-	r := boundLines(io.NewSectionReader(a.lf.f, 0, 1<<62), a.path)
-	if isZst(a.path) {
-		data, err := a.lf.readAll()
-		if err != nil {
-			return err
-		}
-		r = bytes.NewReader(data)
-	}
-	_, _, err := scanLines(r, func(line []byte, _ int64, _ int, _ bool) error {
-		if p, err := session.Peek(line); err == nil && p.Type != "session" && p.ID != "" {
-			ids[p.ID] = true
-		}
-		return nil
-	})
+	ids, err := a.lf.EntryIDs()
 	a.ids = ids
 	return err
 }
@@ -483,29 +386,26 @@ func (a *appender) exists(id string) (bool, error) {
 
 // plan assigns ids, parents and timestamps and applies the persistence
 // transforms; nothing is written yet.
-func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
+func (a *appender) plan(recs []session.View, lines []int) ([]op, error) {
 	if a.added == nil {
 		a.added = map[string]bool{}
 	}
 	var ops []op
 	leaf := a.leaf
-	for k, raw := range recs {
-		obj, err := session.ParseObject(session.StripStreamFields(raw))
-		if err != nil {
-			return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", lines[k], err)
-		}
-		id := stringField(obj, "id")
+	for k := range recs {
+		v := &recs[k]
+		id := v.ID
 		if id != "" {
 			ok, err := a.exists(id)
 			if err != nil {
 				return nil, err
 			}
 			if ok && !a.added[id] {
-				out, err := a.prepare(obj.Bytes(), lines[k])
+				out, err := a.prepare(append(append([]byte{'{'}, v.AppendMembers(nil, "pending")...), '}'), lines[k])
 				if err != nil {
 					return nil, err
 				}
-				ops = append(ops, op{raw: out, replace: id})
+				ops = append(ops, op{raw: out, id: id, replace: true})
 				continue
 			}
 			if ok { // an id appended earlier in this run: a new entry needs its own
@@ -513,28 +413,28 @@ func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
 			}
 		}
 		if id == "" {
-			id, err = a.freshID()
-			if err != nil {
+			var err error
+			if id, err = a.freshID(); err != nil {
 				return nil, err
 			}
 		}
 		parent := leaf
-		if p := stringField(obj, "parentId"); p != "" && p != leaf && p != id {
+		if p := v.ParentID; p != "" && p != leaf && p != id {
 			if ok, err := a.exists(p); err != nil {
 				return nil, err
 			} else if ok {
 				parent = p
 			}
 		}
-		ts := stringField(obj, "timestamp")
+		ts := v.Timestamp
 		if ts == "" {
 			ts = session.FormatTime(a.env.Now())
 		}
-		out, err := a.prepare(withBase(obj, id, parent, ts), lines[k])
+		out, err := a.prepare(withBase(v, id, parent, ts), lines[k])
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, op{raw: out})
+		ops = append(ops, op{raw: out, id: id})
 		a.added[id] = true
 		leaf = id
 	}
@@ -542,7 +442,7 @@ func (a *appender) plan(recs [][]byte, lines []int) ([]op, error) {
 }
 
 func (a *appender) freshID() (string, error) {
-	size, _ := a.lf.size()
+	size, _ := a.lf.Size()
 	if a.ids == nil && size > bigFile {
 		var b [4]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -553,7 +453,7 @@ func (a *appender) freshID() (string, error) {
 	if err := a.loadIDs(); err != nil {
 		return "", err
 	}
-	return newEntryID(func(id string) bool { return a.ids[id] || a.added[id] }), nil
+	return sessionstore.NewEntryID(func(id string) bool { return a.ids[id] || a.added[id] }), nil
 }
 
 // prepare applies the persistence transforms and checks the result is a valid entry.
@@ -566,9 +466,6 @@ func (a *appender) prepare(raw []byte, line int) ([]byte, error) {
 	if err != nil {
 		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
 	}
-	if _, err := session.ParseRecord(out); err != nil {
-		return nil, exit.Errorf(exit.Usage, "stdin:%d: %v", line, err)
-	}
 	return out, nil
 }
 
@@ -579,7 +476,7 @@ func (a *appender) putBlob(data []byte) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return hash, nil
 	}
-	if err := writeFileAtomic(p, data); err != nil {
+	if err := sessionstore.WriteFileAtomic(p, data); err != nil {
 		return "", fmt.Errorf("blob store: %w", err)
 	}
 	return hash, nil
@@ -593,27 +490,26 @@ func (a *appender) apply(ops []op) error {
 		if len(buf) == 0 {
 			return nil
 		}
-		err := a.lf.appendLines(buf)
+		err := a.lf.AppendLines(buf)
 		buf = buf[:0]
 		return err
 	}
 	for k := 0; k < len(ops); k++ {
 		o := ops[k]
-		if o.replace == "" {
+		if !o.replace {
 			buf = append(append(buf, o.raw...), '\n')
-			p, _ := session.Peek(o.raw)
-			a.leaf = p.ID
+			a.leaf = o.id
 			continue
 		}
 		if err := flush(); err != nil {
 			return err
 		}
-		repl := map[string][]byte{o.replace: o.raw}
-		for k+1 < len(ops) && ops[k+1].replace != "" {
+		repl := map[string][]byte{o.id: o.raw}
+		for k+1 < len(ops) && ops[k+1].replace {
 			k++
-			repl[ops[k].replace] = ops[k].raw
+			repl[ops[k].id] = ops[k].raw
 		}
-		if err := a.replace(repl); err != nil {
+		if err := a.lf.ReplaceEntries(repl); err != nil {
 			return err
 		}
 	}
@@ -621,98 +517,33 @@ func (a *appender) apply(ops []op) error {
 		return err
 	}
 	if a.sidecar {
-		removeSidecar(a.path)
+		sessionstore.RemoveSidecar(a.path)
 		a.sidecar = false
 	}
 	return nil
 }
 
-// replace swaps entries in place by id with one atomic rewrite.
-func (a *appender) replace(repl map[string][]byte) error {
-	data, err := a.lf.readAll()
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	out.Grow(len(data))
-	done := map[string]bool{}
-	_, _, err = scanLines(bytes.NewReader(data), func(line []byte, _ int64, n int, _ bool) error {
-		if n > 1 {
-			if p, err := session.Peek(line); err == nil && p.Type != "session" {
-				if r, ok := repl[p.ID]; ok && !done[p.ID] {
-					done[p.ID] = true
-					line = mergeReplacement(line, r)
-				}
-			}
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return a.lf.rewrite(out.Bytes())
-}
-
-// mergeReplacement keeps the old entry's parentId and timestamp when the
-// replacement does not carry them.
-func mergeReplacement(old, repl []byte) []byte {
-	ro, err := session.ParseObject(repl)
-	if err != nil {
-		return repl
-	}
-	oo, err := session.ParseObject(old)
-	if err != nil {
-		return repl
-	}
-	for _, k := range []string{"parentId", "timestamp"} {
-		if _, ok := ro.Get(k); !ok {
-			if v, ok := oo.Get(k); ok {
-				ro.Set(k, v)
-			}
-		}
-	}
-	return ro.Bytes()
-}
-
-func stringField(obj *session.Object, key string) string {
-	v, ok := obj.Get(key)
-	if !ok {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // withBase puts type, id, parentId and timestamp first, as the reference
 // writes them, and keeps every other member as it came.
-func withBase(obj *session.Object, id, parent, ts string) []byte {
-	typ, _ := obj.Get("type")
-	for _, k := range []string{"type", "id", "parentId", "timestamp"} {
-		obj.Delete(k)
-	}
-	var b bytes.Buffer
-	b.WriteString(`{"type":`)
-	b.Write(typ)
-	b.WriteString(`,"id":`)
-	b.Write(mustJSON(id))
-	b.WriteString(`,"parentId":`)
+func withBase(v *session.View, id, parent, ts string) []byte {
+	typ, _ := v.Get("type")
+	b := make([]byte, 0, len(v.Raw)+64)
+	b = append(b, `{"type":`...)
+	b = append(b, typ...)
+	b = append(b, `,"id":`...)
+	b = append(b, mustJSON(id)...)
+	b = append(b, `,"parentId":`...)
 	if parent == "" {
-		b.WriteString("null")
+		b = append(b, "null"...)
 	} else {
-		b.Write(mustJSON(parent))
+		b = append(b, mustJSON(parent)...)
 	}
-	b.WriteString(`,"timestamp":`)
-	b.Write(mustJSON(ts))
-	rest := obj.Bytes()
-	if len(rest) > 2 {
-		b.WriteByte(',')
-		b.Write(rest[1 : len(rest)-1])
+	b = append(b, `,"timestamp":`...)
+	b = append(b, mustJSON(ts)...)
+	n := len(b)
+	b = v.AppendMembers(append(b, ','), "type", "id", "parentId", "timestamp", "pending")
+	if len(b) == n+1 { // no other member
+		b = b[:n]
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(b, '}')
 }

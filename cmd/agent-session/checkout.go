@@ -2,13 +2,13 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -45,10 +45,10 @@ Examples:
 			}
 			target := c.Args().Get(1)
 			var out map[string]any
-			err = withLock(c, path, func(lf *lockedFile, l *loaded) error {
+			err = withLock(c, path, func(lf *sessionstore.File, l *sessionstore.Loaded) error {
 				newLeaf, editor := "", ""
 				if target != "root" {
-					rec, ok := l.find(target)
+					rec, ok := l.Find(target)
 					if !ok {
 						return exit.Errorf(exit.Usage, "%s: no entry with id %q", path, target)
 					}
@@ -59,7 +59,7 @@ Examples:
 					out["editorText"] = editor
 				}
 				if !c.IsSet("summary-from") {
-					return writeSidecar(path, newLeaf)
+					return sessionstore.WriteSidecar(path, newLeaf)
 				}
 				raw, err := readSummary(env, c.String("summary-from"))
 				if err != nil {
@@ -69,10 +69,10 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := lf.appendLines(append(entry, '\n')); err != nil {
+				if err := lf.AppendLines(append(entry, '\n')); err != nil {
 					return err
 				}
-				removeSidecar(path)
+				sessionstore.RemoveSidecar(path)
 				p, _ := session.Peek(entry)
 				out["leafId"] = p.ID
 				out["summaryId"] = p.ID
@@ -96,32 +96,23 @@ func nullable(s string) any {
 // leafFor applies the reference's rule: a user message or custom_message
 // target moves to its parent and gives its text back for editing.
 func leafFor(rec session.Record) (leaf, editorText string) {
-	var e struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-		Message struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
+	if m, ok := session.MsgOf(rec); ok && m.Role == "user" {
+		return rec.ParentID, session.JoinText(m.Content, "\n")
 	}
-	json.Unmarshal(rec.Raw, &e)
-	switch {
-	case e.Type == "message" && e.Message.Role == "user":
-		return rec.ParentID, session.JoinText(e.Message.Content, "\n")
-	case e.Type == "custom_message":
-		return rec.ParentID, session.JoinText(e.Content, "\n")
+	if rec.Type == "custom_message" {
+		return rec.ParentID, session.JoinText(session.MemberVals(rec.Raw, "content")[0], "\n")
 	}
 	return rec.ID, ""
 }
 
 // readSummary returns the first branch_summary record of a file or stdin
 // (bare, or wrapped in an entry event).
-func readSummary(env *app.Env, from string) ([]byte, error) {
+func readSummary(env *app.Env, from string) (session.View, error) {
 	var r io.Reader = env.Stdin
 	if from != "-" {
 		f, err := os.Open(absPath(env, from))
 		if err != nil {
-			return nil, exit.Wrap(exit.Usage, err)
+			return session.View{}, exit.Wrap(exit.Usage, err)
 		}
 		defer f.Close()
 		r = f
@@ -130,42 +121,41 @@ func readSummary(env *app.Env, from string) ([]byte, error) {
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) > 0 {
-			entry, ok, perr := session.FromInput(line)
-			if perr != nil {
-				return nil, exit.Errorf(exit.Usage, "%s:%d: %v", from, n, perr)
+			v, perr := session.Decode(line)
+			var entry session.View
+			ok := false
+			if perr == nil {
+				entry, ok, perr = session.FromView(&v)
 			}
-			if ok {
-				if p, _ := session.Peek(entry); p.Type == "branch_summary" {
-					return entry, nil
-				}
+			if perr != nil {
+				return session.View{}, exit.Errorf(exit.Usage, "%s:%d: %v", from, n, perr)
+			}
+			if ok && entry.Type == "branch_summary" {
+				return entry, nil
 			}
 		}
 		if err != nil {
-			return nil, exit.Errorf(exit.Usage, "%s: no branch_summary record found", from)
+			return session.View{}, exit.Errorf(exit.Usage, "%s: no branch_summary record found", from)
 		}
 	}
 }
 
 // summaryEntry makes the branch_summary a child of the new leaf with fromId to match.
-func summaryEntry(env *app.Env, l *loaded, raw []byte, leaf string) ([]byte, error) {
-	obj, err := session.ParseObject(session.StripStreamFields(raw))
-	if err != nil {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
+func summaryEntry(env *app.Env, l *sessionstore.Loaded, v session.View, leaf string) ([]byte, error) {
 	from := leaf
 	if from == "" {
 		from = "root"
 	}
-	obj.Set("fromId", mustJSON(from))
-	ids := l.ids()
-	id := stringField(obj, "id")
+	v.Set("fromId", mustJSON(from))
+	ids := l.IDs()
+	id := v.ID
 	if id == "" || ids[id] {
-		id = newEntryID(func(s string) bool { return ids[s] })
+		id = sessionstore.NewEntryID(func(s string) bool { return ids[s] })
 	}
-	ts := stringField(obj, "timestamp")
+	ts := v.Timestamp
 	if ts == "" {
 		ts = session.FormatTime(env.Now())
 	}
 	a := &appender{blobs: dirs.Resolve(env.Getenv).Blobs()}
-	return a.prepare(withBase(obj, id, leaf, ts), 1)
+	return a.prepare(withBase(&v, id, leaf, ts), 1)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 )
 
@@ -50,10 +51,10 @@ Example:
 			}
 			writeBreadcrumb(env, cwd, file)
 			if c.Bool("json") {
-				l, err := load(file)
+				l, err := sessionstore.Load(file)
 				id := ""
 				if err == nil {
-					id = l.hdr.ID
+					id = l.Hdr.ID
 				}
 				return printJSON(c, map[string]any{"file": file, "id": id, "created": created})
 			}
@@ -112,6 +113,6 @@ func fromBreadcrumb(env *app.Env, cwd string) string {
 // writeBreadcrumb remembers the session for this terminal (best effort).
 func writeBreadcrumb(env *app.Env, cwd, file string) {
 	if p := breadcrumbPath(env); p != "" {
-		writeFileAtomic(p, []byte(cwd+"\n"+file+"\n"))
+		sessionstore.WriteFileAtomic(p, []byte(cwd+"\n"+file+"\n"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/export"
 )
@@ -54,8 +55,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			s := export.Session{Header: l.header, LeafID: l.leaf()}
-			for _, e := range l.entries {
+			s := export.Session{Header: l.Header, LeafID: l.Leaf()}
+			for _, e := range l.Entries {
 				s.Entries = append(s.Entries, e.Raw)
 			}
 			var out []byte
@@ -71,7 +72,7 @@ Examples:
 				return err
 			}
 			if o := c.String("output"); o != "" {
-				return writeFileAtomic(absPath(env, o), out)
+				return sessionstore.WriteFileAtomic(absPath(env, o), out)
 			}
 			_, err = c.App.Writer.Write(out)
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -41,25 +42,25 @@ Example:
 // forkSession writes a copy of the session at src into dir with a new id
 // and parentSession = the source id; cwd "" keeps the source's cwd.
 func forkSession(env *app.Env, src, dir, cwd string) (string, string, error) {
-	l, err := load(src)
-	if errors.Is(err, errNoSession) {
+	l, err := sessionstore.Load(src)
+	if errors.Is(err, sessionstore.ErrNoSession) {
 		err = exit.Errorf(exit.Usage, "%s: no such session file (nothing to fork)", src)
 	}
 	if err != nil {
 		return "", "", err
 	}
 	if cwd == "" {
-		cwd = l.hdr.Cwd
+		cwd = l.Hdr.Cwd
 	}
-	entries := make([][]byte, len(l.entries))
-	for i, e := range l.entries {
+	entries := make([][]byte, len(l.Entries))
+	for i, e := range l.Entries {
 		entries[i] = e.Raw
 	}
-	file, id, err := createSession(env, dir, cwd, map[string]string{"title": l.hdr.Title, "parentSession": l.hdr.ID}, entries, isZst(src))
+	file, id, err := createSession(env, dir, cwd, map[string]string{"title": l.Hdr.Title, "parentSession": l.Hdr.ID}, entries, sessionstore.IsZst(src))
 	if err != nil {
 		return "", "", err
 	}
-	copyDir(artifactsDir(src), artifactsDir(file)) // best effort, as the reference does
+	copyDir(sessionstore.ArtifactsDir(src), sessionstore.ArtifactsDir(file)) // best effort, as the reference does
 	return file, id, nil
 }
 

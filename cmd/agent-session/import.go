@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/recordlimit"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
 	"github.com/agentutils/agentutils/lib/transcript"
@@ -77,7 +78,7 @@ func runImport(c *cli.Context, env *app.Env) error {
 			}
 		}
 	}
-	opt := transcript.Options{NewID: func() string { return newEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
+	opt := transcript.Options{NewID: func() string { return sessionstore.NewEntryID(nil) }, Now: env.Now(), Cwd: env.Dir}
 	var res transcript.Result
 	switch format {
 	case "claude":
@@ -133,6 +134,16 @@ func importSubagents(c *cli.Context, path string, opt transcript.Options) ([]tra
 
 // readTranscript reads a transcript's lines, gunzipping a gzipped one.
 func readTranscript(path string) ([][]byte, error) {
+	data, err := readGunzipped(path)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'}), nil
+}
+
+// readGunzipped reads a file whole, decompressed when it is gzip, each
+// line within the record limit.
+func readGunzipped(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
@@ -141,15 +152,12 @@ func readTranscript(path string) ([][]byte, error) {
 		f.Close()
 		return nil, exit.Errorf(exit.Usage, "%s: is a directory, not a transcript file", path)
 	}
-	data, err := io.ReadAll(boundLines(f, path))
+	data, err := recordlimit.ReadAll(f, path, sessionstore.MaxRecord)
 	f.Close()
 	if err != nil {
 		return nil, err
 	}
-	if data, err = gunzipped(data, path); err != nil {
-		return nil, err
-	}
-	return bytes.Split(bytes.TrimRight(data, "\n"), []byte{'\n'}), nil
+	return gunzipped(data, path)
 }
 
 // gunzipped is data decompressed when it is gzip (by its magic bytes, as
@@ -160,7 +168,7 @@ func gunzipped(data []byte, path string) ([]byte, error) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err == nil {
-		data, err = io.ReadAll(boundLines(zr, path))
+		data, err = recordlimit.ReadAll(zr, path, sessionstore.MaxRecord)
 	}
 	if err != nil {
 		if exit.Code(err) == exit.Usage {
@@ -237,7 +245,7 @@ func writeImported(c *cli.Context, env *app.Env, sessions []transcript.Session) 
 				return err
 			}
 		}
-		if err := writeFileAtomic(files[i], buf.Bytes()); err != nil {
+		if err := sessionstore.WriteFileAtomic(files[i], buf.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -40,13 +41,13 @@ func whole(t *testing.T, bin, file string) string {
 	b, _ := os.ReadFile(file)
 	os.WriteFile(cp, b, 0o644)
 	out, _ := run(t, bin, "", "open", cp)
-	os.RemoveAll(artifactsDir(cp))
+	os.RemoveAll(sessionstore.ArtifactsDir(cp))
 	return strings.ReplaceAll(out, cp, file)
 }
 
 func readIndex(t *testing.T, file string) session.Index {
 	t.Helper()
-	b, err := os.ReadFile(indexPath(file))
+	b, err := os.ReadFile(sessionstore.IndexPath(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +58,14 @@ func readIndex(t *testing.T, file string) session.Index {
 	return x
 }
 
-// bigSession starts a session over indexMin bytes (open indexes no
+// bigSession starts a session over sessionstore.IndexMin bytes (open indexes no
 // smaller file): one long first turn, in messages under append's 500,000
 // character cut.
 func bigSession(t *testing.T, bin string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	long := userEvent(strings.Repeat("long ", 80000)) // 400 KB
-	run(t, bin, strings.Repeat(long+"\n", indexMin/400000+1), "append", file)
+	run(t, bin, strings.Repeat(long+"\n", sessionstore.IndexMin/400000+1), "append", file)
 	return file
 }
 
@@ -74,7 +75,7 @@ func TestIndexAgreesWithFile(t *testing.T) {
 	small := filepath.Join(t.TempDir(), "small.jsonl")
 	run(t, bin, userEvent("one"), "append", small)
 	run(t, bin, "", "open", small)
-	if _, err := os.Stat(indexPath(small)); err == nil {
+	if _, err := os.Stat(sessionstore.IndexPath(small)); err == nil {
 		t.Errorf("a small file got an index")
 	}
 	for i := range 4 {
@@ -100,14 +101,14 @@ func TestIndexAgreesWithFile(t *testing.T) {
 
 	// an index that is not one, or disagrees with the file: reported,
 	// and the output is the file's
-	good, _ := os.ReadFile(indexPath(file))
+	good, _ := os.ReadFile(sessionstore.IndexPath(file))
 	bad := map[string][]byte{
 		"not an index":   []byte("{\"type\":\"session_index\",\"version\":1,\"size\":"),
 		"wrong leaf":     bytes.Replace(good, []byte(`"leafId":"`+readIndex(t, file).LeafID), []byte(`"leafId":"zzzzzzzz`), 1),
 		"run off a line": shiftRun(t, good),
 	}
 	for name, b := range bad {
-		os.WriteFile(indexPath(file), b, 0o644)
+		os.WriteFile(sessionstore.IndexPath(file), b, 0o644)
 		got, stderr := run(t, bin, "", "open", file)
 		if got != whole(t, bin, file) {
 			t.Errorf("%s: output differs from the file's", name)
@@ -395,5 +396,107 @@ func TestOpenIntoFiles(t *testing.T) {
 		if got, _ := os.ReadFile(out); err != nil || string(got) != want {
 			t.Errorf("flag %#x: %v, %d bytes, want %d", flag, err, len(got), len(want))
 		}
+	}
+}
+
+// writeInPlace replaces the file's content without a new inode, as a
+// rewrite in place does (or a new file that got the old one's inode).
+func writeInPlace(t *testing.T, file string, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// The index never changes what open prints: an index the file no longer
+// supports — same size, same inode, same last 4 KB, other content; counts
+// that were changed — is not used, and open prints what a whole read
+// prints. A count the runs cannot hold is reported.
+func TestIndexLies(t *testing.T) {
+	bin := sessionBinary(t)
+	indexed := func(t *testing.T) (file string, content []byte, good []byte) {
+		file = bigSession(t, bin)
+		for i := range 4 {
+			run(t, bin, userEvent(fmt.Sprint("turn ", i)), "append", file)
+		}
+		run(t, bin, "", "open", file)
+		content, _ = os.ReadFile(file)
+		good, _ = os.ReadFile(sessionstore.IndexPath(file))
+		return file, content, good
+	}
+	check := func(t *testing.T, file, wantStderr string) string {
+		t.Helper()
+		got, stderr := run(t, bin, "", "open", file)
+		if want := whole(t, bin, file); got != want {
+			t.Fatalf("open prints %d lines, a whole read %d:\n%s", strings.Count(got, "\n"), strings.Count(want, "\n"), got)
+		}
+		if !strings.Contains(stderr, wantStderr) || wantStderr == "" && stderr != "" {
+			t.Errorf("stderr %q, want %q", stderr, wantStderr)
+		}
+		return got
+	}
+	t.Run("same size rewritten in place", func(t *testing.T) {
+		file, content, _ := indexed(t)
+		writeInPlace(t, file, bytes.Replace(content, []byte(`"text":"long long`), []byte(`"text":"LONG long`), 1))
+		if got := check(t, file, ""); !strings.Contains(got, "LONG") {
+			t.Errorf("the rewritten text is not printed")
+		}
+	})
+	t.Run("another session on the same inode", func(t *testing.T) {
+		// the same bytes but the second entry a root: its path is shorter
+		file, content, _ := indexed(t)
+		lines := bytes.SplitN(content, []byte("\n"), 4)
+		p, _ := session.Peek(lines[1])
+		lines[2] = bytes.Replace(lines[2], []byte(`"parentId":"`+p.ID+`"`), []byte(`"parentId":"zzzzzzzz"`), 1)
+		writeInPlace(t, file, bytes.Join(lines, []byte("\n")))
+		before := readIndex(t, file)
+		got := check(t, file, "")
+		if n := strings.Count(got, "\n"); n != 1+before.Entries-1 {
+			t.Errorf("open prints %d lines, want the header and %d entries", n, before.Entries-1)
+		}
+	})
+	for _, tc := range []struct{ name, from, to, stderr string }{
+		{"omitted more than the file holds", `"omitted":0`, `"omitted":99`, `"omitted" 99 and the context's 7 lines are more than the file's 7 entries`},
+		{"omitted, in an uncut one", `"omitted":0`, `"omitted":1`, `are more than the file's`},
+		{"a line count", `"lines":8`, `"lines":9`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, _, good := indexed(t)
+			if !bytes.Contains(good, []byte(tc.from)) {
+				t.Fatalf("the index has no %s: %s", tc.from, good)
+			}
+			os.WriteFile(sessionstore.IndexPath(file), bytes.Replace(good, []byte(tc.from), []byte(tc.to), 1), 0o644)
+			check(t, file, tc.stderr)
+			if _, stderr := run(t, bin, "", "open", file); stderr != "" {
+				t.Errorf("not rebuilt: %q", stderr)
+			}
+		})
+	}
+}
+
+// A cut stream's counts changed within what the file holds: the index no
+// longer matches its sum, and open prints the file's counts.
+func TestIndexLyingCut(t *testing.T) {
+	bin := sessionBinary(t)
+	file := bigSession(t, bin)
+	in := []string{rec("model_change", "mc1", `,"provider":"p","modelId":"m1"`), userRec("u1", "one"), userRec("u2", "two"),
+		compactionRec("c1", "u2"), userRec("u3", "three")}
+	run(t, bin, strings.Join(in, "\n")+"\n", "append", file)
+	want, _ := run(t, bin, "", "open", file)
+	x := readIndex(t, file)
+	if x.Omitted < 2 {
+		t.Fatalf("index %+v: want a cut with entries omitted", x)
+	}
+	good, _ := os.ReadFile(sessionstore.IndexPath(file))
+	from := fmt.Sprintf(`"omitted":%d`, x.Omitted)
+	os.WriteFile(sessionstore.IndexPath(file), bytes.Replace(good, []byte(from), []byte(fmt.Sprintf(`"omitted":%d`, x.Omitted-1)), 1), 0o644)
+	got, stderr := run(t, bin, "", "open", file)
+	if got != want || stderr != "" {
+		t.Fatalf("with the lying count: %q\n%s\nwant\n%s", stderr, got, want)
 	}
 }

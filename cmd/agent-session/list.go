@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/humantime"
 	"github.com/agentutils/agentutils/lib/session"
@@ -109,14 +110,14 @@ func scanSessions(c *cli.Context, roots []string, deep bool) ([]sessionInfo, err
 		if err != nil {
 			return
 		}
-		l, err := load(path)
+		l, err := sessionstore.Load(path)
 		if err != nil {
-			if !errors.Is(err, errNoSession) {
+			if !errors.Is(err, sessionstore.ErrNoSession) {
 				app.Warnf(c, "%v", err)
 			}
 			return
 		}
-		s := session.Summarize(l.header, l.entries)
+		s := session.Summarize(l.Header, l.Entries)
 		infos = append(infos, sessionInfo{
 			Path: path, ID: s.ID, Cwd: s.Cwd, Title: s.Title, ParentSession: s.ParentSession,
 			Created: s.Created, Modified: st.ModTime().UTC().Format(time.RFC3339Nano),

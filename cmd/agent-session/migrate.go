@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 )
 
 func migrateCommand(env *app.Env) *cli.Command {
@@ -21,7 +22,7 @@ Example:
 			for i := 0; i < c.NArg(); i++ {
 				path := absPath(env, c.Args().Get(i))
 				from := 3
-				err := withLockRaw(c, path, func(lf *lockedFile, l *loaded, version int) error {
+				err := withLockRaw(c, path, func(lf *sessionstore.File, l *sessionstore.Loaded, version int) error {
 					from = version
 					return nil // withLockRaw already rewrote an old file
 				})
@@ -42,11 +43,11 @@ Example:
 }
 
 // withLockRaw is withLock that also reports the version found on disk.
-func withLockRaw(c *cli.Context, path string, fn func(lf *lockedFile, l *loaded, version int) error) error {
+func withLockRaw(c *cli.Context, path string, fn func(lf *sessionstore.File, l *sessionstore.Loaded, version int) error) error {
 	version := 3
-	return withLock(c, path, func(lf *lockedFile, l *loaded) error {
-		if l.migrated {
-			version = l.diskVersion
+	return withLock(c, path, func(lf *sessionstore.File, l *sessionstore.Loaded) error {
+		if l.Migrated {
+			version = l.DiskVersion
 		}
 		return fn(lf, l, version)
 	})

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
 )
@@ -23,14 +24,14 @@ func nameCommand(env *app.Env) *cli.Command {
 			if c.NArg() != 2 || c.Args().Get(1) == "" {
 				return exit.Errorf(exit.Usage, "name takes FILE and a non-empty TITLE")
 			}
-			return withLock(c, path, func(lf *lockedFile, l *loaded) error {
-				obj, err := session.ParseObject(l.header)
+			return withLock(c, path, func(lf *sessionstore.File, l *sessionstore.Loaded) error {
+				obj, err := session.ParseObject(l.Header)
 				if err != nil {
 					return err
 				}
 				obj.Set("title", mustJSON(c.Args().Get(1)))
-				l.header = obj.Bytes()
-				return lf.rewrite(l.bytes())
+				l.Header = obj.Bytes()
+				return lf.Rewrite(l.Bytes())
 			})
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -71,7 +72,7 @@ func createSession(env *app.Env, dir, cwd string, extra map[string]string, entri
 	if _, err := os.Stat(file); err == nil {
 		return "", "", fmt.Errorf("%s already exists", file)
 	}
-	if err := writeFileAtomic(file, content); err != nil {
+	if err := sessionstore.WriteFileAtomic(file, content); err != nil {
 		return "", "", err
 	}
 	return file, id, nil

@@ -15,7 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	"github.com/agentutils/agentutils/internal/lineblock"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -41,8 +41,9 @@ subcommand.
 
 The path to the last entry is printed from an index beside the file (S/index for S.jsonl,
 formats/session-index), written after a whole read of a file of 1 MiB or more and extended by
-later opens with what was appended; the file stays the only truth: a rewrite, a branch or a torn line means a whole read,
-and an index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
+later opens with what was appended; the file stays the only truth: a rewrite (in place too: the
+index holds a checksum of the bytes it prints), a branch or a torn line means a whole read, and an
+index that disagrees with the file is reported and rebuilt. Deleting it is harmless.
 
 Examples:
    agent-session open s.jsonl | agent-chat "go on" | agent-session append s.jsonl
@@ -117,30 +118,30 @@ type opener struct {
 
 func (o *opener) run() error {
 	c := o.c
-	if !c.Bool("tree") && !c.Bool("resolved") && !isZst(o.path) {
+	if !c.Bool("tree") && !c.Bool("resolved") && !sessionstore.IsZst(o.path) {
 		done, err := o.fast(c.Bool("all"))
 		if done || err != nil {
 			return err
 		}
 	}
-	l, err := load(o.path)
-	if errors.Is(err, errNoSession) {
+	l, err := sessionstore.Load(o.path)
+	if errors.Is(err, sessionstore.ErrNoSession) {
 		return o.fresh()
 	}
 	if err != nil {
 		return err
 	}
-	warnProblems(c, o.path, l.problems)
-	leaf := l.leaf()
+	warnProblems(c, o.path, l.Problems)
+	leaf := l.Leaf()
 	if o.leafSet {
-		if _, ok := l.find(o.leaf); !ok && o.leaf != "" {
+		if _, ok := l.Find(o.leaf); !ok && o.leaf != "" {
 			return exit.Errorf(exit.Usage, "%s: no entry with id %q (--leaf)", o.path, o.leaf)
 		}
 		leaf = o.leaf
 	}
 	switch {
 	case c.Bool("tree"):
-		b, err := json.Marshal(session.Tree(l.entries))
+		b, err := json.Marshal(session.Tree(l.Entries))
 		if err != nil {
 			return err
 		}
@@ -149,10 +150,10 @@ func (o *opener) run() error {
 	case c.Bool("resolved"):
 		return o.resolved(l, leaf)
 	}
-	recs := session.Path(l.entries, leaf)
+	recs := session.Path(l.Entries, leaf)
 	if c.Bool("all") {
-		o.emitHeader(l.header, leaf, streamCut{})
-		for _, r := range l.entries {
+		o.emitHeader(l.Header, leaf, streamCut{})
+		for _, r := range l.Entries {
 			o.emitEntry(r.Raw)
 		}
 		return nil
@@ -167,7 +168,7 @@ func (o *opener) run() error {
 	if err != nil {
 		return err
 	}
-	o.emitHeader(l.header, leaf, cut)
+	o.emitHeader(l.Header, leaf, cut)
 	for _, i := range order {
 		o.emitEntry(recs[i].Raw)
 	}
@@ -312,12 +313,12 @@ func mustJSON(v any) json.RawMessage {
 
 // resolved prints the context the model would see: the header, one state
 // record, then the messages of BuildContext (an inspection view).
-func (o *opener) resolved(l *loaded, leaf string) error {
-	ctx, err := session.BuildContext(l.entries, &leaf)
+func (o *opener) resolved(l *sessionstore.Loaded, leaf string) error {
+	ctx, err := session.BuildContext(l.Entries, &leaf)
 	if err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("%s: %w", o.path, err))
 	}
-	o.emitHeader(l.header, leaf, streamCut{})
+	o.emitHeader(l.Header, leaf, streamCut{})
 	o.emit(mustJSON(struct {
 		Type              string            `json:"type"`
 		ThinkingLevel     string            `json:"thinkingLevel"`
@@ -333,46 +334,6 @@ func (o *opener) resolved(l *loaded, leaf string) error {
 }
 
 // ---- the streaming path for large plain files ----
-
-// fastIndex holds what open needs of every entry without keeping the
-// entries: where each line is, and which line is its parent. lines reads
-// them by the rules every reader of a session file applies
-// (session.Lines); its IDs map is the index's.
-type fastIndex struct {
-	lines   session.Lines
-	header  session.Run // the header's line
-	whole   int64       // bytes up to the last newline, and the lines before it
-	nlines  int
-	off     []int64
-	n       []int32
-	parent  []int32 // -1: root or missing parent
-	hasBlob []bool
-	kind    []uint8 // what the stream's cut asks of an entry's type (kindOf)
-}
-
-// The kinds of entry compact.CutPath tells apart.
-const (
-	kindOther uint8 = iota
-	kindMessage
-	kindCompaction
-	kindState // compact.FoldsState
-)
-
-func kindOf(typ string) uint8 {
-	switch {
-	case typ == "message":
-		return kindMessage
-	case typ == "compaction":
-		return kindCompaction
-	case compact.FoldsState(typ):
-		return kindState
-	}
-	return kindOther
-}
-
-// kindType is a type of the kind (for compact.CutPath, which asks no more
-// of a type than its kind).
-var kindType = [...]string{kindOther: "", kindMessage: "message", kindCompaction: "compaction", kindState: "model_change"}
 
 // fast serves open from an index of ids and offsets, reading the file twice
 // (index, then the path's lines), never holding all entries. It declines
@@ -395,14 +356,14 @@ func (o *opener) fast(all bool) (done bool, err error) {
 	}
 	// The default view (the path to the last entry) comes from the index
 	// beside the file while it agrees with the file.
-	indexed := !all && !o.history && !o.leafSet && o.jq == nil && !hasSidecar(o.path)
+	indexed := !all && !o.history && !o.leafSet && o.jq == nil && !sessionstore.HasSidecar(o.path)
 	if indexed {
 		if done, err := o.fromIndex(f, st); done || err != nil {
 			return true, err
 		}
 	}
-	idx, header, err := o.index(f)
-	if err == errMigrate {
+	idx, header, err := sessionstore.BuildLineIndex(f, o.path)
+	if err == sessionstore.ErrMigrate {
 		return false, nil
 	}
 	if err != nil {
@@ -411,26 +372,26 @@ func (o *opener) fast(all bool) (done bool, err error) {
 	if header == nil {
 		return true, o.fresh()
 	}
-	warnProblems(o.c, o.path, idx.lines.Problems)
-	leaf := int32(len(idx.off)) - 1
+	warnProblems(o.c, o.path, idx.Lines.Problems)
+	leaf := int32(len(idx.Off)) - 1
 	if o.leafSet {
-		if leaf, err = idx.find(o.leaf); err != nil {
+		if leaf, err = idx.Find(o.leaf); err != nil {
 			return true, exit.Errorf(exit.Usage, "%s: no entry with id %q (--leaf)", o.path, o.leaf)
 		}
-	} else if id, ok := readSidecar(o.path); ok {
-		if j, err := idx.find(id); err == nil {
+	} else if id, ok := sessionstore.ReadSidecar(o.path); ok {
+		if j, err := idx.Find(id); err == nil {
 			leaf = j
 		}
 	}
 	leafID := ""
 	if leaf >= 0 {
-		if leafID, err = idx.id(f, leaf); err != nil {
+		if leafID, err = idx.ID(f, leaf); err != nil {
 			return true, err
 		}
 	}
-	order, cycle := idx.order(leaf, all)
+	order, cycle := idx.Order(leaf, all)
 	if cycle >= 0 { // the walk came back to an entry: a parent cycle, cut here
-		id, err := idx.id(f, cycle)
+		id, err := idx.ID(f, cycle)
 		if err != nil {
 			return true, err
 		}
@@ -443,9 +404,9 @@ func (o *opener) fast(all bool) (done bool, err error) {
 		}
 	}
 	o.emitHeader(header, leafID, cut)
-	carry, context := idx.runs(order[:cut.carried]), idx.runs(order[cut.carried:])
+	carry, context := idx.Runs(order[:cut.carried]), idx.Runs(order[cut.carried:])
 	if indexed && cycle < 0 {
-		o.saveIndex(st, idx, carry, context, cut, leafID, leaf)
+		sessionstore.SaveIndex(o.path, st, idx, carry, context, cut.carried, cut.omitted, leafID, leaf)
 	}
 	if o.jq != nil {
 		return true, o.copyEach(f, idx, order)
@@ -457,11 +418,11 @@ func (o *opener) fast(all bool) (done bool, err error) {
 }
 
 // cutIndexed is cutPath over the path order of an index's entries.
-func (o *opener) cutIndexed(f *os.File, idx *fastIndex, order []int32) ([]int32, streamCut, error) {
-	return o.cutPath(order, func(i int) string { return kindType[idx.kind[order[i]]] },
-		func(i int) ([]byte, error) { return readAt(f, idx.off[order[i]], idx.n[order[i]]) },
+func (o *opener) cutIndexed(f *os.File, idx *sessionstore.LineIndex, order []int32) ([]int32, streamCut, error) {
+	return o.cutPath(order, func(i int) string { return sessionstore.KindType[idx.Kind[order[i]]] },
+		func(i int) ([]byte, error) { return sessionstore.ReadAt(f, idx.Off[order[i]], idx.N[order[i]]) },
 		func(id string) int {
-			j, ok := idx.lines.IDs.Get(id)
+			j, ok := idx.Lines.IDs.Get(id)
 			if !ok {
 				return -1
 			}
@@ -469,120 +430,39 @@ func (o *opener) cutIndexed(f *os.File, idx *fastIndex, order []int32) ([]int32,
 		})
 }
 
-// index reads the file's lines into an index: the header's bytes (nil for
-// a file with no record) and where each entry is. errMigrate: the file is
-// older than version 3.
-func (o *opener) index(f *os.File) (*fastIndex, []byte, error) {
-	idx := &fastIndex{}
-	if st, err := f.Stat(); err == nil && st.Size() > 1<<20 { // about an entry a KiB: room, fewer rehashes and copies
-		n := int(st.Size() / 1024)
-		idx.lines.IDs = session.NewIDTable(n)
-		idx.off, idx.n, idx.parent, idx.hasBlob = make([]int64, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]bool, 0, n)
-		idx.kind = make([]uint8, 0, n)
+// fromIndex prints the path from the index when it agrees with the file
+// (done=false: it does not; read the whole file).
+func (o *opener) fromIndex(f *os.File, st os.FileInfo) (done bool, err error) {
+	x, ok, warn := sessionstore.ReadIndex(o.path)
+	if warn != nil {
+		app.Warnf(o.c, "%s: not a session index (%v): rebuilt from %s", sessionstore.IndexPath(o.path), warn, o.path)
 	}
-	var header []byte
-	var pending map[int32]string // children whose parent line comes later
-	prevID := ""                 // the last entry's id when ids resolve to it
-	var err error
-	idx.whole, idx.nlines, err = scanLines(boundLines(f, o.path), func(raw []byte, off int64, lineNo int, torn bool) error {
-		l, err := idx.lines.Read(raw, lineNo, torn)
-		switch {
-		case err != nil:
-			return exit.Errorf(exit.Usage, "%s:%d: not a session file: %v", o.path, lineNo, err)
-		case l.Kind == session.HeaderLine && idx.lines.Header.Version < 3:
-			return errMigrate
-		case l.Kind == session.HeaderLine:
-			header = append([]byte(nil), l.Raw...)
-			idx.header = session.Run{Off: off, Len: int64(len(raw))}
-		case l.Kind == session.EntryLine:
-			i := int32(len(idx.off))
-			par := int32(-1)
-			switch {
-			case l.ParentID == "":
-			case l.ParentID == prevID: // the common case: the entry before, found without a lookup
-				par = i - 1
-			default:
-				if j, ok := idx.lines.IDs.Get(l.ParentID); ok {
-					par = j
-				} else {
-					if pending == nil {
-						pending = map[int32]string{}
-					}
-					pending[i] = l.ParentID
-				}
-			}
-			idx.off = append(idx.off, off)
-			idx.n = append(idx.n, int32(len(raw)))
-			idx.parent = append(idx.parent, par)
-			// hasBlob marks the lines copied one by one through emitEntry (blobs to
-			// resolve, bytes to repair) rather than in runs straight from the file.
-			idx.hasBlob = append(idx.hasBlob, l.Repaired || l.Blob)
-			idx.kind = append(idx.kind, kindOf(l.Type))
-			prevID = l.ID
-			if l.Dup {
-				prevID = ""
-			}
-		}
-		return nil
-	})
-	for i, pid := range pending {
-		if j, ok := idx.lines.IDs.Get(pid); ok {
-			idx.parent[i] = j
-		}
-	}
-	return idx, header, err
-}
-
-// find is the index of the entry with id (-1 for "": before the root).
-func (idx *fastIndex) find(id string) (int32, error) {
-	if id == "" {
-		return -1, nil
-	}
-	j, ok := idx.lines.IDs.Get(id)
 	if !ok {
-		return 0, os.ErrNotExist
+		return false, nil
 	}
-	return j, nil
+	a, why, ok := sessionstore.Agrees(f, st, x)
+	if why != "" {
+		app.Warnf(o.c, "%s: the index disagrees with the file (%s): rebuilt from the file", sessionstore.IndexPath(o.path), why)
+	}
+	if !ok {
+		return false, nil
+	}
+	e, ok, err := sessionstore.Extend(f, st, o.path, x, a)
+	if !ok || err != nil {
+		return err != nil, err
+	}
+	warnProblems(o.c, o.path, e.Problems)
+	o.emitHeader(a.Header, e.LeafID, streamCut{x.Carried, x.Omitted})
+	if err := o.copyRuns(f, e.Carry); err != nil {
+		return true, err
+	}
+	return true, o.copyRuns(f, e.Context)
 }
-
-// id reads entry i's id back from the file.
-func (idx *fastIndex) id(f *os.File, i int32) (string, error) {
-	raw, err := readAt(f, idx.off[i], idx.n[i])
-	if err != nil {
-		return "", err
-	}
-	p, _ := session.Peek(raw)
-	return p.ID, nil
-}
-
-// order is the entries to print: every entry with all, else the path from
-// the root to leaf; cycle is the entry where a parent cycle closed (-1).
-func (idx *fastIndex) order(leaf int32, all bool) (order []int32, cycle int32) {
-	if all {
-		order = make([]int32, len(idx.off))
-		for i := range order {
-			order[i] = int32(i)
-		}
-		return order, -1
-	}
-	seen := make([]bool, len(idx.off))
-	i := leaf
-	for ; i >= 0 && !seen[i]; i = idx.parent[i] {
-		seen[i] = true
-		order = append(order, i)
-	}
-	for a, b := 0, len(order)-1; a < b; a, b = a+1, b-1 {
-		order[a], order[b] = order[b], order[a]
-	}
-	return order, i
-}
-
-var errMigrate = errors.New("needs migration")
 
 // copyEach writes the lines in order one by one (through --jq).
-func (o *opener) copyEach(f *os.File, idx *fastIndex, order []int32) error {
+func (o *opener) copyEach(f *os.File, idx *sessionstore.LineIndex, order []int32) error {
 	for _, i := range order {
-		raw, err := readAt(f, idx.off[i], idx.n[i])
+		raw, err := sessionstore.ReadAt(f, idx.Off[i], idx.N[i])
 		if err != nil {
 			return err
 		}
@@ -591,21 +471,12 @@ func (o *opener) copyEach(f *os.File, idx *fastIndex, order []int32) error {
 	return o.err
 }
 
-// runs are the lines in order as runs of adjacent lines.
-func (idx *fastIndex) runs(order []int32) []session.Run {
-	runs := []session.Run{} // [], not null, in an index
-	for _, i := range order {
-		runs = session.AddRun(runs, idx.off[i], int64(idx.n[i]), idx.hasBlob[i])
-	}
-	return runs
-}
-
 // copyRuns writes the runs: straight from the file, or through emitEntry
 // for a line alone (blobs to resolve, bytes to repair).
 func (o *opener) copyRuns(f *os.File, runs []session.Run) error {
 	for _, r := range runs {
 		if r.Alone {
-			raw, err := readAt(f, r.Off, int32(r.Len))
+			raw, err := sessionstore.ReadAt(f, r.Off, int32(r.Len))
 			if err != nil {
 				return err
 			}
@@ -628,49 +499,10 @@ func (o *opener) copyRange(f *os.File, off, n int64) error {
 		if err := o.w.Flush(); err != nil {
 			return err
 		}
-		if sent, err := sendRange(out, f, off, n); sent || err != nil {
+		if sent, err := sessionstore.SendRange(out, f, off, n); sent || err != nil {
 			return err
 		}
 	}
 	_, err := io.Copy(o.w, io.NewSectionReader(f, off, n))
 	return err
-}
-
-func readAt(f *os.File, off int64, n int32) ([]byte, error) {
-	b := make([]byte, n)
-	_, err := f.ReadAt(b, off)
-	return b, err
-}
-
-// scanLines calls fn for every non-blank line with its byte offset and
-// 1-based number, and whether it is a torn last line (no newline); lines
-// may be of any length. A trailing "\r" is not part of the line. The slice
-// passed to fn is valid only during the call. It returns where the last
-// newline-terminated line ends: bytes, and lines.
-func scanLines(r io.Reader, fn func(line []byte, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
-	br := bufio.NewReaderSize(r, 1<<20) // fewer reads of a long file
-	var off int64
-	var long []byte
-	for n := 1; ; n++ {
-		line, err := lineblock.Next(br, &long)
-		if err != nil && err != io.EOF {
-			return whole, lines, err
-		}
-		size := len(line)
-		ended := bytes.HasSuffix(line, []byte{'\n'})
-		content := bytes.TrimSuffix(line, []byte{'\n'})
-		content = bytes.TrimSuffix(content, []byte{'\r'})
-		if len(bytes.TrimSpace(content)) > 0 {
-			if ferr := fn(content, off, n, !ended); ferr != nil {
-				return whole, lines, ferr
-			}
-		}
-		off += int64(size)
-		if ended {
-			whole, lines = off, n
-		}
-		if err == io.EOF {
-			return whole, lines, nil
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -36,11 +37,11 @@ Examples:
 			print := func(file string) error {
 				writeBreadcrumb(env, env.Dir, file)
 				if c.Bool("json") {
-					l, err := load(file)
+					l, err := sessionstore.Load(file)
 					if err != nil {
 						return err
 					}
-					return printJSON(c, map[string]string{"file": file, "id": l.hdr.ID})
+					return printJSON(c, map[string]string{"file": file, "id": l.Hdr.ID})
 				}
 				_, err := c.App.Writer.Write([]byte(file + "\n"))
 				return err

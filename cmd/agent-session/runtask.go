@@ -21,6 +21,7 @@ import (
 	"github.com/agentutils/agentutils/internal/lease"
 	"github.com/agentutils/agentutils/internal/proctree"
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/session"
@@ -304,7 +305,7 @@ func (r *taskRun) emit(final bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(r.out, "results", r.task.ID+".json"), append(b, '\n')); err != nil {
+	if err := sessionstore.WriteFileAtomic(filepath.Join(r.out, "results", r.task.ID+".json"), append(b, '\n')); err != nil {
 		return err
 	}
 	if final {

@@ -31,17 +31,17 @@ Examples:
 			if err != nil {
 				return err
 			}
-			s := session.Summarize(l.header, l.entries)
+			s := session.Summarize(l.Header, l.Entries)
 			types := map[string]int{}
-			for _, e := range l.entries {
+			for _, e := range l.Entries {
 				types[e.Type]++
 			}
-			u := session.Totals(l.entries)
+			u := session.Totals(l.Entries)
 			if env.StdoutTTY && !c.Bool("json") {
-				return printStats(c.App.Writer, path, l.hdr.ID, len(l.entries), types, s.MessageCount, u)
+				return printStats(c.App.Writer, path, l.Hdr.ID, len(l.Entries), types, s.MessageCount, u)
 			}
 			return printJSON(c, map[string]any{
-				"file": path, "id": l.hdr.ID, "entries": len(l.entries), "entryTypes": types,
+				"file": path, "id": l.Hdr.ID, "entries": len(l.Entries), "entryTypes": types,
 				"messages": s.MessageCount, "usage": u,
 			})
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/batch"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/usage"
@@ -130,7 +131,7 @@ func resultStats(c *cli.Context, env *app.Env, o resultStatsOptions) error {
 		out.Write(append(js, '\n'))
 	}
 	if o.output != "" {
-		return writeFileAtomic(absPath(env, o.output), out.Bytes())
+		return sessionstore.WriteFileAtomic(absPath(env, o.output), out.Bytes())
 	}
 	_, err := c.App.Writer.Write(out.Bytes())
 	return err
@@ -149,8 +150,8 @@ func sessionTurns(rs []batch.Result, from []string) ([]batch.Turns, []string) {
 			missing = append(missing, r.ID)
 			continue
 		}
-		raws := make([][]byte, len(l.entries))
-		for j, e := range l.entries {
+		raws := make([][]byte, len(l.Entries))
+		for j, e := range l.Entries {
 			raws[j] = e.Raw
 		}
 		t := batch.Turns{ID: r.ID, Outcome: r.Outcome}
@@ -200,11 +201,11 @@ func sessionCandidates(r batch.Result, resultsFile string) []string {
 	return append(out, filepath.Join(dir, "sessions", r.ID, base), filepath.Join(dir, "..", "sessions", r.ID, base))
 }
 
-func loadFirst(paths []string) (*loaded, error) {
-	err := errNoSession
+func loadFirst(paths []string) (*sessionstore.Loaded, error) {
+	err := sessionstore.ErrNoSession
 	for _, p := range paths {
-		var l *loaded
-		if l, err = load(p); err == nil {
+		var l *sessionstore.Loaded
+		if l, err = sessionstore.Load(p); err == nil {
 			return l, nil
 		}
 	}

@@ -35,9 +35,9 @@ Example:
 				return err
 			}
 			w := bufio.NewWriter(c.App.Writer)
-			p := treePrinter{w: w, leaf: l.leaf(), all: c.Bool("all"), color: env.Color(c.String("color"), env.StdoutTTY)}
-			fmt.Fprintf(w, "%s  %s\n", l.hdr.ID, orDefault(l.hdr.Title, "(untitled)"))
-			for _, n := range session.Tree(l.entries) {
+			p := treePrinter{w: w, leaf: l.Leaf(), all: c.Bool("all"), color: env.Color(c.String("color"), env.StdoutTTY)}
+			fmt.Fprintf(w, "%s  %s\n", l.Hdr.ID, orDefault(l.Hdr.Title, "(untitled)"))
+			for _, n := range session.Tree(l.Entries) {
 				p.node(n, "")
 			}
 			return w.Flush()
@@ -105,24 +105,10 @@ func (p *treePrinter) bold(s string) string {
 
 // describe is a one-line summary of an entry.
 func describe(r session.Record) string {
-	var e struct {
-		Message struct {
-			Role     string          `json:"role"`
-			Content  json.RawMessage `json:"content"`
-			ToolName string          `json:"toolName"`
-			Command  string          `json:"command"`
-		} `json:"message"`
-		Summary       string          `json:"summary"`
-		CustomType    string          `json:"customType"`
-		Content       json.RawMessage `json:"content"`
-		ThinkingLevel string          `json:"thinkingLevel"`
-		TargetID      string          `json:"targetId"`
-		Label         string          `json:"label"`
-	}
-	json.Unmarshal(r.Raw, &e)
+	e, _ := session.Decode(r.Raw)
 	switch r.Type {
 	case "message":
-		m := e.Message
+		m, _ := session.MsgOf(r)
 		switch m.Role {
 		case "assistant":
 			txt := session.JoinText(m.Content, "\n")
@@ -149,18 +135,19 @@ func describe(r session.Record) string {
 		}
 		return m.Role + ": " + oneLine(session.JoinText(m.Content, "\n"), 60)
 	case "compaction":
-		return "compaction: " + oneLine(e.Summary, 60)
+		return "compaction: " + oneLine(e.Str("summary"), 60)
 	case "branch_summary":
-		return "branch summary: " + oneLine(e.Summary, 55)
+		return "branch summary: " + oneLine(e.Str("summary"), 55)
 	case "custom_message":
-		return e.CustomType + ": " + oneLine(session.JoinText(e.Content, "\n"), 55)
+		content, _ := e.Get("content")
+		return e.Str("customType") + ": " + oneLine(session.JoinText(content, "\n"), 55)
 	case "model_change":
 		m, _ := session.ModelChangeOf(r.Raw)
 		return "model → " + m
 	case "thinking_level_change":
-		return "thinking → " + e.ThinkingLevel
+		return "thinking → " + e.Str("thinkingLevel")
 	case "label":
-		return "label " + e.TargetID + " = " + e.Label
+		return "label " + e.Str("targetId") + " = " + e.Str("label")
 	}
 	return r.Type
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/internal/recordlimit"
+	"github.com/agentutils/agentutils/internal/sessionstore"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/transcript"
@@ -207,15 +209,26 @@ func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entr
 		return nil, buf, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && int64(cap(buf)) < st.Size()+1 {
-		buf = make([]byte, 0, st.Size()+512)
+	var data []byte
+	st, err := f.Stat()
+	if err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		// read into buf, grown to the file's size once, and kept for the next file
+		if int64(cap(buf)) < st.Size()+1 {
+			buf = make([]byte, 0, st.Size()+512)
+		}
+		w := bytes.NewBuffer(buf[:0])
+		_, err = w.ReadFrom(sessionstore.BoundLines(f, path))
+		data, buf = w.Bytes(), w.Bytes()[:0]
+	} else { // a device, a pipe (no size to read to)
+		data, err = recordlimit.ReadAll(f, path, sessionstore.MaxRecord)
 	}
-	w := bytes.NewBuffer(buf[:0])
-	if _, err := w.ReadFrom(f); err != nil {
+	if err != nil {
+		if exit.Code(err) == exit.Usage { // a line over the record limit: this file only
+			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
+			return nil, buf, nil
+		}
 		return nil, buf, fmt.Errorf("%s: %v", path, err)
 	}
-	data := w.Bytes()
-	buf = data[:0]
 	if data, err = gunzipped(data, path); err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
 		return nil, buf, nil
@@ -234,18 +247,18 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 	if agent == "pi" || agent == "agentutils" {
 		l, err := loadUsageSession(path)
 		if err != nil {
-			if errors.Is(err, errNoSession) {
+			if errors.Is(err, sessionstore.ErrNoSession) {
 				return nil, nil
 			}
 			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
 			return nil, nil
 		}
-		warnProblems(c, path, l.problems)
-		raws := make([][]byte, len(l.entries))
-		for i, e := range l.entries {
+		warnProblems(c, path, l.Problems)
+		raws := make([][]byte, len(l.Entries))
+		for i, e := range l.Entries {
 			raws[i] = e.Raw
 		}
-		return usage.FromEntries(agent, l.hdr.Cwd, raws), nil
+		return usage.FromEntries(agent, l.Hdr.Cwd, raws), nil
 	}
 	lines, err := readTranscript(path)
 	if err != nil {
@@ -316,16 +329,13 @@ func printUsage(w io.Writer, rep usage.Report) error {
 // loadUsageSession loads a pi or agentutils session file for usage; a
 // gzipped one (an archive, "*.jsonl.gz", which the walk lists) is read
 // decompressed, as transcripts are.
-func loadUsageSession(path string) (*loaded, error) {
+func loadUsageSession(path string) (*sessionstore.Loaded, error) {
 	if !strings.HasSuffix(path, ".gz") {
-		return load(path)
+		return sessionstore.Load(path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readGunzipped(path)
 	if err != nil {
 		return nil, err
 	}
-	if data, err = gunzipped(data, path); err != nil {
-		return nil, err
-	}
-	return parseLoaded(path, data)
+	return sessionstore.Parse(path, data)
 }

@@ -9,6 +9,8 @@ package lineblock
 
 import (
 	"bufio"
+	"bytes"
+	"io"
 	"unsafe"
 )
 
@@ -58,16 +60,34 @@ func (b *Blocks) Release(first []byte) {
 // Next is the next line of br with its "\n" (none at the end of the
 // input), of any length: a slice of br's buffer, or of *long for a line
 // longer than the buffer, valid until the next call. The error is br's
-// (io.EOF with or without a last line).
+// (io.EOF with or without a last line). A long line is gathered in
+// pieces and joined into *long once it ends, so one that fails (a reader
+// that bounds lines) holds no more than was read, not the garbage of a
+// buffer grown by copying.
 func Next(br *bufio.Reader, long *[]byte) ([]byte, error) {
 	line, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		*long = append((*long)[:0], line...)
-		for err == bufio.ErrBufferFull {
-			line, err = br.ReadSlice('\n')
-			*long = append(*long, line...)
-		}
-		line = *long
+	if err != bufio.ErrBufferFull {
+		return line, err
 	}
-	return line, err
+	pieces := [][]byte{bytes.Clone(line)}
+	n := len(line)
+	for err == bufio.ErrBufferFull {
+		if line, err = br.ReadSlice('\n'); err == bufio.ErrBufferFull {
+			pieces = append(pieces, bytes.Clone(line))
+			n += len(line)
+		}
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if cap(*long) < n+len(line) {
+		*long = nil // the old buffer is garbage before the new one is made
+		*long = make([]byte, 0, n+len(line))
+	}
+	*long = (*long)[:0]
+	for _, p := range pieces {
+		*long = append(*long, p...)
+	}
+	*long = append(*long, line...)
+	return *long, err
 }

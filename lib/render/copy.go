@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 
 	"github.com/agentutils/agentutils/lib/exit"
@@ -16,7 +17,7 @@ import (
 func (r *Renderer) Copy(out io.Writer, in io.Reader, skipped func(line int, err error)) error {
 	br := bufio.NewReaderSize(in, 256<<10)
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br)
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
@@ -43,4 +44,28 @@ func (r *Renderer) Copy(out io.Writer, in io.Reader, skipped func(line int, err 
 		return exit.Silent(exit.Failure)
 	}
 	return nil
+}
+
+// readLine reads one line with its newline, as ReadBytes does, but joins
+// the pieces of a long line only once it ends: a read error (a line over
+// the reader's limit) returns holding no more than was read.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var pieces [][]byte
+	n := 0
+	for {
+		b, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			pieces = append(pieces, bytes.Clone(b))
+			n += len(b)
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		out := make([]byte, 0, n+len(b))
+		for _, p := range pieces {
+			out = append(out, p...)
+		}
+		return append(out, b...), err
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// CheckRecord checks one record against the session format
+// CheckView checks one decoded record against the session format
 // (formats/session/schema.json, in Go): a header needs a string id and a
 // known version; an entry of a known type needs its members with their
 // types, a message entry an AgentMessage of a known role with its members
@@ -16,11 +16,15 @@ import (
 // unknown members anywhere pass (they round-trip verbatim). An entry's id,
 // parentId and timestamp are checked only when present: a writer assigns
 // the missing ones. The error names the member at fault.
-func CheckRecord(raw []byte) error {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return jsonError(err)
+func CheckView(v *View) error {
+	top := make(map[string]json.RawMessage, len(v.Members))
+	for _, m := range v.Members {
+		top[m.Key] = m.Val
 	}
+	return checkTop(top)
+}
+
+func checkTop(top map[string]json.RawMessage) error {
 	c := checker{obj: top}
 	typ, _ := c.str("type", true)
 	if c.err != nil {
@@ -179,11 +183,9 @@ func checkMessage(m map[string]json.RawMessage) error {
 		c.kind("display", false, "boolean")
 	case "fileMention":
 		if v, ok := c.member("files", true, "array"); ok {
-			var files []json.RawMessage
-			json.Unmarshal(v, &files)
-			for i, f := range files {
-				var fo map[string]json.RawMessage
-				if json.Unmarshal(f, &fo) != nil {
+			for i, f := range elements(v) {
+				fo, err := memberMap(f)
+				if err != nil || jsonKind(f) != "object" {
 					c.fail("files[%d] is not an object", i)
 					break
 				}
@@ -264,9 +266,9 @@ func (c *checker) str(k string, required bool) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		c.fail("%q: %v", k, err)
+	s, ok := StrVal(v)
+	if !ok {
+		c.fail("%q is not a valid string", k)
 		return "", false
 	}
 	return s, true
@@ -286,8 +288,8 @@ func (c *checker) number(k string, required bool) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	var n float64
-	if err := json.Unmarshal(v, &n); err != nil {
+	n, err := numVal(v)
+	if err != nil {
 		c.fail("%q: %v", k, err)
 		return 0, false
 	}
@@ -299,8 +301,11 @@ func (c *checker) object(k string, required bool) (map[string]json.RawMessage, b
 	if !ok {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	json.Unmarshal(v, &m)
+	m, err := memberMap(v)
+	if err != nil {
+		c.fail("%q: %v", k, err)
+		return nil, false
+	}
 	return m, true
 }
 
@@ -309,9 +314,11 @@ func (c *checker) strings(k string, required bool) {
 	if !ok {
 		return
 	}
-	var ss []string
-	if json.Unmarshal(v, &ss) != nil {
-		c.fail("%q holds a value that is not a string", k)
+	for _, e := range elements(v) {
+		if kind := jsonKind(e); kind != "string" && kind != "null" {
+			c.fail("%q holds a value that is not a string", k)
+			return
+		}
 	}
 }
 
@@ -338,9 +345,7 @@ func (c *checker) content(k string, required, blocksOnly bool) {
 	if !ok || jsonKind(v) == "string" {
 		return
 	}
-	var blocks []json.RawMessage
-	json.Unmarshal(v, &blocks)
-	for i, b := range blocks {
+	for i, b := range elements(v) {
 		if err := checkBlock(b); err != nil {
 			c.fail("%s[%d]: %v", k, i, err)
 			return
@@ -349,8 +354,8 @@ func (c *checker) content(k string, required, blocksOnly bool) {
 }
 
 func checkBlock(raw json.RawMessage) error {
-	var b map[string]json.RawMessage
-	if json.Unmarshal(raw, &b) != nil {
+	b, err := memberMap(raw)
+	if err != nil || jsonKind(raw) != "object" {
 		return fmt.Errorf("not an object")
 	}
 	c := checker{obj: b}
@@ -380,4 +385,15 @@ func checkBlock(raw json.RawMessage) error {
 		c.fail(`block type %q, want text, thinking, toolCall or image`, t)
 	}
 	return c.err
+}
+
+// elements are the elements of a JSON array (nil for anything else).
+func elements(v []byte) []json.RawMessage {
+	var out []json.RawMessage
+	if Elements(v, func(e []byte) bool { out = append(out, e); return true }) {
+		return out
+	}
+	out = nil
+	json.Unmarshal(v, &out)
+	return out
 }

@@ -54,11 +54,8 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 	for k, i := range path {
 		switch e := &entries[i]; e.Type {
 		case "thinking_level_change":
-			var v struct {
-				ThinkingLevel string `json:"thinkingLevel"`
-			}
-			if json.Unmarshal(e.Raw, &v) == nil && v.ThinkingLevel != "" {
-				ctx.ThinkingLevel = v.ThinkingLevel
+			if l, _ := StrVal(MemberVals(e.Raw, "thinkingLevel")[0]); l != "" {
+				ctx.ThinkingLevel = l
 			}
 		case "model_change":
 			models.ModelChange(e.Raw)
@@ -71,23 +68,17 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		case "compaction":
 			compaction = k
 		case "ttsr_injection":
-			var v struct {
-				InjectedRules []string `json:"injectedRules"`
-			}
-			json.Unmarshal(e.Raw, &v)
-			for _, r := range v.InjectedRules {
+			for _, rv := range elements(MemberVals(e.Raw, "injectedRules")[0]) {
+				r, _ := StrVal(rv)
 				if !seenRule[r] {
 					seenRule[r] = true
 					ctx.InjectedTtsrRules = append(ctx.InjectedTtsrRules, r)
 				}
 			}
 		case "mode_change":
-			var v struct {
-				Mode string          `json:"mode"`
-				Data json.RawMessage `json:"data"`
-			}
-			if json.Unmarshal(e.Raw, &v) == nil && v.Mode != "" {
-				ctx.Mode, ctx.ModeData = v.Mode, v.Data
+			v := MemberVals(e.Raw, "mode", "data")
+			if mode, _ := StrVal(v[0]); mode != "" {
+				ctx.Mode, ctx.ModeData = mode, v[1]
 			}
 		}
 	}
@@ -108,23 +99,20 @@ func BuildContext(entries []Record, leaf *string) (Context, error) {
 		return ctx, nil
 	}
 	c := entries[path[compaction]]
-	var cv struct {
-		Summary          string          `json:"summary"`
-		ShortSummary     string          `json:"shortSummary"`
-		FirstKeptEntryID string          `json:"firstKeptEntryId"`
-		TokensBefore     json.RawMessage `json:"tokensBefore"`
-	}
-	json.Unmarshal(c.Raw, &cv)
+	cv := MemberVals(c.Raw, "summary", "shortSummary", "firstKeptEntryId", "tokensBefore")
+	summary, _ := StrVal(cv[0])
+	short, _ := StrVal(cv[1])
+	firstKept, _ := StrVal(cv[2])
 	ctx.Messages = append(ctx.Messages, mustJSON(struct {
 		Role         string          `json:"role"`
 		Summary      string          `json:"summary"`
 		ShortSummary string          `json:"shortSummary,omitempty"`
 		TokensBefore json.RawMessage `json:"tokensBefore"`
 		Timestamp    int64           `json:"timestamp"`
-	}{"compactionSummary", cv.Summary, cv.ShortSummary, orZero(cv.TokensBefore), millis(c.Timestamp)}))
+	}{"compactionSummary", summary, short, orZero(cv[3]), millis(c.Timestamp)}))
 	keeping := false
 	for k, i := range path[:compaction] {
-		if entries[i].ID == cv.FirstKeptEntryID {
+		if entries[i].ID == firstKept {
 			keeping = true
 		}
 		if keeping {
@@ -340,13 +328,7 @@ func MessageOf(e Record) json.RawMessage {
 	case "message":
 		return messageInfo(e).msg
 	case "custom_message":
-		var v struct {
-			CustomType string          `json:"customType"`
-			Content    json.RawMessage `json:"content"`
-			Display    *bool           `json:"display"`
-			Details    json.RawMessage `json:"details"`
-		}
-		json.Unmarshal(e.Raw, &v)
+		v, _ := ParseMsg(e.Raw) // a custom_message has a custom message's members
 		return mustJSON(struct {
 			Role       string          `json:"role"`
 			CustomType string          `json:"customType"`
@@ -354,14 +336,12 @@ func MessageOf(e Record) json.RawMessage {
 			Display    bool            `json:"display"`
 			Details    json.RawMessage `json:"details,omitempty"`
 			Timestamp  int64           `json:"timestamp"`
-		}{"custom", v.CustomType, orEmptyString(v.Content), v.Display == nil || *v.Display, v.Details, millis(e.Timestamp)})
+		}{"custom", v.CustomType, orEmptyString(v.Content), string(v.Display) != "false", v.Details, millis(e.Timestamp)})
 	case "branch_summary":
-		var v struct {
-			Summary string `json:"summary"`
-			FromID  string `json:"fromId"`
-		}
-		json.Unmarshal(e.Raw, &v)
-		if v.Summary == "" {
+		v := MemberVals(e.Raw, "summary", "fromId")
+		summary, _ := StrVal(v[0])
+		from, _ := StrVal(v[1])
+		if summary == "" {
 			return nil
 		}
 		return mustJSON(struct {
@@ -369,7 +349,7 @@ func MessageOf(e Record) json.RawMessage {
 			Summary   string `json:"summary"`
 			FromID    string `json:"fromId"`
 			Timestamp int64  `json:"timestamp"`
-		}{"branchSummary", v.Summary, v.FromID, millis(e.Timestamp)})
+		}{"branchSummary", summary, from, millis(e.Timestamp)})
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/bits"
 )
 
@@ -23,6 +24,7 @@ type Index struct {
 	File     FileID         `json:"file"`
 	Size     int64          `json:"size"` // bytes indexed: the file up to its last newline
 	Tail     string         `json:"tail"` // sha256 (hex) of the indexed bytes' last ≤ TailBytes
+	Sum      string         `json:"sum"`  // IndexSum: the bytes of the runs and what the index says of them
 	Lines    int            `json:"lines"`
 	Entries  int            `json:"entries"`
 	Header   Run            `json:"header"`
@@ -59,7 +61,7 @@ type IndexProblem struct {
 }
 
 const (
-	IndexVersion = 2
+	IndexVersion = 3
 	TailBytes    = 4096
 	bloomK       = 4
 )
@@ -100,6 +102,8 @@ func ParseIndex(b []byte) (Index, error) {
 		return x, errors.New("a size, line or entry count out of range")
 	case len(x.Tail) != 64:
 		return x, errors.New(`"tail" is not a sha256 in hex`)
+	case len(x.Sum) != 8:
+		return x, errors.New(`"sum" is not a CRC-32C in hex`)
 	case len(x.IDs) == 0 || bits.OnesCount(uint(len(x.IDs))) != 1:
 		return x, errors.New(`"ids" is not a Bloom filter (its size is not a power of two)`)
 	case (x.LeafID == "") != (len(x.Context) == 0):
@@ -113,6 +117,27 @@ func ParseIndex(b []byte) (Index, error) {
 		}
 	}
 	return x, nil
+}
+
+// crc32c is the table of IndexSum's CRC (Castagnoli: in hardware on
+// amd64 and arm64).
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
+
+// RunsSum continues sum (0 to start) over bytes of the runs an index
+// relies on: the header run, the carried runs, then the context runs,
+// each run's bytes (lines joined by newlines) in order.
+func RunsSum(sum uint32, b []byte) uint32 { return crc32.Update(sum, crc32c, b) }
+
+// IndexSum is the Sum of x, where runs is RunsSum over the bytes of its
+// runs: their CRC-32C continued over the rest of the index (its JSON
+// without Sum), so an index whose runs no longer hold the bytes it was
+// made from (a file rewritten in place, or a new file on a reused inode,
+// of the same size and tail), or whose counts were changed, does not
+// match.
+func IndexSum(x Index, runs uint32) string {
+	x.Sum = ""
+	b, _ := json.Marshal(x)
+	return fmt.Sprintf("%08x", crc32.Update(runs, crc32c, b))
 }
 
 // Bloom is a Bloom filter of strings (k = 4, FNV-1a double hashing).

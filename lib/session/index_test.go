@@ -11,7 +11,7 @@ import (
 func validIndex() Index {
 	b := NewBloom(2)
 	b.Add("a1")
-	return Index{Type: "session_index", Version: IndexVersion, Size: 500, Tail: strings.Repeat("0", 64), Lines: 3, Entries: 2,
+	return Index{Type: "session_index", Version: IndexVersion, Size: 500, Tail: strings.Repeat("0", 64), Sum: "00000000", Lines: 3, Entries: 2,
 		Header: Run{0, 100, false}, LeafID: "a2", Context: []Run{{101, 300, false}}, Problems: []IndexProblem{}, IDs: b}
 }
 

@@ -6,7 +6,9 @@
 //
 // A Record is a line of the file: its raw bytes plus the base fields every
 // entry has (type, id, parentId, timestamp). Everything else is read from
-// Raw on demand, so a filter that changes nothing writes back what it read.
+// Raw on demand, so a filter that changes nothing writes back what it read:
+// View is a record decoded once, its top-level members raw (what append
+// checks, converts and writes), Msg the typed view of a message.
 package session
 
 import (

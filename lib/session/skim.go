@@ -18,33 +18,38 @@ import (
 // "message" member (the last when the key repeats, as encoding/json reads
 // it), in the same pass.
 func skim(line []byte, msg *[]byte) (h Head, ok bool) {
-	str := StrVal
 	good, blob := members(line, func(key, val []byte) bool {
-		ok := true
-		switch string(key) {
-		case "type":
-			if h.Type, ok = common(val); !ok {
-				h.Type, ok = str(val)
-			}
-		case "id":
-			h.ID, ok = str(val)
-		case "parentId":
-			if string(val) != "null" {
-				h.ParentID, ok = str(val)
-			}
-		case "timestamp":
-			h.Time, _ = str(val)
-		case "pending":
-			h.Pending = string(val) == "true"
-		case "message":
-			if msg != nil {
-				*msg = val
-			}
+		if msg != nil && string(key) == "message" {
+			*msg = val
 		}
-		return ok
+		return h.read(key, val)
 	})
 	h.Blob = blob
 	return h, good && h.Type != ""
+}
+
+// read sets the base field key names (if it is one) from its raw value,
+// as encoding/json reads it into a Head (a null leaves it as it was); false
+// for a type, id or parentId that is not a string.
+func (h *Head) read(key, val []byte) bool {
+	ok := true
+	switch string(key) {
+	case "type":
+		if h.Type, ok = common(val); !ok {
+			h.Type, ok = StrVal(val)
+		}
+	case "id":
+		h.ID, ok = StrVal(val)
+	case "parentId":
+		if string(val) != "null" {
+			h.ParentID, ok = StrVal(val)
+		}
+	case "timestamp":
+		h.Time, _ = StrVal(val)
+	case "pending":
+		h.Pending = string(val) == "true"
+	}
+	return ok
 }
 
 // common gives a JSON string value that repeats on every record or
@@ -316,9 +321,10 @@ func plainStr(v []byte) ([]byte, bool) {
 }
 
 type skimmer struct {
-	b    []byte
-	i    int
-	blob bool // a string crossed holds `"blob:sha256:`
+	b      []byte
+	i      int
+	blob   bool // a string crossed holds `"blob:sha256:`
+	spaced bool // whitespace was crossed between tokens
 }
 
 func (s *skimmer) ws() {
@@ -326,6 +332,7 @@ func (s *skimmer) ws() {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
+			s.spaced = true
 		default:
 			return
 		}

@@ -21,24 +21,13 @@ func Summarize(header []byte, entries []Record) Summary {
 	s := Summary{ID: h.ID, Cwd: h.Cwd, Title: h.Title, ParentSession: h.ParentSession, Created: h.Timestamp}
 	var all strings.Builder
 	for _, e := range entries {
-		if e.Type != "message" {
-			continue
-		}
-		var v struct {
-			Message struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(e.Raw, &v) != nil {
-			continue
-		}
-		if v.Message.Role != "user" && v.Message.Role != "assistant" {
+		m, ok := MsgOf(e)
+		if !ok || m.Role != "user" && m.Role != "assistant" {
 			continue
 		}
 		s.MessageCount++
-		t := ContentText(v.Message.Content)
-		if s.FirstMessage == "" && v.Message.Role == "user" {
+		t := ContentText(m.Content)
+		if s.FirstMessage == "" && m.Role == "user" {
 			s.FirstMessage = t
 		}
 		if all.Len() < 1<<20 {
@@ -93,49 +82,28 @@ type Usage struct {
 func Totals(entries []Record) Usage {
 	var t Usage
 	for _, e := range entries {
-		if e.Type != "message" {
+		m, ok := MsgOf(e)
+		if !ok {
 			continue
 		}
-		var v struct {
-			Message struct {
-				Role     string `json:"role"`
-				ToolName string `json:"toolName"`
-				Usage    *usage `json:"usage"`
-				Details  struct {
-					Usage *usage `json:"usage"`
-				} `json:"details"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(e.Raw, &v) != nil {
-			continue
-		}
-		u := v.Message.Usage
-		if v.Message.Role == "assistant" {
+		raw := m.Usage
+		if m.Role == "assistant" {
 			t.Messages++
-		} else if v.Message.Role == "toolResult" && v.Message.ToolName == "task" {
-			u = v.Message.Details.Usage
+		} else if m.Role == "toolResult" && m.ToolName == "task" {
+			raw = MemberVals(m.Details, "usage")[0]
 		} else {
 			continue
 		}
-		if u == nil {
+		u, ok := UsageOf(raw)
+		if !ok {
 			continue
 		}
 		t.Input += u.Input
 		t.Output += u.Output
 		t.CacheRead += u.CacheRead
 		t.CacheWrite += u.CacheWrite
-		t.Cost += u.Cost.Total
+		t.Cost += u.Cost
 	}
 	t.Cost = llm.RoundCost(t.Cost)
 	return t
-}
-
-type usage struct {
-	Input      int64 `json:"input"`
-	Output     int64 `json:"output"`
-	CacheRead  int64 `json:"cacheRead"`
-	CacheWrite int64 `json:"cacheWrite"`
-	Cost       struct {
-		Total float64 `json:"total"`
-	} `json:"cost"`
 }

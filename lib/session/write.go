@@ -44,60 +44,54 @@ var agentEventTypes = map[string]bool{
 var persistedRoles = map[string]bool{"user": true, "assistant": true, "toolResult": true,
 	"fileMention": true, "bashExecution": true, "pythonExecution": true}
 
-// FromInput turns one line that agent-session append reads into the entry
-// to persist: a message_end event becomes a message entry (custom and
-// hookMessage roles a custom_message entry), an entry event its entry, a
-// bare session record itself. Other agent events give ok=false. The entry
-// may lack id, parentId and timestamp: the writer assigns them.
-func FromInput(line []byte) (entry []byte, ok bool, err error) {
-	h, err := Peek(line)
-	if err != nil {
-		return nil, false, err
-	}
+// FromView turns one decoded line that agent-session append reads into
+// the entry to persist: a message_end event becomes a message entry
+// (custom and hookMessage roles a custom_message entry), an entry event
+// its entry, a bare session record itself. Other agent events give
+// ok=false. The entry may lack id, parentId and timestamp: the writer
+// assigns them.
+func FromView(v *View) (entry View, ok bool, err error) {
 	switch {
-	case h.Type == "message_end":
-		var ev struct {
-			Message json.RawMessage `json:"message"`
+	case v.Type == "message_end":
+		msg, _ := v.Get("message")
+		if len(msg) == 0 || msg[0] != '{' {
+			return View{}, false, errors.New("message_end without a message object")
 		}
-		if err := json.Unmarshal(line, &ev); err != nil || len(ev.Message) == 0 {
-			return nil, false, errors.New("message_end without a message object")
+		m, _ := ParseMsg(msg)
+		if m.Role == "" {
+			return View{}, false, errors.New("message_end: the message has no role")
 		}
-		var m struct {
-			Role    string `json:"role"`
-			Retried bool   `json:"retried"`
-		}
-		if err := json.Unmarshal(ev.Message, &m); err != nil || m.Role == "" {
-			return nil, false, errors.New("message_end: the message has no role")
-		}
-		if m.Role == "assistant" && m.Retried {
+		role := m.Role
+		if role == "assistant" && m.Retried {
 			// A failed attempt agent-chat sent again: the events show it,
 			// the session keeps one entry per answer.
-			return nil, false, nil
+			return View{}, false, nil
 		}
-		if persistedRoles[m.Role] {
-			return concatObject(`{"type":"message","message":`, ev.Message), true, nil
+		if persistedRoles[role] {
+			raw := concatObject(`{"type":"message","message":`, msg)
+			return View{Record: Record{Raw: raw, Type: "message", Blob: v.Blob},
+				Members: []Member{{"type", json.RawMessage(`"message"`)}, {"message", msg}}, spaced: v.spaced}, true, nil
 		}
-		if m.Role == "custom" || m.Role == "hookMessage" {
-			return customMessageEntry(ev.Message)
+		if role == "custom" || role == "hookMessage" {
+			return customMessageEntry(m)
 		}
-		return nil, false, nil
-	case h.Type == "entry":
-		var ev struct {
-			Entry json.RawMessage `json:"entry"`
+		return View{}, false, nil
+	case v.Type == "entry":
+		e, _ := v.Get("entry")
+		if len(e) == 0 || e[0] != '{' {
+			return View{}, false, errors.New("entry event without an entry object")
 		}
-		if err := json.Unmarshal(line, &ev); err != nil || len(ev.Entry) == 0 || ev.Entry[0] != '{' {
-			return nil, false, errors.New("entry event without an entry object")
+		ev, err := Decode(e)
+		if err != nil {
+			return View{}, false, fmt.Errorf("entry event: %v", err)
 		}
-		if _, err := Peek(ev.Entry); err != nil {
-			return nil, false, fmt.Errorf("entry event: %v", err)
-		}
-		return ev.Entry, true, nil
-	case agentEventTypes[h.Type]:
-		return nil, false, nil
-	case h.Type == "session":
-		return nil, false, nil
+		return ev, true, nil
+	case agentEventTypes[v.Type]:
+		return View{}, false, nil
+	case v.Type == "session":
+		return View{}, false, nil
 	}
-	return bytes.TrimSpace(line), true, nil
+	return *v, true, nil
 }
 
 func concatObject(prefix string, v json.RawMessage) []byte {
@@ -105,17 +99,8 @@ func concatObject(prefix string, v json.RawMessage) []byte {
 	return append(b, '}')
 }
 
-func customMessageEntry(msg json.RawMessage) ([]byte, bool, error) {
-	var m struct {
-		CustomType string          `json:"customType"`
-		Content    json.RawMessage `json:"content"`
-		Display    *bool           `json:"display"`
-		Details    json.RawMessage `json:"details"`
-	}
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, false, jsonError(err)
-	}
-	e := map[string]any{"type": "custom_message", "customType": m.CustomType, "content": m.Content, "display": m.Display == nil || *m.Display}
+func customMessageEntry(m Msg) (View, bool, error) {
+	e := map[string]any{"type": "custom_message", "customType": m.CustomType, "content": m.Content, "display": string(m.Display) != "false"}
 	if len(m.Content) == 0 {
 		e["content"] = ""
 	}
@@ -123,7 +108,11 @@ func customMessageEntry(msg json.RawMessage) ([]byte, bool, error) {
 		e["details"] = m.Details
 	}
 	b, err := json.Marshal(e)
-	return b, err == nil, err
+	if err != nil {
+		return View{}, false, err
+	}
+	v, err := Decode(b)
+	return v, err == nil, err
 }
 
 // StripStreamFields removes the stream-only members (pending, and a

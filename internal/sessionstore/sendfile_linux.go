@@ -1,4 +1,4 @@
-package main
+package sessionstore
 
 import (
 	"io"
@@ -6,12 +6,12 @@ import (
 	"syscall"
 )
 
-// sendRange writes f's bytes [off, off+n) to out with sendfile(2): the
+// SendRange writes f's bytes [off, off+n) to out with sendfile(2): the
 // kernel copies them from the page cache, where a read and a write would
 // copy them twice through this process (open's runs are most of a long
 // path's bytes). ok is false when out takes no sendfile (an O_APPEND file,
 // a terminal on some kernels) and nothing was written: copy them then.
-func sendRange(out, f *os.File, off, n int64) (ok bool, err error) {
+func SendRange(out, f *os.File, off, n int64) (ok bool, err error) {
 	dst, err := out.SyscallConn()
 	if err != nil {
 		return false, nil

@@ -1,8 +1,14 @@
-package main
+// Package sessionstore is the session store's file system side, beside
+// lib/session's pure rules: exclusive locks, appends that roll back when a
+// write fails, atomic rewrites, zstd-compressed files, the bounded line
+// reader, whole-file loads, the leaf sidecar, the index beside a file and
+// the line index open builds from a file. agent-session's subcommands are
+// shells over it.
+package sessionstore
 
 // The file layer of the session store: exclusive locks, appends, atomic
 // rewrites and zstd-compressed files. Everything that writes a session file
-// goes through a lockedFile, so agent-session is the single writer even when
+// goes through a File, so agent-session is the single writer even when
 // several processes append at once.
 //
 //	lock(path) ──flock(LOCK_EX)──▶ same inode as path? ──no──▶ reopen, retry
@@ -18,7 +24,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,31 +31,39 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/internal/recordlimit"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/session"
 )
 
-// isZst reports whether a session path is zstd-compressed (.jsonl.zst).
-func isZst(path string) bool { return strings.HasSuffix(path, ".zst") }
+// IsZst reports whether a session path is zstd-compressed (.jsonl.zst).
+func IsZst(path string) bool { return strings.HasSuffix(path, ".zst") }
 
-// artifactsDir is the session path without .jsonl (and .zst): the per-session
+// ArtifactsDir is the session path without .jsonl (and .zst): the per-session
 // directory for tool artifacts and the leaf sidecar.
-func artifactsDir(path string) string {
+func ArtifactsDir(path string) string {
 	p := strings.TrimSuffix(path, ".zst")
 	return strings.TrimSuffix(p, ".jsonl")
 }
 
-// lockedFile is a session file held under an exclusive flock.
-type lockedFile struct {
+// File is a session file held under an exclusive flock.
+type File struct {
 	path string
 	f    *os.File
 	keep []*os.File // descriptors that hold the lock after a rewrite
+	// dirty: appended to since the last sync, rewrite or lock, when the
+	// file had clean bytes (a failed sync rolls back to them).
+	dirty     bool
+	clean     int64
+	faults    io.Writer // tests: takes the appends' writes instead of f
+	syncFault error     // tests: what fsync fails with
 }
 
-// lockSession opens path (creating it when create is set) and takes an
+// Lock opens path (creating it when create is set) and takes an
 // exclusive lock on it, waiting while another writer holds it. A file that
 // was atomically replaced while we waited is reopened, so the lock is always
 // on the inode the path names.
-func lockSession(ctx context.Context, path string, create bool) (*lockedFile, error) {
+func Lock(ctx context.Context, path string, create bool) (*File, error) {
 	flags := os.O_RDWR | os.O_APPEND
 	if create {
 		flags |= os.O_CREATE
@@ -97,7 +110,7 @@ func lockSession(ctx context.Context, path string, create bool) (*lockedFile, er
 		}
 		if same {
 			removeStaleTemps(path)
-			return &lockedFile{path: path, f: f}, nil
+			return &File{path: path, f: f}, nil
 		}
 		f.Close() // replaced (or removed) while we waited: lock the new one
 	}
@@ -134,7 +147,7 @@ func sameFile(f *os.File, path string) (bool, error) {
 }
 
 // Close releases the lock (closing every descriptor that holds it).
-func (l *lockedFile) Close() error {
+func (l *File) Close() error {
 	err := l.f.Close()
 	for _, f := range l.keep {
 		f.Close()
@@ -143,7 +156,8 @@ func (l *lockedFile) Close() error {
 	return err
 }
 
-func (l *lockedFile) size() (int64, error) {
+// Size is the file's size on disk.
+func (l *File) Size() (int64, error) {
 	st, err := l.f.Stat()
 	if err != nil {
 		return 0, err
@@ -151,65 +165,25 @@ func (l *lockedFile) size() (int64, error) {
 	return st.Size(), nil
 }
 
-// readAll returns the whole (decompressed) content.
-func (l *lockedFile) readAll() ([]byte, error) {
-	return readSessionBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
+// ReadAll returns the whole (decompressed) content.
+func (l *File) ReadAll() ([]byte, error) {
+	return ReadBytes(io.NewSectionReader(l.f, 0, 1<<62), l.path)
 }
 
-// maxRecord bounds a line (one record) read from a session file or an
-// import: a longer one is bad input naming the file and the offset where it
-// starts, not a read until memory runs out (/dev/zero). Set with
-// AGENTUTILS_MAX_RECORD (bytes, or with a K, M or G suffix).
-var maxRecord int64 = 256 << 20
+// MaxRecord bounds a line (one record) read from a session file or an
+// import (recordlimit: a longer one is bad input naming the file and the
+// offset where it starts). agent-session sets it from AGENTUTILS_MAX_RECORD.
+var MaxRecord = recordlimit.Default
 
-// parseSize reads a byte count with an optional K, M or G (binary) suffix.
-func parseSize(v string) (int64, error) {
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(v, "K"):
-		mult, v = 1<<10, strings.TrimSuffix(v, "K")
-	case strings.HasSuffix(v, "M"):
-		mult, v = 1<<20, strings.TrimSuffix(v, "M")
-	case strings.HasSuffix(v, "G"):
-		mult, v = 1<<30, strings.TrimSuffix(v, "G")
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("not a positive size: %q", v)
-	}
-	return n * mult, nil
-}
+// BoundLines reads r, failing once a line runs past MaxRecord (an error
+// naming path and the offset where the line starts).
+func BoundLines(r io.Reader, path string) io.Reader { return recordlimit.Reader(r, path, MaxRecord) }
 
-// boundedLines fails a read once a line runs past maxRecord.
-type boundedLines struct {
-	r         io.Reader
-	path      string
-	off, line int64 // bytes read; where the current line starts
-}
-
-func boundLines(r io.Reader, path string) io.Reader { return &boundedLines{r: r, path: path} }
-
-func (b *boundedLines) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	chunk := p[:n]
-	for {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			break
-		}
-		b.line = b.off + int64(len(p[:n])-len(chunk)) + int64(i) + 1
-		chunk = chunk[i+1:]
-	}
-	b.off += int64(n)
-	if b.off-b.line > maxRecord {
-		return n, exit.Errorf(exit.Usage, "%s: offset %d: a line longer than %d bytes (the limit, AGENTUTILS_MAX_RECORD)", b.path, b.line, maxRecord)
-	}
-	return n, err
-}
-
-func readSessionBytes(r io.Reader, path string) ([]byte, error) {
-	if !isZst(path) {
-		return io.ReadAll(boundLines(r, path))
+// ReadBytes reads a session file's content from r: decompressed for a
+// .zst path (a torn last frame skipped), each line within MaxRecord.
+func ReadBytes(r io.Reader, path string) ([]byte, error) {
+	if !IsZst(path) {
+		return recordlimit.ReadAll(r, path, MaxRecord)
 	}
 	raw, err := io.ReadAll(r)
 	if err != nil {
@@ -226,7 +200,7 @@ func readSessionBytes(r io.Reader, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	b, err := io.ReadAll(boundLines(d, path))
+	b, err := recordlimit.ReadAll(d, path, MaxRecord)
 	if err != nil {
 		return nil, exit.Errorf(exit.Usage, "%s: %v", path, err)
 	}
@@ -331,37 +305,65 @@ func zstFrameLen(r io.ReaderAt, off, size int64) (int64, error) {
 	return n, nil
 }
 
-// endsWithNewline reports whether a plain file is empty or ends with '\n'.
-// A torn last line (a writer killed mid-line, or a crash) must be closed
-// before we append, or our first record would be glued onto it.
-func (l *lockedFile) endsWithNewline() (bool, error) {
-	n, err := l.size()
-	if err != nil || n == 0 {
-		return true, err
+// cutTornLine readies a plain file's end for an append: a last line
+// without its newline that is a whole record (a file written by another
+// tool) is closed with one (prefix), a torn one — a writer killed
+// mid-line, an append that ran out of space — is cut off, as readers skip
+// it. size is the file's size; end is where the append starts.
+func (l *File) cutTornLine(size int64) (end int64, prefix []byte, err error) {
+	start, err := lineStart(l.f, size)
+	if err != nil || start == size {
+		return size, nil, err
 	}
-	var b [1]byte
-	if _, err := l.f.ReadAt(b[:], n-1); err != nil {
-		return false, err
+	if size-start <= MaxRecord {
+		tail := make([]byte, size-start)
+		if _, err := l.f.ReadAt(tail, start); err != nil {
+			return 0, nil, err
+		}
+		if _, derr := session.Decode(bytes.TrimSuffix(tail, []byte{'\r'})); derr == nil {
+			return size, []byte{'\n'}, nil
+		}
 	}
-	return b[0] == '\n', nil
+	return start, nil, l.f.Truncate(start)
 }
 
-// appendLines writes whole lines at the end of the file in one write: plain
+// lineStart is where the last line of the file's first size bytes starts:
+// after its last newline (size when it ends with one, 0 without any).
+func lineStart(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// AppendLines writes whole lines at the end of the file in one write: plain
 // files get the bytes, .zst files get one more zstd frame (readers decode
-// concatenated frames).
-func (l *lockedFile) appendLines(lines []byte) error {
+// concatenated frames). A torn end (a line or frame cut short) is cut
+// first. A failed write (no space left, an I/O error) is rolled back: the
+// file is truncated to its size before it, so nothing of it stays to be
+// read or to fill the disk.
+func (l *File) AppendLines(lines []byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	if isZst(l.path) {
+	size, err := l.Size()
+	if err != nil {
+		return err
+	}
+	end := size
+	if IsZst(l.path) {
 		// A frame torn by a killed append is cut first, so the new frame
 		// follows the last complete one.
-		size, err := l.size()
-		if err != nil {
-			return err
-		}
-		end, err := zstEnd(l.f, size, l.path)
-		if err != nil {
+		if end, err = zstEnd(l.f, size, l.path); err != nil {
 			return err
 		}
 		if end < size {
@@ -379,21 +381,67 @@ func (l *lockedFile) appendLines(lines []byte) error {
 			return err
 		}
 		lines = buf.Bytes()
-	} else if ok, err := l.endsWithNewline(); err != nil {
-		return err
-	} else if !ok {
-		lines = append([]byte{'\n'}, lines...)
+	} else {
+		var prefix []byte
+		if end, prefix, err = l.cutTornLine(size); err != nil {
+			return err
+		}
+		if prefix != nil {
+			lines = append(prefix, lines...)
+		}
 	}
-	_, err := l.f.Write(lines)
-	return err
+	if !l.dirty {
+		l.dirty, l.clean = true, end
+	}
+	n, err := l.write(lines)
+	if err == nil && n < len(lines) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return l.rollBack(end, fmt.Errorf("append: %w", err))
+	}
+	return nil
 }
 
-func (l *lockedFile) sync() error { return l.f.Sync() }
+// write is the append's one write (a fault-injecting one in tests).
+func (l *File) write(b []byte) (int, error) {
+	if l.faults != nil {
+		return l.faults.Write(b)
+	}
+	return l.f.Write(b)
+}
 
-// rewrite replaces the whole file atomically with content (plain JSONL bytes;
+// rollBack truncates the file to size after a failed write or sync and
+// returns err, saying so.
+func (l *File) rollBack(size int64, err error) error {
+	if terr := l.f.Truncate(size); terr != nil {
+		return fmt.Errorf("%w; rolling back to %d bytes failed too: %v", err, size, terr)
+	}
+	return fmt.Errorf("%w (rolled back: the file is as it was, %d bytes)", err, size)
+}
+
+// Sync flushes the file to disk. When it fails, what was appended since
+// the last sync (which may not be on disk) is rolled back.
+func (l *File) Sync() error {
+	err := l.f.Sync()
+	if l.syncFault != nil {
+		err = l.syncFault
+	}
+	if err != nil {
+		if l.dirty {
+			l.dirty = false
+			return l.rollBack(l.clean, fmt.Errorf("fsync: %w", err))
+		}
+		return err
+	}
+	l.dirty = false
+	return nil
+}
+
+// Rewrite replaces the whole file atomically with content (plain JSONL bytes;
 // compressed for .zst): a locked temp file in the same directory, fsync,
 // rename over the target, fsync the directory. The lock moves to the new file.
-func (l *lockedFile) rewrite(content []byte) error {
+func (l *File) Rewrite(content []byte) error {
 	dir, base := filepath.Split(l.path)
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
@@ -409,7 +457,7 @@ func (l *lockedFile) rewrite(content []byte) error {
 	if err := syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX); err != nil {
 		return err
 	}
-	if err := writeSessionBytes(tmp, l.path, content); err != nil {
+	if err := WriteBytes(tmp, l.path, content); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
@@ -429,7 +477,7 @@ func (l *lockedFile) rewrite(content []byte) error {
 	}
 	ok = true
 	old := l.f
-	l.f = nf
+	l.f, l.dirty = nf, false
 	// Keep tmp open: its descriptor holds the flock on the new inode. The
 	// lock is released when both are closed at Close time.
 	old.Close()
@@ -437,8 +485,9 @@ func (l *lockedFile) rewrite(content []byte) error {
 	return nil
 }
 
-func writeSessionBytes(w io.Writer, path string, content []byte) error {
-	if !isZst(path) {
+// WriteBytes writes content as path's file holds it: compressed for .zst.
+func WriteBytes(w io.Writer, path string, content []byte) error {
+	if !IsZst(path) {
 		_, err := w.Write(content)
 		return err
 	}
@@ -460,13 +509,13 @@ func syncDir(dir string) {
 	}
 }
 
-// writeFileAtomic creates or replaces a file that is not under a session lock
+// WriteFileAtomic creates or replaces a file that is not under a session lock
 // (a new session, the leaf sidecar): compressed for .zst, then temp, fsync,
 // rename, fsync dir.
-func writeFileAtomic(path string, content []byte) error {
-	if isZst(path) {
+func WriteFileAtomic(path string, content []byte) error {
+	if IsZst(path) {
 		var buf bytes.Buffer
-		if err := writeSessionBytes(&buf, path, content); err != nil {
+		if err := WriteBytes(&buf, path, content); err != nil {
 			return err
 		}
 		content = buf.Bytes()

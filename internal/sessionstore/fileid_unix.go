@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package sessionstore
 
 import (
 	"os"
@@ -9,8 +9,8 @@ import (
 	"github.com/agentutils/agentutils/lib/session"
 )
 
-// fileID is the file's device and inode: a rewrite renamed over it changes them.
-func fileID(st os.FileInfo) session.FileID {
+// FileID is the file's device and inode: a rewrite renamed over it changes them.
+func FileID(st os.FileInfo) session.FileID {
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		return session.FileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino)}
 	}
