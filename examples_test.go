@@ -59,6 +59,7 @@ var skipExamples = map[string]string{
 	"make demo    # the agent fixes a failing test in a scratch git repository, offline":                    "make test itself; make demo is scripts/demo, run by testdata/script/demo.txtar",
 	"agent-mcp add everything -- npx -y @modelcontextprotocol/server-everything":                            "npx downloads server-everything (scripts/interop-mcp runs it)",
 	"docker build -f deploy/Dockerfile -t agentutils-batch .           # then push where the cluster pulls": "needs docker and a Kubernetes cluster (scripts/interop-deploy)",
+	"agent-batch -S 2/:,2/build@host2 -o /shared/out tasks.jsonl":                                           "ssh to another host (scripts/interop-batch runs agent-batch -S against sshd on the loopback)",
 	`agent-mcp serve --http 127.0.0.1:8765 --token "$TOKEN"`:                                                "a server that runs until stopped (cmd/agent-mcp's serve tests)",
 }
 
@@ -73,7 +74,8 @@ func needsNetwork(ex string) bool { return mcpConnects.MatchString(ex) }
 
 // setupFor: examples that undo another one start from its result.
 var setupFor = map[string]string{
-	"agent-mcp remove --scope project fs": "agent-mcp add --scope project fs -- mcp-server-filesystem /srv 2>/dev/null",
+	"agent-mcp remove --scope project fs":   "agent-mcp add --scope project fs -- mcp-server-filesystem /srv 2>/dev/null",
+	"agent-session stats out/results.jsonl": "agent-batch -j 4 -o out tasks.jsonl >/dev/null",
 }
 
 type example struct {

@@ -50,7 +50,7 @@ Examples:
    agent-batch -j 4 -o out tasks.jsonl           # again: only what is missing runs
    agent-batch --filter '^django-' --slice 0:10 -o out tasks.jsonl
    agent-batch --max-cost 20 --retries 3 -o out tasks.jsonl
-   agent-batch -S 2/:,2/build@10.0.0.2 -o /shared/out tasks.jsonl
+   agent-batch -S 2/:,2/build@host2 -o /shared/out tasks.jsonl
    agent-session stats out/results.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "agent-batch", Usage: "output `DIR`"},
