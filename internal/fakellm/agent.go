@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 )
 
@@ -13,7 +14,8 @@ import (
 // a tool result gets a closing text; a prompt holding PARALLEL two shell
 // calls in one message, EDIT a file edit (in the directory s.Agent), VIEW
 // an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
-// sub-agent's SUBTASK a text; anything else a greeting.
+// sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
+// tool (Claude Code's mcp__SERVER__bash) with CMD; anything else a greeting.
 func (s *Server) agent(w http.ResponseWriter, r Request) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
@@ -96,6 +98,9 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say, calls = "Running both.", []call{{"Bash", map[string]string{"command": "echo a", "description": "echo a"}}, {"Bash", map[string]string{"command": "echo b", "description": "echo b"}}}
 	case strings.Contains(text, "EDIT"):
 		say, calls = "", []call{{"Write", map[string]string{"file_path": dir + "/note.txt", "content": "hello\n"}}}
+	case strings.Contains(text, "MCPBASH `") && mcpBash(tools) != "":
+		cmd, _, _ := strings.Cut(text[strings.Index(text, "MCPBASH `")+len("MCPBASH `"):], "`")
+		say, calls = "", []call{{mcpBash(tools), map[string]string{"command": cmd}}}
 	case strings.Contains(text, "SUBAGENT"):
 		say, calls = "", []call{{agent, map[string]string{"description": "say hi", "prompt": "SUBTASK: say hi", "subagent_type": "general-purpose"}}}
 	}
@@ -125,6 +130,22 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Write(r.SSE("/v1/messages"))
+}
+
+// mcpBash is the name of the first MCP server's bash tool among tools
+// (Claude Code's mcp__SERVER__bash), or "".
+func mcpBash(tools map[string]bool) string {
+	var names []string
+	for n := range tools {
+		if strings.HasPrefix(n, "mcp__") && strings.HasSuffix(n, "__bash") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
 }
 
 func responses(w http.ResponseWriter, input []json.RawMessage, tools map[string]bool, id func(string) string) {

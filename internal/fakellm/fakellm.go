@@ -75,7 +75,8 @@ type Server struct {
 	// conversation instead of the steps, editing in this directory (agent.go).
 	Agent string
 	// RequestDir, when set, keeps each request body as RequestDir/N.json
-	// (N counts from 1), written before the answer.
+	// (N counts from 1), written before the answer, and appends "N METHOD
+	// PATH" to RequestDir/index.
 	RequestDir string
 	// Trace, when set, gets "request NS" at a request's arrival and
 	// "first NS" when its first event is flushed (Unix nanoseconds).
@@ -139,6 +140,10 @@ func (s *Server) arrive(r *http.Request) (req Request, st Step, ok bool) {
 	s.arrived = make(chan struct{})
 	if s.RequestDir != "" {
 		os.WriteFile(filepath.Join(s.RequestDir, strconv.Itoa(n)+".json"), body, 0o644)
+		if f, err := os.OpenFile(filepath.Join(s.RequestDir, "index"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+			fmt.Fprintf(f, "%d %s %s\n", n, r.Method, r.URL.Path)
+			f.Close()
+		}
 	}
 	if s.OnRequest != nil {
 		s.OnRequest(n, req)

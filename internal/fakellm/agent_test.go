@@ -1,0 +1,51 @@
+package fakellm
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The agent mode answers MCPBASH `CMD` with a call of the MCP server's bash
+// tool as Claude Code names it, when that tool is offered, and a greeting
+// when it is not.
+func TestAgentMCPBash(t *testing.T) {
+	s := New()
+	s.Agent = t.TempDir()
+	defer s.Close()
+	for _, tc := range []struct {
+		tools []string
+		want  []map[string]any
+	}{
+		{[]string{"Bash", "mcp__other__read", "mcp__agentutils__bash"},
+			[]map[string]any{{"type": "tool_use", "name": "mcp__agentutils__bash", "input": map[string]any{"command": "echo in > in.txt"}}}},
+		{[]string{"Bash"}, []map[string]any{{"type": "text", "text": "Hello from the fake model."}}},
+	} {
+		var tools []map[string]string
+		for _, n := range tc.tools {
+			tools = append(tools, map[string]string{"name": n})
+		}
+		req, _ := json.Marshal(map[string]any{"model": "m", "tools": tools, "messages": []any{map[string]any{"role": "user",
+			"content": []any{map[string]string{"type": "text", "text": "MCPBASH `echo in > in.txt` please"}}}}})
+		resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(string(req)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var got struct{ Content []map[string]any }
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		for _, c := range got.Content {
+			delete(c, "id")
+		}
+		if d := cmp.Diff(tc.want, got.Content); d != "" {
+			t.Errorf("tools %v (-want +got):\n%s", tc.tools, d)
+		}
+	}
+}
