@@ -62,7 +62,7 @@ var shellEnvFlag = &cli.StringSliceFlag{Name: "shell-env",
 	}}
 
 var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch connect to loopback, private and link-local addresses (refused by default)"}
-var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else a temp dir)"}
+var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else $TMPDIR/agent-tool-state-UID, private to the user)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
 	var names []string

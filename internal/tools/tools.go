@@ -186,11 +186,25 @@ func (e *Env) rel(p string) string {
 }
 
 func (e *Env) stateDir() (string, error) {
-	d := e.StateDir
-	if d == "" {
-		d = filepath.Join(os.TempDir(), "agent-tool-state")
+	if e.StateDir != "" {
+		return e.StateDir, os.MkdirAll(e.StateDir, 0o755)
 	}
-	return d, os.MkdirAll(d, 0o755)
+	// The default is in the shared temp dir, so it is the user's own
+	// (0700, named by the uid): in a directory others can write to, they
+	// could plant links to where our artifacts and the sandbox's private
+	// /tmp go.
+	d := filepath.Join(os.TempDir(), fmt.Sprintf("agent-tool-state-%d", os.Getuid()))
+	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	fi, err := os.Lstat(d)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("the state directory %s is not a private directory (mode %v): remove it, or give --state-dir", d, fi.Mode())
+	}
+	return d, nil
 }
 
 // fileError tells the model what went wrong reading a file it named, and
