@@ -86,7 +86,7 @@ func (m *Model) aheadWanted() bool {
 // waits: it is checked when they end.
 func (m *Model) keepAhead() {
 	if !m.aheadWanted() {
-		if m.phase == idle || m.quitting {
+		if m.phase == idle && !m.quitting { // (at the end, Interactive drops it and waits)
 			m.dropAhead()
 		}
 		return
