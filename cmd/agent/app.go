@@ -34,6 +34,11 @@ and shows the events as they stream: it reads agent-chat's events and passes eve
 to agent-session append, which persists them; a run ends once append has. Every stage is a process that a flag replaces
 (--session-cmd, --compact-cmd, --chat-cmd, --tools-cmd). It continues this terminal's
 session in this directory (agent-session continue) and shows its last exchanges.
+The next run's pipeline starts while the prompt is typed, agent-chat waiting for it on
+stdin (its "-" argument) with the model's server dialed; it starts again when the session,
+model, thinking level, sandbox mode or flags change, and a prompt with @PATH or a session
+due for compaction gets its own at enter (--no-ahead: always).
+
 Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is one prompt,
 tab completes /commands and @paths, up/down walk the history (kept across runs in
 $XDG_DATA_HOME/agentutils/agent_history), ^C clears the line or aborts a run (its partial
@@ -87,6 +92,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` for agent-chat (repeatable; default agent-tool serve, with the approval hook)"},
 			&cli.StringFlag{Name: "chat-args", Usage: "more agent-chat `FLAGS` for every run (split as the shell does)"},
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
+			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
 		},
 		Action: func(c *cli.Context) error { return action(c, env) },
@@ -111,7 +117,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if env.StdinTTY {
 		st.TTY = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox}
+	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead}
 	cfg.Color = env.Color("auto", env.StdoutTTY)
 	// config.toml's approvalMode, unless --yes is given
 	if o.yes, err = configure(c, env, &cfg); err != nil {
@@ -167,7 +173,7 @@ type options struct {
 	session, compact, chat, chatArgs []string // the stages' commands (compact nil: none)
 	tools                            []string // --tools-cmd values
 	compactSet                       bool     // --compact-cmd given: a missing command is an error
-	print, yes, new                  bool
+	print, yes, new, noAhead         bool
 	prompt, sessionFile              string
 	model, thinking, sandbox         string
 }
@@ -179,7 +185,7 @@ var sandboxModes = []string{"workspace-write", "read-only", "off"}
 // or run).
 func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string) string) (options, error) {
 	o := options{tools: c.StringSlice("tools-cmd"), compactSet: c.IsSet("compact-cmd"),
-		print: c.Bool("print"), yes: c.Bool("yes"), new: c.Bool("new"), sandbox: c.String("sandbox"),
+		print: c.Bool("print"), yes: c.Bool("yes"), new: c.Bool("new"), noAhead: c.Bool("no-ahead"), sandbox: c.String("sandbox"),
 		prompt: strings.Join(args, " "), sessionFile: c.String("session"), model: c.String("model"), thinking: c.String("thinking")}
 	var err error
 	for _, s := range []struct {

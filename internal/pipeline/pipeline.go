@@ -88,6 +88,11 @@ type Opts struct {
 	Thinking string
 	Sandbox  string   // agent-chat --sandbox; "" leaves agent-chat's default
 	Extra    []string // more agent-chat flags of the front-end (--tools-cmd for approvals)
+	// Ahead: started before its prompt is known (see Run.Send); agent-chat
+	// reads the prompt on stdin after the context (its "-" argument),
+	// which the front-end passes on from the stages before it, then ends
+	// with context_end.
+	Ahead bool
 }
 
 // ChatArgv is agent-chat's command line for a run: every flag the
@@ -111,6 +116,9 @@ func (s *Stages) ChatArgv(o Opts) []string {
 	if o.Continue {
 		return append(a, "--continue")
 	}
+	if o.Ahead {
+		return append(a, "--", "-")
+	}
 	a = append(a, "--message", o.Prompt)
 	if len(o.Files) > 0 {
 		a = append(a, "--")
@@ -129,11 +137,15 @@ type Run struct {
 	stderr *lineWriter
 	mu     sync.Mutex
 	abort  bool
+	prompt io.WriteCloser // agent-chat's stdin, for a run started ahead
+	fed    chan error     // the context has been passed on to it
 }
 
 // Start starts the pipeline for session file; stderr lines of every stage
-// go to errLine (from another goroutine). Read the events with
-// r.ReadEvents until it returns, then r.Wait.
+// go to errLine (from another goroutine; nil: kept until Send gives one).
+// Read the events with r.ReadEvents until it returns, then r.Wait. A run
+// started ahead (o.Ahead) gets its prompt by r.Send, or is ended unused
+// by r.Discard.
 func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) {
 	ctx := context.Background()
 	r := &Run{stderr: &lineWriter{fn: errLine}}
@@ -149,6 +161,7 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 	r.procs = append(r.procs, r.chat)
 	appendCmd := s.cmd(ctx, s.Session, "append", file)
 	r.procs = append(r.procs, appendCmd)
+	var feed func() // passes the context on to agent-chat (ahead)
 	for i, p := range r.procs {
 		p.Stderr = r.stderr
 		// Every stage in its own process group: a ^C the terminal might
@@ -161,7 +174,15 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 		if err != nil {
 			return nil, err
 		}
-		p.Stdin = in
+		if p != r.chat || !o.Ahead {
+			p.Stdin = in
+			continue
+		}
+		if r.prompt, err = p.StdinPipe(); err != nil {
+			return nil, err
+		}
+		r.fed = make(chan error, 1)
+		feed = func() { r.fed <- passContext(r.prompt, in) }
 	}
 	out, err := r.chat.StdoutPipe()
 	if err != nil {
@@ -181,7 +202,63 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 			return nil, fmt.Errorf("%s: %v", filepath.Base(p.Path), err)
 		}
 	}
+	if feed != nil {
+		go feed()
+	}
 	return r, nil
+}
+
+// passContext copies the session stream to agent-chat and ends it with
+// {"type":"context_end"}: what follows is the prompt.
+func passContext(w io.Writer, r io.Reader) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	n, err := io.Copy(bw, r)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n") // a blank line is skipped; a last line without its newline is ended
+	}
+	bw.WriteString(`{"type":"context_end"}` + "\n")
+	return bw.Flush()
+}
+
+// Send gives a run started ahead its prompt (agent-chat trims it) and
+// the function its stderr lines go to from now on (the lines written
+// before are handed to it first). An error means agent-chat is no longer
+// waiting for a prompt (it ended early): Discard the run.
+func (r *Run) Send(prompt string, errLine func(string)) error {
+	if r.prompt == nil {
+		return errors.New("not a run started ahead")
+	}
+	if err := <-r.fed; err != nil {
+		r.fed <- err
+		return err
+	}
+	r.fed <- errors.New("the prompt was sent already")
+	if _, err := io.WriteString(r.prompt, prompt); err != nil {
+		return err
+	}
+	if err := r.prompt.Close(); err != nil {
+		return err
+	}
+	r.stderr.to(errLine)
+	return nil
+}
+
+// Discard ends a run started ahead and never given its prompt: every
+// stage killed, each with its process group (agent-chat's holds its tool
+// co-processes), so nothing is appended. The run's reader still sees its
+// events end; Wait reaps the stages.
+func (r *Run) Discard() {
+	for i := len(r.procs) - 1; i >= 0; i-- {
+		if p := r.procs[i].Process; p != nil {
+			syscall.Kill(-p.Pid, syscall.SIGKILL)
+		}
+	}
+	if r.prompt != nil {
+		r.prompt.Close()
+	}
 }
 
 // Abort asks agent-chat to stop (SIGINT: it ends the run, writes what it
@@ -247,11 +324,33 @@ func lineWaits(br *bufio.Reader) bool {
 	return bytes.IndexByte(b, '\n') >= 0
 }
 
-// lineWriter hands each complete line written to it to fn.
+// lineWriter hands each complete line written to it to fn; without fn
+// (a run started ahead of its prompt) it keeps the lines until to.
 type lineWriter struct {
-	mu  sync.Mutex
-	buf []byte
-	fn  func(string)
+	mu   sync.Mutex
+	buf  []byte
+	held []string
+	fn   func(string)
+}
+
+func (w *lineWriter) line(s string) {
+	if w.fn == nil {
+		w.held = append(w.held, s)
+		return
+	}
+	w.fn(s)
+}
+
+// to sends the lines to fn from now on, the kept ones first.
+func (w *lineWriter) to(fn func(string)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fn = fn
+	held := w.held
+	w.held = nil
+	for _, s := range held {
+		w.line(s)
+	}
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -263,7 +362,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.fn(string(w.buf[:i]))
+		w.line(string(w.buf[:i]))
 		w.buf = w.buf[i+1:]
 	}
 	return len(p), nil
@@ -274,7 +373,7 @@ func (w *lineWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 {
-		w.fn(string(w.buf))
+		w.line(string(w.buf))
 		w.buf = nil
 	}
 }

@@ -36,6 +36,7 @@ type Config struct {
 	Catalog        *llm.Catalog
 	Templates      []string // prompt templates, run as /NAME
 	HistoryFile    string
+	NoAhead        bool // --no-ahead: every run's pipeline starts at enter
 	Now            func() time.Time
 }
 

@@ -49,17 +49,19 @@ type Model struct {
 	approve  approvals
 	info     string // a one-line notice under the editor
 
-	run      *pipeline.Run
-	runEnded chan struct{} // closed once the run's stages are reaped
-	runOpts  pipeline.Opts
-	view     transcript // the run's
-	live     string     // its line not yet final
-	clock    *toolClock
-	abortEnd bool                   // ^C at an approval: abort once the call has ended
-	runErrs  int                    // the run's stderr lines shown
-	expanded bool                   // ctrl+o: tools' output shown whole
-	lastTool []event.Event          // the last tool call's start and end, for ctrl+o
-	started  map[string]event.Event // the calls of the run, by id
+	run        *pipeline.Run
+	runEnded   chan struct{} // closed once the run's stages are reaped
+	runOpts    pipeline.Opts
+	ahead      *ahead     // the next run, started while the prompt is typed
+	aheadFails int        // runs started ahead that ended by themselves, in a row
+	view       transcript // the run's
+	live       string     // its line not yet final
+	clock      *toolClock
+	abortEnd   bool                   // ^C at an approval: abort once the call has ended
+	runErrs    int                    // the run's stderr lines shown
+	expanded   bool                   // ctrl+o: tools' output shown whole
+	lastTool   []event.Event          // the last tool call's start and end, for ctrl+o
+	started    map[string]event.Event // the calls of the run, by id
 
 	queued  []string // prompts and commands typed during a run
 	history []string // prompts not saved to the history file yet
@@ -76,8 +78,11 @@ type Model struct {
 
 // Messages from the model's goroutines, read from the inbox.
 type (
-	fromInbox  struct{ msg tea.Msg }
-	streamMsg  struct{ evs []event.Event } // events read together
+	fromInbox struct{ msg tea.Msg }
+	streamMsg struct {
+		run *pipeline.Run
+		evs []event.Event // read together
+	}
 	errLineMsg string
 	runDoneMsg struct {
 		run    *pipeline.Run
@@ -154,6 +159,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.listen)
 	}
 	cmds = append(cmds, m.update(msg), m.flush())
+	m.keepAhead()
 	if _, key := msg.(tea.KeyMsg); key && m.approve.active() != nil && !m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()) {
 		cmds = append(cmds, guardTick()) // drawn again once the keys answer
 	}
@@ -167,7 +173,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case printedMsg:
 		m.printing = false
 	case streamMsg:
-		m.stream(msg.evs)
+		if msg.run == m.run {
+			m.stream(msg.evs)
+		}
 	case errLineMsg:
 		m.runErrs++
 		m.print(red.Render(string(msg)))
@@ -175,6 +183,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.run == m.run {
 			return m.runDone(msg.status)
 		}
+		m.aheadEnded(msg.run)
 	case approvalMsg:
 		return m.ask(msg.req)
 	case guardMsg: // the view changes: the approval's keys are live
@@ -389,40 +398,57 @@ func (m *Model) startPrompt(text string) tea.Cmd {
 	return m.start(o)
 }
 
-// start starts a run's pipeline and its reader, which sends what it reads
-// to the inbox: the events read together as one message.
+// start starts a run: the one started ahead given its prompt, else a
+// pipeline started now.
 func (m *Model) start(o pipeline.Opts) tea.Cmd {
 	m.runOpts = o
 	inbox := m.inbox
-	r, err := m.a.Stages.Start(m.a.File, o, func(s string) { inbox <- errLineMsg(s) })
-	if err != nil {
-		m.print(red.Render(err.Error()))
-		return nil
+	errLine := func(s string) { inbox <- errLineMsg(s) }
+	var r *pipeline.Run
+	var ended chan struct{}
+	if w := m.takeAhead(o, errLine); w != nil {
+		r, ended = w.r, w.ended
+	} else {
+		var err error
+		if r, err = m.a.Stages.Start(m.a.File, o, errLine); err != nil {
+			m.print(red.Render(err.Error()))
+			return nil
+		}
+		ended = m.read(r)
 	}
-	ended := make(chan struct{})
+	m.aheadFails = 0
 	m.run, m.runEnded, m.phase, m.abortEnd, m.runErrs = r, ended, running, false, 0
 	m.started = map[string]event.Event{}
 	m.view = newTranscript(m.width, m.a.Color, m.clock.Now)
 	if m.expanded {
 		m.view = newExpanded(m.width, m.a.Color, m.clock.Now)
 	}
+	return nil
+}
+
+// read starts the reader of a run, which sends what it reads to the
+// inbox: the events read together as one message, then runDoneMsg. The
+// returned channel is closed once the run's stages are reaped.
+func (m *Model) read(r *pipeline.Run) chan struct{} {
+	inbox := m.inbox
+	ended := make(chan struct{})
 	go func() {
 		var batch []event.Event
 		r.ReadEvents(func(ev event.Event, more bool) {
 			batch = append(batch, ev)
 			if !more {
-				inbox <- streamMsg{batch}
+				inbox <- streamMsg{r, batch}
 				batch = nil
 			}
 		})
 		if len(batch) > 0 {
-			inbox <- streamMsg{batch}
+			inbox <- streamMsg{r, batch}
 		}
 		status := r.Wait()
 		close(ended)
 		inbox <- runDoneMsg{r, status}
 	}()
-	return nil
+	return ended
 }
 
 // stream shows a run's events.

@@ -23,7 +23,8 @@ import (
 func testModel(t *testing.T) (*Model, *time.Time) {
 	t.Helper()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := New(Config{Stages: &pipeline.Stages{}, Dir: t.TempDir(), Now: func() time.Time { return now }}, 80)
+	// (no stages to run: nothing is started ahead)
+	m := New(Config{Stages: &pipeline.Stages{}, Dir: t.TempDir(), NoAhead: true, Now: func() time.Time { return now }}, 80)
 	m.printing = true // what is printed stays in the outbox
 	return m, &now
 }

@@ -67,6 +67,10 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 		m.run.Abort()
 		<-m.runEnded
 	}
+	if w := m.ahead; w != nil {
+		m.dropAhead()
+		<-w.ended
+	}
 	return err
 }
 
