@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpserve"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -102,7 +103,7 @@ func (s *session) client() *mcp.Client {
 	if s.r.sampler != nil {
 		o.CreateMessageHandler = s.r.sampler.handler(s.e.Name)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()}, &o)
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: mcpserve.ImplVersion()}, &o)
 	c.AddRoots(&mcp.Root{URI: "file://" + s.r.cwd, Name: filepath.Base(s.r.cwd)})
 	if s.r.sampler == nil {
 		c.AddReceivingMiddleware(declineSampling(s.e.Name, func(m string) { app.Warnf(s.r.c, "%s", m) }))
@@ -628,14 +629,6 @@ func timeoutErr(ctx context.Context, err error, what string, d time.Duration) er
 		return &connErr{kind: "timeout", err: fmt.Errorf("%s timed out after %s", what, d)}
 	}
 	return err
-}
-
-// implVersion is the version we announce in MCP's implementation info.
-func implVersion() string {
-	if app.Version != "" {
-		return app.Version
-	}
-	return "dev"
 }
 
 // oneServer is the sequence of every one-server command: the runner, the
