@@ -23,6 +23,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
@@ -149,7 +150,7 @@ type storedAuth struct {
 
 func (s storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) { return s.ts, nil }
 func (s storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
-	if scope := insufficientScope(resp); scope != "" {
+	if scope := mcpclient.InsufficientScope(resp); scope != "" {
 		credMu.Lock()
 		c, ok := s.r.loadCredentials()[s.id]
 		credMu.Unlock()
@@ -159,24 +160,6 @@ func (s storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Res
 		}
 	}
 	return errors.New("authentication required")
-}
-
-// insufficientScope is the scope a 403 insufficient_scope challenge names
-// (RFC 6750 section 3.1; MCP's step-up authorization), else "".
-func insufficientScope(resp *http.Response) string {
-	if resp == nil || resp.StatusCode != http.StatusForbidden {
-		return ""
-	}
-	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if err != nil {
-		return ""
-	}
-	for _, c := range cs {
-		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
-			return strings.Join(strings.Fields(c.Params["scope"]), " ")
-		}
-	}
-	return ""
 }
 
 // unionScopes is a followed by the scopes of more that a lacks.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -565,7 +566,7 @@ func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, arg
 		if b.r.sampler == nil && samplingRefused(err) {
 			return fail("MCP error: the server asked for sampling, declined: %s", noSampling)
 		}
-		if retriable(err) {
+		if mcpclient.Retriable(err) {
 			return fail("MCP error: %v", rt.srv.s.gone(rt.tool, err))
 		}
 		return fail("MCP error: %v", err)

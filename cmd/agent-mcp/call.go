@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -137,7 +138,7 @@ func printCall(r *runner, w io.Writer, server string, o callOptions, raw json.Ra
 	}
 	out, err := mcptool.Convert(server, o.tool, raw)
 	if err != nil {
-		return &connErr{server, "protocol", err}
+		return &mcpclient.ConnErr{Server: server, Kind: "protocol", Err: err}
 	}
 	if o.text {
 		if _, err := fmt.Fprintln(w, mcptool.JoinText(out.Content)); err != nil {
@@ -202,7 +203,7 @@ func readArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
 // only when it never went out or the tool says that is safe (resendable).
 func (s *session) callTool(ctx context.Context, tool string, args json.RawMessage, progressToken any) (json.RawMessage, error) {
 	timeout := s.r.toolTimeoutFor(s.e)
-	cctx, cancel := boundCtx(ctx, timeout)
+	cctx, cancel := mcpclient.BoundCtx(ctx, timeout)
 	defer cancel()
 	var raw json.RawMessage
 	call := func(cs *mcp.ClientSession) error {
@@ -213,7 +214,7 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		res, err := cs.CallTool(cctx, p)
 		if err != nil {
 			if cctx.Err() != nil {
-				s.watch.expect()
+				s.watch.Expect()
 			}
 			return err
 		}
@@ -225,7 +226,7 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, timeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.e.Name), timeout)
+		return nil, mcpclient.TimeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.e.Name), timeout)
 	}
 	return raw, nil
 }
@@ -259,13 +260,13 @@ func (s *session) resendable(ctx context.Context, tool string, err error) error 
 	if lerr != nil {
 		msg += " (its tool list could not be read after the reconnect: " + lerr.Error() + ")"
 	}
-	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %w", msg, err)}
+	return &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: fmt.Errorf("%s: %w", msg, err)}
 }
 
 // explainCallError turns a failed call into a clear error: an unknown tool
 // (with close names) is a usage error, a timeout exits 124.
 func (s *session) explainCallError(ctx context.Context, tool string, err error) error {
-	var ce *connErr
+	var ce *mcpclient.ConnErr
 	if errors.As(err, &ce) || ctx.Err() != nil {
 		return err
 	}
@@ -273,7 +274,7 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 		return ae
 	}
 	if s.r.sampler == nil && samplingRefused(err) {
-		return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.e.Name, tool, noSampling)}
+		return &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.e.Name, tool, noSampling)}
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {
@@ -284,10 +285,10 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.e.Name, tool, je.Code, je.Message)
 		}
 	}
-	if retriable(err) {
-		return &connErr{s.e.Name, "connection", s.gone(tool, err)}
+	if mcpclient.Retriable(err) {
+		return &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: s.gone(tool, err)}
 	}
-	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
+	return &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
 }
 
 // noSuchTool is the usage error (with close names) for a tool the
@@ -316,7 +317,7 @@ func (s *session) noSuchTool(ctx context.Context, tool string) error {
 func (s *session) gone(tool string, err error) error {
 	msg := fmt.Sprintf("MCP server %q closed the connection during the call of %q, also after a reconnect (did it exit or crash?)", s.e.Name, tool)
 	if s.stderr != nil {
-		if tail := s.stderr.last(); tail != "" {
+		if tail := s.stderr.Last(); tail != "" {
 			msg += " (server stderr: " + tail + ")"
 		}
 	}

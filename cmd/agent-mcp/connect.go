@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,10 +19,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	"github.com/agentutils/agentutils/internal/mcpserve"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
-	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
 // protocolVersions are offered newest first when a server rejects the SDK's
@@ -38,10 +36,10 @@ type session struct {
 
 	mu     sync.Mutex
 	cs     *mcp.ClientSession
-	http   *httpRecorder
-	stderr *stderrTail
+	http   *mcpclient.HTTPRecorder
+	stderr *mcpclient.StderrTail
 	// watch lets close wait for the notifications/cancelled of abandoned calls.
-	watch *cancelWatch
+	watch *mcpclient.CancelWatch
 	// reconnecting is closed when an in-flight reconnect ends.
 	reconnecting chan struct{}
 	// onReconnect runs after a successful reconnect (the bridge re-lists
@@ -49,36 +47,17 @@ type session struct {
 	onReconnect func()
 }
 
-// connErr classifies a failure for exit codes and --json.
-type connErr struct {
-	server string
-	kind   string // connection | auth_required | timeout | tool_error | protocol
-	err    error
-}
-
-func (e *connErr) Error() string { return e.err.Error() }
-func (e *connErr) Unwrap() error { return e.err }
-func (e *connErr) ExitCode() int {
-	switch e.kind {
-	case "timeout":
-		return exit.Timeout
-	case "auth_required":
-		return exit.Auth
-	}
-	return exit.Failure
-}
-
 // authErr is the auth_required error of a server that answered 401/403.
 func (s *session) authErr() error {
 	if s.http == nil {
 		return nil
 	}
-	if st := s.http.status(); st == 401 || st == 403 {
+	if st := s.http.Status(); st == 401 || st == 403 {
 		name := s.e.Name
-		if scope := s.http.scope(); scope != "" {
-			return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: the token needs the scope %q (insufficient_scope): %s (run 'agent-mcp auth %s' to log in with it)", name, st, scope, s.http.hint(), name)}
+		if scope := s.http.Scope(); scope != "" {
+			return &mcpclient.ConnErr{Server: name, Kind: "auth_required", Err: fmt.Errorf("MCP server %q: HTTP %d: the token needs the scope %q (insufficient_scope): %s (run 'agent-mcp auth %s' to log in with it)", name, st, scope, s.http.Hint(), name)}
 		}
-		return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
+		return &mcpclient.ConnErr{Server: name, Kind: "auth_required", Err: fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.Hint(), name)}
 	}
 	return nil
 }
@@ -88,7 +67,7 @@ func (r *runner) open(ctx context.Context, e mcpconfig.Entry, opts *mcp.ClientOp
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
-	s := &session{r: r, e: e, opts: opts, watch: newCancelWatch()}
+	s := &session{r: r, e: e, opts: opts, watch: mcpclient.NewCancelWatch()}
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -103,7 +82,7 @@ func (s *session) client() *mcp.Client {
 	if s.r.sampler != nil {
 		o.CreateMessageHandler = s.r.sampler.handler(s.e.Name)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: mcpserve.ImplVersion()}, &o)
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: mcpclient.ImplVersion()}, &o)
 	c.AddRoots(&mcp.Root{URI: "file://" + s.r.cwd, Name: filepath.Base(s.r.cwd)})
 	if s.r.sampler == nil {
 		c.AddReceivingMiddleware(declineSampling(s.e.Name, func(m string) { app.Warnf(s.r.c, "%s", m) }))
@@ -113,7 +92,7 @@ func (s *session) client() *mcp.Client {
 
 func (s *session) connect(ctx context.Context) error {
 	timeout := s.r.connectTimeoutFor(s.e)
-	cctx, cancel := boundCtx(ctx, timeout)
+	cctx, cancel := mcpclient.BoundCtx(ctx, timeout)
 	defer cancel()
 	var last error
 	for _, v := range protocolVersions {
@@ -121,7 +100,7 @@ func (s *session) connect(ctx context.Context) error {
 		if err != nil && s.e.Server.Type == "http" && s.http != nil {
 			// The spec's back-compat rule: a Streamable HTTP initialize that
 			// fails with 400/404/405 may be an old HTTP+SSE server.
-			switch s.http.status() {
+			switch s.http.Status() {
 			case 400, 404, 405:
 				if cs2, err2 := s.connectOnce(cctx, v, "sse"); err2 == nil {
 					cs, err = cs2, nil
@@ -148,9 +127,9 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		return nil, err
 	}
 	var connected atomic.Bool
-	k, _ := t.(*stdioTransport)
+	k, _ := t.(*mcpclient.StdioTransport)
 	if sse, ok := t.(*mcp.SSEClientTransport); ok {
-		t = &detached{sse, &connected}
+		t = &mcpclient.Detached{Transport: sse, Connected: &connected}
 	}
 	// A server that does not answer in time is killed at once: the SDK's
 	// polite close (stdin, then 5 s, then SIGTERM) would outlast the timeout.
@@ -160,7 +139,7 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 		select {
 		case <-ctx.Done():
 			if !connected.Load() && k != nil {
-				k.kill()
+				k.Kill()
 			}
 		case <-stop:
 		}
@@ -172,51 +151,28 @@ func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 	return cs, err
 }
 
-// detached runs a legacy SSE transport's long-lived GET stream on a context
-// that outlives the connect timeout once the connection is up (the SDK ties
-// the stream to the context given to Connect).
-type detached struct {
-	mcp.Transport
-	connected *atomic.Bool
-}
-
-func (d *detached) Connect(ctx context.Context) (mcp.Connection, error) {
-	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	go func() {
-		<-ctx.Done()
-		if !d.connected.Load() {
-			cancel()
-		}
-	}()
-	c, err := d.Transport.Connect(bg)
-	if err != nil {
-		cancel()
-	}
-	return c, err
-}
-
-// classify turns a connect error into a connErr with a clear message.
+// classify turns a connect error into a mcpclient.ConnErr with a clear message.
 func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Duration) error {
 	name := s.e.Name
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case cctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
-		return &connErr{name, "timeout", fmt.Errorf("connection to MCP server %q timed out after %s", name, timeout)}
+		return &mcpclient.ConnErr{Server: name, Kind: "timeout", Err: fmt.Errorf("connection to MCP server %q timed out after %s", name, timeout)}
 	}
 	if ae := s.authErr(); ae != nil {
 		return ae
 	}
 	msg := err.Error()
 	if s.stderr != nil {
-		if tail := s.stderr.last(); tail != "" {
+		if tail := s.stderr.Last(); tail != "" {
 			msg += " (server stderr: " + tail + ")"
 		}
-		if junk := s.stderr.lastJunk(); junk != "" {
+		if junk := s.stderr.LastJunk(); junk != "" {
 			msg += " (server stdout, not JSON-RPC: " + junk + ")"
 		}
 	}
-	return &connErr{name, "connection", fmt.Errorf("MCP server %q: %s", name, msg)}
+	return &mcpclient.ConnErr{Server: name, Kind: "connection", Err: fmt.Errorf("MCP server %q: %s", name, msg)}
 }
 
 // transport builds the SDK transport of a server.
@@ -256,10 +212,10 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
+		s.stderr = &mcpclient.StderrTail{W: w, Prefix: "[mcp:" + s.e.Name + "] "}
 		cmd.Stderr = s.stderr
-		s.watch.observe()
-		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk, cancelled: s.watch.sentFunc()}, nil
+		s.watch.Observe()
+		return &mcpclient.StdioTransport{Cmd: cmd, Terminate: s.r.terminate, Junk: s.stderr.Junk, Cancelled: s.watch.SentFunc()}, nil
 	case "http", "sse":
 		headers := map[string]string{}
 		for k, v := range sv.Headers {
@@ -277,8 +233,8 @@ func (s *session) transport(typ string) (mcp.Transport, error) {
 				headers[k] = v
 			}
 		}
-		s.watch.observe()
-		s.http = &httpRecorder{base: http.DefaultTransport, headers: headers, cancelled: s.watch.sentFunc()}
+		s.watch.Observe()
+		s.http = &mcpclient.HTTPRecorder{Base: http.DefaultTransport, Headers: headers, Cancelled: s.watch.SentFunc()}
 		client := &http.Client{Transport: s.http}
 		if typ == "sse" {
 			return &mcp.SSEClientTransport{Endpoint: sv.URL, HTTPClient: client}, nil
@@ -323,175 +279,6 @@ func (r *runner) serverStderr(name string) (io.Writer, error) {
 	return f, nil
 }
 
-// stderrTail copies a server's stderr line by line with a prefix, keeps the
-// last line for error messages, and stops copying after maxLines so a chatty
-// server cannot flood the terminal.
-type stderrTail struct {
-	w      io.Writer
-	prefix string
-	mu     sync.Mutex
-	buf    []byte
-	tail   string
-	stdout string // the last line skipped on stdout
-	lines  int
-}
-
-const maxStderrLines = 1000
-
-func (t *stderrTail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	for {
-		i := bytes.IndexByte(t.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(t.buf[:i]), "\r")
-		t.buf = t.buf[i+1:]
-		if strings.TrimSpace(line) != "" {
-			t.tail = line
-		}
-		t.lines++
-		switch {
-		case t.lines < maxStderrLines:
-			fmt.Fprintf(t.w, "%s%s\n", t.prefix, line)
-		case t.lines == maxStderrLines:
-			fmt.Fprintf(t.w, "%s(more output dropped)\n", t.prefix)
-		}
-	}
-	return len(p), nil
-}
-
-// junk reports a line of the server's stdout that is not JSON-RPC: it is
-// skipped, shown like a stderr line, and kept for error messages.
-func (t *stderrTail) junk(line string) {
-	line = mcptool.Clip(line, 200)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.stdout = line
-	t.lines++
-	if t.lines < maxStderrLines {
-		fmt.Fprintf(t.w, "%snot JSON-RPC on stdout, skipped: %s\n", t.prefix, line)
-	}
-}
-
-// lastJunk is the last line skipped on stdout.
-func (t *stderrTail) lastJunk() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.stdout
-}
-
-func (t *stderrTail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.tail == "" && len(t.buf) > 0 {
-		return strings.TrimSpace(string(t.buf))
-	}
-	return t.tail
-}
-
-// httpRecorder adds the configured headers and remembers the last failed
-// response, so a 401 can be told from other failures.
-type httpRecorder struct {
-	base      http.RoundTripper
-	headers   map[string]string
-	cancelled func() // called for each notifications/cancelled POSTed
-	mu        sync.Mutex
-	code      int
-	auth      string
-	stepUp    string // the scope of a 403 insufficient_scope
-	body      string
-}
-
-// scope is the scope a 403 insufficient_scope asked for, else "".
-func (h *httpRecorder) scope() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.stepUp
-}
-
-func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		if req.Header.Get(k) == "" || !strings.EqualFold(k, "Authorization") {
-			req.Header.Set(k, v)
-		}
-	}
-	resp, err := h.base.RoundTrip(req)
-	if h.cancelled != nil && req.Method == http.MethodPost && req.GetBody != nil {
-		if body, berr := req.GetBody(); berr == nil {
-			b, _ := io.ReadAll(io.LimitReader(body, 4096))
-			body.Close()
-			if bytes.Contains(b, cancelledMethod) {
-				h.cancelled()
-			}
-		}
-	}
-	if err != nil || resp.StatusCode < 300 {
-		return resp, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if req.Method == http.MethodGet && resp.StatusCode == http.StatusMethodNotAllowed {
-		return resp, nil // no standalone SSE stream: fine
-	}
-	h.code = resp.StatusCode
-	h.auth = resp.Header.Get("WWW-Authenticate")
-	h.stepUp = insufficientScope(resp)
-	if mas := resp.Header.Get("Mcp-Auth-Server"); mas != "" {
-		h.auth = strings.TrimSpace(h.auth + "; Mcp-Auth-Server: " + mas)
-	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
-	resp.Body.Close()
-	h.body = strings.TrimSpace(string(b))
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return resp, nil
-}
-
-func (h *httpRecorder) status() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.code
-}
-
-// hint is the body and WWW-Authenticate of the failed response.
-func (h *httpRecorder) hint() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.body
-	if s == "" {
-		s = http.StatusText(h.code)
-	}
-	if h.auth != "" {
-		s += " [WWW-Authenticate: " + h.auth + "]"
-	}
-	return s
-}
-
-// retriable reports a connection-class failure worth one reconnect.
-func retriable(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) {
-		return true
-	}
-	// A pipe closed under a call (in-memory and stdio transports) surfaces as
-	// the write's own error when it loses the race with the reader's EOF.
-	if errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) {
-		return true
-	}
-	m := strings.ToLower(err.Error())
-	for _, s := range []string{"connection refused", "connection reset", "broken pipe", "network is unreachable", "no route to host", "connection closed", "transport closed", "session not found"} {
-		if strings.Contains(m, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // backoff is the wait before each reconnect attempt.
 var backoff = []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
@@ -533,8 +320,8 @@ func (s *session) reconnect(ctx context.Context) error {
 			}
 			return nil
 		}
-		var ce *connErr
-		if errors.As(err, &ce) && ce.kind == "auth_required" {
+		var ce *mcpclient.ConnErr
+		if errors.As(err, &ce) && ce.Kind == "auth_required" {
 			return err
 		}
 	}
@@ -556,7 +343,7 @@ func (s *session) doAgain(ctx context.Context, fn func(*mcp.ClientSession) error
 	cs := s.cs
 	s.mu.Unlock()
 	err := fn(cs)
-	if !retriable(err) || ctx.Err() != nil {
+	if !mcpclient.Retriable(err) || ctx.Err() != nil {
 		return err
 	}
 	app.Warnf(s.r.c, "%s: %v; reconnecting", s.e.Name, err)
@@ -567,7 +354,7 @@ func (s *session) doAgain(ctx context.Context, fn func(*mcp.ClientSession) error
 	if again != nil {
 		if aerr := again(err); aerr != nil {
 			if tail != "" {
-				aerr = &connErr{s.e.Name, "connection", fmt.Errorf("%w (server stderr: %s)", aerr, tail)}
+				aerr = &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: fmt.Errorf("%w (server stderr: %s)", aerr, tail)}
 			}
 			return aerr
 		}
@@ -586,7 +373,7 @@ func (s *session) stderrLast() string {
 	if st == nil {
 		return ""
 	}
-	return st.last()
+	return st.Last()
 }
 
 // current is the live connection (nil on a nil session or after close).
@@ -605,30 +392,14 @@ func (s *session) close() {
 	s.cs = nil
 	s.mu.Unlock()
 	if cs != nil {
-		s.watch.wait(cs) // the notifications/cancelled of abandoned calls go first
+		s.watch.Wait(cs) // the notifications/cancelled of abandoned calls go first
 		_ = cs.Close()
 	}
 }
 
 // listCtx bounds a list request by the connect timeout.
 func (s *session) listCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return boundCtx(ctx, s.r.connectTimeoutFor(s.e))
-}
-
-// boundCtx is ctx with timeout d, or without one when d is 0.
-func boundCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d > 0 {
-		return context.WithTimeout(ctx, d)
-	}
-	return context.WithCancel(ctx)
-}
-
-// timeoutErr maps a deadline to exit 124 with what ran out.
-func timeoutErr(ctx context.Context, err error, what string, d time.Duration) error {
-	if err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded) {
-		return &connErr{kind: "timeout", err: fmt.Errorf("%s timed out after %s", what, d)}
-	}
-	return err
+	return mcpclient.BoundCtx(ctx, s.r.connectTimeoutFor(s.e))
 }
 
 // oneServer is the sequence of every one-server command: the runner, the
@@ -677,7 +448,7 @@ func (s *session) request(ctx context.Context, what string, fn func(ctx context.
 	return s.do(ctx, func(cs *mcp.ClientSession) error {
 		lctx, cancel := s.listCtx(ctx)
 		defer cancel()
-		return timeoutErr(lctx, fn(lctx, cs), what, s.r.connectTimeoutFor(s.e))
+		return mcpclient.TimeoutErr(lctx, fn(lctx, cs), what, s.r.connectTimeoutFor(s.e))
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcptool"
 )
@@ -77,7 +78,7 @@ func readCommand(env *cmdEnv) *cli.Command {
 				return err
 			})
 			if err != nil {
-				return &connErr{s.e.Name, "connection", fmt.Errorf("%s: read %s: %w", s.e.Name, uri, err)}
+				return &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: fmt.Errorf("%s: read %s: %w", s.e.Name, uri, err)}
 			}
 			if c.Bool("json") {
 				return writeJSON(r, res)
@@ -223,7 +224,7 @@ func promptCommand(env *cmdEnv) *cli.Command {
 					return err
 				})
 				if err != nil {
-					return &connErr{s.e.Name, "connection", fmt.Errorf("%s: prompt %s: %w", s.e.Name, p.Name, err)}
+					return &mcpclient.ConnErr{Server: s.e.Name, Kind: "connection", Err: fmt.Errorf("%s: prompt %s: %w", s.e.Name, p.Name, err)}
 				}
 				if c.Bool("json") {
 					return writeJSON(r, res)

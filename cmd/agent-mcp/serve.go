@@ -129,7 +129,7 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 		return err
 	}
 	if f.addr == "" {
-		err := srv.Run(c.Context, drainTransport{&mcp.StdioTransport{}})
+		err := srv.Run(c.Context, mcpserve.DrainTransport{Transport: &mcp.StdioTransport{}})
 		if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 			return err
 		}

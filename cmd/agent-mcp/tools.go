@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -153,9 +154,9 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 	if err != nil {
 		st.Status, st.Error = "failed", err.Error()
 		st.Kind = "connection"
-		var ce *connErr
+		var ce *mcpclient.ConnErr
 		if errors.As(err, &ce) {
-			st.Kind = ce.kind
+			st.Kind = ce.Kind
 		}
 		st.AuthRequired = st.Kind == "auth_required"
 		app.Warnf(r.c, "%s", err)

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -427,7 +427,7 @@ func askAnswer(a *event.ToolAsk, res *mcp.ElicitResult) *event.Answer {
 
 // Server builds the MCP server with the selected tools.
 func (tp *Proc) Server(cwd string, pick []string, allowWrite, allowExec bool) (*mcp.Server, error) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "agent-mcp", Version: ImplVersion()},
+	s := mcp.NewServer(&mcp.Implementation{Name: "agent-mcp", Version: mcpclient.ImplVersion()},
 		&mcp.ServerOptions{Instructions: "agentutils tools working in " + cwd + "; relative paths are resolved there."})
 	picked := map[string]bool{}
 	for _, p := range pick {
@@ -525,12 +525,4 @@ func lastLine(s string) string {
 		s = s[:200]
 	}
 	return s
-}
-
-// ImplVersion is the version we announce in MCP's implementation info.
-func ImplVersion() string {
-	if app.Version != "" {
-		return app.Version
-	}
-	return "dev"
 }
