@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/oauth2"
@@ -302,7 +301,7 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 	if err != nil {
 		return exit.Errorf(exit.Failure, "oauth: %v", err)
 	}
-	if err := r.connectWith(ctx, e, h, wait); err != nil {
+	if err := r.dialer().ConnectWith(ctx, e, h, wait); err != nil {
 		return err
 	}
 	if saved == nil {
@@ -313,27 +312,6 @@ func (r *runner) login(ctx context.Context, e mcpconfig.Entry, port int, wait ti
 		return err
 	}
 	app.Warnf(r.c, "%s: logged in; token stored in %s", e.Name, r.credentialsFile())
-	return nil
-}
-
-// connectWith connects to e with the OAuth handler h, which runs the
-// login when the server asks for it, and closes the connection.
-func (r *runner) connectWith(ctx context.Context, e mcpconfig.Entry, h auth.OAuthHandler, wait time.Duration) error {
-	s := &session{r: r, e: e, opts: &mcp.ClientOptions{}}
-	t, err := s.transport(e.Server.Type)
-	if err != nil {
-		return err
-	}
-	st, ok := t.(*mcp.StreamableClientTransport)
-	if !ok {
-		return exit.Errorf(exit.Usage, "server %q: OAuth needs a Streamable HTTP server (type \"http\")", e.Name)
-	}
-	st.OAuthHandler = h
-	cs, err := s.client().Connect(ctx, t, nil)
-	if err != nil {
-		return s.classify(context.Background(), ctx, err, wait)
-	}
-	_ = cs.Close()
 	return nil
 }
 

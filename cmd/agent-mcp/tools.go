@@ -26,7 +26,7 @@ import (
 // listTools pages through tools/list within the connect timeout.
 func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	err := s.request(ctx, fmt.Sprintf("tools/list of %q", s.e.Name), func(lctx context.Context, cs *mcp.ClientSession) error {
+	err := s.Request(ctx, fmt.Sprintf("tools/list of %q", s.Entry.Name), func(lctx context.Context, cs *mcp.ClientSession) error {
 		tools = nil
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 			return nil
@@ -40,7 +40,7 @@ func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		return nil
 	})
 	if err == nil {
-		s.r.writeToolCache(s.e, tools)
+		s.r.writeToolCache(s.Entry, tools)
 	}
 	return tools, err
 }
@@ -140,7 +140,7 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 	}
 	s, err := r.open(ctx, e, nil)
 	if err == nil {
-		defer s.close()
+		defer s.Close()
 		var tools []*mcp.Tool
 		tools, err = s.listTools(ctx)
 		ir := s.current().InitializeResult()
@@ -275,7 +275,7 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 					continue
 				}
 				tools, err := s.listTools(c.Context)
-				s.close()
+				s.Close()
 				if err != nil {
 					if len(es) == 1 {
 						return err

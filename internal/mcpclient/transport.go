@@ -1,8 +1,10 @@
-// Package mcpclient holds the transports of agent-mcp's connections to MCP
-// servers: a stdio transport that skips non-JSON stdout lines and stops a
-// server politely, an HTTP recorder that adds headers and keeps the last
-// failure, the stderr tail of a server, the wait for notifications/cancelled
-// of abandoned calls, and the classified connection errors (exit codes).
+// Package mcpclient is agent-mcp's side of its connections to MCP servers:
+// sessions that connect (stdio, Streamable HTTP, legacy SSE, negotiating
+// the protocol version) and reconnect, a stdio transport that skips
+// non-JSON stdout lines and stops a server politely, the headers and last
+// failure of HTTP, a server's stderr tail, the wait for the
+// notifications/cancelled of abandoned calls, the refusal of sampling, and
+// the classified connection errors (exit codes).
 package mcpclient
 
 import (
