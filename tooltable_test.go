@@ -21,7 +21,7 @@ var notTools = map[string]struct {
 	names []string
 	why   string
 }{
-	"cmd/agent-session/runtask.go":     {[]string{"bash"}, "the task's check runs with bash -c"},
+	"internal/taskrun/taskrun.go":      {[]string{"bash"}, "the task's check runs with bash -c"},
 	"cmd/agent-mcp/config.go":          {[]string{"read"}, "agent-mcp's subcommand names"},
 	"cmd/agent-mcp/resources.go":       {[]string{"read"}, "agent-mcp's read subcommand"},
 	"internal/app/extra.go":            {[]string{"bash"}, "shell completion for bash"},
