@@ -34,7 +34,7 @@ func (s *session) current() *mcp.ClientSession {
 func (r *runner) dialer() *mcpclient.Dialer {
 	d := &mcpclient.Dialer{Cwd: r.cwd, Environ: r.env.Environment, Getenv: r.getenv, Transport: r.env.transport,
 		Warn: func(m string) { app.Warnf(r.c, "%s", m) }, ServerStderr: r.serverStderr, Terminate: r.terminate,
-		ConnectTimeout: r.connectTimeoutFor, AccessToken: r.accessToken, OAuthHandler: r.oauthHandler}
+		ConnectTimeout: r.connectTimeoutFor, AccessToken: r.creds().AccessToken, OAuthHandler: r.creds().Handler}
 	if r.sampler != nil {
 		d.Sampler = r.sampler.handler
 	}

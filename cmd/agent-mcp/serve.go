@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"strings"
 
@@ -149,7 +148,7 @@ func serveHTTP(c *cli.Context, srv *mcp.Server, f serveFlags) error {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The MCP spec: servers MUST validate Origin on Streamable
 		// HTTP (DNS rebinding); a browser page elsewhere gets 403.
-		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
+		if o := r.Header.Get("Origin"); o != "" && !mcpserve.OriginAllowed(o, origins) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
@@ -169,27 +168,6 @@ func serveHTTP(c *cli.Context, srv *mcp.Server, f serveFlags) error {
 		return err
 	}
 	return nil
-}
-
-// originAllowed says whether a request's Origin may use the server: a
-// loopback one (http or https on localhost, 127.0.0.0/8 or ::1, any
-// port) or one of allowed, compared without case.
-func originAllowed(origin string, allowed []string) bool {
-	for _, a := range allowed {
-		if strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // longRunningGC lets the heap of a long-running serve or bridge grow to 3x

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpauth"
 	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -326,7 +327,7 @@ func (r *runner) toolCacheFile(name string) string {
 }
 
 func credentialIDFor(name string) string {
-	return strings.TrimPrefix(credentialID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
+	return strings.TrimPrefix(mcpauth.ID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
 }
 
 func (r *runner) writeToolCache(e mcpconfig.Entry, tools []*mcp.Tool) {

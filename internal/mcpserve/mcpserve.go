@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -525,4 +527,25 @@ func lastLine(s string) string {
 		s = s[:200]
 	}
 	return s
+}
+
+// OriginAllowed says whether a request's Origin may use the server: a
+// loopback one (http or https on localhost, 127.0.0.0/8 or ::1, any
+// port) or one of allowed, compared without case.
+func OriginAllowed(origin string, allowed []string) bool {
+	for _, a := range allowed {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
