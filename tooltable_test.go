@@ -21,7 +21,7 @@ var notTools = map[string]struct {
 	names []string
 	why   string
 }{
-	"cmd/agent-session/runtask.go":     {[]string{"bash"}, "the task's check runs with bash -c"},
+	"internal/taskrun/taskrun.go":      {[]string{"bash"}, "the task's check runs with bash -c"},
 	"cmd/agent-mcp/config.go":          {[]string{"read"}, "agent-mcp's subcommand names"},
 	"cmd/agent-mcp/resources.go":       {[]string{"read"}, "agent-mcp's read subcommand"},
 	"internal/app/extra.go":            {[]string{"bash"}, "shell completion for bash"},
@@ -31,7 +31,7 @@ var notTools = map[string]struct {
 	"lib/config/config.go":             {[]string{"apply_patch", "ask"}, "the edit mode named after the tool; the approval mode ask"},
 	"cmd/agent/config.go":              {[]string{"ask"}, "the approval mode ask"},
 	"cmd/agent-chat/tools.go":          {[]string{"ask"}, "the request kind ask of the tool protocol"},
-	"cmd/agent-mcp/serve.go":           {[]string{"ask"}, "the request kind ask of the tool protocol"},
+	"internal/mcpserve/mcpserve.go":    {[]string{"ask"}, "the request kind ask of the tool protocol"},
 	"internal/hooks/hooks.go":          {[]string{"ask"}, "Claude Code's hook decision ask"},
 	"lib/batch/batch.go":               {[]string{"apply_patch"}, "the edit mode named after the tool"},
 	"lib/session/skim.go":              {[]string{"read", "bash", "edit", "write"}, "interned common strings of session records"},

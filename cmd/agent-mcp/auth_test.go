@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpauth"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -323,13 +324,13 @@ func oauthHome(t *testing.T, f *fakeOAuth) string {
 	return home
 }
 
-func readCreds(t *testing.T, home string) map[string]credential {
+func readCreds(t *testing.T, home string) map[string]mcpauth.Credential {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(home, "credentials.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]credential{}
+	m := map[string]mcpauth.Credential{}
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}

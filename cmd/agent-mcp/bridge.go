@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -194,7 +195,7 @@ func (b *bridge) run(ctx context.Context) error {
 		select {
 		case <-bs.ready:
 			if bs.s != nil {
-				bs.s.close()
+				bs.s.Close()
 			}
 		default:
 		}
@@ -291,13 +292,13 @@ func (b *bridge) connect(ctx context.Context, bs *bridgeServer) {
 	if err == nil {
 		var tools []*mcp.Tool
 		if tools, err = s.listTools(ctx); err == nil {
-			s.onReconnect = func() { b.spawn(func() { b.refresh(ctx, bs) }) }
+			s.OnReconnect = func() { b.spawn(func() { b.refresh(ctx, bs) }) }
 			b.mu.Lock()
 			bs.s, bs.tools = s, tools
 			b.mu.Unlock()
 			return
 		}
-		s.close()
+		s.Close()
 	}
 	b.mu.Lock()
 	bs.err = err
@@ -562,10 +563,10 @@ func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, arg
 		if ctx.Err() != nil {
 			return fail("MCP error: cancelled")
 		}
-		if b.r.sampler == nil && samplingRefused(err) {
-			return fail("MCP error: the server asked for sampling, declined: %s", noSampling)
+		if b.r.sampler == nil && mcpclient.SamplingRefused(err) {
+			return fail("MCP error: the server asked for sampling, declined: %s", mcpclient.NoSampling)
 		}
-		if retriable(err) {
+		if mcpclient.Retriable(err) {
 			return fail("MCP error: %v", rt.srv.s.gone(rt.tool, err))
 		}
 		return fail("MCP error: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -137,7 +138,7 @@ func printCall(r *runner, w io.Writer, server string, o callOptions, raw json.Ra
 	}
 	out, err := mcptool.Convert(server, o.tool, raw)
 	if err != nil {
-		return &connErr{server, "protocol", err}
+		return &mcpclient.ConnErr{Server: server, Kind: "protocol", Err: err}
 	}
 	if o.text {
 		if _, err := fmt.Fprintln(w, mcptool.JoinText(out.Content)); err != nil {
@@ -201,8 +202,8 @@ func readArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
 // for it). A call whose connection broke is sent again on a new connection
 // only when it never went out or the tool says that is safe (resendable).
 func (s *session) callTool(ctx context.Context, tool string, args json.RawMessage, progressToken any) (json.RawMessage, error) {
-	timeout := s.r.toolTimeoutFor(s.e)
-	cctx, cancel := boundCtx(ctx, timeout)
+	timeout := s.r.toolTimeoutFor(s.Entry)
+	cctx, cancel := mcpclient.BoundCtx(ctx, timeout)
 	defer cancel()
 	var raw json.RawMessage
 	call := func(cs *mcp.ClientSession) error {
@@ -213,19 +214,19 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		res, err := cs.CallTool(cctx, p)
 		if err != nil {
 			if cctx.Err() != nil {
-				s.watch.expect()
+				s.Watch.Expect()
 			}
 			return err
 		}
 		raw, err = json.Marshal(res)
 		return err
 	}
-	err := s.doAgain(cctx, call, func(sent error) error { return s.resendable(cctx, tool, sent) })
+	err := s.DoAgain(cctx, call, func(sent error) error { return s.resendable(cctx, tool, sent) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, timeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.e.Name), timeout)
+		return nil, mcpclient.TimeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.Entry.Name), timeout)
 	}
 	return raw, nil
 }
@@ -255,25 +256,25 @@ func (s *session) resendable(ctx context.Context, tool string, err error) error 
 		}
 	}
 	msg := fmt.Sprintf("MCP server %q exited or closed the connection during the call of %q; not sent again: "+
-		"the call may have run and the tool is not marked idempotent (idempotentHint: true, destructiveHint: false) or read-only", s.e.Name, tool)
+		"the call may have run and the tool is not marked idempotent (idempotentHint: true, destructiveHint: false) or read-only", s.Entry.Name, tool)
 	if lerr != nil {
 		msg += " (its tool list could not be read after the reconnect: " + lerr.Error() + ")"
 	}
-	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %w", msg, err)}
+	return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: fmt.Errorf("%s: %w", msg, err)}
 }
 
 // explainCallError turns a failed call into a clear error: an unknown tool
 // (with close names) is a usage error, a timeout exits 124.
 func (s *session) explainCallError(ctx context.Context, tool string, err error) error {
-	var ce *connErr
+	var ce *mcpclient.ConnErr
 	if errors.As(err, &ce) || ctx.Err() != nil {
 		return err
 	}
-	if ae := s.authErr(); ae != nil { // the token expired or was revoked mid-session
+	if ae := s.AuthErr(); ae != nil { // the token expired or was revoked mid-session
 		return ae
 	}
-	if s.r.sampler == nil && samplingRefused(err) {
-		return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.e.Name, tool, noSampling)}
+	if s.r.sampler == nil && mcpclient.SamplingRefused(err) {
+		return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.Entry.Name, tool, mcpclient.NoSampling)}
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {
@@ -281,13 +282,13 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 			return err
 		}
 		if je != nil && je.Code == jsonrpc.CodeInvalidParams {
-			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.e.Name, tool, je.Code, je.Message)
+			return exit.Errorf(exit.Usage, "%s: %s: MCP error %d: %s", s.Entry.Name, tool, je.Code, je.Message)
 		}
 	}
-	if retriable(err) {
-		return &connErr{s.e.Name, "connection", s.gone(tool, err)}
+	if mcpclient.Retriable(err) {
+		return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: s.gone(tool, err)}
 	}
-	return &connErr{s.e.Name, "connection", fmt.Errorf("%s: %s: %w", s.e.Name, tool, err)}
+	return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: fmt.Errorf("%s: %s: %w", s.Entry.Name, tool, err)}
 }
 
 // noSuchTool is the usage error (with close names) for a tool the
@@ -304,7 +305,7 @@ func (s *session) noSuchTool(ctx context.Context, tool string) error {
 		}
 		names = append(names, t.Name)
 	}
-	msg := fmt.Sprintf("server %q has no tool %q", s.e.Name, tool)
+	msg := fmt.Sprintf("server %q has no tool %q", s.Entry.Name, tool)
 	if sug := mcpconfig.Suggest(tool, names); len(sug) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
 	}
@@ -314,11 +315,9 @@ func (s *session) noSuchTool(ctx context.Context, tool string) error {
 // gone explains a call that failed on a connection that went away again
 // after the reconnect and retry.
 func (s *session) gone(tool string, err error) error {
-	msg := fmt.Sprintf("MCP server %q closed the connection during the call of %q, also after a reconnect (did it exit or crash?)", s.e.Name, tool)
-	if s.stderr != nil {
-		if tail := s.stderr.last(); tail != "" {
-			msg += " (server stderr: " + tail + ")"
-		}
+	msg := fmt.Sprintf("MCP server %q closed the connection during the call of %q, also after a reconnect (did it exit or crash?)", s.Entry.Name, tool)
+	if tail := s.StderrLast(); tail != "" {
+		msg += " (server stderr: " + tail + ")"
 	}
 	return fmt.Errorf("%s: %w", msg, err)
 }

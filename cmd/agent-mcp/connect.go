@@ -1,310 +1,53 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"iter"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
-	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
-// protocolVersions are offered newest first when a server rejects the SDK's
-// default; the SDK itself starts at its newest version.
-var protocolVersions = []string{"", "2025-06-18", "2025-03-26"}
-
-// session is one live connection to a server, able to reconnect.
+// session is a connection to a server and the runner that opened it.
 type session struct {
-	r    *runner
-	e    mcpconfig.Entry
-	opts *mcp.ClientOptions
-
-	mu     sync.Mutex
-	cs     *mcp.ClientSession
-	http   *httpRecorder
-	stderr *stderrTail
-	// watch lets close wait for the notifications/cancelled of abandoned calls.
-	watch *cancelWatch
-	// reconnecting is closed when an in-flight reconnect ends.
-	reconnecting chan struct{}
-	// onReconnect runs after a successful reconnect (the bridge re-lists
-	// in the background); it must not block.
-	onReconnect func()
+	*mcpclient.Session
+	r *runner
 }
 
-// connErr classifies a failure for exit codes and --json.
-type connErr struct {
-	server string
-	kind   string // connection | auth_required | timeout | tool_error | protocol
-	err    error
-}
-
-func (e *connErr) Error() string { return e.err.Error() }
-func (e *connErr) Unwrap() error { return e.err }
-func (e *connErr) ExitCode() int {
-	switch e.kind {
-	case "timeout":
-		return exit.Timeout
-	case "auth_required":
-		return exit.Auth
-	}
-	return exit.Failure
-}
-
-// authErr is the auth_required error of a server that answered 401/403.
-func (s *session) authErr() error {
-	if s.http == nil {
+// current is the live connection (nil on a nil session or after close).
+func (s *session) current() *mcp.ClientSession {
+	if s == nil {
 		return nil
 	}
-	if st := s.http.status(); st == 401 || st == 403 {
-		name := s.e.Name
-		if scope := s.http.scope(); scope != "" {
-			return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: the token needs the scope %q (insufficient_scope): %s (run 'agent-mcp auth %s' to log in with it)", name, st, scope, s.http.hint(), name)}
-		}
-		return &connErr{name, "auth_required", fmt.Errorf("MCP server %q: HTTP %d: %s (run 'agent-mcp auth %s')", name, st, s.http.hint(), name)}
+	return s.Session.Current()
+}
+
+// dialer is what the runner gives a connection.
+func (r *runner) dialer() *mcpclient.Dialer {
+	d := &mcpclient.Dialer{Cwd: r.cwd, Environ: r.env.Environment, Getenv: r.getenv, Transport: r.env.transport,
+		Warn: func(m string) { app.Warnf(r.c, "%s", m) }, ServerStderr: r.serverStderr, Terminate: r.terminate,
+		ConnectTimeout: r.connectTimeoutFor, AccessToken: r.creds().AccessToken, OAuthHandler: r.creds().Handler}
+	if r.sampler != nil {
+		d.Sampler = r.sampler.handler
 	}
-	return nil
+	return d
 }
 
 // open connects to a server within its connect timeout.
 func (r *runner) open(ctx context.Context, e mcpconfig.Entry, opts *mcp.ClientOptions) (*session, error) {
-	if opts == nil {
-		opts = &mcp.ClientOptions{}
-	}
-	s := &session{r: r, e: e, opts: opts, watch: newCancelWatch()}
-	if err := s.connect(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *session) client() *mcp.Client {
-	o := *s.opts
-	if o.Capabilities == nil {
-		o.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
-	}
-	if s.r.sampler != nil {
-		o.CreateMessageHandler = s.r.sampler.handler(s.e.Name)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: implVersion()}, &o)
-	c.AddRoots(&mcp.Root{URI: "file://" + s.r.cwd, Name: filepath.Base(s.r.cwd)})
-	if s.r.sampler == nil {
-		c.AddReceivingMiddleware(declineSampling(s.e.Name, func(m string) { app.Warnf(s.r.c, "%s", m) }))
-	}
-	return c
-}
-
-func (s *session) connect(ctx context.Context) error {
-	timeout := s.r.connectTimeoutFor(s.e)
-	cctx, cancel := boundCtx(ctx, timeout)
-	defer cancel()
-	var last error
-	for _, v := range protocolVersions {
-		cs, err := s.connectOnce(cctx, v, s.e.Server.Type)
-		if err != nil && s.e.Server.Type == "http" && s.http != nil {
-			// The spec's back-compat rule: a Streamable HTTP initialize that
-			// fails with 400/404/405 may be an old HTTP+SSE server.
-			switch s.http.status() {
-			case 400, 404, 405:
-				if cs2, err2 := s.connectOnce(cctx, v, "sse"); err2 == nil {
-					cs, err = cs2, nil
-				}
-			}
-		}
-		if err == nil {
-			s.mu.Lock()
-			s.cs = cs
-			s.mu.Unlock()
-			return nil
-		}
-		last = err
-		if !strings.Contains(strings.ToLower(err.Error()), "protocol version") {
-			break
-		}
-	}
-	return s.classify(ctx, cctx, last, timeout)
-}
-
-func (s *session) connectOnce(ctx context.Context, version, typ string) (*mcp.ClientSession, error) {
-	t, err := s.transport(typ)
+	s, err := r.dialer().Open(ctx, e, opts)
 	if err != nil {
 		return nil, err
 	}
-	var connected atomic.Bool
-	k, _ := t.(*stdioTransport)
-	if sse, ok := t.(*mcp.SSEClientTransport); ok {
-		t = &detached{sse, &connected}
-	}
-	// A server that does not answer in time is killed at once: the SDK's
-	// polite close (stdin, then 5 s, then SIGTERM) would outlast the timeout.
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-ctx.Done():
-			if !connected.Load() && k != nil {
-				k.kill()
-			}
-		case <-stop:
-		}
-	}()
-	cs, err := s.client().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err == nil {
-		connected.Store(true)
-	}
-	return cs, err
-}
-
-// detached runs a legacy SSE transport's long-lived GET stream on a context
-// that outlives the connect timeout once the connection is up (the SDK ties
-// the stream to the context given to Connect).
-type detached struct {
-	mcp.Transport
-	connected *atomic.Bool
-}
-
-func (d *detached) Connect(ctx context.Context) (mcp.Connection, error) {
-	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	go func() {
-		<-ctx.Done()
-		if !d.connected.Load() {
-			cancel()
-		}
-	}()
-	c, err := d.Transport.Connect(bg)
-	if err != nil {
-		cancel()
-	}
-	return c, err
-}
-
-// classify turns a connect error into a connErr with a clear message.
-func (s *session) classify(ctx, cctx context.Context, err error, timeout time.Duration) error {
-	name := s.e.Name
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case cctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
-		return &connErr{name, "timeout", fmt.Errorf("connection to MCP server %q timed out after %s", name, timeout)}
-	}
-	if ae := s.authErr(); ae != nil {
-		return ae
-	}
-	msg := err.Error()
-	if s.stderr != nil {
-		if tail := s.stderr.last(); tail != "" {
-			msg += " (server stderr: " + tail + ")"
-		}
-		if junk := s.stderr.lastJunk(); junk != "" {
-			msg += " (server stdout, not JSON-RPC: " + junk + ")"
-		}
-	}
-	return &connErr{name, "connection", fmt.Errorf("MCP server %q: %s", name, msg)}
-}
-
-// transport builds the SDK transport of a server.
-func (s *session) transport(typ string) (mcp.Transport, error) {
-	if f := s.r.env.transport; f != nil {
-		if t := f(s.e.Name); t != nil {
-			return t, nil
-		}
-	}
-	sv := s.e.Server
-	switch typ {
-	case "", "stdio":
-		cmd := exec.Command(sv.Command, sv.Args...)
-		cmd.Env = s.r.env.Environment()
-		for _, k := range sv.EnvVars {
-			if v := s.r.getenv(k); v != "" {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-		}
-		for _, k := range sortedKeys(sv.Env) {
-			v, ok := s.r.resolve(sv.Env[k])
-			if ok {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-		}
-		if tok := s.r.accessToken(s.e); tok != "" {
-			cmd.Env = append(cmd.Env, "OAUTH_ACCESS_TOKEN="+tok)
-		}
-		cmd.Dir = s.r.cwd
-		if sv.Cwd != "" {
-			cmd.Dir = sv.Cwd
-			if !filepath.IsAbs(cmd.Dir) {
-				cmd.Dir = filepath.Join(s.r.cwd, cmd.Dir)
-			}
-		}
-		w, err := s.r.serverStderr(s.e.Name)
-		if err != nil {
-			return nil, err
-		}
-		s.stderr = &stderrTail{w: w, prefix: "[mcp:" + s.e.Name + "] "}
-		cmd.Stderr = s.stderr
-		s.watch.observe()
-		return &stdioTransport{cmd: cmd, terminate: s.r.terminate, junk: s.stderr.junk, cancelled: s.watch.sentFunc()}, nil
-	case "http", "sse":
-		headers := map[string]string{}
-		for k, v := range sv.Headers {
-			if rv, ok := s.r.resolve(v); ok {
-				headers[k] = rv
-			}
-		}
-		for k, v := range sv.EnvHeaders {
-			if strings.Contains(v, "${") {
-				v = mcpconfig.Expand(v, s.r.getenv)
-			} else {
-				v = s.r.getenv(v)
-			}
-			if v != "" && !strings.Contains(v, "${") {
-				headers[k] = v
-			}
-		}
-		s.watch.observe()
-		s.http = &httpRecorder{base: http.DefaultTransport, headers: headers, cancelled: s.watch.sentFunc()}
-		client := &http.Client{Transport: s.http}
-		if typ == "sse" {
-			return &mcp.SSEClientTransport{Endpoint: sv.URL, HTTPClient: client}, nil
-		}
-		return &mcp.StreamableClientTransport{Endpoint: sv.URL, HTTPClient: client, MaxRetries: 2, OAuthHandler: s.r.oauthHandler(s.e)}, nil
-	}
-	return nil, exit.Errorf(exit.Usage, "server %q: unknown server type %q", s.e.Name, typ)
-}
-
-// resolve applies the connect-time rules of env and header values: "!cmd"
-// runs a shell command (10 s), a value naming a set variable copies it, any
-// other value is literal. ok is false when a command fails (drop the entry).
-func (r *runner) resolve(v string) (string, bool) {
-	if cmd, ok := strings.CutPrefix(v, "!"); ok {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "sh", "-c", cmd).Output()
-		s := strings.TrimSpace(string(out))
-		if err != nil || s == "" {
-			return "", false
-		}
-		return s, true
-	}
-	if e := r.getenv(v); e != "" && !strings.ContainsAny(v, " =/:") {
-		return e, true
-	}
-	return v, true
+	return &session{s, r}, nil
 }
 
 // serverStderr is where a stdio server's stderr goes.
@@ -320,322 +63,6 @@ func (r *runner) serverStderr(name string) (io.Writer, error) {
 		return nil, exit.Errorf(exit.Usage, "--server-log: %v", err)
 	}
 	return f, nil
-}
-
-// stderrTail copies a server's stderr line by line with a prefix, keeps the
-// last line for error messages, and stops copying after maxLines so a chatty
-// server cannot flood the terminal.
-type stderrTail struct {
-	w      io.Writer
-	prefix string
-	mu     sync.Mutex
-	buf    []byte
-	tail   string
-	stdout string // the last line skipped on stdout
-	lines  int
-}
-
-const maxStderrLines = 1000
-
-func (t *stderrTail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	for {
-		i := bytes.IndexByte(t.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(t.buf[:i]), "\r")
-		t.buf = t.buf[i+1:]
-		if strings.TrimSpace(line) != "" {
-			t.tail = line
-		}
-		t.lines++
-		switch {
-		case t.lines < maxStderrLines:
-			fmt.Fprintf(t.w, "%s%s\n", t.prefix, line)
-		case t.lines == maxStderrLines:
-			fmt.Fprintf(t.w, "%s(more output dropped)\n", t.prefix)
-		}
-	}
-	return len(p), nil
-}
-
-// junk reports a line of the server's stdout that is not JSON-RPC: it is
-// skipped, shown like a stderr line, and kept for error messages.
-func (t *stderrTail) junk(line string) {
-	line = mcptool.Clip(line, 200)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.stdout = line
-	t.lines++
-	if t.lines < maxStderrLines {
-		fmt.Fprintf(t.w, "%snot JSON-RPC on stdout, skipped: %s\n", t.prefix, line)
-	}
-}
-
-// lastJunk is the last line skipped on stdout.
-func (t *stderrTail) lastJunk() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.stdout
-}
-
-func (t *stderrTail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.tail == "" && len(t.buf) > 0 {
-		return strings.TrimSpace(string(t.buf))
-	}
-	return t.tail
-}
-
-// httpRecorder adds the configured headers and remembers the last failed
-// response, so a 401 can be told from other failures.
-type httpRecorder struct {
-	base      http.RoundTripper
-	headers   map[string]string
-	cancelled func() // called for each notifications/cancelled POSTed
-	mu        sync.Mutex
-	code      int
-	auth      string
-	stepUp    string // the scope of a 403 insufficient_scope
-	body      string
-}
-
-// scope is the scope a 403 insufficient_scope asked for, else "".
-func (h *httpRecorder) scope() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.stepUp
-}
-
-func (h *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		if req.Header.Get(k) == "" || !strings.EqualFold(k, "Authorization") {
-			req.Header.Set(k, v)
-		}
-	}
-	resp, err := h.base.RoundTrip(req)
-	if h.cancelled != nil && req.Method == http.MethodPost && req.GetBody != nil {
-		if body, berr := req.GetBody(); berr == nil {
-			b, _ := io.ReadAll(io.LimitReader(body, 4096))
-			body.Close()
-			if bytes.Contains(b, cancelledMethod) {
-				h.cancelled()
-			}
-		}
-	}
-	if err != nil || resp.StatusCode < 300 {
-		return resp, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if req.Method == http.MethodGet && resp.StatusCode == http.StatusMethodNotAllowed {
-		return resp, nil // no standalone SSE stream: fine
-	}
-	h.code = resp.StatusCode
-	h.auth = resp.Header.Get("WWW-Authenticate")
-	h.stepUp = insufficientScope(resp)
-	if mas := resp.Header.Get("Mcp-Auth-Server"); mas != "" {
-		h.auth = strings.TrimSpace(h.auth + "; Mcp-Auth-Server: " + mas)
-	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
-	resp.Body.Close()
-	h.body = strings.TrimSpace(string(b))
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return resp, nil
-}
-
-func (h *httpRecorder) status() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.code
-}
-
-// hint is the body and WWW-Authenticate of the failed response.
-func (h *httpRecorder) hint() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.body
-	if s == "" {
-		s = http.StatusText(h.code)
-	}
-	if h.auth != "" {
-		s += " [WWW-Authenticate: " + h.auth + "]"
-	}
-	return s
-}
-
-// retriable reports a connection-class failure worth one reconnect.
-func retriable(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) {
-		return true
-	}
-	// A pipe closed under a call (in-memory and stdio transports) surfaces as
-	// the write's own error when it loses the race with the reader's EOF.
-	if errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) {
-		return true
-	}
-	m := strings.ToLower(err.Error())
-	for _, s := range []string{"connection refused", "connection reset", "broken pipe", "network is unreachable", "no route to host", "connection closed", "transport closed", "session not found"} {
-		if strings.Contains(m, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// backoff is the wait before each reconnect attempt.
-var backoff = []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
-
-// reconnect replaces a broken connection; concurrent callers share one attempt.
-func (s *session) reconnect(ctx context.Context) error {
-	s.mu.Lock()
-	if ch := s.reconnecting; ch != nil {
-		s.mu.Unlock()
-		select {
-		case <-ch:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	ch := make(chan struct{})
-	s.reconnecting = ch
-	old := s.cs
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.reconnecting = nil
-		s.mu.Unlock()
-		close(ch)
-	}()
-	if old != nil {
-		go old.Close() // a DELETE may take long; do not wait for it
-	}
-	var err error
-	for _, d := range backoff {
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if err = s.connect(ctx); err == nil {
-			if s.onReconnect != nil {
-				s.onReconnect()
-			}
-			return nil
-		}
-		var ce *connErr
-		if errors.As(err, &ce) && ce.kind == "auth_required" {
-			return err
-		}
-	}
-	return err
-}
-
-// do runs fn on the live connection and, on a connection-class failure,
-// reconnects (with backoff) and runs it once more. Only for requests that
-// may safely run twice (lists, reads); tools/call goes through doAgain.
-func (s *session) do(ctx context.Context, fn func(*mcp.ClientSession) error) error {
-	return s.doAgain(ctx, fn, nil)
-}
-
-// doAgain is do that, after the reconnect, asks again (when not nil) whether
-// fn may run a second time; again gets the first failure and its error ends
-// the attempt.
-func (s *session) doAgain(ctx context.Context, fn func(*mcp.ClientSession) error, again func(first error) error) error {
-	s.mu.Lock()
-	cs := s.cs
-	s.mu.Unlock()
-	err := fn(cs)
-	if !retriable(err) || ctx.Err() != nil {
-		return err
-	}
-	app.Warnf(s.r.c, "%s: %v; reconnecting", s.e.Name, err)
-	tail := s.stderrLast() // the crash's last words, before a new process replaces them
-	if rerr := s.reconnect(ctx); rerr != nil {
-		return rerr
-	}
-	if again != nil {
-		if aerr := again(err); aerr != nil {
-			if tail != "" {
-				aerr = &connErr{s.e.Name, "connection", fmt.Errorf("%w (server stderr: %s)", aerr, tail)}
-			}
-			return aerr
-		}
-	}
-	s.mu.Lock()
-	cs = s.cs
-	s.mu.Unlock()
-	return fn(cs)
-}
-
-// stderrLast is the last line a stdio server wrote on stderr.
-func (s *session) stderrLast() string {
-	s.mu.Lock()
-	st := s.stderr
-	s.mu.Unlock()
-	if st == nil {
-		return ""
-	}
-	return st.last()
-}
-
-// current is the live connection (nil on a nil session or after close).
-func (s *session) current() *mcp.ClientSession {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cs
-}
-
-func (s *session) close() {
-	s.mu.Lock()
-	cs := s.cs
-	s.cs = nil
-	s.mu.Unlock()
-	if cs != nil {
-		s.watch.wait(cs) // the notifications/cancelled of abandoned calls go first
-		_ = cs.Close()
-	}
-}
-
-// listCtx bounds a list request by the connect timeout.
-func (s *session) listCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return boundCtx(ctx, s.r.connectTimeoutFor(s.e))
-}
-
-// boundCtx is ctx with timeout d, or without one when d is 0.
-func boundCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d > 0 {
-		return context.WithTimeout(ctx, d)
-	}
-	return context.WithCancel(ctx)
-}
-
-// timeoutErr maps a deadline to exit 124 with what ran out.
-func timeoutErr(ctx context.Context, err error, what string, d time.Duration) error {
-	if err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded) {
-		return &connErr{kind: "timeout", err: fmt.Errorf("%s timed out after %s", what, d)}
-	}
-	return err
-}
-
-// implVersion is the version we announce in MCP's implementation info.
-func implVersion() string {
-	if app.Version != "" {
-		return app.Version
-	}
-	return "dev"
 }
 
 // oneServer is the sequence of every one-server command: the runner, the
@@ -673,26 +100,15 @@ func (r *runner) withSession(ctx context.Context, e mcpconfig.Entry, opts *mcp.C
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	return fn(s)
-}
-
-// request runs one request that may safely run twice (a list, a read) within
-// the connect timeout, reconnecting once on a lost connection; a deadline
-// is a timeout error naming what.
-func (s *session) request(ctx context.Context, what string, fn func(ctx context.Context, cs *mcp.ClientSession) error) error {
-	return s.do(ctx, func(cs *mcp.ClientSession) error {
-		lctx, cancel := s.listCtx(ctx)
-		defer cancel()
-		return timeoutErr(lctx, fn(lctx, cs), what, s.r.connectTimeoutFor(s.e))
-	})
 }
 
 // listEach writes each item of a paged list as a JSON line; nothing when the
 // server lacks the capability (has false).
 func listEach[T any](ctx context.Context, s *session, what string, has func(*mcp.ServerCapabilities) bool,
 	items func(ctx context.Context, cs *mcp.ClientSession) iter.Seq2[T, error]) error {
-	return s.request(ctx, what, func(lctx context.Context, cs *mcp.ClientSession) error {
+	return s.Request(ctx, what, func(lctx context.Context, cs *mcp.ClientSession) error {
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && !has(ir.Capabilities) {
 			return nil
 		}

@@ -260,7 +260,7 @@ func testCommand(env *cmdEnv) *cli.Command {
 					}
 				}
 				if c.Bool("json") {
-					return writeJSON(r, map[string]any{"server": s.e.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
+					return writeJSON(r, map[string]any{"server": s.Entry.Name, "serverInfo": ir.ServerInfo, "protocolVersion": ir.ProtocolVersion,
 						"tools": len(tools), "resources": nres, "prompts": nprompts, "instructions": ir.Instructions != ""})
 				}
 				info := ""
@@ -268,7 +268,7 @@ func testCommand(env *cmdEnv) *cli.Command {
 					info = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
 				}
 				_, err = fmt.Fprintf(env.Stdout, "%s: ok (%s, protocol %s): %d tools, %d resources, %d prompts\n",
-					s.e.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
+					s.Entry.Name, strings.TrimSpace(info), ir.ProtocolVersion, len(tools), nres, nprompts)
 				return err
 			})
 		},

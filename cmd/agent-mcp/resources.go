@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcptool"
 )
@@ -69,15 +70,15 @@ func readCommand(env *cmdEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer s.close()
+			defer s.Close()
 			var res *mcp.ReadResourceResult
-			err = s.request(c.Context, "resources/read", func(ctx context.Context, cs *mcp.ClientSession) error {
+			err = s.Request(c.Context, "resources/read", func(ctx context.Context, cs *mcp.ClientSession) error {
 				var err error
 				res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 				return err
 			})
 			if err != nil {
-				return &connErr{s.e.Name, "connection", fmt.Errorf("%s: read %s: %w", s.e.Name, uri, err)}
+				return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: fmt.Errorf("%s: read %s: %w", s.Entry.Name, uri, err)}
 			}
 			if c.Bool("json") {
 				return writeJSON(r, res)
@@ -99,7 +100,7 @@ func readCommand(env *cmdEnv) *cli.Command {
 // offers reports whether the server lists uri among its resources or has a
 // resource template it matches.
 func (s *session) offers(ctx context.Context, uri string) bool {
-	lctx, cancel := s.listCtx(ctx)
+	lctx, cancel := s.ListCtx(ctx)
 	defer cancel()
 	for res, err := range s.current().Resources(lctx, nil) {
 		if err != nil {
@@ -161,7 +162,7 @@ func (r *runner) resourceServer(ctx context.Context, name, uri string) (*session
 		if len(es) == 1 || s.offers(ctx, uri) {
 			return s, nil
 		}
-		s.close()
+		s.Close()
 	}
 	if firstErr != nil {
 		return nil, firstErr
@@ -217,18 +218,18 @@ func promptCommand(env *cmdEnv) *cli.Command {
 					p.Arguments = args
 				}
 				var res *mcp.GetPromptResult
-				err := s.request(c.Context, "prompts/get", func(ctx context.Context, cs *mcp.ClientSession) error {
+				err := s.Request(c.Context, "prompts/get", func(ctx context.Context, cs *mcp.ClientSession) error {
 					var err error
 					res, err = cs.GetPrompt(ctx, p)
 					return err
 				})
 				if err != nil {
-					return &connErr{s.e.Name, "connection", fmt.Errorf("%s: prompt %s: %w", s.e.Name, p.Name, err)}
+					return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: fmt.Errorf("%s: prompt %s: %w", s.Entry.Name, p.Name, err)}
 				}
 				if c.Bool("json") {
 					return writeJSON(r, res)
 				}
-				_, err = fmt.Fprintln(env.Stdout, promptText(s.e.Name, p.Name, res))
+				_, err = fmt.Fprintln(env.Stdout, promptText(s.Entry.Name, p.Name, res))
 				return err
 			})
 		},

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,8 +22,6 @@ import (
 // lib/llm with agent-chat's catalog, models.toml and key variables. Without
 // one, agent-mcp does not offer sampling and declines such requests with a
 // message that says how to enable it.
-
-const samplingMethod = "sampling/createMessage"
 
 // samplingFlags are the flags of the commands that may be asked to sample.
 func samplingFlags() []cli.Flag {
@@ -158,27 +155,4 @@ func (s *sampler) stream(ctx context.Context, lc llm.Context, opts llm.Options) 
 		defer s.ordered.Unlock()
 	}
 	return s.client.Stream(ctx, s.model, lc, opts, func(llm.Event) {})
-}
-
-// declineSampling answers sampling requests when no model is configured
-// (the capability is not offered, but a server may ask anyway).
-func declineSampling(server string, warn func(string)) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != samplingMethod {
-				return next(ctx, method, req)
-			}
-			warn(fmt.Sprintf("%s: declined a sampling request: %s", server, noSampling))
-			// -1 is the code of the spec's example of a refused sampling request.
-			return nil, &jsonrpc.Error{Code: -1, Message: "sampling declined: " + noSampling}
-		}
-	}
-}
-
-const noSampling = "agent-mcp has no model for sampling (give --sampling-model provider/id or set AGENT_MCP_SAMPLING_MODEL)"
-
-// samplingRefused reports the SDK's error for a multi round-trip sampling
-// request made to a client without the capability.
-func samplingRefused(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "does not support CreateMessage")
 }

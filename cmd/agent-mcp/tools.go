@@ -17,6 +17,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpauth"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -25,7 +27,7 @@ import (
 // listTools pages through tools/list within the connect timeout.
 func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	err := s.request(ctx, fmt.Sprintf("tools/list of %q", s.e.Name), func(lctx context.Context, cs *mcp.ClientSession) error {
+	err := s.Request(ctx, fmt.Sprintf("tools/list of %q", s.Entry.Name), func(lctx context.Context, cs *mcp.ClientSession) error {
 		tools = nil
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 			return nil
@@ -39,7 +41,7 @@ func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		return nil
 	})
 	if err == nil {
-		s.r.writeToolCache(s.e, tools)
+		s.r.writeToolCache(s.Entry, tools)
 	}
 	return tools, err
 }
@@ -139,7 +141,7 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 	}
 	s, err := r.open(ctx, e, nil)
 	if err == nil {
-		defer s.close()
+		defer s.Close()
 		var tools []*mcp.Tool
 		tools, err = s.listTools(ctx)
 		ir := s.current().InitializeResult()
@@ -153,9 +155,9 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 	if err != nil {
 		st.Status, st.Error = "failed", err.Error()
 		st.Kind = "connection"
-		var ce *connErr
+		var ce *mcpclient.ConnErr
 		if errors.As(err, &ce) {
-			st.Kind = ce.kind
+			st.Kind = ce.Kind
 		}
 		st.AuthRequired = st.Kind == "auth_required"
 		app.Warnf(r.c, "%s", err)
@@ -274,7 +276,7 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 					continue
 				}
 				tools, err := s.listTools(c.Context)
-				s.close()
+				s.Close()
 				if err != nil {
 					if len(es) == 1 {
 						return err
@@ -325,7 +327,7 @@ func (r *runner) toolCacheFile(name string) string {
 }
 
 func credentialIDFor(name string) string {
-	return strings.TrimPrefix(credentialID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
+	return strings.TrimPrefix(mcpauth.ID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
 }
 
 func (r *runner) writeToolCache(e mcpconfig.Entry, tools []*mcp.Tool) {

@@ -1,4 +1,4 @@
-package main
+package mcpauth
 
 import (
 	"bytes"
@@ -10,19 +10,19 @@ import (
 	"sync"
 )
 
-// legacyDiscovery is the HTTP transport of `agent-mcp auth` that completes
+// LegacyDiscovery is the HTTP transport of `agent-mcp auth` that completes
 // the discovery of an MCP 2025-03-26 server. Such a server publishes no
 // protected-resource metadata (RFC 9728); the metadata of its authorization
 // server is at the server's root (/.well-known/oauth-authorization-server)
 // and may name an issuer with a path (http://host/oauth), which the SDK
 // refuses as not matching the root. When the protected-resource metadata is
-// missing, legacyDiscovery answers it from that document
+// missing, LegacyDiscovery answers it from that document
 // (authorization_servers: its issuer) and serves the document at the
 // issuer's own metadata URL as well, so the SDK goes on to registration,
 // authorization and the token.
-type legacyDiscovery struct {
-	base     http.RoundTripper
-	resource string // the MCP server's URL
+type LegacyDiscovery struct {
+	Base     http.RoundTripper
+	Resource string // the MCP server's URL
 
 	mu         sync.Mutex
 	doc        []byte // the root metadata document
@@ -34,8 +34,8 @@ const (
 	asmPath = "/.well-known/oauth-authorization-server"
 )
 
-func (l *legacyDiscovery) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := l.base.RoundTrip(req)
+func (l *LegacyDiscovery) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.Base.RoundTrip(req)
 	if err != nil || req.Method != http.MethodGet || resp.StatusCode == http.StatusOK {
 		return resp, err
 	}
@@ -61,8 +61,8 @@ func (l *legacyDiscovery) RoundTrip(req *http.Request) (*http.Response, error) {
 // prm is protected-resource metadata made from the root authorization
 // server metadata of the MCP server's origin, or nil when there is none or
 // its issuer is the root itself (the SDK's own fallback covers that).
-func (l *legacyDiscovery) prm(req *http.Request) []byte {
-	srv, err := url.Parse(l.resource)
+func (l *LegacyDiscovery) prm(req *http.Request) []byte {
+	srv, err := url.Parse(l.Resource)
 	if err != nil || srv.Host != req.URL.Host {
 		return nil
 	}
@@ -72,7 +72,7 @@ func (l *legacyDiscovery) prm(req *http.Request) []byte {
 		return nil
 	}
 	r2.Header.Set("Accept", "application/json")
-	resp, err := l.base.RoundTrip(r2)
+	resp, err := l.Base.RoundTrip(r2)
 	if err != nil {
 		return nil
 	}
@@ -92,6 +92,6 @@ func (l *legacyDiscovery) prm(req *http.Request) []byte {
 	l.doc = doc
 	l.issuerMeta = iss.Scheme + "://" + iss.Host + asmPath + "/" + strings.TrimLeft(iss.Path, "/")
 	l.mu.Unlock()
-	prm, _ := json.Marshal(map[string]any{"resource": l.resource, "authorization_servers": []string{meta.Issuer}})
+	prm, _ := json.Marshal(map[string]any{"resource": l.Resource, "authorization_servers": []string{meta.Issuer}})
 	return prm
 }

@@ -1,4 +1,4 @@
-package main
+package mcpclient
 
 import (
 	"bufio"
@@ -16,17 +16,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// stdioTransport runs a stdio server. Unlike the SDK's CommandTransport it
+// StdioTransport runs a stdio server. Unlike the SDK's CommandTransport it
 // skips lines on the server's stdout that are not JSON (a banner, a stray
 // print) instead of dropping the connection, reporting each to junk; and
 // a connect timeout can kill the process (kill) without racing its start.
 // Close follows the spec: close stdin, wait terminate, SIGTERM, wait
 // terminate, SIGKILL.
-type stdioTransport struct {
-	cmd       *exec.Cmd
-	terminate time.Duration
-	junk      func(line string)
-	cancelled func() // called for each notifications/cancelled written
+type StdioTransport struct {
+	Cmd       *exec.Cmd
+	Terminate time.Duration
+	Junk      func(line string)
+	Cancelled func() // called for each notifications/cancelled written
 
 	mu     sync.Mutex
 	proc   *os.Process
@@ -34,7 +34,7 @@ type stdioTransport struct {
 	done   chan struct{} // closed when the process has been waited for
 }
 
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -45,9 +45,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		inW.Close()
 		return nil, err
 	}
-	t.cmd.Stdin, t.cmd.Stdout = inR, outW
+	t.Cmd.Stdin, t.Cmd.Stdout = inR, outW
 	t.mu.Lock()
-	err = t.cmd.Start()
+	err = t.Cmd.Start()
 	inR.Close() // the child's ends
 	outW.Close()
 	if err != nil {
@@ -56,13 +56,13 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		outR.Close()
 		return nil, err
 	}
-	t.proc, t.done = t.cmd.Process, make(chan struct{})
+	t.proc, t.done = t.Cmd.Process, make(chan struct{})
 	if t.killed {
 		_ = t.proc.Kill()
 	}
 	t.mu.Unlock()
 	go func() {
-		_ = t.cmd.Wait()
+		_ = t.Cmd.Wait()
 		close(t.done)
 	}()
 	pr, pw := io.Pipe()
@@ -71,7 +71,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // filter copies the JSON lines of the server's stdout and reports the rest.
-func (t *stdioTransport) filter(out *os.File, pw *io.PipeWriter) {
+func (t *StdioTransport) filter(out *os.File, pw *io.PipeWriter) {
 	defer out.Close()
 	br := bufio.NewReaderSize(out, 64<<10)
 	for {
@@ -83,8 +83,8 @@ func (t *stdioTransport) filter(out *os.File, pw *io.PipeWriter) {
 				if _, werr := pw.Write(line); werr != nil {
 					return
 				}
-			} else if t.junk != nil {
-				t.junk(string(s))
+			} else if t.Junk != nil {
+				t.Junk(string(s))
 			}
 		}
 		if err != nil {
@@ -94,8 +94,8 @@ func (t *stdioTransport) filter(out *os.File, pw *io.PipeWriter) {
 	}
 }
 
-// kill ends the server now (a connect timeout), or as soon as it starts.
-func (t *stdioTransport) kill() {
+// Kill ends the server now (a connect timeout), or as soon as it starts.
+func (t *StdioTransport) Kill() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.killed = true
@@ -106,7 +106,7 @@ func (t *stdioTransport) kill() {
 
 // stop closes stdin and waits for the server to exit, with SIGTERM and
 // then SIGKILL if it takes longer than terminate each time.
-func (t *stdioTransport) stop(in *os.File) error {
+func (t *StdioTransport) stop(in *os.File) error {
 	err := in.Close()
 	t.mu.Lock()
 	proc, done := t.proc, t.done
@@ -115,7 +115,7 @@ func (t *stdioTransport) stop(in *os.File) error {
 		select {
 		case <-done:
 			return true
-		case <-time.After(t.terminate):
+		case <-time.After(t.Terminate):
 			return false
 		}
 	}
@@ -135,15 +135,15 @@ func (t *stdioTransport) stop(in *os.File) error {
 // stdin is the server's stdin; closing it stops the server.
 type stdin struct {
 	f    *os.File
-	t    *stdioTransport
+	t    *StdioTransport
 	once sync.Once
 	err  error
 }
 
 func (s *stdin) Write(p []byte) (int, error) {
 	n, err := s.f.Write(p)
-	if s.t.cancelled != nil && bytes.Contains(p, cancelledMethod) {
-		s.t.cancelled() // one Write is one message (the SDK's ioConn)
+	if s.t.Cancelled != nil && bytes.Contains(p, cancelledMethod) {
+		s.t.Cancelled() // one Write is one message (the SDK's ioConn)
 	}
 	return n, err
 }

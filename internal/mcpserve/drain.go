@@ -1,4 +1,4 @@
-package main
+package mcpserve
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// drainTransport answers every request read before the input ended: the
+// DrainTransport answers every request read before the input ended: the
 // SDK ends a session at the end of its input and drops the answers not
 // yet written (a client that writes its requests and closes stdin, as
 // `printf … | agent-mcp serve` does, got nothing, not even initialize's).
 // Its connection holds the end of input back until each call read has
 // had its response written (or the connection is closed).
-type drainTransport struct{ mcp.Transport }
+type DrainTransport struct{ mcp.Transport }
 
-func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t DrainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err

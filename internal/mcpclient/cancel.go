@@ -1,4 +1,4 @@
-package main
+package mcpclient
 
 import (
 	"sync"
@@ -11,14 +11,14 @@ import (
 // abandoned calls (the SDK's own bound on sending one).
 const cancelWait = 5 * time.Second
 
-// cancelWatch lets close wait for the notifications/cancelled of calls that
+// CancelWatch lets close wait for the notifications/cancelled of calls that
 // were abandoned (a --tool-timeout, an interrupt, a cancel line). The SDK
 // sends each off the caller's path, in a goroutine, so a command that exits
 // right after the timeout would close the connection first and the server
 // would never hear of it. The transports report each such notification they
 // write (sent); callTool counts the calls it abandons (expect). A nil
-// cancelWatch watches nothing.
-type cancelWatch struct {
+// CancelWatch watches nothing.
+type CancelWatch struct {
 	mu         sync.Mutex
 	want, seen int
 	observed   bool // a transport reports what it writes (not the in-memory ones of tests)
@@ -28,8 +28,8 @@ type cancelWatch struct {
 // cancelledMethod marks a notifications/cancelled on the wire.
 var cancelledMethod = []byte(`"notifications/cancelled"`)
 
-// observe is called by a transport that will report its notifications.
-func (w *cancelWatch) observe() {
+// Observe is called by a transport that will report its notifications.
+func (w *CancelWatch) Observe() {
 	if w == nil {
 		return
 	}
@@ -38,9 +38,9 @@ func (w *cancelWatch) observe() {
 	w.mu.Unlock()
 }
 
-func newCancelWatch() *cancelWatch { return &cancelWatch{signal: make(chan struct{}, 1)} }
+func NewCancelWatch() *CancelWatch { return &CancelWatch{signal: make(chan struct{}, 1)} }
 
-func (w *cancelWatch) expect() {
+func (w *CancelWatch) Expect() {
 	if w == nil {
 		return
 	}
@@ -51,8 +51,8 @@ func (w *cancelWatch) expect() {
 	w.mu.Unlock()
 }
 
-// sentFunc is sent, or nil for a nil watch.
-func (w *cancelWatch) sentFunc() func() {
+// SentFunc is sent, or nil for a nil watch.
+func (w *CancelWatch) SentFunc() func() {
 	if w == nil {
 		return nil
 	}
@@ -61,7 +61,7 @@ func (w *cancelWatch) sentFunc() func() {
 
 // sent is called by a transport for each notifications/cancelled it wrote
 // (or tried to: a failed write ends the wait as well).
-func (w *cancelWatch) sent() {
+func (w *CancelWatch) sent() {
 	w.mu.Lock()
 	w.seen++
 	w.mu.Unlock()
@@ -71,7 +71,7 @@ func (w *cancelWatch) sent() {
 	}
 }
 
-func (w *cancelWatch) pending() bool {
+func (w *CancelWatch) Pending() bool {
 	if w == nil {
 		return false
 	}
@@ -80,10 +80,10 @@ func (w *cancelWatch) pending() bool {
 	return w.seen < w.want
 }
 
-// wait returns when every expected notification went out, the connection
+// Wait returns when every expected notification went out, the connection
 // ended, or cancelWait passed.
-func (w *cancelWatch) wait(cs *mcp.ClientSession) {
-	if !w.pending() {
+func (w *CancelWatch) Wait(cs *mcp.ClientSession) {
+	if !w.Pending() {
 		return
 	}
 	ended := make(chan struct{})
@@ -93,7 +93,7 @@ func (w *cancelWatch) wait(cs *mcp.ClientSession) {
 	}()
 	timer := time.NewTimer(cancelWait)
 	defer timer.Stop()
-	for w.pending() {
+	for w.Pending() {
 		select {
 		case <-w.signal:
 		case <-ended:
