@@ -91,7 +91,7 @@ func configPolicy(c *cli.Context) (*permission.Policy, error) {
 	if mode.Source == config.Default && allow.Source == config.Default && deny.Source == config.Default {
 		return nil, nil
 	}
-	p := &permission.Policy{Mode: mode.String()}
+	p := &permission.Policy{Mode: mode.String(), Asked: c.Bool("person-approves")}
 	var err error
 	if p.Allow, err = permission.ParseRules(allow.Value); err != nil {
 		return nil, exit.Errorf(exit.Usage, "%s: %v", where(allow), err)

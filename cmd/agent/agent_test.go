@@ -470,6 +470,30 @@ func TestApprovals(t *testing.T) {
 	s.exited()
 }
 
+// TestApprovalsWithPermissionMode: config.toml's permissions.defaultMode
+// is the mode of a pipe, where no one can approve; in agent a person
+// does, so an edit it would refuse is asked and, approved, applied.
+func TestApprovalsWithPermissionMode(t *testing.T) {
+	f := newFixture(t,
+		toolAnswer("edit", `{"path":"main.go","old_text":"func main() {}","new_text":"func main() { println() }"}`), textAnswer("Edited."),
+	)
+	if err := os.WriteFile(filepath.Join(f.home, "config.toml"), []byte("[permissions]\ndefaultMode = \"default\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := f.start(agentCmd)
+	s.wait("/help for commands")
+	s.send("edit main.go\r")
+	s.wait("Allow edit main.go ?")
+	s.wait("[y] yes")
+	s.send("y")
+	s.wait("Edited.")
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "main.go")); !strings.Contains(string(b), "println") {
+		t.Errorf("the approved edit was not applied: %s", b)
+	}
+	s.send("/exit\r")
+	s.exited()
+}
+
 // TestApprovalTypeAhead: keys typed before an approval appears, and while
 // a prompt is in the editor, go to the editor; enter there queues the
 // prompt and never answers; only y typed into an idle editor approves.

@@ -98,7 +98,7 @@ func (a *agent) chatExtra() []string {
 	if a.Sandbox != "" {
 		cmd += " --sandbox " + approval.ShellQuote(a.Sandbox)
 	}
-	return []string{"--tools-cmd", cmd}
+	return []string{"--tools-cmd", cmd, "--person-approves"}
 }
 
 // runOpts are the choices of a run for prompt. The model is the one the

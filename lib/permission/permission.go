@@ -107,7 +107,11 @@ func parseRule(s string) (Rule, error) {
 
 // Policy is a run's mode and rules.
 type Policy struct {
-	Mode        string // one of Modes ("" is default)
+	Mode string // one of Modes ("" is default)
+	// Asked says a person is asked before a call that needs approval (the
+	// tools' approval hook of agent): such calls are left to them, and
+	// only deny rules and plan mode refuse here.
+	Asked       bool
 	Allow, Deny []Rule
 }
 
@@ -140,7 +144,7 @@ func (p Policy) Decide(c Call) string {
 		}
 		return fmt.Sprintf("Permission to use %s was denied: in plan mode only tools that read run.", c.Names[0])
 	}
-	if c.Class == Read || c.Class == Write && p.Mode == "acceptEdits" {
+	if p.Asked || c.Class == Read || c.Class == Write && p.Mode == "acceptEdits" {
 		return ""
 	}
 	return p.allowed(c)
@@ -284,7 +288,11 @@ func (p Policy) Summary() string {
 	if len(p.Deny) > 0 {
 		s += "; denied: " + join(p.Deny)
 	}
-	if mode != "bypassPermissions" {
+	switch {
+	case mode == "bypassPermissions" || mode == "plan" && p.Asked:
+	case p.Asked:
+		s += "; anything else is asked of a person"
+	default:
 		s += "; anything else needs approval and is refused (no one to ask)"
 	}
 	return s

@@ -87,6 +87,10 @@ func TestDecide(t *testing.T) {
 		{"mcp server rule", Policy{Allow: rules("mcp__github")}, mcp, ""},
 		{"mcp other server", Policy{Allow: rules("mcp__gitlab")}, mcp, "needs approval"},
 		{"mcp wildcard", Policy{Allow: rules("mcp__github__*")}, mcp, ""},
+		{"asked: edits go to the person", Policy{Asked: true}, edit, ""},
+		{"asked: bash goes to the person", Policy{Asked: true}, bash("curl x"), ""},
+		{"asked: deny still refuses", Policy{Asked: true, Deny: rules("Bash(curl:*)")}, bash("curl x"), "denied"},
+		{"asked: plan still refuses", Policy{Asked: true, Mode: "plan"}, edit, "plan mode"},
 	} {
 		got := c.p.Decide(c.call)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
@@ -106,6 +110,8 @@ func TestSummary(t *testing.T) {
 		{Policy{Mode: "acceptEdits", Allow: r, Deny: d}, "permission mode acceptEdits: tools that read or edit files run; also allowed: Bash(git diff:*), Edit; denied: Bash(rm:*); anything else needs approval and is refused (no one to ask)"},
 		{Policy{Mode: "bypassPermissions"}, "permission mode bypassPermissions: every tool runs"},
 		{Policy{Mode: "plan", Allow: r}, "permission mode plan: only tools that read run; anything else needs approval and is refused (no one to ask)"},
+		{Policy{Asked: true, Deny: d}, "permission mode default: tools that read run; denied: Bash(rm:*); anything else is asked of a person"},
+		{Policy{Asked: true, Mode: "plan"}, "permission mode plan: only tools that read run"},
 	} {
 		if got := c.p.Summary(); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
