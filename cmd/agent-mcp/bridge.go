@@ -19,6 +19,7 @@ import (
 	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/internal/toolproto"
+	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -517,7 +518,7 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 		}
 		b.mu.Unlock()
 		sort.Strings(names)
-		if sug := mcpconfig.Suggest(call.Name, names); len(sug) > 0 {
+		if sug := editdist.Suggest(call.Name, names); len(sug) > 0 {
 			return fail("MCP error: unknown tool %q (did you mean %s?)", call.Name, strings.Join(sug, ", "))
 		}
 		return fail("MCP error: unknown tool %q", call.Name)

@@ -15,8 +15,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/mcpclient"
+	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/exit"
-	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
 )
 
@@ -306,7 +306,7 @@ func (s *session) noSuchTool(ctx context.Context, tool string) error {
 		names = append(names, t.Name)
 	}
 	msg := fmt.Sprintf("server %q has no tool %q", s.Entry.Name, tool)
-	if sug := mcpconfig.Suggest(tool, names); len(sug) > 0 {
+	if sug := editdist.Suggest(tool, names); len(sug) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
 	}
 	return exit.Errorf(exit.Usage, "%s", msg)

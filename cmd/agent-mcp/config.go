@@ -19,6 +19,7 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/lib/dirs"
+	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -306,7 +307,7 @@ func (r *runner) server(name string) (mcpconfig.Entry, error) {
 		known = append(known, e.Name)
 	}
 	msg := fmt.Sprintf("unknown server %q", name)
-	if s := mcpconfig.Suggest(name, known); len(s) > 0 {
+	if s := editdist.Suggest(name, known); len(s) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
 	} else if len(known) == 0 {
 		msg += " (no servers configured: see 'agent-mcp add --help')"

@@ -28,6 +28,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/exit"
 )
 
@@ -182,7 +183,54 @@ func report(name string, env *Env, err error) int {
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
-	return exit.Errorf(exit.Usage, "%s (see '%s --help')", err, c.Command.HelpName)
+	msg := err.Error()
+	// Go's flag package names a flag with one dash whatever was typed;
+	// say it as it is spelled in --help, with the nearest ones.
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		flags := c.Command.VisibleFlags()
+		if len(flags) == 0 {
+			flags = c.App.VisibleFlags()
+		}
+		var known []string
+		for _, f := range flags {
+			known = append(known, f.Names()...)
+		}
+		msg = "unknown flag " + dashed(name) + didYouMean(name, known, dashed)
+	}
+	return exit.Errorf(exit.Usage, "%s (see '%s --help')", msg, c.Command.HelpName)
+}
+
+// unknownCommand is the error for a subcommand name that is none of cs.
+func unknownCommand(name, help string, cs []*cli.Command) error {
+	var known []string
+	for _, c := range cs {
+		if !c.Hidden {
+			known = append(known, c.Names()...)
+		}
+	}
+	return exit.Errorf(exit.Usage, "unknown command %q%s (see '%s --help')", name,
+		didYouMean(name, known, func(s string) string { return s }), help)
+}
+
+// didYouMean is " (did you mean a, b?)" for the known names close to
+// name, each spelled by show, or "".
+func didYouMean(name string, known []string, show func(string) string) string {
+	s := editdist.Suggest(name, known)
+	if len(s) == 0 {
+		return ""
+	}
+	for i := range s {
+		s[i] = show(s[i])
+	}
+	return " (did you mean " + strings.Join(s, ", ") + "?)"
+}
+
+// dashed is a flag name as typed: -x or --name.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 func prepare(a *cli.App, env *Env) {
@@ -199,7 +247,7 @@ func prepare(a *cli.App, env *Env) {
 				_ = cli.ShowAppHelp(c)
 				return exit.Errorf(exit.Usage, "a command is required")
 			}
-			return exit.Errorf(exit.Usage, "unknown command %q (see '%s --help')", c.Args().First(), a.Name)
+			return unknownCommand(c.Args().First(), a.Name, a.Commands)
 		}
 	} else if a.Action != nil {
 		a.Action = checkArgs(a.Name, a.ArgsUsage, a.Action)

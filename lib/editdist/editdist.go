@@ -1,7 +1,37 @@
 // Package editdist is the Levenshtein edit distance, the one implementation
-// behind fuzzy edits (lib/edit), model suggestions (lib/llm) and server-name
-// suggestions (lib/mcpconfig).
+// behind fuzzy edits (lib/edit), model suggestions (lib/llm) and the "did
+// you mean" of server names, tools, flags and subcommands (Suggest).
 package editdist
+
+import "strings"
+
+// Suggest returns the known names closest to name, for "did you mean"
+// messages: those at the least edit distance, case-insensitively, when it
+// is at most 2 and less than name's length; one a prefix of the other
+// (3 bytes or longer) counts as distance 1.
+func Suggest(name string, known []string) []string {
+	var out []string
+	best := 3
+	lname := strings.ToLower(name)
+	for _, k := range known {
+		lk := strings.ToLower(k)
+		d := Strings(lname, lk)
+		if d >= len([]rune(name)) {
+			d = 3
+		}
+		if len(name) >= 3 && strings.HasPrefix(lk, lname) || len(k) >= 3 && strings.HasPrefix(lname, lk) {
+			d = min(d, 1)
+		}
+		switch {
+		case d > 2:
+		case d < best:
+			best, out = d, []string{k}
+		case d == best:
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // Distance is the number of single-rune insertions, deletions and
 // substitutions that turn a into b.

@@ -34,3 +34,24 @@ func TestRowAnywhere(t *testing.T) {
 		}
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		known []string
+		want  []string
+	}{
+		{"githb", []string{"github", "gitlab", "jira", "git"}, []string{"github", "git"}},
+		{"colr", []string{"color", "colors", "crlf", "count", "c"}, []string{"color"}},
+		{"htm", []string{"h", "html", "help"}, []string{"html"}},
+		{"dry", []string{"dry-run", "d"}, []string{"dry-run"}},
+		{"zzzz", []string{"color"}, nil},
+		{"lst", []string{"list", "ls", "open", "last"}, []string{"list", "ls", "last"}},
+		{"x", []string{"y", "xy"}, nil},
+		{"OPEN", []string{"open"}, []string{"open"}},
+	} {
+		if got := Suggest(tt.name, tt.known); !slices.Equal(got, tt.want) {
+			t.Errorf("Suggest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

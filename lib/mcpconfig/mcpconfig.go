@@ -15,8 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/agentutils/agentutils/lib/editdist"
 )
 
 // Server is one MCP server in the canonical shape of our mcp.json.
@@ -678,17 +676,4 @@ func (r Result) Lookup(name string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
-}
-
-// Suggest returns the known names close to name (edit distance ≤ 2 or a
-// shared prefix), for "did you mean" messages.
-func Suggest(name string, known []string) []string {
-	var out []string
-	for _, k := range known {
-		if d := editdist.Strings(strings.ToLower(name), strings.ToLower(k)); (d <= 2 && d < len(name)) ||
-			(len(name) >= 3 && (strings.HasPrefix(k, name) || strings.HasPrefix(name, k))) {
-			out = append(out, k)
-		}
-	}
-	return out
 }

@@ -233,13 +233,6 @@ func TestEdit(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	got := Suggest("githb", []string{"github", "gitlab", "jira", "git"})
-	if d := cmp.Diff([]string{"github", "gitlab", "git"}, got); d != "" {
-		t.Error(d)
-	}
-}
-
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"native.json", "opencode.json", "vscode.json", "gemini.json", "codex.toml"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", name))
