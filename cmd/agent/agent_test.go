@@ -571,6 +571,35 @@ func TestPrintAndNew(t *testing.T) {
 	s.exited()
 }
 
+// TestNameAndEditor: /name names the session (agent-session list shows
+// it); ctrl+g edits the prompt in $EDITOR and enter sends what it left.
+func TestNameAndEditor(t *testing.T) {
+	f := newFixture(t, textAnswer("From the editor, seen."))
+	ed := filepath.Join(f.home, "ed")
+	os.WriteFile(ed, []byte("#!/bin/sh\nprintf 'written in the editor\\n' >> \"$1\"\n"), 0o755)
+	s := f.start("EDITOR=" + ed + " " + agentCmd)
+	s.wait("/help for commands")
+	s.send("/name parser work\r")
+	s.wait("named parser work")
+	s.send("typed first ")
+	s.send("\x07") // ctrl+g
+	s.wait("typed first written in the editor")
+	s.send("\r")
+	s.wait("From the editor, seen.")
+	reqs := f.srv.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), "typed first written in the editor") {
+		t.Errorf("the edited prompt did not reach the model: %s", reqs[len(reqs)-1].Body)
+	}
+	s.send("/exit\r")
+	s.exited()
+	cmd := exec.Command(filepath.Join(f.bin, "agent-session"), "list", "--json")
+	cmd.Dir, cmd.Env = f.dir, f.env()
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"title":"parser work"`) {
+		t.Errorf("agent-session list: %s %v", out, err)
+	}
+}
+
 // TestShellAndSession: !CMD runs a command and the model sees its output
 // with the next prompt, !!CMD's it does not; /session names the session;
 // the footer shows the directory and its git branch.

@@ -42,16 +42,17 @@ due for compaction gets its own at enter (--no-ahead: always).
 Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is one prompt,
 tab completes /commands and @paths, up/down walk the history (kept across runs in
 $XDG_DATA_HOME/agentutils/agent_history), ^C clears the line or aborts a run (its partial
-answer is kept, marked aborted), esc aborts too, ^O expands or folds tools' output, ^D on an
-empty line exits (during a run, once it ends). !CMD runs a shell command (in the sandbox) whose
+answer is kept, marked aborted), esc aborts too, ^O expands or folds tools' output, ^G edits
+the prompt in $VISUAL or $EDITOR, ^D on an empty line exits (during a run, once it ends);
+/hotkeys lists them all. !CMD runs a shell command (in the sandbox) whose
 output the model gets with the next prompt (!!CMD: not).
 
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
 summary; a prompt checked out goes back into the editor), /model (a picker, then the
 thinking level), /sandbox [MODE], /session, /compact [INSTRUCTIONS],
-/export [FILE], /cost, /copy, /help, /exit; prompt templates (.agentutils/commands/*.md,
-.claude/commands/*.md) run as /NAME. Any other /word is an error; a prompt is never a
-command. Prompts and commands typed during a run are queued behind it.
+/export [FILE], /cost, /copy, /name [NAME], /hotkeys, /help, /exit; prompt templates
+(.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word is an
+error naming the nearest commands; a prompt is never a command. Prompts and commands typed during a run are queued behind it.
 @PATH attaches a file as agent-chat's @FILE does.
 
 Before edits and bash commands agent asks, showing the diff, the new file or the command

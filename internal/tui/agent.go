@@ -62,6 +62,7 @@ type sessionState struct {
 	ctx      int // the last answer's context tokens
 	modelRef string
 	thinking string
+	title    string // the session's name (agent-session name, /name)
 }
 
 func (a *agent) abs(p string) string {
@@ -188,6 +189,7 @@ func (a *agent) loadState(ctx context.Context, width int) string {
 	if err != nil {
 		return red.Render(err.Error())
 	}
+	a.state.title = h.Title
 	// The footer's totals are the whole path's: a stream cut at the newest
 	// compaction (formats/session) leaves the turns before it out.
 	paid := recs

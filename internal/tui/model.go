@@ -68,6 +68,7 @@ type Model struct {
 
 	inbox    chan tea.Msg // from the run's reader, the approvals' socket
 	outbox   []string     // finished text for the scrollback, in order
+	outside  bool         // the terminal is the editor's (ctrl+g): nothing drawn
 	printing bool         // a print is on its way to the renderer
 	quitting bool         // quit once the outbox is printed
 	quitEnd  bool         // ^D came during a run: leave when it ends
@@ -194,6 +195,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.sessionDone(msg)
 	case shellDone:
 		return m.shellDone(msg)
+	case edited:
+		return m.editedOutside(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -275,6 +278,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case tea.KeyCtrlO:
 		m.toggleExpanded()
 		return nil
+	case tea.KeyCtrlG:
+		return m.externalEditor()
 	default:
 		editKey(m.ed, k)
 	}
@@ -639,7 +644,7 @@ func commonPrefix(a, b string) string {
 // ---- view
 
 func (m *Model) View() string {
-	if m.quitting && len(m.outbox) == 0 && !m.printing {
+	if m.quitting && len(m.outbox) == 0 && !m.printing || m.outside {
 		return ""
 	}
 	width := max(m.width, 20)

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/agentutils/agentutils/internal/pipeline"
+	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/render/show"
@@ -33,16 +34,38 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/cost", "", "tokens and cost of this session"},
 	{"/session", "", "the session's file, id, counts, tokens and cost"},
 	{"/copy", "", "copy the last answer to the clipboard"},
+	{"/name", "[NAME]", "show or set the session's name (shown by /resume and agent-session list)"},
+	{"/hotkeys", "", "the keys"},
 	{"/help", "", "the commands and keys"},
 	{"/exit", "", "leave (also ^D on an empty line)"},
 }
 
-const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^O expand/fold tool output · ^D exit\n" +
+// hotkeys is /hotkeys: every key of the editor, the pickers and the
+// approvals.
+const hotkeys = `editor
+  enter             send the prompt (queued during a run)
+  alt+enter ctrl+j  new line (shift+enter too where the terminal tells it apart)
+  tab               complete a /command or an @path
+  ↑ ↓               move between lines; on the first or last line, the prompt history
+  ← → ctrl+b ctrl+f move by a character · home end ctrl+a ctrl+e the line's start and end
+  ctrl+w            delete the word before the cursor
+  ctrl+u ctrl+k     delete to the start and to the end of the line
+  ctrl+g            edit the prompt in $VISUAL or $EDITOR (vi when neither is set)
+  ctrl+o            expand or fold the tools' output
+  ctrl+c            clear the editor; during a run, abort it
+  esc               abort the run
+  ctrl+d            leave (on an empty editor; during a run, when it ends)
+pickers (/resume /tree /model)
+  ↑ ↓ ctrl+p ctrl+n move · pgup pgdn a page · type to filter · enter pick · esc close
+approvals (they answer only while the editor is empty; enter never answers)
+  y yes · a always for this command · n no, then say why · esc no`
+
+const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^O expand/fold tool output · ^G $EDITOR · ^D exit (/hotkeys: all)\n" +
 	"approvals: y yes · a always · n no, say why · esc no; they answer only while the editor is empty (enter never answers)"
 
 // duringRun are the commands that run at once during a run; the others
 // are queued behind it.
-var duringRun = map[string]bool{"/help": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true}
+var duringRun = map[string]bool{"/help": true, "/hotkeys": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true}
 
 // slash runs a front-end command; an unknown one is an error (a prompt
 // template of that name is sent as a prompt, agent-chat expands it).
@@ -87,15 +110,47 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.session()
 	case "/copy":
 		m.copyAnswer()
+	case "/name":
+		m.name(arg)
+	case "/hotkeys":
+		m.print(hotkeys)
 	default:
+		known := []string{"/quit"}
+		for _, c := range slashCommands {
+			known = append(known, c.name)
+		}
 		for _, t := range m.a.Templates {
 			if name == "/"+t {
 				return m.startPrompt(text)
 			}
+			known = append(known, "/"+t)
 		}
-		m.print(red.Render(fmt.Sprintf("unknown command %s (/help lists them)", name)))
+		msg := "unknown command " + name
+		if s := editdist.Suggest(name, known); len(s) > 0 {
+			msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+		}
+		m.print(red.Render(msg + " (/help lists them)"))
 	}
 	return nil
+}
+
+// name shows the session's name, or sets it (agent-session name).
+func (m *Model) name(title string) {
+	a := m.a
+	if title == "" {
+		if a.state.title == "" {
+			m.print("this session has no name (/name NAME sets one)")
+		} else {
+			m.print("name " + a.state.title)
+		}
+		return
+	}
+	if _, err := a.Stages.SessionOut(context.Background(), "name", a.File, title); err != nil {
+		m.fail("/name", err)
+		return
+	}
+	a.state.title = title
+	m.print("named " + title)
 }
 
 func (m *Model) help() string {
