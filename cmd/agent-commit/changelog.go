@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -141,7 +144,29 @@ func editChangelog(c *cli.Context, env *app.Env, entries, deletions map[string][
 		return err
 	}
 	if out == text {
+		app.Warnf(c, "%s: unchanged: every item is there already, or nothing to remove", name)
 		return nil
 	}
-	return atomicfile.Write(abs(env, name), []byte(out), 0o644)
+	if err := atomicfile.Write(abs(env, name), []byte(out), 0o644); err != nil {
+		return err
+	}
+	app.Warnf(c, "%s: %s", name, changed(entries, deletions))
+	return nil
+}
+
+// changed says what an edit of [Unreleased] asked for, for stderr:
+// "added 2 items to Fixed, removed 1 from Added".
+func changed(entries, deletions map[string][]string) string {
+	var parts []string
+	for _, m := range []struct {
+		items map[string][]string
+		verb  string
+	}{{entries, "added %d to %s"}, {deletions, "removed %d from %s"}} {
+		for _, sec := range slices.Sorted(maps.Keys(m.items)) {
+			if n := len(m.items[sec]); n > 0 {
+				parts = append(parts, fmt.Sprintf(m.verb, n, sec))
+			}
+		}
+	}
+	return strings.Join(parts, ", ") + " in [Unreleased]"
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
@@ -18,7 +19,7 @@ import (
 var scopeFlag = &cli.StringFlag{Name: "scope", Value: "user", Usage: "which of our files to edit: user ($XDG_CONFIG_HOME/agentutils/mcp.json) or project (.agentutils/mcp.json)"}
 
 // editScope edits the mcp.json file --scope names.
-func editScope(c *cli.Context, env *cmdEnv, edit func(*mcpconfig.Doc) error) error {
+func editScope(c *cli.Context, env *cmdEnv, done string, edit func(*mcpconfig.Doc) error) error {
 	r, err := newRunner(c, env)
 	if err != nil {
 		return err
@@ -27,7 +28,7 @@ func editScope(c *cli.Context, env *cmdEnv, edit func(*mcpconfig.Doc) error) err
 	if err != nil {
 		return err
 	}
-	return editFile(path, edit)
+	return editFile(c, path, done, edit)
 }
 
 // scopeFile is the file of --scope.
@@ -41,8 +42,9 @@ func (r *runner) scopeFile(c *cli.Context) (string, error) {
 	return "", exit.Errorf(exit.Usage, "--scope %q: want user or project", c.String("scope"))
 }
 
-// editFile applies fn to one of our mcp.json files and writes it atomically.
-func editFile(path string, fn func(*mcpconfig.Doc) error) error {
+// editFile applies fn to one of our mcp.json files, writes it atomically
+// and says on stderr what was done and where ("added server \"x\" to PATH").
+func editFile(c *cli.Context, path, done string, fn func(*mcpconfig.Doc) error) error {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -51,7 +53,11 @@ func editFile(path string, fn func(*mcpconfig.Doc) error) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	return writeFileAtomic(path, out)
+	if err := writeFileAtomic(path, out); err != nil {
+		return err
+	}
+	app.Warnf(c, "%s %s", done, path)
+	return nil
 }
 
 func addCommand(env *cmdEnv) *cli.Command {
@@ -84,7 +90,7 @@ func addCommand(env *cmdEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return editScope(c, env, func(d *mcpconfig.Doc) error { return d.Add(name, s) })
+			return editScope(c, env, fmt.Sprintf("added server %q to", name), func(d *mcpconfig.Doc) error { return d.Add(name, s) })
 		},
 	}
 }
@@ -181,7 +187,7 @@ func removeCommand(env *cmdEnv) *cli.Command {
 			if err := oneArg(c); err != nil {
 				return err
 			}
-			return editScope(c, env, func(d *mcpconfig.Doc) error { return d.Remove(c.Args().First()) })
+			return editScope(c, env, fmt.Sprintf("removed server %q from", c.Args().First()), func(d *mcpconfig.Doc) error { return d.Remove(c.Args().First()) })
 		},
 	}
 }
@@ -220,13 +226,13 @@ func enableCommand(env *cmdEnv, on bool) *cli.Command {
 				return err
 			}
 			if entry.Source == "native" && (entry.Path == r.userFile() || entry.Path == r.projectFile()) {
-				return editFile(entry.Path, func(d *mcpconfig.Doc) error { return d.SetEnabled(n, on) })
+				return editFile(c, entry.Path, fmt.Sprintf("%sd server %q in", name, n), func(d *mcpconfig.Doc) error { return d.SetEnabled(n, on) })
 			}
 			if entry.Source == "native" {
 				return exit.Errorf(exit.Usage, "server %q is defined in %s: edit that file", n, entry.Path)
 			}
 			// Another client's server: our user file's disabledServers.
-			return editFile(r.userFile(), func(d *mcpconfig.Doc) error { d.SetDisabled(n, !on); return nil })
+			return editFile(c, r.userFile(), fmt.Sprintf("%sd server %q (%s's) in", name, n, entry.Source), func(d *mcpconfig.Doc) error { d.SetDisabled(n, !on); return nil })
 		},
 	}
 }

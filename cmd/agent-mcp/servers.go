@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
 
@@ -32,6 +33,15 @@ func serversCommand(env *cmdEnv) *cli.Command {
 			list := r.res.Servers
 			if c.Bool("all") {
 				list = r.res.All
+			}
+			shown := 0
+			for _, e := range list {
+				if c.Bool("all") || !e.Disabled {
+					shown++
+				}
+			}
+			if shown == 0 {
+				noServers(c)
 			}
 			if c.Bool("json") {
 				for _, e := range list {
@@ -68,6 +78,12 @@ func serversCommand(env *cmdEnv) *cli.Command {
 			return tw.Flush()
 		},
 	}
+}
+
+// noServers says on stderr that there is nothing to show, and how to add
+// a server (stdout stays empty: no server is not an error).
+func noServers(c *cli.Context) {
+	app.Warnf(c, "no MCP servers to use: add one with 'agent-mcp add NAME -- COMMAND' (or --url URL); 'agent-mcp servers --all' shows disabled ones")
 }
 
 // target is the command line or URL of a server, for people.

@@ -76,6 +76,9 @@ func listCommand(env *cmdEnv) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if len(es) == 0 {
+				noServers(c)
+			}
 			statuses := make([]serverStatus, len(es))
 			var wg sync.WaitGroup
 			for i, e := range es {

@@ -50,6 +50,9 @@ func TestRun(t *testing.T) {
 		{[]string{"flagged", "--colr"}, 2, "", "agent-x: unknown flag --colr (did you mean --color?) (see 'agent-x flagged --help')\n"},
 		{[]string{"flagged", "-m"}, 2, "", "agent-x: unknown flag -m (see 'agent-x flagged --help')\n"},
 		{[]string{"flaged"}, 2, "", `unknown command "flaged" (did you mean flagged?)`},
+		{[]string{"--color", "--n", "3", "flagged"}, 0, "", ""}, // a command's flags before its name
+		{[]string{"--n=3", "flagged", "--color"}, 0, "", ""},
+		{[]string{"--nope", "flagged"}, 2, "", "agent-x: unknown flag --nope (see 'agent-x --help')\n"},
 		{[]string{"flagged", "--n", "x"}, 2, "", "invalid value"},
 		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
 		{[]string{}, 2, "COMMANDS", "a command is required"},

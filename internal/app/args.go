@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -23,14 +24,13 @@ func interspersed(a *cli.App, args []string) []string {
 	for len(rest) > 0 {
 		tok := rest[0]
 		if strings.HasPrefix(tok, "-") && tok != "-" {
+			if moved, ok := commandFlagsFirst(flags, cmds, rest); ok {
+				rest = moved
+				continue
+			}
 			break
 		}
-		var next *cli.Command
-		for _, c := range cmds {
-			if c.HasName(tok) {
-				next = c
-			}
-		}
+		next := commandNamed(cmds, tok)
 		if next == nil {
 			break
 		}
@@ -78,6 +78,47 @@ func interspersed(a *cli.App, args []string) []string {
 		return append(append(append(out, fl...), "--"), pos...)
 	}
 	return append(out, fl...)
+}
+
+// commandNamed is the one of cs named name, or nil.
+func commandNamed(cs []*cli.Command, name string) *cli.Command {
+	for _, c := range cs {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// commandFlagsFirst puts a subcommand's flags typed before its name after
+// it ('agent-mcp --trust list' is 'agent-mcp list --trust'): the leading
+// flags that this level (flags) does not define, each one the command
+// that follows them does. ok is false when rest is not that shape.
+func commandFlagsFirst(flags []cli.Flag, cmds []*cli.Command, rest []string) ([]string, bool) {
+	i := 0
+	for i < len(rest) && strings.HasPrefix(rest[i], "-") && rest[i] != "-" && rest[i] != "--" {
+		name, _, eq := strings.Cut(strings.TrimLeft(rest[i], "-"), "=")
+		if hasFlag(flags, name) {
+			return nil, false
+		}
+		i++
+		if !eq && slices.ContainsFunc(cmds, func(c *cli.Command) bool { return takesValue(c.Flags, name) }) {
+			i++ // its value
+		}
+	}
+	if i == 0 || i >= len(rest) {
+		return nil, false
+	}
+	next := commandNamed(cmds, rest[i])
+	if next == nil {
+		return nil, false
+	}
+	for _, tok := range rest[:i] {
+		if name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "="); strings.HasPrefix(tok, "-") && !hasFlag(next.Flags, name) {
+			return nil, false
+		}
+	}
+	return append(append([]string{rest[i]}, rest[:i]...), rest[i+1:]...), true
 }
 
 // dashDashFirst reports whether args (args[0] is the program) have a "--"
