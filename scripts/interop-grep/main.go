@@ -66,7 +66,7 @@ func run(verbose, keep bool) int {
 		"GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1"} {
 		os.Setenv(k, v)
 	}
-	if err := files(dir, map[string]string{"home/.config/git/ignore": "*.globalign\n"}); err != nil {
+	if err := peerdiff.WriteTree(dir, map[string]string{"home/.config/git/ignore": "*.globalign\n"}); err != nil {
 		return fatal(err)
 	}
 	if err := edgeTree(filepath.Join(dir, "tree")); err != nil {
@@ -201,7 +201,7 @@ func (s *suite) exists(name string) bool { _, err := os.Stat(s.path(name)); retu
 
 // write, remove and git change the setup between queries.
 func (s *suite) write(name, content string) {
-	if err := files(s.dir, map[string]string{name: content}); err != nil && s.err == nil {
+	if err := peerdiff.WriteTree(s.dir, map[string]string{name: content}); err != nil && s.err == nil {
 		s.err = err
 	}
 }
@@ -213,7 +213,7 @@ func (s *suite) remove(name string) {
 }
 
 func (s *suite) git(args ...string) {
-	if err := git(s.cwd, args...); err != nil && s.err == nil {
+	if err := peerdiff.Git(s.cwd, args...); err != nil && s.err == nil {
 		s.err = err
 	}
 }

@@ -9,39 +9,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentutils/agentutils/scripts/internal/peerdiff"
 )
-
-// files writes each name (relative to dir, parents made) with its content.
-func files(dir string, m map[string]string) error {
-	for name, content := range m {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// lines returns format applied to each number from..to, joined.
-func lines(format string, from, to int) string {
-	var b strings.Builder
-	for i := from; i <= to; i++ {
-		fmt.Fprintf(&b, format, i)
-	}
-	return b.String()
-}
-
-// git runs git in dir, its output discarded unless it fails.
-func git(dir string, args ...string) error {
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return nil
-}
 
 // compress writes dst, src compressed by the command (gzip -c, zstd -q -c:
 // rg -z runs the same commands to read it back).
@@ -62,10 +32,10 @@ func edgeTree(t string) error {
 	if err := os.MkdirAll(t, 0o755); err != nil {
 		return err
 	}
-	if err := git(t, "init", "-q", "."); err != nil {
+	if err := peerdiff.Git(t, "init", "-q", "."); err != nil {
 		return err
 	}
-	err := files(t, map[string]string{
+	err := peerdiff.WriteTree(t, map[string]string{
 		"src/main.go":         "package main\n\nfunc main() {\n\tfmt.Println(\"Hello, World\")\n\t// TODO: more\n}\n",
 		"src/sub/helper.go":   "package sub\n\n// todo lower\nfunc helper() int { return 42 }\nfunc HelperTwo() {}\n",
 		"docs/README.md":      "# Title\n\nSome text with hello and HELLO.\nA TODO line.\nfoo bar baz\nfoo\nbar\n",
@@ -106,17 +76,17 @@ func edgeTree(t string) error {
 		"zdata.txt":           "hello compressed\nbye\nhello twice\n",
 		"pats.txt":            "hello\nTODO\n",
 		// binary data past rg's first buffer fills (3 bytes, then 64 KiB)
-		"bigbin/late-nul.dat":  lines("row %05d ok\n", 1, 9000) + "\x00tail ok\n",
-		"bigbin/early-nul.dat": lines("row %05d ok\n", 1, 100) + "\x00tail ok\n",
+		"bigbin/late-nul.dat":  peerdiff.Lines("row %05d ok\n", 1, 9000) + "\x00tail ok\n",
+		"bigbin/early-nul.dat": peerdiff.Lines("row %05d ok\n", 1, 100) + "\x00tail ok\n",
 		// -U and --mmap read whole: a NUL after the first 64 KiB is seen only in
 		// the lines handed over (ulate/late.dat), one in them stops the search
 		// (short lines: rg 13 keeps the buffer a long line grew for its thread's
 		// next files, whose first read then holds more; README)
-		"ulate/late.dat":    "foo\nbar\nfoo\nbar\n" + lines("filler %05d\n", 1, 6000) + "\x00\nfoo\nbar\nfoo\nbar\n",
-		"ulate/inmatch.dat": "foo\nbar\n" + lines("filler %05d\n", 1, 6000) + "foo\x00\nbar\nfoo\nbar\n",
+		"ulate/late.dat":    "foo\nbar\nfoo\nbar\n" + peerdiff.Lines("filler %05d\n", 1, 6000) + "\x00\nfoo\nbar\nfoo\nbar\n",
+		"ulate/inmatch.dat": "foo\nbar\n" + peerdiff.Lines("filler %05d\n", 1, 6000) + "foo\x00\nbar\nfoo\nbar\n",
 		"ulate/early.dat":   "foo\nbar\n\x00\nfoo\nbar\n",
 		// text over rg's 64 KiB buffer (read through it when walked): -m with context
-		"mtext/m.txt": lines("entry %06d\n", 1, 20000),
+		"mtext/m.txt": peerdiff.Lines("entry %06d\n", 1, 20000),
 		"Makefile":    "Makefile hello\n",
 		"data.json":   "{\"k\": \"hello\"}\n",
 		"script.py":   "print(\"hello\")\n",
@@ -182,7 +152,7 @@ func spreadTimes(t string) error {
 // main repository's info/exclude through its commondir), and the files of
 // the binary-with-context checks (cb/).
 func outerTrees(dir string) error {
-	err := files(dir, map[string]string{
+	err := peerdiff.WriteTree(dir, map[string]string{
 		"nogit/.gitignore": "*.skip\n",
 		"nogit/a.skip":     "hello\n",
 		"nogit/sub/b.txt":  "hello\n",
@@ -192,9 +162,9 @@ func outerTrees(dir string) error {
 		"cb/b1":            "foo\x00\n",
 		"cb/b2":            "foo\x00\n",
 		"cb/t1":            "foo\n",
-		"cb/big":           "foo\n" + lines("filler %05d\n", 1, 6000) + "nul\x00here\nfoo end\n",
+		"cb/big":           "foo\n" + peerdiff.Lines("filler %05d\n", 1, 6000) + "nul\x00here\nfoo end\n",
 		"cb/f2":            "foo\nbar\n\x00\nfoo\nbar\n",
-		"cb/big2":          "x\nfoo\n" + lines("filler %05d\n", 1, 6000) + "a\nb\nfoo\x00x\nc\n",
+		"cb/big2":          "x\nfoo\n" + peerdiff.Lines("filler %05d\n", 1, 6000) + "a\nb\nfoo\x00x\nc\n",
 	})
 	if err != nil {
 		return err
@@ -203,11 +173,11 @@ func outerTrees(dir string) error {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"},
 		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"},
 		{"worktree", "add", "-q", filepath.Join(dir, "wtw")}} {
-		if err := git(wtm, args...); err != nil {
+		if err := peerdiff.Git(wtm, args...); err != nil {
 			return err
 		}
 	}
-	return files(dir, map[string]string{
+	return peerdiff.WriteTree(dir, map[string]string{
 		"wtm/.git/info/exclude": "*.log\n",
 		"wtw/x.log":             "hello\n",
 		"wtw/b.txt":             "hello\n",
