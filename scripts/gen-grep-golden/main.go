@@ -31,9 +31,8 @@ func main() {
 }
 
 func run() error {
-	v, err := peerdiff.Version("rg")
-	if err != nil || !strings.HasPrefix(v, "ripgrep 13.") {
-		return fmt.Errorf("rg 13 not installed (apt-get install ripgrep; %s)", v)
+	if err := peerdiff.Rg13(); err != nil {
+		return err
 	}
 	work, err := os.MkdirTemp("", "gen-grep-golden-")
 	if err != nil {

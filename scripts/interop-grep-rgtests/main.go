@@ -49,9 +49,8 @@ func main() {
 }
 
 func run(verbose bool) int {
-	v, err := peerdiff.Version("rg")
-	if err != nil || !strings.HasPrefix(v, "ripgrep 13.") {
-		fmt.Println("rg 13 not installed: skipped (apt-get install ripgrep;", v+")")
+	if err := peerdiff.Rg13(); err != nil {
+		fmt.Println(err.Error() + ": skipped")
 		return 0
 	}
 	fx := filepath.Join(cmp.Or(os.Getenv("CORPUS"), "../shared/corpus"), "rg-fixtures")
@@ -59,13 +58,9 @@ func run(verbose bool) int {
 		fmt.Println(fx, "absent: skipped")
 		return 0
 	}
-	ag, err := filepath.Abs(cmp.Or(os.Getenv("AG"), "bin/agent-grep"))
+	ag, err := peerdiff.AgentGrep()
 	if err != nil {
 		return fatal(err)
-	}
-	if _, err := os.Stat(ag); err != nil {
-		fmt.Fprintln(os.Stderr, "interop-grep-rgtests: bin/agent-grep missing: run 'make build'")
-		return 2
 	}
 	cases, err := os.ReadFile("scripts/testdata/rg13-cases.txt")
 	if err != nil {

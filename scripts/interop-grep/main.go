@@ -18,7 +18,6 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -39,18 +38,13 @@ func main() {
 }
 
 func run(verbose, keep bool) int {
-	v, err := peerdiff.Version("rg")
-	if err != nil || !strings.HasPrefix(v, "ripgrep 13.") {
-		fmt.Println("rg 13 not installed: skipped (apt-get install ripgrep;", v+")")
+	if err := peerdiff.Rg13(); err != nil {
+		fmt.Println(err.Error() + ": skipped")
 		return 0
 	}
-	ag, err := filepath.Abs(cmp.Or(os.Getenv("AG"), "bin/agent-grep"))
+	ag, err := peerdiff.AgentGrep()
 	if err != nil {
 		return fatal(err)
-	}
-	if _, err := os.Stat(ag); err != nil {
-		fmt.Fprintln(os.Stderr, "interop-grep: bin/agent-grep missing: run 'make build'")
-		return 2
 	}
 	dir, err := os.MkdirTemp("", "interop-grep-")
 	if err != nil {

@@ -6,9 +6,12 @@ package peerdiff
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -138,4 +141,31 @@ func Version(name string) (string, error) {
 	}
 	first, _, _ := strings.Cut(string(out), "\n")
 	return first, nil
+}
+
+// Rg13 returns nil when rg 13 (the peer agent-grep copies) is installed,
+// else the reason to skip: a check against another rg would fail on what
+// rg changed since.
+func Rg13() error {
+	v, err := Version("rg")
+	if err != nil {
+		return fmt.Errorf("rg not installed (apt-get install ripgrep)")
+	}
+	if !strings.HasPrefix(v, "ripgrep 13.") {
+		return fmt.Errorf("rg is %q, not ripgrep 13", v)
+	}
+	return nil
+}
+
+// AgentGrep returns the agent-grep binary compared: $AG, or bin/agent-grep
+// (make build), as an absolute path.
+func AgentGrep() (string, error) {
+	p, err := filepath.Abs(cmp.Or(os.Getenv("AG"), "bin/agent-grep"))
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s missing: run 'make build'", p)
+	}
+	return p, nil
 }

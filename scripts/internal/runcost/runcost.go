@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -21,16 +22,49 @@ import (
 // Cost is what one run of a command cost.
 type Cost struct {
 	Wall, CPU time.Duration // CPU: user + system, the command's and its waited-for children's
-	RSS       int64         // peak resident set, KB
+	RSS       int64         // peak resident set, KB (-1: unknown)
 	TimedOut  bool          // stopped at the limit: Wall and CPU are the limit
 	Status    int           // exit status (-1 when killed)
 }
 
+// GNUTime is the program that starts each measured command when it is
+// installed, and reports its peak RSS: a command Go starts itself shares
+// the starting process's memory until it execs (vfork), and the kernel
+// counts that memory in the command's peak RSS; GNU time is small and
+// forks. Without it, RSS is -1 (unknown).
+const GNUTime = "/usr/bin/time"
+
 // Measure runs cmd (its stdin, stdout and stderr are what the caller set:
-// nil is /dev/null) and returns its cost. A limit above 0 kills it past that
-// time; the cost then says TimedOut. The error is only for a command that
-// could not start: a non-zero exit status is in Cost.Status.
+// nil is /dev/null) and returns its cost. A limit above 0 kills it (and
+// what it started) past that time; the cost then says TimedOut. The error
+// is only for a command that could not start: a non-zero exit status is in
+// Cost.Status. The wall and CPU times are the kernel's (rusage) and hold
+// GNU time's own, a fraction of a millisecond.
 func Measure(cmd *exec.Cmd, limit time.Duration) (Cost, error) {
+	if cmd.Err != nil {
+		return Cost{}, cmd.Err
+	}
+	if _, err := exec.LookPath(cmd.Path); err != nil {
+		return Cost{}, err
+	}
+	rssFile := ""
+	if _, err := os.Stat(GNUTime); err == nil {
+		f, err := os.CreateTemp("", "runcost-")
+		if err != nil {
+			return Cost{}, err
+		}
+		f.Close()
+		rssFile = f.Name()
+		defer os.Remove(rssFile)
+		cmd.Args = append([]string{GNUTime, "-q", "-f", "%M", "-o", rssFile, cmd.Path}, cmd.Args[1:]...)
+		cmd.Path = GNUTime
+	}
+	if limit > 0 {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true // killed with what it started
+	}
 	var timer *time.Timer
 	var timedOut atomic.Bool
 	t0 := time.Now()
@@ -38,7 +72,7 @@ func Measure(cmd *exec.Cmd, limit time.Duration) (Cost, error) {
 		return Cost{}, err
 	}
 	if limit > 0 {
-		timer = time.AfterFunc(limit, func() { timedOut.Store(true); cmd.Process.Kill() })
+		timer = time.AfterFunc(limit, func() { timedOut.Store(true); syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	}
 	err := cmd.Wait()
 	wall := time.Since(t0)
@@ -49,15 +83,33 @@ func Measure(cmd *exec.Cmd, limit time.Duration) (Cost, error) {
 	if err != nil && !errors.As(err, &exit) {
 		return Cost{}, err
 	}
-	c := Cost{Wall: wall, Status: cmd.ProcessState.ExitCode()}
+	c := Cost{Wall: wall, Status: cmd.ProcessState.ExitCode(), RSS: -1}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		c.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		c.RSS = int64(ru.Maxrss)
+	}
+	if rssFile != "" {
+		if b, err := os.ReadFile(rssFile); err == nil {
+			c.RSS = ParseRSS(string(b))
+		}
 	}
 	if timedOut.Load() {
 		c.TimedOut, c.Wall, c.CPU = true, limit, limit
 	}
 	return c, nil
+}
+
+// ParseRSS reads GNU time's -f %M report: the last line's number of KB, -1
+// when there is none.
+func ParseRSS(s string) int64 {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return -1
+	}
+	n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // Runner is one of the commands compared: Cmd makes a fresh *exec.Cmd for
@@ -118,7 +170,27 @@ func Figures(cs []Cost, f func(Cost) float64) []float64 {
 	return xs
 }
 
-// WallMS, CPUMS and RSSMB are the usual figures of a cost.
+// Ratios returns, round by round, f of the peer's cost over f of ours
+// (above 1: ours costs less), for the rounds both ran; a round where ours
+// cost nothing counts 1 when the peer's did not either, else 99.
+func Ratios(peer, ours []Cost, f func(Cost) float64) []float64 {
+	var rs []float64
+	for i := range min(len(peer), len(ours)) {
+		p, o := f(peer[i]), f(ours[i])
+		switch {
+		case o > 0:
+			rs = append(rs, p/o)
+		case p > 0:
+			rs = append(rs, 99)
+		default:
+			rs = append(rs, 1)
+		}
+	}
+	return rs
+}
+
+// WallMS, CPUMS and RSSMB are the usual figures of a cost (RSSMB is
+// negative when the RSS is unknown).
 func WallMS(c Cost) float64 { return float64(c.Wall) / float64(time.Millisecond) }
 func CPUMS(c Cost) float64  { return float64(c.CPU) / float64(time.Millisecond) }
 func RSSMB(c Cost) float64  { return float64(c.RSS) / 1024 }

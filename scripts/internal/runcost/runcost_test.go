@@ -44,6 +44,20 @@ func TestFigures(t *testing.T) {
 	}
 }
 
+func TestRatios(t *testing.T) {
+	ms := func(ns ...int) []Cost {
+		var cs []Cost
+		for _, n := range ns {
+			cs = append(cs, Cost{CPU: time.Duration(n) * time.Millisecond})
+		}
+		return cs
+	}
+	got := Ratios(ms(10, 30, 5, 0, 7), ms(5, 10, 0, 0), CPUMS)
+	if d := cmp.Diff([]float64{2, 3, 99, 1}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
 func TestParseLoad(t *testing.T) {
 	for in, want := range map[string]string{
 		"0.49 2.16 3.24 2/129 7709\n": "0.49 2.16 3.24",
@@ -61,7 +75,7 @@ func TestMeasure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != 3 || c.TimedOut || c.Wall <= 0 || c.RSS <= 0 {
+	if c.Status != 3 || c.TimedOut || c.Wall <= 0 || c.RSS == 0 {
 		t.Errorf("sh -c 'exit 3': %+v", c)
 	}
 	c, err = Measure(exec.Command("sleep", "30"), 100*time.Millisecond)
@@ -73,6 +87,19 @@ func TestMeasure(t *testing.T) {
 	}
 	if _, err := Measure(exec.Command("/nonexistent/command"), 0); err == nil {
 		t.Error("a command that cannot start: no error")
+	}
+}
+
+func TestParseRSS(t *testing.T) {
+	for in, want := range map[string]int64{
+		"1604\n": 1604,
+		"Command exited with non-zero status 3\n1628\n": 1628,
+		"":    -1,
+		"x\n": -1,
+	} {
+		if got := ParseRSS(in); got != want {
+			t.Errorf("ParseRSS(%q) = %d, want %d", in, got, want)
+		}
 	}
 }
 
