@@ -36,13 +36,13 @@ func main() {
 }
 
 func run() error {
-	rounds, err := strconv.Atoi(cmp.Or(os.Getenv("ROUNDS"), "10"))
-	if err != nil || rounds < 1 {
-		return fmt.Errorf("ROUNDS=%q: want a positive number", os.Getenv("ROUNDS"))
+	rounds, err := runcost.EnvCount("ROUNDS", 10)
+	if err != nil {
+		return err
 	}
-	size, err := strconv.Atoi(cmp.Or(os.Getenv("SIZE"), "100"))
-	if err != nil || size < 1 {
-		return fmt.Errorf("SIZE=%q: want a positive number of MB", os.Getenv("SIZE"))
+	size, err := runcost.EnvCount("SIZE", 100) // MB
+	if err != nil {
+		return err
 	}
 	ag, err := peerdiff.AgentGrep()
 	if err != nil {
@@ -140,11 +140,8 @@ func (b bench) row(name string, stdin bool, args []string) error {
 		return err
 	}
 	q := runcost.SpreadOf(runcost.Ratios(costs[1], costs[0], runcost.CPUMS))
-	med := func(cs []runcost.Cost, f func(runcost.Cost) float64) float64 {
-		return runcost.SpreadOf(runcost.Figures(cs, f)).Median
-	}
 	fmt.Printf("%-34s %5.2f (%.2f-%.2f)  ours %5.0f ms %6.1f MB   rg %5.0f ms %6.1f MB\n", name, q.Median, q.Min, q.Max,
-		med(costs[0], runcost.CPUMS), med(costs[0], runcost.RSSMB), med(costs[1], runcost.CPUMS), med(costs[1], runcost.RSSMB))
+		runcost.Median(costs[0], runcost.CPUMS), runcost.Median(costs[0], runcost.RSSMB), runcost.Median(costs[1], runcost.CPUMS), runcost.Median(costs[1], runcost.RSSMB))
 	return nil
 }
 

@@ -73,13 +73,13 @@ func main() {
 }
 
 func run() error {
-	runs, err := strconv.Atoi(cmp.Or(os.Getenv("RUNS"), "5"))
-	if err != nil || runs < 1 {
-		return fmt.Errorf("RUNS=%q: want a positive number", os.Getenv("RUNS"))
+	runs, err := runcost.EnvCount("RUNS", 5)
+	if err != nil {
+		return err
 	}
-	limit, err := strconv.Atoi(cmp.Or(os.Getenv("LIMIT"), "60"))
-	if err != nil || limit < 1 {
-		return fmt.Errorf("LIMIT=%q: want a positive number of seconds", os.Getenv("LIMIT"))
+	limit, err := runcost.EnvCount("LIMIT", 60) // seconds
+	if err != nil {
+		return err
 	}
 	ag, err := peerdiff.AgentGrep()
 	if err != nil {
@@ -296,12 +296,9 @@ func (b *bench) row(dir string, q query) error {
 	}
 	ours, rg := costs[0], of("rg")
 	ratio := "-"
-	med := func(cs []runcost.Cost, f func(runcost.Cost) float64) float64 {
-		return runcost.SpreadOf(runcost.Figures(cs, f)).Median
-	}
-	if ow, oc := med(ours, runcost.WallMS), med(ours, runcost.CPUMS); rg != nil && ow > 0 && oc > 0 {
+	if ow, oc := runcost.Median(ours, runcost.WallMS), runcost.Median(ours, runcost.CPUMS); rg != nil && ow > 0 && oc > 0 {
 		s := runcost.SpreadOf(runcost.Ratios(rg, ours, runcost.CPUMS))
-		ratio = fmt.Sprintf("%.2f %.2f (%.2f-%.2f)", med(rg, runcost.WallMS)/ow, med(rg, runcost.CPUMS)/oc, s.Min, s.Max)
+		ratio = fmt.Sprintf("%.2f %.2f (%.2f-%.2f)", runcost.Median(rg, runcost.WallMS)/ow, runcost.Median(rg, runcost.CPUMS)/oc, s.Min, s.Max)
 	}
 	fmt.Printf("%-22s | %6s %6s %6s | %6s %6s %6s | %6s %6s | %6s %6s | %s\n", q.name,
 		b.ms(ours, runcost.WallMS), b.ms(ours, runcost.CPUMS), mb(ours),
@@ -317,7 +314,7 @@ func (b *bench) ms(cs []runcost.Cost, f func(runcost.Cost) float64) string {
 	if len(cs) == 0 {
 		return "-"
 	}
-	m := runcost.SpreadOf(runcost.Figures(cs, f)).Median
+	m := runcost.Median(cs, f)
 	if m >= float64(b.limit.Milliseconds()) {
 		return fmt.Sprintf(">%ds", int(b.limit.Seconds()))
 	}
@@ -326,7 +323,7 @@ func (b *bench) ms(cs []runcost.Cost, f func(runcost.Cost) float64) string {
 
 // mb is the median peak RSS of the runs in MB: "-" for none or unknown.
 func mb(cs []runcost.Cost) string {
-	m := runcost.SpreadOf(runcost.Figures(cs, runcost.RSSMB)).Median
+	m := runcost.Median(cs, runcost.RSSMB)
 	if len(cs) == 0 || m < 0 {
 		return "-"
 	}

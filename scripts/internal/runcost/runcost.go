@@ -170,6 +170,9 @@ func Figures(cs []Cost, f func(Cost) float64) []float64 {
 	return xs
 }
 
+// Median is the median of f over the costs (0 for none).
+func Median(cs []Cost, f func(Cost) float64) float64 { return SpreadOf(Figures(cs, f)).Median }
+
 // Ratios returns, round by round, f of the peer's cost over f of ours
 // (above 1: ours costs less), for the rounds both ran; a round where ours
 // cost nothing counts 1 when the peer's did not either, else 99.
@@ -194,6 +197,20 @@ func Ratios(peer, ours []Cost, f func(Cost) float64) []float64 {
 func WallMS(c Cost) float64 { return float64(c.Wall) / float64(time.Millisecond) }
 func CPUMS(c Cost) float64  { return float64(c.CPU) / float64(time.Millisecond) }
 func RSSMB(c Cost) float64  { return float64(c.RSS) / 1024 }
+
+// EnvCount reads a bench's setting from the environment variable name: a
+// positive whole number, def when it is unset.
+func EnvCount(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a positive whole number", name, v)
+	}
+	return n, nil
+}
 
 // Load returns the machine's load averages (1, 5 and 15 minutes) as
 // /proc/loadavg says them, "?" where it cannot be read: printed beside the

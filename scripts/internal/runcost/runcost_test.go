@@ -58,6 +58,20 @@ func TestRatios(t *testing.T) {
 	}
 }
 
+func TestEnvCount(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  int
+		err   bool
+	}{{"", 5, false}, {"12", 12, false}, {"0", 0, true}, {"-3", 0, true}, {"x", 0, true}} {
+		t.Setenv("RUNCOST_TEST", tc.value)
+		got, err := EnvCount("RUNCOST_TEST", 5)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("RUNCOST_TEST=%q: %d, %v", tc.value, got, err)
+		}
+	}
+}
+
 func TestParseLoad(t *testing.T) {
 	for in, want := range map[string]string{
 		"0.49 2.16 3.24 2/129 7709\n": "0.49 2.16 3.24",
