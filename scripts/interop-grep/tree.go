@@ -87,9 +87,11 @@ func edgeTree(t string) error {
 		"ulate/early.dat":   "foo\nbar\n\x00\nfoo\nbar\n",
 		// text over rg's 64 KiB buffer (read through it when walked): -m with context
 		"mtext/m.txt": peerdiff.Lines("entry %06d\n", 1, 20000),
-		"Makefile":    "Makefile hello\n",
-		"data.json":   "{\"k\": \"hello\"}\n",
-		"script.py":   "print(\"hello\")\n",
+		// -M measures (and previews, in graphemes) the line as printed: replaced with -r
+		"wide.txt":  "foo bar foo baz foo\n\xe6\x97\xa5\xe6\x9c\xac hello \xe6\x97\xa5 foo\n  foo indented foo\ne\xcc\x81e\xcc\x81 foo\n",
+		"Makefile":  "Makefile hello\n",
+		"data.json": "{\"k\": \"hello\"}\n",
+		"script.py": "print(\"hello\")\n",
 		".gitignore": "# comment line\n*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/gen.md\n*.tmp\n" +
 			"\\#notacomment\nout/*\n!out/o.txt\nvendor\n",
 		"sub/.gitignore":      "!a.tmp\nlocal*\n",
