@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -48,13 +48,35 @@ func Run(c *exec.Cmd) (Cost, error) {
 // Stderr is unset has its last 2 KB quoted in the error when it fails. The
 // error of a failed stage (start or exit status) names it; the costs are
 // those measured.
+//
+// Each command runs under scripts/rusage (built by Root), which starts it
+// and takes its cost from its rusage: a child started by this process
+// would inherit this process's peak RSS in its own (Linux keeps the larger
+// of the two across exec), and a harness holding a session in memory would
+// show it in every figure.
 func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) {
+	if forker == "" {
+		return Cost{}, nil, errors.New("bench.Root was not called: scripts/rusage is not built")
+	}
 	errs := make([]*tail, len(cmds))
+	files := make([]string, len(cmds))
 	for i, c := range cmds {
+		if c.Err != nil {
+			return Cost{}, nil, c.Err
+		}
 		if c.Stderr == nil {
 			errs[i] = &tail{}
 			c.Stderr = errs[i]
 		}
+		f, err := os.CreateTemp("", "bench-cost")
+		if err != nil {
+			return Cost{}, nil, err
+		}
+		f.Close()
+		files[i] = f.Name()
+		defer os.Remove(files[i])
+		c.Args = append([]string{forker, "-o", files[i], c.Path}, c.Args[1:]...)
+		c.Path = forker
 	}
 	var closeAfter []*os.File
 	for i := 0; i+1 < len(cmds); i++ {
@@ -81,30 +103,43 @@ func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) {
 	stages := make([]Cost, len(cmds))
 	for i, c := range cmds[:started] {
 		err := c.Wait()
-		stages[i] = costOf(c.ProcessState)
+		b, _ := os.ReadFile(files[i])
+		stages[i], _ = ParseRusage(string(b))
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("%s: %w%s", name(c), err, errs[i].quote())
 		}
 	}
-	wall := time.Since(t0)
-	total := Cost{Wall: wall}
-	for i := range stages {
-		stages[i].Wall = wall
-		total.CPU += stages[i].CPU
-		total.RSS += stages[i].RSS
+	total := Cost{Wall: time.Since(t0)}
+	if len(stages) == 1 && stages[0].Wall > 0 {
+		total.Wall = stages[0].Wall // the command's own, without scripts/rusage's start
+	}
+	for _, s := range stages {
+		total.CPU += s.CPU
+		total.RSS += s.RSS
 	}
 	return total, stages, firstErr
 }
 
-func costOf(ps *os.ProcessState) Cost {
-	if ps == nil {
-		return Cost{}
+// ParseRusage reads scripts/rusage's line "wall_user_sys_rsskb" (seconds).
+func ParseRusage(line string) (Cost, error) {
+	f := strings.Split(strings.TrimSpace(line), "_")
+	if len(f) != 4 {
+		return Cost{}, fmt.Errorf("rusage: %q is not wall_user_sys_rsskb", line)
 	}
-	c := Cost{CPU: ps.UserTime() + ps.SystemTime()}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		c.RSS = ru.Maxrss
+	var v [3]float64
+	for i := range v {
+		x, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return Cost{}, fmt.Errorf("rusage: %q: %w", line, err)
+		}
+		v[i] = x
 	}
-	return c
+	rss, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil {
+		return Cost{}, fmt.Errorf("rusage: %q: %w", line, err)
+	}
+	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	return Cost{Wall: sec(v[0]), CPU: sec(v[1]) + sec(v[2]), RSS: rss}, nil
 }
 
 func name(c *exec.Cmd) string {

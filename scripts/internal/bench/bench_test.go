@@ -142,6 +142,11 @@ func TestMark(t *testing.T) {
 // A real pipeline: the output goes through, each stage's cost is measured,
 // and a failing stage is named with its stderr.
 func TestRunPipe(t *testing.T) {
+	dir := t.TempDir()
+	if err := GoBuild(dir, "github.com/agentutils/agentutils/scripts/rusage"); err != nil {
+		t.Fatal(err)
+	}
+	forker = dir + "/rusage"
 	var out bytes.Buffer
 	last := exec.Command("tr", "a-z", "A-Z")
 	last.Stdout = &out
@@ -161,5 +166,18 @@ func TestRunPipe(t *testing.T) {
 	}
 	if ExitCode(errors.New("other")) != -1 {
 		t.Error("ExitCode of an error that is no exit status")
+	}
+}
+
+func TestParseRusage(t *testing.T) {
+	got, err := ParseRusage("0.250000_0.100000_0.020000_8188\n")
+	want := Cost{Wall: 250 * time.Millisecond, CPU: 120 * time.Millisecond, RSS: 8188}
+	if err != nil || got != want {
+		t.Errorf("ParseRusage = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"", "1_2_3", "x_0_0_1", "1_0_0_1.5"} {
+		if _, err := ParseRusage(bad); err == nil {
+			t.Errorf("ParseRusage(%q): no error", bad)
+		}
 	}
 }

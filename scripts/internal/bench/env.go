@@ -12,9 +12,29 @@ import (
 	"time"
 )
 
+// forker is scripts/rusage, built by Root: RunPipe starts every command under it.
+var forker string
+
 // Root makes the repository's top directory (the one holding go.mod) the
-// working directory and returns it: the bench programs run from anywhere.
+// working directory and returns it, and builds scripts/rusage into
+// BENCH_DIR/bin for RunPipe: the bench programs run from anywhere.
 func Root() (string, error) {
+	root, err := top()
+	if err != nil {
+		return "", err
+	}
+	bin, err := Dir("bin")
+	if err != nil {
+		return "", err
+	}
+	if err := GoBuild(bin, "./scripts/rusage"); err != nil {
+		return "", err
+	}
+	forker = filepath.Join(bin, "rusage")
+	return root, nil
+}
+
+func top() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -182,4 +202,13 @@ func Pi() (string, error) {
 // Skipped prints that a benchmark or a peer's column is left out, and why.
 func Skipped(bench, what string, why error) {
 	fmt.Printf("%s: %s skipped: %v\n", bench, what, why)
+}
+
+// RunQuiet runs a set-up command, its output shown only when it fails.
+func RunQuiet(c *exec.Cmd) error {
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(c.Args, " "), err, lastLines(out, 5))
+	}
+	return nil
 }
