@@ -46,7 +46,7 @@ func TestRatio(t *testing.T) {
 		a, b float64
 		want string
 	}{
-		{10, 4, "2.5x"}, {1000, 2, "500x"}, {1, 40, "0.025x"}, {3, 0, "-"}, {math.NaN(), 1, "-"}, {1, math.NaN(), "-"},
+		{10, 4, "2.5x"}, {1000, 2, "500x"}, {1, 4, "0.25x"}, {1, 40, "0.025x"}, {3, 0, "-"}, {math.NaN(), 1, "-"}, {1, math.NaN(), "-"},
 	} {
 		if got := Ratio(tc.a, tc.b); got != tc.want {
 			t.Errorf("Ratio(%v, %v) = %q, want %q", tc.a, tc.b, got, tc.want)
@@ -179,5 +179,16 @@ func TestParseRusage(t *testing.T) {
 		if _, err := ParseRusage(bad); err == nil {
 			t.Errorf("ParseRusage(%q): no error", bad)
 		}
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	line := "4242 (agent (x) y) S 4200 4242 4242 34816 4242 4194560 1234 0 0 0 150 25 7 3 20 0 5 0 100 1000 2000\n"
+	pid, ppid, ticks, ok := ParseStat(line)
+	if !ok || pid != 4242 || ppid != 4200 || ticks != 185 {
+		t.Errorf("ParseStat = %d %d %d %v, want 4242 4200 185 true", pid, ppid, ticks, ok)
+	}
+	if _, _, _, ok := ParseStat("garbage"); ok {
+		t.Error("ParseStat(garbage) ok")
 	}
 }

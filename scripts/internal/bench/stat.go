@@ -56,8 +56,10 @@ func ratioPrec(r float64) int {
 	switch {
 	case r >= 100:
 		return 0
-	case r >= 0.1:
+	case r >= 1:
 		return 1
+	case r >= 0.1:
+		return 2
 	}
 	return 3
 }
