@@ -1,0 +1,109 @@
+// Command bench-loop times the agent loop beside pi 0.73.1 on one local
+// fake OpenAI-compatible server that scripts a five-turn task (four read
+// calls, then an answer; testdata/sse/openai/task): ours is the whole
+// pipeline, `agent-session open | agent-chat --tools-cmd "agent-tool
+// serve" | agent-session append` (CPU summed over the processes, the tool
+// process's inside agent-chat's; peak RSS summed over the stages, agent-chat's
+// the larger of it and its tool process), pi is `pi -p --mode json`. The two
+// run interleaved, round by round; each figure is the median [min–max] of
+// the rounds. pi is skipped with a notice when it cannot be installed.
+// Prints figures, asserts nothing.
+//
+//	go run ./scripts/bench-loop -runs 5
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentutils/agentutils/scripts/internal/bench"
+)
+
+func main() {
+	runs := flag.Int("runs", 5, "interleaved rounds")
+	flag.Parse()
+	if err := run(*runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-loop:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs int) error {
+	root, err := bench.Root()
+	if err != nil {
+		return err
+	}
+	dir, err := bench.Dir("loop")
+	if err != nil {
+		return err
+	}
+	if err := bench.GoBuild(dir, "./scripts/fakeprovider"); err != nil {
+		return err
+	}
+	task, _ := filepath.Glob("testdata/sse/openai/task/turn*.sse")
+	url, stop, err := bench.Serve(filepath.Join(dir, "fakeprovider"), "-sse", strings.Join(task, ","))
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := bench.FakeModels(dir, url, "openai-completions", 128000); err != nil {
+		return err
+	}
+	work := filepath.Join(dir, "work")
+	os.RemoveAll(work)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("remember the milk\n"), 0o644); err != nil {
+		return err
+	}
+	b := root + "/bin/"
+	session := filepath.Join(dir, "s.jsonl")
+	peers := []bench.Peer{{Name: "agentutils", Run: func() (bench.Cost, error) {
+		os.Remove(session)
+		cmds := []*exec.Cmd{
+			exec.Command(b+"agent-session", "open", session),
+			exec.Command(b+"agent-chat", "--model", "fake/test-model", "--no-context-files", "--throttle", "0",
+				"--tools-cmd", b+"agent-tool serve", "do the task"),
+			exec.Command(b+"agent-session", "append", session),
+		}
+		for _, c := range cmds {
+			c.Dir = work
+		}
+		c, _, err := bench.RunPipe(cmds...)
+		return c, err
+	}}}
+	pi, piErr := bench.Pi()
+	if piErr == nil {
+		peers = append(peers, bench.Peer{Name: "pi " + bench.PiVersion, Run: func() (bench.Cost, error) {
+			c := exec.Command(pi, "-p", "--mode", "json", "--provider", "fake", "--model", "test-model", "--no-session", "do the task")
+			c.Dir = work
+			return bench.Run(c)
+		}})
+	}
+	r, err := bench.Interleave(runs, peers...)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("five-turn task (4 read calls + answer), medians [min–max] of %d interleaved rounds; load %s\n", runs, bench.Load())
+	var t bench.Table
+	t.Row("tool", "wall", "CPU", "peak RSS")
+	for _, p := range peers {
+		t.Row(p.Name, r.Stat(p.Name, bench.WallMS).Fmt(0, "ms"), r.Stat(p.Name, bench.CPUMS).Fmt(0, "ms"), r.Stat(p.Name, bench.RSSMB).Fmt(0, "MB"))
+	}
+	if piErr == nil {
+		ratio := func(f func(bench.Cost) float64) string {
+			return bench.Ratio(r.Stat(peers[1].Name, f).Median, r.Stat("agentutils", f).Median)
+		}
+		t.Row("pi/ours", ratio(bench.WallMS), ratio(bench.CPUMS), ratio(bench.RSSMB))
+	}
+	fmt.Print(t.String())
+	if piErr != nil {
+		bench.Skipped("bench-loop", "pi", piErr)
+	}
+	return nil
+}
