@@ -39,13 +39,7 @@ var (
 	rt    = flag.Int("rt", 5, "rounds of the throughput figure")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-agent-commit:", err)
-		os.Exit(1)
-	}
-}
+func main() { bench.Main("bench-agent-commit", run) }
 
 func run() error {
 	root, err := bench.Root()
@@ -108,10 +102,8 @@ func run() error {
 			t.Row("  "+c.label, tool, r.Stat(tool+" "+c.key, bench.WallMS).Fmt(2, "ms"), r.Stat(tool+" "+c.key, bench.CPUMS).Fmt(2, "ms"))
 		}
 		if cl != "" {
-			ratio := func(f func(bench.Cost) float64) string {
-				return bench.Ratio(r.Stat("commitlint "+c.key, f).Median, r.Stat("agent-commit "+c.key, f).Median)
-			}
-			t.Row("  "+c.label, "commitlint/ours", ratio(bench.WallMS), ratio(bench.CPUMS))
+			t.Row("  "+c.label, "commitlint/ours", r.Ratio("commitlint "+c.key, "agent-commit "+c.key, bench.WallMS),
+				r.Ratio("commitlint "+c.key, "agent-commit "+c.key, bench.CPUMS))
 		}
 	}
 	fmt.Print(t.String())
@@ -187,8 +179,7 @@ func throughput(root, tmp, prefix, ac, cl string) error {
 		t.Row("  "+p.Name, fmt.Sprintf("%.0f messages/s", float64(n)/(w.Median/1000)), w.Fmt(0, "ms"), "CPU "+r.Stat(p.Name, bench.CPUMS).Fmt(0, "ms"))
 	}
 	if cl != "" {
-		t.Row("  commitlint/ours", "", bench.Ratio(r.Stat("commitlint", bench.WallMS).Median, r.Stat("agent-commit", bench.WallMS).Median),
-			"CPU "+bench.Ratio(r.Stat("commitlint", bench.CPUMS).Median, r.Stat("agent-commit", bench.CPUMS).Median))
+		t.Row("  commitlint/ours", "", r.Ratio("commitlint", "agent-commit", bench.WallMS), "CPU "+r.Ratio("commitlint", "agent-commit", bench.CPUMS))
 	}
 	fmt.Print(t.String())
 	return nil

@@ -28,16 +28,11 @@ import (
 
 var model = []string{"--model", "anthropic/claude-sonnet-4-5"}
 
-func main() {
-	runs := flag.Int("runs", 7, "interleaved rounds")
-	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-agent-compact:", err)
-		os.Exit(1)
-	}
-}
+var runs = flag.Int("runs", 7, "interleaved rounds")
 
-func run(runs int) error {
+func main() { bench.Main("bench-agent-compact", run) }
+
+func run() error {
 	root, err := bench.Root()
 	if err != nil {
 		return err
@@ -51,7 +46,7 @@ func run(runs int) error {
 		return err
 	}
 	as, ac := root+"/bin/agent-session", root+"/bin/agent-compact"
-	fmt.Printf("medians [min–max] of %d interleaved rounds; CPU = user+sys of the same run; load %s\n", runs, bench.Load())
+	fmt.Printf("medians [min–max] of %d interleaved rounds; CPU = user+sys of the same run; load %s\n", *runs, bench.Load())
 	for _, n := range []int{8000, 32000} {
 		raw, stream := filepath.Join(dir, fmt.Sprintf("compact-%d.jsonl", n)), filepath.Join(dir, fmt.Sprintf("compact-%d.stream.jsonl", n))
 		if st, err := os.Stat(raw); err != nil || st.Size() == 0 {
@@ -82,7 +77,7 @@ func run(runs int) error {
 			{Name: "agent-compact --dry-run --force", Run: in(append([]string{ac, "--dry-run", "--force"}, model...)...)},
 			{Name: "agent-compact (nothing to do)", Run: in(append([]string{ac}, model...)...)},
 		}
-		r, err := bench.Interleave(runs, peers...)
+		r, err := bench.Interleave(*runs, peers...)
 		if err != nil {
 			return err
 		}
@@ -92,10 +87,9 @@ func run(runs int) error {
 		for i, p := range peers {
 			ratio := ""
 			if i >= 2 {
-				ratio = fmt.Sprintf("%s wall, %s CPU of the floor", bench.Ratio(r.Stat(p.Name, bench.WallMS).Median, r.Stat(floor, bench.WallMS).Median),
-					bench.Ratio(r.Stat(p.Name, bench.CPUMS).Median, r.Stat(floor, bench.CPUMS).Median))
+				ratio = fmt.Sprintf("%s wall, %s CPU of the floor", r.Ratio(p.Name, floor, bench.WallMS), r.Ratio(p.Name, floor, bench.CPUMS))
 			}
-			t.Row("  "+p.Name, r.Stat(p.Name, bench.WallMS).Fmt(1, "ms"), r.Stat(p.Name, bench.CPUMS).Fmt(1, "ms"), r.Stat(p.Name, bench.RSSMB).Fmt(1, "MB"), ratio)
+			t.Row(append(append([]string{"  " + p.Name}, r.Cells(p.Name, 1)...), ratio)...)
 		}
 		fmt.Print(t.String())
 	}

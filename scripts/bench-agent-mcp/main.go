@@ -40,13 +40,7 @@ var (
 	calls  = flag.Int("calls", 2000, "read calls of the serve throughput run")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-agent-mcp:", err)
-		os.Exit(1)
-	}
-}
+func main() { bench.Main("bench-agent-mcp", run) }
 
 type mcp struct {
 	am, bin, tmp string
@@ -200,8 +194,7 @@ func (m *mcp) compare(name, oursName string, ours []string, peerName string, pee
 	}
 	m.t.Row(name, oursName, r.Stat(oursName, bench.WallMS).Fmt(0, "ms"), r.Stat(oursName, bench.CPUMS).Fmt(0, "ms"))
 	m.t.Row("", peerName, r.Stat(peerName, bench.WallMS).Fmt(0, "ms"), r.Stat(peerName, bench.CPUMS).Fmt(0, "ms"))
-	m.t.Row("", "ours/peer", bench.Ratio(r.Stat(oursName, bench.WallMS).Median, r.Stat(peerName, bench.WallMS).Median),
-		bench.Ratio(r.Stat(oursName, bench.CPUMS).Median, r.Stat(peerName, bench.CPUMS).Median))
+	m.t.Row("", "ours/peer", r.Ratio(oursName, peerName, bench.WallMS), r.Ratio(oursName, peerName, bench.CPUMS))
 	return nil
 }
 

@@ -57,13 +57,7 @@ var (
 	verbose = flag.Bool("v", false, "print each run's split")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-agent:", err)
-		os.Exit(1)
-	}
-}
+func main() { bench.Main("bench-agent", run) }
 
 func run() error {
 	root, err := bench.Root()

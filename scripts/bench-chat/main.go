@@ -22,16 +22,11 @@ import (
 	"github.com/agentutils/agentutils/scripts/internal/bench"
 )
 
-func main() {
-	runs := flag.Int("runs", 5, "interleaved rounds")
-	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-chat:", err)
-		os.Exit(1)
-	}
-}
+var runs = flag.Int("runs", 5, "interleaved rounds")
 
-func run(runs int) error {
+func main() { bench.Main("bench-chat", run) }
+
+func run() error {
 	root, err := bench.Root()
 	if err != nil {
 		return err
@@ -64,7 +59,7 @@ func run(runs int) error {
 		return fmt.Errorf("gensession: %w", err)
 	}
 	pi, piErr := bench.Pi()
-	fmt.Printf("medians [min–max] of %d interleaved rounds; pi %s; load %s\n", runs, bench.PiVersion, bench.Load())
+	fmt.Printf("medians [min–max] of %d interleaved rounds; pi %s; load %s\n", *runs, bench.PiVersion, bench.Load())
 	var t bench.Table
 	t.Row("session", "tool", "first delta", "exit", "CPU", "peak RSS")
 	for _, s := range []struct{ name, file string }{{"empty", empty}, {"2000 messages", big}} {
@@ -83,20 +78,16 @@ func run(runs int) error {
 			}
 			peers = append(peers, bench.Peer{Name: "pi", Run: func() (bench.Cost, error) { return turn(first, "pi", exec.Command(pi, args...)) }})
 		}
-		r, err := bench.Interleave(runs, peers...)
+		r, err := bench.Interleave(*runs, peers...)
 		if err != nil {
 			return err
 		}
 		for _, p := range peers {
-			t.Row(s.name, p.Name, bench.Summarize(first[p.Name]).Fmt(0, "ms"), r.Stat(p.Name, bench.WallMS).Fmt(0, "ms"),
-				r.Stat(p.Name, bench.CPUMS).Fmt(0, "ms"), r.Stat(p.Name, bench.RSSMB).Fmt(0, "MB"))
+			t.Row(append([]string{s.name, p.Name, bench.Summarize(first[p.Name]).Fmt(0, "ms")}, r.Cells(p.Name, 0)...)...)
 		}
 		if piErr == nil {
-			ratio := func(f func(bench.Cost) float64) string {
-				return bench.Ratio(r.Stat("pi", f).Median, r.Stat("agent-chat", f).Median)
-			}
 			t.Row(s.name, "pi/ours", bench.Ratio(bench.Summarize(first["pi"]).Median, bench.Summarize(first["agent-chat"]).Median),
-				ratio(bench.WallMS), ratio(bench.CPUMS), ratio(bench.RSSMB))
+				r.Ratio("pi", "agent-chat", bench.WallMS), r.Ratio("pi", "agent-chat", bench.CPUMS), r.Ratio("pi", "agent-chat", bench.RSSMB))
 		}
 	}
 	fmt.Print(t.String())

@@ -23,16 +23,11 @@ import (
 	"github.com/agentutils/agentutils/scripts/internal/bench"
 )
 
-func main() {
-	runs := flag.Int("runs", 5, "interleaved rounds")
-	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-loop:", err)
-		os.Exit(1)
-	}
-}
+var runs = flag.Int("runs", 5, "interleaved rounds")
 
-func run(runs int) error {
+func main() { bench.Main("bench-loop", run) }
+
+func run() error {
 	root, err := bench.Root()
 	if err != nil {
 		return err
@@ -85,21 +80,19 @@ func run(runs int) error {
 			return bench.Run(c)
 		}})
 	}
-	r, err := bench.Interleave(runs, peers...)
+	r, err := bench.Interleave(*runs, peers...)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("five-turn task (4 read calls + answer), medians [min–max] of %d interleaved rounds; load %s\n", runs, bench.Load())
+	fmt.Printf("five-turn task (4 read calls + answer), medians [min–max] of %d interleaved rounds; load %s\n", *runs, bench.Load())
 	var t bench.Table
 	t.Row("tool", "wall", "CPU", "peak RSS")
 	for _, p := range peers {
-		t.Row(p.Name, r.Stat(p.Name, bench.WallMS).Fmt(0, "ms"), r.Stat(p.Name, bench.CPUMS).Fmt(0, "ms"), r.Stat(p.Name, bench.RSSMB).Fmt(0, "MB"))
+		t.Row(append([]string{p.Name}, r.Cells(p.Name, 0)...)...)
 	}
 	if piErr == nil {
-		ratio := func(f func(bench.Cost) float64) string {
-			return bench.Ratio(r.Stat(peers[1].Name, f).Median, r.Stat("agentutils", f).Median)
-		}
-		t.Row("pi/ours", ratio(bench.WallMS), ratio(bench.CPUMS), ratio(bench.RSSMB))
+		pi := peers[1].Name
+		t.Row("pi/ours", r.Ratio(pi, "agentutils", bench.WallMS), r.Ratio(pi, "agentutils", bench.CPUMS), r.Ratio(pi, "agentutils", bench.RSSMB))
 	}
 	fmt.Print(t.String())
 	if piErr != nil {

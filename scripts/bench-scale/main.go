@@ -60,13 +60,7 @@ type scale struct {
 	piFailed            string       // why a pi turn of this size is not a turn ("" when all were)
 }
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-scale:", err)
-		os.Exit(1)
-	}
-}
+func main() { bench.Main("bench-scale", run) }
 
 func run() error {
 	root, err := bench.Root()
@@ -179,7 +173,7 @@ func (s *scale) size(n int, results *bytes.Buffer) error {
 			if len(turn.r[tool]) == 0 {
 				continue
 			}
-			t.Row("  "+turn.name, tool, turn.r.Stat(tool, bench.WallMS).Fmt(0, "ms"), turn.r.Stat(tool, bench.CPUMS).Fmt(0, "ms"), turn.r.Stat(tool, bench.RSSMB).Fmt(0, "MB"))
+			t.Row(append([]string{"  " + turn.name, tool}, turn.r.Cells(tool, 0)...)...)
 			series := tool + "-" + strings.Fields(turn.name)[0]
 			if tool == "pi" && s.piFailed != "" {
 				continue // not a turn: left out of the plot
@@ -192,10 +186,9 @@ func (s *scale) size(n int, results *bytes.Buffer) error {
 		t.Note("  pi: " + s.piFailed)
 	}
 	if usePi {
-		m := func(r bench.Runs, tool string, f func(bench.Cost) float64) float64 { return r.Stat(tool, f).Median }
 		t.Note(fmt.Sprintf("  pi/ours: steady %s, first turn %s (wall); CPU steady %s; RSS ours/pi %s",
-			bench.Ratio(m(rs, "pi", bench.WallMS), m(rs, "ours", bench.WallMS)), bench.Ratio(m(rf, "pi", bench.WallMS), m(rf, "ours", bench.WallMS)),
-			bench.Ratio(m(rs, "pi", bench.CPUMS), m(rs, "ours", bench.CPUMS)), bench.Ratio(m(rs, "ours", bench.RSSMB), m(rs, "pi", bench.RSSMB))))
+			rs.Ratio("pi", "ours", bench.WallMS), rf.Ratio("pi", "ours", bench.WallMS),
+			rs.Ratio("pi", "ours", bench.CPUMS), rs.Ratio("ours", "pi", bench.RSSMB)))
 	}
 	var by []string
 	for i, name := range []string{"open", "compact", "chat", "append"} {

@@ -36,13 +36,7 @@ var (
 	appends = flag.Int("appends", 20, "appends per file")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-session:", err)
-		os.Exit(1)
-	}
-}
+func main() { bench.Main("bench-session", run) }
 
 func run() error {
 	root, err := bench.Root()
@@ -160,8 +154,8 @@ func jq(dir, as string) error {
 		w := r.Stat(name, bench.WallMS)
 		t.Row("  "+name, sec(w), rate(mb, w.Median), "CPU "+sec(r.Stat(name, bench.CPUMS)), "peak RSS "+r.Stat(name, bench.RSSMB).Fmt(0, "MB"))
 	}
-	t.Row("  jq / ours", bench.Ratio(r.Stat("jq -c (same path extraction)", bench.WallMS).Median, r.Stat("agent-session open", bench.WallMS).Median), "",
-		"CPU "+bench.Ratio(r.Stat("jq -c (same path extraction)", bench.CPUMS).Median, r.Stat("agent-session open", bench.CPUMS).Median))
+	t.Row("  jq / ours", r.Ratio("jq -c (same path extraction)", "agent-session open", bench.WallMS), "",
+		"CPU "+r.Ratio("jq -c (same path extraction)", "agent-session open", bench.CPUMS))
 	fmt.Print(t.String())
 	return nil
 }
@@ -196,8 +190,7 @@ func appendRatio(dir, as, big, small string) error {
 	var t bench.Table
 	t.Row(fmt.Sprintf("append 1 entry, %d-entry file", *n), r.Stat("big", bench.WallMS).Fmt(1, "ms"), "CPU "+r.Stat("big", bench.CPUMS).Fmt(1, "ms"))
 	t.Row("append 1 entry, 10-entry file", r.Stat("small", bench.WallMS).Fmt(1, "ms"), "CPU "+r.Stat("small", bench.CPUMS).Fmt(1, "ms"))
-	t.Row("ratio (target <= 1.2)", bench.Ratio(r.Stat("big", bench.WallMS).Median, r.Stat("small", bench.WallMS).Median),
-		"CPU "+bench.Ratio(r.Stat("big", bench.CPUMS).Median, r.Stat("small", bench.CPUMS).Median))
+	t.Row("ratio (target <= 1.2)", r.Ratio("big", "small", bench.WallMS), "CPU "+r.Ratio("big", "small", bench.CPUMS))
 	fmt.Printf("%d appends to each, interleaved:\n%s", *appends, t.String())
 	return nil
 }

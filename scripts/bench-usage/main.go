@@ -37,13 +37,7 @@ var (
 	runs   = flag.Int("runs", 5, "interleaved rounds")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-usage:", err)
-		os.Exit(1)
-	}
-}
+func main() { bench.Main("bench-usage", run) }
 
 func run() error {
 	root, err := bench.Root()
@@ -97,10 +91,7 @@ func run() error {
 		w := r.Stat(name, bench.WallMS)
 		t.Row(name, w.Fmt(0, "ms"), fmt.Sprintf("%.0f MB/s", mb/(w.Median/1000)), r.Stat(name, bench.CPUMS).Fmt(0, "ms"))
 	}
-	ratio := func(f func(bench.Cost) float64) string {
-		return bench.Ratio(r.Stat("ccusage "+ccusageVersion, f).Median, r.Stat("agentutils", f).Median)
-	}
-	t.Row("ccusage/ours", ratio(bench.WallMS), "", ratio(bench.CPUMS))
+	t.Row("ccusage/ours", r.Ratio("ccusage "+ccusageVersion, "agentutils", bench.WallMS), "", r.Ratio("ccusage "+ccusageVersion, "agentutils", bench.CPUMS))
 	fmt.Print(t.String())
 	return nil
 }

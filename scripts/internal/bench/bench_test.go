@@ -84,6 +84,12 @@ func TestInterleave(t *testing.T) {
 	if got := runs.Stat("ours", RSSMB).Median * 1024; got != 10 {
 		t.Errorf("ours' RSS = %v KB, want 10", got)
 	}
+	if got := runs.Ratio("pi", "ours", RSSMB); got != "2.0x" {
+		t.Errorf("pi/ours RSS = %q, want 2.0x", got)
+	}
+	if diff := cmp.Diff([]string{"0 ms [0–0]", "2 ms [1–3]", "0 MB [0–0]"}, runs.Cells("pi", 0)); diff != "" {
+		t.Errorf("pi's cells (-want +got):\n%s", diff)
+	}
 	ran = nil
 	_, err = Interleave(3, peer("ours", Cost{}, 0), peer("pi", Cost{}, 2))
 	if err == nil || err.Error() != "pi, round 2: exit status 3" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -264,4 +265,14 @@ func ParseStat(s string) (pid, ppid int, ticks int64, ok bool) {
 		ticks += v
 	}
 	return pid, ppid, ticks, true
+}
+
+// Main parses the flags and runs a benchmark: an error is printed after
+// its name and ends the program with status 1.
+func Main(name string, run func() error) {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
 }

@@ -45,3 +45,14 @@ func (r Runs) Stat(peer string, figure func(Cost) float64) Stat {
 	}
 	return Summarize(xs)
 }
+
+// Ratio is a's median of a figure over b's (see the package's Ratio).
+func (r Runs) Ratio(a, b string, figure func(Cost) float64) string {
+	return Ratio(r.Stat(a, figure).Median, r.Stat(b, figure).Median)
+}
+
+// Cells are a peer's wall, CPU (ms, prec decimals) and peak RSS (MB), each
+// its median [min–max]: the columns of most tables.
+func (r Runs) Cells(peer string, prec int) []string {
+	return []string{r.Stat(peer, WallMS).Fmt(prec, "ms"), r.Stat(peer, CPUMS).Fmt(prec, "ms"), r.Stat(peer, RSSMB).Fmt(prec, "MB")}
+}
