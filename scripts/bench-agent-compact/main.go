@@ -33,18 +33,11 @@ var runs = flag.Int("runs", 7, "interleaved rounds")
 func main() { bench.Main("bench-agent-compact", run) }
 
 func run() error {
-	root, err := bench.Root()
-	if err != nil {
-		return err
-	}
-	dir, err := bench.Dir("")
+	root, dir, err := bench.Setup("", "./scripts/gensession")
 	if err != nil {
 		return err
 	}
 	os.Setenv("AGENTUTILS_HOME", filepath.Join(dir, "home"))
-	if err := bench.GoBuild(dir, "./scripts/gensession"); err != nil {
-		return err
-	}
 	as, ac := root+"/bin/agent-session", root+"/bin/agent-compact"
 	fmt.Printf("medians [min–max] of %d interleaved rounds; CPU = user+sys of the same run; load %s\n", *runs, bench.Load())
 	for _, n := range []int{8000, 32000} {

@@ -60,15 +60,8 @@ var (
 func main() { bench.Main("bench-agent", run) }
 
 func run() error {
-	root, err := bench.Root()
+	root, dir, err := bench.Setup("agent", "./scripts/fakeprovider")
 	if err != nil {
-		return err
-	}
-	dir, err := bench.Dir("agent")
-	if err != nil {
-		return err
-	}
-	if err := bench.GoBuild(dir, "./scripts/fakeprovider"); err != nil {
 		return err
 	}
 	sse := filepath.Join(dir, "long.sse")

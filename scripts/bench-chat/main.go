@@ -27,15 +27,8 @@ var runs = flag.Int("runs", 5, "interleaved rounds")
 func main() { bench.Main("bench-chat", run) }
 
 func run() error {
-	root, err := bench.Root()
+	root, dir, err := bench.Setup("chat", "./scripts/fakeprovider", "./scripts/gensession")
 	if err != nil {
-		return err
-	}
-	dir, err := bench.Dir("chat")
-	if err != nil {
-		return err
-	}
-	if err := bench.GoBuild(dir, "./scripts/fakeprovider", "./scripts/gensession"); err != nil {
 		return err
 	}
 	url, stop, err := bench.Serve(filepath.Join(dir, "fakeprovider"), "-sse", "testdata/sse/openai/text.sse")

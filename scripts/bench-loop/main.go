@@ -28,15 +28,8 @@ var runs = flag.Int("runs", 5, "interleaved rounds")
 func main() { bench.Main("bench-loop", run) }
 
 func run() error {
-	root, err := bench.Root()
+	root, dir, err := bench.Setup("loop", "./scripts/fakeprovider")
 	if err != nil {
-		return err
-	}
-	dir, err := bench.Dir("loop")
-	if err != nil {
-		return err
-	}
-	if err := bench.GoBuild(dir, "./scripts/fakeprovider"); err != nil {
 		return err
 	}
 	task, _ := filepath.Glob("testdata/sse/openai/task/turn*.sse")

@@ -63,19 +63,12 @@ type scale struct {
 func main() { bench.Main("bench-scale", run) }
 
 func run() error {
-	root, err := bench.Root()
-	if err != nil {
-		return err
-	}
-	dir, err := bench.Dir("scale")
+	root, dir, err := bench.Setup("scale", "./scripts/fakeprovider", "./scripts/gensession", "./scripts/plotscale")
 	if err != nil {
 		return err
 	}
 	s := &scale{root: root, dir: dir, work: filepath.Join(dir, "work")}
 	defer s.cleanup()
-	if err := bench.GoBuild(dir, "./scripts/fakeprovider", "./scripts/gensession", "./scripts/plotscale"); err != nil {
-		return err
-	}
 	url, stop, err := bench.Serve(filepath.Join(dir, "fakeprovider"), "-sse", "testdata/sse/openai/text.sse")
 	if err != nil {
 		return err

@@ -39,18 +39,11 @@ var (
 func main() { bench.Main("bench-session", run) }
 
 func run() error {
-	root, err := bench.Root()
-	if err != nil {
-		return err
-	}
-	dir, err := bench.Dir("")
+	root, dir, err := bench.Setup("", "./scripts/gensession")
 	if err != nil {
 		return err
 	}
 	os.Setenv("AGENTUTILS_HOME", filepath.Join(dir, "home"))
-	if err := bench.GoBuild(dir, "./scripts/gensession"); err != nil {
-		return err
-	}
 	as := root + "/bin/agent-session"
 	big, small := filepath.Join(dir, fmt.Sprintf("session-%d.jsonl", *n)), filepath.Join(dir, "session-10.jsonl")
 	if err := gensession(dir, big, true, "-n", strconv.Itoa(*n)); err != nil {

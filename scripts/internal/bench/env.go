@@ -276,3 +276,18 @@ func Main(name string, run func() error) {
 		os.Exit(1)
 	}
 }
+
+// Setup is Root, then Dir(sub) with the packages (the inputs' generators,
+// the fake provider) built into it: where a benchmark starts.
+func Setup(sub string, pkgs ...string) (root, dir string, err error) {
+	if root, err = Root(); err != nil {
+		return "", "", err
+	}
+	if dir, err = Dir(sub); err != nil {
+		return "", "", err
+	}
+	if len(pkgs) > 0 {
+		err = GoBuild(dir, pkgs...)
+	}
+	return root, dir, err
+}
