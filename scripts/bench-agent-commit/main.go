@@ -52,11 +52,7 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	prefix := os.Getenv("COMMITLINT_DIR")
-	if prefix == "" {
-		cache, _ := os.UserCacheDir()
-		prefix = filepath.Join(cache, "agentutils-bench", "commitlint-"+commitlintVersion)
-	}
+	prefix := bench.NPMPrefix("COMMITLINT_DIR", "commitlint-"+commitlintVersion)
 	cl := ""
 	if bin, err := bench.NPM(prefix, "@commitlint/cli@"+commitlintVersion, "@commitlint/config-conventional@"+commitlintVersion); err != nil {
 		bench.Skipped("bench-agent-commit", "commitlint", err)

@@ -61,11 +61,7 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	prefix := os.Getenv("AGENT_INTEROP_NPM_PREFIX")
-	if prefix == "" {
-		cache, _ := os.UserCacheDir()
-		prefix = filepath.Join(cache, "agentutils-bench", "mcp")
-	}
+	prefix := bench.NPMPrefix("AGENT_INTEROP_NPM_PREFIX", "mcp")
 	bin, err := bench.NPM(prefix, peers...)
 	if err != nil {
 		bench.Skipped("bench-agent-mcp", "the benchmark", err)

@@ -70,7 +70,7 @@ func run() error {
 	}
 	trace := filepath.Join(dir, "trace")
 	os.Remove(trace)
-	args := []string{filepath.Join(dir, "fakeprovider"), "-sse", sse, "-burst", "3", "-event-delay", "10ms", "-trace", trace}
+	args := []string{"-sse", sse, "-burst", "3", "-event-delay", "10ms", "-trace", trace}
 	if *rtt != "" {
 		args = append(args, "-rtt", *rtt)
 	}
@@ -80,15 +80,12 @@ func run() error {
 		os.Setenv("SSL_CERT_FILE", cert)
 		os.Setenv("NODE_EXTRA_CA_CERTS", cert)
 	}
-	url, stop, err := bench.Serve(args...)
+	os.RemoveAll(filepath.Join(dir, "home"))
+	stop, err := bench.FakeProvider(dir, "anthropic-messages", 128000, args...)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	os.RemoveAll(filepath.Join(dir, "home"))
-	if err := bench.FakeModels(dir, url, "anthropic-messages", 128000); err != nil {
-		return err
-	}
 	proj := filepath.Join(dir, "proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		return err

@@ -31,14 +31,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	url, stop, err := bench.Serve(filepath.Join(dir, "fakeprovider"), "-sse", "testdata/sse/openai/text.sse")
+	stop, err := bench.FakeProvider(dir, "openai-completions", 128000, "-sse", "testdata/sse/openai/text.sse")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if err := bench.FakeModels(dir, url, "openai-completions", 128000); err != nil {
-		return err
-	}
 	empty, big := filepath.Join(dir, "empty.jsonl"), filepath.Join(dir, "s2000.jsonl")
 	header := `{"type":"session","version":3,"id":"0123456789abcdef","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/bench"}` + "\n"
 	if err := os.WriteFile(empty, []byte(header), 0o644); err != nil {

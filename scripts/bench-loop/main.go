@@ -33,14 +33,11 @@ func run() error {
 		return err
 	}
 	task, _ := filepath.Glob("testdata/sse/openai/task/turn*.sse")
-	url, stop, err := bench.Serve(filepath.Join(dir, "fakeprovider"), "-sse", strings.Join(task, ","))
+	stop, err := bench.FakeProvider(dir, "openai-completions", 128000, "-sse", strings.Join(task, ","))
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if err := bench.FakeModels(dir, url, "openai-completions", 128000); err != nil {
-		return err
-	}
 	work := filepath.Join(dir, "work")
 	os.RemoveAll(work)
 	if err := os.MkdirAll(work, 0o755); err != nil {

@@ -69,15 +69,12 @@ func run() error {
 	}
 	s := &scale{root: root, dir: dir, work: filepath.Join(dir, "work")}
 	defer s.cleanup()
-	url, stop, err := bench.Serve(filepath.Join(dir, "fakeprovider"), "-sse", "testdata/sse/openai/text.sse")
+	// a window above every generated context: neither agent compacts during a run
+	stop, err := bench.FakeProvider(dir, "openai-completions", 200000, "-sse", "testdata/sse/openai/text.sse")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	// a window above every generated context: neither agent compacts during a run
-	if err := bench.FakeModels(dir, url, "openai-completions", 200000); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(s.work, 0o755); err != nil {
 		return err
 	}

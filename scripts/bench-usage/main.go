@@ -53,8 +53,7 @@ func run() error {
 		bench.Skipped("bench-usage", "the benchmark", fmt.Errorf("no corpus at %s", corpus))
 		return nil
 	}
-	cache, _ := os.UserCacheDir()
-	bin, err := bench.NPM(filepath.Join(cache, "agentutils-bench", "ccusage-"+ccusageVersion), "ccusage@"+ccusageVersion)
+	bin, err := bench.NPM(bench.NPMPrefix("CCUSAGE_DIR", "ccusage-"+ccusageVersion), "ccusage@"+ccusageVersion)
 	if err != nil {
 		bench.Skipped("bench-usage", "the benchmark", err)
 		return nil

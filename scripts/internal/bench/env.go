@@ -100,9 +100,9 @@ func Have(program string) bool {
 	return err == nil
 }
 
-// Serve starts a server that prints its URL as the first line of its
+// serve starts a server that prints its URL as the first line of its
 // stdout (scripts/fakeprovider) and returns the URL and a stop function.
-func Serve(argv ...string) (string, func(), error) {
+func serve(argv ...string) (string, func(), error) {
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Stderr = os.Stderr
 	out, err := c.StdoutPipe()
@@ -290,4 +290,14 @@ func Setup(sub string, pkgs ...string) (root, dir string, err error) {
 		err = GoBuild(dir, pkgs...)
 	}
 	return root, dir, err
+}
+
+// NPMPrefix is where a benchmark installs its npm peers: $env when set,
+// else the cache's agentutils-bench/name.
+func NPMPrefix(env, name string) string {
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	cache, _ := os.UserCacheDir()
+	return filepath.Join(cache, "agentutils-bench", name)
 }

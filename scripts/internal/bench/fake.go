@@ -6,13 +6,26 @@ import (
 	"path/filepath"
 )
 
-// FakeModels points agentutils and pi at a fake provider's URL as model
+// FakeProvider starts dir/fakeprovider (scripts/fakeprovider, built by
+// Setup) with args and points agentutils and pi at it as model
 // fake/test-model with the wire api (anthropic-messages,
 // openai-completions) and context window: it writes dir/home/models.toml
 // and dir/piagent/models.json and sets AGENTUTILS_HOME,
 // PI_CODING_AGENT_DIR and the key's variable for the programs started
-// after it.
-func FakeModels(dir, url, api string, window int) error {
+// after it. stop ends the server.
+func FakeProvider(dir, api string, window int, args ...string) (stop func(), err error) {
+	url, stop, err := serve(append([]string{filepath.Join(dir, "fakeprovider")}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	if err := fakeModels(dir, url, api, window); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
+}
+
+func fakeModels(dir, url, api string, window int) error {
 	home, piagent := filepath.Join(dir, "home"), filepath.Join(dir, "piagent")
 	for _, d := range []string{home, piagent} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
