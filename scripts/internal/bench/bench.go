@@ -1,7 +1,7 @@
 // Package bench is the harness of the scripts/bench-* programs. It runs a
-// command or a pipeline and takes its cost from the kernel: wall time, CPU
-// (user + system, from the rusage of each child and the children it waited
-// for) and peak RSS. It runs peers interleaved, round by round, so that a
+// command or a pipeline under scripts/rusage and takes its cost from the
+// kernel: wall time, CPU (user + system, from the rusage of each process
+// and the children it waited for) and peak RSS. It runs peers interleaved, round by round, so that a
 // change of the shared machine's load falls on all of them alike;
 // summarizes each figure as its median with the spread [min–max]; and
 // prints tables with the load average beside them. Peers are pinned (npm

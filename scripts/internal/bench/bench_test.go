@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -196,5 +197,32 @@ func TestParseStat(t *testing.T) {
 	}
 	if _, _, _, ok := ParseStat("garbage"); ok {
 		t.Error("ParseStat(garbage) ok")
+	}
+}
+
+// A pinned npm package already installed at its version is not installed
+// again; one at another version or without a version is not taken.
+func TestNPMPinned(t *testing.T) {
+	prefix := t.TempDir()
+	pkg := prefix + "/node_modules/@scope/tool"
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pkg+"/package.json", []byte(`{"name":"@scope/tool","version":"1.2.3"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := InstalledVersion(prefix, "@scope/tool"); got != "1.2.3" {
+		t.Errorf("InstalledVersion = %q, want 1.2.3", got)
+	}
+	bin, err := NPM(prefix, "@scope/tool@1.2.3")
+	if err != nil || bin != prefix+"/node_modules/.bin" {
+		t.Errorf("NPM at the installed version = %q, %v", bin, err)
+	}
+	if _, err := NPM(prefix, "@scope/tool"); err == nil || !strings.Contains(err.Error(), "no pinned version") {
+		t.Errorf("NPM without a version: err = %v", err)
+	}
+	t.Setenv("PATH", t.TempDir()) // no npm: another version cannot be installed
+	if _, err := NPM(prefix, "@scope/tool@1.2.4"); err == nil || !strings.Contains(err.Error(), "npm and node are not installed") {
+		t.Errorf("NPM at another version without npm: err = %v", err)
 	}
 }
