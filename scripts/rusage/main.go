@@ -2,7 +2,10 @@
 // GNU time -f '%e_%U_%S_%M' does but in microseconds rather than ticks of
 // 10 ms (a steady turn's stages take a few ms each): wall, user and system
 // seconds, then the peak RSS in KB. stdin, stdout and stderr are the
-// command's; the exit status is its.
+// command's; the exit status is its. SIGTERM, SIGINT and SIGHUP are passed
+// on to the command. scripts/internal/bench starts every command it
+// measures under it: a process forked by a large parent keeps the parent's
+// peak RSS in its own, one forked by this small program does not.
 //
 //	rusage -o t.1 agent-session open s.jsonl > stream
 package main
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"syscall"
 	"time"
 )
@@ -25,8 +29,18 @@ func main() {
 	}
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	t0 := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		go func() {
+			for s := range sig {
+				cmd.Process.Signal(s)
+			}
+		}()
+		err = cmd.Wait()
+	}
 	wall := time.Since(t0)
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, "rusage:", err)
