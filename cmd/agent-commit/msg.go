@@ -11,8 +11,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/commit"
+	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 )
@@ -33,7 +35,7 @@ func msgCommand(env *app.Env) *cli.Command {
 			"   agent-commit msg -n 3 | jq -r .message\n" +
 			"   agent-commit msg --replay cassette.jsonl   # offline, from a recorded exchange",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` (default: the catalog's default with a key)"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` (default: config.toml's modelRoles.commit, fast or default role, else the catalog's default with a key)"},
 			&cli.StringFlag{Name: "context", Aliases: []string{"c"}, Usage: "free `TEXT` from you, added to the prompt"},
 			&cli.IntFlag{Name: "attempts", Usage: "model calls before giving up on an invalid message", Value: 3},
 			&cli.StringFlag{Name: "replay", Usage: "answer model requests from cassette `FILE` (offline, no key needed)"},
@@ -228,6 +230,29 @@ func mapPhase(c *cli.Context, env *app.Env, client *provider.Client, model llm.M
 	return obs, nil
 }
 
+// commitModel is the model pattern to use and where it comes from:
+// --model, else config.toml's (or the variables') modelRoles.commit, then
+// modelRoles.fast, then modelRoles.default (AGENT_MODEL), as the
+// reference agent tries its roles; "" leaves the catalog's default.
+func commitModel(c *cli.Context, env *app.Env) (pattern, where string, err error) {
+	if p := c.String("model"); p != "" {
+		return p, "--model", nil
+	}
+	cfg, err := configfile.Load(env.Dir, env.Getenv, nil)
+	if err != nil {
+		return "", "", exit.Wrap(exit.Usage, err)
+	}
+	for _, key := range []string{"modelRoles.commit", "modelRoles.fast", "modelRoles.default"} {
+		if v := cfg.Get(key); v.Source != config.Default && v.String() != "" {
+			if v.Where == "" {
+				v.Where = key
+			}
+			return v.String(), v.Where, nil
+		}
+	}
+	return "", "", nil
+}
+
 // modelClient resolves the model and key the way agent-chat does (same
 // catalog, models.toml and key variables) and sets up --record/--replay.
 func modelClient(c *cli.Context, env *app.Env) (*provider.Client, llm.Model, llm.Options, func(), error) {
@@ -237,9 +262,13 @@ func modelClient(c *cli.Context, env *app.Env) (*provider.Client, llm.Model, llm
 		return nil, llm.Model{}, llm.Options{}, none, err
 	}
 	var model llm.Model
-	if p := c.String("model"); p != "" {
+	p, where, err := commitModel(c, env)
+	if err != nil {
+		return nil, model, llm.Options{}, none, err
+	}
+	if p != "" {
 		if model, _, err = cat.Resolve(p); err != nil {
-			return nil, model, llm.Options{}, none, exit.Wrap(exit.Usage, err)
+			return nil, model, llm.Options{}, none, exit.Errorf(exit.Usage, "%s: %v", where, err)
 		}
 	} else {
 		m, ok := cat.Default(func(m llm.Model) bool {

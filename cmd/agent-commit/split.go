@@ -44,7 +44,7 @@ func splitCommand(env *app.Env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan as JSON; commit nothing"},
 			&cli.StringFlag{Name: "profile", Usage: "lint profile the messages must pass: conventional or strict", Value: "conventional"},
 			&cli.StringFlag{Name: "config", Usage: "plain-JSON commitlint config `FILE` (default: discovered in the repository root)"},
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` that plans (default: the catalog's default with a key)"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `PATTERN` that plans (default: as msg's --model)"},
 			&cli.StringFlag{Name: "context", Aliases: []string{"c"}, Usage: "free `TEXT` from you, added to the prompt"},
 			&cli.StringFlag{Name: "replay", Usage: "answer model requests from cassette `FILE` (offline, no key needed)"},
 			&cli.StringFlag{Name: "record", Usage: "record the model exchange to cassette `FILE`"},

@@ -117,11 +117,15 @@ func MsgPrompt(files []FileDiff, scopes ScopeHint, userContext string) string {
 }
 
 // ParseAnalysis reads the model's answer: a JSON object, possibly inside a
-// ```json fence or surrounded by prose.
+// ```json fence or surrounded by prose; else, from a model that answers
+// with the commit message itself, that message (see fromMessage).
 func ParseAnalysis(text string) (Analysis, error) {
 	var a Analysis
 	i, j := strings.Index(text, "{"), strings.LastIndex(text, "}")
 	if i < 0 || j < i {
+		if a, ok := fromMessage(text); ok {
+			return a, nil
+		}
 		return a, fmt.Errorf("the answer holds no JSON object")
 	}
 	if err := json.Unmarshal([]byte(text[i:j+1]), &a); err != nil {
@@ -132,6 +136,54 @@ func ParseAnalysis(text string) (Analysis, error) {
 	a.Summary = strings.TrimSpace(a.Summary)
 	a.Breaking = strings.TrimSpace(a.Breaking)
 	return a, nil
+}
+
+// fromMessage reads a plain-text answer as a commit message: its first
+// line that is a conventional header (out of a ``` fence, after any prose), body lines
+// starting "- " or "* " the details (other lines joined to the detail
+// before them), a BREAKING CHANGE footer the breaking text. ok is false
+// when no line is a conventional header; the result is checked as any
+// answer is (Check lints the rendered message).
+func fromMessage(text string) (a Analysis, ok bool) {
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "```") {
+			lines = append(lines, strings.TrimRight(l, " \t"))
+		}
+	}
+	var typ, scope, subject string
+	var bang bool
+	for len(lines) > 0 && !ok {
+		typ, scope, bang, subject, ok = matchHeader(strings.TrimSpace(lines[0]))
+		ok = ok && typ != "" && strings.TrimSpace(subject) != ""
+		if !ok {
+			lines = lines[1:] // prose before the message ("Here it is:")
+		}
+	}
+	if !ok {
+		return a, false
+	}
+	a = Analysis{Type: typ, Scope: scope, Summary: strings.TrimSpace(subject)}
+	for _, l := range lines[1:] {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+		case strings.HasPrefix(t, "BREAKING CHANGE:") || strings.HasPrefix(t, "BREAKING-CHANGE:"):
+			a.Breaking = strings.TrimSpace(t[len("BREAKING CHANGE:"):])
+		case strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* "):
+			a.Details = append(a.Details, strings.TrimSpace(t[2:]))
+		case a.Breaking != "":
+			a.Breaking += " " + t
+		case len(a.Details) > 0:
+			a.Details[len(a.Details)-1] += " " + t
+		default:
+			a.Details = append(a.Details, t)
+		}
+	}
+	if bang && a.Breaking == "" {
+		a.Breaking = a.Summary
+	}
+	return a, true
 }
 
 // Render writes the message: header, details as "- " bullets, and a

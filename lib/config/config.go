@@ -60,6 +60,10 @@ type Setting struct {
 var Settings = []Setting{
 	{Key: "modelRoles.default", Env: "AGENT_MODEL", Flag: "model",
 		Doc: "model PATTERN (provider/id, id or a fuzzy name, :LEVEL optional)"},
+	{Key: "modelRoles.commit", Env: "AGENT_COMMIT_MODEL",
+		Doc: "the model agent-commit uses (else modelRoles.fast, else the default)"},
+	{Key: "modelRoles.fast", Env: "AGENT_FAST_MODEL",
+		Doc: "a fast model for small jobs: agent-commit's when no commit role is set"},
 	{Key: "defaultThinkingLevel", Env: "AGENT_THINKING", Flag: "thinking", Choices: ThinkingLevels,
 		Doc: "thinking level"},
 	{Key: "toolsCmd", Env: "AGENT_TOOLS_CMD", Flag: "tools-cmd", List: true, Default: []string{"agent-tool serve"}, UserOnly: true,
