@@ -44,6 +44,7 @@ section.flash{outline:2px solid var(--accent)}
 .md table{border-collapse:collapse}.md th,.md td{border:1px solid var(--line);padding:3px 8px}
 .md blockquote{margin:.4em 0;padding-left:10px;border-left:3px solid var(--line);color:var(--dim)}
 .plain{white-space:pre-wrap}
+.prompt{tab-size:4;overflow-wrap:anywhere;margin:.2em 0}
 details.thinking{color:var(--dim);font-style:italic;margin:6px 0}details.thinking summary{cursor:pointer;font-style:normal}
 details.summary summary{cursor:pointer;font-weight:600}
 .tool{margin:8px 0;border:1px solid var(--line);border-radius:6px;background:var(--tool);overflow:hidden}

@@ -114,13 +114,28 @@ func TestHTMLToolsDiffsFoldsAndHeader(t *testing.T) {
 		`<dt>Tokens</dt><dd>↑100 ↓20 R1k W0</dd>`,
 		`<dt>Cost</dt><dd>$0.5000</dd>`,
 		`<dt>Date</dt><dd>2026-01-02 03:04 UTC</dd>`,
-		`<div class="md"><p>MD:fix **it**</p></div>`,
+		`<div class="plain prompt">fix **it**</div>`, // a prompt as typed
+		`<div class="md"><p>MD:# Plan</p></div>`,      // an answer as markdown
 		`<button id="t-thinking"`, `<button id="t-tools"`, `<input id="q" type="search"`,
 		`<section id="e-r1" class="msg r-toolResult merged"`, // drawn inside its call
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
+	}
+}
+
+// TestHTMLPromptAsTyped: a multi-line prompt keeps its line breaks and
+// tabs (escaped, not read as markdown paragraphs).
+func TestHTMLPromptAsTyped(t *testing.T) {
+	sess := sample()
+	sess.Entries[0] = []byte(`{"type":"message","id":"u","parentId":null,"timestamp":"t","message":{"role":"user","content":"first line\n\tindented <b>\n\nlast","timestamp":1}}`)
+	out, err := HTMLWith(sess, HTMLOptions{Markdown: func(s string) string { return "<p>MD</p>" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "<div class=\"plain prompt\">first line\n\tindented &lt;b&gt;\n\nlast</div>"; !strings.Contains(string(out), want) {
+		t.Errorf("HTML lacks %q", want)
 	}
 }
 

@@ -411,11 +411,16 @@ func (p *page) messageHTML(m message) {
 		return
 	}
 	for _, bl := range blocksOf(m) {
-		if bl.Type == "toolCall" {
+		switch {
+		case bl.Type == "toolCall":
 			p.call(bl)
-			continue
+		case bl.Type == "text" && m.Role == "user" && bl.Text != "":
+			// A prompt as it was typed: its line breaks and tabs kept,
+			// not read as markdown paragraphs.
+			fmt.Fprintf(b, "<div class=\"plain prompt\">%s</div>", esc(bl.Text))
+		default:
+			p.blockHTML(bl)
 		}
-		p.blockHTML(bl)
 	}
 	if m.Role == "assistant" && m.Usage != nil && m.Usage.Output > 0 {
 		fmt.Fprintf(b, "<div class=\"usage\">%s · ↑%s ↓%s · $%.4f</div>", esc(m.Model), show.Tokens(m.Usage.Input), show.Tokens(m.Usage.Output), m.Usage.Cost.Total)
