@@ -41,6 +41,7 @@ type T struct {
 	// Counts of the verdicts printed so far.
 	passed, failed, skipped int
 	cleanups                []func()
+	delegated               *int // the exit status of the run Delegate made
 }
 
 // Skipped is the error of a run that could not be made here: a peer or the
@@ -96,6 +97,8 @@ func Main(name string, run func(*T) error) int {
 		return 0
 	case err != nil:
 		t.Fail(name, err.Error())
+	case t.delegated != nil:
+		return *t.delegated
 	}
 	fmt.Fprintln(t.out, t.Summary())
 	if t.failed > 0 {
@@ -298,6 +301,19 @@ func Cmd(dir string, env []string, name string, args ...string) *exec.Cmd {
 // README's and --help's examples).
 func Sh(dir, line string) Result {
 	return Run(Cmd(dir, nil, "bash", "-o", "pipefail", "-c", line))
+}
+
+// Delegate runs cmd (this program again, say in a namespace of its own)
+// with this program's output, and makes its exit status the run's: Main
+// prints no tally of its own, the other run prints it.
+func (t *T) Delegate(cmd *exec.Cmd) error {
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	r := Run(cmd)
+	if r.Err != nil {
+		return r.Err
+	}
+	t.delegated = &r.Code
+	return nil
 }
 
 // Start starts cmd with its output in the file log and registers killing it.
