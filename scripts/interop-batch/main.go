@@ -116,12 +116,10 @@ func (b *batch) write(name string, lines ...string) {
 	os.WriteFile(b.path(name), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
-// task is a tasks-file line: the scripted model's cassette
-// testdata/batch/CASSETTE.jsonl on the scratch repository, with extra
-// fields (",\"budgets\":…") appended.
+// task is a tasks-file line for the scripted model's cassette on the
+// scratch repository.
 func (b *batch) task(id, cassette, extra string) string {
-	return fmt.Sprintf(`{"id":%q,"repo":%q,"prompt":"Write the answer.","check":"test \"$(cat answer.txt)\" = 42","model":"anthropic/claude-sonnet-4-5","chatArgs":["--replay",%q,"--retries","0"]%s}`,
-		id, b.path("repo"), filepath.Join(b.Root, "testdata", "batch", cassette+".jsonl"), extra)
+	return interop.BatchTask(b.Root, id, b.path("repo"), "anthropic/claude-sonnet-4-5", cassette, extra)
 }
 
 // agentBatch runs agent-batch in the work directory.

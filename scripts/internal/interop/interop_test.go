@@ -145,3 +145,11 @@ func TestNPM(t *testing.T) {
 		t.Errorf("Version(missing) = %q, want ?", got)
 	}
 }
+
+func TestBatchTask(t *testing.T) {
+	got := BatchTask("/src", "turns", "/w/repo", "anthropic/m", "loop", `,"budgets":{"turns":2}`)
+	want := `{"id":"turns","repo":"/w/repo","prompt":"Write the answer.","check":"test \"$(cat answer.txt)\" = 42","model":"anthropic/m","chatArgs":["--replay","/src/testdata/batch/loop.jsonl","--retries","0"],"budgets":{"turns":2}}`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

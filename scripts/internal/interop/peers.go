@@ -221,3 +221,12 @@ document.getElementById("f").onload = function () { var w = this.contentWindow;
 </script></body></html>
 `
 }
+
+// BatchTask is a line of an agent-batch tasks file for the scripted fake
+// model: the cassette testdata/batch/CASSETTE.jsonl (under root) replayed
+// on repo, checked by answer.txt holding 42; extra is appended to the
+// object's fields (`,"budgets":{"turns":2}`).
+func BatchTask(root, id, repo, model, cassette, extra string) string {
+	return fmt.Sprintf(`{"id":%q,"repo":%q,"prompt":"Write the answer.","check":"test \"$(cat answer.txt)\" = 42","model":%q,"chatArgs":["--replay",%q,"--retries","0"]%s}`,
+		id, repo, model, filepath.Join(root, "testdata", "batch", cassette+".jsonl"), extra)
+}
