@@ -33,7 +33,7 @@ import (
 	"github.com/agentutils/agentutils/scripts/internal/interop"
 )
 
-const version = "2.1.337"
+const version = interop.ClaudeCode
 
 func main() { os.Exit(interop.Main("interop-claude-mcp", run)) }
 

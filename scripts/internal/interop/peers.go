@@ -17,6 +17,12 @@ import (
 	"github.com/agentutils/agentutils/internal/fakellm"
 )
 
+// The pinned versions of the npm peers more than one check runs.
+const (
+	ClaudeCode = "2.1.337" // @anthropic-ai/claude-code
+	Codex      = "0.171.0" // @openai/codex
+)
+
 // Need returns a Skipped error naming the first command not on PATH, with
 // the Debian package that has it ("" when none is worth naming).
 func Need(cmds ...[2]string) error {
