@@ -185,9 +185,6 @@ func (t *T) Check(what string, cond bool, detail string) bool {
 	return cond
 }
 
-// Failed reports whether a check has failed so far.
-func (t *T) Failed() bool { return t.failed > 0 }
-
 // Verdicts counts and prints lines of the form "ok   NAME" and
 // "FAIL NAME: DETAIL" (what a check script running in a browser page
 // returns); any other line is a failure. No line at all is a failure too.
