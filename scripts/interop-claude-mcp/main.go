@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/internal/fakellm"
+	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/scripts/internal/interop"
 )
 
@@ -187,10 +188,10 @@ func (c *claudeRun) claudeCode(name, prompt string, args ...string) bool {
 	called, results := bashCalls(r.Stdout)
 	result := strings.Join(results, "\n")
 	if !called || result == "" {
-		c.Fail(name, fmt.Sprintf("Claude Code made no mcp__agentutils__bash call with a result (exit %d): %s", r.Code, interop.Cut(r.Stderr, 300)))
+		c.Fail(name, fmt.Sprintf("Claude Code made no mcp__agentutils__bash call with a result (exit %d): %s", r.Code, show.Clip(r.Stderr, 300)))
 		return false
 	}
-	c.Note("%s: mcp__agentutils__bash returned: %s", name, interop.Cut(strings.ReplaceAll(result, "\n", " "), 160))
+	c.Note("%s: mcp__agentutils__bash returned: %s", name, show.OneLine(result, 160))
 	return true
 }
 

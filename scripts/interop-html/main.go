@@ -40,11 +40,8 @@ func run(t *interop.T) error {
 	if _, err := os.Stat("bin/agent-render"); err != nil {
 		return fmt.Errorf("bin/agent-render missing: run make build")
 	}
-	shots := os.Getenv("HTML_SHOTS")
-	if shots == "" {
-		shots = filepath.Join(os.TempDir(), "agentutils-html")
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
+	shots, err := interop.Shots("HTML_SHOTS", "agentutils-html")
+	if err != nil {
 		return err
 	}
 	os.Setenv("AGENTUTILS_HOME", filepath.Join(t.Dir, "home"))

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/scripts/internal/interop"
 )
 
@@ -163,7 +164,7 @@ func (m *mcp) call(s, tool string, schema json.RawMessage) {
 	case r.Code == 1 && res.IsError:
 		text := ""
 		if len(res.Content) > 0 {
-			text = interop.Cut(interop.Head(res.Content[0].Text, 1), 80)
+			text = show.Clip(interop.Head(res.Content[0].Text, 1), 80)
 		}
 		m.OK("%s: call %s: tool error result: %s", s, tool, text)
 	default:
@@ -274,7 +275,7 @@ func (m *mcp) bridge() {
 		Tools []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal([]byte(first), &hello)
-	m.Check(fmt.Sprintf("bridge: %d tools", len(hello.Tools)), len(hello.Tools) >= 20, interop.Cut(first, 200))
+	m.Check(fmt.Sprintf("bridge: %d tools", len(hello.Tools)), len(hello.Tools) >= 20, show.Clip(first, 200))
 	m.Check("bridge: call echo", strings.Contains(out, `"id":"b1","content":[{"type":"text","text":"Echo: bridged"}]`), out)
 	m.Check("bridge: call fs tool", regexp.MustCompile(`"id":"b2".*"isError":false`).MatchString(out), out)
 }

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/agentutils/agentutils/internal/fakellm"
+	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/scripts/internal/interop"
 )
 
@@ -166,14 +167,14 @@ func (c *comparison) compare(name, src string) {
 	r := interop.Run(interop.Cmd(c.work, nil, c.pi, "-p", "--provider", "fake", "--model", "test-model", "--session", piFile, "go on"))
 	piMsgs, err := c.take()
 	if err != nil {
-		c.Fail(name, "pi sent no request: "+interop.Cut(r.Stderr, 300))
+		c.Fail(name, "pi sent no request: "+show.Clip(r.Stderr, 300))
 		return
 	}
 	c.piMsgs = piMsgs
 	r = interop.Sh(c.work, fmt.Sprintf("agent-session open %q 2>/dev/null | agent-chat --model fake/test-model --no-context-files 'go on' >/dev/null", ours))
 	ourMsgs, err := c.take()
 	if err != nil {
-		c.Fail(name, "agent-chat sent no request: "+interop.Cut(r.Stderr, 300))
+		c.Fail(name, "agent-chat sent no request: "+show.Clip(r.Stderr, 300))
 		return
 	}
 	var noMention []string

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentutils/agentutils/scripts/internal/interop"
+	"github.com/agentutils/agentutils/lib/render/show"
 )
 
 // messages are the messages of a chat-completions request body, one
@@ -110,7 +110,7 @@ func firstDiff(a, b []string, n int) (i int, x, y string) {
 	}
 	at := func(l []string) string {
 		if i < len(l) {
-			return interop.Cut(l[i], n)
+			return show.Clip(l[i], n)
 		}
 		return "(none)"
 	}

@@ -55,8 +55,8 @@ func TestFileMention(t *testing.T) {
 
 func TestFirstDiff(t *testing.T) {
 	i, a, b := firstDiff([]string{"x", "y"}, []string{"x", "zzzz", "w"}, 2)
-	if i != 1 || a != "y" || b != "zz" {
-		t.Errorf("firstDiff = %d %q %q, want 1 \"y\" \"zz\"", i, a, b)
+	if i != 1 || a != "y" || b != "z…" {
+		t.Errorf("firstDiff = %d %q %q, want 1 \"y\" \"z…\"", i, a, b)
 	}
 	i, a, b = firstDiff([]string{"x"}, []string{"x", "w"}, 9)
 	if i != 1 || a != "(none)" || b != "w" {

@@ -43,11 +43,8 @@ func run(t *interop.T) error {
 	if err != nil {
 		return err
 	}
-	shots := os.Getenv("REPORT_SHOTS")
-	if shots == "" {
-		shots = filepath.Join(os.TempDir(), "agentutils-report")
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
+	shots, err := interop.Shots("REPORT_SHOTS", "agentutils-report")
+	if err != nil {
 		return err
 	}
 	os.Setenv("AGENTUTILS_HOME", filepath.Join(t.Dir, "home"))

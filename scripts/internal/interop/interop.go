@@ -227,19 +227,6 @@ func Head(s string, n int) string {
 	return strings.Join(lines, " ")
 }
 
-// Cut is s cut to n bytes (on a rune boundary).
-func Cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // Result is a finished command: its output and exit status (-1 when it
 // could not start or was killed).
 type Result struct {

@@ -176,6 +176,16 @@ func (b Browser) run(args ...string) (string, error) {
 	return r.Stdout, nil
 }
 
+// Shots is the directory screenshots are kept in for people to look at:
+// $ENV, else $TMPDIR/NAME (/tmp/NAME), made when missing.
+func Shots(env, name string) (string, error) {
+	dir := os.Getenv(env)
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), name)
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
 // Checks loads page (a wrapper page whose script writes its verdicts into
 // <pre id="result"> once the page under test has loaded in its iframe) and
 // returns those verdicts, one a line.
