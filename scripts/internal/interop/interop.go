@@ -146,7 +146,7 @@ func (t *T) Summary() string {
 
 // Section prints a heading for the checks that follow.
 func (t *T) Section(format string, args ...any) {
-	fmt.Fprintf(t.out, "== %s\n", fmt.Sprintf(format, args...))
+	fmt.Fprintf(t.out, "-- %s\n", fmt.Sprintf(format, args...))
 }
 
 // Note prints an indented line that is no verdict.

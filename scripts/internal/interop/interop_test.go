@@ -50,7 +50,7 @@ func TestChecksAndSkips(t *testing.T) {
 	r.Fail("fails without detail", "")
 	r.SkipCheck("corpus", "absent")
 	r.Note("a note")
-	want := "== peer 1\n  ok    passes\n  FAIL  fails: saw 3\n  FAIL  fails without detail\n  skip  corpus: absent\n        a note\n"
+	want := "-- peer 1\n  ok    passes\n  FAIL  fails: saw 3\n  FAIL  fails without detail\n  skip  corpus: absent\n        a note\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
