@@ -9,7 +9,7 @@
 // Several files (comma-separated) are served in turn, one per request,
 // starting again after the last: a scripted multi-turn conversation.
 // With -requests DIR each request body is kept as DIR/1.json, 2.json, …
-// (what scripts/interop-pi compares between pi and agent-chat), and its
+// (for a peer's requests to be compared with agent-chat's), and its
 // method and path as a line "N METHOD PATH" of DIR/index.
 // With -tls FILE it serves HTTPS (HTTP/2 offered) with a certificate it
 // writes to FILE; with -rtt D, through a proxy that makes each connection
