@@ -118,7 +118,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if env.StdinTTY {
 		st.TTY = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead}
+	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Version: c.App.Version}
 	cfg.Color = env.Color("auto", env.StdoutTTY)
 	// config.toml's approvalMode, unless --yes is given
 	if o.yes, err = configure(c, env, &cfg); err != nil {

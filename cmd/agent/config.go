@@ -40,6 +40,7 @@ func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error
 	for _, w := range cfg.Ignored {
 		fmt.Fprintf(env.Stderr, "agent: warning: %s\n", w)
 	}
+	a.StatusLine = cfg.Get("statusLine").String()
 	switch m := cfg.Model(); m.Source {
 	case config.Env:
 		a.Model = m.String()

@@ -69,6 +69,7 @@ type Model struct {
 	inbox    chan tea.Msg // from the run's reader, the approvals' socket
 	outbox   []string     // finished text for the scrollback, in order
 	outside  bool         // the terminal is the editor's (ctrl+g): nothing drawn
+	status   statusLine   // the statusLine command's line and its runs
 	printing bool         // a print is on its way to the renderer
 	quitting bool         // quit once the outbox is printed
 	quitEnd  bool         // ^D came during a run: leave when it ends
@@ -159,7 +160,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg = f.msg
 		cmds = append(cmds, m.listen)
 	}
-	cmds = append(cmds, m.update(msg), m.flush())
+	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine())
 	m.keepAhead()
 	if _, key := msg.(tea.KeyMsg); key && m.approve.active() != nil && !m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()) {
 		cmds = append(cmds, guardTick()) // drawn again once the keys answer
@@ -197,6 +198,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.shellDone(msg)
 	case edited:
 		return m.editedOutside(msg)
+	case statusMsg:
+		return m.statusDone(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -672,6 +675,9 @@ func (m *Model) View() string {
 	}
 	if m.info != "" {
 		b.WriteString(yellow.Render(m.info) + "\n")
+	}
+	if m.status.line != "" {
+		b.WriteString(ansi.Truncate(m.status.line, width, "…") + "\n")
 	}
 	b.WriteString(m.a.footer(width))
 	return b.String()

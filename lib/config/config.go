@@ -80,6 +80,8 @@ var Settings = []Setting{
 		Doc: "tool rules that never run"},
 	{Key: "approvalMode", Env: "AGENT_APPROVAL_MODE", Flag: "yes", Choices: ApprovalModes, Default: []string{"ask"},
 		Doc: "the interactive agent: ask before edits and bash, or yes"},
+	{Key: "statusLine", Env: "AGENT_STATUS_LINE", UserOnly: true,
+		Doc: "the interactive agent: a command whose first line of output is shown above the footer (Claude Code's statusLine: JSON on stdin)"},
 	{Key: "sandbox.mode", Env: "AGENT_SANDBOX", Flag: "sandbox", Choices: sandbox.Modes, Default: []string{sandbox.WorkspaceWrite}, UserOnly: true,
 		Doc: "the bash tool's sandbox: workspace-write, read-only or off"},
 	{Key: "sandbox.writable", Env: "AGENT_SANDBOX_WRITABLE", Flag: "sandbox-writable", List: true, UserOnly: true,
