@@ -115,7 +115,7 @@ func TestHTMLToolsDiffsFoldsAndHeader(t *testing.T) {
 		`<dt>Cost</dt><dd>$0.5000</dd>`,
 		`<dt>Date</dt><dd>2026-01-02 03:04 UTC</dd>`,
 		`<div class="plain prompt">fix **it**</div>`, // a prompt as typed
-		`<div class="md"><p>MD:# Plan</p></div>`,      // an answer as markdown
+		`<div class="md"><p>MD:# Plan</p></div>`,     // an answer as markdown
 		`<button id="t-thinking"`, `<button id="t-tools"`, `<input id="q" type="search"`,
 		`<section id="e-r1" class="msg r-toolResult merged"`, // drawn inside its call
 	} {
