@@ -47,12 +47,14 @@ the prompt in $VISUAL or $EDITOR, ^D on an empty line exits (during a run, once 
 /hotkeys lists them all. !CMD runs a shell command (in the sandbox) whose
 output the model gets with the next prompt (!!CMD: not).
 
-Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
-summary; a prompt checked out goes back into the editor), /model (a picker, then the
-thinking level), /sandbox [MODE], /session, /compact [INSTRUCTIONS],
-/export [FILE], /cost, /copy, /name [NAME], /hotkeys, /help, /exit; prompt templates
-(.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word is an
-error naming the nearest commands; a prompt is never a command. Prompts and commands typed during a run are queued behind it.
+Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a
+branch summary; a prompt checked out goes back into the editor; tab filters, ctrl+l
+labels), /model (a picker, then the thinking level), /sandbox [MODE], /session,
+/compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
+/label ENTRY [TEXT], /hotkeys, /help, /exit; prompt templates
+(.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word
+is an error naming the nearest commands; a prompt is never a command. Prompts and
+commands typed during a run are queued behind it.
 @PATH attaches a file as agent-chat's @FILE does.
 
 Before edits and bash commands agent asks, showing the diff, the new file or the command

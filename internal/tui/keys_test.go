@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestSlashHelp: a mistyped command names the nearest ones; /hotkeys
@@ -47,5 +50,54 @@ func TestEditedOutside(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(m.outbox, "\n"), "the prompt is as it was") {
 		t.Errorf("no word of the failure: %q", m.outbox)
+	}
+}
+
+// TestTreeFilters: tab cycles /tree's filters (all, no tools, user only,
+// labelled), typing still searches within one, ctrl+l puts /label ID in
+// the editor.
+func TestTreeFilters(t *testing.T) {
+	lines := []string{
+		"  aa424f4d user: fix the test",
+		"  449c4228 assistant: → read, edit",
+		"  5d8d7e42 tool read: package main",
+		"  32b32f18 $ go test ./...",
+		"  77aa0011 assistant: Fixed it. [good one]",
+		"* 9e022d14 user: thanks",
+	}
+	m, _ := testModel(t)
+	var items []pickItem
+	for _, l := range lines {
+		items = append(items, pickItem{label: l, value: treeID.FindString(l)})
+	}
+	m.picker = &picker{pick: func(*Model, pickItem) tea.Cmd { return nil }}
+	m.tree, m.treeLeaf = &treeView{p: m.picker, all: items}, "9e022d14"
+	m.tree.apply(m.treeLeaf)
+	shown := func() (ids []string) {
+		for _, it := range m.picker.visible() {
+			ids = append(ids, it.value)
+		}
+		return ids
+	}
+	tab := tea.KeyMsg{Type: tea.KeyTab}
+	for _, want := range [][]string{
+		{"aa424f4d", "77aa0011", "9e022d14"}, // no tools
+		{"aa424f4d", "9e022d14"},             // user only
+		{"77aa0011"},                         // labelled
+		{"aa424f4d", "449c4228", "5d8d7e42", "32b32f18", "77aa0011", "9e022d14"}, // all
+	} {
+		m.Update(tab)
+		if d := cmp.Diff(want, shown()); d != "" {
+			t.Errorf("%s (-want +got)\n%s", m.picker.title, d)
+		}
+	}
+	m.Update(tab)
+	m.Update(runes("thanks"))
+	if d := cmp.Diff([]string{"9e022d14"}, shown()); d != "" {
+		t.Errorf("search within a filter (-want +got)\n%s", d)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlL})
+	if m.picker != nil || m.ed.String() != "/label 9e022d14 " {
+		t.Errorf("ctrl+l: picker %v, editor %q", m.picker != nil, m.ed.String())
 	}
 }

@@ -70,6 +70,8 @@ type Model struct {
 	outbox   []string     // finished text for the scrollback, in order
 	outside  bool         // the terminal is the editor's (ctrl+g): nothing drawn
 	status   statusLine   // the statusLine command's line and its runs
+	tree     *treeView    // /tree's filters, while its picker is open
+	treeLeaf string       // the leaf when /tree opened
 	printing bool         // a print is on its way to the renderer
 	quitting bool         // quit once the outbox is printed
 	quitEnd  bool         // ^D came during a run: leave when it ends
@@ -228,6 +230,11 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 	} else if m.picker != nil {
+		if m.tree != nil && m.tree.p == m.picker {
+			if cmd, ok := m.treeKey(k, m.treeLeaf); ok {
+				return cmd
+			}
+		}
 		done, it := m.picker.key(k)
 		if !done {
 			return nil

@@ -35,6 +35,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/session", "", "the session's file, id, counts, tokens and cost"},
 	{"/copy", "", "copy the last answer to the clipboard"},
 	{"/name", "[NAME]", "show or set the session's name (shown by /resume and agent-session list)"},
+	{"/label", "ENTRY [TEXT]", "set (or clear) the label of an entry of /tree"},
 	{"/hotkeys", "", "the keys"},
 	{"/help", "", "the commands and keys"},
 	{"/exit", "", "leave (also ^D on an empty line)"},
@@ -57,6 +58,7 @@ const hotkeys = `editor
   ctrl+d            leave (on an empty editor; during a run, when it ends)
 pickers (/resume /tree /model)
   ↑ ↓ ctrl+p ctrl+n move · pgup pgdn a page · type to filter · enter pick · esc close
+  /tree: tab cycles all, no tools, user only, labelled · ctrl+l labels the entry
 approvals (they answer only while the editor is empty; enter never answers)
   y yes · a always for this command · n no, then say why · esc no`
 
@@ -112,6 +114,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.copyAnswer()
 	case "/name":
 		m.name(arg)
+	case "/label":
+		m.label(arg)
 	case "/hotkeys":
 		m.print(hotkeys)
 	default:
@@ -369,14 +373,14 @@ func (m *Model) treePicker() {
 		return
 	}
 	var items []pickItem
-	sel, leaf := 0, ""
+	leaf := ""
 	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		id := treeID.FindStringSubmatch(line)
 		if id == nil {
 			continue
 		}
 		if strings.Contains(line, "* "+id[1]) {
-			sel, leaf = len(items), id[1]
+			leaf = id[1]
 		}
 		items = append(items, pickItem{label: line, value: id[1]})
 	}
@@ -384,7 +388,7 @@ func (m *Model) treePicker() {
 		m.print("/tree: the session is empty")
 		return
 	}
-	m.picker = &picker{title: "Session tree: check out an entry (* is the current leaf)", items: items, sel: sel, pick: func(m *Model, it pickItem) tea.Cmd {
+	m.picker = &picker{pick: func(m *Model, it pickItem) tea.Cmd {
 		if m.a.Stages.Compact == nil || it.value == leaf {
 			return m.checkout(it.value, "")
 		}
@@ -399,6 +403,8 @@ func (m *Model) treePicker() {
 		}}
 		return nil
 	}}
+	m.tree, m.treeLeaf = &treeView{p: m.picker, all: items}, leaf
+	m.tree.apply(leaf)
 }
 
 // checkout moves the session's leaf to id; with the leaf it leaves (from)
