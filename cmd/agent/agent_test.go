@@ -388,7 +388,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Error("no compaction entry after /compact")
 	}
 	s.send("/tree\r")
-	s.wait("Session tree")
+	s.wait("Check out an entry")
 	s.send("\x1b[A\x1b[A\r") // up twice from the leaf
 	s.wait("summarize the branch you leave?")
 	s.send("\x1b[B\r") // summarize it
@@ -402,6 +402,8 @@ func TestSlashCommands(t *testing.T) {
 		t.Errorf("no branch summary after /tree:\n%s", f.sessionText())
 	}
 	s.send("/fork\r")
+	s.wait("Fork from a prompt")
+	s.send("\r") // the whole session
 	s.wait("forked into ")
 	forked := strings.Fields(s.text()[s.mark:])[0]
 	s.send("after the fork\r")
@@ -415,6 +417,14 @@ func TestSlashCommands(t *testing.T) {
 	s.wait("Resume a session")
 	s.send("\r")
 	s.wait("resumed ")
+	s.send("/fork\r") // from its newest prompt: back in the editor
+	s.wait("Fork from a prompt")
+	s.send("\x1b[B\r")
+	s.wait("the prompt is back in the editor")
+	if !strings.Contains(s.text()[s.mark-400:], "> after the fork") {
+		t.Errorf("the forked-from prompt is not in the editor:\n%s", s.text()[s.mark-400:])
+	}
+	s.send("\x03")
 	s.send("/new\r")
 	s.wait("new session ")
 	s.send("/exit\r")

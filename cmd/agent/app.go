@@ -47,7 +47,7 @@ the prompt in $VISUAL or $EDITOR, ^D on an empty line exits (during a run, once 
 /hotkeys lists them all. !CMD runs a shell command (in the sandbox) whose
 output the model gets with the next prompt (!!CMD: not).
 
-Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a
+Commands: /new, /resume (a picker), /fork (from a prompt: a picker), /tree (check out an entry, with a
 branch summary; a prompt checked out goes back into the editor; tab filters, ctrl+l
 labels), /model (a picker, then the thinking level), /sandbox [MODE], /session,
 /compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],

@@ -25,7 +25,7 @@ import (
 var slashCommands = []struct{ name, args, help string }{
 	{"/new", "", "start a new session"},
 	{"/resume", "", "pick a session of this directory to continue"},
-	{"/fork", "", "continue in a copy of this session"},
+	{"/fork", "", "continue in a copy of this session, from a prompt of it (a picker)"},
 	{"/tree", "", "navigate the session tree and check out an entry"},
 	{"/model", "[MODEL]", "pick the model and thinking level"},
 	{"/sandbox", "[MODE]", "show or set the tools' sandbox: workspace-write, read-only, off"},
@@ -89,7 +89,7 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/new":
 		m.newSession()
 	case "/fork":
-		m.fork()
+		m.forkPicker()
 	case "/resume":
 		m.resumePicker()
 	case "/tree":
@@ -185,21 +185,47 @@ func (m *Model) newSession() {
 	m.print("new session " + a.File)
 }
 
-func (m *Model) fork() {
+// forkPicker is /fork: a picker over the session's prompts, newest first,
+// and "the whole session"; a prompt chosen is forked from (the fork's
+// leaf is before it, the prompt back in the editor to change and send).
+func (m *Model) forkPicker() {
+	out, err := m.a.Stages.SessionOut(context.Background(), "tree", "--color", "never", m.a.File)
+	if err != nil {
+		m.fail("/fork", err)
+		return
+	}
+	items := []pickItem{{label: "the whole session, as it is", value: ""}}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if id := treeID.FindString(lines[i]); id != "" && treeKind(lines[i]) == "user" {
+			items = append(items, pickItem{label: strings.TrimLeft(lines[i], " *"), value: id})
+		}
+	}
+	m.picker = &picker{title: "Fork from a prompt (it goes back into the editor) or the whole session", items: items,
+		pick: func(m *Model, it pickItem) tea.Cmd { return m.fork(it.value) }}
+}
+
+// fork copies the session into a new file that becomes this terminal's;
+// from a prompt's entry, its leaf moves before that prompt.
+func (m *Model) fork(from string) tea.Cmd {
 	a := m.a
 	out, err := a.Stages.SessionOut(context.Background(), "fork", a.File)
 	if err != nil {
 		m.fail("/fork", err)
-		return
+		return nil
 	}
 	var f struct{ File string }
 	json.Unmarshal(out, &f)
 	if f.File == "" {
 		m.fail("/fork", fmt.Errorf("no file in %s", out))
-		return
+		return nil
 	}
 	a.File = f.File
 	m.print("forked into " + a.File)
+	if from == "" {
+		return nil
+	}
+	return m.checkout(from, "")
 }
 
 // setSandbox shows the tools' sandbox mode, or sets it for the next runs.
