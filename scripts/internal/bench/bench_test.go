@@ -116,7 +116,10 @@ func TestInterleave(t *testing.T) {
 
 // Ratios pair the runs of a round, and leave out rounds the other peer
 // did not run or where its figure is 0.
-func TestRatios(t *testing.T) {
+func TestRoundRatios(t *testing.T) {
+	if diff := cmp.Diff(Stat{Median: 2, Min: 2, Max: 3, N: 3}, RoundRatios([]float64{10, 30, 5, 8, 7}, []float64{5, 10, 0, 4})); diff != "" {
+		t.Errorf("RoundRatios (-want +got):\n%s", diff)
+	}
 	ms := func(ns ...int) []Cost {
 		var cs []Cost
 		for _, n := range ns {
@@ -124,15 +127,11 @@ func TestRatios(t *testing.T) {
 		}
 		return cs
 	}
-	runs := Runs{"rg": ms(10, 30, 5, 8, 7), "ours": ms(5, 10, 0, 4)}
-	if diff := cmp.Diff(Stat{Median: 2, Min: 2, Max: 3, N: 3}, runs.Ratios("rg", "ours", CPUMS)); diff != "" {
-		t.Errorf("Ratios (-want +got):\n%s", diff)
-	}
 	for _, tc := range []struct {
 		runs Runs
 		want string
 	}{
-		{runs, "2.0x [2.0–3.0]"},
+		{Runs{"rg": ms(10, 30, 5, 8, 7), "ours": ms(5, 10, 0, 4)}, "2.0x [2.0–3.0]"},
 		{Runs{"rg": ms(3), "ours": ms(1)}, "3.0x"},
 		{Runs{"rg": ms(3), "ours": ms(0)}, "-"},
 		{Runs{"rg": ms(1, 1), "ours": ms(4, 40)}, "0.14x [0.025–0.25]"},

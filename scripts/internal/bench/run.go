@@ -48,38 +48,21 @@ func Interleave(rounds int, peers ...Peer) (Runs, error) {
 
 // Stat summarizes one figure (see WallMS, CPUMS, RSSMB) of a peer's runs.
 func (r Runs) Stat(peer string, figure func(Cost) float64) Stat {
+	return Summarize(r.figures(peer, figure))
+}
+
+// Ratio is a's figure over b's round by round (the runs of a round shared
+// the machine's load; see RoundRatios), printed by FmtRatio.
+func (r Runs) Ratio(a, b string, figure func(Cost) float64) string {
+	return RoundRatios(r.figures(a, figure), r.figures(b, figure)).FmtRatio()
+}
+
+func (r Runs) figures(peer string, figure func(Cost) float64) []float64 {
 	xs := make([]float64, len(r[peer]))
 	for i, c := range r[peer] {
 		xs[i] = figure(c)
 	}
-	return Summarize(xs)
-}
-
-// Ratios are a's figure over b's, round by round (the runs of a round
-// shared the machine's load), for the rounds both ran and b's figure is
-// above 0.
-func (r Runs) Ratios(a, b string, figure func(Cost) float64) Stat {
-	var xs []float64
-	for i := range min(len(r[a]), len(r[b])) {
-		if y := figure(r[b][i]); y > 0 {
-			xs = append(xs, figure(r[a][i])/y)
-		}
-	}
-	return Summarize(xs)
-}
-
-// Ratio is Ratios printed: the median "2.3x", then the spread over the
-// rounds "[2.1–2.6]" when there were several; "-" when there is none.
-func (r Runs) Ratio(a, b string, figure func(Cost) float64) string {
-	s := r.Ratios(a, b, figure)
-	if s.N == 0 {
-		return "-"
-	}
-	v := Ratio(s.Median, 1)
-	if s.N == 1 {
-		return v
-	}
-	return fmt.Sprintf("%s [%.*f–%.*f]", v, ratioPrec(s.Min), s.Min, ratioPrec(s.Max), s.Max)
+	return xs
 }
 
 // Cells are a peer's wall, CPU (ms, prec decimals) and peak RSS (MB), each
