@@ -112,6 +112,9 @@ func TestInterleave(t *testing.T) {
 	if diff := cmp.Diff([]string{"ours", "slow", "ours", "ours"}, ran); diff != "" {
 		t.Errorf("runs with Once (-want +got):\n%s", diff)
 	}
+	if len(runs["slow"]) != 1 || len(runs["ours"]) != 3 {
+		t.Errorf("costs with Once: %d of slow, %d of ours", len(runs["slow"]), len(runs["ours"]))
+	}
 }
 
 // Ratios pair the runs of a round, and leave out rounds the other peer
