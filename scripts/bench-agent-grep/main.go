@@ -1,25 +1,25 @@
 // Command bench-agent-grep runs agent-grep against ripgrep (and GNU grep -r,
 // git grep --no-index where the query has a peer form) on two inputs: the
 // Go source tree ($(go env GOROOT)/src, warm cache) and one generated file
-// of >= 300 MB (the tree's .go files concatenated, kept in $BENCH_DIR
-// between runs). The rows are issue #21's table: literal, alternation,
-// class-led regexes, -c ., -c ^\s*$, \p{Greek}, -v -c e, -F -f with 500
-// literals, -n e (and with --color=always, and -C1 e: the output paths).
-// Each query runs RUNS times, interleaved so that load on the machine falls
-// on all tools alike; it prints the median wall time, the median CPU time
-// (user+sys, steadier than wall on a busy machine), the median peak RSS,
-// and rg's times over ours (above 1: we are faster) with the spread of
-// the CPU ratio over the rounds. A run longer than LIMIT seconds (default
-// 60) is stopped and shown as ">LIMITs"; a tool slower than 5 s is timed
-// once. Before the rows, the time of cat over the same files: the floor the
-// literal rows aim at. Asserts nothing; a peer that is not installed gets
-// "-".
+// of >= 300 MB (the tree's .go files concatenated, kept in
+// $BENCH_DIR/grep between runs). The rows are issue #21's table: literal,
+// alternation, class-led regexes, -c ., -c ^\s*$, \p{Greek}, -v -c e, -F -f
+// with 500 literals, -n e (and with --color=always, and -C1 e: the output
+// paths). Each query runs -runs times, the tools interleaved round by
+// round (scripts/internal/bench), each figure the median [min–max] of the
+// rounds: wall, CPU (user+sys, steadier than wall on a busy machine) and
+// peak RSS, then rg's over ours round by round (above 1: we are faster).
+// A run longer than -limit is killed with what it started and marked; a
+// tool slower than 5 s is timed once. Before the rows, cat over the same
+// files: the floor the literal rows aim at. Asserts nothing; a peer that
+// is not installed is left out.
 //
-//	RUNS=5 TREE=/some/dir ONLY=tree|file go run ./scripts/bench-agent-grep
+//	go run ./scripts/bench-agent-grep -runs 5 -tree /some/dir -only tree|file
 package main
 
 import (
-	"cmp"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -29,12 +29,18 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentutils/agentutils/scripts/internal/bench"
 	"github.com/agentutils/agentutils/scripts/internal/peerdiff"
-	"github.com/agentutils/agentutils/scripts/internal/runcost"
+)
+
+var (
+	runs     = flag.Int("runs", 5, "interleaved rounds")
+	limit    = flag.Duration("limit", time.Minute, "kill a run after this long")
+	treeFlag = flag.String("tree", "", "the tree searched (default: $(go env GOROOT)/src)")
+	only     = flag.String("only", "", "tree or file: only that input")
 )
 
 // query is a row: agent-grep's and rg's arguments, and GNU grep's and git
@@ -65,27 +71,17 @@ var queries = []query{
 	{"files --files", []string{"--files"}, nil},
 }
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-agent-grep:", err)
-		os.Exit(2)
-	}
-}
+func main() { bench.Main("bench-agent-grep", run) }
 
 func run() error {
-	runs, err := runcost.EnvCount("RUNS", 5)
-	if err != nil {
-		return err
-	}
-	limit, err := runcost.EnvCount("LIMIT", 60) // seconds
-	if err != nil {
+	if _, err := bench.Root(); err != nil {
 		return err
 	}
 	ag, err := peerdiff.AgentGrep()
 	if err != nil {
 		return err
 	}
-	tree := os.Getenv("TREE")
+	tree := *treeFlag
 	if tree == "" {
 		goroot, err := exec.Command("go", "env", "GOROOT").Output()
 		if err != nil {
@@ -93,34 +89,39 @@ func run() error {
 		}
 		tree = filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	}
-	bdir := cmp.Or(os.Getenv("BENCH_DIR"), filepath.Join(os.TempDir(), "agent-grep-bench"))
+	bdir, err := bench.Dir("grep")
+	if err != nil {
+		return err
+	}
 	big := filepath.Join(bdir, "big", "big.txt")
 	lits := filepath.Join(bdir, "lits500.txt")
+	if *only == "tree" {
+		big = "" // not searched: not written
+	}
 	if err := inputs(tree, big, lits); err != nil {
 		return err
 	}
-	b := &bench{ag: ag, lits: lits, runs: runs, limit: time.Duration(limit) * time.Second}
+	b := &grepBench{ag: ag, lits: lits}
 	for _, t := range []string{"rg", "grep", "git"} {
-		if _, err := exec.LookPath(t); err == nil {
+		if bench.Have(t) {
 			b.have = append(b.have, t)
 		}
 	}
 	if v, err := peerdiff.Version("rg"); err == nil {
 		fmt.Println("peer:", v)
 	}
-	only := os.Getenv("ONLY")
-	if only != "file" {
+	if *only != "file" {
 		if err := b.table(tree, queries); err != nil {
 			return err
 		}
 	}
-	if only != "tree" {
+	if *only != "tree" {
 		qs := slices.DeleteFunc(slices.Clone(queries), func(q query) bool { return q.name == "files --files" })
 		if err := b.table(filepath.Dir(big), qs); err != nil {
 			return err
 		}
 	}
-	fmt.Println("times in ms (medians); rg/ours above 1 means agent-grep is faster")
+	fmt.Println("medians [min–max]; rg/ours above 1 means agent-grep is faster")
 	return nil
 }
 
@@ -137,12 +138,12 @@ func goFiles(tree string) ([]string, error) {
 	return names, err
 }
 
-// inputs writes, unless they are there: big, the tree's .go files
+// inputs writes, unless they are there: big (unless ""), the tree's .go files
 // concatenated until it holds 300 MB; lits, 500 identifiers of the tree
 // (every 7th distinct one of its first 400 files: most occur, each a
 // separate literal).
 func inputs(tree, big, lits string) error {
-	if fi, err := os.Stat(big); err == nil && fi.Size() >= 300_000_000 {
+	if fi, err := os.Stat(big); big == "" || err == nil && fi.Size() >= 300_000_000 {
 		if fi, err := os.Stat(lits); err == nil && fi.Size() > 0 {
 			return nil
 		}
@@ -154,10 +155,10 @@ func inputs(tree, big, lits string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no .go files", tree)
 	}
-	if err := os.MkdirAll(filepath.Dir(big), 0o755); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(big); err != nil || fi.Size() < 300_000_000 {
+	if fi, err := os.Stat(big); big != "" && (err != nil || fi.Size() < 300_000_000) {
+		if err := os.MkdirAll(filepath.Dir(big), 0o755); err != nil {
+			return err
+		}
 		f, err := os.Create(big)
 		if err != nil {
 			return err
@@ -206,15 +207,13 @@ func appendFile(w io.Writer, p string) (int64, error) {
 	return io.Copy(w, f)
 }
 
-type bench struct {
+type grepBench struct {
 	ag, lits string
 	have     []string // the peers installed
-	runs     int
-	limit    time.Duration
 }
 
 // table prints the cat floor and a row per query, searching dir.
-func (b *bench) table(dir string, qs []query) error {
+func (b *grepBench) table(dir string, qs []query) error {
 	var size, n int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -231,33 +230,38 @@ func (b *bench) table(dir string, qs []query) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("input: %s (%d MB, %d files), %d runs each, %d CPUs, load %s\n", dir, size>>20, n, b.runs, runtime.NumCPU(), runcost.Load())
-	floor, err := runcost.Rounds(b.runs, []runcost.Runner{{Name: "cat", Cmd: b.cmd(dir, "sh", "-c", "find . -type f -print0 | xargs -0 cat")}},
-		runcost.Options{Limit: b.limit})
+	fmt.Printf("input: %s (%d MB, %d files), %d interleaved rounds, %d CPUs, load %s\n", dir, size>>20, n, *runs, runtime.NumCPU(), bench.Load())
+	var t bench.Table
+	t.Row("search", "tool", "wall", "CPU", "peak RSS")
+	floor, err := bench.Interleave(*runs, b.peer("cat", dir, "sh", "-c", "find . -type f -print0 | xargs -0 cat"))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("cat of every file (the memory-bandwidth floor): wall %s ms, cpu %s ms\n", b.ms(floor[0], runcost.WallMS), b.ms(floor[0], runcost.CPUMS))
-	fmt.Printf("%-22s | %-20s | %-20s | %-13s | %-13s | %s\n", "", "agent-grep", "rg", "grep -r", "git grep", "rg/ours")
-	fmt.Printf("%-22s | %6s %6s %6s | %6s %6s %6s | %6s %6s | %6s %6s | %s\n", "search", "wall", "cpu", "MB", "wall", "cpu", "MB", "wall", "cpu", "wall", "cpu", "wall  cpu (spread)")
+	t.Row(append([]string{"(the floor)", "cat"}, floor.Cells("cat", 0)...)...)
 	for _, q := range qs {
-		if err := b.row(dir, q); err != nil {
+		if err := b.row(&t, dir, q); err != nil {
 			return err
 		}
 	}
+	fmt.Print(t.String())
 	return nil
 }
 
-// cmd makes a run of name args... in dir, its output discarded.
-func (b *bench) cmd(dir, name string, args ...string) func() *exec.Cmd {
-	return func() *exec.Cmd {
+// peer runs name args... in dir, its output discarded; a run past -limit
+// is killed, and exit status 1 (nothing found) is no failure.
+func (b *grepBench) peer(peer, dir, name string, args ...string) bench.Peer {
+	return bench.Peer{Name: peer, Once: 5 * time.Second, Run: func() (bench.Cost, error) {
 		c := exec.Command(name, args...)
 		c.Dir = dir
-		return c
-	}
+		cost, err := bench.RunLimit(*limit, c)
+		if errors.Is(err, bench.ErrLimit) || bench.ExitCode(err) == 1 {
+			err = nil
+		}
+		return cost, err
+	}}
 }
 
-func (b *bench) row(dir string, q query) error {
+func (b *grepBench) row(t *bench.Table, dir string, q query) error {
 	subst := func(args []string) []string {
 		out := slices.Clone(args)
 		for i, a := range out {
@@ -266,66 +270,34 @@ func (b *bench) row(dir string, q query) error {
 		return out
 	}
 	args := append(subst(q.args), ".")
-	runners := []runcost.Runner{{Name: "ours", Cmd: b.cmd(dir, b.ag, args...)}}
-	col := map[string]int{} // a peer's index in runners
-	for _, t := range b.have {
-		var c func() *exec.Cmd
+	peers := []bench.Peer{b.peer("agent-grep", dir, b.ag, args...)}
+	for _, tool := range b.have {
 		switch {
-		case t == "rg":
-			c = b.cmd(dir, "rg", args...)
+		case tool == "rg":
+			peers = append(peers, b.peer("rg", dir, "rg", args...))
 		case q.gargs == nil:
-			continue
-		case t == "grep":
+		case tool == "grep":
 			// (GNU grep stops at the first match when its output is /dev/null: a pipe)
-			c = b.cmd(dir, "sh", append([]string{"-c", `grep -r "$@" . | cat`, "sh"}, subst(q.gargs)...)...)
-		case t == "git":
-			c = b.cmd(dir, "git", append([]string{"grep", "--no-index"}, subst(q.gargs)...)...)
+			peers = append(peers, b.peer("grep -r", dir, "sh", append([]string{"-c", `grep -r "$@" . | cat`, "sh"}, subst(q.gargs)...)...))
+		case tool == "git":
+			peers = append(peers, b.peer("git grep", dir, "git", append([]string{"grep", "--no-index"}, subst(q.gargs)...)...))
 		}
-		col[t] = len(runners)
-		runners = append(runners, runcost.Runner{Name: t, Cmd: c})
 	}
-	costs, err := runcost.Rounds(b.runs, runners, runcost.Options{Limit: b.limit, Once: 5 * time.Second})
+	r, err := bench.Interleave(*runs, peers...)
 	if err != nil {
 		return err
 	}
-	of := func(t string) []runcost.Cost {
-		if i, ok := col[t]; ok {
-			return costs[i]
+	name := q.name
+	for _, p := range peers {
+		row := append([]string{name, p.Name}, r.Cells(p.Name, 0)...)
+		if slices.ContainsFunc(r[p.Name], func(c bench.Cost) bool { return c.TimedOut }) {
+			row = append(row, fmt.Sprintf("killed at %s", *limit))
 		}
-		return nil
+		t.Row(row...)
+		name = ""
 	}
-	ours, rg := costs[0], of("rg")
-	ratio := "-"
-	if ow, oc := runcost.Median(ours, runcost.WallMS), runcost.Median(ours, runcost.CPUMS); rg != nil && ow > 0 && oc > 0 {
-		s := runcost.SpreadOf(runcost.Ratios(rg, ours, runcost.CPUMS))
-		ratio = fmt.Sprintf("%.2f %.2f (%.2f-%.2f)", runcost.Median(rg, runcost.WallMS)/ow, runcost.Median(rg, runcost.CPUMS)/oc, s.Min, s.Max)
+	if len(r["rg"]) > 0 {
+		t.Row("", "rg/ours", r.Ratio("rg", "agent-grep", bench.WallMS), r.Ratio("rg", "agent-grep", bench.CPUMS), r.Ratio("rg", "agent-grep", bench.RSSMB))
 	}
-	fmt.Printf("%-22s | %6s %6s %6s | %6s %6s %6s | %6s %6s | %6s %6s | %s\n", q.name,
-		b.ms(ours, runcost.WallMS), b.ms(ours, runcost.CPUMS), mb(ours),
-		b.ms(rg, runcost.WallMS), b.ms(rg, runcost.CPUMS), mb(rg),
-		b.ms(of("grep"), runcost.WallMS), b.ms(of("grep"), runcost.CPUMS),
-		b.ms(of("git"), runcost.WallMS), b.ms(of("git"), runcost.CPUMS), ratio)
 	return nil
-}
-
-// ms is the median of a time of the runs in ms: "-" for none, ">LIMITs"
-// past the limit.
-func (b *bench) ms(cs []runcost.Cost, f func(runcost.Cost) float64) string {
-	if len(cs) == 0 {
-		return "-"
-	}
-	m := runcost.Median(cs, f)
-	if m >= float64(b.limit.Milliseconds()) {
-		return fmt.Sprintf(">%ds", int(b.limit.Seconds()))
-	}
-	return strconv.Itoa(int(m))
-}
-
-// mb is the median peak RSS of the runs in MB: "-" for none or unknown.
-func mb(cs []runcost.Cost) string {
-	m := runcost.Median(cs, runcost.RSSMB)
-	if len(cs) == 0 || m < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", m)
 }

@@ -76,7 +76,7 @@ func run() error {
 			t.Row(append([]string{s.name, p.Name, bench.Summarize(first[p.Name]).Fmt(0, "ms")}, r.Cells(p.Name, 0)...)...)
 		}
 		if piErr == nil {
-			t.Row(s.name, "pi/ours", bench.Ratio(bench.Summarize(first["pi"]).Median, bench.Summarize(first["agent-chat"]).Median),
+			t.Row(s.name, "pi/ours", bench.RoundRatios(first["pi"], first["agent-chat"]).FmtRatio(),
 				r.Ratio("pi", "agent-chat", bench.WallMS), r.Ratio("pi", "agent-chat", bench.CPUMS), r.Ratio("pi", "agent-chat", bench.RSSMB))
 		}
 	}

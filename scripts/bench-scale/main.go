@@ -28,8 +28,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -38,8 +36,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/agentutils/agentutils/scripts/internal/bench"
 )
@@ -236,20 +232,12 @@ func (s *scale) ours(file string) (bench.Cost, error) {
 // theirs is one pi turn on file, given up after -pi-timeout. A turn that
 // fails or times out is kept (its time is that to the failure) and noted.
 func (s *scale) theirs(file string) (bench.Cost, error) {
-	ctx := context.Background()
-	if *piTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *piTimeout)
-		defer cancel()
-	}
-	c := exec.CommandContext(ctx, s.pi, "-p", "--provider", "fake", "--model", "test-model", "--session", file, "one more")
+	c := exec.Command(s.pi, "-p", "--provider", "fake", "--model", "test-model", "--session", file, "one more")
 	c.Dir = s.work
-	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) } // scripts/rusage passes it on to pi
-	c.WaitDelay = 10 * time.Second
-	cost, err := bench.Run(c)
+	cost, err := bench.RunLimit(*piTimeout, c)
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		s.piFailed = fmt.Sprintf("a turn did not finish in %s (killed; its figures are the time it was given)", *piTimeout)
+	case cost.TimedOut:
+		s.piFailed = fmt.Sprintf("a turn did not finish in %s (killed; its figures are those up to the kill)", *piTimeout)
 	case err != nil: // (1M entries: Node cannot read a 1.3 GB file into one string)
 		s.piFailed = fmt.Sprintf("a turn failed (its figures are the time to the failure): %v", err)
 	}

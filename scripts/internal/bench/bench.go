@@ -1,11 +1,13 @@
 // Package bench is the harness of the scripts/bench-* programs. It runs a
 // command or a pipeline under scripts/rusage and takes its cost from the
 // kernel: wall time, CPU (user + system, from the rusage of each process
-// and the children it waited for) and peak RSS. It runs peers interleaved, round by round, so that a
-// change of the shared machine's load falls on all of them alike;
-// summarizes each figure as its median with the spread [min–max]; and
-// prints tables with the load average beside them. Peers are pinned (npm
-// packages by version) and skipped with a notice when absent.
+// and the children it waited for, in microseconds) and peak RSS; a time
+// limit kills a command with its whole process group. It runs peers
+// interleaved, round by round, so that a change of the shared machine's
+// load falls on all of them alike; summarizes each figure as its median
+// with the spread [min–max], a ratio as the median of the rounds' ratios;
+// and prints tables with the load average beside them. Peers are pinned
+// (npm packages by version) and skipped with a notice when absent.
 package bench
 
 import (
@@ -24,7 +26,13 @@ type Cost struct {
 	Wall time.Duration
 	CPU  time.Duration // user + system
 	RSS  int64         // peak resident set, KB (a pipeline's: summed over its processes)
+	// TimedOut: killed at the limit of RunLimit; the figures are those of
+	// the run up to the kill.
+	TimedOut bool
 }
+
+// ErrLimit is the error (wrapped) of a run killed at its time limit.
+var ErrLimit = errors.New("killed at the time limit")
 
 // WallMS, CPUMS and RSSMB pick one figure of a Cost, in the unit tables print.
 func WallMS(c Cost) float64 { return float64(c.Wall) / float64(time.Millisecond) }
@@ -36,8 +44,13 @@ func CPUMS(c Cost) float64 { return float64(c.CPU) / float64(time.Millisecond) }
 func RSSMB(c Cost) float64 { return float64(c.RSS) / 1024 }
 
 // Run runs c to its end and returns its cost (see RunPipe).
-func Run(c *exec.Cmd) (Cost, error) {
-	total, _, err := RunPipe(c)
+func Run(c *exec.Cmd) (Cost, error) { return RunLimit(0, c) }
+
+// RunLimit is Run, but past limit (when above 0) c is killed with every
+// process in its process group: the cost then says TimedOut and the error
+// wraps ErrLimit.
+func RunLimit(limit time.Duration, c *exec.Cmd) (Cost, error) {
+	total, _, err := runPipe(limit, c)
 	return total, err
 }
 
@@ -53,8 +66,11 @@ func Run(c *exec.Cmd) (Cost, error) {
 // and takes its cost from its rusage: a child started by this process
 // would inherit this process's peak RSS in its own (Linux keeps the larger
 // of the two across exec), and a harness holding a session in memory would
-// show it in every figure.
-func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) {
+// show it in every figure. (scripts/rusage's own footprint is the floor:
+// a command smaller than 2 MB reads as 2 MB.)
+func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) { return runPipe(0, cmds...) }
+
+func runPipe(limit time.Duration, cmds ...*exec.Cmd) (Cost, []Cost, error) {
 	if forker == "" {
 		return Cost{}, nil, errors.New("bench.Root was not called: scripts/rusage is not built")
 	}
@@ -75,7 +91,11 @@ func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) {
 		f.Close()
 		files[i] = f.Name()
 		defer os.Remove(files[i])
-		c.Args = append([]string{forker, "-o", files[i], c.Path}, c.Args[1:]...)
+		argv := []string{forker, "-o", files[i]}
+		if limit > 0 {
+			argv = append(argv, "-limit", limit.String())
+		}
+		c.Args = append(append(argv, c.Path), c.Args[1:]...)
 		c.Path = forker
 	}
 	var closeAfter []*os.File
@@ -105,7 +125,11 @@ func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) {
 		err := c.Wait()
 		b, _ := os.ReadFile(files[i])
 		stages[i], _ = ParseRusage(string(b))
-		if err != nil && firstErr == nil {
+		switch {
+		case firstErr != nil:
+		case stages[i].TimedOut:
+			firstErr = fmt.Errorf("%s: %w of %s", name(c), ErrLimit, limit)
+		case err != nil:
 			firstErr = fmt.Errorf("%s: %w%s", name(c), err, errs[i].quote())
 		}
 	}
@@ -116,15 +140,21 @@ func RunPipe(cmds ...*exec.Cmd) (Cost, []Cost, error) {
 	for _, s := range stages {
 		total.CPU += s.CPU
 		total.RSS += s.RSS
+		total.TimedOut = total.TimedOut || s.TimedOut
 	}
 	return total, stages, firstErr
 }
 
-// ParseRusage reads scripts/rusage's line "wall_user_sys_rsskb" (seconds).
+// ParseRusage reads scripts/rusage's line "wall_user_sys_rsskb" (seconds),
+// which ends in "_limit" when the command was killed at its time limit.
 func ParseRusage(line string) (Cost, error) {
 	f := strings.Split(strings.TrimSpace(line), "_")
+	timedOut := len(f) == 5 && f[4] == "limit"
+	if timedOut {
+		f = f[:4]
+	}
 	if len(f) != 4 {
-		return Cost{}, fmt.Errorf("rusage: %q is not wall_user_sys_rsskb", line)
+		return Cost{}, fmt.Errorf("rusage: %q is not wall_user_sys_rsskb[_limit]", line)
 	}
 	var v [3]float64
 	for i := range v {
@@ -139,7 +169,7 @@ func ParseRusage(line string) (Cost, error) {
 		return Cost{}, fmt.Errorf("rusage: %q: %w", line, err)
 	}
 	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
-	return Cost{Wall: sec(v[0]), CPU: sec(v[1]) + sec(v[2]), RSS: rss}, nil
+	return Cost{Wall: sec(v[0]), CPU: sec(v[1]) + sec(v[2]), RSS: rss, TimedOut: timedOut}, nil
 }
 
 func name(c *exec.Cmd) string {

@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,7 +64,7 @@ func TestInterleave(t *testing.T) {
 	var ran []string
 	peer := func(name string, cost Cost, failAt int) Peer {
 		n := 0
-		return Peer{name, func() (Cost, error) {
+		return Peer{Name: name, Run: func() (Cost, error) {
 			n++
 			ran = append(ran, name)
 			if n == failAt {
@@ -85,8 +87,8 @@ func TestInterleave(t *testing.T) {
 	if got := runs.Stat("ours", RSSMB).Median * 1024; got != 10 {
 		t.Errorf("ours' RSS = %v KB, want 10", got)
 	}
-	if got := runs.Ratio("pi", "ours", RSSMB); got != "2.0x" {
-		t.Errorf("pi/ours RSS = %q, want 2.0x", got)
+	if got := runs.Ratio("pi", "ours", RSSMB); got != "2.0x [2.0–2.0]" {
+		t.Errorf("pi/ours RSS = %q, want 2.0x [2.0–2.0]", got)
 	}
 	if diff := cmp.Diff([]string{"0 ms [0–0]", "2 ms [1–3]", "0 MB [0–0]"}, runs.Cells("pi", 0)); diff != "" {
 		t.Errorf("pi's cells (-want +got):\n%s", diff)
@@ -98,6 +100,48 @@ func TestInterleave(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"ours", "pi", "ours", "pi"}, ran); diff != "" {
 		t.Errorf("runs after a failure (-want +got):\n%s", diff)
+	}
+	// Once: a peer whose first run took longer runs only once.
+	ran = nil
+	slow := peer("slow", Cost{Wall: time.Second}, 0)
+	slow.Once = time.Millisecond
+	runs, err = Interleave(3, peer("ours", Cost{}, 0), slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ours", "slow", "ours", "ours"}, ran); diff != "" {
+		t.Errorf("runs with Once (-want +got):\n%s", diff)
+	}
+	if len(runs["slow"]) != 1 || len(runs["ours"]) != 3 {
+		t.Errorf("costs with Once: %d of slow, %d of ours", len(runs["slow"]), len(runs["ours"]))
+	}
+}
+
+// Ratios pair the runs of a round, and leave out rounds the other peer
+// did not run or where its figure is 0.
+func TestRoundRatios(t *testing.T) {
+	if diff := cmp.Diff(Stat{Median: 2, Min: 2, Max: 3, N: 3}, RoundRatios([]float64{10, 30, 5, 8, 7}, []float64{5, 10, 0, 4})); diff != "" {
+		t.Errorf("RoundRatios (-want +got):\n%s", diff)
+	}
+	ms := func(ns ...int) []Cost {
+		var cs []Cost
+		for _, n := range ns {
+			cs = append(cs, Cost{CPU: time.Duration(n) * time.Millisecond})
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		runs Runs
+		want string
+	}{
+		{Runs{"rg": ms(10, 30, 5, 8, 7), "ours": ms(5, 10, 0, 4)}, "2.0x [2.0–3.0]"},
+		{Runs{"rg": ms(3), "ours": ms(1)}, "3.0x"},
+		{Runs{"rg": ms(3), "ours": ms(0)}, "-"},
+		{Runs{"rg": ms(1, 1), "ours": ms(4, 40)}, "0.14x [0.025–0.25]"},
+	} {
+		if got := tc.runs.Ratio("rg", "ours", CPUMS); got != tc.want {
+			t.Errorf("Ratio of %v = %q, want %q", tc.runs, got, tc.want)
+		}
 	}
 }
 
@@ -149,11 +193,7 @@ func TestMark(t *testing.T) {
 // A real pipeline: the output goes through, each stage's cost is measured,
 // and a failing stage is named with its stderr.
 func TestRunPipe(t *testing.T) {
-	dir := t.TempDir()
-	if err := GoBuild(dir, "github.com/agentutils/agentutils/scripts/rusage"); err != nil {
-		t.Fatal(err)
-	}
-	forker = dir + "/rusage"
+	buildForker(t)
 	var out bytes.Buffer
 	last := exec.Command("tr", "a-z", "A-Z")
 	last.Stdout = &out
@@ -176,13 +216,78 @@ func TestRunPipe(t *testing.T) {
 	}
 }
 
+// buildForker builds scripts/rusage for the test's runs, as Root does.
+func buildForker(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := GoBuild(dir, "github.com/agentutils/agentutils/scripts/rusage"); err != nil {
+		t.Fatal(err)
+	}
+	forker = dir + "/rusage"
+}
+
+// A small command started by a parent that holds 100 MB: started directly
+// (Go's vfork), the kernel gives it the parent's peak RSS; under
+// scripts/rusage, its own (and rusage's floor of about 2 MB).
+func TestRSSOfChild(t *testing.T) {
+	buildForker(t)
+	held := make([]byte, 100<<20)
+	for i := range held {
+		held[i] = 1 // resident
+	}
+	direct := exec.Command("true")
+	if err := direct.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if kb := direct.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; kb < 100<<10 {
+		t.Errorf("true started directly: peak RSS %d KB, want the parent's 100 MB or more", kb)
+	}
+	c, err := Run(exec.Command("true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RSS <= 0 || c.RSS > 8<<10 {
+		t.Errorf("true under scripts/rusage: peak RSS %d KB, want its own (a few MB)", c.RSS)
+	}
+	runtime.KeepAlive(held)
+}
+
+// A command past its limit is killed with what it started (its process
+// group), and its figures are kept.
+func TestRunLimit(t *testing.T) {
+	buildForker(t)
+	pidFile := t.TempDir() + "/pid"
+	c, err := RunLimit(200*time.Millisecond, exec.Command("sh", "-c", `sleep 30 & echo $! > "$0"; wait`, pidFile))
+	if !errors.Is(err, ErrLimit) || !c.TimedOut || c.Wall < 200*time.Millisecond || c.RSS <= 0 {
+		t.Fatalf("RunLimit: %+v, %v", c, err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := "/proc/" + strings.TrimSpace(string(b)) + "/stat"
+	for range 100 { // SIGKILL is sent; the process ends soon after
+		s, err := os.ReadFile(stat)
+		if err != nil || strings.Contains(string(s), ") Z ") {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("the limit did not kill sh's child sleep (%s)", stat)
+}
+
 func TestParseRusage(t *testing.T) {
 	got, err := ParseRusage("0.250000_0.100000_0.020000_8188\n")
 	want := Cost{Wall: 250 * time.Millisecond, CPU: 120 * time.Millisecond, RSS: 8188}
 	if err != nil || got != want {
 		t.Errorf("ParseRusage = %+v, %v; want %+v", got, err, want)
 	}
-	for _, bad := range []string{"", "1_2_3", "x_0_0_1", "1_0_0_1.5"} {
+	got, err = ParseRusage("60.000100_0.000000_0.001000_2000_limit\n")
+	want = Cost{Wall: 60000100 * time.Microsecond, CPU: time.Millisecond, RSS: 2000, TimedOut: true}
+	if err != nil || got != want {
+		t.Errorf("ParseRusage at the limit = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"", "1_2_3", "x_0_0_1", "1_0_0_1.5", "1_0_0_1_late", "1_0_0_1_limit_2"} {
 		if _, err := ParseRusage(bad); err == nil {
 			t.Errorf("ParseRusage(%q): no error", bad)
 		}

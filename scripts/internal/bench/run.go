@@ -1,11 +1,17 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Peer is one program (or way of running one) that a benchmark compares.
 type Peer struct {
 	Name string
 	Run  func() (Cost, error)
+	// Once, when above 0: a peer whose first run took longer (wall) runs
+	// only that once.
+	Once time.Duration
 }
 
 // Runs holds each peer's costs, in the order they ran.
@@ -28,6 +34,9 @@ func Order(rounds, peers int) []int {
 func Interleave(rounds int, peers ...Peer) (Runs, error) {
 	runs := Runs{}
 	for i, p := range Order(rounds, len(peers)) {
+		if first := runs[peers[p].Name]; peers[p].Once > 0 && len(first) > 0 && first[0].Wall > peers[p].Once {
+			continue
+		}
 		c, err := peers[p].Run()
 		if err != nil {
 			return runs, fmt.Errorf("%s, round %d: %w", peers[p].Name, i/len(peers)+1, err)
@@ -39,16 +48,21 @@ func Interleave(rounds int, peers ...Peer) (Runs, error) {
 
 // Stat summarizes one figure (see WallMS, CPUMS, RSSMB) of a peer's runs.
 func (r Runs) Stat(peer string, figure func(Cost) float64) Stat {
+	return Summarize(r.figures(peer, figure))
+}
+
+// Ratio is a's figure over b's round by round (the runs of a round shared
+// the machine's load; see RoundRatios), printed by FmtRatio.
+func (r Runs) Ratio(a, b string, figure func(Cost) float64) string {
+	return RoundRatios(r.figures(a, figure), r.figures(b, figure)).FmtRatio()
+}
+
+func (r Runs) figures(peer string, figure func(Cost) float64) []float64 {
 	xs := make([]float64, len(r[peer]))
 	for i, c := range r[peer] {
 		xs[i] = figure(c)
 	}
-	return Summarize(xs)
-}
-
-// Ratio is a's median of a figure over b's (see the package's Ratio).
-func (r Runs) Ratio(a, b string, figure func(Cost) float64) string {
-	return Ratio(r.Stat(a, figure).Median, r.Stat(b, figure).Median)
+	return xs
 }
 
 // Cells are a peer's wall, CPU (ms, prec decimals) and peak RSS (MB), each

@@ -52,6 +52,31 @@ func Ratio(a, b float64) string {
 	return fmt.Sprintf("%.*fx", ratioPrec(a/b), a/b)
 }
 
+// RoundRatios summarizes a[i]/b[i], round by round, over the rounds both
+// ran where b[i] is above 0.
+func RoundRatios(a, b []float64) Stat {
+	var xs []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] > 0 {
+			xs = append(xs, a[i]/b[i])
+		}
+	}
+	return Summarize(xs)
+}
+
+// FmtRatio prints a Stat of ratios: the median as Ratio does ("2.3x"),
+// then the spread "[2.1–2.6]" when there were several; "-" for none.
+func (s Stat) FmtRatio() string {
+	if s.N == 0 {
+		return "-"
+	}
+	v := Ratio(s.Median, 1)
+	if s.N == 1 {
+		return v
+	}
+	return fmt.Sprintf("%s [%.*f–%.*f]", v, ratioPrec(s.Min), s.Min, ratioPrec(s.Max), s.Max)
+}
+
 func ratioPrec(r float64) int {
 	switch {
 	case r >= 100:
