@@ -43,7 +43,8 @@ Keys: enter sends, alt+enter (or shift+enter, ^J) starts a new line, a paste is 
 tab completes /commands and @paths, up/down walk the history (kept across runs in
 $XDG_DATA_HOME/agentutils/agent_history), ^C clears the line or aborts a run (its partial
 answer is kept, marked aborted), esc aborts too, ^O expands or folds tools' output, ^G edits
-the prompt in $VISUAL or $EDITOR, ^D on an empty line exits (during a run, once it ends);
+the prompt in $VISUAL or $EDITOR, ^P and ^T take the next model (of --models) and
+thinking level, ^D on an empty line exits (during a run, once it ends);
 /hotkeys lists them all. !CMD runs a shell command (in the sandbox) whose
 output the model gets with the next prompt (!!CMD: not).
 
@@ -84,6 +85,7 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "use the session `FILE`"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `PATTERN` for agent-chat (provider/id, id or a fuzzy name)"},
 			&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
+			&cli.StringFlag{Name: "models", Usage: "the model `PATTERNS` (comma-separated) ctrl+p cycles through (default: config.toml's enabledModels, else every model with a key)"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
 			&cli.StringFlag{Name: "permission-mode", Usage: "passed to agent-chat: Claude Code's permission `MODE` for the tools where no one can approve (with --print: default, acceptEdits, plan, bypassPermissions)"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "passed to agent-chat: tool `RULES` that run without approval (Bash(git diff:*), Edit, …); repeatable"},

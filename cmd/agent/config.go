@@ -19,7 +19,7 @@ import (
 // not given, and the approval mode. It says whether to run without asking.
 func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error) {
 	given := map[string][]string{}
-	for _, n := range []string{"model", "thinking"} {
+	for _, n := range []string{"model", "thinking", "models"} {
 		if c.IsSet(n) {
 			given[n] = []string{c.String(n)}
 		}
@@ -41,6 +41,7 @@ func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error
 		fmt.Fprintf(env.Stderr, "agent: warning: %s\n", w)
 	}
 	a.StatusLine = cfg.Get("statusLine").String()
+	a.Models = cfg.Get("enabledModels").Value
 	switch m := cfg.Model(); m.Source {
 	case config.Env:
 		a.Model = m.String()

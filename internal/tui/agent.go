@@ -36,9 +36,10 @@ type Config struct {
 	Catalog        *llm.Catalog
 	Templates      []string // prompt templates, run as /NAME
 	HistoryFile    string
-	NoAhead        bool   // --no-ahead: every run's pipeline starts at enter
-	StatusLine     string // config.toml's statusLine: a command for the line above the footer
-	Version        string // agentutils' version, for the status line's input
+	NoAhead        bool     // --no-ahead: every run's pipeline starts at enter
+	StatusLine     string   // config.toml's statusLine: a command for the line above the footer
+	Models         []string // --models, enabledModels: the patterns ctrl+p cycles through
+	Version        string   // agentutils' version, for the status line's input
 	Now            func() time.Time
 }
 

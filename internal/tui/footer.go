@@ -19,16 +19,7 @@ func (a *agent) footer(width int) string {
 	if name == "" {
 		name = "(no model)"
 	}
-	th := a.Thinking
-	if th == "" {
-		th = a.state.thinking
-	}
-	if th == "" {
-		th = a.ConfigThinking // config.toml's, as agent-chat will use it
-	}
-	if th == "" {
-		th = "off"
-	}
+	th := a.thinking() // config.toml's last, as agent-chat will use it
 	tok := fmt.Sprintf("↑%s ↓%s", show.Tokens(a.state.in), show.Tokens(a.state.out))
 	cost := fmt.Sprintf("$%.4f", a.state.cost)
 	ctx := ""

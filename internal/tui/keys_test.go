@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentutils/agentutils/lib/llm"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
 )
@@ -99,5 +100,55 @@ func TestTreeFilters(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlL})
 	if m.picker != nil || m.ed.String() != "/label 9e022d14 " {
 		t.Errorf("ctrl+l: picker %v, editor %q", m.picker != nil, m.ed.String())
+	}
+}
+
+// TestCycleModelAndThinking: ctrl+p walks the scope --models names (and
+// shift+ctrl+p back), ctrl+t the thinking levels; a model that does not
+// think keeps off.
+func TestCycleModelAndThinking(t *testing.T) {
+	m, _ := testModel(t)
+	cat, err := llm.LoadCatalog([]byte(`[providers.fake]
+baseUrl = "http://127.0.0.1:1"
+api = "anthropic-messages"
+apiKey = "none"
+[[providers.fake.models]]
+id = "a-model"
+reasoning = true
+[[providers.fake.models]]
+id = "b-model"
+[[providers.fake.models]]
+id = "c-model"
+reasoning = true
+`), "models.toml", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.a.Catalog, m.a.Models = cat, []string{"fake/a-model", "b-model", "fake/c-model", "nosuch"}
+	m.a.state.modelRef = "fake/a-model"
+	var got []string
+	for _, k := range []tea.Msg{tea.KeyMsg{Type: tea.KeyCtrlP}, tea.KeyMsg{Type: tea.KeyCtrlP}, tea.KeyMsg{Type: tea.KeyCtrlP}} {
+		m.Update(k)
+		got = append(got, m.a.Model)
+	}
+	if d := cmp.Diff([]string{"fake/b-model", "fake/c-model", "fake/a-model"}, got); d != "" {
+		t.Errorf("ctrl+p (-want +got)\n%s", d)
+	}
+	m.cycleModel(-1)
+	if m.a.Model != "fake/c-model" {
+		t.Errorf("back from a-model: %s", m.a.Model)
+	}
+	got = nil
+	for range 3 {
+		m.Update(tea.KeyMsg{Type: tea.KeyCtrlT})
+		got = append(got, m.a.Thinking)
+	}
+	if d := cmp.Diff([]string{"minimal", "low", "medium"}, got); d != "" {
+		t.Errorf("ctrl+t (-want +got)\n%s", d)
+	}
+	m.cycleModel(-1) // b-model does not think
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlT})
+	if m.a.Thinking != "medium" || !strings.Contains(m.info, "does not think") {
+		t.Errorf("b-model: thinking %s, info %q", m.a.Thinking, m.info)
 	}
 }

@@ -206,9 +206,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	default:
 		// Shift+Enter as terminals send it with CSI u or modifyOtherKeys.
-		if s := fmt.Sprint(msg); s == "?CSI[49 51 59 50 117]?" || s == "?CSI[50 55 59 50 59 49 51 126]?" {
+		switch fmt.Sprint(msg) {
+		case "?CSI[49 51 59 50 117]?", "?CSI[50 55 59 50 59 49 51 126]?":
 			m.ed.Newline()
 			m.edited()
+		case "?CSI[49 49 50 59 54 117]?": // shift+ctrl+p (CSI u): the model before
+			m.cycleModel(-1)
 		}
 	}
 	return nil
@@ -290,6 +293,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case tea.KeyCtrlG:
 		return m.externalEditor()
+	case tea.KeyCtrlP:
+		m.cycleModel(1)
+		return nil
+	case tea.KeyCtrlT:
+		m.cycleThinking()
+		return nil
 	default:
 		editKey(m.ed, k)
 	}
@@ -310,7 +319,7 @@ func editKey(e *editor, k tea.KeyMsg) {
 		e.Left()
 	case tea.KeyRight, tea.KeyCtrlF:
 		e.Right()
-	case tea.KeyUp, tea.KeyCtrlP:
+	case tea.KeyUp:
 		e.Up()
 	case tea.KeyDown, tea.KeyCtrlN:
 		e.Down()

@@ -52,6 +52,8 @@ const hotkeys = `editor
   ctrl+w            delete the word before the cursor
   ctrl+u ctrl+k     delete to the start and to the end of the line
   ctrl+g            edit the prompt in $VISUAL or $EDITOR (vi when neither is set)
+  ctrl+p            the next model of --models or enabledModels (shift+ctrl+p: the one before)
+  ctrl+t            the next thinking level
   ctrl+o            expand or fold the tools' output
   ctrl+c            clear the editor; during a run, abort it
   esc               abort the run
@@ -62,7 +64,7 @@ pickers (/resume /tree /model)
 approvals (they answer only while the editor is empty; enter never answers)
   y yes · a always for this command · n no, then say why · esc no`
 
-const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^O expand/fold tool output · ^G $EDITOR · ^D exit (/hotkeys: all)\n" +
+const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^O expand/fold tool output · ^G $EDITOR · ^P model · ^T thinking · ^D exit (/hotkeys: all)\n" +
 	"approvals: y yes · a always · n no, say why · esc no; they answer only while the editor is empty (enter never answers)"
 
 // duringRun are the commands that run at once during a run; the others

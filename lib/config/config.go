@@ -64,6 +64,8 @@ var Settings = []Setting{
 		Doc: "the model agent-commit uses (else modelRoles.fast, else the default)"},
 	{Key: "modelRoles.fast", Env: "AGENT_FAST_MODEL",
 		Doc: "a fast model for small jobs: agent-commit's when no commit role is set"},
+	{Key: "enabledModels", Env: "AGENT_MODELS", Flag: "models", List: true, Sep: ",",
+		Doc: "the interactive agent: the models ctrl+p cycles through (patterns; default: those with a key)"},
 	{Key: "defaultThinkingLevel", Env: "AGENT_THINKING", Flag: "thinking", Choices: ThinkingLevels,
 		Doc: "thinking level"},
 	{Key: "toolsCmd", Env: "AGENT_TOOLS_CMD", Flag: "tools-cmd", List: true, Default: []string{"agent-tool serve"}, UserOnly: true,
