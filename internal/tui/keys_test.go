@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +152,69 @@ reasoning = true
 	if m.a.Thinking != "medium" || !strings.Contains(m.info, "does not think") {
 		t.Errorf("b-model: thinking %s, info %q", m.a.Thinking, m.info)
 	}
+}
+
+// TestDroppedImage: a paste that is one image file's path (quoted, with
+// escaped spaces, file://) becomes an @path; a path with spaces is copied
+// to a temporary file; other pastes stay text.
+func TestDroppedImage(t *testing.T) {
+	dir := t.TempDir()
+	png := []byte("\x89PNG\r\n\x1a\nrest")
+	os.WriteFile(filepath.Join(dir, "shot.png"), png, 0o644)
+	os.WriteFile(filepath.Join(dir, "my shot.PNG"), png, 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	for _, c := range []struct {
+		paste string
+		want  string // "" text, "copy" a temporary copy
+	}{
+		{filepath.Join(dir, "shot.png"), filepath.Join(dir, "shot.png")},
+		{"'" + filepath.Join(dir, "shot.png") + "'\n", filepath.Join(dir, "shot.png")},
+		{"file://" + filepath.Join(dir, "shot.png"), filepath.Join(dir, "shot.png")},
+		{"shot.png", filepath.Join(dir, "shot.png")},
+		{strings.ReplaceAll(filepath.Join(dir, "my shot.PNG"), " ", `\ `), "copy"},
+		{filepath.Join(dir, "notes.txt"), ""},
+		{filepath.Join(dir, "gone.png"), ""},
+		{"look at shot.png please", ""},
+	} {
+		got, ok := droppedImage(c.paste, dir)
+		switch {
+		case c.want == "" && ok, c.want != "" && !ok:
+			t.Errorf("%q: %q %v", c.paste, got, ok)
+		case c.want == "copy":
+			b, _ := os.ReadFile(got)
+			if strings.ContainsAny(got, " ") || !bytes.Equal(b, png) {
+				t.Errorf("%q: copy %q holds %q", c.paste, got, b)
+			}
+			os.Remove(got)
+		case ok && got != c.want:
+			t.Errorf("%q: %q, want %q", c.paste, got, c.want)
+		}
+	}
+	m, _ := testModel(t)
+	m.a.Dir = dir
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(filepath.Join(dir, "shot.png")), Paste: true})
+	if got := m.ed.String(); got != "@"+filepath.Join(dir, "shot.png")+" " {
+		t.Errorf("editor after the drop: %q", got)
+	}
+}
+
+// TestClipboardImage: ctrl+v takes the clipboard's PNG through xclip
+// (here a script standing in for it on PATH); none there, it says how
+// else to attach one.
+func TestClipboardImage(t *testing.T) {
+	bin := t.TempDir()
+	t.Setenv("PATH", bin)
+	m, _ := testModel(t)
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlV})
+	if !strings.Contains(m.info, "no clipboard tool (wl-paste or xclip)") {
+		t.Errorf("info %q", m.info)
+	}
+	os.WriteFile(filepath.Join(bin, "xclip"), []byte("#!/bin/sh\nprintf '\\211PNG\\r\\n\\032\\nimg'\n"), 0o755)
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlV})
+	p := strings.TrimSuffix(strings.TrimPrefix(m.ed.String(), "@"), " ")
+	b, err := os.ReadFile(p)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("editor %q: %v %q", m.ed.String(), err, b)
+	}
+	os.Remove(p)
 }

@@ -293,6 +293,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case tea.KeyCtrlG:
 		return m.externalEditor()
+	case tea.KeyCtrlV:
+		return m.pasteImage()
 	case tea.KeyCtrlP:
 		m.cycleModel(1)
 		return nil
@@ -300,6 +302,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.cycleThinking()
 		return nil
 	default:
+		if k.Paste {
+			if p, ok := droppedImage(string(k.Runes), m.a.Dir); ok {
+				m.ed.Insert("@" + p + " ") // a dropped image file: attached
+				break
+			}
+		}
 		editKey(m.ed, k)
 	}
 	m.edited()

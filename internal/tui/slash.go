@@ -54,6 +54,7 @@ const hotkeys = `editor
   ctrl+g            edit the prompt in $VISUAL or $EDITOR (vi when neither is set)
   ctrl+p            the next model of --models or enabledModels (shift+ctrl+p: the one before)
   ctrl+t            the next thinking level
+  ctrl+v            attach the clipboard's image (wl-paste or xclip); a dropped image file attaches too
   ctrl+o            expand or fold the tools' output
   ctrl+c            clear the editor; during a run, abort it
   esc               abort the run
