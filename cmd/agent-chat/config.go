@@ -74,12 +74,8 @@ func keyOf(flag string) string {
 }
 
 func settingOf(key string) config.Setting {
-	for _, s := range config.Settings {
-		if s.Key == key {
-			return s
-		}
-	}
-	return config.Setting{}
+	s, _ := config.SettingOf(key)
+	return s
 }
 
 // configPolicy is the permission policy of config.toml, AGENT_ variables

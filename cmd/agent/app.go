@@ -52,7 +52,7 @@ Commands: /new, /resume (a picker), /fork (from a prompt: a picker), /tree (chec
 branch summary; a prompt checked out goes back into the editor; tab filters, ctrl+l
 labels), /model (a picker, then the thinking level), /sandbox [MODE], /session,
 /compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
-/label ENTRY [TEXT], /hotkeys, /help, /exit; prompt templates
+/label ENTRY [TEXT], /settings [KEY VALUE], /hotkeys, /help, /exit; prompt templates
 (.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word
 is an error naming the nearest commands; a prompt is never a command. Prompts and
 commands typed during a run are queued behind it.

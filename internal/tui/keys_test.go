@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,4 +218,33 @@ func TestClipboardImage(t *testing.T) {
 		t.Errorf("editor %q: %v %q", m.ed.String(), err, b)
 	}
 	os.Remove(p)
+}
+
+// TestSettings: /settings KEY VALUE writes the user's config.toml (the
+// rest kept) and uses it at once; the picker sets a choice.
+func TestSettings(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "config.toml")
+	os.WriteFile(file, []byte("# mine\n[hooks]\nx = 1\n"), 0o600)
+	m, _ := testModel(t)
+	m.a.Getenv = func(k string) string { return map[string]string{"AGENTUTILS_HOME": home}[k] }
+	m.Update(submitMsg("/settings modelRoles.default fake/b-model"))
+	m.Update(submitMsg("/settings enabledModels a, b"))
+	m.Update(submitMsg("/settings"))
+	m.Update(runes("approvalmode"))
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	m.Update(runes("yes"))
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	b, _ := os.ReadFile(file)
+	want := "# mine\nenabledModels = [\"a\", \"b\"]\napprovalMode = \"yes\"\n[hooks]\nx = 1\n\n[modelRoles]\ndefault = \"fake/b-model\"\n"
+	if d := cmp.Diff(want, string(b)); d != "" {
+		t.Errorf("config.toml (-want +got)\n%s", d)
+	}
+	if m.a.ConfigModel != "fake/b-model" || !slices.Equal(m.a.Models, []string{"a", "b"}) {
+		t.Errorf("not used at once: %q %q", m.a.ConfigModel, m.a.Models)
+	}
+	m.Update(submitMsg("/settings approvalMode maybe"))
+	if out := strings.Join(m.outbox, "\n"); !strings.Contains(out, "/settings: approvalMode") {
+		t.Errorf("a bad value: %s", out)
+	}
 }

@@ -36,6 +36,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/copy", "", "copy the last answer to the clipboard"},
 	{"/name", "[NAME]", "show or set the session's name (shown by /resume and agent-session list)"},
 	{"/label", "ENTRY [TEXT]", "set (or clear) the label of an entry of /tree"},
+	{"/settings", "[KEY VALUE]", "show and change config.toml's settings (a picker)"},
 	{"/hotkeys", "", "the keys"},
 	{"/help", "", "the commands and keys"},
 	{"/exit", "", "leave (also ^D on an empty line)"},
@@ -121,6 +122,12 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.label(arg)
 	case "/hotkeys":
 		m.print(hotkeys)
+	case "/settings":
+		if arg == "" {
+			m.settingsPicker()
+		} else {
+			m.setSetting(arg)
+		}
 	default:
 		known := []string{"/quit"}
 		for _, c := range slashCommands {
