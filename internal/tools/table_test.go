@@ -47,7 +47,7 @@ func TestTable(t *testing.T) {
 	}
 	for _, name := range tooldef.Names(func(tooldef.Tool) bool { return true }) {
 		e, _ := tooldef.Lookup(name)
-		if !offered[e.Name] {
+		if !offered[e.Name] && !e.InChat {
 			t.Errorf("lib/tooldef's table has %s, which no edit mode offers: add its file here", e.Name)
 		}
 	}

@@ -129,6 +129,9 @@ type Header struct {
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
 	ParentSession string `json:"parentSession,omitempty"`
+	// ParentToolCallID is, in a sub-agent's session, the id of the parent
+	// session's task call that started it.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 	// Carried and Omitted are a cut stream's (formats/session): the first
 	// Carried entries after the header are state carried from the path
 	// before the context, Omitted entries of the path were not printed.
