@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentutils/agentutils/internal/subagent"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/tooldef"
 )
@@ -80,6 +81,10 @@ func TestSchemaFiles(t *testing.T) {
 			}
 		}
 	}
+	// The task tool is agent-chat's (internal/subagent), its definition
+	// kept here with the others.
+	task, _ := json.MarshalIndent(subagent.Def(nil), "", "  ")
+	want[subagent.Name+".json"] = append(task, '\n')
 	if *update {
 		os.RemoveAll(defDir)
 		os.MkdirAll(defDir, 0o755)
