@@ -45,9 +45,16 @@ merge and where each value came from (see agentutils(7)).
 on stderr at the start what they let run; without any of them agent-chat refuses nothing itself
 (agent-tool's policy, hooks and sandbox still apply).
 
+With tool commands agent-chat also offers the task tool: a sub-agent run as a nested pipeline
+of these commands, with its own session file beside the parent's (agent-session new --parent
+--parent-tool-call), the parent's sandbox, tool commands and model, a budget carved from the
+parent's, --max-task-depth levels below and --max-parallel-tasks at once; agent definitions come
+from .agentutils/agents/*.md and .claude/agents/*.md (see the README, "Sub-agents").
+
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
    agent-chat --permission-mode acceptEdits --allowed-tools 'Bash(go test:*)' "fix the failing test" < /dev/null
+   agent-chat --tools read,grep,task --max-task-depth 1 "find the parser; hand the search to a sub-agent" < /dev/null
    agent-chat --list-models sonnet
    agent-chat --print-config
    agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
