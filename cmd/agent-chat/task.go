@@ -52,7 +52,7 @@ func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.
 	}
 	args = append(args, o.Sandbox...)
 	r := &subagent.Runner{Session: []string{sibling("agent-session")}, Compact: []string{sibling("agent-compact")}, Chat: []string{sibling("agent-chat")},
-		ChatArgs: args, Dir: env.Dir, Env: env.Environment(), Model: model.Ref(),
+		ChatArgs: args, Dir: env.Dir, Env: env.Environment(),
 		Own: subagent.ParseBudget(env.Getenv(subagent.BudgetVar), o.MaxTurns), Spent: spent.get,
 		Slots: make(chan struct{}, max(o.MaxParallelTasks, 1)), Now: env.Now, Record: env.Abs(o.Record), Replay: env.Abs(o.Replay)}
 	if o.Record == "" {

@@ -32,7 +32,6 @@ type Runner struct {
 	// ParentFile is the parent's session file ("" when it has none: the
 	// child's goes to the default directory and names ParentID).
 	ParentFile, ParentID string
-	Model                string // the parent's model, provider/id
 	Agents               []prompt.Agent
 	Own                  Budget
 	Spent                func() Spent  // the parent's spend so far
@@ -150,9 +149,14 @@ func text(cs []llm.Content) string {
 	return strings.Join(parts, "\n")
 }
 
+// maxLog is how many lines of a sub-agent's progress an update holds.
+const maxLog = 400
+
 // Run runs one call: a session file, the pipeline, its events followed
 // until it ends or is stopped (ctx: the parent's abort; a budget), and
-// the result. update gets a line of progress (its last text or tool).
+// the result. Each update holds its progress so far, a line per tool
+// call ("→ read main.go") and the text of its messages: a front-end shows
+// the last lines under the call and the whole when expanded.
 func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, update func(event.ToolOutput)) Result {
 	var a Args
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -186,9 +190,14 @@ func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, up
 	stopped := make(chan string, 1)
 	done := make(chan struct{})
 	go r.watch(ctx, run, b, p.over, stopped, done)
+	var log []string // what it has done so far, the update's text
 	run.ReadEvents(func(ev event.Event, _ bool) {
 		p.event(ev, func(s string) {
-			update(event.ToolOutput{Content: []event.Content{event.Text(s)}, Details: mustJSON(p.d)})
+			log = append(log, strings.Split(s, "\n")...)
+			if len(log) > maxLog {
+				log = log[len(log)-maxLog:]
+			}
+			update(event.ToolOutput{Content: []event.Content{event.Text(strings.Join(log, "\n"))}, Details: mustJSON(p.d)})
 		})
 	})
 	status := run.Wait()
