@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,25 +13,10 @@ import (
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
-// naming lists the live processes whose command line holds s, as "pid
-// cmdline" (agent-chat hides its environment, not its command line).
+// naming lists the live processes whose command line holds s
+// (agent-chat hides its environment, not its command line).
 func naming(s string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		cl, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(cl), s) {
-			continue
-		}
-		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); strings.Contains(string(st), ") Z ") {
-			continue
-		}
-		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cl), "\x00", " "))
-	}
-	return out
+	return processes(func(_, cmdline []byte) bool { return strings.Contains(string(cmdline), s) })
 }
 
 // TestTaskInterrupted: ^C (SIGINT) to agent-chat while a sub-agent's model
