@@ -35,3 +35,17 @@ func TestNewAgent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNewAgent: any file is a definition or an error, never a panic, and
+// a definition has a name and a description.
+func FuzzNewAgent(f *testing.F) {
+	f.Add("---\nname: explore\ndescription: d\ntools: Read, Grep\nmodel: inherit\n---\nbody")
+	f.Add("---\ndescription: d\ntools: [a, {b: c}]\n---\n")
+	f.Add("---\ndescription: d\nmodel: [x]\n---\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		a, err := NewAgent("file", "", doc)
+		if err == nil && (a.Name == "" || a.Description == "") {
+			t.Errorf("%q: %+v without an error", doc, a)
+		}
+	})
+}
