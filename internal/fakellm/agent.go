@@ -19,7 +19,8 @@ import (
 // With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
-// agent-chat, the nearest up from bash (SUBCRASH), TASK one (SUBTASK: say hi).
+// agent-chat, the nearest up from bash (SUBCRASH), TASKWRITE one whose
+// sub-agent writes note.txt (SUBWRITE), TASK one (SUBTASK: say hi).
 func (s *Server) agent(w http.ResponseWriter, r Request, hang func()) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
@@ -102,12 +103,16 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say = "All done."
 	case strings.Contains(text, "SUBTASK"):
 		say = "The sub-agent says hi."
+	case strings.Contains(text, "SUBWRITE"):
+		say, calls = "", []call{{"write", map[string]string{"path": "note.txt", "content": "hello\n"}}}
 	case strings.Contains(text, "SUBCRASH"):
 		say, calls = "", []call{{"bash", map[string]string{"command": `p=$PPID; while [ "$(cat /proc/$p/comm)" != agent-chat ]; do p=$(awk '{print $4}' /proc/$p/stat); done; kill -9 $p`}}}
 	case tools["task"] && strings.Contains(text, "TASKS2"):
 		say, calls = "Two at once.", []call{{"task", map[string]string{"prompt": "SUBTASK one"}}, {"task", map[string]string{"prompt": "SUBTASK two"}}}
 	case tools["task"] && strings.Contains(text, "TASKHANG"):
 		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBHANG"}}}
+	case tools["task"] && strings.Contains(text, "TASKWRITE"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBWRITE"}}}
 	case tools["task"] && strings.Contains(text, "TASKCRASH"):
 		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBCRASH"}}}
 	case tools["task"] && strings.Contains(text, "TASKBUDGET"):
