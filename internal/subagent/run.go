@@ -149,8 +149,9 @@ func text(cs []llm.Content) string {
 	return strings.Join(parts, "\n")
 }
 
-// maxLog is how many lines of a sub-agent's progress an update holds.
-const maxLog = 400
+// maxLog is how many lines of a sub-agent's progress an update holds,
+// each cut at maxLine characters.
+const maxLog, maxLine = 100, 300
 
 // Run runs one call: a session file, the pipeline, its events followed
 // until it ends or is stopped (ctx: the parent's abort; a budget), and
@@ -193,7 +194,9 @@ func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, up
 	var log []string // what it has done so far, the update's text
 	run.ReadEvents(func(ev event.Event, _ bool) {
 		p.event(ev, func(s string) {
-			log = append(log, strings.Split(s, "\n")...)
+			for _, l := range strings.Split(s, "\n") {
+				log = append(log, show.Clip(l, maxLine))
+			}
 			if len(log) > maxLog {
 				log = log[len(log)-maxLog:]
 			}
