@@ -54,12 +54,12 @@ func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.
 	r := &subagent.Runner{Session: []string{sibling("agent-session")}, Compact: []string{sibling("agent-compact")}, Chat: []string{sibling("agent-chat")},
 		ChatArgs: args, Dir: env.Dir, Env: env.Environment(),
 		Own: subagent.ParseBudget(env.Getenv(subagent.BudgetVar), o.MaxTurns), Spent: spent.get,
-		Slots: make(chan struct{}, max(o.MaxParallelTasks, 1)), Now: env.Now, Record: env.Abs(o.Record), Replay: env.Abs(o.Replay)}
-	if o.Record == "" {
-		r.Record = ""
+		Slots: make(chan struct{}, max(o.MaxParallelTasks, 1)), Now: env.Now, Tools: o.Tools}
+	if o.Record != "" {
+		r.Record = env.Abs(o.Record)
 	}
-	if o.Replay == "" {
-		r.Replay = ""
+	if o.Replay != "" {
+		r.Replay = env.Abs(o.Replay)
 	}
 	if h := in.st.header; h != nil {
 		r.ParentFile, r.ParentID = h.File, h.ID

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,10 +34,13 @@ type Runner struct {
 	// child's goes to the default directory and names ParentID).
 	ParentFile, ParentID string
 	Agents               []prompt.Agent
-	Own                  Budget
-	Spent                func() Spent  // the parent's spend so far
-	Slots                chan struct{} // bounds the sub-agents running at once
-	Now                  func() time.Time
+	// Tools are the parent's own --tools (nil: all): a sub-agent gets
+	// these when the call and its agent name none, and never others.
+	Tools []string
+	Own   Budget
+	Spent func() Spent  // the parent's spend so far
+	Slots chan struct{} // bounds the sub-agents running at once
+	Now   func() time.Time
 	// Record and Replay are the parent's cassettes: a sub-agent's is the
 	// same path with "-<tool call id>" before the extension.
 	Record, Replay string
@@ -299,6 +303,14 @@ func (r *Runner) agentArgs(a Args) ([]string, string, error) {
 		}
 		if len(tools) == 0 {
 			tools = def.Tools
+		}
+	}
+	if len(tools) == 0 {
+		tools = r.Tools
+	}
+	for _, t := range tools {
+		if len(r.Tools) > 0 && !slices.Contains(r.Tools, t) {
+			return nil, "", fmt.Errorf("tool %q is not one of this agent's (%s)", t, strings.Join(r.Tools, ", "))
 		}
 	}
 	if len(tools) > 0 {
