@@ -20,7 +20,9 @@ import (
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
 // agent-chat, the nearest up from bash (SUBCRASH), TASKWRITE one whose
-// sub-agent writes note.txt (SUBWRITE), TASK one (SUBTASK: say hi).
+// sub-agent writes note.txt (SUBWRITE), TASKNEST one whose sub-agent makes
+// a task call of its own (TASK from a sub-agent), TASK one (SUBTASK: say
+// hi).
 func (s *Server) agent(w http.ResponseWriter, r Request, hang func()) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
@@ -111,6 +113,8 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say, calls = "Two at once.", []call{{"task", map[string]string{"prompt": "SUBTASK one"}}, {"task", map[string]string{"prompt": "SUBTASK two"}}}
 	case tools["task"] && strings.Contains(text, "TASKHANG"):
 		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBHANG"}}}
+	case tools["task"] && strings.Contains(text, "TASKNEST"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "TASK from a sub-agent"}}}
 	case tools["task"] && strings.Contains(text, "TASKWRITE"):
 		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBWRITE"}}}
 	case tools["task"] && strings.Contains(text, "TASKCRASH"):
