@@ -16,6 +16,15 @@ import (
 // carrying lists the processes whose environment holds kv (the fixture's
 // HOME, which every process a test starts inherits), as "pid cmdline".
 func carrying(kv string) []string {
+	return processes(func(env, _ []byte) bool {
+		return bytes.Contains(env, []byte("\x00"+kv+"\x00")) || bytes.HasPrefix(env, []byte(kv+"\x00"))
+	})
+}
+
+// processes lists the live processes (not zombies, not this one) for
+// which match, given the environment (nil where it cannot be read:
+// agent-chat hides it) and the command line, is true, as "pid cmdline".
+func processes(match func(environ, cmdline []byte) bool) []string {
 	ents, _ := os.ReadDir("/proc")
 	var out []string
 	for _, e := range ents {
@@ -23,14 +32,14 @@ func carrying(kv string) []string {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.Contains(env, []byte("\x00"+kv+"\x00")) && !bytes.HasPrefix(env, []byte(kv+"\x00")) {
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if !match(env, cl) {
 			continue
 		}
 		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); bytes.Contains(st, []byte(") Z ")) {
 			continue // a zombie: dead, waiting for its parent
 		}
-		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cl), "\x00", " "))
 	}
 	return out

@@ -45,9 +45,16 @@ merge and where each value came from (see agentutils(7)).
 on stderr at the start what they let run; without any of them agent-chat refuses nothing itself
 (agent-tool's policy, hooks and sandbox still apply).
 
+With tool commands agent-chat also offers the task tool: a sub-agent run as a nested pipeline
+of these commands, with its own session file beside the parent's (agent-session new --parent
+--parent-tool-call), the parent's sandbox, tool commands and model, a budget carved from the
+parent's, --max-task-depth levels below and --max-parallel-tasks at once; agent definitions come
+from .agentutils/agents/*.md and .claude/agents/*.md (see the README, "Sub-agents").
+
 Examples:
    agent-session open "$S" | agent-chat "explain main.go" | agent-session append "$S" --tee | agent-chat --render
    agent-chat --permission-mode acceptEdits --allowed-tools 'Bash(go test:*)' "fix the failing test" < /dev/null
+   agent-chat --tools read,grep,task --max-task-depth 1 "find the parser; hand the search to a sub-agent" < /dev/null
    agent-chat --list-models sonnet
    agent-chat --print-config
    agent-session open "$S" | agent-chat --once --model openai/gpt-5.1 --thinking high "review this"
@@ -71,6 +78,9 @@ func flags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` (repeatable; default $AGENT_TOOLS_CMD, else config.toml's toolsCmd, else \"agent-tool serve\" when agent-tool is on PATH)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "offer the model no tools"},
 		&cli.BoolFlag{Name: "person-approves", Usage: "a person approves the tools' calls through the tools' approval hook (agent runs its tools so): what needs approval is left to them; deny rules and plan mode still refuse"},
+		&cli.StringFlag{Name: "tools", Usage: "offer only the tools `NAMES` (comma-separated) of the tool commands and the task tool"},
+		&cli.IntFlag{Name: "max-task-depth", Value: 2, Usage: "levels of sub-agents the task tool may start below this agent, `N` (0: no task tool)"},
+		&cli.IntFlag{Name: "max-parallel-tasks", Value: 4, Usage: "sub-agents running at once, `N`"},
 		&cli.StringFlag{Name: "permission-mode", Aliases: []string{"permissionMode"}, Usage: "Claude Code's permission `MODE` for the tools, where no one can approve: default (tools that read run), acceptEdits (and those that edit files), plan (only those that read), bypassPermissions (all); anything else needs --allowed-tools (default $AGENT_PERMISSION_MODE, else config.toml's permissions.defaultMode; none of these: no refusals here)"},
 		&cli.StringSliceFlag{Name: "allowed-tools", Aliases: []string{"allowedTools"}, Usage: "tool `RULES` that run without approval, Claude Code's syntax: Bash(git diff:*), Bash(npm test), Edit, Read(src/**), mcp__github; comma- or space-separated, repeatable"},
 		&cli.StringSliceFlag{Name: "disallowed-tools", Aliases: []string{"disallowedTools"}, Usage: "tool `RULES` that never run (same syntax; they win over everything); a tool named whole is not offered"},

@@ -33,6 +33,7 @@ type driver struct {
 	fire    func(hooks.Input) hooks.Verdict
 	warn    func(string)       // a line on stderr
 	perm    *permission.Policy // refuses calls (nil: none refused here)
+	spent   *spendMeter        // what the run has spent (the task tool's budgets)
 }
 
 // toolMsg is an update or the result of a running call.
@@ -145,13 +146,17 @@ func (d *driver) execute(dsp loop.Dispatch, msgs chan<- toolMsg) {
 		res.Content, res.IsError, res.Timestamp = []llm.Content{llm.TextBlock(s)}, true, d.now()
 		msgs <- toolMsg{index: dsp.Index, result: res}
 	}
-	p := d.tools.procs[dsp.Source]
 	call := c
 	call.Arguments = json.RawMessage(d.secrets.Reveal(string(c.Arguments)))
 	if why := d.permitted(c.Name, call.Arguments); why != "" {
 		fail(why)
 		return
 	}
+	if dsp.Source == len(d.tools.procs) { // the task tool, run here
+		d.runTask(dsp, call, res, msgs)
+		return
+	}
+	p := d.tools.procs[dsp.Source]
 	ch, err := p.Call(&call)
 	if err != nil {
 		fail(toolproto.ExitText(err))
@@ -225,6 +230,7 @@ func (d *driver) call(l *loop.Loop) (llm.Message, error) {
 	if err != nil {
 		return final, exit.Wrap(exit.Failure, err)
 	}
+	d.spent.add(true, final.Usage)
 	if !started {
 		empty := llm.Message{Role: "assistant", Content: []llm.Content{}, API: d.model.API, Provider: d.model.Provider, Model: d.model.ID, StopReason: llm.StopStop, Timestamp: final.Timestamp}
 		m := msgJSON(empty)

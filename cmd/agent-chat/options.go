@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -33,8 +34,12 @@ type Options struct {
 	// (nil: no mode or rule given, nothing refused here).
 	Permission *permission.Policy
 	NoTools    bool
-	ToolsJSON  string
-	Answers    string // the answers to the ask tool's questions (--answers)
+	Tools      []string // --tools: the only tools offered
+	// MaxTaskDepth is how many levels of sub-agents may run below this
+	// agent (0: no task tool); MaxParallelTasks how many at once.
+	MaxTaskDepth, MaxParallelTasks int
+	ToolsJSON                      string
+	Answers                        string // the answers to the ask tool's questions (--answers)
 	// JSONSchema is --json-schema's file; answer is its schema, compiled by
 	// run, which the final answer must match.
 	JSONSchema string
@@ -64,6 +69,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Model: c.String("model"), Thinking: c.String("thinking"), APIKey: c.String("api-key"), ModelsFile: c.String("models-file"),
 		Messages: c.StringSlice("message"), Args: c.Args().Slice(), Continue: c.Bool("continue"), Once: c.Bool("once"),
 		NoTools: c.Bool("no-tools"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
+		MaxTaskDepth: c.Int("max-task-depth"), MaxParallelTasks: c.Int("max-parallel-tasks"),
 		MaxTurns: c.Int("max-turns"), Retries: c.Int("retries"), MaxTokens: c.Int("max-tokens"),
 		RetryBase:      time.Duration(c.Int("retry-base-ms")) * time.Millisecond,
 		CacheRetention: c.String("cache-retention"),
@@ -83,6 +89,14 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if !o.Once && !o.NoTools && o.ToolsJSON == "" {
 		o.ToolsCmd = c.StringSlice("tools-cmd")
+	}
+	for _, t := range strings.Split(c.String("tools"), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			o.Tools = append(o.Tools, t)
+		}
+	}
+	if o.MaxTaskDepth < 0 || o.MaxParallelTasks < 1 {
+		return o, exit.Errorf(exit.Usage, "--max-task-depth must be 0 or more and --max-parallel-tasks 1 or more")
 	}
 	if o.Sandbox, err = sbflags.PassArgs(c, "."); err != nil {
 		return o, exit.Wrap(exit.Usage, err)

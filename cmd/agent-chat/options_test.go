@@ -17,7 +17,7 @@ import (
 // the environment, and either the Options wanted (only the fields a case
 // names are compared, over the defaults) or the exit code and message.
 func TestOptions(t *testing.T) {
-	def := Options{Color: "auto", Args: []string{}, MaxTurns: 50, Retries: 3, RetryBase: 2 * time.Second,
+	def := Options{Color: "auto", Args: []string{}, MaxTurns: 50, MaxTaskDepth: 2, MaxParallelTasks: 4, Retries: 3, RetryBase: 2 * time.Second,
 		CacheRetention: "short", OutputFormat: "pi", Events: "compact", Throttle: defaultThrottle}
 	with := func(f func(*Options)) Options { o := def; f(&o); return o }
 	half := 0.5

@@ -17,6 +17,7 @@ import (
 	"github.com/agentutils/agentutils/internal/contextfiles"
 	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
+	"github.com/agentutils/agentutils/internal/subagent"
 	"github.com/agentutils/agentutils/lib/claudestream"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -120,7 +121,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err := sealProc(); err != nil {
 		warn(fmt.Sprintf("cannot hide the keys in /proc from the tools: %v", err))
 	}
-	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(env.Environment(), o.ShellEnv, secrets))
+	spent := &spendMeter{}
+	task := newTaskRunner(c, o, env, in, model, thinking, spent)
+	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(env.Environment(), o.ShellEnv, secrets), task)
 	if err != nil {
 		return err
 	}
@@ -151,7 +154,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		in.history = loop.DropOverflow(in.history, last, model.ContextWindow)
 	}
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
-		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key}
+		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key, spent: spent}
 	r.ctx, r.abort = context.WithCancel(c.Context)
 	defer r.abort()
 	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
@@ -180,6 +183,7 @@ type chatRun struct {
 	client    *provider.Client
 	secrets   []string
 	key       string
+	spent     *spendMeter
 	ctx       context.Context // the run's: SIGINT or a control abort cancels it
 	abort     func()
 }
@@ -227,7 +231,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
 	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
-		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission}
+		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent}
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking)
 	var prompt *llm.Message
@@ -339,7 +343,7 @@ func pickModel(o Options, cat *llm.Catalog, sctx session.Context, env *app.Env) 
 // startToolset starts the tool co-processes and reads --tools-json: the
 // runner (nil without co-processes), the argument validator and the
 // tools offered to the model.
-func startToolset(ctx context.Context, o Options, env *app.Env, sid string, environ []string) (*toolRunner, *jsonschema.Validator, []llm.Tool, error) {
+func startToolset(ctx context.Context, o Options, env *app.Env, sid string, environ []string, task *subagent.Runner) (*toolRunner, *jsonschema.Validator, []llm.Tool, error) {
 	var tools []llm.Tool
 	var tr *toolRunner
 	var validator *jsonschema.Validator
@@ -354,12 +358,24 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
 			}
 		}
-		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers)
+		procs, sources, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, toolset: toolset, environ: environ, answers: answers}
-		if validator, err = jsonschema.NewValidator(toolset.Defs()); err != nil {
+		tr = &toolRunner{procs: procs, environ: environ, answers: answers, task: task}
+		if task != nil {
+			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents)}})
+		}
+		var toolset *loop.Toolset
+		sources, err = onlyTools(sources, o.Tools)
+		if err == nil {
+			toolset, err = loop.Merge(sources)
+		}
+		if err == nil {
+			tr.toolset = toolset
+			validator, err = jsonschema.NewValidator(toolset.Defs())
+		}
+		if err != nil {
 			stopTools(procs)
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/subagent"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -23,9 +24,8 @@ import (
 type coproc = toolproto.Client
 
 // startTools starts every --tools-cmd with environ (toolEnviron), says
-// hello, and merges their tool lists (a name offered twice is an error
-// naming both commands).
-func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc) ([]*coproc, *loop.Toolset, error) {
+// hello, and returns their tool lists, one source each.
+func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc) ([]*coproc, []loop.Source, error) {
 	var procs []*coproc
 	var sources []loop.Source
 	for _, c := range cmds {
@@ -46,12 +46,34 @@ func startTools(ctx context.Context, cmds []string, cwd, sessionID string, envir
 			return nil, nil, fmt.Errorf("tool command %q did not answer hello within 30 s", c)
 		}
 	}
-	ts, err := loop.Merge(sources)
-	if err != nil {
-		stopTools(procs)
-		return nil, nil, err
+	return procs, sources, nil
+}
+
+// onlyTools keeps the tools named in keep (--tools; all when empty); a
+// name no source offers is an error naming the offered ones.
+func onlyTools(sources []loop.Source, keep []string) ([]loop.Source, error) {
+	if len(keep) == 0 {
+		return sources, nil
 	}
-	return procs, ts, nil
+	var offered []string
+	found := map[string]bool{}
+	out := make([]loop.Source, len(sources))
+	for i, s := range sources {
+		out[i] = loop.Source{Name: s.Name}
+		for _, t := range s.Tools {
+			offered = append(offered, t.Name)
+			if slices.Contains(keep, t.Name) {
+				out[i].Tools = append(out[i].Tools, t)
+				found[t.Name] = true
+			}
+		}
+	}
+	for _, k := range keep {
+		if !found[k] {
+			return nil, fmt.Errorf("--tools: no tool %q (tools: %s)", k, strings.Join(offered, ", "))
+		}
+	}
+	return out, nil
 }
 
 // toolEnviron is the environment of the tool co-processes: agent-chat's
@@ -120,6 +142,9 @@ type toolRunner struct {
 	answers   answerFunc
 	restarted map[int]bool // co-processes restarted in this run (once each)
 	environ   []string     // what they are started with (toolEnviron)
+	// task runs the task tool, offered as the source after the
+	// co-processes' (nil: not offered).
+	task *subagent.Runner
 }
 
 // answerFunc answers a tool's request (agent-chat --answers).

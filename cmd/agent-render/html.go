@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -25,20 +24,9 @@ func writeHTML(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return err
 	}
-	var doc struct {
-		Header  json.RawMessage   `json:"header"`
-		Entries []json.RawMessage `json:"entries"`
-		LeafID  string            `json:"leafId"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
+	s, err := export.ParseJSON(data)
+	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin: not the JSON of 'agent-session export --json': %v", err)
-	}
-	if len(doc.Header) == 0 {
-		return exit.Errorf(exit.Usage, "stdin: no \"header\": not the JSON of 'agent-session export --json'")
-	}
-	s := export.Session{Header: doc.Header, LeafID: doc.LeafID}
-	for _, e := range doc.Entries {
-		s.Entries = append(s.Entries, e)
 	}
 	out, err := export.HTMLWith(s, HTMLOptions())
 	if err != nil {

@@ -19,11 +19,13 @@ func exportCommand(env *app.Env) *cli.Command {
 		Usage:     "write a session as markdown, JSON or one self-contained HTML file",
 		ArgsUsage: "FILE",
 		Description: `--md (the default) is a readable transcript of the active path; --json is
-{"header","entries","leafId"} with every entry; --html is one file that opens offline in a browser:
+{"header","entries","leafId","tree"} with every entry, and "subagents": the same document of each
+sub-agent's session a task result names, by its file; --html is one file that opens offline in a browser:
 a header with the date, models, message counts, tokens and cost; markdown rendered and code
 highlighted; tool calls with their output folded after 20 lines ("show all"), edits as diffs;
 buttons (keys t, o) that hide thinking and tools; a search box; and the session tree as it
-branches, labels and the active path marked, where a click shows that branch. Markdown and
+branches, labels and the active path marked, where a click shows that branch; a task call holds
+its sub-agent's conversation, folded. Markdown and
 highlighting are done by agent-render (on goldmark and chroma, which agent-session does not
 link) when it is installed beside agent-session or on PATH; without it the page shows the
 markdown as written. AGENT_RENDER=builtin forces the latter.
@@ -55,10 +57,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			s := export.Session{Header: l.Header, LeafID: l.Leaf()}
-			for _, e := range l.Entries {
-				s.Entries = append(s.Entries, e.Raw)
-			}
+			s := exportSession(c, l, map[string]bool{path: true})
 			var out []byte
 			switch {
 			case c.Bool("json"):
@@ -99,4 +98,30 @@ func exportHTML(c *cli.Context, env *app.Env, s export.Session) ([]byte, error) 
 		return nil, fmt.Errorf("%s --html: %v: %s", bin, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return out.Bytes(), nil
+}
+
+// exportSession is a loaded file as lib/export takes it, with the
+// sessions of its sub-agents (the files its task results name, and
+// theirs; seen guards against a loop); a sub-agent's file that cannot be
+// read is a warning.
+func exportSession(c *cli.Context, l *sessionstore.Loaded, seen map[string]bool) export.Session {
+	s := export.Session{Header: l.Header, LeafID: l.Leaf()}
+	for _, e := range l.Entries {
+		s.Entries = append(s.Entries, e.Raw)
+		f := subagentFile(e)
+		if f == "" || seen[f] {
+			continue
+		}
+		seen[f] = true
+		sub, err := sessionstore.Load(f)
+		if err != nil {
+			app.Warnf(c, "sub-agent session %s: %v", f, err)
+			continue
+		}
+		if s.Subagents == nil {
+			s.Subagents = map[string]export.Session{}
+		}
+		s.Subagents[f] = exportSession(c, sub, seen)
+	}
+	return s
 }

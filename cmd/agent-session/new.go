@@ -21,11 +21,13 @@ func newCommand(env *app.Env) *cli.Command {
 
 Examples:
    S=$(agent-session new | jq -r .file)
-   agent-session new --title "refactor parser" --cwd ~/src/app`,
+   agent-session new --title "refactor parser" --cwd ~/src/app
+   agent-session new --parent "$S" --parent-tool-call toolu_01 --session-dir "${S%.jsonl}"`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cwd", Usage: "the project `DIR` recorded in the header (default: the working directory)"},
 			&cli.StringFlag{Name: "session-dir", Usage: "create the file in `DIR` instead of the default directory for the cwd"},
 			&cli.StringFlag{Name: "parent", Usage: "record `SESSION` (an id or a file) as the parent session"},
+			&cli.StringFlag{Name: "parent-tool-call", Usage: "record tool call `ID` of the parent session as the call that started this one (a sub-agent's session)"},
 			&cli.StringFlag{Name: "title", Usage: "the session's `NAME`"},
 			&cli.BoolFlag{Name: "zst", Usage: "create a zstd-compressed .jsonl.zst file"},
 		},
@@ -35,7 +37,7 @@ Examples:
 			if c.IsSet("session-dir") {
 				dir = absPath(env, c.String("session-dir"))
 			}
-			extra := map[string]string{"parentSession": c.String("parent"), "title": c.String("title")}
+			extra := map[string]string{"parentSession": c.String("parent"), "parentToolCallId": c.String("parent-tool-call"), "title": c.String("title")}
 			file, id, err := createSession(env, dir, cwd, extra, nil, c.Bool("zst"))
 			if err != nil {
 				return err
@@ -55,7 +57,7 @@ func createSession(env *app.Env, dir, cwd string, extra map[string]string, entri
 	if err != nil {
 		return "", "", err
 	}
-	for _, k := range []string{"title", "parentSession"} {
+	for _, k := range []string{"title", "parentSession", "parentToolCallId"} {
 		if v := extra[k]; v != "" {
 			obj.Set(k, mustJSON(v))
 		}

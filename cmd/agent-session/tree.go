@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/lib/session"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 func treeCommand(env *app.Env) *cli.Command {
@@ -19,7 +20,8 @@ func treeCommand(env *app.Env) *cli.Command {
 		Usage:     "print the entry tree for people: branches indented, labels and the current leaf marked",
 		ArgsUsage: "FILE",
 		Description: `A chain of entries stays at one indentation; each branch point indents its branches.
-The current leaf is marked with "*", labels are shown in brackets. Bookkeeping entries (labels,
+The current leaf is marked with "*", labels are shown in brackets. A task result names the
+sub-agent's session file under it; a sub-agent's session names its parent's file and call. Bookkeeping entries (labels,
 custom state, model and thinking changes) are hidden unless --all. For a JSON tree use
 'agent-session open --tree'.
 
@@ -37,6 +39,9 @@ Example:
 			w := bufio.NewWriter(c.App.Writer)
 			p := treePrinter{w: w, leaf: l.Leaf(), all: c.Bool("all"), color: env.Color(c.String("color"), env.StdoutTTY)}
 			fmt.Fprintf(w, "%s  %s\n", l.Hdr.ID, orDefault(l.Hdr.Title, "(untitled)"))
+			if l.Hdr.ParentToolCallID != "" { // a sub-agent's session
+				fmt.Fprintf(w, "sub-agent of %s, call %s\n", l.Hdr.ParentSession, l.Hdr.ParentToolCallID)
+			}
 			for _, n := range session.Tree(l.Entries) {
 				p.node(n, "")
 			}
@@ -87,6 +92,26 @@ func (p *treePrinter) line(n *session.Node, indent string) {
 		label = " " + p.bold("["+n.Label+"]")
 	}
 	fmt.Fprintf(p.w, "%s%s%s %s%s\n", indent, cur, p.dim(n.Entry.ID), describe(n.Entry), label)
+	if f := subagentFile(n.Entry); f != "" {
+		fmt.Fprintf(p.w, "%s    └─ sub-agent %s\n", indent, f)
+	}
+}
+
+// subagentFile is the session file of the sub-agent whose answer the
+// entry is (a task result's details.session), or "".
+func subagentFile(r session.Record) string {
+	m, ok := session.MsgOf(r)
+	if !ok || m.Role != "toolResult" {
+		return ""
+	}
+	var d struct{ Session string }
+	if json.Unmarshal(m.Details, &d) != nil || len(m.Details) == 0 {
+		return ""
+	}
+	if t, ok := tooldef.Lookup(m.ToolName); !ok || !t.InChat {
+		return ""
+	}
+	return d.Session
 }
 
 func (p *treePrinter) dim(s string) string {

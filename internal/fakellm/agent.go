@@ -16,7 +16,14 @@ import (
 // an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
 // sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
 // tool (Claude Code's mcp__SERVER__bash) with CMD; anything else a greeting.
-func (s *Server) agent(w http.ResponseWriter, r Request) {
+// With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
+// SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
+// until the client gives up), TASKCRASH one whose sub-agent kills its own
+// agent-chat, the nearest up from bash (SUBCRASH), TASKWRITE one whose
+// sub-agent writes note.txt (SUBWRITE), TASKNEST one whose sub-agent makes
+// a task call of its own (TASK from a sub-agent), TASK one (SUBTASK: say
+// hi).
+func (s *Server) agent(w http.ResponseWriter, r Request, hang func()) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
 		w.Header().Set("content-type", "application/json")
@@ -43,6 +50,10 @@ func (s *Server) agent(w http.ResponseWriter, r Request) {
 	}
 	if strings.Contains(r.Path, "count_tokens") {
 		fmt.Fprint(w, `{"input_tokens":10}`)
+		return
+	}
+	if text, _ := lastTurn(body.Messages); strings.Contains(text, "SUBHANG") {
+		hang()
 		return
 	}
 	messages(w, body.Stream, body.Model, body.Messages, tools, id, s.Agent)
@@ -94,6 +105,24 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say = "All done."
 	case strings.Contains(text, "SUBTASK"):
 		say = "The sub-agent says hi."
+	case strings.Contains(text, "SUBWRITE"):
+		say, calls = "", []call{{"write", map[string]string{"path": "note.txt", "content": "hello\n"}}}
+	case strings.Contains(text, "SUBCRASH"):
+		say, calls = "", []call{{"bash", map[string]string{"command": `p=$PPID; while [ "$(cat /proc/$p/comm)" != agent-chat ]; do p=$(awk '{print $4}' /proc/$p/stat); done; kill -9 $p`}}}
+	case tools["task"] && strings.Contains(text, "TASKS2"):
+		say, calls = "Two at once.", []call{{"task", map[string]string{"prompt": "SUBTASK one"}}, {"task", map[string]string{"prompt": "SUBTASK two"}}}
+	case tools["task"] && strings.Contains(text, "TASKHANG"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBHANG"}}}
+	case tools["task"] && strings.Contains(text, "TASKNEST"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "TASK from a sub-agent"}}}
+	case tools["task"] && strings.Contains(text, "TASKWRITE"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBWRITE"}}}
+	case tools["task"] && strings.Contains(text, "TASKCRASH"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBCRASH"}}}
+	case tools["task"] && strings.Contains(text, "TASKBUDGET"):
+		say, calls = "", []call{{"task", map[string]any{"prompt": "SUBTASK: spend", "max_tokens": 50}}}
+	case tools["task"] && strings.Contains(text, "TASK"):
+		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBTASK: say hi"}}}
 	case strings.Contains(text, "PARALLEL"):
 		say, calls = "Running both.", []call{{"Bash", map[string]string{"command": "echo a", "description": "echo a"}}, {"Bash", map[string]string{"command": "echo b", "description": "echo b"}}}
 	case strings.Contains(text, "EDIT"):

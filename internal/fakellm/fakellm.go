@@ -192,7 +192,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	if s.Agent != "" {
-		s.agent(w, req)
+		s.agent(w, req, func() {
+			select {
+			case <-r.Context().Done():
+			case <-s.done:
+			}
+		})
 		return
 	}
 	if s.Answer != nil {

@@ -25,6 +25,7 @@ import (
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -41,6 +42,9 @@ type Stages struct {
 	Dir      string
 	Env      []string
 	TTY      *os.File // given as stdin to commands that name this terminal (continue, fork, resume)
+	// DieWithParent: each stage gets SIGKILL when this process dies,
+	// however it dies (a sub-agent's pipeline, proctree.Attr).
+	DieWithParent bool
 }
 
 // Words splits a command line as the shell does (quotes, no expansion of
@@ -167,6 +171,9 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 		// Every stage in its own process group: a ^C the terminal might
 		// still deliver reaches none of them; the front-end decides.
 		p.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if s.DieWithParent {
+			p.SysProcAttr = proctree.Attr()
+		}
 		if i == 0 || p == appendCmd {
 			continue
 		}
@@ -437,6 +444,17 @@ func (r *relay) pass(dst io.WriteCloser) {
 		}
 		if eof {
 			return
+		}
+	}
+}
+
+// Kill ends every stage at once with SIGKILL, each with its process group
+// and every process below it (proctree.KillTree): what an Abort that was
+// not heeded leaves. Wait still reaps the stages.
+func (r *Run) Kill() {
+	for _, p := range r.procs {
+		if p.Process != nil {
+			proctree.KillTree(p.Process.Pid, "", syscall.SIGKILL)
 		}
 	}
 }

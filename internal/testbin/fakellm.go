@@ -16,7 +16,8 @@ import (
 //	fakellm API STEP...
 //
 // with steps sse:FILE, status:CODE[:HEADER=VALUE]:BODYFILE, drop:N:FILE,
-// hang; FILE paths are relative to $WORK, or testdata:NAME for the repo's
+// hang, or agent (the server answers by the conversation, fakellm's agent
+// mode, in $WORK); FILE paths are relative to $WORK, or testdata:NAME for the repo's
 // testdata/sse/NAME. It writes $AGENTUTILS_HOME/models.toml with provider
 // "fake" (model "test-model") pointing at the server, key from FAKE_KEY.
 // Each request body the server receives is written to $WORK/requests/N.json
@@ -33,7 +34,12 @@ func fakellmCmd(ts *testscript.TestScript, neg bool, args []string) {
 		return ts.MkAbs(p)
 	}
 	var steps []fakellm.Step
+	agent := ""
 	for _, a := range args[1:] {
+		if a == "agent" {
+			agent = ts.MkAbs(".")
+			continue
+		}
 		kind, rest, _ := strings.Cut(a, ":")
 		switch kind {
 		case "sse":
@@ -65,6 +71,7 @@ func fakellmCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	srv := fakellm.New(steps...)
+	srv.Agent = agent
 	srv.RequestDir = ts.MkAbs("requests") // fresh for each server
 	ts.Check(os.RemoveAll(srv.RequestDir))
 	ts.Check(os.MkdirAll(srv.RequestDir, 0o755))

@@ -47,6 +47,7 @@ section.flash{outline:2px solid var(--accent)}
 .prompt{tab-size:4;overflow-wrap:anywhere;margin:.2em 0}
 details.thinking{color:var(--dim);font-style:italic;margin:6px 0}details.thinking summary{cursor:pointer;font-style:normal}
 details.summary summary{cursor:pointer;font-weight:600}
+details.subagent{margin:6px 10px 10px;padding-left:10px;border-left:3px solid var(--line)}details.subagent summary{cursor:pointer;font-weight:600}
 .tool{margin:8px 0;border:1px solid var(--line);border-radius:6px;background:var(--tool);overflow:hidden}
 .tool.error{border-color:var(--err)}
 .tool-head{padding:4px 10px;font:600 12.5px ui-monospace,SFMono-Regular,Menlo,monospace;border-bottom:1px solid var(--line);overflow-wrap:anywhere}

@@ -19,6 +19,10 @@ type Session struct {
 	Header  []byte
 	Entries [][]byte
 	LeafID  string
+	// Subagents are the sessions of the sub-agents whose answers the
+	// task results hold, by the file their details name: the HTML page
+	// draws each conversation inside its call.
+	Subagents map[string]Session
 }
 
 type message struct {
@@ -168,6 +172,17 @@ func Markdown(s Session) ([]byte, error) {
 
 // JSON is one document: the header, every entry, the leaf and the tree.
 func JSON(s Session) ([]byte, error) {
+	out, err := s.doc()
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	return append(b, '\n'), err
+}
+
+// doc is the JSON document of s: header, leafId, entries, tree, and
+// subagents (by file, each such a document) when there are any.
+func (s Session) doc() (map[string]any, error) {
 	recs, _, err := s.records()
 	if err != nil {
 		return nil, err
@@ -176,10 +191,49 @@ func JSON(s Session) ([]byte, error) {
 	for i, e := range s.Entries {
 		entries[i] = e
 	}
-	leaf := s.LeafID
-	out := map[string]any{"header": json.RawMessage(s.Header), "leafId": leaf, "entries": entries, "tree": session.Tree(recs)}
-	b, err := json.MarshalIndent(out, "", "  ")
-	return append(b, '\n'), err
+	out := map[string]any{"header": json.RawMessage(s.Header), "leafId": s.LeafID, "entries": entries, "tree": session.Tree(recs)}
+	if len(s.Subagents) > 0 {
+		subs := map[string]any{}
+		for f, sub := range s.Subagents {
+			if subs[f], err = sub.doc(); err != nil {
+				return nil, fmt.Errorf("sub-agent %s: %v", f, err)
+			}
+		}
+		out["subagents"] = subs
+	}
+	return out, nil
+}
+
+// ParseJSON reads the document JSON writes (its tree is not read: it is
+// the entries').
+func ParseJSON(data []byte) (Session, error) {
+	var doc struct {
+		Header    json.RawMessage            `json:"header"`
+		Entries   []json.RawMessage          `json:"entries"`
+		LeafID    string                     `json:"leafId"`
+		Subagents map[string]json.RawMessage `json:"subagents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Session{}, err
+	}
+	if len(doc.Header) == 0 {
+		return Session{}, fmt.Errorf("no \"header\"")
+	}
+	s := Session{Header: doc.Header, LeafID: doc.LeafID}
+	for _, e := range doc.Entries {
+		s.Entries = append(s.Entries, e)
+	}
+	for f, d := range doc.Subagents {
+		sub, err := ParseJSON(d)
+		if err != nil {
+			return Session{}, fmt.Errorf("sub-agent %s: %v", f, err)
+		}
+		if s.Subagents == nil {
+			s.Subagents = map[string]Session{}
+		}
+		s.Subagents[f] = sub
+	}
+	return s, nil
 }
 
 // fence is text as a fenced code block whose fence is longer than any run

@@ -44,7 +44,7 @@ func HTMLWith(s Session, o HTMLOptions) ([]byte, error) {
 	if o.FoldLines <= 0 {
 		o.FoldLines = 20
 	}
-	p := &page{o: o, recs: recs, labels: session.Labels(recs)}
+	p := &page{o: o, recs: recs, labels: session.Labels(recs), subs: s.Subagents}
 	p.index(s.LeafID)
 	title := h.Title
 	if title == "" {
@@ -77,9 +77,10 @@ type page struct {
 	shown   map[string]bool   // entries with a section and a tree item
 	parent  map[string]string // nearest shown ancestor
 	onPath  map[string]bool
-	leaf    string            // the shown entry that ends the active path
-	results map[string]result // tool results by toolCallId
-	merged  map[string]bool   // toolResult entries drawn inside their call
+	leaf    string             // the shown entry that ends the active path
+	results map[string]result  // tool results by toolCallId
+	merged  map[string]bool    // toolResult entries drawn inside their call
+	subs    map[string]Session // sub-agents' sessions by file
 }
 
 type result struct {
@@ -499,8 +500,36 @@ func (p *page) call(bl block) {
 			path = arg("path")
 		}
 		p.output(res.msg, path, t.ContentArg != "")
+		if t.InChat {
+			p.subagent(res.msg)
+		}
 	}
 	b.WriteString("</div>")
+}
+
+// subagent draws, inside a task call, the conversation of the sub-agent
+// its result names (the active path of its session), folded.
+func (p *page) subagent(m message) {
+	var d struct {
+		Session string `json:"session"`
+	}
+	json.Unmarshal(m.Details, &d)
+	sub, ok := p.subs[d.Session]
+	if !ok {
+		return
+	}
+	recs, _, err := sub.records()
+	if err != nil {
+		return
+	}
+	sp := &page{o: p.o, recs: recs, labels: session.Labels(recs), subs: sub.Subagents}
+	sp.index(sub.LeafID)
+	for _, r := range recs {
+		if sp.shown[r.ID] && sp.onPath[r.ID] {
+			sp.section(r)
+		}
+	}
+	fmt.Fprintf(&p.b, "<details class=\"subagent\"><summary>Sub-agent conversation <span class=\"dim\">%s</span></summary>\n%s</details>", esc(d.Session), sp.b.String())
 }
 
 // output draws a tool result: the diff of an edit, else its text folded

@@ -38,7 +38,7 @@ func checkTop(top map[string]json.RawMessage) error {
 		if v, ok := top["version"]; ok && !oneOf(string(v), "1", "2", "3") {
 			return fmt.Errorf(`"version" is %s, want 1, 2 or 3`, v)
 		}
-		for _, k := range []string{"title", "timestamp", "cwd", "parentSession", "file"} {
+		for _, k := range []string{"title", "timestamp", "cwd", "parentSession", "parentToolCallId", "file"} {
 			c.str(k, false)
 		}
 		c.kind("leafId", false, "string", "null")

@@ -129,12 +129,18 @@ type Header struct {
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
 	ParentSession string `json:"parentSession,omitempty"`
+	// ParentToolCallID is, in a sub-agent's session, the id of the parent
+	// session's task call that started it.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 	// Carried and Omitted are a cut stream's (formats/session): the first
 	// Carried entries after the header are state carried from the path
 	// before the context, Omitted entries of the path were not printed.
 	// ParseStreamHeader reads them; a file's header has neither.
 	Carried int `json:"-"`
 	Omitted int `json:"-"`
+	// File is a stream's stream-only member file: the session file it
+	// was read from (ParseStreamHeader).
+	File string `json:"-"`
 }
 
 // ParseHeader checks a header line: type "session" and a string id. A
@@ -165,7 +171,7 @@ func ParseHeader(line []byte) (Header, error) {
 
 // ParseStreamHeader is ParseHeader for the header of a session stream,
 // which also reads its stream-only members carried and omitted
-// (non-negative integers; absent: 0).
+// (non-negative integers; absent: 0) and file.
 func ParseStreamHeader(line []byte) (Header, error) {
 	h, err := ParseHeader(line)
 	if err != nil {
@@ -184,6 +190,9 @@ func ParseStreamHeader(line []byte) (Header, error) {
 			return h, fmt.Errorf("the stream header's %q is %s, not a count", m.key, v)
 		}
 		*m.n = n
+	}
+	if v := MemberVals(line, "file")[0]; v != nil {
+		json.Unmarshal(v, &h.File)
 	}
 	return h, nil
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"github.com/agentutils/agentutils/lib/tooldef"
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/llm"
@@ -78,7 +79,9 @@ type Usage struct {
 }
 
 // Totals sums usage over every entry of the file, all branches: assistant
-// messages, plus details.usage of "task" tool results (subagent spend).
+// messages, plus details.usage of task tool results (a sub-agent's spend,
+// counted once: here for the parent's file; lib/usage, which reads every
+// file, counts it from the sub-agent's own file and never from details).
 func Totals(entries []Record) Usage {
 	var t Usage
 	for _, e := range entries {
@@ -89,7 +92,7 @@ func Totals(entries []Record) Usage {
 		raw := m.Usage
 		if m.Role == "assistant" {
 			t.Messages++
-		} else if m.Role == "toolResult" && m.ToolName == "task" {
+		} else if m.Role == "toolResult" && isTask(m.ToolName) {
 			raw = MemberVals(m.Details, "usage")[0]
 		} else {
 			continue
@@ -106,4 +109,11 @@ func Totals(entries []Record) Usage {
 	}
 	t.Cost = llm.RoundCost(t.Cost)
 	return t
+}
+
+// isTask: name is the task tool (lib/tooldef), whose results' details
+// hold the sub-agent's usage.
+func isTask(name string) bool {
+	t, ok := tooldef.Lookup(name)
+	return ok && t.InChat
 }

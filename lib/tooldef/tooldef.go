@@ -58,6 +58,7 @@ const (
 	HeaderGlob                  // name and pattern: "find **/*.go"
 	HeaderURL                   // name and URL: "fetch https://go.dev/doc"
 	HeaderDir                   // name and directory, "." when absent: "ls ."
+	HeaderPrompt                // name, the agent when given, and the prompt's first line: "task explore: find the parser"
 )
 
 // Tool is one entry of the table.
@@ -75,10 +76,14 @@ type Tool struct {
 	KeepOutput              bool      // compaction never prunes its results
 	Approve                 bool      // the interactive agent asks the person before a call
 	OwnState                bool      // changes only the agent's own state (its todo list), never the workspace
-	MCP                     Annotations
-	Header                  Header
-	OutputIsFile            bool   // the result is the text of the file at "path": shown as a line count, highlighted by its name
-	ContentArg              string // an argument shown with the call (the file a write writes) instead of the result
+	// InChat tools are run by agent-chat, not by a tool co-process: task
+	// starts a nested pipeline, which needs the keys the sandbox hides
+	// from agent-tool.
+	InChat       bool
+	MCP          Annotations
+	Header       Header
+	OutputIsFile bool   // the result is the text of the file at "path": shown as a line count, highlighted by its name
+	ContentArg   string // an argument shown with the call (the file a write writes) instead of the result
 	// Schemas are the files of formats/tool-protocol/tools/ that hold its
 	// definition (toolDef), one per edit mode where they differ.
 	Schemas []string
@@ -124,6 +129,8 @@ var table = []Tool{
 		Header: HeaderURL, Schemas: []string{"fetch.json"}},
 	{Name: "ask", Label: "Ask", Aliases: []string{"AskUserQuestion"}, Class: Read, MCP: Annotations{ReadOnly: true},
 		Schemas: []string{"ask.json"}},
+	{Name: "task", Label: "Task", Aliases: []string{"Task", "Agent"}, Class: Exec, InChat: true, MCP: runs,
+		Header: HeaderPrompt, Schemas: []string{"task.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"input", CodexPatch}}, FileOp: "edit", Approve: true, MCP: changing,
 		Schemas: []string{"apply_patch.json"}},

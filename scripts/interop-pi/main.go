@@ -84,6 +84,9 @@ func run(t *interop.T) error {
 	if err := c.written(); err != nil {
 		t.Fail("written by agent-chat + append", err.Error())
 	}
+	if err := c.task(); err != nil {
+		t.Fail("a task call's two files", err.Error())
+	}
 	t.Note("pi %s and agent-chat sent the same messages for %d of %d session files", version, c.same, c.n)
 	return nil
 }
@@ -219,5 +222,38 @@ func (c *comparison) written() error {
 	}
 	c.compare("written by agent-chat + append", s)
 	c.Check("pi sends our inline image as image data", strings.Contains(strings.Join(c.piMsgs, "\n"), `"url":"data:image/png;base64,`), "no image_url part")
+	return nil
+}
+
+// task compares the two on the files of a task call as the task tool
+// writes them (a second fake provider, in agent mode, makes the call): pi
+// opens the parent and the sub-agent's session.
+func (c *comparison) task() error {
+	agentDir := filepath.Join(c.Dir, "agentfake")
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return err
+	}
+	srv := c.FakeProvider(agentDir)
+	models := filepath.Join(c.Dir, "agent-models.toml")
+	toml := fmt.Sprintf("[providers.fake]\nbaseUrl = %q\napi = \"anthropic-messages\"\napiKey = \"FAKE_KEY\"\n[[providers.fake.models]]\nid = \"test-model\"\n", srv.URL)
+	if err := os.WriteFile(models, []byte(toml), 0o644); err != nil {
+		return err
+	}
+	r := interop.Run(exec.Command("agent-session", "new", "--session-dir", filepath.Join(c.Dir, "tasks")))
+	var f struct{ File string }
+	if err := json.Unmarshal([]byte(r.Stdout), &f); err != nil || f.File == "" {
+		return fmt.Errorf("agent-session new: %s", r.Why())
+	}
+	line := fmt.Sprintf("agent-session open %q | agent-chat --model fake/test-model --models-file %q --no-context-files TASK | agent-session append %q", f.File, models, f.File)
+	interop.Sh(c.work, line) // its status is the fake model's business; the files are checked
+	children, _ := filepath.Glob(strings.TrimSuffix(f.File, ".jsonl") + "/*.jsonl")
+	if len(children) == 0 {
+		return fmt.Errorf("the task tool wrote no sub-agent session")
+	}
+	if b, _ := os.ReadFile(children[0]); !bytes.Contains(b, []byte(`"parentToolCallId"`)) {
+		return fmt.Errorf("%s has no parentToolCallId", children[0])
+	}
+	c.compare("a task call's parent, written by agent-chat", f.File)
+	c.compare("its sub-agent's session", children[0])
 	return nil
 }

@@ -66,6 +66,13 @@ func ToolHeader(name string, args json.RawMessage) string {
 		return name + " " + str("pattern")
 	case tooldef.HeaderURL:
 		return name + " " + str("url")
+	case tooldef.HeaderPrompt:
+		s := name
+		if ag := str("agent"); ag != "" {
+			s += " " + ag + ":"
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(str("prompt")), "\n")
+		return s + " " + OneLine(first, 120)
 	case tooldef.HeaderDir:
 		if path == "" {
 			path = "."
