@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/mcpauth"
+	"github.com/agentutils/agentutils/internal/mcpbridge"
 	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -167,52 +168,6 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 	return st
 }
 
-// toolDef is one line of `agent-mcp tools`: agent-tool's tool shape plus x_mcp.
-type toolDef struct {
-	Name         string          `json:"name"`
-	Label        string          `json:"label,omitempty"`
-	Description  string          `json:"description"`
-	Parameters   json.RawMessage `json:"parameters"`
-	Concurrency  string          `json:"concurrency"`
-	NonAbortable bool            `json:"nonAbortable"`
-	XMCP         xmcp            `json:"x_mcp"`
-}
-
-type xmcp struct {
-	Server       string `json:"server"`
-	Tool         string `json:"tool"`
-	Title        string `json:"title,omitempty"`
-	Annotations  any    `json:"annotations,omitempty"`
-	OutputSchema any    `json:"outputSchema,omitempty"`
-	Deferred     bool   `json:"deferred"`
-}
-
-// agentTool converts an MCP tool for agent-chat.
-func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDef, error) {
-	name, err := mcptool.Name(naming, server, t.Name)
-	if err != nil {
-		return toolDef{}, err
-	}
-	schema, _ := json.Marshal(t.InputSchema)
-	desc := t.Description
-	if desc == "" {
-		desc = "MCP tool from " + server
-	}
-	label := server + "/" + t.Name
-	if t.Title != "" {
-		label = t.Title
-	}
-	x := xmcp{Server: server, Tool: t.Name, Title: t.Title, OutputSchema: t.OutputSchema, Deferred: deferred}
-	if t.Annotations != nil {
-		x.Annotations = t.Annotations
-	}
-	return toolDef{
-		Name: name, Label: label, Description: desc, Parameters: mcptool.CleanSchema(schema),
-		Concurrency: "shared",
-		XMCP:        x,
-	}, nil
-}
-
 // printTools prints the allowed tools of e: JSON lines with --json, else
 // table rows on tw.
 func printTools(r *runner, tw io.Writer, c *cli.Context, e mcpconfig.Entry, tools []*mcp.Tool) error {
@@ -220,7 +175,7 @@ func printTools(r *runner, tw io.Writer, c *cli.Context, e mcpconfig.Entry, tool
 		if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
 			continue
 		}
-		d, err := agentTool(c.String("naming"), e.Name, t, false)
+		d, err := mcpbridge.AgentTool(c.String("naming"), e.Name, t, false)
 		if err != nil {
 			return err
 		}
