@@ -15,7 +15,11 @@ type Msg struct {
 	Role       string
 	Content    json.RawMessage // a string or blocks, raw
 	ToolName   string
+	ToolCallID string // toolResult's
+	IsError    bool   // toolResult's
 	Command    string // bashExecution's
+	Output     string // bashExecution's
+	Summary    string // compactionSummary's and branchSummary's
 	CustomType string
 	Provider   string
 	Model      string
@@ -41,8 +45,16 @@ func ParseMsg(raw []byte) (m Msg, ok bool) {
 			m.Content = v
 		case "toolName":
 			m.ToolName, _ = CommonStrVal(v)
+		case "toolCallId":
+			m.ToolCallID, _ = StrVal(v)
+		case "isError":
+			m.IsError = string(v) == "true"
 		case "command":
 			m.Command, _ = StrVal(v)
+		case "output":
+			m.Output, _ = StrVal(v)
+		case "summary":
+			m.Summary, _ = StrVal(v)
 		case "customType":
 			m.CustomType, _ = StrVal(v)
 		case "provider":
