@@ -23,6 +23,8 @@ type Msg struct {
 	CustomType string
 	Provider   string
 	Model      string
+	ResponseID string          // assistant's: the provider's id of the response
+	Time       int64           // "timestamp": unix milliseconds (0 when absent or not an integer)
 	Usage      json.RawMessage // raw; UsageOf reads it
 	Details    json.RawMessage
 	Display    json.RawMessage // custom messages': raw (absent: nil)
@@ -61,6 +63,10 @@ func ParseMsg(raw []byte) (m Msg, ok bool) {
 			m.Provider, _ = StrVal(v)
 		case "model":
 			m.Model, _ = StrVal(v)
+		case "responseId":
+			m.ResponseID, _ = StrVal(v)
+		case "timestamp":
+			m.Time, _ = strconv.ParseInt(string(v), 10, 64)
 		case "usage":
 			m.Usage = v
 		case "details":

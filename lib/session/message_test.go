@@ -13,8 +13,8 @@ func TestParseMsg(t *testing.T) {
 		want     Msg
 		ok       bool
 	}{
-		{"assistant", `{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","usage":{"input":3},"retried":true}`,
-			Msg{Role: "assistant", Content: json.RawMessage(`[{"type":"text","text":"hi"}]`), Provider: "p", Model: "m", Usage: json.RawMessage(`{"input":3}`), Retried: true}, true},
+		{"assistant", `{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","responseId":"r","timestamp":1700000000000,"usage":{"input":3},"retried":true}`,
+			Msg{Role: "assistant", Content: json.RawMessage(`[{"type":"text","text":"hi"}]`), Provider: "p", Model: "m", ResponseID: "r", Time: 1700000000000, Usage: json.RawMessage(`{"input":3}`), Retried: true}, true},
 		{"bash, leading space", ` {"role":"bashExecution","command":"ls\n","toolName":"x"}`, Msg{Role: "bashExecution", Command: "ls\n", ToolName: "x"}, true},
 		{"tool result", `{"role":"toolResult","toolCallId":"c1","toolName":"read","isError":true,"content":[]}`,
 			Msg{Role: "toolResult", ToolCallID: "c1", ToolName: "read", IsError: true, Content: json.RawMessage(`[]`)}, true},
