@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
@@ -51,7 +52,7 @@ func editFile(path string, fn func(*mcpconfig.Doc) error) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	return writeFileAtomic(path, out)
+	return mcpdiscover.WriteFile(path, out)
 }
 
 func addCommand(env *cmdEnv) *cli.Command {

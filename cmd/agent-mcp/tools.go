@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -20,6 +18,7 @@ import (
 	"github.com/agentutils/agentutils/internal/mcpauth"
 	"github.com/agentutils/agentutils/internal/mcpbridge"
 	"github.com/agentutils/agentutils/internal/mcpclient"
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -42,7 +41,7 @@ func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		return nil
 	})
 	if err == nil {
-		s.r.writeToolCache(s.Entry, tools)
+		s.r.toolCache().Write(s.Entry, tools)
 	}
 	return tools, err
 }
@@ -263,48 +262,14 @@ func firstLine(s string) string {
 	return s
 }
 
-// The tool cache: one file per server under $XDG_CACHE_HOME/agentutils/mcp-tools/.
-
-const toolCacheTTL = 30 * 24 * time.Hour
-
-type toolCache struct {
-	Version    int         `json:"version"`
-	Server     string      `json:"server"`
-	ConfigHash string      `json:"configHash"`
-	Tools      []*mcp.Tool `json:"tools"`
-	ExpiresAt  int64       `json:"expiresAt"` // unix ms
+// toolCache is the cache of servers' tool lists, under $XDG_CACHE_HOME/agentutils/mcp-tools/.
+func (r *runner) toolCache() mcpdiscover.ToolCache {
+	return mcpdiscover.ToolCache{Dir: filepath.Join(r.dirs.Cache, "mcp-tools"), Now: r.env.Now, FileID: func(name string) string {
+		return strings.TrimPrefix(mcpauth.ID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
+	}}
 }
 
-func (r *runner) toolCacheDir() string { return filepath.Join(r.dirs.Cache, "mcp-tools") }
-
-func (r *runner) toolCacheFile(name string) string {
-	return filepath.Join(r.toolCacheDir(), credentialIDFor(name)+".json")
-}
-
-func credentialIDFor(name string) string {
-	return strings.TrimPrefix(mcpauth.ID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
-}
-
-func (r *runner) writeToolCache(e mcpconfig.Entry, tools []*mcp.Tool) {
-	b, err := json.Marshal(toolCache{Version: 1, Server: e.Name, ConfigHash: mcpconfig.Hash(e.Server), Tools: tools,
-		ExpiresAt: r.env.Now().Add(toolCacheTTL).UnixMilli()})
-	if err == nil {
-		_ = writeFileAtomic(r.toolCacheFile(e.Name), b) // best effort
-	}
-}
-
-func (r *runner) readToolCache(e mcpconfig.Entry) ([]*mcp.Tool, bool) {
-	b, err := os.ReadFile(r.toolCacheFile(e.Name))
-	if err != nil {
-		return nil, false
-	}
-	var tc toolCache
-	if json.Unmarshal(b, &tc) != nil || tc.Version != 1 || tc.Server != e.Name ||
-		tc.ConfigHash != mcpconfig.Hash(e.Server) || tc.ExpiresAt < r.env.Now().UnixMilli() {
-		return nil, false
-	}
-	return tc.Tools, true
-}
+func (r *runner) readToolCache(e mcpconfig.Entry) ([]*mcp.Tool, bool) { return r.toolCache().Read(e) }
 
 func cacheCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
@@ -322,10 +287,10 @@ func cacheCommand(env *cmdEnv) *cli.Command {
 					return err
 				}
 				if c.NArg() == 0 {
-					return os.RemoveAll(r.toolCacheDir())
+					return os.RemoveAll(r.toolCache().Dir)
 				}
 				for _, n := range c.Args().Slice() {
-					if err := os.Remove(r.toolCacheFile(n)); err != nil && !os.IsNotExist(err) {
+					if err := os.Remove(r.toolCache().File(n)); err != nil && !os.IsNotExist(err) {
 						return err
 					}
 				}
