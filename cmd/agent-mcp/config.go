@@ -172,12 +172,6 @@ func (r *runner) recordTrust() error {
 	return mcpdiscover.RecordTrust(r.trustFile(), r.cwd, func() time.Time { return r.env.Now() })
 }
 
-// isTrusted looks the project up in the user config's list, then in the
-// trust file.
-func (r *runner) isTrusted(fromConfig []string) (bool, error) {
-	return mcpdiscover.IsTrusted(r.trustFile(), r.cwd, fromConfig, r.getenv)
-}
-
 // server finds an enabled server by name, with suggestions when unknown.
 func (r *runner) server(name string) (mcpconfig.Entry, error) {
 	if e, ok := r.res.Lookup(name); ok {
