@@ -37,6 +37,7 @@ type stream struct {
 	// does not decode after the records are let go.
 	spans  []span
 	blocks lineblock.Blocks // the bytes of the lines held
+	view   session.View     // each line is decoded into it
 }
 
 type span struct {
@@ -95,7 +96,8 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return false, nil
 	}
-	e, _, perr := session.ParseRecordMessage(s.blocks.Copy(line)) // Raw is the block's bytes, not a copy
+	perr := session.DecodeInto(&s.view, s.blocks.Copy(line)) // Raw is the block's bytes, not a copy
+	e := s.view.Record
 	if perr != nil {
 		return false, exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v (no request was sent)", n, perr)
 	}

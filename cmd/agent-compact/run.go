@@ -252,36 +252,17 @@ func reason(force, overflow, compactNow bool) string {
 // summarize asks the model for the summary and builds the compaction record.
 func (j *job) summarize(path []compact.Entry, plan compact.Plan) ([]byte, error) {
 	summary, err := j.withSummarizer(func(ask func(string) (string, error)) (string, error) {
-		return summaryText(plan, j.instructions, ask)
+		return compact.Summarize(plan, j.instructions, ask)
 	})
 	if err != nil {
 		return nil, err
 	}
-	read, mod := plan.Files.Lists()
-	summary = compact.UpsertFileLists(summary, read, mod)
 	parent := ""
 	if n := len(path); n > 0 {
 		parent = path[n-1].ID
 	}
 	id := session.NewEntryID(rand.Reader, func(string) bool { return false })
-	if read == nil {
-		read = []string{}
-	}
-	if mod == nil {
-		mod = []string{}
-	}
-	return json.Marshal(struct {
-		Type             string `json:"type"`
-		ID               string `json:"id"`
-		ParentID         string `json:"parentId"`
-		Timestamp        string `json:"timestamp"`
-		Summary          string `json:"summary"`
-		FirstKeptEntryID string `json:"firstKeptEntryId"`
-		TokensBefore     int    `json:"tokensBefore"`
-		Details          any    `json:"details"`
-		Pending          bool   `json:"pending"`
-	}{"compaction", id, parent, session.FormatTime(j.env.Now()), summary, plan.FirstKeptEntryID, plan.TokensBefore,
-		map[string][]string{"readFiles": read, "modifiedFiles": mod}, true})
+	return compact.CompactionRecord(id, parent, session.FormatTime(j.env.Now()), summary, plan), nil
 }
 
 // branchSummary writes the pending branch_summary record for leaving
@@ -315,17 +296,8 @@ func (j *job) branchSummary(all []session.Record) error {
 	if b.NewLeaf != "" {
 		parent, from = &b.NewLeaf, b.NewLeaf
 	}
-	rec, _ := json.Marshal(struct {
-		Type      string              `json:"type"`
-		ID        string              `json:"id"`
-		ParentID  *string             `json:"parentId"`
-		Timestamp string              `json:"timestamp"`
-		FromID    string              `json:"fromId"`
-		Summary   string              `json:"summary"`
-		Details   map[string][]string `json:"details"`
-		Pending   bool                `json:"pending"`
-	}{"branch_summary", session.NewEntryID(rand.Reader, func(string) bool { return false }), parent, session.FormatTime(j.env.Now()),
-		from, summary, map[string][]string{"readFiles": nonNil(read), "modifiedFiles": nonNil(mod)}, true})
+	rec := compact.BranchSummaryRecord(session.NewEntryID(rand.Reader, func(string) bool { return false }), parent,
+		session.FormatTime(j.env.Now()), from, summary, files)
 	if len(msgs) > 0 {
 		j.emitEnd("branch", rec, nil)
 	}
@@ -355,13 +327,6 @@ func (j *job) emitEnd(reason string, rec []byte, err error) {
 	j.emit(ev)
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // withSummarizer runs summarize with the --summarizer-cmd or with each
 // candidate model in turn until one gives a summary.
 func (j *job) withSummarizer(summarize func(ask func(string) (string, error)) (string, error)) (string, error) {
@@ -387,33 +352,6 @@ func (j *job) withSummarizer(summarize func(ask func(string) (string, error)) (s
 		}
 	}
 	return text, err
-}
-
-// summaryText is the summary of plan: the history (updating a previous
-// summary), plus the prefix of a split turn, each asked of ask.
-func summaryText(plan compact.Plan, instructions string, ask func(string) (string, error)) (string, error) {
-	conv := func(msgs []json.RawMessage) string { return compact.Serialize(session.ConvertToLLM(msgs)) }
-	var summary string
-	var err error
-	switch {
-	case len(plan.Summarize) > 0:
-		summary, err = ask(compact.HistoryPrompt(conv(plan.Summarize), plan.PreviousSummary, instructions))
-	case plan.PreviousSummary != "":
-		summary = plan.PreviousSummary
-	default:
-		summary = compact.NoHistory
-	}
-	if err != nil {
-		return "", err
-	}
-	if plan.SplitTurn && len(plan.TurnPrefix) > 0 {
-		prefix, err := ask(compact.TurnPrefixPrompt(conv(plan.TurnPrefix)))
-		if err != nil {
-			return "", err
-		}
-		summary = compact.MergeSplit(summary, prefix)
-	}
-	return summary, nil
 }
 
 // modelAsk asks the model through lib/llm (catalog, keys, retries and

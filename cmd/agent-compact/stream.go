@@ -32,6 +32,7 @@ type stream struct {
 	at        []int            // the line in lines of each entry of win
 	errorLine []byte           // an upstream {"type":"error"} record
 	blocks    lineblock.Blocks // the bytes of lines
+	view      session.View     // each line is decoded into it
 
 	out   io.Writer
 	after int // flushAfter, or 0: never let go of lines (--branch-summary reads them all)
@@ -71,7 +72,8 @@ func (st *stream) add(raw []byte, n int) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	e, _, err := session.ParseRecordMessage(line) // Raw is line, not a copy; the message is read if it is kept (path)
+	err := session.DecodeInto(&st.view, line) // Raw is line, not a copy; the message is read if it is kept (path)
+	e := st.view.Record
 	if err != nil {
 		return exit.Errorf(exit.Usage, "stdin:%d: not a session record: %v", n, err)
 	}

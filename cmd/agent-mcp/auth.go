@@ -16,13 +16,14 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/mcpauth"
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
 
 // creds is the credentials file of the runner's data directory.
 func (r *runner) creds() mcpauth.Store {
-	return mcpauth.Store{File: filepath.Join(r.dirs.Data, "credentials.json"), Write: writeFileAtomic}
+	return mcpauth.Store{File: filepath.Join(r.dirs.Data, "credentials.json"), Write: mcpdiscover.WriteFile}
 }
 
 func authCommand(env *cmdEnv) *cli.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/agentutils/agentutils/internal/mcpbridge"
 	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -334,7 +335,7 @@ type progressLine struct {
 func (p *progressLine) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "\r\x1b[Kagent-mcp: %s: %s", p.prefix, progressText(req.Params))
+	fmt.Fprintf(p.w, "\r\x1b[Kagent-mcp: %s: %s", p.prefix, mcpbridge.ProgressText(req.Params))
 	p.shown = true
 }
 
@@ -345,16 +346,4 @@ func (p *progressLine) clear() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
 	}
-}
-
-// progressText is a progress notification in words: "2/4 step".
-func progressText(p *mcp.ProgressNotificationParams) string {
-	text := fmt.Sprintf("%g", p.Progress)
-	if p.Total > 0 {
-		text += fmt.Sprintf("/%g", p.Total)
-	}
-	if p.Message != "" {
-		text += " " + p.Message
-	}
-	return text
 }

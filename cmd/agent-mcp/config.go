@@ -3,21 +3,17 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
-	"github.com/agentutils/agentutils/internal/atomicfile"
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/editdist"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -90,83 +86,20 @@ func (r *runner) userFile() string { return filepath.Join(r.dirs.Config, "mcp.js
 // projectFile is our project-level mcp.json.
 func (r *runner) projectFile() string { return filepath.Join(r.cwd, ".agentutils", "mcp.json") }
 
-// readConfigs reads and parses the configuration files that exist.
-func (r *runner) readConfigs(locs []mcpconfig.Location) ([]mcpconfig.Found, error) {
-	// In the home directory the project files are the user's files: read
-	// them once, as user files.
-	userPaths := map[string]bool{}
-	for _, l := range locs {
-		if l.Level == mcpconfig.User {
-			userPaths[l.Path] = true
-		}
-	}
-	var found []mcpconfig.Found
-	for _, l := range locs {
-		if l.Level == mcpconfig.Project && userPaths[l.Path] {
-			continue
-		}
-		data, err := os.ReadFile(l.Path)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || isDir(err) {
-			continue
-		}
-		if err != nil {
-			return nil, exit.Wrap(exit.Usage, err)
-		}
-		f, err := mcpconfig.Parse(l, data, r.getenv)
-		if err != nil {
-			if l.Source == "native" {
-				return nil, exit.Wrap(exit.Usage, err)
-			}
-			// Another client's file: its owner validates it; a broken one
-			// must not stop every agent-mcp command.
-			app.Warnf(r.c, "skipping %v", err)
-			continue
-		}
-		found = append(found, mcpconfig.Found{Loc: l, File: f})
-	}
-	return found, nil
-}
-
 func (r *runner) discover() error {
-	places := mcpconfig.Places{
-		Home: r.getenv("HOME"), Cwd: r.cwd, ConfigDir: r.dirs.Config,
-		XDGConfig: r.getenv("XDG_CONFIG_HOME"), CodexHome: r.getenv("CODEX_HOME"),
+	extra := r.c.String("config")
+	if extra != "" && !filepath.IsAbs(extra) {
+		extra = filepath.Join(r.env.Dir, extra)
 	}
-	if places.XDGConfig != "" && !filepath.IsAbs(places.XDGConfig) {
-		places.XDGConfig = ""
+	o := mcpdiscover.Options{Getenv: r.getenv, Dirs: r.dirs, Cwd: r.cwd, Extra: extra, OnlySource: r.c.String("only-source"),
+		NoProject: r.c.Bool("no-project-config"), Trust: r.c.Bool("trust"), Warn: func(m string) { app.Warnf(r.c, "%s", m) }}
+	if r.mayAsk() {
+		o.Ask = r.askTrust
 	}
-	locs := mcpconfig.Locations(places)
-	if extra := r.c.String("config"); extra != "" {
-		if !filepath.IsAbs(extra) {
-			extra = filepath.Join(r.env.Dir, extra)
-		}
-		if _, err := os.Stat(extra); err != nil {
-			return exit.Errorf(exit.Usage, "--config: %v", err)
-		}
-		locs = append([]mcpconfig.Location{{Source: "native", Priority: 1000, Level: mcpconfig.User, Path: extra, Format: "native"}}, locs...)
-	}
-	found, err := r.readConfigs(locs)
-	if err != nil {
+	var err error
+	if r.res, r.trusted, err = mcpdiscover.Discover(o); err != nil {
 		return err
 	}
-	opts := mcpconfig.Options{OnlySource: r.c.String("only-source"), NoProject: r.c.Bool("no-project-config")}
-	// Trust needs the user's trustedProjects, so merge once to read them.
-	first := mcpconfig.Merge(append([]mcpconfig.Found(nil), found...), opts)
-	opts.Trusted = r.c.Bool("trust")
-	if !opts.Trusted && len(first.SkippedUntrusted) > 0 {
-		var err error
-		if opts.Trusted, err = r.isTrusted(first.TrustedProjects); err != nil {
-			return err
-		}
-	}
-	if !opts.Trusted && len(first.SkippedUntrusted) > 0 && r.mayAsk() {
-		var err error
-		if opts.Trusted, err = r.askTrust(first.SkippedUntrusted); err != nil {
-			return err
-		}
-	}
-	r.trusted = opts.Trusted
-	r.res = mcpconfig.Merge(found, opts)
 	if len(r.res.SkippedUntrusted) > 0 {
 		var names []string
 		seen := map[string]bool{}
@@ -232,61 +165,12 @@ func (r *runner) askTrust(skipped []mcpconfig.Entry) (bool, error) {
 	return false, nil
 }
 
-// trustFile lists the projects a person trusted (mcpconfig.ParseTrust).
-func (r *runner) trustFile() string { return filepath.Join(r.dirs.Data, "trust.json") }
+// trustFile lists the projects a person trusted.
+func (r *runner) trustFile() string { return mcpdiscover.TrustFile(r.dirs) }
 
-// readTrust reads the trust file: a missing one is an empty list; one that
-// cannot be read or is malformed is a configuration error (exit 2) that
-// names the file and the place.
-func (r *runner) readTrust() ([]map[string]any, error) {
-	path := r.trustFile()
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, exit.Errorf(exit.Usage, "trust file: %v", err)
-	}
-	list, err := mcpconfig.ParseTrust(data)
-	if err != nil {
-		return nil, exit.Errorf(exit.Usage, "trust file %s: %v (fix or remove it; it lists the projects whose own MCP servers may run)", path, err)
-	}
-	return list, nil
-}
-
-// recordTrust adds the project to the trust file ([{root, trustedAt}]).
+// recordTrust adds the project to the trust file.
 func (r *runner) recordTrust() error {
-	list, err := r.readTrust()
-	if err != nil {
-		return err
-	}
-	list = append(list, map[string]any{"root": r.cwd, "trustedAt": r.env.Now().UTC().Format(time.RFC3339)})
-	data, err := json.MarshalIndent(list, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(r.trustFile(), append(data, '\n'))
-}
-
-func isDir(err error) bool { return errors.Is(err, syscall.EISDIR) }
-
-// isTrusted looks the project up in the user config's list, then in the
-// trust file.
-func (r *runner) isTrusted(fromConfig []string) (bool, error) {
-	under := func(roots []string) bool {
-		for _, root := range roots {
-			root = filepath.Clean(mcpconfig.Expand(root, r.getenv))
-			if root == r.cwd || strings.HasPrefix(r.cwd, root+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
-	}
-	if under(fromConfig) {
-		return true, nil
-	}
-	list, err := r.readTrust()
-	return err == nil && under(mcpconfig.TrustRoots(list)), err
+	return mcpdiscover.RecordTrust(r.trustFile(), r.cwd, func() time.Time { return r.env.Now() })
 }
 
 // server finds an enabled server by name, with suggestions when unknown.
@@ -394,14 +278,4 @@ func writeJSON(r *runner, v any) error {
 	}
 	_, err := io.WriteString(r.env.Stdout, b.String())
 	return err
-}
-
-// writeFileAtomic replaces a file of ours (configuration, credentials,
-// trust, tool cache) with atomicfile.Write: a new file is 0600 and a new
-// directory 0700, since they may hold tokens.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, data, 0o600)
 }

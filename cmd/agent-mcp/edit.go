@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 )
@@ -53,7 +54,7 @@ func editFile(c *cli.Context, path, done string, fn func(*mcpconfig.Doc) error) 
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	if err := writeFileAtomic(path, out); err != nil {
+	if err := mcpdiscover.WriteFile(path, out); err != nil {
 		return err
 	}
 	app.Warnf(c, "%s %s", done, path)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,14 +10,15 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/mcpauth"
+	"github.com/agentutils/agentutils/internal/mcpbridge"
 	"github.com/agentutils/agentutils/internal/mcpclient"
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/mcptool"
@@ -41,7 +41,7 @@ func (s *session) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		return nil
 	})
 	if err == nil {
-		s.r.writeToolCache(s.Entry, tools)
+		s.r.toolCache().Write(s.Entry, tools)
 	}
 	return tools, err
 }
@@ -170,52 +170,6 @@ func (r *runner) status(ctx context.Context, e mcpconfig.Entry, cached bool) ser
 	return st
 }
 
-// toolDef is one line of `agent-mcp tools`: agent-tool's tool shape plus x_mcp.
-type toolDef struct {
-	Name         string          `json:"name"`
-	Label        string          `json:"label,omitempty"`
-	Description  string          `json:"description"`
-	Parameters   json.RawMessage `json:"parameters"`
-	Concurrency  string          `json:"concurrency"`
-	NonAbortable bool            `json:"nonAbortable"`
-	XMCP         xmcp            `json:"x_mcp"`
-}
-
-type xmcp struct {
-	Server       string `json:"server"`
-	Tool         string `json:"tool"`
-	Title        string `json:"title,omitempty"`
-	Annotations  any    `json:"annotations,omitempty"`
-	OutputSchema any    `json:"outputSchema,omitempty"`
-	Deferred     bool   `json:"deferred"`
-}
-
-// agentTool converts an MCP tool for agent-chat.
-func agentTool(naming string, server string, t *mcp.Tool, deferred bool) (toolDef, error) {
-	name, err := mcptool.Name(naming, server, t.Name)
-	if err != nil {
-		return toolDef{}, err
-	}
-	schema, _ := json.Marshal(t.InputSchema)
-	desc := t.Description
-	if desc == "" {
-		desc = "MCP tool from " + server
-	}
-	label := server + "/" + t.Name
-	if t.Title != "" {
-		label = t.Title
-	}
-	x := xmcp{Server: server, Tool: t.Name, Title: t.Title, OutputSchema: t.OutputSchema, Deferred: deferred}
-	if t.Annotations != nil {
-		x.Annotations = t.Annotations
-	}
-	return toolDef{
-		Name: name, Label: label, Description: desc, Parameters: mcptool.CleanSchema(schema),
-		Concurrency: "shared",
-		XMCP:        x,
-	}, nil
-}
-
 // printTools prints the allowed tools of e: JSON lines with --json, else
 // table rows on tw.
 func printTools(r *runner, tw io.Writer, c *cli.Context, e mcpconfig.Entry, tools []*mcp.Tool) error {
@@ -223,7 +177,7 @@ func printTools(r *runner, tw io.Writer, c *cli.Context, e mcpconfig.Entry, tool
 		if !mcptool.Allowed(e.Server.IncludeTools, e.Server.ExcludeTools, t.Name) {
 			continue
 		}
-		d, err := agentTool(c.String("naming"), e.Name, t, false)
+		d, err := mcpbridge.AgentTool(c.String("naming"), e.Name, t, false)
 		if err != nil {
 			return err
 		}
@@ -311,48 +265,14 @@ func firstLine(s string) string {
 	return s
 }
 
-// The tool cache: one file per server under $XDG_CACHE_HOME/agentutils/mcp-tools/.
-
-const toolCacheTTL = 30 * 24 * time.Hour
-
-type toolCache struct {
-	Version    int         `json:"version"`
-	Server     string      `json:"server"`
-	ConfigHash string      `json:"configHash"`
-	Tools      []*mcp.Tool `json:"tools"`
-	ExpiresAt  int64       `json:"expiresAt"` // unix ms
+// toolCache is the cache of servers' tool lists, under $XDG_CACHE_HOME/agentutils/mcp-tools/.
+func (r *runner) toolCache() mcpdiscover.ToolCache {
+	return mcpdiscover.ToolCache{Dir: filepath.Join(r.dirs.Cache, "mcp-tools"), Now: r.env.Now, FileID: func(name string) string {
+		return strings.TrimPrefix(mcpauth.ID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
+	}}
 }
 
-func (r *runner) toolCacheDir() string { return filepath.Join(r.dirs.Cache, "mcp-tools") }
-
-func (r *runner) toolCacheFile(name string) string {
-	return filepath.Join(r.toolCacheDir(), credentialIDFor(name)+".json")
-}
-
-func credentialIDFor(name string) string {
-	return strings.TrimPrefix(mcpauth.ID(mcpconfig.Entry{Server: mcpconfig.Server{URL: "server:" + name}}), "mcp_oauth_")
-}
-
-func (r *runner) writeToolCache(e mcpconfig.Entry, tools []*mcp.Tool) {
-	b, err := json.Marshal(toolCache{Version: 1, Server: e.Name, ConfigHash: mcpconfig.Hash(e.Server), Tools: tools,
-		ExpiresAt: r.env.Now().Add(toolCacheTTL).UnixMilli()})
-	if err == nil {
-		_ = writeFileAtomic(r.toolCacheFile(e.Name), b) // best effort
-	}
-}
-
-func (r *runner) readToolCache(e mcpconfig.Entry) ([]*mcp.Tool, bool) {
-	b, err := os.ReadFile(r.toolCacheFile(e.Name))
-	if err != nil {
-		return nil, false
-	}
-	var tc toolCache
-	if json.Unmarshal(b, &tc) != nil || tc.Version != 1 || tc.Server != e.Name ||
-		tc.ConfigHash != mcpconfig.Hash(e.Server) || tc.ExpiresAt < r.env.Now().UnixMilli() {
-		return nil, false
-	}
-	return tc.Tools, true
-}
+func (r *runner) readToolCache(e mcpconfig.Entry) ([]*mcp.Tool, bool) { return r.toolCache().Read(e) }
 
 func cacheCommand(env *cmdEnv) *cli.Command {
 	return &cli.Command{
@@ -370,10 +290,10 @@ func cacheCommand(env *cmdEnv) *cli.Command {
 					return err
 				}
 				if c.NArg() == 0 {
-					return os.RemoveAll(r.toolCacheDir())
+					return os.RemoveAll(r.toolCache().Dir)
 				}
 				for _, n := range c.Args().Slice() {
-					if err := os.Remove(r.toolCacheFile(n)); err != nil && !os.IsNotExist(err) {
+					if err := os.Remove(r.toolCache().File(n)); err != nil && !os.IsNotExist(err) {
 						return err
 					}
 				}

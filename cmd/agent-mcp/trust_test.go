@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
 )
@@ -118,12 +119,12 @@ func TestTrustFileMalformed(t *testing.T) {
 		}
 	}
 	// recordTrust itself (reached when the file breaks between the lookup
-	// and the answer) reports the same error.
+	// and the answer) reports the same error as the lookup.
 	r := &runner{dirs: dirs.Dirs{Data: home}}
 	if err := os.WriteFile(trustFile, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, lookErr := r.isTrusted(nil)
+	_, lookErr := mcpdiscover.IsTrusted(r.trustFile(), r.cwd, nil, nil)
 	recErr := r.recordTrust()
 	if lookErr == nil || recErr == nil || lookErr.Error() != recErr.Error() || exit.Code(recErr) != exit.Usage {
 		t.Errorf("isTrusted: %v; recordTrust: %v", lookErr, recErr)

@@ -18,12 +18,8 @@ import (
 
 // warnProblems reports skipped lines on stderr, with file and line.
 func warnProblems(c *cli.Context, path string, ps []session.Problem) {
-	for _, p := range ps {
-		if p.Kept {
-			app.Warnf(c, "%s:%d: %v", path, p.Line, p.Err)
-			continue
-		}
-		app.Warnf(c, "%s:%d: skipped: %v", path, p.Line, p.Err)
+	for _, w := range sessionstore.ProblemWarnings(path, ps) {
+		app.Warnf(c, "%s", w)
 	}
 }
 

@@ -119,7 +119,7 @@ func readSummary(env *app.Env, from string) (session.View, error) {
 	}
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
-		line, err := readLine(br)
+		line, err := sessionstore.ReadLine(br)
 		if len(line) > 0 {
 			v, perr := session.Decode(line)
 			var entry session.View
@@ -156,6 +156,5 @@ func summaryEntry(env *app.Env, l *sessionstore.Loaded, v session.View, leaf str
 	if ts == "" {
 		ts = session.FormatTime(env.Now())
 	}
-	a := &appender{blobs: dirs.Resolve(env.Getenv).Blobs()}
-	return a.prepare(withBase(&v, id, leaf, ts), 1)
+	return sessionstore.PrepareEntry(&v, id, leaf, ts, dirs.Resolve(env.Getenv).Blobs())
 }

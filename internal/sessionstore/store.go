@@ -1,9 +1,10 @@
 // Package sessionstore is the session store's file system side, beside
 // lib/session's pure rules: exclusive locks, appends that roll back when a
 // write fails, atomic rewrites, zstd-compressed files, the bounded line
-// reader, whole-file loads, the leaf sidecar, the index beside a file and
-// the line index open builds from a file. agent-session's subcommands are
-// shells over it.
+// reader, whole-file loads, the leaf sidecar, the index beside a file, the
+// line index open builds from a file, and the engines of agent-session open
+// (Open) and append (Append, the single writer). agent-session's
+// subcommands are shells over it.
 package sessionstore
 
 // The file layer of the session store: exclusive locks, appends, atomic

@@ -43,11 +43,12 @@ type fileOp struct{ op, path string }
 // message: the line is checked and its base fields read, and the message is
 // read by Complete, when and if the entry is used.
 func ReadHead(line []byte) (Entry, error) {
-	r, msg, err := session.ParseRecordMessage(line)
+	v, err := session.Decode(line)
 	if err != nil {
 		return Entry{}, err
 	}
-	return Entry{Record: r, raw: msg, head: true}, nil
+	msg, _ := v.Get("message")
+	return Entry{Record: v.Record, raw: msg, head: true}, nil
 }
 
 // Complete reads the messages of the entries ReadHead left unread.

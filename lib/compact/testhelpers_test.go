@@ -11,7 +11,7 @@ import (
 
 // ReadEntry reads one line of a session stream (without its newline) in
 // one pass over its bytes: the base fields and the message, as
-// session.ParseRecordMessage reads them. Raw is line itself, not a copy:
+// session.Decode reads them. Raw is line itself, not a copy:
 // line must not change while the entry is in use. The ids are strings of
 // their own, not shares of line: the path's id maps hash and compare them
 // often, and small strings close together are read faster than ones
@@ -19,11 +19,12 @@ import (
 // more CPU time on the bench's 32,000 entries). A line that is not a
 // record gets its error.
 func ReadEntry(line []byte) (Entry, error) {
-	r, msg, err := session.ParseRecordMessage(line)
+	v, err := session.Decode(line)
 	if err != nil {
 		return Entry{}, err
 	}
-	return index(r, msg), nil
+	msg, _ := v.Get("message")
+	return index(v.Record, msg), nil
 }
 
 // Index reads records already parsed (tests, other callers of the

@@ -25,26 +25,6 @@ type Session struct {
 	Subagents map[string]Session
 }
 
-type message struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Model      string          `json:"model"`
-	Provider   string          `json:"provider"`
-	ToolName   string          `json:"toolName"`
-	ToolCallID string          `json:"toolCallId"`
-	IsError    bool            `json:"isError"`
-	Command    string          `json:"command"`
-	Output     string          `json:"output"`
-	ExitCode   *int            `json:"exitCode"`
-	Summary    string          `json:"summary"`
-	CustomType string          `json:"customType"`
-	Details    json.RawMessage `json:"details"`
-	Usage      *struct {
-		Input, Output, CacheRead, CacheWrite int
-		Cost                                 struct{ Total float64 }
-	} `json:"usage"`
-}
-
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
@@ -56,20 +36,48 @@ type block struct {
 	Data      string          `json:"data"`
 }
 
-func (s Session) records() ([]session.Record, session.Header, error) {
+// entry is a record decoded once: its view (base fields and members) and,
+// for a message entry, its message.
+type entry struct {
+	session.View
+	msg   session.Msg
+	isMsg bool
+}
+
+// entries decodes the header and every entry once; recs are the entries'
+// records, for the session package's tree functions.
+func (s Session) entries() ([]*entry, []session.Record, session.Header, error) {
 	h, err := session.ParseHeader(s.Header)
 	if err != nil {
-		return nil, h, err
+		return nil, nil, h, err
 	}
-	var recs []session.Record
-	for i, e := range s.Entries {
-		r, err := session.ParseRecord(e)
+	ents := make([]*entry, len(s.Entries))
+	recs := make([]session.Record, len(s.Entries))
+	for i, raw := range s.Entries {
+		v, err := session.Decode(raw)
 		if err != nil {
-			return nil, h, fmt.Errorf("entry %d: %v", i+1, err)
+			return nil, nil, h, fmt.Errorf("entry %d: %v", i+1, err)
 		}
-		recs = append(recs, r)
+		e := &entry{View: v}
+		if v.Type == "message" {
+			if m, ok := v.Get("message"); ok {
+				e.msg, e.isMsg = session.ParseMsg(m)
+			}
+		}
+		ents[i], recs[i] = e, v.Record
 	}
-	return recs, h, nil
+	return ents, recs, h, nil
+}
+
+// blocksOf is a message's content as blocks (a string is one text block).
+func blocksOf(content json.RawMessage) []block {
+	var bl []block
+	if json.Unmarshal(content, &bl) != nil {
+		var s string
+		json.Unmarshal(content, &s)
+		bl = []block{{Type: "text", Text: s}}
+	}
+	return bl
 }
 
 // view is one displayed item of the transcript.
@@ -86,16 +94,8 @@ func transcript(recs []session.Record, leaf string) ([]view, error) {
 	}
 	var out []view
 	for _, raw := range ctx.Messages {
-		var m message
-		json.Unmarshal(raw, &m)
-		v := view{kind: m.Role}
-		var blocks []block
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			var s string
-			json.Unmarshal(m.Content, &s)
-			blocks = []block{{Type: "text", Text: s}}
-		}
-		v.blocks = blocks
+		m, _ := session.ParseMsg(raw)
+		v := view{kind: m.Role, blocks: blocksOf(m.Content)}
 		switch m.Role {
 		case "user":
 			v.title = "User"
@@ -128,7 +128,7 @@ func transcript(recs []session.Record, leaf string) ([]view, error) {
 
 // Markdown renders the transcript of the current branch.
 func Markdown(s Session) ([]byte, error) {
-	recs, h, err := s.records()
+	_, recs, h, err := s.entries()
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func JSON(s Session) ([]byte, error) {
 // doc is the JSON document of s: header, leafId, entries, tree, and
 // subagents (by file, each such a document) when there are any.
 func (s Session) doc() (map[string]any, error) {
-	recs, _, err := s.records()
+	_, recs, _, err := s.entries()
 	if err != nil {
 		return nil, err
 	}

@@ -37,14 +37,14 @@ func HTML(s Session) ([]byte, error) { return HTMLWith(s, HTMLOptions{}) }
 // marked; tool calls with their results folded after FoldLines lines,
 // edits as diffs; buttons (and keys t, o) that hide thinking and tools.
 func HTMLWith(s Session, o HTMLOptions) ([]byte, error) {
-	recs, h, err := s.records()
+	ents, recs, h, err := s.entries()
 	if err != nil {
 		return nil, err
 	}
 	if o.FoldLines <= 0 {
 		o.FoldLines = 20
 	}
-	p := &page{o: o, recs: recs, labels: session.Labels(recs), subs: s.Subagents}
+	p := &page{o: o, ents: ents, recs: recs, labels: session.Labels(recs), subs: s.Subagents}
 	p.index(s.LeafID)
 	title := h.Title
 	if title == "" {
@@ -57,9 +57,9 @@ func HTMLWith(s Session, o HTMLOptions) ([]byte, error) {
 	p.tree()
 	b.WriteString("</div></aside>\n<main>\n")
 	p.header(title, h)
-	for _, r := range p.recs {
-		if p.shown[r.ID] {
-			p.section(r)
+	for _, e := range p.ents {
+		if p.shown[e.ID] {
+			p.section(e)
 		}
 	}
 	b.WriteString("</main>\n<script>" + script + "</script>\n</body></html>\n")
@@ -71,7 +71,8 @@ var esc = html.EscapeString
 type page struct {
 	o      HTMLOptions
 	b      bytes.Buffer
-	recs   []session.Record
+	ents   []*entry
+	recs   []session.Record // the entries' records
 	labels map[string]string
 
 	shown   map[string]bool   // entries with a section and a tree item
@@ -85,8 +86,7 @@ type page struct {
 
 type result struct {
 	id  string
-	msg message
-	raw json.RawMessage
+	msg session.Msg
 }
 
 // shownType reports whether an entry is drawn (labels, model and
@@ -102,28 +102,28 @@ func shownType(r session.Record) bool {
 func (p *page) index(leaf string) {
 	p.shown, p.parent, p.onPath = map[string]bool{}, map[string]string{}, map[string]bool{}
 	p.results, p.merged = map[string]result{}, map[string]bool{}
-	byID := map[string]session.Record{}
-	for _, r := range p.recs {
-		byID[r.ID] = r
-		if shownType(r) {
-			p.shown[r.ID] = true
+	byID := map[string]*entry{}
+	for _, e := range p.ents {
+		byID[e.ID] = e
+		if shownType(e.Record) {
+			p.shown[e.ID] = true
 		}
 	}
-	for _, r := range p.recs {
+	for _, r := range p.ents {
 		if !p.shown[r.ID] {
 			continue
 		}
 		seen := map[string]bool{r.ID: true}
-		for at := r.ParentID; at != "" && !seen[at]; at = byID[at].ParentID {
+		for at := r.ParentID; at != "" && !seen[at]; at = parentOf(byID[at]) {
 			seen[at] = true
 			if p.shown[at] {
 				p.parent[r.ID] = at
 				break
 			}
 		}
-		if m, ok := entryMessage(r); ok && m.Role == "toolResult" && m.ToolCallID != "" {
+		if m := r.msg; r.isMsg && m.Role == "toolResult" && m.ToolCallID != "" {
 			if _, dup := p.results[m.ToolCallID]; !dup {
-				p.results[m.ToolCallID] = result{id: r.ID, msg: m, raw: r.Raw}
+				p.results[m.ToolCallID] = result{id: r.ID, msg: m}
 			}
 		}
 	}
@@ -135,28 +135,12 @@ func (p *page) index(leaf string) {
 	}
 }
 
-// entryMessage decodes a message entry's message.
-func entryMessage(r session.Record) (message, bool) {
-	if r.Type != "message" {
-		return message{}, false
+// parentOf is an entry's parent id ("" for no entry).
+func parentOf(e *entry) string {
+	if e == nil {
+		return ""
 	}
-	var e struct {
-		Message message `json:"message"`
-	}
-	if json.Unmarshal(r.Raw, &e) != nil {
-		return message{}, false
-	}
-	return e.Message, true
-}
-
-func blocksOf(m message) []block {
-	var bl []block
-	if json.Unmarshal(m.Content, &bl) != nil {
-		var s string
-		json.Unmarshal(m.Content, &s)
-		bl = []block{{Type: "text", Text: s}}
-	}
-	return bl
+	return e.ParentID
 }
 
 // tree draws the entries as a tree: a chain of single children stays at
@@ -175,9 +159,9 @@ func (p *page) tree() {
 			roots = append(roots, r.ID)
 		}
 	}
-	byID := map[string]session.Record{}
-	for _, r := range p.recs {
-		byID[r.ID] = r
+	byID := map[string]*entry{}
+	for _, e := range p.ents {
+		byID[e.ID] = e
 	}
 	var chain func(id string)
 	fork := func(ids []string) {
@@ -214,7 +198,7 @@ func (p *page) tree() {
 	}
 }
 
-func (p *page) treeItem(r session.Record) {
+func (p *page) treeItem(r *entry) {
 	cls := []string{"node"}
 	if p.onPath[r.ID] {
 		cls = append(cls, "on-path")
@@ -233,22 +217,22 @@ func (p *page) treeItem(r session.Record) {
 }
 
 // summary is an entry's role and a one-line preview for the tree.
-func summary(r session.Record) (string, string) {
+func summary(r *entry) (string, string) {
 	switch r.Type {
 	case "compaction":
-		var c struct {
-			TokensBefore int `json:"tokensBefore"`
+		var tokens int
+		if v, ok := r.Get("tokensBefore"); ok {
+			json.Unmarshal(v, &tokens)
 		}
-		json.Unmarshal(r.Raw, &c)
-		return "compaction", fmt.Sprintf("%s tokens summarized", show.Tokens(c.TokensBefore))
+		return "compaction", fmt.Sprintf("%s tokens summarized", show.Tokens(tokens))
 	case "branch_summary":
 		return "branch", "summary of the branch left"
 	case "custom_message":
 		return "note", ""
 	}
-	m, _ := entryMessage(r)
+	m := r.msg
 	var parts []string
-	for _, b := range blocksOf(m) {
+	for _, b := range blocksOf(m.Content) {
 		switch b.Type {
 		case "text":
 			parts = append(parts, b.Text)
@@ -281,12 +265,12 @@ type stats struct {
 
 func (p *page) header(title string, h session.Header) {
 	var st stats
-	for _, r := range p.recs {
-		if r.Type == "compaction" {
+	for _, e := range p.ents {
+		if e.Type == "compaction" {
 			st.compactions++
 		}
-		m, ok := entryMessage(r)
-		if !ok {
+		m := e.msg
+		if !e.isMsg {
 			continue
 		}
 		switch m.Role {
@@ -296,7 +280,7 @@ func (p *page) header(title string, h session.Header) {
 			st.results++
 		case "assistant":
 			st.assistant++
-			for _, b := range blocksOf(m) {
+			for _, b := range blocksOf(m.Content) {
 				if b.Type == "toolCall" {
 					st.calls++
 				}
@@ -310,12 +294,12 @@ func (p *page) header(title string, h session.Header) {
 					st.models = append(st.models, name)
 				}
 			}
-			if u := m.Usage; u != nil {
-				st.in += u.Input
-				st.out += u.Output
-				st.cacheR += u.CacheRead
-				st.cacheW += u.CacheWrite
-				st.cost += u.Cost.Total
+			if u, ok := session.UsageOf(m.Usage); ok {
+				st.in += int(u.Input)
+				st.out += int(u.Output)
+				st.cacheR += int(u.CacheRead)
+				st.cacheW += int(u.CacheWrite)
+				st.cost += u.Cost
 			}
 		}
 	}
@@ -352,8 +336,7 @@ func (p *page) header(title string, h session.Header) {
 }
 
 // section draws one entry.
-func (p *page) section(r session.Record) {
-	m, _ := entryMessage(r)
+func (p *page) section(r *entry) {
 	role, _ := summary(r)
 	cls := []string{"msg", "r-" + role}
 	if !p.onPath[r.ID] {
@@ -372,29 +355,21 @@ func (p *page) section(r session.Record) {
 	}
 	switch r.Type {
 	case "compaction", "branch_summary":
-		var c struct {
-			Summary string `json:"summary"`
-		}
-		json.Unmarshal(r.Raw, &c)
 		_, what := summary(r)
-		fmt.Fprintf(b, "<details class=\"summary\"><summary>%s: %s</summary>%s</details>", esc(role), esc(what), p.markdown(c.Summary))
+		fmt.Fprintf(b, "<details class=\"summary\"><summary>%s: %s</summary>%s</details>", esc(role), esc(what), p.markdown(r.Str("summary")))
 	case "custom_message":
-		var c struct {
-			CustomType string          `json:"customType"`
-			Content    json.RawMessage `json:"content"`
-		}
-		json.Unmarshal(r.Raw, &c)
-		fmt.Fprintf(b, "<h4>%s</h4>", esc(c.CustomType))
-		for _, bl := range blocksOf(message{Content: c.Content}) {
+		fmt.Fprintf(b, "<h4>%s</h4>", esc(r.Str("customType")))
+		content, _ := r.Get("content")
+		for _, bl := range blocksOf(content) {
 			p.blockHTML(bl)
 		}
 	default:
-		p.messageHTML(m)
+		p.messageHTML(r.msg)
 	}
 	b.WriteString("</section>\n")
 }
 
-func (p *page) messageHTML(m message) {
+func (p *page) messageHTML(m session.Msg) {
 	b := &p.b
 	switch m.Role {
 	case "toolResult":
@@ -411,7 +386,7 @@ func (p *page) messageHTML(m message) {
 		b.WriteString("</div>")
 		return
 	}
-	for _, bl := range blocksOf(m) {
+	for _, bl := range blocksOf(m.Content) {
 		switch {
 		case bl.Type == "toolCall":
 			p.call(bl)
@@ -423,8 +398,8 @@ func (p *page) messageHTML(m message) {
 			p.blockHTML(bl)
 		}
 	}
-	if m.Role == "assistant" && m.Usage != nil && m.Usage.Output > 0 {
-		fmt.Fprintf(b, "<div class=\"usage\">%s · ↑%s ↓%s · $%.4f</div>", esc(m.Model), show.Tokens(m.Usage.Input), show.Tokens(m.Usage.Output), m.Usage.Cost.Total)
+	if u, ok := session.UsageOf(m.Usage); m.Role == "assistant" && ok && u.Output > 0 {
+		fmt.Fprintf(b, "<div class=\"usage\">%s · ↑%s ↓%s · $%.4f</div>", esc(m.Model), show.Tokens(int(u.Input)), show.Tokens(int(u.Output)), u.Cost)
 	}
 }
 
@@ -509,7 +484,7 @@ func (p *page) call(bl block) {
 
 // subagent draws, inside a task call, the conversation of the sub-agent
 // its result names (the active path of its session), folded.
-func (p *page) subagent(m message) {
+func (p *page) subagent(m session.Msg) {
 	var d struct {
 		Session string `json:"session"`
 	}
@@ -518,15 +493,15 @@ func (p *page) subagent(m message) {
 	if !ok {
 		return
 	}
-	recs, _, err := sub.records()
+	ents, recs, _, err := sub.entries()
 	if err != nil {
 		return
 	}
-	sp := &page{o: p.o, recs: recs, labels: session.Labels(recs), subs: sub.Subagents}
+	sp := &page{o: p.o, ents: ents, recs: recs, labels: session.Labels(recs), subs: sub.Subagents}
 	sp.index(sub.LeafID)
-	for _, r := range recs {
-		if sp.shown[r.ID] && sp.onPath[r.ID] {
-			sp.section(r)
+	for _, e := range ents {
+		if sp.shown[e.ID] && sp.onPath[e.ID] {
+			sp.section(e)
 		}
 	}
 	fmt.Fprintf(&p.b, "<details class=\"subagent\"><summary>Sub-agent conversation <span class=\"dim\">%s</span></summary>\n%s</details>", esc(d.Session), sp.b.String())
@@ -535,7 +510,7 @@ func (p *page) subagent(m message) {
 // output draws a tool result: the diff of an edit, else its text folded
 // (unless shownWithCall: a write's content is shown with the call), and
 // its images.
-func (p *page) output(m message, path string, shownWithCall bool) {
+func (p *page) output(m session.Msg, path string, shownWithCall bool) {
 	var d struct {
 		Diff string `json:"diff"`
 	}
@@ -545,7 +520,7 @@ func (p *page) output(m message, path string, shownWithCall bool) {
 		return
 	}
 	var text strings.Builder
-	for _, bl := range blocksOf(m) {
+	for _, bl := range blocksOf(m.Content) {
 		switch bl.Type {
 		case "text":
 			text.WriteString(bl.Text)

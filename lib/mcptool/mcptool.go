@@ -3,7 +3,8 @@
 // agent-chat's validator, include/exclude filters, and the conversion of an
 // MCP tools/call result (as JSON on the wire) into the tool-result shape of
 // formats/tool-protocol. It works on JSON, not on SDK types, so it stays pure
-// and the MCP SDK stays inside cmd/agent-mcp.
+// and the MCP SDK stays with agent-mcp (its command and its internal/mcp*
+// packages).
 package mcptool
 
 import (

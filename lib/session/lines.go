@@ -31,6 +31,7 @@ type Lines struct {
 	Header   Header // the file's header, once Line returned it
 	entries  int32
 	seen     bool // the header was read
+	view     View // each line is decoded into it (its members' storage reused)
 }
 
 // LineKind says what a line of a session file is.
@@ -64,7 +65,8 @@ func (l *Lines) Read(raw []byte, n int, torn bool) (Line, error) {
 		out.Repaired = true
 		l.Problems = append(l.Problems, Problem{Line: n, Kept: true, Err: errors.New("invalid UTF-8 replaced with U+FFFD")})
 	}
-	rec, _, err := parseRecord(raw, false)
+	err := DecodeInto(&l.view, raw)
+	rec := l.view.Record
 	if !l.seen {
 		if err == nil {
 			l.Header, err = ParseHeader(raw)

@@ -15,10 +15,16 @@ type Msg struct {
 	Role       string
 	Content    json.RawMessage // a string or blocks, raw
 	ToolName   string
+	ToolCallID string // toolResult's
+	IsError    bool   // toolResult's
 	Command    string // bashExecution's
+	Output     string // bashExecution's
+	Summary    string // compactionSummary's and branchSummary's
 	CustomType string
 	Provider   string
 	Model      string
+	ResponseID string          // assistant's: the provider's id of the response
+	Time       int64           // "timestamp": unix milliseconds (0 when absent or not an integer)
 	Usage      json.RawMessage // raw; UsageOf reads it
 	Details    json.RawMessage
 	Display    json.RawMessage // custom messages': raw (absent: nil)
@@ -41,14 +47,26 @@ func ParseMsg(raw []byte) (m Msg, ok bool) {
 			m.Content = v
 		case "toolName":
 			m.ToolName, _ = CommonStrVal(v)
+		case "toolCallId":
+			m.ToolCallID, _ = StrVal(v)
+		case "isError":
+			m.IsError = string(v) == "true"
 		case "command":
 			m.Command, _ = StrVal(v)
+		case "output":
+			m.Output, _ = StrVal(v)
+		case "summary":
+			m.Summary, _ = StrVal(v)
 		case "customType":
 			m.CustomType, _ = StrVal(v)
 		case "provider":
 			m.Provider, _ = StrVal(v)
 		case "model":
 			m.Model, _ = StrVal(v)
+		case "responseId":
+			m.ResponseID, _ = StrVal(v)
+		case "timestamp":
+			m.Time, _ = strconv.ParseInt(string(v), 10, 64)
 		case "usage":
 			m.Usage = v
 		case "details":

@@ -13,9 +13,13 @@ func TestParseMsg(t *testing.T) {
 		want     Msg
 		ok       bool
 	}{
-		{"assistant", `{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","usage":{"input":3},"retried":true}`,
-			Msg{Role: "assistant", Content: json.RawMessage(`[{"type":"text","text":"hi"}]`), Provider: "p", Model: "m", Usage: json.RawMessage(`{"input":3}`), Retried: true}, true},
+		{"assistant", `{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","responseId":"r","timestamp":1700000000000,"usage":{"input":3},"retried":true}`,
+			Msg{Role: "assistant", Content: json.RawMessage(`[{"type":"text","text":"hi"}]`), Provider: "p", Model: "m", ResponseID: "r", Time: 1700000000000, Usage: json.RawMessage(`{"input":3}`), Retried: true}, true},
 		{"bash, leading space", ` {"role":"bashExecution","command":"ls\n","toolName":"x"}`, Msg{Role: "bashExecution", Command: "ls\n", ToolName: "x"}, true},
+		{"tool result", `{"role":"toolResult","toolCallId":"c1","toolName":"read","isError":true,"content":[]}`,
+			Msg{Role: "toolResult", ToolCallID: "c1", ToolName: "read", IsError: true, Content: json.RawMessage(`[]`)}, true},
+		{"bash output, summary", `{"role":"bashExecution","command":"ls","output":"a\nb","summary":"s"}`,
+			Msg{Role: "bashExecution", Command: "ls", Output: "a\nb", Summary: "s"}, true},
 		{"custom", `{"role":"custom","customType":"note","content":"c","display":false,"details":null}`,
 			Msg{Role: "custom", CustomType: "note", Content: json.RawMessage(`"c"`), Display: json.RawMessage(`false`), Details: json.RawMessage(`null`)}, true},
 		{"not an object", `"x"`, Msg{}, false},

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -110,30 +111,37 @@ func FuzzContextPath(f *testing.F) {
 	})
 }
 
-// ParseRecordMessage is ParseRecord, and its message is the "message"
-// member encoding/json reads (the last when the key repeats), on the fast
-// path and on the fallback alike.
-func FuzzParseRecordMessage(f *testing.F) {
+// DecodeInto a view that held another record is Decode, and its message
+// is the "message" member encoding/json reads (the last when the key
+// repeats), on the fast path and on the fallback alike.
+func FuzzDecodeInto(f *testing.F) {
 	f.Add([]byte(`{"type":"message","id":"a","parentId":null,"message":{"role":"user"},"message":{"role":"assistant"}}`))
 	f.Add([]byte(`{"Type":"message","id":"a","message":[1],"message":{"x":"\u0041"}}`))
 	f.Add([]byte(`{"type":"x","type":null,"id":"a","message":"m"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, msg, err := ParseRecordMessage(b)
-		want, wantErr := ParseRecord(b)
+		var v View
+		if err := DecodeInto(&v, []byte(`{"type":"message","id":"z","a":1,"b":2,"c":3,"message":{}}`)); err != nil {
+			t.Fatal(err)
+		}
+		err := DecodeInto(&v, b)
+		want, wantErr := Decode(b)
 		if (err == nil) != (wantErr == nil) {
-			t.Fatalf("%q: error %v, ParseRecord's %v", b, err, wantErr)
+			t.Fatalf("%q: error %v, Decode's %v", b, err, wantErr)
 		}
 		if err != nil {
 			return
 		}
-		if r.Type != want.Type || r.ID != want.ID || r.ParentID != want.ParentID || r.Timestamp != want.Timestamp || r.Pending != want.Pending || string(r.Raw) != string(b) {
-			t.Fatalf("%q: %+v, ParseRecord %+v", b, r, want)
+		if d := cmp.Diff(want.Record, v.Record); d != "" || string(v.Raw) != string(bytes.TrimSpace(b)) {
+			t.Fatalf("%q: (-Decode +DecodeInto)\n%s", b, d)
+		}
+		if d := cmp.Diff(want.Members, v.Members); d != "" {
+			t.Fatalf("%q: members (-Decode +DecodeInto)\n%s", b, d)
 		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(b, &m) != nil {
 			t.Fatalf("%q: accepted, but not a JSON object", b)
 		}
-		if string(msg) != string(m["message"]) {
+		if msg, _ := v.Get("message"); string(msg) != string(m["message"]) {
 			t.Fatalf("%q: message %s, encoding/json's %s", b, msg, m["message"])
 		}
 	})

@@ -30,8 +30,8 @@ type Record struct {
 	Timestamp string
 	Pending   bool // "pending": true — produced by a stage, not yet persisted
 	// Blob says the line holds `"blob:sha256:` (a blob reference that
-	// ResolveBlobs resolves), as parsing found it (ParseRecord and Lines
-	// set it; a Record made otherwise may hold one with Blob false).
+	// ResolveBlobs resolves), as decoding found it (Decode sets it; a
+	// Record made otherwise may hold one with Blob false).
 	Blob bool
 }
 
@@ -62,50 +62,17 @@ func Peek(line []byte) (Head, error) {
 	return h, nil
 }
 
-// ParseRecord checks one line as a session record: a JSON object with a
-// string type (and, when present, a string id and parentId). Entries of
-// version-1 files have no ids; Migrate gives them ids. The bytes are kept.
+// ParseRecord checks one line as a session record (Decode) and keeps a
+// copy of its bytes. Entries of version-1 files have no ids; Migrate gives
+// them ids.
 func ParseRecord(line []byte) (Record, error) {
-	r, _, err := parseRecord(bytes.TrimRight(line, "\r\n"), false)
-	if err == nil {
-		r.Raw = append(json.RawMessage(nil), r.Raw...)
-	}
-	return r, err
-}
-
-// ParseRecordMessage is ParseRecord for a caller that keeps line unchanged
-// for as long as the record is used (Raw is line itself, not a copy; the
-// base fields are strings of their own) and
-// that also wants the raw value of the record's top-level "message" member
-// (nil when it has none; the last when the key repeats, as BuildContext
-// reads it), found in the same pass over line that checks it and reads the
-// base fields.
-func ParseRecordMessage(line []byte) (Record, json.RawMessage, error) {
-	return parseRecord(line, true)
-}
-
-func parseRecord(line []byte, wantMsg bool) (Record, json.RawMessage, error) {
-	var msg []byte
-	at := &msg
-	if !wantMsg {
-		at = nil
-	}
-	if h, ok := skim(line, at); ok { // the fast path: structure checked in one pass
-		return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending, Blob: h.Blob}, msg, nil
-	}
-	if !json.Valid(line) {
-		var v any
-		return Record{}, nil, jsonError(json.Unmarshal(line, &v))
-	}
-	h, err := Peek(line)
+	v, err := Decode(bytes.TrimRight(line, "\r\n"))
 	if err != nil {
-		return Record{}, nil, err
+		return Record{}, err
 	}
-	if wantMsg {
-		msg = MemberVals(line, "message")[0]
-	}
-	return Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending,
-		Blob: bytes.Contains(line, []byte(`"`+BlobPrefix))}, msg, nil
+	r := v.Record
+	r.Raw = append(json.RawMessage(nil), r.Raw...)
+	return r, nil
 }
 
 func jsonError(err error) error {

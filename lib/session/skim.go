@@ -8,26 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// skim reads the base fields of a record fast: one pass over the bytes
-// that checks the JSON structure (strings, nesting, separators) without
-// decoding anything but the top-level type, id, parentId, timestamp and
-// pending members. Large string values are crossed with a vectorised byte
-// search, so a session file is indexed at close to disk speed. It reports
-// ok=false for anything it does not accept; Peek then decides (it is the
-// reference). With msg set, it also sets *msg to the raw value of the top-level
-// "message" member (the last when the key repeats, as encoding/json reads
-// it), in the same pass.
-func skim(line []byte, msg *[]byte) (h Head, ok bool) {
-	good, blob := members(line, func(key, val []byte) bool {
-		if msg != nil && string(key) == "message" {
-			*msg = val
-		}
-		return h.read(key, val)
-	})
-	h.Blob = blob
-	return h, good && h.Type != ""
-}
-
 // read sets the base field key names (if it is one) from its raw value,
 // as encoding/json reads it into a Head (a null leaves it as it was); false
 // for a type, id or parentId that is not a string.

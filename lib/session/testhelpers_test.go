@@ -1,9 +1,13 @@
 package session
 
-// Skim reads the base fields of a record fast: one pass over the bytes that
-// checks the JSON structure (strings, nesting, separators) without decoding
-// anything but the top-level type, id, parentId, timestamp and pending
-// members. Large string values are crossed with a vectorised byte search,
-// so a session file is indexed at close to disk speed. It reports ok=false
-// for anything it does not accept; Peek then decides (it is the reference).
-func Skim(line []byte) (h Head, ok bool) { return skim(line, nil) }
+// Skim is Decode's fast path (decodeFast) as a Head: the one pass over
+// the bytes that checks the JSON structure and reads the base fields. It
+// reports ok=false for anything it does not accept; Peek then decides (it
+// is the reference).
+func Skim(line []byte) (h Head, ok bool) {
+	var v View
+	if !decodeFast(&v, line) {
+		return h, false
+	}
+	return Head{Type: v.Type, ID: v.ID, ParentID: v.ParentID, Pending: v.Pending, Time: v.Timestamp, Blob: v.Blob}, true
+}

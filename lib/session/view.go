@@ -3,7 +3,6 @@ package session
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 )
 
@@ -36,60 +35,72 @@ type Member struct {
 // one pass over the bytes, not a copy of them (Raw is line, trimmed).
 // The error names what is wrong, as Peek's does.
 func Decode(line []byte) (View, error) {
+	var v View
+	err := DecodeInto(&v, line)
+	return v, err
+}
+
+// DecodeInto is Decode into v, reusing the storage of v's members: a
+// reader that keeps only the records (and values inside the line) decodes
+// line after line without allocating. The members an earlier call gave v
+// are overwritten; the Record and values it returned stay valid.
+func DecodeInto(v *View, line []byte) error {
 	line = bytes.TrimSpace(line)
-	if v, ok := decodeFast(line); ok {
-		return v, nil
+	if decodeFast(v, line) {
+		return nil
 	}
-	if len(line) == 0 || line[0] != '{' {
-		return View{}, errors.New("not a JSON object")
-	}
+	*v = View{}
 	if !json.Valid(line) {
 		var x any
-		return View{}, jsonError(json.Unmarshal(line, &x))
+		return jsonError(json.Unmarshal(line, &x))
 	}
 	h, err := Peek(line)
 	if err != nil {
-		return View{}, err
+		return err
 	}
 	o, err := ParseObject(line)
 	if err != nil {
-		return View{}, err
+		return err
 	}
-	v := View{Record: Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending,
+	*v = View{Record: Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending,
 		Blob: bytes.Contains(line, []byte(`"`+BlobPrefix))}, spaced: true, escaped: true}
 	for _, k := range o.keys {
 		v.Members = append(v.Members, Member{k, o.vals[k]})
 	}
-	return v, nil
+	return nil
 }
 
-// decodeFast is Decode over the skimmer; ok=false for anything it does
-// not take as it is (a structure error, a base field of the wrong type,
-// a key with an escape), which the slow path then reads or reports.
-func decodeFast(line []byte) (v View, ok bool) {
+// decodeFast is Decode over the skimmer, the one pass that checks a
+// line's structure and reads its base fields; false for anything it does
+// not take as it is (a structure error, a base field of the wrong type, a
+// key with an escape), which the slow path then reads or reports.
+func decodeFast(v *View, line []byte) bool {
 	s := skimmer{b: line}
-	v.Members = make([]Member, 0, 8)
+	members := v.Members[:0]
+	if members == nil {
+		members = make([]Member, 0, 8)
+	}
 	var h Head
 	good := s.object(func(key, val []byte) bool {
 		k, ok := plainKey(key)
 		if !ok || !h.read(key, val) {
 			return false
 		}
-		for i := range v.Members {
-			if v.Members[i].Key == k {
-				v.Members[i].Val = val
+		for i := range members {
+			if members[i].Key == k {
+				members[i].Val = val
 				return true
 			}
 		}
-		v.Members = append(v.Members, Member{k, val})
+		members = append(members, Member{k, val})
 		return true
 	})
 	if !good || h.Type == "" {
-		return View{}, false
+		return false
 	}
-	v.Record = Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending, Blob: s.blob}
-	v.spaced = s.spaced
-	return v, true
+	*v = View{Record: Record{Raw: line, Type: h.Type, ID: h.ID, ParentID: h.ParentID, Timestamp: h.Time, Pending: h.Pending, Blob: s.blob},
+		Members: members, spaced: s.spaced}
+	return true
 }
 
 // plainKey is a raw key as a string when json.Marshal writes it back as

@@ -4,7 +4,6 @@
 package usage
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/session"
 )
 
 // Entry is one API response: one assistant message of a session.
@@ -34,36 +34,33 @@ type Entry struct {
 // Lines that are not assistant messages are ignored.
 func FromEntries(agent, project string, entries [][]byte) []Entry {
 	var out []Entry
+	var v session.View
 	for _, raw := range entries {
-		var v struct {
-			Type      string `json:"type"`
-			Timestamp string `json:"timestamp"`
-			Message   struct {
-				Role       string     `json:"role"`
-				Provider   string     `json:"provider"`
-				Model      string     `json:"model"`
-				ResponseID string     `json:"responseId"`
-				Timestamp  int64      `json:"timestamp"`
-				Usage      *llm.Usage `json:"usage"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(raw, &v) != nil || v.Type != "message" || v.Message.Role != "assistant" || v.Message.Usage == nil {
+		if session.DecodeInto(&v, raw) != nil || v.Type != "message" {
 			continue
 		}
-		u := v.Message.Usage
-		if u.Input+u.Output+u.CacheRead+u.CacheWrite == 0 && u.Cost.Total == 0 {
+		mv, _ := v.Get("message")
+		m, ok := session.ParseMsg(mv)
+		if !ok || m.Role != "assistant" {
+			continue
+		}
+		u, ok := session.UsageOf(m.Usage)
+		if !ok {
+			continue
+		}
+		if u.Input+u.Output+u.CacheRead+u.CacheWrite == 0 && u.Cost == 0 {
 			continue // no usage recorded (an aborted or synthetic message)
 		}
-		t := time.UnixMilli(v.Message.Timestamp).UTC()
-		if v.Message.Timestamp == 0 {
+		t := time.UnixMilli(m.Time).UTC()
+		if m.Time == 0 {
 			t, _ = time.Parse(time.RFC3339Nano, v.Timestamp)
 		}
 		key := ""
-		if v.Message.ResponseID != "" {
-			key = v.Message.Provider + "/" + v.Message.ResponseID
+		if m.ResponseID != "" {
+			key = m.Provider + "/" + m.ResponseID
 		}
-		out = append(out, Entry{Agent: agent, Project: project, Provider: v.Message.Provider, Model: v.Message.Model, Key: key, Time: t,
-			Input: int64(u.Input), Output: int64(u.Output), CacheRead: int64(u.CacheRead), CacheWrite: int64(u.CacheWrite), Cost: u.Cost.Total})
+		out = append(out, Entry{Agent: agent, Project: project, Provider: m.Provider, Model: m.Model, Key: key, Time: t,
+			Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost})
 	}
 	return out
 }
