@@ -26,8 +26,9 @@ type ahoCorasick struct {
 	scan []int32
 }
 
-// newAhoCorasick builds the automaton of lits (non-empty).
-func newAhoCorasick(lits [][]byte) *ahoCorasick {
+// newAhoCorasick builds the automaton of lits (non-empty); with fold,
+// of lits lowered, an ASCII letter's cases one byte class.
+func newAhoCorasick(lits [][]byte, fold bool) *ahoCorasick {
 	a := &ahoCorasick{lits: lits}
 	var used [256]bool
 	for _, l := range lits {
@@ -41,6 +42,11 @@ func newAhoCorasick(lits [][]byte) *ahoCorasick {
 		if used[c] {
 			a.class[c] = uint8(a.nclass)
 			a.nclass++
+		}
+	}
+	if fold {
+		for c := 'A'; c <= 'Z'; c++ {
+			a.class[c] = a.class[c|0x20]
 		}
 	}
 	// the trie, as goto transitions (-1: none)

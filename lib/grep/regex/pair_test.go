@@ -134,7 +134,7 @@ func TestAhoCorasickFirstEnd(t *testing.T) {
 		for n := range h {
 			h[n] = "abcdefgh"[r.IntN(8)]
 		}
-		a := newAhoCorasick(lits)
+		a := newAhoCorasick(lits, false)
 		from := r.IntN(len(h) + 1)
 		want := -1
 		for _, l := range lits {
@@ -175,7 +175,7 @@ func FuzzAhoCorasick(f *testing.F) {
 		if len(lits) == 0 {
 			return
 		}
-		a := newAhoCorasick(lits)
+		a := newAhoCorasick(lits, false)
 		p := int(from) % (len(hay) + 1)
 		want := -1
 		for _, l := range lits {
