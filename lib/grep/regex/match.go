@@ -226,7 +226,9 @@ func foldLiteralSet(re *syntax.Regexp) *ahoCorasick {
 			lits = append(lits, l.s) // (lowered: the automaton folds ASCII case)
 		}
 	}
-	return newAhoCorasick(lits, true)
+	a := newAhoCorasick(lits, true)
+	a.setPair(true)
+	return a
 }
 
 // literalSet is the Aho-Corasick automaton of patterns when each is a

@@ -468,5 +468,7 @@ func prefilterAC(set litSet) *ahoCorasick {
 			lits[i] = []byte(lowerASCII(string(l)))
 		}
 	}
-	return newAhoCorasick(lits, fold)
+	a := newAhoCorasick(lits, fold)
+	a.setPair(fold)
+	return a
 }
