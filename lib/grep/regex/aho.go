@@ -1,6 +1,9 @@
 package regex
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Many literals (-F -f with hundreds of lines, -e × N) are found in one
 // pass by an Aho-Corasick automaton rather than a scan per literal or
@@ -163,10 +166,11 @@ func (a *ahoCorasick) pairEnd(hay []byte, from int) int {
 
 // setPair gives the automaton a pair scan (pairEnd) when its literals
 // are of one length and share two bytes at fixed offsets, each the same
-// in every literal or the same but for bit 0x20 (σ CF 83 and Σ CE A3
-// have A3 | 0x20 == 83 | 0x20 at offset 1; ASCII letters when folded).
-// Of those the rarest: ASCII bytes by byteRank, then UTF-8 continuation
-// bytes, then lead bytes (one for each letter of a script).
+// in every literal but for at most two bits, OR-ed away by the pair's
+// masks (ο CE BF and Ο CE 9F at offset 1: 0x20; ς 82, σ 83, Σ A3:
+// 0x21; ASCII letters when folded). Of those the rarest: ASCII bytes by
+// byteRank, then UTF-8 continuation bytes, then lead bytes (one for each
+// letter of a script), the fewer bits masked the better.
 func (a *ahoCorasick) setPair(fold bool) {
 	n := len(a.lits[0])
 	for _, l := range a.lits {
@@ -182,26 +186,22 @@ func (a *ahoCorasick) setPair(fold bool) {
 	for off := range n {
 		b, m := a.lits[0][off], byte(0)
 		for _, l := range a.lits {
-			if c := l[off]; c != b {
-				b, m = b|0x20, 0x20
-				if c|0x20 != b {
-					m = 0xff
-					break
-				}
-			}
+			m |= l[off] ^ b
 		}
 		if fold && isLetter(b) {
-			b, m = b|0x20, 0x20
+			m |= 0x20
 		}
-		if m == 0xff {
+		if bits.OnesCount8(m) > 2 {
 			continue
 		}
+		b |= m
 		rank := int(byteRank[b&^m]) + int(byteRank[b])
 		if b >= 0xc0 {
 			rank = 1000
 		} else if b >= 0x80 {
 			rank = 100
 		}
+		rank += 10 * bits.OnesCount8(m)
 		cands = append(cands, cand{off, rank, b, m})
 	}
 	if len(cands) < 2 {

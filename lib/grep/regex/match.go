@@ -143,6 +143,12 @@ func compile(o MatchOptions, twin bool) (*Matcher, error) {
 			if m.litAC = prefilterAC(m.Lits); m.litAC == nil {
 				m.Lits = nil
 			}
+		} else if len(m.Lits) > 1 && hasNonASCIILit(m.Lits) {
+			// spellings of one length (ος: 6) sharing a pair: one
+			// scan for them all rather than one each
+			if ac := prefilterAC(m.Lits); ac != nil && ac.hasPair {
+				m.litAC = ac
+			}
 		}
 		m.nonASCII = !m.Multiline && !latin1 && needsNonASCII(simple)
 		m.AnyChar = !m.Multiline && !latin1 && !o.Word && !o.Line && simple.Op == syntax.OpAnyCharNotNL

@@ -472,3 +472,13 @@ func prefilterAC(set litSet) *ahoCorasick {
 	a.setPair(fold)
 	return a
 }
+
+// hasNonASCIILit reports whether a literal of set holds a byte >= 0x80.
+func hasNonASCIILit(set litSet) bool {
+	for _, l := range set {
+		if HasNonASCII(l.s) {
+			return true
+		}
+	}
+	return false
+}
