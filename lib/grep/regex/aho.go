@@ -1,5 +1,10 @@
 package regex
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // Many literals (-F -f with hundreds of lines, -e × N) are found in one
 // pass by an Aho-Corasick automaton rather than a scan per literal or
 // the regexp's NFA over an alternation of hundreds of branches.
@@ -24,10 +29,17 @@ type ahoCorasick struct {
 	// scan is trans for firstEnd: each entry the next state's row start
 	// (state*nclass), or -1 where a literal ends on reaching it
 	scan []int32
+	// pair: every literal is plen bytes long and has the pair's bytes
+	// (setPair), so firstEnd scans for the pair and checks the literals
+	// only where it occurs
+	pair    pairBytes
+	hasPair bool
+	plen    int
 }
 
-// newAhoCorasick builds the automaton of lits (non-empty).
-func newAhoCorasick(lits [][]byte) *ahoCorasick {
+// newAhoCorasick builds the automaton of lits (non-empty); with fold,
+// of lits lowered, an ASCII letter's cases one byte class.
+func newAhoCorasick(lits [][]byte, fold bool) *ahoCorasick {
 	a := &ahoCorasick{lits: lits}
 	var used [256]bool
 	for _, l := range lits {
@@ -41,6 +53,11 @@ func newAhoCorasick(lits [][]byte) *ahoCorasick {
 		if used[c] {
 			a.class[c] = uint8(a.nclass)
 			a.nclass++
+		}
+	}
+	if fold {
+		for c := 'A'; c <= 'Z'; c++ {
+			a.class[c] = a.class[c|0x20]
 		}
 	}
 	// the trie, as goto transitions (-1: none)
@@ -121,6 +138,86 @@ func newAhoCorasick(lits [][]byte) *ahoCorasick {
 // (a literal ending there or later starts at q or later); b's end
 // counts only when a finds none in its half.
 func (a *ahoCorasick) firstEnd(hay []byte, from int) int {
+	if a.hasPair {
+		return a.pairEnd(hay, from)
+	}
+	return a.scanEnd(hay, from)
+}
+
+// pairEnd is firstEnd by the pair scan: each place the pair occurs is
+// checked for a literal; past a number of false hits (a pair that is
+// not rare in this text) the automaton goes on alone.
+func (a *ahoCorasick) pairEnd(hay []byte, from int) int {
+	fails := 0
+	for pos := from; ; {
+		at := a.pair.index(hay, pos, a.plen)
+		if at < 0 {
+			return -1
+		}
+		if s, _ := a.leftmost(hay[at:at+a.plen], 0); s == 0 {
+			return at + a.plen // (the literals are of one length: the first start ends first)
+		}
+		pos = at + 1
+		if fails++; fails > 16+(pos-from)/16 {
+			return a.scanEnd(hay, pos)
+		}
+	}
+}
+
+// setPair gives the automaton a pair scan (pairEnd) when its literals
+// are of one length and share two bytes at fixed offsets, each the same
+// in every literal but for at most two bits, OR-ed away by the pair's
+// masks (ο CE BF and Ο CE 9F at offset 1: 0x20; ς 82, σ 83, Σ A3:
+// 0x21; ASCII letters when folded). Of those the rarest: ASCII bytes by
+// byteRank, then UTF-8 continuation bytes, then lead bytes (one for each
+// letter of a script), the fewer bits masked the better.
+func (a *ahoCorasick) setPair(fold bool) {
+	n := len(a.lits[0])
+	for _, l := range a.lits {
+		if len(l) != n {
+			return
+		}
+	}
+	type cand struct {
+		off, rank int
+		b, m      byte
+	}
+	var cands []cand
+	for off := range n {
+		b, m := a.lits[0][off], byte(0)
+		for _, l := range a.lits {
+			m |= l[off] ^ b
+		}
+		if fold && isLetter(b) {
+			m |= 0x20
+		}
+		if bits.OnesCount8(m) > 2 {
+			continue
+		}
+		b |= m
+		rank := int(byteRank[b&^m]) + int(byteRank[b])
+		if b >= 0xc0 {
+			rank = 1000
+		} else if b >= 0x80 {
+			rank = 100
+		}
+		rank += 10 * bits.OnesCount8(m)
+		cands = append(cands, cand{off, rank, b, m})
+	}
+	if len(cands) < 2 {
+		return
+	}
+	slices.SortStableFunc(cands, func(x, y cand) int { return x.rank - y.rank })
+	x, y := cands[0], cands[1]
+	if x.off > y.off {
+		x, y = y, x
+	}
+	a.pair = pairBytes{o1: x.off, o2: y.off, b1: x.b, b2: y.b, m1: x.m, m2: y.m}
+	a.hasPair, a.plen = true, n
+}
+
+// scanEnd is firstEnd by the automaton alone.
+func (a *ahoCorasick) scanEnd(hay []byte, from int) int {
 	scan, class := a.scan, &a.class
 	warm := a.maxLen - 1
 	row := int32(0) // the state at p

@@ -110,22 +110,29 @@ func TestUniBoundaryRandom(t *testing.T) {
 }
 
 // TestFoldSpellings: a case-insensitive literal with non-ASCII letters is
-// prefiltered by the spellings of one of its runs (required.go); every
-// match the regexp finds is still found, whatever the case of each
-// character (σ ς Σ, the Kelvin sign, ſ, ß ẞ).
+// prefiltered by the spellings of one of its runs, and one literal or an
+// alternation of them is matched by the automaton of all their spellings
+// (required.go, foldLiteralSet); every match the regexp finds is still
+// found, whatever the case of each character (σ ς Σ, the Kelvin sign, ſ,
+// ß ẞ), the leftmost first and at one start the alternative listed first.
 func TestFoldSpellings(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, pat := range []string{"σοφία", "straße", "привет", "ärger", "ksk", "ǅemal", "ΣΟΦΊΑ"} {
+	for _, pat := range []string{"σοφία", "straße", "привет", "ärger", "ksk", "ǅemal", "ΣΟΦΊΑ",
+		"straße|привет|ärger|kelvin", "σ|σοφία", "σοφία|σοφ|ία", "ss|ß|s", "k|ke|kelvin", "φία|σοφ|ία", "kelvin|elv|ſ"} {
 		m, err := Compile(MatchOptions{Patterns: []string{pat}, IgnoreCase: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		re := regexp.MustCompile("(?i)" + pat)
+		alts := strings.Split(pat, "|")
 		for i := 0; i < 200; i++ {
 			var b strings.Builder
-			for _, c := range pat {
-				o := foldOrbit(c)
-				b.WriteRune(o[r.IntN(len(o))])
+			for range 1 + r.IntN(4) {
+				for _, c := range alts[r.IntN(len(alts))] {
+					o := foldOrbit(c)
+					b.WriteRune(o[r.IntN(len(o))])
+				}
+				b.WriteString([]string{"", " ", "x", "\n"}[r.IntN(4)])
 			}
 			text := "x " + b.String() + " y\n" + strings.Repeat("z", r.IntN(5)) + b.String() + "\n"
 			var want []Span

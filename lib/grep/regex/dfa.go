@@ -74,7 +74,16 @@ type dstate struct {
 	dead  bool // no thread and none can start: no match on the rest of the line
 	ascii [128]*dstate
 	other map[rune]*dstate
-	eol   int8 // a match at the line's end: 0 unknown, 1 yes, -1 no
+	// near caches other's transitions by the rune's low bits: a script's
+	// letters (Greek, Cyrillic) are a run of code points, read without a
+	// map look-up
+	near [32]runeEdge
+	eol  int8 // a match at the line's end: 0 unknown, 1 yes, -1 no
+}
+
+type runeEdge struct {
+	r rune
+	s *dstate
 }
 
 // matchState is the target of a transition that found a match.
@@ -304,15 +313,19 @@ func (d *lineDFA) scanLine(line []byte) (match, sure bool) {
 			if r == utf8.RuneError && n <= 1 {
 				return false, false
 			}
-			next = s.other[r]
-			if next == nil {
-				if next = d.step(s, r); next == nil {
-					return false, false
+			if e := &s.near[r&31]; e.s != nil && e.r == r {
+				next = e.s
+			} else {
+				if next = s.other[r]; next == nil {
+					if next = d.step(s, r); next == nil {
+						return false, false
+					}
+					if s.other == nil {
+						s.other = map[rune]*dstate{}
+					}
+					s.other[r] = next
 				}
-				if s.other == nil {
-					s.other = map[rune]*dstate{}
-				}
-				s.other[r] = next
+				*e = runeEdge{r, next}
 			}
 			i += n
 		}

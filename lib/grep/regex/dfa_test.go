@@ -152,7 +152,7 @@ func TestAhoCorasickLeftmostFirst(t *testing.T) {
 			h = append(h, []string{"a", "b", "c", "d", "\xc3", "é"}[r.IntN(6)]...)
 		}
 		want := regexp.MustCompile(strings.Join(quoted, "|")).FindAllIndex(h, -1)
-		a := newAhoCorasick(lits)
+		a := newAhoCorasick(lits, false)
 		var got [][]int
 		for p := 0; ; {
 			s, e := a.leftmost(h, p)

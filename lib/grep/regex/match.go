@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -16,6 +17,8 @@ type Matcher struct {
 	// lits is the prefilter: every match contains one of them (nil: none
 	// known). Without -U the search runs the regexp only on lines holding one.
 	Lits litSet
+	// litAC finds Lits when they are more than maxLits (prefilterAC).
+	litAC *ahoCorasick
 	// exact: lits[0] is the whole pattern, so its occurrences are the
 	// matches and the regexp is never run.
 	exact bool
@@ -131,10 +134,22 @@ func compile(o MatchOptions, twin bool) (*Matcher, error) {
 	}
 	m := &Matcher{Re: re, Multiline: o.Multiline || o.DotAll, Word: o.Word && !o.Line}
 	boundary := false // \b or \B, Unicode's (boundary.go)
-	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+	parsed, err := syntax.Parse(expr, syntax.Perl)
+	if err == nil {
 		boundary = !latin1 && hasWordBoundary(parsed)
 		simple := parsed.Simplify()
 		m.Lits = requiredLits(simple)
+		if len(m.Lits) > maxLits {
+			if m.litAC = prefilterAC(m.Lits); m.litAC == nil {
+				m.Lits = nil
+			}
+		} else if len(m.Lits) > 1 && hasNonASCIILit(m.Lits) {
+			// spellings of one length (ος: 6) sharing a pair: one
+			// scan for them all rather than one each
+			if ac := prefilterAC(m.Lits); ac != nil && ac.hasPair {
+				m.litAC = ac
+			}
+		}
 		m.nonASCII = !m.Multiline && !latin1 && needsNonASCII(simple)
 		m.AnyChar = !m.Multiline && !latin1 && !o.Word && !o.Line && simple.Op == syntax.OpAnyCharNotNL
 		// A pattern that is one literal (-F, a plain word, (?i)word) is
@@ -173,8 +188,15 @@ func compile(o MatchOptions, twin bool) (*Matcher, error) {
 	}
 	if !m.Multiline {
 		m.dfa = newDFAProg(expr, m.Uni != nil, twin && boundary, o.DFASizeLimit)
-		if len(o.Patterns) > maxLits && m.Lits == nil && !fold && !o.Word && !o.Line {
-			m.AC = literalSet(o.Patterns, o.Fixed)
+		if (m.Lits == nil || m.litAC != nil) && !o.Word && !o.Line && !latin1 {
+			if len(o.Patterns) > maxLits && !fold {
+				m.AC = literalSet(o.Patterns, o.Fixed)
+			} else if fold && parsed != nil {
+				m.AC = foldLiteralSet(parsed.Simplify())
+			}
+			if m.AC != nil {
+				m.Lits, m.litAC, m.UniLines = nil, nil, false // its matches are the pattern's
+			}
 		}
 	}
 	if latin1 {
@@ -182,6 +204,37 @@ func compile(o MatchOptions, twin bool) (*Matcher, error) {
 		m.Bytes = &img // the search goes through the Latin-1 image (latin1.go)
 	}
 	return m, nil
+}
+
+// foldLiteralSet is the Aho-Corasick automaton of a case-insensitive
+// pattern that is one literal or an alternation of them (σοφία,
+// straße|привет|kelvin): each one's spellings in every case (foldForms),
+// in the pattern's order, so that the automaton's leftmost-first
+// occurrences are the pattern's matches; nil for another pattern or
+// more than maxACLits spellings of one literal.
+func foldLiteralSet(re *syntax.Regexp) *ahoCorasick {
+	alts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpAlternate {
+		alts = re.Sub
+	}
+	var lits [][]byte
+	for _, a := range alts {
+		if a.Op != syntax.OpLiteral || a.Flags&syntax.FoldCase == 0 || slices.Contains(a.Rune, utf8.RuneError) || slices.Contains(a.Rune, '\n') {
+			return nil
+		}
+		n := 1
+		for _, r := range a.Rune {
+			if n *= len(foldForms(r)); n > maxACLits {
+				return nil
+			}
+		}
+		for _, l := range spellings(a.Rune) {
+			lits = append(lits, l.s) // (lowered: the automaton folds ASCII case)
+		}
+	}
+	a := newAhoCorasick(lits, true)
+	a.setPair(true)
+	return a
 }
 
 // literalSet is the Aho-Corasick automaton of patterns when each is a
@@ -204,7 +257,7 @@ func literalSet(patterns []string, fixed bool) *ahoCorasick {
 		}
 		lits = append(lits, []byte(p))
 	}
-	return newAhoCorasick(lits)
+	return newAhoCorasick(lits, false)
 }
 
 func regexError(p string, err error) error {
@@ -325,7 +378,7 @@ type LineSearch struct {
 func (ls *LineSearch) Reset(m *Matcher) {
 	ls.m = m
 	if m.Lits != nil {
-		ls.pf.reset(m.Lits)
+		ls.pf.reset(m.Lits, m.litAC)
 	}
 }
 

@@ -118,23 +118,31 @@ func FuzzIndexPair(f *testing.F) {
 
 // TestAhoCorasickFirstEnd: firstEnd (two scans side by side over
 // windows) finds the earliest end of any literal, on random sets and
-// texts long enough to cross many windows.
+// texts long enough to cross many windows; so does its pair scan
+// (setPair) over literals of one length.
 func TestAhoCorasickFirstEnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := 0; i < 3000; i++ {
 		var lits [][]byte
+		size := 1 + r.IntN(12) // every literal's, every other round (setPair)
 		for k := r.IntN(30) + 1; k > 0; k-- {
-			b := make([]byte, 1+r.IntN(12))
+			b := make([]byte, size)
+			if i%2 == 0 {
+				b = make([]byte, 1+r.IntN(12))
+			}
 			for n := range b {
-				b[n] = "abcd"[r.IntN(4)]
+				b[n] = "abcdAB"[r.IntN(6)]
 			}
 			lits = append(lits, b)
 		}
 		h := make([]byte, r.IntN(3000))
 		for n := range h {
-			h[n] = "abcdefgh"[r.IntN(8)]
+			h[n] = "abcdefghAB"[r.IntN(10)]
 		}
-		a := newAhoCorasick(lits)
+		a := newAhoCorasick(lits, false)
+		if i%2 == 1 {
+			a.setPair(false)
+		}
 		from := r.IntN(len(h) + 1)
 		want := -1
 		for _, l := range lits {
@@ -151,7 +159,7 @@ func TestAhoCorasickFirstEnd(t *testing.T) {
 			}
 		}
 		if got := a.firstEnd(h, from); got != want {
-			t.Fatalf("%q in %d bytes from %d: firstEnd %d, want %d", lits, len(h), from, got, want)
+			t.Fatalf("%q in %d bytes from %d (pair %v): firstEnd %d, want %d", lits, len(h), from, a.hasPair, got, want)
 		}
 	}
 }
@@ -175,7 +183,7 @@ func FuzzAhoCorasick(f *testing.F) {
 		if len(lits) == 0 {
 			return
 		}
-		a := newAhoCorasick(lits)
+		a := newAhoCorasick(lits, false)
 		p := int(from) % (len(hay) + 1)
 		want := -1
 		for _, l := range lits {

@@ -3,6 +3,7 @@ package regex
 import (
 	"bytes"
 	"regexp/syntax"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,8 +14,9 @@ import (
 // where one occurs. That is ripgrep's main trick, and most of its speed.
 
 // lit is one literal of the prefilter. A folded literal is stored lowered
-// and found ignoring ASCII case; it never holds k or s, whose case folds
-// reach outside ASCII (K → U+212A KELVIN SIGN, s → U+017F LONG S).
+// and found ignoring ASCII case; it holds k or s, whose case folds reach
+// outside ASCII (K → U+212A KELVIN SIGN, s → U+017F LONG S), only beside
+// the spellings with those (foldSpellings).
 type lit struct {
 	s    []byte
 	fold bool
@@ -31,6 +33,13 @@ type litSet []lit
 // maxLits bounds an alternation's prefilter: past it a scan per literal
 // costs more than the regexp.
 const maxLits = 12
+
+// maxACLits bounds a larger set (an alternation of many words, the
+// case spellings of a non-ASCII word): found in one pass by an
+// Aho-Corasick automaton (prefilterAC), whose cost does not grow with
+// the number of literals, as rg's regex-automata hands a large literal
+// set to its Teddy or Aho-Corasick prefilter.
+const maxACLits = 256
 
 // requiredLits is the best literal set every match of re contains.
 func requiredLits(re *syntax.Regexp) litSet {
@@ -76,7 +85,7 @@ func requiredLits(re *syntax.Regexp) litSet {
 			}
 			all = append(all, ls...)
 		}
-		if len(all) > maxLits {
+		if len(all) > maxACLits {
 			return nil
 		}
 		return all
@@ -106,20 +115,28 @@ func newLitSet(runes []rune, fold bool) litSet {
 
 // foldSpellings is the prefilter of a case-insensitive literal with
 // non-ASCII letters (σοφία, straße): the spellings of one run of it with
-// each character in each of its case forms (unicode.SimpleFold's orbit,
-// as Go's (?i) matches: σ ς Σ, k K and the Kelvin sign, s S ſ), found
-// exactly. Of the runs with at most maxLits spellings, the one that
-// narrows the search most (score); nil when no run is that small.
+// each character in each of its case forms (foldForms: unicode.SimpleFold's
+// orbit, as Go's (?i) and rg's regex match: σ ς Σ, k and the Kelvin sign,
+// s and ſ, ß and ẞ but not ss), found exactly but for ASCII case. Of the
+// runs with at most maxLits spellings (scanned for one by one) or
+// maxACLits (prefilterAC), the one that narrows the search most (score);
+// nil when no run is that small.
 func foldSpellings(runes []rune) litSet {
 	var best litSet
 	for i := range runes {
-		n := 1
+		n, small, large := 1, -1, -1 // the longest runs from i of each size
 		for j := i; j < len(runes); j++ {
-			n *= len(foldOrbit(runes[j]))
-			if n > maxLits {
+			if n *= len(foldForms(runes[j])); n > maxACLits {
 				break
 			}
-			best = better(best, spellings(runes[i:j+1]))
+			if large = j; n <= maxLits {
+				small = j
+			}
+		}
+		for _, j := range []int{small, large} {
+			if j >= 0 {
+				best = better(best, spellings(runes[i:j+1]))
+			}
 		}
 	}
 	return best
@@ -134,13 +151,29 @@ func foldOrbit(r rune) []rune {
 	return out
 }
 
-// spellings is the exact literals of runes in every case.
+// foldForms is r's case forms (foldOrbit) with ASCII letters lowered and
+// each form once: a spelling's ASCII letters are matched ignoring case.
+func foldForms(r rune) []rune {
+	var out []rune
+	for _, f := range foldOrbit(r) {
+		if f < utf8.RuneSelf && isLetter(byte(f)) {
+			f |= 0x20
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// spellings is the literals of runes in every case (foldForms), folded
+// (ASCII case ignored) where they hold an ASCII letter.
 func spellings(runes []rune) litSet {
 	words := [][]byte{nil}
 	for _, r := range runes {
 		var next [][]byte
 		for _, w := range words {
-			for _, f := range foldOrbit(r) {
+			for _, f := range foldForms(r) {
 				next = append(next, utf8.AppendRune(w[:len(w):len(w)], f))
 			}
 		}
@@ -148,8 +181,9 @@ func spellings(runes []rune) litSet {
 	}
 	ls := make(litSet, 0, len(words))
 	for _, w := range words {
-		l := lit{s: w, rare: rarest(w, false)}
-		l.pair, l.hasPair = newPair(w, false)
+		fold := bytes.ContainsFunc(w, func(r rune) bool { return r < utf8.RuneSelf && isLetter(byte(r)) })
+		l := lit{s: w, fold: fold, rare: rarest(w, fold)}
+		l.pair, l.hasPair = newPair(w, fold)
 		ls = append(ls, l)
 	}
 	return ls
@@ -176,7 +210,7 @@ func (ls litSet) score() int {
 	for _, l := range ls[1:] {
 		m = min(m, len(l.s))
 	}
-	return m*4 - (len(ls) - 1)
+	return m*4 - min(len(ls)-1, maxLits) // (past maxLits, one automaton)
 }
 
 func better(a, b litSet) litSet {
@@ -230,10 +264,15 @@ type litScan struct {
 type prefilter struct {
 	set   litSet
 	scans []litScan
+	// ac finds a set of more than maxLits literals in one pass; acAt is
+	// the last byte of its earliest-ending occurrence found (-1: none,
+	// -2: unknown)
+	ac   *ahoCorasick
+	acAt int
 }
 
-func (p *prefilter) reset(set litSet) {
-	p.set = set
+func (p *prefilter) reset(set litSet, ac *ahoCorasick) {
+	p.set, p.ac, p.acAt = set, ac, -2
 	p.scans = p.scans[:0]
 	for range set {
 		p.scans = append(p.scans, litScan{next: -2, lo: -2, up: -2})
@@ -241,8 +280,20 @@ func (p *prefilter) reset(set litSet) {
 }
 
 // find returns the smallest position >= from where a literal starts, or
-// -1. from must not decrease between calls on the same buffer.
+// -1. from must not decrease between calls on the same buffer. With the
+// automaton (more than maxLits literals) it is a position inside the
+// occurrence that ends first, on the first line holding one, from being
+// a line start.
 func (p *prefilter) find(hay []byte, from int) int {
+	if p.ac != nil {
+		if p.acAt == -2 || p.acAt >= 0 && p.acAt < from {
+			p.acAt = p.ac.firstEnd(hay, from) - 1 // (-1: none)
+			if p.acAt < -1 {
+				p.acAt = -1
+			}
+		}
+		return p.acAt
+	}
 	best := -1
 	for i := range p.set {
 		st := &p.scans[i]
@@ -398,4 +449,36 @@ func equalFoldLower(b, lower []byte) bool {
 		}
 	}
 	return true
+}
+
+// prefilterAC is the automaton of a literal set larger than maxLits, or
+// nil when one holds a newline (find's positions are a line's). Folded
+// literals are lowered and the automaton's classes fold ASCII case.
+func prefilterAC(set litSet) *ahoCorasick {
+	lits := make([][]byte, len(set))
+	fold := false
+	for i, l := range set {
+		if bytes.IndexByte(l.s, '\n') >= 0 {
+			return nil
+		}
+		lits[i], fold = l.s, fold || l.fold
+	}
+	if fold {
+		for i, l := range lits {
+			lits[i] = []byte(lowerASCII(string(l)))
+		}
+	}
+	a := newAhoCorasick(lits, fold)
+	a.setPair(fold)
+	return a
+}
+
+// hasNonASCIILit reports whether a literal of set holds a byte >= 0x80.
+func hasNonASCIILit(set litSet) bool {
+	for _, l := range set {
+		if HasNonASCII(l.s) {
+			return true
+		}
+	}
+	return false
 }

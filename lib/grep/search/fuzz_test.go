@@ -20,6 +20,8 @@ func FuzzMatcher(f *testing.F) {
 	f.Add("(?i)straße", []byte("STRASSE straße\n"), uint8(1))
 	f.Add("σοφία", []byte("ΣΟΦΊΑ σοφία\nςοφια\n"), uint8(2))
 	f.Add("kelvin", []byte("\u212Aelvin KELVIN\n"), uint8(2))
+	f.Add("straße|привет|ärger|kelvin", []byte("STRAẞE ſtraße\nПРИВЕТ \u212Aelvin\nÄrger\n"), uint8(2))
+	f.Add(`\p{Greek}+ος`, []byte("λόγος ΛΟΓΟΣ\nλογοσ\n"), uint8(6))
 	f.Add("^$", []byte("\n\na\n"), uint8(0))
 	f.Add("b\\nc", []byte("a\nb\nc\n"), uint8(16))
 	f.Add(`(?-u)\xFF.`, []byte("a\xff\xfeb\n\xc3\xa9\n"), uint8(0))
