@@ -91,6 +91,9 @@ func batchAction(c *cli.Context, env *app.Env) error {
 	if s.Results < s.Selected {
 		return exit.Silent(exit.Failure)
 	}
+	if c.Context.Err() != nil {
+		return exit.Silent(exit.Interrupted) // every task has a result, some say interrupted
+	}
 	return nil
 }
 
