@@ -282,3 +282,37 @@ func testBatchRunnersGone(t *testing.T, flags []string) {
 		t.Errorf("sessions per task after the re-run (-want +got):\n%s", diff)
 	}
 }
+
+// TestRunTaskReaderGone: with --die-with-parent, the end of the reader of
+// the runner's stdout (the ssh connection of a job on another host) stops
+// the run as SIGTERM does: its result says interrupted, exit 130, nothing
+// left behind.
+func TestRunTaskReaderGone(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("runs an agent pipeline; Linux's /proc")
+	}
+	dir, out, bin, env, task := longTask(t)
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	cmd := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--die-with-parent", "--out", out, "--work-dir", work, task)
+	cmd.Dir, cmd.Env = dir, env
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { syscall.Kill(cmd.Process.Pid, syscall.SIGKILL) })
+	sleeping(t, dir, cmd.Process.Pid, 1)
+	pr.Close()
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+		t.Errorf("run-task: %v, want exit 130", err)
+	}
+	gone(t, "HOME="+dir, filepath.Join(work, "agent-task-*"))
+	if r, err := os.ReadFile(filepath.Join(out, "results", "wall.json")); err != nil || !strings.Contains(string(r), `"reason":"interrupted"`) {
+		t.Errorf("result: %s %v", r, err)
+	}
+}
