@@ -134,20 +134,11 @@ func TestBatchKilled(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		t.Skip("runs agent pipelines; Linux's /proc")
 	}
-	for _, engine := range []string{"parallel", "workers"} {
+	engines(t, func(t *testing.T, flags []string) {
 		for _, how := range []string{"SIGKILL agent-batch", "SIGKILL its group", "^C"} {
-			t.Run(engine+"/"+how, func(t *testing.T) {
-				flags := []string{"--no-parallel"}
-				if engine == "parallel" {
-					if _, err := exec.LookPath("parallel"); err != nil {
-						t.Skip("GNU parallel not installed")
-					}
-					flags = nil
-				}
-				testBatchKilled(t, flags, how)
-			})
+			t.Run(how, func(t *testing.T) { testBatchKilled(t, flags, how) })
 		}
-	}
+	})
 }
 
 func testBatchKilled(t *testing.T, flags []string, how string) {
@@ -197,18 +188,7 @@ func TestBatchRunnersGone(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		t.Skip("runs agent pipelines; Linux's /proc")
 	}
-	for _, engine := range []string{"parallel", "workers"} {
-		t.Run(engine, func(t *testing.T) {
-			flags := []string{"--no-parallel"}
-			if engine == "parallel" {
-				if _, err := exec.LookPath("parallel"); err != nil {
-					t.Skip("GNU parallel not installed")
-				}
-				flags = nil
-			}
-			testBatchRunnersGone(t, flags)
-		})
-	}
+	engines(t, testBatchRunnersGone)
 }
 
 func testBatchRunnersGone(t *testing.T, flags []string) {
