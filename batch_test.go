@@ -100,6 +100,13 @@ func TestBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs agent pipelines")
 	}
+	engines(t, testBatch)
+}
+
+// engines runs f as a subtest under GNU parallel (skipped when it is not
+// installed) and on agent-batch's own workers, with the flags that pick
+// each.
+func engines(t *testing.T, f func(t *testing.T, flags []string)) {
 	for _, engine := range []string{"parallel", "workers"} {
 		t.Run(engine, func(t *testing.T) {
 			flags := []string{"--no-parallel"}
@@ -109,7 +116,7 @@ func TestBatch(t *testing.T) {
 				}
 				flags = nil
 			}
-			testBatch(t, flags)
+			f(t, flags)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package agentutils_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // carrying lists the processes whose environment holds kv (the fixture's
@@ -140,20 +143,11 @@ func TestBatchKilled(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		t.Skip("runs agent pipelines; Linux's /proc")
 	}
-	for _, engine := range []string{"parallel", "workers"} {
+	engines(t, func(t *testing.T, flags []string) {
 		for _, how := range []string{"SIGKILL agent-batch", "SIGKILL its group", "^C"} {
-			t.Run(engine+"/"+how, func(t *testing.T) {
-				flags := []string{"--no-parallel"}
-				if engine == "parallel" {
-					if _, err := exec.LookPath("parallel"); err != nil {
-						t.Skip("GNU parallel not installed")
-					}
-					flags = nil
-				}
-				testBatchKilled(t, flags, how)
-			})
+			t.Run(how, func(t *testing.T) { testBatchKilled(t, flags, how) })
 		}
-	}
+	})
 }
 
 func testBatchKilled(t *testing.T, flags []string, how string) {
@@ -191,5 +185,123 @@ func testBatchKilled(t *testing.T, flags []string, how string) {
 				t.Errorf("%s: %s %v", id, r, err)
 			}
 		}
+	}
+}
+
+// TestBatchRunnersGone: ^C of a batch whose runners cannot answer (stopped,
+// as on a host that is gone, then killed): agent-batch writes each started
+// task's result itself, outcome error, reason interrupted, with the
+// session the run left; nothing is left behind; a re-run with
+// --retry-failed runs exactly those tasks again, not one with a result.
+func TestBatchRunnersGone(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("runs agent pipelines; Linux's /proc")
+	}
+	engines(t, testBatchRunnersGone)
+}
+
+func testBatchRunnersGone(t *testing.T, flags []string) {
+	dir, out, bin, env, task := longTask(t)
+	tasks := filepath.Join(dir, "long.jsonl")
+	done := strings.Replace(task, `"id":"wall"`, `"id":"done"`, 1)
+	lines := task + "\n" + strings.Replace(task, `"id":"wall"`, `"id":"wall2"`, 1) + "\n" + done + "\n"
+	if err := os.WriteFile(tasks, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(out, "results"), 0o755)
+	result := `{"id":"done","outcome":"passed","reason":"check passed","turns":1,"tokens":0,"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"cost":0,"wallSeconds":1,"diff":"","exit":{}}` + "\n"
+	if err := os.WriteFile(filepath.Join(out, "results", "done.json"), []byte(result), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	args := append(append([]string{"-j", "2", "-o", out}, flags...), tasks, "--", "--work-dir", work)
+	cmd := exec.Command(filepath.Join(bin, "agent-batch"), args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	sleeping(t, dir, cmd.Process.Pid, 2)
+	var runners []int
+	for _, p := range carrying("HOME=" + dir) {
+		if f := strings.Fields(p); len(f) > 3 && filepath.Base(f[1]) == "agent-session" && f[2] == "run-task" && f[3] != "--guard" {
+			pid, _ := strconv.Atoi(f[0])
+			runners = append(runners, pid)
+		}
+	}
+	if len(runners) != 2 {
+		t.Fatalf("want 2 runners, got %v", runners)
+	}
+	for _, pid := range runners {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	for _, pid := range runners {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+		t.Errorf("agent-batch: %v, want exit 130", err)
+	}
+	gone(t, "HOME="+dir, filepath.Join(work, "agent-task-*"))
+	for _, id := range []string{"wall", "wall2"} {
+		r, err := os.ReadFile(filepath.Join(out, "results", id+".json"))
+		var res struct{ Outcome, Reason, Session string }
+		if err != nil || json.Unmarshal(r, &res) != nil || res.Outcome != "error" || res.Reason != "interrupted" {
+			t.Errorf("%s: %s %v", id, r, err)
+			continue
+		}
+		if s, err := os.ReadFile(res.Session); err != nil || !strings.Contains(string(s), "sleep 30") {
+			t.Errorf("%s: the result's session %q: %v", id, res.Session, err)
+		}
+	}
+	// The re-run: each runner stops itself after 1 s (interrupted again).
+	resume := exec.Command(filepath.Join(bin, "agent-batch"), append(append([]string{"-j", "2", "-o", out, "-t", "1", "--retry-failed"}, flags...), tasks, "--", "--work-dir", work)...)
+	resume.Dir, resume.Env = dir, env
+	if b, err := resume.CombinedOutput(); err != nil {
+		t.Fatalf("re-run: %v\n%s", err, b)
+	}
+	got := map[string]int{}
+	for _, id := range []string{"wall", "wall2", "done"} {
+		files, _ := filepath.Glob(filepath.Join(out, "sessions", id, "*.jsonl"))
+		got[id] = len(files)
+	}
+	if diff := cmp.Diff(map[string]int{"wall": 2, "wall2": 2, "done": 0}, got); diff != "" {
+		t.Errorf("sessions per task after the re-run (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunTaskReaderGone: with --die-with-parent, the end of the reader of
+// the runner's stdout (the ssh connection of a job on another host) stops
+// the run as SIGTERM does: its result says interrupted, exit 130, nothing
+// left behind.
+func TestRunTaskReaderGone(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("runs an agent pipeline; Linux's /proc")
+	}
+	dir, out, bin, env, task := longTask(t)
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	cmd := exec.Command(filepath.Join(bin, "agent-session"), "run-task", "--die-with-parent", "--out", out, "--work-dir", work, task)
+	cmd.Dir, cmd.Env = dir, env
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { syscall.Kill(cmd.Process.Pid, syscall.SIGKILL) })
+	sleeping(t, dir, cmd.Process.Pid, 1)
+	pr.Close()
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+		t.Errorf("run-task: %v, want exit 130", err)
+	}
+	gone(t, "HOME="+dir, filepath.Join(work, "agent-task-*"))
+	if r, err := os.ReadFile(filepath.Join(out, "results", "wall.json")); err != nil || !strings.Contains(string(r), `"reason":"interrupted"`) {
+		t.Errorf("result: %s %v", r, err)
 	}
 }

@@ -38,12 +38,14 @@ on any host). A run that ends on a transient provider error (429, 5xx, a network
 again, up to --retries times, after --retry-wait doubled each time. --max-cost stops starting
 tasks when the runs in OUT have cost that much (every run counts, retried or killed ones too:
 their sessions are read). Every process a task starts dies with it; ^C stops the tasks, those
-over ssh too, and removes their clones.
+over ssh too, and removes their clones; a task whose runner did not write its result then (killed,
+or on a host gone) gets one from agent-batch, reason interrupted, once its lease is free or 20 s
+have passed.
 
 It prints a summary by outcome and model on stdout.
 
-Exit status: 0 when every selected task has a result; 1 when some have none; 2 for bad usage or
-a tasks file that cannot be read (a directory, a line over 16 MiB).
+Exit status: 0 when every selected task has a result; 1 when some have none; 130 when
+interrupted; 2 for bad usage or a tasks file that cannot be read (a directory, a line over 16 MiB).
 
 Examples:
    agent-batch -j 4 -o out tasks.jsonl
@@ -90,6 +92,9 @@ func batchAction(c *cli.Context, env *app.Env) error {
 	}
 	if s.Results < s.Selected {
 		return exit.Silent(exit.Failure)
+	}
+	if c.Context.Err() != nil {
+		return exit.Silent(exit.Interrupted) // every task has a result, some say interrupted
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ Examples:
 			&cli.DurationFlag{Name: "check-timeout", Value: 10 * time.Minute, Usage: "kill the check after `DURATION`"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "after SIGTERM, wait `DURATION` for the pipeline before killing it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the run after `DURATION` as SIGTERM does (reason interrupted, exit 130)"},
-			&cli.BoolFlag{Name: "die-with-parent", Usage: "stop as SIGTERM does (result interrupted, exit 130) when the process that started it dies"},
+			&cli.BoolFlag{Name: "die-with-parent", Usage: "stop as SIGTERM does (result interrupted, exit 130) when the process that started it dies, or the reader of its stdout (a pipe or socket: an ssh connection) goes"},
 			&cli.StringFlag{Name: "guard", Hidden: true, Usage: "run as the guard of the task whose processes carry `MARKER`"},
 			&cli.StringFlag{Name: "guard-dir", Hidden: true, Usage: "the guard removes `DIR` when the runner dies"},
 		}, sbflags.Flags()...),
@@ -80,16 +80,12 @@ func runTask(c *cli.Context, env *app.Env) error {
 	}
 	ctx := c.Context
 	if c.Bool("die-with-parent") {
-		// SIGHUP when the parent dies, taken as an interrupt: not a
-		// second SIGTERM, which would end the process before its
-		// result is written (a remote shell and its runner get
-		// parallel's TERM together).
 		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, syscall.SIGHUP)
-		defer stop()
-		if err := proctree.DieWithParent(syscall.SIGHUP); err != nil {
+		var err error
+		if ctx, stop, err = dieWithParent(ctx); err != nil {
 			return err
 		}
+		defer stop()
 	}
 	task, err := readTask(c, env)
 	if err != nil {
@@ -121,6 +117,35 @@ func runTask(c *cli.Context, env *app.Env) error {
 	}
 	defer l.Close()
 	return r.Run(ctx)
+}
+
+// dieWithParent is --die-with-parent: the context ends when the parent
+// dies, or when the reader of stdout goes.
+func dieWithParent(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	// SIGHUP when the parent dies, taken as an interrupt: not a second
+	// SIGTERM, which would end the process before its result is written
+	// (a remote shell and its runner get parallel's TERM together).
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	if err := proctree.DieWithParent(syscall.SIGHUP); err != nil {
+		stop()
+		return ctx, stop, err
+	}
+	// Over ssh the parent may outlive the connection (parallel's remote
+	// wrapper misses sshd's end when it came before the wrapper looked):
+	// the reader of stdout going says it too. The result line then goes
+	// nowhere: a write to it is an error, not SIGPIPE, so that the runner
+	// still cleans up (caught, not ignored: the processes it starts keep
+	// SIGPIPE's default).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-proctree.ReaderGone(1):
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(); stop() }, nil
 }
 
 func readTask(c *cli.Context, env *app.Env) (batch.Task, error) {

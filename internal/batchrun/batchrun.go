@@ -214,7 +214,12 @@ func (b *run) rounds(ctx context.Context, todo []batch.Line) {
 			started[l.ID] = true
 		}
 		b.s.Ran += len(todo)
-		if err := b.exec(ctx, todo); err != nil {
+		ms := b.marks(todo)
+		err := b.exec(ctx, todo)
+		if ctx.Err() != nil {
+			b.settle(todo, ms)
+		}
+		if err != nil {
 			fmt.Fprintf(b.o.Log, "agent-batch: %v\n", err)
 			return
 		}

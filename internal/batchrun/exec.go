@@ -79,7 +79,12 @@ func (b *run) parallel(ctx context.Context, todo []batch.Line) error {
 		// Remote hosts get this PATH and AGENTUTILS_HOME and run in this directory's path.
 		args = append(args, "--sshlogin", b.o.SSHLogin, "--wd", ".", "--env", "PATH", "--env", "AGENTUTILS_HOME")
 	}
-	args = append(append(append(args, b.command()...), b.runTaskArgs()...), "{}")
+	// exec: the job's shell becomes the runner. On a host reached over
+	// ssh, parallel's wrapper sends --termseq to the job's process group
+	// when sshd goes, and the end of a child cuts its wait between TERM
+	// and KILL short: with a shell in the group, the shell dies of the
+	// TERM at once and the runner got the KILL before it wrote its result.
+	args = append(append(append(append(args, "exec"), b.command()...), b.runTaskArgs()...), "{}")
 	var in bytes.Buffer
 	for _, l := range todo {
 		in.Write(bytes.TrimSpace(l.Raw))

@@ -24,10 +24,15 @@ func spent(out string) float64 {
 	return total
 }
 
-func sessionCost(path string) float64 {
+func sessionCost(path string) float64 { return sessionTally(path).Cost }
+
+// sessionTally counts a session file's assistant messages: turns, tokens,
+// cost and the last model.
+func sessionTally(path string) batch.Tally {
+	var t batch.Tally
 	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return t
 	}
 	defer f.Close()
 	var lines [][]byte
@@ -38,11 +43,18 @@ func sessionCost(path string) float64 {
 			lines = append(lines, append([]byte(nil), sc.Bytes()...))
 		}
 	}
-	total := 0.0
 	for _, e := range usage.FromEntries("agentutils", "", lines) {
-		total += e.Cost
+		t.Turns++
+		t.Input += int(e.Input)
+		t.Output += int(e.Output)
+		t.CacheRead += int(e.CacheRead)
+		t.CacheWrite += int(e.CacheWrite)
+		t.Cost += e.Cost
+		if t.Model = e.Model; e.Provider != "" {
+			t.Model = e.Provider + "/" + e.Model
+		}
 	}
-	return total
+	return t
 }
 
 // trajectory writes the HTML export of a result's session to

@@ -114,3 +114,31 @@ func DieWithParent(sig syscall.Signal) error {
 	}
 	return nil
 }
+
+// ReaderGone returns a channel closed when the reading end of fd (a pipe
+// or a socket: a job's stdout under sshd) is closed by every process that
+// held it, as when the ssh connection of a remote job goes; nil (never
+// ready) when fd is neither, a file or a terminal say.
+func ReaderGone(fd int) <-chan struct{} {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return nil
+	}
+	if t := st.Mode & unix.S_IFMT; t != unix.S_IFIFO && t != unix.S_IFSOCK {
+		return nil
+	}
+	gone := make(chan struct{})
+	go func() {
+		// No events asked for: poll returns on POLLERR (a pipe without
+		// readers) or POLLHUP (a socket whose peer closed) alone.
+		fds := []unix.PollFd{{Fd: int32(fd)}}
+		n, err := unix.Poll(fds, -1)
+		for err == unix.EINTR {
+			n, err = unix.Poll(fds, -1)
+		}
+		if err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			close(gone)
+		}
+	}()
+	return gone
+}

@@ -23,3 +23,6 @@ func Reap() {}
 
 // DieWithParent does nothing where there is no PR_SET_PDEATHSIG.
 func DieWithParent(syscall.Signal) error { return nil }
+
+// ReaderGone is nil (never ready): the pipe is not watched here.
+func ReaderGone(int) <-chan struct{} { return nil }

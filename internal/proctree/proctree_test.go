@@ -49,3 +49,46 @@ func TestKillTreeOrphan(t *testing.T) {
 		t.Errorf("left: %v", ps)
 	}
 }
+
+// TestReaderGone: the channel closes when the last reader of a pipe, or
+// the peer of a socket, goes; a regular file is never watched.
+func TestReaderGone(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	sp, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(sp[0])
+	f, err := os.Create(t.TempDir() + "/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ReaderGone(int(f.Fd())) != nil {
+		t.Error("a regular file is watched")
+	}
+	for _, tc := range []struct {
+		name        string
+		fd          int
+		closeReader func()
+	}{
+		{"pipe", int(pw.Fd()), func() { pr.Close() }},
+		{"socket", sp[0], func() { syscall.Close(sp[1]) }},
+	} {
+		gone := ReaderGone(tc.fd)
+		if gone == nil {
+			t.Fatalf("%s: not watched", tc.name)
+		}
+		select {
+		case <-gone:
+			t.Fatalf("%s: gone while the reader is there", tc.name)
+		default:
+		}
+		tc.closeReader()
+		<-gone // a broken build hangs here: go test's -timeout reports it
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -185,6 +186,9 @@ func (r *Runner) emit(final bool) error {
 	}
 	if final {
 		_, err = fmt.Fprintf(r.Stdout, "%s\n", b)
+		if errors.Is(err, syscall.EPIPE) && r.state.Interrupted {
+			err = nil // stdout's reader went (run-task --die-with-parent): the file holds the result
+		}
 	}
 	return err
 }

@@ -3,8 +3,9 @@
 // one shared directory. It checks that every task has its result and
 // session, that a task stopped mid-run is reported, that a re-run
 // completes only what is missing, and that ^C of a batch running over ssh
-// leaves no process or clone behind. Skips with a message without parallel
-// or sshd.
+// leaves no process or clone behind and every task with its result, and a
+// resumed batch re-runs exactly the interrupted tasks. Skips with a
+// message without parallel or sshd.
 //
 //	go run ./scripts/interop-batch
 package main
@@ -241,7 +242,7 @@ func (b *batch) interrupt() {
 	var seen []string
 	n := 0
 	for _, id := range []string{"ctrlc1", "ctrlc2"} {
-		var r struct{ Outcome, Reason string }
+		var r struct{ Outcome, Reason, Host string }
 		if json.Unmarshal([]byte(b.read("out/results/"+id+".json")), &r) != nil {
 			seen = append(seen, id+": no result")
 			continue
@@ -249,9 +250,36 @@ func (b *batch) interrupt() {
 		if r.Reason == "interrupted" {
 			n++
 		}
-		seen = append(seen, id+": "+r.Outcome+" "+r.Reason)
+		by := "its runner" // agent-batch's own (its runner was stopped without writing one) names no host
+		if r.Host == "" {
+			by = "agent-batch"
+		}
+		seen = append(seen, id+": "+r.Outcome+" "+r.Reason+" (written by "+by+")")
 	}
 	b.Check("^C over ssh: both results say interrupted", n == 2, strings.Join(seen, ", "))
+	b.Note("^C over ssh: %s", strings.Join(seen, ", "))
+	b.resumeInterrupted()
+}
+
+// resumeInterrupted re-runs the ^C'd batch with --retry-failed, a task
+// that has a result (pass1) added: only the two interrupted tasks run
+// again (each stops itself after 2 s, -t).
+func (b *batch) resumeInterrupted() {
+	ids := []string{"ctrlc1", "ctrlc2", "pass1"}
+	count := func() []int {
+		var n []int
+		for _, id := range ids {
+			n = append(n, b.count("out/sessions/"+id+"/*.jsonl"))
+		}
+		return n
+	}
+	before := count()
+	b.write("ctrlc.jsonl", b.task("ctrlc1", "slow", ""), b.task("ctrlc2", "slow", ""), b.task("pass1", "pass", ""))
+	r := b.agentBatch("-S", "2/host2", "-o", "out", "-t", "2", "--retry-failed", "ctrlc.jsonl")
+	after := count()
+	want := []int{before[0] + 1, before[1] + 1, before[2]}
+	b.Check("^C over ssh: the resumed batch re-ran exactly the interrupted tasks", fmt.Sprint(after) == fmt.Sprint(want),
+		fmt.Sprintf("sessions of %v: %v before, %v after (want %v); agent-batch: %s", ids, before, after, want, r.Why()))
 }
 
 // inDir are the processes whose working directory is under dir.
