@@ -33,6 +33,7 @@ type Options struct {
 	// (nil: no mode or rule given, nothing refused here).
 	Permission *permission.Policy
 	NoTools    bool
+	Checkpoint bool // --checkpoint: scan the workspace before the prompt
 	ToolsJSON  string
 	Answers    string // the answers to the ask tool's questions (--answers)
 	// JSONSchema is --json-schema's file; answer is its schema, compiled by
@@ -63,7 +64,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Verbose: c.Bool("verbose"), Color: c.String("color"),
 		Model: c.String("model"), Thinking: c.String("thinking"), APIKey: c.String("api-key"), ModelsFile: c.String("models-file"),
 		Messages: c.StringSlice("message"), Args: c.Args().Slice(), Continue: c.Bool("continue"), Once: c.Bool("once"),
-		NoTools: c.Bool("no-tools"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
+		NoTools: c.Bool("no-tools"), Checkpoint: c.Bool("checkpoint"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
 		MaxTurns: c.Int("max-turns"), Retries: c.Int("retries"), MaxTokens: c.Int("max-tokens"),
 		RetryBase:      time.Duration(c.Int("retry-base-ms")) * time.Millisecond,
 		CacheRetention: c.String("cache-retention"),

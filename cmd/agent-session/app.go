@@ -44,6 +44,7 @@ Examples:
 			listCommand(env),
 			forkCommand(env),
 			checkoutCommand(env),
+			rewindCommand(env),
 			labelCommand(env),
 			nameCommand(env),
 			treeCommand(env),

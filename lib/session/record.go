@@ -135,6 +135,8 @@ type Header struct {
 	// ParseStreamHeader reads them; a file's header has neither.
 	Carried int `json:"-"`
 	Omitted int `json:"-"`
+	// File is a stream's session file path (ParseStreamHeader).
+	File string `json:"-"`
 }
 
 // ParseHeader checks a header line: type "session" and a string id. A
@@ -184,6 +186,9 @@ func ParseStreamHeader(line []byte) (Header, error) {
 			return h, fmt.Errorf("the stream header's %q is %s, not a count", m.key, v)
 		}
 		*m.n = n
+	}
+	if v := MemberVals(line, "file")[0]; v != nil {
+		json.Unmarshal(v, &h.File)
 	}
 	return h, nil
 }
