@@ -47,7 +47,9 @@ empty line exits (during a run, once it ends). !CMD runs a shell command (in the
 output the model gets with the next prompt (!!CMD: not).
 
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
-summary; a prompt checked out goes back into the editor), /model (a picker, then the
+summary or with its files brought back; a prompt checked out goes back into the editor),
+/rewind (a picker over the prompts, each with the files its turn changed: the files and the
+session go back to before it, the prompt into the editor), /model (a picker, then the
 thinking level), /sandbox [MODE], /session, /compact [INSTRUCTIONS],
 /export [FILE], /cost, /copy, /help, /exit; prompt templates (.agentutils/commands/*.md,
 .claude/commands/*.md) run as /NAME. Any other /word is an error; a prompt is never a
@@ -60,6 +62,10 @@ for the model, esc no, ^C no and abort the run. Only a deliberate key answers: e
 does, and while the editor holds a prompt (or was typed in a moment ago) keys go to the
 editor, so type-ahead cannot approve anything. An agent-tool PreToolUse hook for the default
 tools; --yes asks nothing.
+
+Before each prompt agent-chat --checkpoint records what changed in the directory since the
+last one (write, edit and bash alike; content in the blob store, not a copy per turn);
+--no-checkpoint turns it off.
 
 With -p, stdout gets only the answer when it is not a terminal (the run is drawn on stderr
 when that is one); agent-chat's errors go to stderr.
@@ -91,6 +97,7 @@ Examples:
 			&cli.StringFlag{Name: "chat-cmd", Value: "agent-chat", Usage: "the model `COMMAND`"},
 			&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` for agent-chat (repeatable; default agent-tool serve, with the approval hook)"},
 			&cli.StringFlag{Name: "chat-args", Usage: "more agent-chat `FLAGS` for every run (split as the shell does)"},
+			&cli.BoolFlag{Name: "no-checkpoint", Usage: "take no checkpoint before each prompt (agent-chat --checkpoint, what /rewind brings back)"},
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
 			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
@@ -201,6 +208,9 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 		}
 	}
 	// Flags agent-chat takes as they are.
+	if !c.Bool("no-checkpoint") {
+		o.chatArgs = append(o.chatArgs, "--checkpoint")
+	}
 	if v := c.String("permission-mode"); v != "" {
 		o.chatArgs = append(o.chatArgs, "--permission-mode", v)
 	}
