@@ -45,6 +45,7 @@ Examples:
 			forkCommand(env),
 			checkoutCommand(env),
 			rewindCommand(env),
+			checkpointCommand(env),
 			labelCommand(env),
 			nameCommand(env),
 			treeCommand(env),
