@@ -129,7 +129,7 @@ type Change struct {
 type Entry struct {
 	Type      string   `json:"type"`
 	ID        string   `json:"id,omitempty"`
-	ParentID  *string  `json:"parentId,omitempty"`
+	ParentID  *string  `json:"parentId"`
 	Timestamp string   `json:"timestamp,omitempty"`
 	Root      string   `json:"root"`
 	Base      bool     `json:"base,omitempty"`   // the first scan: what changed before it is not known
