@@ -21,8 +21,9 @@ nor agentutils' own data) and appends a checkpoint entry at the leaf: the files 
 since the session's last checkpoint, their content kept in the blob store. agent-session rewind
 brings the files back to it. Prints {"id","changes","files","unkept"}.
 
-Example:
-   agent-session checkpoint "$S" && make generate && agent-session rewind "$S" "$(agent-session checkpoint "$S" | jq -r .id)"`,
+Examples:
+   agent-session checkpoint "$S"
+   C=$(agent-session checkpoint "$S" | jq -r .id) && echo ruined > notes.txt && agent-session rewind "$S" "$C"`,
 		Action: func(c *cli.Context) error {
 			path, err := needPath(c, env, "FILE")
 			if err != nil {

@@ -39,8 +39,8 @@ the turn it began changed: {"id","checkpoint","text","changed":[…]}.
 
 Examples:
    agent-session rewind --list "$S"
-   agent-session rewind --dry-run "$S" 3f2a9c1e
-   agent-session rewind "$S" 3f2a9c1e`,
+   agent-session rewind --dry-run "$S" "$(agent-session checkpoint "$S" | jq -r .id)"
+   C=$(agent-session checkpoint "$S" | jq -r .id) && echo more >> CHANGELOG.md && agent-session rewind "$S" "$C"`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "list", Usage: "list the turns that can be rewound, with the files each changed"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be restored and removed; write nothing"},
@@ -76,27 +76,33 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if list {
-				for _, t := range out.([]turn) {
-					if err := printJSON(c, t); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			res := out.(*rewound)
-			for _, f := range res.Failed {
-				app.Warnf(c, "%s: not restored: %s", f.Path, f.Reason)
-			}
-			if err := printJSON(c, res); err != nil {
-				return err
-			}
-			if len(res.Failed) > 0 {
-				return exit.Silent(exit.Failure)
-			}
-			return nil
+			return printRewind(c, out)
 		},
 	}
+}
+
+// printRewind prints --list's turns, or a rewind's result (exit 1 when a
+// file could not be brought back, each named on stderr).
+func printRewind(c *cli.Context, out any) error {
+	if turns, ok := out.([]turn); ok {
+		for _, t := range turns {
+			if err := printJSON(c, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	res := out.(*rewound)
+	for _, f := range res.Failed {
+		app.Warnf(c, "%s: not restored: %s", f.Path, f.Reason)
+	}
+	if err := printJSON(c, res); err != nil {
+		return err
+	}
+	if len(res.Failed) > 0 {
+		return exit.Silent(exit.Failure)
+	}
+	return nil
 }
 
 // logEntry is a checkpoint entry of the file, its index among the entries.

@@ -63,10 +63,6 @@ does, and while the editor holds a prompt (or was typed in a moment ago) keys go
 editor, so type-ahead cannot approve anything. An agent-tool PreToolUse hook for the default
 tools; --yes asks nothing.
 
-Before each prompt agent-chat --checkpoint records what changed in the directory since the
-last one (write, edit and bash alike; content in the blob store, not a copy per turn);
---no-checkpoint turns it off.
-
 With -p, stdout gets only the answer when it is not a terminal (the run is drawn on stderr
 when that is one); agent-chat's errors go to stderr.
 
@@ -97,7 +93,7 @@ Examples:
 			&cli.StringFlag{Name: "chat-cmd", Value: "agent-chat", Usage: "the model `COMMAND`"},
 			&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` for agent-chat (repeatable; default agent-tool serve, with the approval hook)"},
 			&cli.StringFlag{Name: "chat-args", Usage: "more agent-chat `FLAGS` for every run (split as the shell does)"},
-			&cli.BoolFlag{Name: "no-checkpoint", Usage: "take no checkpoint before each prompt (agent-chat --checkpoint, what /rewind brings back)"},
+			&cli.BoolFlag{Name: "no-checkpoint", Usage: "take no checkpoint before each prompt (by default agent-chat --checkpoint records what changed in the directory since the last prompt, through any tool, bash too: what /rewind brings back)"},
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
 			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},

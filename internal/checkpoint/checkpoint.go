@@ -113,7 +113,7 @@ func (s Store) Scan(sid, root string, began int64, keep bool) (Scan, error) {
 	}
 	sc.Warnings = w.warn
 	files := w.files
-	added := false
+	var added []string
 	for _, i := range cp.Reuse(old, files) {
 		f := &files[i]
 		if f.Size > s.MaxFile {
@@ -127,15 +127,13 @@ func (s Store) Scan(sid, root string, began int64, keep bool) (Scan, error) {
 		f.Hash, f.Kept = h, true
 	}
 	sc.New = cp.Manifest{Root: root, Began: began, Files: files}
-	if added {
-		syncFS(s.Blobs)
-	}
+	syncBlobs(s.Blobs, added)
 	return sc, nil
 }
 
 // hashFile hashes a file and, with keep, puts it in the blob store when
 // it is not there yet.
-func (s Store) hashFile(path string, keep bool, added *bool) ([32]byte, error) {
+func (s Store) hashFile(path string, keep bool, added *[]string) ([32]byte, error) {
 	var h [32]byte
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -159,8 +157,30 @@ func (s Store) hashFile(path string, keep bool, added *bool) ([32]byte, error) {
 		os.Remove(tmp)
 		return h, err
 	}
-	*added = true
+	*added = append(*added, blob)
 	return h, os.Rename(tmp, blob)
+}
+
+// syncBlobs makes the blobs a scan added durable: an fsync each when they
+// are few (a turn's), one sync of their file system when they are many
+// (a session's first scan).
+func syncBlobs(dir string, added []string) {
+	if len(added) > 64 {
+		syncFS(dir)
+		return
+	}
+	for _, p := range added {
+		if f, err := os.Open(p); err == nil {
+			f.Sync()
+			f.Close()
+		}
+	}
+	if len(added) > 0 {
+		if d, err := os.Open(dir); err == nil {
+			d.Sync()
+			d.Close()
+		}
+	}
 }
 
 // Blob reads a kept content.
