@@ -107,7 +107,7 @@ func (s Store) Scan(sid, root string, began int64, keep bool) (Scan, error) {
 	var sc Scan
 	old, ok := s.Load(sid, root)
 	sc.Old, sc.Base = old, !ok
-	w := walker{root: root, exclude: s.Exclude}
+	w := walker{root: root, exclude: s.Exclude, files: make([]cp.File, 0, len(old.Files)+len(old.Files)/8+16)}
 	if err := w.dir(""); err != nil {
 		return sc, err
 	}
@@ -298,10 +298,10 @@ func After(m cp.Manifest, acts []cp.Action, fails []Failure) cp.Manifest {
 			done[a.Path] = a.Want
 		}
 	}
-	out := cp.Manifest{Root: m.Root, Began: m.Began}
+	kept, restored := make([]cp.File, 0, len(m.Files)), []cp.File(nil)
 	for _, f := range m.Files {
 		if _, ok := done[f.Path]; !ok {
-			out.Files = append(out.Files, f)
+			kept = append(kept, f)
 		}
 	}
 	for p, want := range done {
@@ -322,9 +322,17 @@ func After(m cp.Manifest, acts []cp.Action, fails []Failure) cp.Manifest {
 			f.Kept = true
 			hex.Decode(f.Hash[:], []byte(want.Blob))
 		}
-		out.Files = append(out.Files, f)
+		restored = append(restored, f)
 	}
-	slices.SortFunc(out.Files, func(a, b cp.File) int { return cp.Compare(a.Path, b.Path) })
+	slices.SortFunc(restored, func(a, b cp.File) int { return cp.Compare(a.Path, b.Path) })
+	out := cp.Manifest{Root: m.Root, Began: m.Began, Files: make([]cp.File, 0, len(kept)+len(restored))}
+	for len(kept) > 0 || len(restored) > 0 { // merge: both in Less order
+		if len(restored) == 0 || (len(kept) > 0 && cp.Compare(kept[0].Path, restored[0].Path) < 0) {
+			out.Files, kept = append(out.Files, kept[0]), kept[1:]
+		} else {
+			out.Files, restored = append(out.Files, restored[0]), restored[1:]
+		}
+	}
 	return out
 }
 

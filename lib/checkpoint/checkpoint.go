@@ -292,15 +292,11 @@ func Plan(log []Entry, k int, cur []File) ([]Action, error) {
 			}
 		}
 	}
-	now := map[string]File{}
-	for _, f := range cur {
-		now[f.Path] = f
-	}
 	sort.Slice(order, func(a, b int) bool { return Less(order[a], order[b]) })
 	var acts []Action
 	for _, p := range order {
 		w := want[p]
-		f, exists := now[p]
+		f, exists := find(cur, p)
 		if w == nil {
 			if exists {
 				acts = append(acts, Action{Path: p})
@@ -317,6 +313,15 @@ func Plan(log []Entry, k int, cur []File) ([]Action, error) {
 		acts = append(acts, a)
 	}
 	return acts, nil
+}
+
+// find is the file at path p of files (in Less order).
+func find(files []File, p string) (File, bool) {
+	i := sort.Search(len(files), func(i int) bool { return Compare(files[i].Path, p) >= 0 })
+	if i < len(files) && files[i].Path == p {
+		return files[i], true
+	}
+	return File{}, false
 }
 
 func matches(f File, w *State) bool {
