@@ -244,7 +244,20 @@ func Restore(root string, acts []cp.Action, blobs map[string][]byte) []Failure {
 		return fails
 	}
 	defer r.Close()
+	// Removals first, deepest first, then writes in order: a file that
+	// replaced a directory (or the other way) is out of the way in time.
+	order := make([]cp.Action, 0, len(acts))
+	for i := len(acts) - 1; i >= 0; i-- {
+		if acts[i].Want == nil {
+			order = append(order, acts[i])
+		}
+	}
 	for _, a := range acts {
+		if a.Want != nil {
+			order = append(order, a)
+		}
+	}
+	for _, a := range order {
 		if a.Lost != "" {
 			fails = append(fails, Failure{a.Path, a.Lost})
 			continue
@@ -265,9 +278,12 @@ func restoreOne(r *os.Root, a cp.Action, blobs map[string][]byte) error {
 		}
 		return err
 	}
-	if st, err := r.Lstat(name); err == nil && (st.IsDir() || st.Mode()&fs.ModeSymlink != 0) {
-		if err := r.RemoveAll(name); err != nil {
-			return err
+	if st, err := r.Lstat(name); err == nil && st.IsDir() {
+		// Only an empty one goes: what a directory holds now is the
+		// rewind's to bring back or remove, path by path (a .git in it
+		// never).
+		if err := r.Remove(name); err != nil {
+			return fmt.Errorf("a directory stands there now: %v", err)
 		}
 	}
 	if err := r.MkdirAll(filepath.Dir(name), 0o755); err != nil {

@@ -72,3 +72,37 @@ func TestTakeAndRestore(t *testing.T) {
 		t.Error("new.txt not removed")
 	}
 }
+
+// TestRestoreSwapsFileAndDirectory: a turn replaced a file by a directory
+// and a directory by a file; both come back.
+func TestRestoreSwapsFileAndDirectory(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	write(t, root, "x", "was a file\n")
+	write(t, root, "y/z", "was in a directory\n")
+	s := Store{Blobs: filepath.Join(data, "blobs"), Manifests: filepath.Join(data, "m"), MaxFile: MaxFile}
+	first, err := s.Take("/s.jsonl", root, time.Now().UnixNano())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "x"))
+	write(t, root, "x/inner", "now a directory\n")
+	os.RemoveAll(filepath.Join(root, "y"))
+	write(t, root, "y", "now a file\n")
+	second, err := s.Take("/s.jsonl", root, time.Now().UnixNano()+int64(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts, err := cp.Plan([]cp.Entry{first.Entry(), second.Entry()}, 0, second.New.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, acts := s.Check(acts)
+	if fails := Restore(root, acts, blobs); len(fails) != 0 {
+		t.Fatal(fails)
+	}
+	for p, want := range map[string]string{"x": "was a file\n", "y/z": "was in a directory\n"} {
+		if b, _ := os.ReadFile(filepath.Join(root, p)); string(b) != want {
+			t.Errorf("%s: %q, want %q", p, b, want)
+		}
+	}
+}
