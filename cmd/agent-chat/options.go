@@ -35,6 +35,7 @@ type Options struct {
 	Permission *permission.Policy
 	NoTools    bool
 	Tools      []string // --tools: the only tools offered
+	Checkpoint bool     // --checkpoint: scan the workspace before the prompt
 	// MaxTaskDepth is how many levels of sub-agents may run below this
 	// agent (0: no task tool); MaxParallelTasks how many at once.
 	MaxTaskDepth, MaxParallelTasks int
@@ -68,7 +69,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Verbose: c.Bool("verbose"), Color: c.String("color"),
 		Model: c.String("model"), Thinking: c.String("thinking"), APIKey: c.String("api-key"), ModelsFile: c.String("models-file"),
 		Messages: c.StringSlice("message"), Args: c.Args().Slice(), Continue: c.Bool("continue"), Once: c.Bool("once"),
-		NoTools: c.Bool("no-tools"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
+		NoTools: c.Bool("no-tools"), Checkpoint: c.Bool("checkpoint"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
 		MaxTaskDepth: c.Int("max-task-depth"), MaxParallelTasks: c.Int("max-parallel-tasks"),
 		MaxTurns: c.Int("max-turns"), Retries: c.Int("retries"), MaxTokens: c.Int("max-tokens"),
 		RetryBase:      time.Duration(c.Int("retry-base-ms")) * time.Millisecond,

@@ -234,6 +234,9 @@ func (r *chatRun) drive(content []llm.Content) error {
 		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent}
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking)
+	if len(content) > 0 && o.Checkpoint {
+		r.checkpoint()
+	}
 	var prompt *llm.Message
 	if len(content) > 0 {
 		// A secret typed in the prompt is stored and shown as its placeholder.

@@ -44,6 +44,8 @@ Examples:
 			listCommand(env),
 			forkCommand(env),
 			checkoutCommand(env),
+			rewindCommand(env),
+			checkpointCommand(env),
 			labelCommand(env),
 			nameCommand(env),
 			treeCommand(env),

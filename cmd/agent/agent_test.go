@@ -653,3 +653,36 @@ func TestStartChecks(t *testing.T) {
 	s.send("\x04")
 	s.exited()
 }
+
+// TestRewind: a turn writes a file with write and removes main.go through
+// bash; /rewind lists it with what it changed, and picking it brings both
+// files back as they were and the prompt back into the editor.
+func TestRewind(t *testing.T) {
+	f := newFixture(t, textAnswer("Hello."),
+		toolAnswer("write", `{"path":"notes.txt","content":"new\n"}`), toolAnswer("bash", `{"command":"rm -rf main.go"}`), textAnswer("Changed."))
+	orig, _ := os.ReadFile(filepath.Join(f.dir, "main.go"))
+	s := f.start(agentCmd + " --yes --sandbox off")
+	s.wait("/help for commands")
+	s.send("hi\r")
+	s.wait("Hello.")
+	s.send("change the files\r")
+	s.wait("Changed.")
+	if _, err := os.Stat(filepath.Join(f.dir, "main.go")); err == nil {
+		t.Fatal("main.go was not removed")
+	}
+	s.send("/rewind\r")
+	s.wait("Rewind: the files and the session go back")
+	s.wait("changed main.go, notes.txt")
+	s.send("\r") // the newest prompt
+	s.wait("rewound to checkpoint")
+	s.wait("the prompt is back in the editor")
+	if b, err := os.ReadFile(filepath.Join(f.dir, "main.go")); err != nil || !bytes.Equal(b, orig) {
+		t.Errorf("main.go not restored: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "notes.txt")); err == nil {
+		t.Error("notes.txt was not removed")
+	}
+	s.send("\x03") // ^C clears the editor
+	s.send("/exit\r")
+	s.exited()
+}

@@ -48,10 +48,12 @@ thinking level, ^D on an empty line exits (during a run, once it ends);
 /hotkeys lists them all. !CMD runs a shell command (in the sandbox) whose
 output the model gets with the next prompt (!!CMD: not).
 
-Commands: /new, /resume (a picker), /fork (from a prompt: a picker), /tree (check out an entry, with a
-branch summary; a prompt checked out goes back into the editor; tab filters, ctrl+l
-labels), /model (a picker, then the thinking level), /sandbox [MODE], /session,
-/compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
+Commands: /new, /resume (a picker), /fork (from a prompt: a picker), /tree (check out an
+entry, with a branch summary or with its files brought back; a prompt checked out goes
+back into the editor; tab filters, ctrl+l labels), /rewind (a picker over the prompts,
+each with the files its turn changed: the files and the session go back to before it, the
+prompt into the editor), /model (a picker, then the thinking level), /sandbox [MODE],
+/session, /compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
 /label ENTRY [TEXT], /settings [KEY VALUE], /hotkeys, /help, /exit; prompt templates
 (.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word
 is an error naming the nearest commands; a prompt is never a command. Prompts and
@@ -96,6 +98,7 @@ Examples:
 			&cli.StringFlag{Name: "chat-cmd", Value: "agent-chat", Usage: "the model `COMMAND`"},
 			&cli.StringSliceFlag{Name: "tools-cmd", Usage: "tool co-process `COMMAND` for agent-chat (repeatable; default agent-tool serve, with the approval hook)"},
 			&cli.StringFlag{Name: "chat-args", Usage: "more agent-chat `FLAGS` for every run (split as the shell does)"},
+			&cli.BoolFlag{Name: "no-checkpoint", Usage: "take no checkpoint before each prompt (by default agent-chat --checkpoint records what changed in the directory since the last prompt, through any tool, bash too: what /rewind brings back)"},
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
 			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
@@ -206,6 +209,9 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 		}
 	}
 	// Flags agent-chat takes as they are.
+	if !c.Bool("no-checkpoint") {
+		o.chatArgs = append(o.chatArgs, "--checkpoint")
+	}
 	if v := c.String("permission-mode"); v != "" {
 		o.chatArgs = append(o.chatArgs, "--permission-mode", v)
 	}

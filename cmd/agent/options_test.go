@@ -25,7 +25,7 @@ func (f flagTable) StringSlice(n string) []string {
 }
 
 func TestParseOptions(t *testing.T) {
-	def := options{session: []string{"agent-session"}, chat: []string{"agent-chat"}, compact: []string{"agent-compact"}}
+	def := options{session: []string{"agent-session"}, chat: []string{"agent-chat"}, compact: []string{"agent-compact"}, chatArgs: []string{"--checkpoint"}}
 	with := func(f func(*options)) options { o := def; f(&o); return o }
 	for _, c := range []struct {
 		name  string
@@ -43,9 +43,10 @@ func TestParseOptions(t *testing.T) {
 		{"no compaction", flagTable{"compact-cmd": " "}, nil, true, with(func(o *options) { o.compact, o.compactSet = nil, true }), ""},
 		{"commands split as the shell does", flagTable{"chat-cmd": `agent-chat --system-prompt "be brief"`, "chat-args": "--max-tokens 10", "yes": true},
 			nil, true, with(func(o *options) {
-				o.chat, o.chatArgs, o.yes = []string{"agent-chat", "--system-prompt", "be brief"}, []string{"--max-tokens", "10"}, true
+				o.chat, o.chatArgs, o.yes = []string{"agent-chat", "--system-prompt", "be brief"}, []string{"--max-tokens", "10", "--checkpoint"}, true
 			}), ""},
 		{"an unclosed quote", flagTable{"session-cmd": `agent-session "x`}, nil, true, options{}, "--session-cmd"},
+		{"no checkpoints", flagTable{"no-checkpoint": true}, nil, true, with(func(o *options) { o.chatArgs = nil }), ""},
 		{"a sandbox mode", flagTable{"sandbox": "read-only"}, nil, true, with(func(o *options) { o.sandbox = "read-only" }), ""},
 		{"an unknown sandbox mode", flagTable{"sandbox": "strict"}, nil, true, options{}, `--sandbox "strict": the modes are workspace-write, read-only, off`},
 		{"model and tools", flagTable{"model": "fake/m", "thinking": "high", "tools-cmd": []string{"agent-tool serve --read-only"}}, nil, true,
@@ -56,7 +57,7 @@ func TestParseOptions(t *testing.T) {
 			"allowed-tools": []string{"Bash(go test:*)", "Read"}, "disallowed-tools": []string{"Bash(rm:*)"}}, []string{"fix"}, false,
 			with(func(o *options) {
 				o.print, o.prompt = true, "fix"
-				o.chatArgs = []string{"--max-tokens", "10", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(go test:*)",
+				o.chatArgs = []string{"--max-tokens", "10", "--checkpoint", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(go test:*)",
 					"--allowed-tools", "Read", "--disallowed-tools", "Bash(rm:*)"}
 			}), ""},
 	} {

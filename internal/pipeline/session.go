@@ -151,3 +151,53 @@ func streamRecords(out []byte) (session.Header, []session.Record) {
 	}
 	return h, recs
 }
+
+// Rewound is what agent-session rewind prints.
+type Rewound struct {
+	LeafID     *string `json:"leafId"`
+	EditorText string  `json:"editorText"`
+	Checkpoint string  `json:"checkpoint"`
+	Restored   []string
+	Removed    []string
+	Failed     []struct{ Path, Reason string }
+}
+
+// Files is how many files the rewind writes or removes, or cannot.
+func (r Rewound) Files() int { return len(r.Restored) + len(r.Removed) + len(r.Failed) }
+
+// Rewind runs SESSION rewind S ID (with dry, --dry-run: nothing written).
+// A rewind that could not restore every file exits 1 and prints what it
+// did: that is returned with the error.
+func (s *Stages) Rewind(ctx context.Context, file, id string, dry bool) (Rewound, error) {
+	args := []string{"rewind", file, id}
+	if dry {
+		args = []string{"rewind", "--dry-run", file, id}
+	}
+	var r Rewound
+	out, err := s.SessionOut(ctx, args...)
+	json.Unmarshal(out, &r)
+	return r, err
+}
+
+// Turn is a line of agent-session rewind --list: a prompt that can be
+// rewound to, and the files its turn changed.
+type Turn struct {
+	ID, Checkpoint, Text string
+	Changed              []string
+}
+
+// RewindList runs SESSION rewind --list S.
+func (s *Stages) RewindList(ctx context.Context, file string) ([]Turn, error) {
+	out, err := s.SessionOut(ctx, "rewind", "--list", file)
+	if err != nil {
+		return nil, err
+	}
+	var turns []Turn
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		var t Turn
+		if json.Unmarshal(line, &t) == nil && t.ID != "" {
+			turns = append(turns, t)
+		}
+	}
+	return turns, nil
+}

@@ -27,6 +27,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/resume", "", "pick a session of this directory to continue"},
 	{"/fork", "", "continue in a copy of this session, from a prompt of it (a picker)"},
 	{"/tree", "", "navigate the session tree and check out an entry"},
+	{"/rewind", "", "bring the files and the session back to before a prompt"},
 	{"/model", "[MODEL]", "pick the model and thinking level"},
 	{"/sandbox", "[MODE]", "show or set the tools' sandbox: workspace-write, read-only, off"},
 	{"/compact", "[INSTRUCTIONS]", "summarize the session now"},
@@ -98,6 +99,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.resumePicker()
 	case "/tree":
 		m.treePicker()
+	case "/rewind":
+		m.rewindPicker()
 	case "/model":
 		if arg != "" {
 			m.setModel(arg)
@@ -425,15 +428,30 @@ func (m *Model) treePicker() {
 		return
 	}
 	m.picker = &picker{pick: func(m *Model, it pickItem) tea.Cmd {
-		if m.a.Stages.Compact == nil || it.value == leaf {
-			return m.checkout(it.value, "")
-		}
 		target := it.value
-		m.picker = &picker{title: "Check out " + target + ": summarize the branch you leave?", items: []pickItem{
-			{label: "no summary", value: "no"}, {label: "summarize it (a branch_summary entry, one model call)", value: "yes"},
-		}, pick: func(m *Model, it pickItem) tea.Cmd {
-			if it.value == "yes" {
+		var choices []pickItem
+		if m.a.Stages.Compact != nil && target != leaf {
+			choices = append(choices, pickItem{label: "no summary", value: "no"}, pickItem{label: "summarize it (a branch_summary entry, one model call)", value: "yes"})
+		}
+		if r, ok := m.restoreItem(target); ok {
+			if len(choices) == 0 {
+				choices = append(choices, pickItem{label: "move the leaf only", value: "no"})
+			}
+			choices = append(choices, r)
+		}
+		if len(choices) == 0 {
+			return m.checkout(target, "")
+		}
+		title := "Check out " + target + ": summarize the branch you leave?"
+		if m.a.Stages.Compact == nil || target == leaf {
+			title = "Check out " + target + ": bring the files back too?"
+		}
+		m.picker = &picker{title: title, items: choices, pick: func(m *Model, it pickItem) tea.Cmd {
+			switch it.value {
+			case "yes":
 				return m.checkout(target, leaf)
+			case "restore":
+				return m.rewind(target, "/tree")
 			}
 			return m.checkout(target, "")
 		}}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/checkpoint"
 )
 
 // CheckView checks one decoded record against the session format
@@ -112,6 +114,14 @@ func checkTop(top map[string]json.RawMessage) error {
 	case "mode_change":
 		c.str("mode", true)
 		c.object("data", false)
+	case checkpoint.EntryType:
+		if c.err == nil {
+			if raw, err := json.Marshal(top); err == nil {
+				if _, err := checkpoint.ParseEntry(raw); err != nil {
+					c.fail("checkpoint: %v", err)
+				}
+			}
+		}
 	}
 	return c.err
 }
