@@ -23,3 +23,8 @@ func Reap() {}
 
 // DieWithParent does nothing where there is no PR_SET_PDEATHSIG.
 func DieWithParent(syscall.Signal) error { return nil }
+
+// Killer signals the process group of pid (and pid itself).
+func Killer(pid int, marker string, namespace bool) func(syscall.Signal) {
+	return func(sig syscall.Signal) { KillTree(pid, marker, sig); syscall.Kill(pid, sig) }
+}

@@ -192,10 +192,7 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	pid := cmd.Process.Pid
 	// In the sandbox bash is PID 1 of its namespace: when it dies the
 	// kernel kills the rest, so no scan of /proc is needed.
-	kill := func(sig syscall.Signal) { proctree.KillTree(pid, marker, sig) }
-	if sb := env.Sandbox; sb != nil && sb.Mode != sandbox.Off {
-		kill = func(sig syscall.Signal) { syscall.Kill(-pid, sig); syscall.Kill(pid, sig) }
-	}
+	kill := proctree.Killer(pid, marker, env.sandboxed())
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -270,18 +267,23 @@ loop:
 // sandbox of e.Sandbox (internal/sandbox): then bash is PID 1 of a PID
 // namespace, so the kernel kills what it leaves behind when it exits.
 func (e *Env) bashCommand(script string, environ []string) (*exec.Cmd, error) {
-	sb := e.Sandbox
-	if sb == nil || sb.Mode == sandbox.Off {
-		cmd := exec.Command("bash", "-c", script)
-		cmd.Env = environ
-		cmd.SysProcAttr = proctree.Attr() // its own group; killed if agent-tool dies
-		return cmd, nil
-	}
-	spec, err := e.sandboxSpec()
+	spec, err := e.shellSpec()
 	if err != nil {
 		return nil, err
 	}
-	return isandbox.Command(spec, script, environ)
+	return isandbox.Shell(spec, script, environ)
+}
+
+// sandboxed: bash runs in the sandbox.
+func (e *Env) sandboxed() bool { return e.Sandbox != nil && e.Sandbox.Mode != sandbox.Off }
+
+// shellSpec is the sandbox of bash's commands, nil when there is none.
+func (e *Env) shellSpec() (*isandbox.Spec, error) {
+	if !e.sandboxed() {
+		return nil, nil
+	}
+	spec, err := e.sandboxSpec()
+	return &spec, err
 }
 
 // sandboxSpec is the boundary of e's bash calls: the root (--root, else
