@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/configfile"
+	"github.com/agentutils/agentutils/internal/jobs"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/redact"
@@ -62,6 +63,11 @@ var shellEnvFlag = &cli.StringSliceFlag{Name: "shell-env",
 	}}
 
 var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch connect to loopback, private and link-local addresses (refused by default)"}
+var (
+	keepJobsFlag = &cli.BoolFlag{Name: "keep-jobs", Usage: "background jobs (bash with background: true) outlive agent-tool (and the session of $AGENT_JOBS_DIR): they end by themselves, by the job tool or by kill"}
+	maxJobsFlag  = &cli.IntFlag{Name: "max-jobs", Value: jobs.DefaultMax, Usage: "`N` background jobs at most at once"}
+)
+
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else $TMPDIR/agent-tool-state-UID, private to the user)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -92,7 +98,8 @@ func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 		keep = c.StringSlice("shell-env")
 	}
 	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
-		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net")}, nil
+		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net"),
+		Jobs: &tools.Jobs{Dir: env.Getenv(jobs.DirEnv), Keep: c.Bool("keep-jobs"), Max: c.Int("max-jobs")}}, nil
 }
 
 // loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for
