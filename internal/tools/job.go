@@ -30,6 +30,7 @@ type Jobs struct {
 
 	mu    sync.Mutex
 	owner *os.File // the owner lock, when this process owns Dir
+	made  bool     // Dir is this process's own
 }
 
 // dir is the jobs directory, made and owned by this process when no one
@@ -49,7 +50,7 @@ func (j *Jobs) dir(state string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		j.Dir = d
+		j.Dir, j.made = d, true
 	}
 	f, err := jobs.Own(j.Dir)
 	if err != nil {
@@ -59,8 +60,9 @@ func (j *Jobs) dir(state string) (string, error) {
 	return j.Dir, nil
 }
 
-// Close ends the jobs this process owns (not the kept ones) and removes
-// what is left of their records; the jobs of another owner go on.
+// Close ends the jobs this process owns (not the kept ones) and, in a
+// directory of its own, removes what is left of their records; the jobs
+// of another owner go on.
 func (j *Jobs) Close() {
 	if j == nil {
 		return
@@ -71,7 +73,9 @@ func (j *Jobs) Close() {
 		return
 	}
 	jobs.KillAll(j.Dir)
-	jobs.Remove(j.Dir)
+	if j.made {
+		jobs.Remove(j.Dir)
+	}
 	j.owner.Close()
 	j.owner = nil
 }
