@@ -80,6 +80,22 @@ type Job struct {
 	Error    string    `json:"error,omitempty"` // why the supervisor failed
 }
 
+// Status says how the job is: "running 12s", "exited with code 0 after
+// 3s", "killed after 1m5s".
+func (j Job) Status(now time.Time) string {
+	if j.State == Running {
+		return "running " + now.Sub(j.Started).Round(time.Second).String()
+	}
+	s := j.State
+	if j.ExitCode != nil {
+		s = fmt.Sprintf("exited with code %d", *j.ExitCode)
+	}
+	if !j.Ended.IsZero() {
+		s += " after " + j.Ended.Sub(j.Started).Round(time.Second).String()
+	}
+	return s
+}
+
 // end is end.json.
 type end struct {
 	State    string    `json:"state"`

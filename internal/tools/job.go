@@ -168,7 +168,7 @@ func runJob(ctx context.Context, env *Env, args json.RawMessage, update func(eve
 		jobs.MarkReported(dir, a.ID) // the model sees how it ended
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "job %s (%s): %s\n", j.ID, JobStatus(j, env.Now()), firstLine(j.Command))
+	fmt.Fprintf(&b, "job %s (%s): %s\n", j.ID, j.Status(env.Now()), firstLine(j.Command))
 	if c.Dropped > 0 {
 		fmt.Fprintf(&b, "[%s before this are no longer kept]\n", event.FormatBytes(int(c.Dropped)))
 	}
@@ -191,29 +191,9 @@ func listJobs(dir string, now time.Time) event.ToolOutput {
 	}
 	var b strings.Builder
 	for _, j := range list {
-		fmt.Fprintf(&b, "%s\t%s\t%s\n", j.ID, JobStatus(j, now), firstLine(j.Command))
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", j.ID, j.Status(now), firstLine(j.Command))
 	}
 	return event.ToolOutput{Content: []event.Content{event.Text(strings.TrimRight(b.String(), "\n"))}, Details: details(map[string]any{"jobs": list})}
-}
-
-// JobStatus says how a job is: "running 12s", "exited with code 0
-// after 3s", "killed after 1m5s".
-func JobStatus(j jobs.Job, now time.Time) string {
-	if j.State == jobs.Running {
-		return "running " + since(j.Started, now)
-	}
-	s := j.State
-	if j.ExitCode != nil {
-		s = fmt.Sprintf("exited with code %d", *j.ExitCode)
-	}
-	if !j.Ended.IsZero() {
-		s += " after " + since(j.Started, j.Ended)
-	}
-	return s
-}
-
-func since(from, to time.Time) string {
-	return to.Sub(from).Round(time.Second).String()
 }
 
 // JobEndType is the customType of the notice of a job's end.
@@ -228,7 +208,7 @@ func JobEndNotice(dir, id string, now time.Time) (string, jobs.Job, error) {
 	}
 	c, _ := jobs.Output(dir, id, -1, 2048)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Background job %s ended (%s): %s\n", j.ID, JobStatus(j, now), firstLine(j.Command))
+	fmt.Fprintf(&b, "Background job %s ended (%s): %s\n", j.ID, j.Status(now), firstLine(j.Command))
 	if out := strings.TrimSpace(stripANSI(strings.ToValidUTF8(string(c.Text), "\uFFFD"))); out != "" {
 		fmt.Fprintf(&b, "Last output:\n%s\n", out)
 	} else {
