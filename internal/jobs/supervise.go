@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -83,7 +84,9 @@ func Start(dir string, o Options) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{supervisorName, string(b)}, Env: o.Env,
+	// The spec (the job's environment too) on stdin, not in argv, which
+	// every user can read.
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{supervisorName, d}, Env: o.Env, Stdin: bytes.NewReader(b),
 		// A session of its own: no signal of the terminal or of the
 		// owner's process group reaches it; its owner's end does.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
@@ -105,13 +108,18 @@ func Start(dir string, o Options) (Job, error) {
 	return Get(dir, id)
 }
 
-// init runs the supervisor when this binary was started as one (Start):
-// it never returns then.
+// init runs the supervisor when this binary was started as one (Start:
+// argv is its name and the job's directory, stdin the spec): it never
+// returns then.
 func init() {
 	if len(os.Args) < 2 || os.Args[0] != supervisorName {
 		return
 	}
-	if err := supervise(os.Args[1]); err != nil {
+	spec, err := io.ReadAll(os.Stdin)
+	if err == nil {
+		err = supervise(spec)
+	}
+	if err != nil {
 		fmt.Printf("error: %v\n", err)
 		os.Exit(1)
 	}
@@ -123,9 +131,9 @@ func init() {
 // for it), then waits for the command to end, a SIGTERM (Kill), the
 // timeout or the owner's end; it kills what is left of the process tree
 // and writes end.json.
-func supervise(specJSON string) error {
+func supervise(specJSON []byte) error {
 	var s spec
-	if err := json.Unmarshal([]byte(specJSON), &s); err != nil {
+	if err := json.Unmarshal(specJSON, &s); err != nil {
 		return fmt.Errorf("spec: %v", err)
 	}
 	host, _ := os.Hostname()
