@@ -48,7 +48,8 @@ output the model gets with the next prompt (!!CMD: not).
 
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
 summary; a prompt checked out goes back into the editor), /model (a picker, then the
-thinking level), /sandbox [MODE], /session, /compact [INSTRUCTIONS],
+thinking level), /sandbox [MODE], /session, /jobs [ID|kill ID|all|keep ID] (the session's
+background jobs, which die when agent exits), /compact [INSTRUCTIONS],
 /export [FILE], /cost, /copy, /help, /exit; prompt templates (.agentutils/commands/*.md,
 .claude/commands/*.md) run as /NAME. Any other /word is an error; a prompt is never a
 command. Prompts and commands typed during a run are queued behind it.
