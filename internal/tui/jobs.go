@@ -78,11 +78,11 @@ func (j *sessionJobs) watch(inbox chan<- tea.Msg) {
 	}
 }
 
-// jobEnded shows a job's end, unless the model was told already (the job
-// ended during a run: its notice is in the transcript).
+// jobEnded shows the end of a job that ended between runs (one that ended
+// during a run is in its transcript, as the notice the model got).
 func (m *Model) jobEnded(id string) {
 	j, err := jobs.Get(m.a.jobs.dir, id)
-	if err != nil || j.Reported {
+	if err != nil || m.phase != idle {
 		return
 	}
 	m.print(yellow.Render(fmt.Sprintf("job %s ended (%s): %s", j.ID, j.Status(m.now()), clip(j.Command, 80))) +
