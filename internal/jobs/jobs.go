@@ -35,8 +35,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/agentutils/agentutils/internal/atomicfile"
 	"github.com/agentutils/agentutils/internal/lease"
 )
@@ -233,15 +231,7 @@ func Kill(dir, id string) (Job, error) {
 	}
 	d, _ := jobDir(dir, id)
 	lock := filepath.Join(d, "lock")
-	// The pid is the supervisor's as long as it holds its lock: open a
-	// pidfd first, then check the lock, so a reused pid is never signalled.
-	fd, err := unix.PidfdOpen(j.Pid, 0)
-	if err == nil {
-		if lease.Check(lock) != nil {
-			unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0)
-		}
-		unix.Close(fd)
-	}
+	terminate(j.Pid, lock)
 	if !wait(lock, 30*time.Second) {
 		return j, fmt.Errorf("background job %s did not end within 30 s of SIGTERM", id)
 	}

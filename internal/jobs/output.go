@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // capped writes a job's output to its file at the offsets the bytes have
@@ -29,7 +27,7 @@ func (c *capped) Write(p []byte) (int, error) {
 	c.off += int64(n)
 	if c.off-c.punched > c.cap+c.cap/4 {
 		to := (c.off - c.cap) &^ 4095
-		if unix.Fallocate(int(c.f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, c.punched, to-c.punched) != nil {
+		if punch(c.f, c.punched, to-c.punched) != nil {
 			c.f.Truncate(0) // later writes at their offsets leave a hole before them
 		}
 		c.punched = to
@@ -78,7 +76,7 @@ func Output(dir, id string, cursor int64, limit int) (Chunk, error) {
 	cursor = min(cursor, c.Size)
 	// The kept output starts at the first data after the cursor: what
 	// was punched out reads as a hole (SEEK_DATA skips it).
-	from, err := unix.Seek(int(f.Fd()), cursor, unix.SEEK_DATA)
+	from, err := seekData(f, cursor)
 	if err != nil {
 		from = c.Size // ENXIO: only a hole after the cursor
 	}
