@@ -34,6 +34,15 @@ func ownJobs() (*sessionJobs, error) {
 	if fi, err := os.Lstat(base); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("%s is not a private directory: remove it", base)
 	}
+	// What sessions that ended without closing (SIGKILL) left: their
+	// supervisors have killed the jobs; the records go.
+	if ents, err := os.ReadDir(base); err == nil {
+		for _, e := range ents {
+			if d := filepath.Join(base, e.Name()); e.IsDir() && !jobs.Owned(d) {
+				jobs.Remove(d)
+			}
+		}
+	}
 	d, err := os.MkdirTemp(base, "session-")
 	if err != nil {
 		return nil, err
