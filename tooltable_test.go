@@ -43,6 +43,7 @@ var notTools = map[string]struct {
 	"internal/tui/approve.go":          {[]string{"bash", "edit", "apply_patch", "write"}, "an approval's preview runs the tool's own algorithm on its arguments (edit's replace, apply_patch's parser, write's head, bash's script)"},
 	"internal/pipeline/shell.go":       {[]string{"bash"}, "!CMD at the prompt runs the bash tool by name, as agent-tool call takes it"},
 	"internal/sandbox/helper_linux.go": {[]string{"bash"}, "argv[0] of the shell the sandbox execs"},
+	"internal/sandbox/sandbox.go":      {[]string{"bash"}, "the shell that runs a script unconfined"},
 	"lib/permission/permission.go":     {[]string{"read", "write", "bash"}, "the permission classes (the table's Class values) and Claude Code's Bash rules, whose prefix syntax is for scripts"},
 	"lib/shpolicy/shpolicy.go":         {[]string{"bash"}, "a prefix of variable names (BASH_ENV, BASH_FUNC_…) that change how bash runs"},
 }

@@ -103,9 +103,11 @@ func (d *driver) write(s loop.Step) {
 	d.out.batch(events)
 }
 
-// sync hands the loop what came in meanwhile: control input and an interrupt.
+// sync hands the loop what came in meanwhile: control input, the tool
+// processes' notices and an interrupt.
 func (d *driver) sync(l *loop.Loop) {
 	d.ctl.feed(l)
+	d.tools.feed(l)
 	if d.ctx.Err() != nil {
 		l.Abort()
 	}

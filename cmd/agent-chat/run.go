@@ -244,6 +244,12 @@ func (r *chatRun) drive(content []llm.Content) error {
 		prompt = &p
 	}
 	err := d.run(l, prompt)
+	// The notices that came after the last turn go into the session: the
+	// model reads them with the next prompt.
+	r.tr.stop(l)
+	for _, e := range l.Notices() {
+		out.event(e)
+	}
 	if r.client.Record != nil {
 		if rerr := r.client.Record.Err(); rerr != nil && err == nil {
 			err = fmt.Errorf("--record: %v", rerr)
@@ -361,11 +367,12 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
 			}
 		}
-		procs, sources, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers)
+		notes := &notices{now: func() int64 { return env.Now().UnixMilli() }}
+		procs, sources, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers, notes)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, environ: environ, answers: answers, task: task}
+		tr = &toolRunner{procs: procs, environ: environ, answers: answers, task: task, notes: notes}
 		if task != nil {
 			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents)}})
 		}

@@ -25,11 +25,11 @@ type coproc = toolproto.Client
 
 // startTools starts every --tools-cmd with environ (toolEnviron), says
 // hello, and returns their tool lists, one source each.
-func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc) ([]*coproc, []loop.Source, error) {
+func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc, notes *notices) ([]*coproc, []loop.Source, error) {
 	var procs []*coproc
 	var sources []loop.Source
 	for _, c := range cmds {
-		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr, answers)
+		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr, answers, notes)
 		if err != nil {
 			stopTools(procs)
 			return nil, nil, err
@@ -89,7 +89,7 @@ func toolEnviron(environ, keep, secrets []string) []string {
 	return out
 }
 
-func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc) (*coproc, error) {
+func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc, notes *notices) (*coproc, error) {
 	// agent-chat fires no tool hooks itself: the co-process runs its own
 	// (agent-tool serve --settings …; agent-mcp bridge only when told so).
 	hooks := true
@@ -108,7 +108,8 @@ func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []
 		OnBadLine: func(err error) {
 			fmt.Fprintf(stderr, "agent-chat: %s: a line that is not a protocol message: %v\n", command, err)
 		},
-		OnAsk: onAsk,
+		OnAsk:    onAsk,
+		OnNotice: notes.add,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tool command %q: %v", command, err)
@@ -144,7 +145,46 @@ type toolRunner struct {
 	environ   []string     // what they are started with (toolEnviron)
 	// task runs the task tool, offered as the source after the
 	// co-processes' (nil: not offered).
-	task *subagent.Runner
+	task  *subagent.Runner
+	notes *notices
+}
+
+// notices are the tool processes' notices not yet handed to the loop.
+type notices struct {
+	mu   sync.Mutex
+	list []*event.Notice
+	now  func() int64
+}
+
+func (n *notices) add(m *event.Notice) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.list = append(n.list, m)
+}
+
+// feed hands the notices that came in meanwhile to the loop (none
+// without tool processes).
+func (t *toolRunner) feed(l *loop.Loop) {
+	if t == nil {
+		return
+	}
+	n := t.notes
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, m := range n.list {
+		l.Notice(loop.Notice{CustomType: m.CustomType, Text: m.Text, Details: m.Details, Timestamp: n.now()})
+	}
+	n.list = nil
+}
+
+// stop ends the tool processes and hands the loop the notices they sent
+// until then: those a run that is over still writes.
+func (t *toolRunner) stop(l *loop.Loop) {
+	if t == nil {
+		return
+	}
+	stopTools(t.procs)
+	t.feed(l)
 }
 
 // answerFunc answers a tool's request (agent-chat --answers).
@@ -184,7 +224,7 @@ func (t *toolRunner) revive(ctx context.Context, env *app.Env, sessionID string)
 			continue
 		}
 		t.restarted[i] = true
-		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr, t.answers)
+		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr, t.answers, t.notes)
 		if err != nil {
 			continue
 		}

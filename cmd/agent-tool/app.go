@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/configfile"
+	"github.com/agentutils/agentutils/internal/jobs"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/redact"
@@ -20,7 +21,7 @@ func newApp(env *app.Env) *cli.App {
 		Name: "agent-tool",
 		// --edit-mode's default: $AGENT_EDIT_MODE, else config.toml's edit.mode.
 		Before: func(c *cli.Context) error { return loadEditMode(c, env) },
-		Usage:  "the agent's tools (read, write, edit, apply_patch, bash, grep, ls, find, todo, undo) as a co-process and as commands",
+		Usage:  "the agent's tools (read, write, edit, apply_patch, bash, job, grep, ls, find, todo, undo) as a co-process and as commands",
 		Description: `agent-tool runs the built-in tools of agentutils. 'serve' speaks the tool co-process protocol
 (formats/tool-protocol) on stdin/stdout for agent-chat; 'run' executes the tool calls of assistant
 messages read on stdin and writes their results as message_end events, so a shell loop can drive
@@ -31,7 +32,9 @@ edit in the mode --edit-mode picks (replace: old_text → new_text with the refe
 matching; hashline: read shows [path#TAG] and N:text, edit takes line-number hunks; apply_patch: the
 apply_patch tool takes the Codex patch envelope, all-or-nothing; a diff in details), undo_edit (one level per file, kept
 in the state dir), todo_write (the task list, in the state dir), bash (bash -c in its own process
-group, timeout, output tail with the full output in an artifact file), grep (lib/grep: numbered
+group, timeout, output tail with the full output in an artifact file; "background": true starts a
+background job and returns its id at once), job (the background jobs: list, output from a byte
+cursor, kill; at most --max-jobs at once, the last 1 MiB of each one's output kept), grep (lib/grep: numbered
 matches with context, .gitignore respected), ls, find.
 
 call, run and serve put a policy and hooks around every call: --allow/--deny tool lists,
@@ -40,12 +43,17 @@ parsed, every command must match); Claude-Code-style PreToolUse/PostToolUse hook
 FILE and --hooks-dir DIR (exit 0 allow or a JSON verdict, exit 2 block with stderr as the reason,
 a crash or timeout blocks). serve skips the hooks when hello says "hooks": false.
 
+Background jobs run in the sandbox of bash's calls and die with their owner: this agent-tool,
+or the process that owns $AGENT_JOBS_DIR (agent, for its session), unless --keep-jobs. serve
+tells the model of a job's end with a notice message (formats/tool-protocol).
+
 Examples:
    agent-chat --tools-cmd "agent-tool serve" "fix the failing test"
    agent-tool call read '{"path":"go.mod"}'
    agent-tool schema --tools read,edit > tools.json
    agent-tool call --settings .claude/settings.json --root . bash '{"command":"go test ./..."}'
-   jq -c 'select(.type=="turn_end") | .message' turn.jsonl | agent-tool run | agent-session append s.jsonl`,
+   jq -c 'select(.type=="turn_end") | .message' turn.jsonl | agent-tool run | agent-session append s.jsonl
+   export AGENT_JOBS_DIR=$(mktemp -d); agent-tool call --keep-jobs bash '{"command":"echo hi","background":true}'; agent-tool call job '{"id":"1"}'`,
 		Commands: []*cli.Command{serveCommand(env), runCommand(env), callCommand(env), schemaCommand(env)},
 	}
 }
@@ -62,6 +70,11 @@ var shellEnvFlag = &cli.StringSliceFlag{Name: "shell-env",
 	}}
 
 var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch connect to loopback, private and link-local addresses (refused by default)"}
+var (
+	keepJobsFlag = &cli.BoolFlag{Name: "keep-jobs", Usage: "background jobs (bash with background: true) outlive agent-tool (and the session of $AGENT_JOBS_DIR): they end by themselves, by the job tool or by kill"}
+	maxJobsFlag  = &cli.IntFlag{Name: "max-jobs", Value: jobs.DefaultMax, Usage: "`N` background jobs at most at once"}
+)
+
 var stateFlag = &cli.StringFlag{Name: "state-dir", Usage: "`DIR` for artifacts (default: hello's stateDir, else $TMPDIR/agent-tool-state-UID, private to the user)"}
 
 func selected(c *cli.Context) ([]tools.Tool, error) {
@@ -92,7 +105,8 @@ func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 		keep = c.StringSlice("shell-env")
 	}
 	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
-		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net")}, nil
+		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net"),
+		Jobs: &tools.Jobs{Dir: env.Getenv(jobs.DirEnv), Keep: c.Bool("keep-jobs"), Max: c.Int("max-jobs")}}, nil
 }
 
 // loadEditMode keeps config.toml's edit mode (or $AGENT_EDIT_MODE's) for

@@ -33,6 +33,7 @@ Example:
 			if err != nil {
 				return err
 			}
+			defer tenv.Jobs.Close()
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err

@@ -77,6 +77,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			defer tenv.Jobs.Close()
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err

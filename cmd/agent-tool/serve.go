@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/jobs"
 	"github.com/agentutils/agentutils/internal/toolproto"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/event"
@@ -41,6 +42,7 @@ Example:
 			if err != nil {
 				return err
 			}
+			defer tenv.Jobs.Close()
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err
@@ -59,10 +61,17 @@ type server struct {
 	shared sync.RWMutex // write-held by an exclusive tool while it runs, read-held by the others
 	gate   *gate
 	hooks  bool // false when hello says the parent fires the hooks
+
+	noticeMu sync.Mutex
+	closed   bool                // stdin ended: the notices not sent are left for the next serve
+	watched  map[string]struct{} // the jobs whose end is watched
 }
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
-	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true}
+	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true, watched: map[string]struct{}{}}
+	if env.Jobs != nil {
+		env.Jobs.Started = s.watchJob
+	}
 	env.Ask = func(ctx context.Context, kind string, payload []byte) ([]byte, bool) { // the ask tool's questions go to the parent
 		a := s.Ask(ctx, kind, payload)
 		return a.Value, !a.Cancelled
@@ -78,7 +87,59 @@ func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.
 			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)})
 		},
 	})
+	s.noticeMu.Lock()
+	s.closed = true
+	s.noticeMu.Unlock()
 	return nil
+}
+
+// reportJobs tells of the jobs of the session's jobs directory that
+// ended while no serve ran (between two prompts of agent), and watches
+// those that run.
+func (s *server) reportJobs() {
+	if s.env.Jobs == nil || s.env.Jobs.Directory() == "" {
+		return
+	}
+	for _, j := range jobs.List(s.env.Jobs.Directory()) {
+		if j.State == jobs.Running {
+			s.watchJob(j.ID)
+		} else if !j.Reported {
+			s.notice(j.ID)
+		}
+	}
+}
+
+// watchJob sends the notice of job id when it ends.
+func (s *server) watchJob(id string) {
+	s.noticeMu.Lock()
+	_, seen := s.watched[id]
+	s.watched[id] = struct{}{}
+	s.noticeMu.Unlock()
+	if seen {
+		return
+	}
+	dir := s.env.Jobs.Directory()
+	go func() {
+		jobs.Wait(dir, id)
+		s.notice(id)
+	}()
+}
+
+// notice tells the model that job id ended, once (another serve, or the
+// job tool that showed the end, may have told it already).
+func (s *server) notice(id string) {
+	s.noticeMu.Lock()
+	defer s.noticeMu.Unlock()
+	dir := s.env.Jobs.Directory()
+	if s.closed || !jobs.MarkReported(dir, id) {
+		return
+	}
+	text, j, err := tools.JobEndNotice(dir, id, s.env.Now())
+	if err != nil {
+		return
+	}
+	b, _ := json.Marshal(j)
+	s.Send(&event.Notice{CustomType: tools.JobEndType, Text: text, Details: b})
 }
 
 func (s *server) handle(ctx context.Context, msg any, n int) {
@@ -106,6 +167,7 @@ func (s *server) handle(ctx context.Context, msg any, n int) {
 				offer = sel
 			}
 		}
+		s.reportJobs() // before the tools: the parent has them for its first request
 		reply := &event.Tools{Tools: []event.ToolDef{}}
 		for _, t := range offer {
 			reply.Tools = append(reply.Tools, t.Def)

@@ -53,7 +53,8 @@ entry, with a branch summary or with its files brought back; a prompt checked ou
 back into the editor; tab filters, ctrl+l labels), /rewind (a picker over the prompts,
 each with the files its turn changed: the files and the session go back to before it, the
 prompt into the editor), /model (a picker, then the thinking level), /sandbox [MODE],
-/session, /compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
+/session, /jobs [ID|kill ID|all|keep ID] (the session's background jobs, which die when
+agent exits), /compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
 /label ENTRY [TEXT], /settings [KEY VALUE], /hotkeys, /help, /exit; prompt templates
 (.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word
 is an error naming the nearest commands; a prompt is never a command. Prompts and

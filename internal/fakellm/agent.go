@@ -15,7 +15,8 @@ import (
 // calls in one message, EDIT a file edit (in the directory s.Agent), VIEW
 // an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
 // sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
-// tool (Claude Code's mcp__SERVER__bash) with CMD; anything else a greeting.
+// tool (Claude Code's mcp__SERVER__bash) with CMD, JOB `CMD` a background
+// job of agentutils' bash tool; anything else a greeting.
 // With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
@@ -130,6 +131,9 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	case strings.Contains(text, "MCPBASH `") && mcpBash(tools) != "":
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "MCPBASH `")+len("MCPBASH `"):], "`")
 		say, calls = "", []call{{mcpBash(tools), map[string]string{"command": cmd}}}
+	case strings.Contains(text, "JOB `") && tools["bash"]:
+		cmd, _, _ := strings.Cut(text[strings.Index(text, "JOB `")+len("JOB `"):], "`")
+		say, calls = "Started it.", []call{{"bash", map[string]any{"command": cmd, "background": true}}}
 	case strings.Contains(text, "SUBAGENT"):
 		say, calls = "", []call{{agent, map[string]string{"description": "say hi", "prompt": "SUBTASK: say hi", "subagent_type": "general-purpose"}}}
 	}

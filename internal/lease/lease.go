@@ -60,7 +60,8 @@ func Check(path string) *Held {
 		return nil
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+	// A shared lock: checkers never see each other as the holder.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
 		return nil
 	}
 	b := make([]byte, 256)

@@ -76,6 +76,18 @@ func KillTree(pid int, marker string, sig syscall.Signal) {
 	}
 }
 
+// Killer is how to signal the process tree of a command started at pid
+// with marker in its environment: its process group and every descendant
+// (KillTree); or, when it is PID 1 of a PID namespace of its own (the
+// sandbox's bash), its process group and itself, the kernel killing the
+// rest of the namespace when it dies.
+func Killer(pid int, marker string, namespace bool) func(syscall.Signal) {
+	if namespace {
+		return func(sig syscall.Signal) { syscall.Kill(-pid, sig); syscall.Kill(pid, sig) }
+	}
+	return func(sig syscall.Signal) { KillTree(pid, marker, sig) }
+}
+
 // Subreaper makes this process the parent of every orphan below it (a
 // tool's `sleep 30 &` whose shell has exited), rather than init, so that
 // they stay its descendants (PR_SET_CHILD_SUBREAPER).

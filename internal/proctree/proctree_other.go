@@ -26,3 +26,8 @@ func DieWithParent(syscall.Signal) error { return nil }
 
 // ReaderGone is nil (never ready): the pipe is not watched here.
 func ReaderGone(int) <-chan struct{} { return nil }
+
+// Killer signals the process group of pid (and pid itself).
+func Killer(pid int, marker string, namespace bool) func(syscall.Signal) {
+	return func(sig syscall.Signal) { KillTree(pid, marker, sig); syscall.Kill(pid, sig) }
+}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/sandbox"
 )
 
@@ -71,6 +72,20 @@ func Command(s Spec, script string, env []string) (*exec.Cmd, error) {
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{helperName, string(b), "-c", script}}
 	cmd.Env = append(env, helperEnv...)
 	cmd.SysProcAttr = procAttr(s)
+	return cmd, nil
+}
+
+// Shell is the command that runs bash -c script: inside s (Command), or,
+// s nil, unconfined in a process group of its own that gets SIGKILL when
+// its parent dies (the caller kills the descendants that leave it:
+// proctree.Killer).
+func Shell(s *Spec, script string, env []string) (*exec.Cmd, error) {
+	if s != nil {
+		return Command(*s, script, env)
+	}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = env
+	cmd.SysProcAttr = proctree.Attr()
 	return cmd, nil
 }
 

@@ -30,6 +30,9 @@ type Options struct {
 	OnLog     func(*event.Log)
 	OnBadLine func(error)
 	OnAsk     func(*event.ToolAsk)
+	// OnNotice gets the process's notices (nil: dropped); those sent
+	// before its tools message are handed on before Tools delivers it.
+	OnNotice func(*event.Notice)
 }
 
 // Client is one running tool process.
@@ -158,6 +161,10 @@ func (c *Client) dispatch(line []byte) {
 	case *event.Log:
 		if c.o.OnLog != nil {
 			c.o.OnLog(m)
+		}
+	case *event.Notice:
+		if c.o.OnNotice != nil {
+			c.o.OnNotice(m)
 		}
 	case *event.ToolAsk:
 		if c.o.OnAsk != nil {

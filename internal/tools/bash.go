@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentutils/agentutils/internal/jobs"
 	"github.com/agentutils/agentutils/internal/proctree"
 	isandbox "github.com/agentutils/agentutils/internal/sandbox"
 	"github.com/agentutils/agentutils/lib/dirs"
@@ -39,8 +41,8 @@ var nonInteractive = []string{
 
 func bashTool() Tool {
 	return Tool{
-		Def: def("bash", "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600).",
-			`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"}},"required":["command"],"additionalProperties":false}`),
+		Def: def("bash", "Run a shell command with bash -c in the working directory (non-interactive: stdin is empty, pagers and editors are off). stdout and stderr are merged; the last 50KB are returned and the full output is kept in an artifact file. Default timeout 300 s (1-3600). With background: true the command runs on as a background job (a dev server, a watcher, a long build): the call returns its id at once, the job tool reads its output and kills it, and you are told when it ends; it has no timeout unless one is given.",
+			`{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"seconds"},"cwd":{"type":"string","description":"a path: relative to the working directory, ~ is home; confined by --root"},"background":{"type":"boolean","description":"run on as a background job; the call returns its id"}},"required":["command"],"additionalProperties":false}`),
 		Run: runBash,
 	}
 }
@@ -121,9 +123,10 @@ func stripANSI(s string) string {
 
 func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(event.ToolOutput)) (event.ToolOutput, error) {
 	var a struct {
-		Command string
-		Timeout int
-		Cwd     string
+		Command    string
+		Timeout    int
+		Cwd        string
+		Background bool
 	}
 	if err := decode(args, &a); err != nil {
 		return event.ToolOutput{}, err
@@ -132,6 +135,7 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 		return event.ToolOutput{}, fmt.Errorf("command must not be empty")
 	}
 	timeout := a.Timeout
+	jobTimeout := min(max(timeout, 0), 3600)
 	if timeout <= 0 {
 		timeout = bashDefaultTimeout
 	}
@@ -154,6 +158,13 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 			return event.ToolOutput{}, fmt.Errorf("Working directory is not a directory: %s", dir)
 		}
 	}
+	// No keys: variables whose names look secret are withheld unless named.
+	// Nor the jobs directory of the session: bash's commands are not an owner.
+	environ := slices.DeleteFunc(redact.Environ(os.Environ(), env.ShellEnv, nil), func(kv string) bool { return strings.HasPrefix(kv, jobs.DirEnv+"=") })
+	environ = append(environ, nonInteractive...)
+	if a.Background {
+		return startJob(env, a.Command, dir, jobTimeout, environ)
+	}
 	state, err := env.stateDir()
 	if err != nil {
 		return event.ToolOutput{}, err
@@ -171,8 +182,7 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	// marker finds the descendants that left the process group (setsid)
 	// and lost their parent: they inherit it in their environment.
 	marker := fmt.Sprintf("AGENTUTILS_BASH_ID=%d.%d", os.Getpid(), env.Now().UnixNano())
-	// No keys: variables whose names look secret are withheld unless named.
-	cmd, err := env.bashCommand(a.Command, append(redact.Environ(os.Environ(), env.ShellEnv, nil), append(nonInteractive, marker)...))
+	cmd, err := env.bashCommand(a.Command, append(environ, marker))
 	if err != nil {
 		pw.Close()
 		return event.ToolOutput{}, err
@@ -192,10 +202,7 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	pid := cmd.Process.Pid
 	// In the sandbox bash is PID 1 of its namespace: when it dies the
 	// kernel kills the rest, so no scan of /proc is needed.
-	kill := func(sig syscall.Signal) { proctree.KillTree(pid, marker, sig) }
-	if sb := env.Sandbox; sb != nil && sb.Mode != sandbox.Off {
-		kill = func(sig syscall.Signal) { syscall.Kill(-pid, sig); syscall.Kill(pid, sig) }
-	}
+	kill := proctree.Killer(pid, marker, env.sandboxed())
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -270,18 +277,23 @@ loop:
 // sandbox of e.Sandbox (internal/sandbox): then bash is PID 1 of a PID
 // namespace, so the kernel kills what it leaves behind when it exits.
 func (e *Env) bashCommand(script string, environ []string) (*exec.Cmd, error) {
-	sb := e.Sandbox
-	if sb == nil || sb.Mode == sandbox.Off {
-		cmd := exec.Command("bash", "-c", script)
-		cmd.Env = environ
-		cmd.SysProcAttr = proctree.Attr() // its own group; killed if agent-tool dies
-		return cmd, nil
-	}
-	spec, err := e.sandboxSpec()
+	spec, err := e.shellSpec()
 	if err != nil {
 		return nil, err
 	}
-	return isandbox.Command(spec, script, environ)
+	return isandbox.Shell(spec, script, environ)
+}
+
+// sandboxed: bash runs in the sandbox.
+func (e *Env) sandboxed() bool { return e.Sandbox != nil && e.Sandbox.Mode != sandbox.Off }
+
+// shellSpec is the sandbox of bash's commands, nil when there is none.
+func (e *Env) shellSpec() (*isandbox.Spec, error) {
+	if !e.sandboxed() {
+		return nil, nil
+	}
+	spec, err := e.sandboxSpec()
+	return &spec, err
 }
 
 // sandboxSpec is the boundary of e's bash calls: the root (--root, else

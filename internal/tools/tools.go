@@ -43,6 +43,8 @@ type Env struct {
 	// AllowPrivateNet lets fetch connect to loopback, private and
 	// link-local addresses.
 	AllowPrivateNet bool
+	// Jobs are bash's background jobs; nil: bash cannot start one.
+	Jobs *Jobs
 	// Ask puts a request of kind to the person through the parent and
 	// returns the answer's value, or false when no one answered (nil: no
 	// one to ask).
@@ -81,7 +83,7 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), jobTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool()}
 }
 
 // InMode is the name the tool called name has in edit mode mode: the edit

@@ -53,8 +53,9 @@ type agent struct {
 	Config
 	state    sessionState
 	approver *approval.Server
-	lastText string // the session's last assistant text (for /copy)
-	place    string // the working directory and its git branch (footer)
+	lastText string       // the session's last assistant text (for /copy)
+	place    string       // the working directory and its git branch (footer)
+	jobs     *sessionJobs // the session's background jobs (interactive only)
 }
 
 // sessionState is what the footer shows, folded from the session and the

@@ -202,6 +202,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.editedOutside(msg)
 	case statusMsg:
 		return m.statusDone(msg)
+	case jobEndedMsg:
+		m.jobEnded(msg.id)
+	case jobsDone:
+		m.print(dim.Render(string(msg)))
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -510,6 +514,9 @@ func (m *Model) stream(evs []event.Event) {
 
 func (m *Model) runDone(status int) tea.Cmd {
 	m.print(m.view.finish())
+	if sj := m.a.jobs; sj != nil {
+		sj.watch(m.inbox) // the jobs the run started: their end is shown
+	}
 	m.run, m.phase, m.live, m.info = nil, idle, "", ""
 	for m.approve.active() != nil { // the run is gone: nobody waits
 		m.approve.active().req.Answer(approval.Answer{Abort: true})

@@ -27,6 +27,13 @@ type Options struct {
 func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 	m := New(cfg, o.Width)
 	a := m.a
+	sj, err := ownJobs()
+	if err != nil {
+		return fmt.Errorf("background jobs: %v", err)
+	}
+	defer sj.close() // after the last run: the session's jobs end with agent
+	a.jobs = sj
+	a.Stages.Env = append(a.Stages.Env, sj.env())
 	recap := a.loadState(context.Background(), o.Width)
 	modelErr := a.checkModel()
 	if o.Approvals {
@@ -57,7 +64,7 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 		m.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
 	m.initial = o.Prompt
-	_, err := tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(stdout)).Run()
+	_, err = tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(stdout)).Run()
 	m.saveHistory()
 	go func() { // nobody reads the inbox now: the run's reader must not wait on it
 		for range m.inbox {

@@ -32,6 +32,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/sandbox", "[MODE]", "show or set the tools' sandbox: workspace-write, read-only, off"},
 	{"/compact", "[INSTRUCTIONS]", "summarize the session now"},
 	{"/export", "[FILE]", "write the session as one HTML page"},
+	{"/jobs", "[ID|kill ID|keep ID]", "background jobs: list, show output, kill (all), keep past exit"},
 	{"/cost", "", "tokens and cost of this session"},
 	{"/session", "", "the session's file, id, counts, tokens and cost"},
 	{"/copy", "", "copy the last answer to the clipboard"},
@@ -72,7 +73,7 @@ const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab co
 
 // duringRun are the commands that run at once during a run; the others
 // are queued behind it.
-var duringRun = map[string]bool{"/help": true, "/hotkeys": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true}
+var duringRun = map[string]bool{"/help": true, "/hotkeys": true, "/jobs": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true}
 
 // slash runs a front-end command; an unknown one is an error (a prompt
 // template of that name is sent as a prompt, agent-chat expands it).
@@ -113,6 +114,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		return m.compact(arg)
 	case "/export":
 		m.export(arg)
+	case "/jobs":
+		return m.jobsCommand(arg)
 	case "/cost":
 		m.cost()
 	case "/session":
@@ -173,10 +176,10 @@ func (m *Model) name(title string) {
 func (m *Model) help() string {
 	var b strings.Builder
 	for _, c := range slashCommands {
-		fmt.Fprintf(&b, "%-10s %-16s %s\n", c.name, c.args, c.help)
+		fmt.Fprintf(&b, "%-10s %-20s %s\n", c.name, c.args, c.help)
 	}
 	for _, t := range m.a.Templates {
-		fmt.Fprintf(&b, "/%-9s %-16s %s\n", t, "[ARGS]", "prompt template")
+		fmt.Fprintf(&b, "/%-9s %-20s %s\n", t, "[ARGS]", "prompt template")
 	}
 	b.WriteString("@PATH      attach a file to the prompt (tab completes)\n")
 	b.WriteString("!CMD       run a shell command (sandboxed); its output goes to the model with the next prompt (!!CMD: not)\n")

@@ -18,6 +18,7 @@ const (
 	ToolRequest = "request" // child → parent: an interactive ask
 	ToolAnswer  = "answer"  // parent → child: the answer to a request
 	ToolLog     = "log"     // child → parent: a diagnostic for stderr
+	ToolNotice  = "notice"  // child → parent: news for the model's next turn
 )
 
 // Hello opens a session with a tool co-process.
@@ -123,8 +124,19 @@ type Log struct {
 	Msg   string `json:"msg"`
 }
 
+// Notice is news a tool process has for the model, unasked (a background
+// job ended): the parent adds it to the conversation at the model's next
+// turn, as a custom message of CustomType (shown to people) that the model
+// reads as a user message.
+type Notice struct {
+	Type       string          `json:"type"` // "notice"
+	CustomType string          `json:"customType"`
+	Text       string          `json:"text"`
+	Details    json.RawMessage `json:"details,omitempty"`
+}
+
 // DecodeTool parses one protocol line into *Hello, *Tools, *Call, *Update,
-// *Result, *Cancel, *ToolAsk, *Answer or *Log. A trailing \r is stripped and
+// *Result, *Cancel, *ToolAsk, *Answer, *Log or *Notice. A trailing \r is stripped and
 // unknown fields are ignored; a line that is not an object with a known type,
 // or lacks a field its type requires, is an error (the receiver answers it
 // with a log record and skips it).
@@ -157,6 +169,8 @@ func DecodeTool(line []byte) (any, error) {
 		v = &Answer{}
 	case ToolLog:
 		v = &Log{}
+	case ToolNotice:
+		v = &Notice{}
 	default:
 		return nil, fmt.Errorf("unknown message type %q", head.Type)
 	}
@@ -205,6 +219,13 @@ func checkTool(v any) error {
 		if m.RequestID == "" {
 			return missing("requestId")
 		}
+	case *Notice:
+		if m.CustomType == "" {
+			return missing("customType")
+		}
+		if m.Text == "" {
+			return missing("text")
+		}
 	case *Answer:
 		if m.RequestID == "" {
 			return missing("requestId")
@@ -250,6 +271,8 @@ func EncodeTool(v any) ([]byte, error) {
 		m.Type = ToolAnswer
 	case *Log:
 		m.Type = ToolLog
+	case *Notice:
+		m.Type = ToolNotice
 	default:
 		return nil, fmt.Errorf("not a tool protocol message: %T", v)
 	}

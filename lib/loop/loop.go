@@ -84,6 +84,7 @@ type Loop struct {
 	batch    *batch
 
 	steer, follow []llm.Message // queued by --control
+	notices       []Notice      // queued by the tool processes
 	level         string        // a pending thinking level
 	moved         bool          // the follow-ups of this turn are already in
 	stopped       bool          // a Stop hook already continued the run
@@ -110,6 +111,48 @@ func (l *Loop) Steer(m llm.Message)      { l.steer = append(l.steer, m) }
 func (l *Loop) FollowUp(m llm.Message)   { l.follow = append(l.follow, m) }
 func (l *Loop) SetThinking(level string) { l.level = level }
 
+// Notice is news a tool process sent unasked (formats/tool-protocol's
+// notice: a background job ended).
+type Notice struct {
+	CustomType string
+	Text       string
+	Details    json.RawMessage
+	Timestamp  int64
+}
+
+// Notice queues a tool process's notice for the start of the next turn:
+// a custom message (shown to people) that the model reads as a user
+// message. A notice never starts a turn: one left when the run ends is
+// written by Notices.
+func (l *Loop) Notice(n Notice) { l.notices = append(l.notices, n) }
+
+// Notices are the events of the notices still queued (the run is over:
+// they go into the session, and the model reads them at its next prompt).
+func (l *Loop) Notices() []event.Event {
+	var s Step
+	l.addNotices(&s)
+	return s.Events
+}
+
+// addNotices adds the queued notices to the run: custom messages in the
+// events and the session, user messages in the context.
+func (l *Loop) addNotices(s *Step) {
+	for _, n := range l.notices {
+		r := raw(struct {
+			Role       string          `json:"role"`
+			CustomType string          `json:"customType"`
+			Content    string          `json:"content"`
+			Display    bool            `json:"display"`
+			Details    json.RawMessage `json:"details,omitempty"`
+			Timestamp  int64           `json:"timestamp"`
+		}{"custom", n.CustomType, n.Text, true, n.Details, n.Timestamp})
+		l.ctx.Messages = append(l.ctx.Messages, llm.Message{Role: "user", Content: []llm.Content{llm.TextBlock(n.Text)}, Timestamp: n.Timestamp})
+		l.added = append(l.added, r)
+		s.Events = append(s.Events, event.Event{Type: event.MessageStart, Message: r}, event.Event{Type: event.MessageEnd, Message: r})
+	}
+	l.notices = nil
+}
+
 // Abort records an interrupt: calls not yet sent get the aborted text and
 // the run ends after the current model call or tool batch.
 func (l *Loop) Abort() { l.aborted = true }
@@ -117,6 +160,7 @@ func (l *Loop) Abort() { l.aborted = true }
 // Start begins the run with the prompt (nil: continue from the context).
 func (l *Loop) Start(prompt *llm.Message) Step {
 	s := Step{Events: []event.Event{{Type: event.AgentStart}, {Type: event.TurnStart}}}
+	l.addNotices(&s) // what happened before the prompt comes before it
 	if prompt != nil {
 		l.message(&s, *prompt)
 	}
@@ -149,6 +193,9 @@ func (l *Loop) message(s *Step, m llm.Message) json.RawMessage {
 // follow-ups too when the agent would stop. It reports whether any
 // message was added.
 func (l *Loop) applyControl(s *Step, stopping bool) bool {
+	if !stopping { // a notice does not continue a run that would stop
+		l.addNotices(s)
+	}
 	msgs := l.steer
 	l.steer = nil
 	if stopping {

@@ -300,3 +300,39 @@ func TestDropOverflow(t *testing.T) {
 		t.Errorf("other error dropped")
 	}
 }
+
+// TestLoopNotices: a tool process's notice comes before the prompt at the
+// start, at the start of the next turn (after the tool results), never
+// continues a run that would stop, and one left at the end is written by
+// Notices; the model reads each as a user message.
+func TestLoopNotices(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Control = true // a notice still does not continue the run
+	l := New(cfg)
+	l.Notice(Notice{CustomType: "job_end", Text: "job 1 ended", Timestamp: 1})
+	s := l.Start(user("go"))
+	check(t, s, CallModel, "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end")
+	if got := string(s.Events[3].Message); got != `{"role":"custom","customType":"job_end","content":"job 1 ended","display":true,"timestamp":1}` {
+		t.Errorf("the notice's message: %s", got)
+	}
+	l.ModelDone(answer(llm.StopToolUse, "", call("c1", "grep", `{}`)), false, 2)
+	l.Notice(Notice{CustomType: "job_end", Text: "job 2 ended", Timestamp: 3})
+	s = l.ToolResult(0, llm.Message{Role: "toolResult", ToolCallID: "c1", ToolName: "grep"}, 3)
+	check(t, s, CallModel, "tool_execution_end:c1", "message_start", "message_end", "turn_end", "turn_start", "message_start", "message_end")
+	var roles []string
+	for _, m := range l.Context().Messages {
+		roles = append(roles, m.Role+":"+m.Text())
+	}
+	want := []string{"user:job 1 ended", "user:go", "assistant:", "toolResult:", "user:job 2 ended"}
+	if d := cmp.Diff(want, roles); d != "" {
+		t.Errorf("context (-want +got):\n%s", d)
+	}
+	l.Notice(Notice{CustomType: "job_end", Text: "job 3 ended", Timestamp: 4})
+	check(t, l.ModelDone(answer(llm.StopStop, "done"), false, 5), Done, "message_end", "turn_end", "agent_end")
+	if d := cmp.Diff([]string{"message_start", "message_end"}, types(Step{Events: l.Notices()})); d != "" {
+		t.Errorf("Notices (-want +got):\n%s", d)
+	}
+	if len(l.Notices()) != 0 {
+		t.Error("Notices writes a notice twice")
+	}
+}

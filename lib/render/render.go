@@ -168,9 +168,20 @@ func (r *Renderer) event(ev event.Event) {
 		r.streamed = map[int]bool{}
 		var m llm.Message
 		json.Unmarshal(ev.Message, &m)
-		if m.Role == "user" {
+		switch m.Role {
+		case "user":
 			r.newline()
 			r.put(r.sty("1;32", "> ") + r.sty(bold, FileChips(m.Text())) + "\n")
+		case "custom": // a tool process's notice (a background job ended), as the model gets it
+			var c struct {
+				Content string `json:"content"`
+				Display *bool  `json:"display"`
+			}
+			if json.Unmarshal(ev.Message, &c) == nil && c.Content != "" && (c.Display == nil || *c.Display) {
+				first, _, _ := strings.Cut(c.Content, "\n")
+				r.newline()
+				r.put(r.sty(dim, "· "+first) + "\n")
+			}
 		}
 	case event.MessageUpdate:
 		var ame llm.Event

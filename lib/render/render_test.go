@@ -191,3 +191,16 @@ func TestDiffExpandsTabsAndClips(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestNotice: a tool process's notice (a custom message the model reads)
+// is shown as one dim line; one not to be displayed is not.
+func TestNotice(t *testing.T) {
+	notice := func(display bool) []byte {
+		return ev(t, map[string]any{"type": "message_start", "message": map[string]any{"role": "custom", "customType": "job_end",
+			"content": "Background job 1 ended (exited with code 0 after 3s): make watch\nLast output:\nok", "display": display, "timestamp": 1}})
+	}
+	got := run(t, Options{Width: 60}, [][]byte{notice(true), notice(false)})
+	if d := cmp.Diff("· Background job 1 ended (exited with code 0 after 3s): make watch\n", got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -116,6 +116,8 @@ var table = []Tool{
 	{Name: "bash", Label: "Bash", Aliases: []string{"Bash"}, Class: Exec, Exclusive: true,
 		Paths: []PathArg{{"cwd", OrDot}}, Script: "command", Approve: true, MCP: runs,
 		Header: HeaderCommand, Schemas: []string{"bash.json"}},
+	{Name: "job", Label: "Job", Aliases: []string{"BashOutput", "KillShell"}, Class: Exec,
+		MCP: runs, Schemas: []string{"job.json"}},
 	{Name: "grep", Label: "Grep", Aliases: []string{"Grep"}, Class: Read,
 		Paths: []PathArg{{"path", OrDot}}, MCP: readOnly, Header: HeaderPattern, Schemas: []string{"grep.json"}},
 	{Name: "ls", Label: "List", Aliases: []string{"LS"}, Class: Read,
