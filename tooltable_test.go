@@ -30,7 +30,7 @@ var notTools = map[string]struct {
 	"internal/fakellm/agent.go":        {[]string{"Bash", "Write", "apply_patch"}, "the fake provider's scripted calls, as a model writes them"},
 	"lib/config/config.go":             {[]string{"apply_patch", "ask"}, "the edit mode named after the tool; the approval mode ask"},
 	"cmd/agent/config.go":              {[]string{"ask"}, "the approval mode ask"},
-	"cmd/agent-chat/tools.go":          {[]string{"ask"}, "the request kind ask of the tool protocol"},
+	"lib/event/ask.go":                 {[]string{"ask", "exit_plan_mode"}, "the request kinds of the tool protocol, named after their tools"},
 	"internal/mcpserve/mcpserve.go":    {[]string{"ask"}, "the request kind ask of the tool protocol"},
 	"internal/hooks/hooks.go":          {[]string{"ask"}, "Claude Code's hook decision ask"},
 	"lib/batch/batch.go":               {[]string{"apply_patch"}, "the edit mode named after the tool"},

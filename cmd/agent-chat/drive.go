@@ -13,7 +13,6 @@ import (
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
-	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // driver performs the I/O of one run for lib/loop, which decides: it
@@ -31,8 +30,7 @@ type driver struct {
 	tools   *toolRunner // nil without co-processes
 	ctl     *control    // --control (nil without)
 	fire    func(hooks.Input) hooks.Verdict
-	warn    func(string)       // a line on stderr
-	perm    *permission.Policy // refuses calls (nil: none refused here)
+	warn    func(string) // a line on stderr
 }
 
 // toolMsg is an update or the result of a running call.
@@ -127,7 +125,11 @@ func (d *driver) runTools(l *loop.Loop, s loop.Step, msgs chan toolMsg) loop.Ste
 			if m.update != nil {
 				return l.ToolUpdate(m.index, *m.update)
 			}
-			return l.ToolResult(m.index, m.result, d.now())
+			s := l.ToolResult(m.index, m.result, d.now())
+			if e := d.planApproved(m.result); e != nil {
+				s.Events = append(s.Events, *e)
+			}
+			return s
 		case <-done:
 			l.Abort()
 			done = nil

@@ -23,6 +23,7 @@ import (
 	"github.com/agentutils/agentutils/lib/jsonschema"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/prompt"
 	"github.com/agentutils/agentutils/lib/redact"
 	"github.com/agentutils/agentutils/lib/session"
@@ -102,6 +103,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
+	o.Permission = permission.WithSession(o.Permission, in.sctx.Mode, o.ModeGiven, c.Bool("person-approves"))
 	if in.setsThinking {
 		o.ConfigThinking = "" // the session's level wins over config.toml's
 	}
@@ -227,9 +229,9 @@ func (r *chatRun) drive(content []llm.Content) error {
 	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
 	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
-		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission}
+		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn}
 	l := loop.New(r.loopConfig())
-	startEntries(out, in, model, thinking)
+	startEntries(out, in, model, thinking, o.Permission)
 	var prompt *llm.Message
 	if len(content) > 0 {
 		// A secret typed in the prompt is stored and shown as its placeholder.
@@ -344,21 +346,22 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 	var tr *toolRunner
 	var validator *jsonschema.Validator
 	if cmds := o.toolCommands(); len(cmds) > 0 {
-		var answers answerFunc
+		ask := &asker{cmd: o.AskCmd, dir: env.Dir, environ: environ, stderr: env.Stderr}
+		ask.perm.Store(o.Permission)
 		if f := o.Answers; f != "" {
 			data, err := os.ReadFile(env.Abs(f))
 			if err == nil {
-				answers, err = answersFrom(data)
+				ask.answers, err = answersFrom(data)
 			}
 			if err != nil {
 				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
 			}
 		}
-		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers)
+		procs, toolset, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, ask)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, toolset: toolset, environ: environ, answers: answers}
+		tr = &toolRunner{procs: procs, toolset: toolset, environ: environ, ask: ask}
 		if validator, err = jsonschema.NewValidator(toolset.Defs()); err != nil {
 			stopTools(procs)
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
@@ -471,7 +474,7 @@ func claudeTranslator(c *cli.Context, o Options, env *app.Env, sid string, model
 
 // startEntries writes the pending records, then the state changes this
 // run makes (model, thinking level).
-func startEntries(out *emitter, in input, model llm.Model, thinking string) {
+func startEntries(out *emitter, in input, model llm.Model, thinking string, perm *permission.Policy) {
 	for _, p := range in.st.pending {
 		out.emit(event.Entry, func(e *event.Event) { e.Entry = p })
 	}
@@ -487,6 +490,9 @@ func startEntries(out *emitter, in input, model llm.Model, thinking string) {
 	}
 	if thinking != in.sctx.ThinkingLevel && !(thinking == "off" && in.sctx.ThinkingLevel == "") {
 		out.event(loop.ThinkingEntry(thinking))
+	}
+	if mode, ok := permission.ModeEntry(perm, in.sctx.Mode); ok {
+		out.event(*modeEvent(mode))
 	}
 }
 
@@ -537,6 +543,9 @@ func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git) (s
 		contextfiles.ResolvePromptInput(o.AppendSystemPrompt, env.Dir))
 	if err != nil {
 		return "", nil, exit.Wrap(exit.Usage, err)
+	}
+	if p := o.Permission; p != nil && p.Mode == "plan" {
+		s += "\n\n" + permission.PlanPrompt
 	}
 	if o.answer != nil {
 		s += "\n\nYour final answer must be a JSON document, and nothing else, valid for this JSON Schema:\n\n" + o.answer.text

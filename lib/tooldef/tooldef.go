@@ -124,6 +124,8 @@ var table = []Tool{
 		Header: HeaderURL, Schemas: []string{"fetch.json"}},
 	{Name: "ask", Label: "Ask", Aliases: []string{"AskUserQuestion"}, Class: Read, MCP: Annotations{ReadOnly: true},
 		Schemas: []string{"ask.json"}},
+	{Name: "exit_plan_mode", Label: "Plan", Aliases: []string{"ExitPlanMode"}, Class: Read, Exclusive: true,
+		OwnState: true, MCP: Annotations{ReadOnly: true}, Schemas: []string{"exit_plan_mode.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"input", CodexPatch}}, FileOp: "edit", Approve: true, MCP: changing,
 		Schemas: []string{"apply_patch.json"}},
