@@ -20,6 +20,7 @@ import (
 	"github.com/agentutils/agentutils/internal/tui"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -83,7 +84,7 @@ Examples:
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `PATTERN` for agent-chat (provider/id, id or a fuzzy name)"},
 			&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
-			&cli.StringFlag{Name: "permission-mode", Usage: "passed to agent-chat: Claude Code's permission `MODE` for the tools where no one can approve (with --print: default, acceptEdits, plan, bypassPermissions)"},
+			&cli.StringFlag{Name: "permission-mode", Usage: "Claude Code's permission `MODE`: default, acceptEdits, plan, bypassPermissions; with --print agent-chat's flag, interactively the mode to start in"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "passed to agent-chat: tool `RULES` that run without approval (Bash(git diff:*), Edit, …); repeatable"},
 			&cli.StringSliceFlag{Name: "disallowed-tools", Usage: "passed to agent-chat: tool `RULES` that never run; repeatable"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking (default: config.toml's approvalMode = \"yes\" or AGENT_APPROVAL_MODE=yes)"},
@@ -95,12 +96,20 @@ Examples:
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
 			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
+			&cli.StringFlag{Name: "ask-hook", Hidden: true, Usage: "run as agent-chat's --ask-cmd talking to `SOCKET`"},
+			&cli.BoolFlag{Name: "plan", Usage: "start in plan mode: only tools that read run until you approve the model's plan (shift+tab and /plan switch modes)"},
 		},
 		Action: func(c *cli.Context) error { return action(c, env) },
 	}
 }
 
 func action(c *cli.Context, env *app.Env) error {
+	if sock := c.String("ask-hook"); sock != "" {
+		if code := approval.AskHook(sock, env.Stdin, env.Stdout, env.Stderr); code != 0 {
+			return exit.Silent(code)
+		}
+		return nil
+	}
 	if sock := c.String("approval-hook"); sock != "" {
 		if code := approval.Hook(sock, env.Stdin, env.Stderr); code != 0 {
 			return exit.Silent(code)
@@ -118,7 +127,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if env.StdinTTY {
 		st.TTY = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead}
+	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Mode: o.mode}
 	cfg.Color = env.Color("auto", env.StdoutTTY)
 	// config.toml's approvalMode, unless --yes is given
 	if o.yes, err = configure(c, env, &cfg); err != nil {
@@ -177,6 +186,7 @@ type options struct {
 	print, yes, new, noAhead         bool
 	prompt, sessionFile              string
 	model, thinking, sandbox         string
+	mode                             string // the permission mode to start in (interactive)
 }
 
 // sandboxModes are --sandbox's values.
@@ -201,10 +211,25 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 			return o, fmt.Errorf("--%s: %v", s.flag, err)
 		}
 	}
-	// Flags agent-chat takes as they are.
-	if v := c.String("permission-mode"); v != "" {
-		o.chatArgs = append(o.chatArgs, "--permission-mode", v)
+	// The permission mode: agent-chat's flag with -p; interactively the
+	// mode to start in, which shift+tab and /plan change.
+	mode := c.String("permission-mode")
+	if c.Bool("plan") {
+		if mode != "" && mode != "plan" {
+			return o, fmt.Errorf("--plan and --permission-mode %s exclude each other", mode)
+		}
+		mode = "plan"
 	}
+	switch {
+	case mode == "":
+	case o.print:
+		o.chatArgs = append(o.chatArgs, "--permission-mode", mode)
+	case !slices.Contains(permission.Modes, mode):
+		return o, fmt.Errorf("--permission-mode %q: the modes are %s", mode, strings.Join(permission.Modes, ", "))
+	default:
+		o.mode = mode
+	}
+	// Flags agent-chat takes as they are.
 	for _, f := range []string{"allowed-tools", "disallowed-tools"} {
 		for _, v := range c.StringSlice(f) {
 			o.chatArgs = append(o.chatArgs, "--"+f, v)

@@ -15,7 +15,8 @@ import (
 // calls in one message, EDIT a file edit (in the directory s.Agent), VIEW
 // an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
 // sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
-// tool (Claude Code's mcp__SERVER__bash) with CMD; anything else a greeting.
+// tool (Claude Code's mcp__SERVER__bash) with CMD, PLAN an exit_plan_mode
+// and ASK an ask call (agentutils' tools); anything else a greeting.
 func (s *Server) agent(w http.ResponseWriter, r Request) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
@@ -101,6 +102,12 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	case strings.Contains(text, "MCPBASH `") && mcpBash(tools) != "":
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "MCPBASH `")+len("MCPBASH `"):], "`")
 		say, calls = "", []call{{mcpBash(tools), map[string]string{"command": cmd}}}
+	case strings.Contains(text, "PLAN") && tools["exit_plan_mode"]:
+		say, calls = "Here is my plan.", []call{{"exit_plan_mode", map[string]string{"plan": "1. Write note.txt with a greeting.\n2. Read it back to check."}}}
+	case strings.Contains(text, "ASK") && tools["ask"]:
+		say, calls = "", []call{{"ask", map[string]any{"questions": []map[string]any{
+			{"id": "colour", "question": "Which colour?", "options": []map[string]string{{"label": "red"}, {"label": "blue", "description": "the calm one"}}, "recommended": 1},
+			{"id": "parts", "question": "Which parts?", "options": []map[string]string{{"label": "api"}, {"label": "cli"}, {"label": "docs"}}, "multi": true}}}}}
 	case strings.Contains(text, "SUBAGENT"):
 		say, calls = "", []call{{agent, map[string]string{"description": "say hi", "prompt": "SUBTASK: say hi", "subagent_type": "general-purpose"}}}
 	}

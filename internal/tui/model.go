@@ -10,6 +10,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -197,6 +198,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.shellDone(msg)
 	case edited:
 		return m.editedOutside(msg)
+	case planEdited:
+		return m.planEdited(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -216,8 +219,11 @@ func (m *Model) edited() {
 }
 
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
-	if m.approve.active() != nil {
+	if p := m.approve.active(); p != nil {
 		armed := m.approve.armed(m.ed.Empty(), m.lastEdit, m.now())
+		if p.plan != nil && armed && !m.approve.denying && k.Type == tea.KeyRunes && string(k.Runes) == "e" {
+			return m.editPlan(p)
+		}
 		if r := m.approve.key(k, armed); r.handled {
 			if r.answer != nil {
 				m.answer(*r.answer, r.always)
@@ -274,6 +280,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return m.submit()
 	case tea.KeyTab:
 		m.complete()
+		return nil
+	case tea.KeyShiftTab:
+		m.cycleMode()
 		return nil
 	case tea.KeyCtrlO:
 		m.toggleExpanded()
@@ -461,6 +470,7 @@ func (m *Model) stream(evs []event.Event) {
 	var b strings.Builder
 	for _, ev := range evs {
 		m.a.account(ev)
+		m.a.modeFrom(ev)
 		b.WriteString(m.view.event(ev))
 		switch ev.Type {
 		case event.ToolExecutionStart:
@@ -553,14 +563,31 @@ func (m *Model) sessionDone(msg sessionDone) tea.Cmd {
 
 // ---- approvals
 
-// ask shows an approval request; the tools' clock stops while it waits.
+// ask shows an approval request or a tool's question; the tools' clock
+// stops while it waits. In acceptEdits mode edits are approved unasked.
 func (m *Model) ask(req *approval.Request) tea.Cmd {
 	lines := 20
 	if m.height > 0 {
 		lines = max(m.height-12, 5)
 	}
-	d := approvalDetail(req.In, m.a.Dir, m.a.sandbox(), m.width, lines, m.a.Color)
-	m.approve.add(&pending{req: req, detail: d}, m.now())
+	p := &pending{req: req}
+	switch q := req.Question; {
+	case q == nil && m.a.approvedByMode(req.In.ToolName):
+		req.Answer(approval.Answer{Allow: true})
+		return nil
+	case q == nil:
+		p.detail = approvalDetail(req.In, m.a.Dir, m.a.sandbox(), m.width, lines, m.a.Color)
+	case q.Kind == event.PlanKind:
+		var pl struct{ Plan string }
+		json.Unmarshal(q.Payload, &pl)
+		p.plan, p.detail = &pl.Plan, planDetail(pl.Plan, m.width, lines)
+	case q.Kind == event.AskKind:
+		p.ask = newAsking(q.Payload)
+	default:
+		req.Answer(approval.Answer{})
+		return nil
+	}
+	m.approve.add(p, m.now())
 	m.clock.pause()
 	return guardTick()
 }
@@ -573,6 +600,17 @@ func guardTick() tea.Cmd {
 // answer answers the shown approval.
 func (m *Model) answer(ans approval.Answer, always bool) {
 	p := m.approve.active()
+	if p.plan != nil {
+		edited := ""
+		if p.edited {
+			edited = *p.plan
+		}
+		ans, always = planAnswer(ans, always, edited), false
+		var pa event.PlanAnswer
+		if json.Unmarshal(ans.Value, &pa) == nil && pa.Approved {
+			m.setMode(pa.Mode) // agent-chat switches too, and records it
+		}
+	}
 	if always && m.a.approver != nil {
 		m.a.approver.Always(p.req)
 	}
