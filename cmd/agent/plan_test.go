@@ -109,3 +109,40 @@ func TestAskPicker(t *testing.T) {
 	s.send("/exit\r")
 	s.exited()
 }
+
+// TestMemory: "# text" at the prompt asks, then appends a line to the
+// project's AGENTS.md (n drops it); /memory opens that file in $EDITOR,
+// /memory user the user's.
+func TestMemory(t *testing.T) {
+	f := newFixture(t)
+	if err := os.Mkdir(filepath.Join(f.dir, ".git"), 0o755); err != nil { // the project's root
+		t.Fatal(err)
+	}
+	s := f.start(`EDITOR="sh -c 'echo edited-in-editor >> \"\$1\"' sh" ` + agentCmd)
+	s.wait("/help for commands")
+	s.send("# use tabs in Go files\r")
+	s.wait("Remember in ")
+	s.wait("[y] yes")
+	s.send("y")
+	s.wait("remembered in ")
+	s.send("# not this\r")
+	s.wait("[y] yes")
+	s.send("n")
+	s.wait("not remembered")
+	s.send("/memory\r")
+	s.wait("memory: " + filepath.Join(f.dir, "AGENTS.md"))
+	b, _ := os.ReadFile(filepath.Join(f.dir, "AGENTS.md"))
+	if string(b) != "- use tabs in Go files\nedited-in-editor\n" {
+		t.Errorf("AGENTS.md holds %q", b)
+	}
+	s.send("/memory user\r")
+	s.wait("memory: ")
+	if b, _ := os.ReadFile(filepath.Join(f.home, "AGENTS.md")); string(b) != "edited-in-editor\n" {
+		t.Errorf("the user's AGENTS.md holds %q", b)
+	}
+	if len(f.srv.Requests()) != 0 {
+		t.Error("a memory line went to the model")
+	}
+	s.send("/exit\r")
+	s.exited()
+}

@@ -49,6 +49,7 @@ type Model struct {
 	picker   *picker
 	approve  approvals
 	info     string // a one-line notice under the editor
+	note     *note  // a "# text" line to remember, waiting for y or n
 
 	run        *pipeline.Run
 	runEnded   chan struct{} // closed once the run's stages are reaped
@@ -200,6 +201,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.editedOutside(msg)
 	case planEdited:
 		return m.planEdited(msg)
+	case memoryEdited:
+		m.memoryEdited(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -230,6 +233,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			}
 			return nil
 		}
+	} else if m.note != nil {
+		m.noteKey(k)
+		return nil
 	} else if m.picker != nil {
 		done, it := m.picker.key(k)
 		if !done {
@@ -376,6 +382,10 @@ func (m *Model) submit() tea.Cmd {
 	m.comps = nil
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
+	}
+	if t, ok := strings.CutPrefix(text, "# "); ok && strings.TrimSpace(t) != "" && !strings.Contains(t, "\n") {
+		m.note = &note{text: strings.TrimSpace(t), file: m.a.memoryFile(false)}
+		return nil
 	}
 	if m.phase != idle {
 		m.queued = append(m.queued, text)
@@ -702,6 +712,9 @@ func (m *Model) View() string {
 	}
 	if m.picker != nil {
 		b.WriteString(m.picker.view(width))
+	}
+	if m.note != nil {
+		b.WriteString(m.note.view(width))
 	}
 	b.WriteString(m.ed.View(width, m.picker == nil && !m.approve.denying))
 	b.WriteString("\n")

@@ -30,6 +30,7 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/model", "[MODEL]", "pick the model and thinking level"},
 	{"/sandbox", "[MODE]", "show or set the tools' sandbox: workspace-write, read-only, off"},
 	{"/plan", "", "plan mode on or off (shift+tab cycles default, accept edits, plan)"},
+	{"/memory", "[user]", "edit the project's AGENTS.md (or CLAUDE.md), or the user's, in $EDITOR; # TEXT at the prompt adds a line"},
 	{"/compact", "[INSTRUCTIONS]", "summarize the session now"},
 	{"/export", "[FILE]", "write the session as one HTML page"},
 	{"/cost", "", "tokens and cost of this session"},
@@ -122,6 +123,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.print(hotkeys)
 	case "/plan":
 		m.planCommand()
+	case "/memory":
+		return m.memory(arg)
 	default:
 		known := []string{"/quit"}
 		for _, c := range slashCommands {
