@@ -51,7 +51,7 @@ output the model gets with the next prompt (!!CMD: not).
 Commands: /new, /resume (a picker), /fork, /tree (check out an entry, with a branch
 summary; a prompt checked out goes back into the editor), /model (a picker, then the
 thinking level), /sandbox [MODE], /session, /compact [INSTRUCTIONS],
-/export [FILE], /cost, /copy, /name [NAME], /hotkeys, /help, /exit; prompt templates
+/export [FILE], /cost, /copy, /name [NAME], /plan, /memory [user], /hotkeys, /help, /exit; prompt templates
 (.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word is an
 error naming the nearest commands; a prompt is never a command. Prompts and commands typed during a run are queued behind it.
 @PATH attaches a file as agent-chat's @FILE does.
@@ -62,6 +62,12 @@ for the model, esc no, ^C no and abort the run. Only a deliberate key answers: e
 does, and while the editor holds a prompt (or was typed in a moment ago) keys go to the
 editor, so type-ahead cannot approve anything. An agent-tool PreToolUse hook for the default
 tools; --yes asks nothing.
+
+shift+tab cycles the permission mode (default, accept edits: edits run unasked, plan: only
+tools that read run); /plan toggles plan mode, --plan starts in it. In plan mode the model's
+plan (exit_plan_mode) is shown: y approves, a approves into accept edits, e edits it in
+$EDITOR, n refuses with a reason. The ask tool's questions are a picker. /memory opens the
+project's AGENTS.md (or CLAUDE.md) in $EDITOR; "# TEXT" appends a line to it after y/n.
 
 With -p, stdout gets only the answer when it is not a terminal (the run is drawn on stderr
 when that is one); agent-chat's errors go to stderr.
@@ -75,6 +81,7 @@ Without a provider key: the README's quick start points agent at the fake provid
 Examples:
    agent
    agent -n "add a --json flag to the list command"
+   agent --plan "add a --json flag to the list command"
    agent -p "why does make test fail?" > answer.txt
    agent --model anthropic/claude-sonnet-4-5 --thinking high
    agent --yes --tools-cmd "agent-tool serve --read-only"`,
