@@ -23,13 +23,8 @@ import (
 	"github.com/agentutils/agentutils/lib/permission"
 )
 
-func newApp(env *app.Env) *cli.App {
-	return &cli.App{
-		Name:                      "agent",
-		DisableSliceFlagSeparator: true, // a --tools-cmd may hold commas
-		Usage:                     "the interactive coding agent: an editor over the agentutils pipeline",
-		ArgsUsage:                 "[PROMPT...]",
-		Description: `agent owns the terminal and runs, for each prompt, the pipeline
+// description is agent's --help text below the usage.
+const description = `agent owns the terminal and runs, for each prompt, the pipeline
    agent-session open S | agent-compact | agent-chat … | tee >(agent-session append S)
 and shows the events as they stream: it reads agent-chat's events and passes every line on
 to agent-session append, which persists them; a run ends once append has. Every stage is a process that a flag replaces
@@ -84,7 +79,15 @@ Examples:
    agent --plan "add a --json flag to the list command"
    agent -p "why does make test fail?" > answer.txt
    agent --model anthropic/claude-sonnet-4-5 --thinking high
-   agent --yes --tools-cmd "agent-tool serve --read-only"`,
+   agent --yes --tools-cmd "agent-tool serve --read-only"`
+
+func newApp(env *app.Env) *cli.App {
+	return &cli.App{
+		Name:                      "agent",
+		DisableSliceFlagSeparator: true, // a --tools-cmd may hold commas
+		Usage:                     "the interactive coding agent: an editor over the agentutils pipeline",
+		ArgsUsage:                 "[PROMPT...]",
+		Description:               description,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "new", Aliases: []string{"n"}, Usage: "start a new session instead of continuing"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "use the session `FILE`"},
