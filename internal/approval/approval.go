@@ -167,27 +167,34 @@ func (a *Server) Close() {
 	os.RemoveAll(a.dir)
 }
 
-// Hook is the front-end's binary as the hook: the hook input on stdin goes
-// to the front-end at sock; its answer becomes the exit status.
-func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
+// roundTrip hands stdin, one line, to the front-end at sock and reads
+// its answer; the error says what failed, for stderr.
+func roundTrip(sock string, stdin io.Reader) (Answer, error) {
+	var ans Answer
 	in, err := io.ReadAll(stdin)
 	if err != nil {
-		fmt.Fprintln(stderr, "approval: reading the hook input:", err)
-		return 2
+		return ans, fmt.Errorf("reading the input: %v", err)
 	}
 	c, err := net.Dial("unix", sock)
 	if err != nil {
-		fmt.Fprintln(stderr, "approval: the interactive agent is gone; not approved")
-		return 2
+		return ans, fmt.Errorf("the interactive agent is gone")
 	}
 	defer c.Close()
 	c.Write(append([]byte(strings.ReplaceAll(strings.TrimSpace(string(in)), "\n", " ")), '\n'))
-	var ans Answer
 	if err := json.NewDecoder(c).Decode(&ans); err != nil {
-		fmt.Fprintln(stderr, "approval: no answer; not approved")
-		return 2
+		return ans, fmt.Errorf("no answer")
 	}
+	return ans, nil
+}
+
+// Hook is the front-end's binary as the hook: the hook input on stdin goes
+// to the front-end at sock; its answer becomes the exit status.
+func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
+	ans, err := roundTrip(sock, stdin)
 	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "approval: %v; not approved\n", err)
+		return 2
 	case ans.Allow:
 		return 0
 	case ans.Abort:
@@ -207,21 +214,12 @@ func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
 // the answer's value is printed on stdout (exit 0), or the status is 1
 // when the person gave none.
 func AskHook(sock string, stdin io.Reader, stdout, stderr io.Writer) int {
-	in, err := io.ReadAll(stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "ask: reading the question:", err)
-		return 1
+	ans, err := roundTrip(sock, stdin)
+	if err == nil && (!ans.Allow || len(ans.Value) == 0) {
+		err = fmt.Errorf("no answer")
 	}
-	c, err := net.Dial("unix", sock)
 	if err != nil {
-		fmt.Fprintln(stderr, "ask: the interactive agent is gone; no answer")
-		return 1
-	}
-	defer c.Close()
-	c.Write(append([]byte(strings.ReplaceAll(strings.TrimSpace(string(in)), "\n", " ")), '\n'))
-	var ans Answer
-	if err := json.NewDecoder(c).Decode(&ans); err != nil || !ans.Allow || len(ans.Value) == 0 {
-		fmt.Fprintln(stderr, "ask: no answer")
+		fmt.Fprintf(stderr, "ask: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s\n", ans.Value)
