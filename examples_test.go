@@ -51,6 +51,7 @@ import (
 // README block is named by its first line.
 var skipExamples = map[string]string{
 	"agent": "interactive: needs a terminal (cmd/agent's tests drive it in a pty)",
+	`agent --plan "add a --json flag to the list command"`:                                                  "interactive: needs a terminal",
 	`agent -n "add a --json flag to the list command"`:                                                      "interactive: needs a terminal",
 	"agent --model anthropic/claude-sonnet-4-5 --thinking high":                                             "interactive: needs a terminal",
 	`agent --yes --tools-cmd "agent-tool serve --read-only"`:                                                "interactive: needs a terminal",

@@ -89,6 +89,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "control", Usage: "read steering commands from `PATH` (a FIFO or file) while the run goes on: {\"type\":\"steer\"|\"follow_up\",\"message\"}, {\"type\":\"abort\"}, {\"type\":\"set_thinking_level\",\"level\"}"},
 		&cli.IntFlag{Name: "max-turns", Value: 50, Usage: "stop after `N` model calls in one run"},
 		&cli.StringFlag{Name: "json-schema", Usage: "the final answer must be a JSON document valid for the JSON Schema in `FILE`: the schema joins the system prompt, and an answer that does not match is sent back to the model (twice at most, then exit 1)"},
+		&cli.StringFlag{Name: "ask-cmd", Usage: "a `COMMAND` that puts the tools' questions (ask, exit_plan_mode) to a person: it reads {\"kind\",\"payload\"} as JSON on stdin and prints the answer's value as JSON (agent passes its own); questions --answers answers do not reach it"},
 		&cli.StringFlag{Name: "answers", Usage: "answers `FILE` for the ask tool's questions, a JSON object by question id or text ({\"db\": \"PostgreSQL\", \"Which parts?\": [\"api\", \"cli\"]}); without it a question gets a \"no one to ask\" result"},
 		&cli.StringFlag{Name: "tools-json", Usage: "tool definitions `FILE` (JSON array of {name, description, parameters}, or agent-tool schema output) to offer the model"},
 		&cli.StringFlag{Name: "system-prompt", Usage: "system prompt `TEXT` or file (replaces the default)"},

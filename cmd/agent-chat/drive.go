@@ -130,7 +130,11 @@ func (d *driver) runTools(l *loop.Loop, s loop.Step, msgs chan toolMsg) loop.Ste
 			if m.update != nil {
 				return l.ToolUpdate(m.index, *m.update)
 			}
-			return l.ToolResult(m.index, m.result, d.now())
+			s := l.ToolResult(m.index, m.result, d.now())
+			if e := d.planApproved(m.result); e != nil {
+				s.Events = append(s.Events, *e)
+			}
+			return s
 		case <-done:
 			l.Abort()
 			done = nil

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
+	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/permission"
 )
@@ -41,6 +42,10 @@ type Options struct {
 	MaxTaskDepth, MaxParallelTasks int
 	ToolsJSON                      string
 	Answers                        string // the answers to the ask tool's questions (--answers)
+	AskCmd                         string // the command that puts the tools' questions to a person (--ask-cmd)
+	// ModeGiven: the permission mode comes from the command line or the
+	// environment, and wins over the session's.
+	ModeGiven bool
 	// JSONSchema is --json-schema's file; answer is its schema, compiled by
 	// run, which the final answer must match.
 	JSONSchema string
@@ -69,7 +74,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Verbose: c.Bool("verbose"), Color: c.String("color"),
 		Model: c.String("model"), Thinking: c.String("thinking"), APIKey: c.String("api-key"), ModelsFile: c.String("models-file"),
 		Messages: c.StringSlice("message"), Args: c.Args().Slice(), Continue: c.Bool("continue"), Once: c.Bool("once"),
-		NoTools: c.Bool("no-tools"), Checkpoint: c.Bool("checkpoint"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
+		NoTools: c.Bool("no-tools"), Checkpoint: c.Bool("checkpoint"), ToolsJSON: c.String("tools-json"), Answers: c.String("answers"), AskCmd: c.String("ask-cmd"), JSONSchema: c.String("json-schema"), Settings: c.StringSlice("settings"), Control: c.String("control"),
 		MaxTaskDepth: c.Int("max-task-depth"), MaxParallelTasks: c.Int("max-parallel-tasks"),
 		MaxTurns: c.Int("max-turns"), Retries: c.Int("retries"), MaxTokens: c.Int("max-tokens"),
 		RetryBase:      time.Duration(c.Int("retry-base-ms")) * time.Millisecond,
@@ -84,6 +89,10 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	var err error
 	if o.Permission, err = configPolicy(c); err != nil {
 		return o, err
+	}
+	if cfg, ok := c.App.Metadata["config"].(config.Config); ok {
+		src := cfg.Get("permissions.defaultMode").Source
+		o.ModeGiven = src == config.Flag || src == config.Env
 	}
 	if t := c.Float64("temperature"); t >= 0 {
 		o.Temperature = &t

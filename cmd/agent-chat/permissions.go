@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/shpolicy"
@@ -73,10 +74,11 @@ func permissionCall(env *app.Env, name string, args json.RawMessage) permission.
 
 // permitted is "" when the call may run, else why not.
 func (d *driver) permitted(name string, args json.RawMessage) string {
-	if d.perm == nil {
+	p := d.tools.ask.perm.Load()
+	if p == nil {
 		return ""
 	}
-	return d.perm.Decide(permissionCall(d.env, name, args))
+	return p.Decide(permissionCall(d.env, name, args))
 }
 
 // offered drops the tools a --disallowed-tools rule names whole: the model
@@ -101,4 +103,30 @@ func sayPermissions(env *app.Env, p *permission.Policy) {
 	if p != nil {
 		fmt.Fprintf(env.Stderr, "agent-chat: %s\n", p.Summary())
 	}
+}
+
+// planApproved switches the run to the mode of the plan the person just
+// approved (an exit_plan_mode result): the event of the mode_change entry
+// to record, or nil.
+func (d *driver) planApproved(res llm.Message) *event.Event {
+	if res.ToolName != event.PlanKind || res.IsError {
+		return nil
+	}
+	mode := d.tools.ask.takeApproved()
+	p := d.tools.ask.perm.Load()
+	if mode == "" || p == nil {
+		return nil
+	}
+	q := *p
+	q.Mode = mode
+	d.tools.ask.perm.Store(&q)
+	return modeEvent(mode)
+}
+
+// modeEvent is a mode_change entry (formats/session, pi's shape).
+func modeEvent(mode string) *event.Event {
+	return &event.Event{Type: event.Entry, Entry: msgJSON(struct {
+		Type string `json:"type"`
+		Mode string `json:"mode"`
+	}{"mode_change", mode})}
 }

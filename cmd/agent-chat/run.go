@@ -24,6 +24,7 @@ import (
 	"github.com/agentutils/agentutils/lib/jsonschema"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
+	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/prompt"
 	"github.com/agentutils/agentutils/lib/redact"
 	"github.com/agentutils/agentutils/lib/session"
@@ -103,6 +104,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
+	o.Permission = permission.WithSession(o.Permission, in.sctx.Mode, o.ModeGiven, c.Bool("person-approves"))
 	if in.setsThinking {
 		o.ConfigThinking = "" // the session's level wins over config.toml's
 	}
@@ -233,7 +235,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
 		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent}
 	l := loop.New(r.loopConfig())
-	startEntries(out, in, model, thinking)
+	startEntries(out, in, model, thinking, o.Permission)
 	if len(content) > 0 && o.Checkpoint {
 		r.checkpoint()
 	}
@@ -357,22 +359,23 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 	var tr *toolRunner
 	var validator *jsonschema.Validator
 	if cmds := o.toolCommands(); len(cmds) > 0 {
-		var answers answerFunc
+		ask := &asker{cmd: o.AskCmd, dir: env.Dir, environ: environ, stderr: env.Stderr}
+		ask.perm.Store(o.Permission)
 		if f := o.Answers; f != "" {
 			data, err := os.ReadFile(env.Abs(f))
 			if err == nil {
-				answers, err = answersFrom(data)
+				ask.answers, err = answersFrom(data)
 			}
 			if err != nil {
 				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
 			}
 		}
 		notes := &notices{now: func() int64 { return env.Now().UnixMilli() }}
-		procs, sources, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, answers, notes)
+		procs, sources, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, ask, notes)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)
 		}
-		tr = &toolRunner{procs: procs, environ: environ, answers: answers, task: task, notes: notes}
+		tr = &toolRunner{procs: procs, environ: environ, ask: ask, task: task, notes: notes}
 		if task != nil {
 			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents)}})
 		}
@@ -497,7 +500,7 @@ func claudeTranslator(c *cli.Context, o Options, env *app.Env, sid string, model
 
 // startEntries writes the pending records, then the state changes this
 // run makes (model, thinking level).
-func startEntries(out *emitter, in input, model llm.Model, thinking string) {
+func startEntries(out *emitter, in input, model llm.Model, thinking string, perm *permission.Policy) {
 	for _, p := range in.st.pending {
 		out.emit(event.Entry, func(e *event.Event) { e.Entry = p })
 	}
@@ -513,6 +516,9 @@ func startEntries(out *emitter, in input, model llm.Model, thinking string) {
 	}
 	if thinking != in.sctx.ThinkingLevel && !(thinking == "off" && in.sctx.ThinkingLevel == "") {
 		out.event(loop.ThinkingEntry(thinking))
+	}
+	if mode, ok := permission.ModeEntry(perm, in.sctx.Mode); ok {
+		out.event(*modeEvent(mode))
 	}
 }
 
@@ -563,6 +569,9 @@ func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git) (s
 		contextfiles.ResolvePromptInput(o.AppendSystemPrompt, env.Dir))
 	if err != nil {
 		return "", nil, exit.Wrap(exit.Usage, err)
+	}
+	if p := o.Permission; p != nil && p.Mode == "plan" {
+		s += "\n\n" + permission.PlanPrompt
 	}
 	if o.answer != nil {
 		s += "\n\nYour final answer must be a JSON document, and nothing else, valid for this JSON Schema:\n\n" + o.answer.text

@@ -25,11 +25,11 @@ type coproc = toolproto.Client
 
 // startTools starts every --tools-cmd with environ (toolEnviron), says
 // hello, and returns their tool lists, one source each.
-func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc, notes *notices) ([]*coproc, []loop.Source, error) {
+func startTools(ctx context.Context, cmds []string, cwd, sessionID string, environ []string, stderr io.Writer, ask *asker, notes *notices) ([]*coproc, []loop.Source, error) {
 	var procs []*coproc
 	var sources []loop.Source
 	for _, c := range cmds {
-		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr, answers, notes)
+		p, err := startCoproc(ctx, c, cwd, sessionID, environ, stderr, ask, notes)
 		if err != nil {
 			stopTools(procs)
 			return nil, nil, err
@@ -89,17 +89,14 @@ func toolEnviron(environ, keep, secrets []string) []string {
 	return out
 }
 
-func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer, answers answerFunc, notes *notices) (*coproc, error) {
+func startCoproc(ctx context.Context, command, cwd, sessionID string, environ []string, stderr io.Writer, ask *asker, notes *notices) (*coproc, error) {
 	// agent-chat fires no tool hooks itself: the co-process runs its own
 	// (agent-tool serve --settings …; agent-mcp bridge only when told so).
 	hooks := true
 	var started atomic.Pointer[coproc] // set before any call, so before any request
-	var onAsk func(*event.ToolAsk)
-	if answers != nil { // without, OnAsk unset answers every request cancelled: no person to ask
-		onAsk = func(m *event.ToolAsk) {
-			if p := started.Load(); p != nil {
-				p.Send(answers(m))
-			}
+	onAsk := func(m *event.ToolAsk) {
+		if p := started.Load(); p != nil {
+			go func() { p.Send(ask.answerFor(ctx, m)) }() // a person may take their time
 		}
 	}
 	p, err := toolproto.Start(toolproto.Options{Command: command, Dir: cwd, Env: environ, Stderr: stderr,
@@ -140,7 +137,7 @@ func toolsForModel(ts *loop.Toolset) []llm.Tool {
 type toolRunner struct {
 	procs     []*coproc
 	toolset   *loop.Toolset
-	answers   answerFunc
+	ask       *asker
 	restarted map[int]bool // co-processes restarted in this run (once each)
 	environ   []string     // what they are started with (toolEnviron)
 	// task runs the task tool, offered as the source after the
@@ -187,25 +184,14 @@ func (t *toolRunner) stop(l *loop.Loop) {
 	t.feed(l)
 }
 
-// answerFunc answers a tool's request (agent-chat --answers).
-type answerFunc func(*event.ToolAsk) *event.Answer
-
-// answersFrom reads an --answers file, a JSON object of answers by
-// question id or text, into the answerer of ask requests: those it has
-// answers for get them, the others (and other kinds) are cancelled.
-func answersFrom(data []byte) (answerFunc, error) {
+// answersFrom reads an --answers file: a JSON object of answers by
+// question id or text (and exit_plan_mode's under its name).
+func answersFrom(data []byte) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("not a JSON object of answers by question id or text: %v", err)
 	}
-	return func(r *event.ToolAsk) *event.Answer {
-		if r.Kind == "ask" {
-			if v, ok := event.AnswerAsk(r.Payload, m); ok {
-				return &event.Answer{RequestID: r.RequestID, Value: v}
-			}
-		}
-		return &event.Answer{RequestID: r.RequestID, Cancelled: true}
-	}, nil
+	return m, nil
 }
 
 // revive restarts, once per run, a tool co-process that has died; its
@@ -224,7 +210,7 @@ func (t *toolRunner) revive(ctx context.Context, env *app.Env, sessionID string)
 			continue
 		}
 		t.restarted[i] = true
-		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr, t.answers, t.notes)
+		np, err := startCoproc(ctx, p.Command(), env.Dir, sessionID, t.environ, env.Stderr, t.ask, t.notes)
 		if err != nil {
 			continue
 		}

@@ -20,15 +20,11 @@ import (
 	"github.com/agentutils/agentutils/internal/tui"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
-func newApp(env *app.Env) *cli.App {
-	return &cli.App{
-		Name:                      "agent",
-		DisableSliceFlagSeparator: true, // a --tools-cmd may hold commas
-		Usage:                     "the interactive coding agent: an editor over the agentutils pipeline",
-		ArgsUsage:                 "[PROMPT...]",
-		Description: `agent owns the terminal and runs, for each prompt, the pipeline
+// description is agent's --help text below the usage.
+const description = `agent owns the terminal and runs, for each prompt, the pipeline
    agent-session open S | agent-compact | agent-chat … | tee >(agent-session append S)
 and shows the events as they stream: it reads agent-chat's events and passes every line on
 to agent-session append, which persists them; a run ends once append has. Every stage is a process that a flag replaces
@@ -55,10 +51,10 @@ each with the files its turn changed: the files and the session go back to befor
 prompt into the editor), /model (a picker, then the thinking level), /sandbox [MODE],
 /session, /jobs [ID|kill ID|all|keep ID] (the session's background jobs, which die when
 agent exits), /compact [INSTRUCTIONS], /export [FILE], /cost, /copy, /name [NAME],
-/label ENTRY [TEXT], /settings [KEY VALUE], /hotkeys, /help, /exit; prompt templates
-(.agentutils/commands/*.md, .claude/commands/*.md) run as /TEMPLATE. Any other /word
-is an error naming the nearest commands; a prompt is never a command. Prompts and
-commands typed during a run are queued behind it.
+/label ENTRY [TEXT], /settings [KEY VALUE], /plan, /memory [user], /hotkeys, /help,
+/exit; prompt templates (.agentutils/commands/*.md, .claude/commands/*.md) run as
+/TEMPLATE. Any other /word is an error naming the nearest commands; a prompt is never a
+command. Prompts and commands typed during a run are queued behind it.
 @PATH attaches a file as agent-chat's @FILE does.
 
 Before edits and bash commands agent asks, showing the diff, the new file or the command
@@ -67,6 +63,12 @@ for the model, esc no, ^C no and abort the run. Only a deliberate key answers: e
 does, and while the editor holds a prompt (or was typed in a moment ago) keys go to the
 editor, so type-ahead cannot approve anything. An agent-tool PreToolUse hook for the default
 tools; --yes asks nothing.
+
+shift+tab cycles the permission mode (default, accept edits: edits run unasked, plan: only
+tools that read run); /plan toggles plan mode, --plan starts in it. In plan mode the model's
+plan (exit_plan_mode) is shown: y approves, a approves into accept edits, e edits it in
+$EDITOR, n refuses with a reason. The ask tool's questions are a picker. /memory opens the
+project's AGENTS.md (or CLAUDE.md) in $EDITOR; "# TEXT" appends a line to it after y/n.
 
 With -p, stdout gets only the answer when it is not a terminal (the run is drawn on stderr
 when that is one); agent-chat's errors go to stderr.
@@ -80,9 +82,18 @@ Without a provider key: the README's quick start points agent at the fake provid
 Examples:
    agent
    agent -n "add a --json flag to the list command"
+   agent --plan "add a --json flag to the list command"
    agent -p "why does make test fail?" > answer.txt
    agent --model anthropic/claude-sonnet-4-5 --thinking high
-   agent --yes --tools-cmd "agent-tool serve --read-only"`,
+   agent --yes --tools-cmd "agent-tool serve --read-only"`
+
+func newApp(env *app.Env) *cli.App {
+	return &cli.App{
+		Name:                      "agent",
+		DisableSliceFlagSeparator: true, // a --tools-cmd may hold commas
+		Usage:                     "the interactive coding agent: an editor over the agentutils pipeline",
+		ArgsUsage:                 "[PROMPT...]",
+		Description:               description,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "new", Aliases: []string{"n"}, Usage: "start a new session instead of continuing"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "use the session `FILE`"},
@@ -90,7 +101,7 @@ Examples:
 			&cli.StringFlag{Name: "thinking", Usage: "thinking `LEVEL`: off, minimal, low, medium, high, xhigh"},
 			&cli.StringFlag{Name: "models", Usage: "the model `PATTERNS` (comma-separated) ctrl+p cycles through (default: config.toml's enabledModels, else every model with a key)"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
-			&cli.StringFlag{Name: "permission-mode", Usage: "passed to agent-chat: Claude Code's permission `MODE` for the tools where no one can approve (with --print: default, acceptEdits, plan, bypassPermissions)"},
+			&cli.StringFlag{Name: "permission-mode", Usage: "Claude Code's permission `MODE`: default, acceptEdits, plan, bypassPermissions; with --print agent-chat's flag, interactively the mode to start in"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "passed to agent-chat: tool `RULES` that run without approval (Bash(git diff:*), Edit, …); repeatable"},
 			&cli.StringSliceFlag{Name: "disallowed-tools", Usage: "passed to agent-chat: tool `RULES` that never run; repeatable"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking (default: config.toml's approvalMode = \"yes\" or AGENT_APPROVAL_MODE=yes)"},
@@ -103,12 +114,20 @@ Examples:
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
 			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
+			&cli.StringFlag{Name: "ask-hook", Hidden: true, Usage: "run as agent-chat's --ask-cmd talking to `SOCKET`"},
+			&cli.BoolFlag{Name: "plan", Usage: "start in plan mode: only tools that read run until you approve the model's plan (shift+tab and /plan switch modes)"},
 		},
 		Action: func(c *cli.Context) error { return action(c, env) },
 	}
 }
 
 func action(c *cli.Context, env *app.Env) error {
+	if sock := c.String("ask-hook"); sock != "" {
+		if code := approval.AskHook(sock, env.Stdin, env.Stdout, env.Stderr); code != 0 {
+			return exit.Silent(code)
+		}
+		return nil
+	}
 	if sock := c.String("approval-hook"); sock != "" {
 		if code := approval.Hook(sock, env.Stdin, env.Stderr); code != 0 {
 			return exit.Silent(code)
@@ -126,7 +145,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if env.StdinTTY {
 		st.TTY = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Version: c.App.Version}
+	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Mode: o.mode, Version: c.App.Version}
 	cfg.Color = env.Color("auto", env.StdoutTTY)
 	// config.toml's approvalMode, unless --yes is given
 	if o.yes, err = configure(c, env, &cfg); err != nil {
@@ -185,6 +204,7 @@ type options struct {
 	print, yes, new, noAhead         bool
 	prompt, sessionFile              string
 	model, thinking, sandbox         string
+	mode                             string // the permission mode to start in (interactive)
 }
 
 // sandboxModes are --sandbox's values.
@@ -209,13 +229,28 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 			return o, fmt.Errorf("--%s: %v", s.flag, err)
 		}
 	}
-	// Flags agent-chat takes as they are.
 	if !c.Bool("no-checkpoint") {
 		o.chatArgs = append(o.chatArgs, "--checkpoint")
 	}
-	if v := c.String("permission-mode"); v != "" {
-		o.chatArgs = append(o.chatArgs, "--permission-mode", v)
+	// The permission mode: agent-chat's flag with -p; interactively the
+	// mode to start in, which shift+tab and /plan change.
+	mode := c.String("permission-mode")
+	if c.Bool("plan") {
+		if mode != "" && mode != "plan" {
+			return o, fmt.Errorf("--plan and --permission-mode %s exclude each other", mode)
+		}
+		mode = "plan"
 	}
+	switch {
+	case mode == "":
+	case o.print:
+		o.chatArgs = append(o.chatArgs, "--permission-mode", mode)
+	case !slices.Contains(permission.Modes, mode):
+		return o, fmt.Errorf("--permission-mode %q: the modes are %s", mode, strings.Join(permission.Modes, ", "))
+	default:
+		o.mode = mode
+	}
+	// Flags agent-chat takes as they are.
 	for _, f := range []string{"allowed-tools", "disallowed-tools"} {
 		for _, v := range c.StringSlice(f) {
 			o.chatArgs = append(o.chatArgs, "--"+f, v)

@@ -26,10 +26,20 @@ import (
 // table's tools with Approve.
 var Tools = strings.Join(tooldef.Names(func(t tooldef.Tool) bool { return t.Approve }), "|")
 
-// Request is one call waiting for the person.
+// Request is one call, or one tool's question, waiting for the person.
 type Request struct {
-	In    hooks.Input
-	Reply chan Answer // the answer, sent once
+	In hooks.Input
+	// Question, when set, is a tool's question (agent-chat --ask-cmd runs
+	// AskHook) rather than a call to approve.
+	Question *Question
+	Reply    chan Answer // the answer, sent once
+}
+
+// Question is a tool's request for a person as agent-chat's --ask-cmd
+// hands it on: its kind (ask, exit_plan_mode) and payload (formats/tool-protocol).
+type Question struct {
+	Kind    string          `json:"kind"`
+	Payload json.RawMessage `json:"payload"`
 }
 
 // NewRequest is a request for in, waiting for its Answer.
@@ -40,6 +50,8 @@ type Answer struct {
 	Allow  bool   `json:"allow"`
 	Reason string `json:"reason,omitempty"`
 	Abort  bool   `json:"abort,omitempty"` // ^C: the run is aborted
+	// Value answers a Question (with Allow); none: not answered.
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Answer answers the request (once; later answers are dropped).
@@ -67,6 +79,7 @@ type Server struct {
 	dir      string
 	ln       net.Listener
 	Settings string // the agent-tool settings file naming the hook
+	AskCmd   string // agent-chat's --ask-cmd: exe --ask-hook SOCKET
 	mu       sync.Mutex
 	always   map[string]bool
 }
@@ -86,7 +99,8 @@ func NewServer(exe string, ask func(*Request)) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	a := &Server{dir: dir, ln: ln, always: map[string]bool{}, Settings: filepath.Join(dir, "settings.json")}
+	a := &Server{dir: dir, ln: ln, always: map[string]bool{}, Settings: filepath.Join(dir, "settings.json"),
+		AskCmd: ShellQuote(exe) + " --ask-hook " + ShellQuote(sock)}
 	settings := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
 		"matcher": Tools,
 		"hooks": []any{map[string]any{
@@ -118,8 +132,15 @@ func (a *Server) serve(c net.Conn, ask func(*Request)) {
 		return
 	}
 	req := NewRequest(hooks.Input{})
-	if err := json.Unmarshal(line, &req.In); err != nil {
+	var q Question
+	if err := json.Unmarshal(line, &req.In); err != nil || json.Unmarshal(line, &q) != nil {
 		json.NewEncoder(c).Encode(Answer{Reason: "the approval request was not JSON"})
+		return
+	}
+	if q.Kind != "" {
+		req.Question = &q
+		ask(req)
+		json.NewEncoder(c).Encode(<-req.Reply)
 		return
 	}
 	a.mu.Lock()
@@ -146,27 +167,34 @@ func (a *Server) Close() {
 	os.RemoveAll(a.dir)
 }
 
-// Hook is the front-end's binary as the hook: the hook input on stdin goes
-// to the front-end at sock; its answer becomes the exit status.
-func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
+// roundTrip hands stdin, one line, to the front-end at sock and reads
+// its answer; the error says what failed, for stderr.
+func roundTrip(sock string, stdin io.Reader) (Answer, error) {
+	var ans Answer
 	in, err := io.ReadAll(stdin)
 	if err != nil {
-		fmt.Fprintln(stderr, "approval: reading the hook input:", err)
-		return 2
+		return ans, fmt.Errorf("reading the input: %v", err)
 	}
 	c, err := net.Dial("unix", sock)
 	if err != nil {
-		fmt.Fprintln(stderr, "approval: the interactive agent is gone; not approved")
-		return 2
+		return ans, fmt.Errorf("the interactive agent is gone")
 	}
 	defer c.Close()
 	c.Write(append([]byte(strings.ReplaceAll(strings.TrimSpace(string(in)), "\n", " ")), '\n'))
-	var ans Answer
 	if err := json.NewDecoder(c).Decode(&ans); err != nil {
-		fmt.Fprintln(stderr, "approval: no answer; not approved")
-		return 2
+		return ans, fmt.Errorf("no answer")
 	}
+	return ans, nil
+}
+
+// Hook is the front-end's binary as the hook: the hook input on stdin goes
+// to the front-end at sock; its answer becomes the exit status.
+func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
+	ans, err := roundTrip(sock, stdin)
 	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "approval: %v; not approved\n", err)
+		return 2
 	case ans.Allow:
 		return 0
 	case ans.Abort:
@@ -179,6 +207,23 @@ func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, msg)
 	return 2
+}
+
+// AskHook is the front-end's binary as agent-chat's --ask-cmd: the
+// question on stdin ({"kind","payload"}) goes to the front-end at sock;
+// the answer's value is printed on stdout (exit 0), or the status is 1
+// when the person gave none.
+func AskHook(sock string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ans, err := roundTrip(sock, stdin)
+	if err == nil && (!ans.Allow || len(ans.Value) == 0) {
+		err = fmt.Errorf("no answer")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ask: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", ans.Value)
+	return 0
 }
 
 // ShellQuote quotes s for sh.

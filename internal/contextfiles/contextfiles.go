@@ -491,3 +491,33 @@ func (f Found) PromptInput(tools []prompt.Tool, env prompt.Env, system, appendTe
 	}
 	return in
 }
+
+// MemoryFile is the context file that /memory edits and "# text" appends
+// to: the project's (at the git root, or cwd outside git) or, with user,
+// the user's: the first of the names read there that exists, else
+// AGENTS.md there (to be made).
+func MemoryFile(opt Options, user bool) string {
+	var cands []string
+	if user {
+		for _, u := range userDirs(opt) {
+			cands = append(cands, filepath.Join(u, "AGENTS.md"), filepath.Join(u, "CLAUDE.md"))
+		}
+	} else {
+		root := GitRoot(opt.Cwd)
+		if root == "" {
+			root = opt.Cwd
+		}
+		for _, rel := range []string{"AGENTS.md", "CLAUDE.md", ".agentutils/AGENTS.md", ".claude/CLAUDE.md"} {
+			cands = append(cands, filepath.Join(root, filepath.FromSlash(rel)))
+		}
+	}
+	for _, c := range cands {
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
+			return c
+		}
+	}
+	if len(cands) == 0 {
+		return ""
+	}
+	return cands[0]
+}

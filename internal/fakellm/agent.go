@@ -16,7 +16,8 @@ import (
 // an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
 // sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
 // tool (Claude Code's mcp__SERVER__bash) with CMD, JOB `CMD` a background
-// job of agentutils' bash tool; anything else a greeting.
+// job of agentutils' bash tool, PLAN an exit_plan_mode and ASK an ask call
+// (agentutils' tools); anything else a greeting.
 // With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
@@ -134,6 +135,12 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	case strings.Contains(text, "JOB `") && tools["bash"]:
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "JOB `")+len("JOB `"):], "`")
 		say, calls = "Started it.", []call{{"bash", map[string]any{"command": cmd, "background": true}}}
+	case strings.Contains(text, "PLAN") && tools["exit_plan_mode"]:
+		say, calls = "Here is my plan.", []call{{"exit_plan_mode", map[string]string{"plan": "1. Write note.txt with a greeting.\n2. Read it back to check."}}}
+	case strings.Contains(text, "ASK") && tools["ask"]:
+		say, calls = "", []call{{"ask", map[string]any{"questions": []map[string]any{
+			{"id": "colour", "question": "Which colour?", "options": []map[string]string{{"label": "red"}, {"label": "blue", "description": "the calm one"}}, "recommended": 1},
+			{"id": "parts", "question": "Which parts?", "options": []map[string]string{{"label": "api"}, {"label": "cli"}, {"label": "docs"}}, "multi": true}}}}}
 	case strings.Contains(text, "SUBAGENT"):
 		say, calls = "", []call{{agent, map[string]string{"description": "say hi", "prompt": "SUBTASK: say hi", "subagent_type": "general-purpose"}}}
 	}

@@ -83,7 +83,7 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), jobTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), jobTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool(), exitPlanTool()}
 }
 
 // InMode is the name the tool called name has in edit mode mode: the edit

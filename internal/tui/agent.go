@@ -17,6 +17,7 @@ import (
 	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
+	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/session"
 )
@@ -41,6 +42,7 @@ type Config struct {
 	Models         []string // --models, enabledModels: the patterns ctrl+p cycles through
 	Version        string   // agentutils' version, for the status line's input
 	Now            func() time.Time
+	Mode           string // the permission mode to start in (--plan, --permission-mode)
 }
 
 // DefaultSandbox is the mode agent-chat's tools run in when no
@@ -52,10 +54,15 @@ const DefaultSandbox = "workspace-write"
 type agent struct {
 	Config
 	state    sessionState
-	approver *approval.Server
-	lastText string       // the session's last assistant text (for /copy)
-	place    string       // the working directory and its git branch (footer)
-	jobs     *sessionJobs // the session's background jobs (interactive only)
+	approver *approval.Server // the approvals' and the questions' socket
+	asks     bool             // approvals: ask before edits and bash
+	mode     string           // the permission mode chosen ("": none, agent-chat's configuration decides)
+	// sessionMode is the session's (its last mode_change), which
+	// agent-chat applies without a flag.
+	sessionMode string
+	lastText    string       // the session's last assistant text (for /copy)
+	place       string       // the working directory and its git branch (footer)
+	jobs        *sessionJobs // the session's background jobs (interactive only)
 }
 
 // sessionState is what the footer shows, folded from the session and the
@@ -96,14 +103,23 @@ func (a *agent) sandbox() string {
 // approvals, the built-in tools run with the approval hook (and the
 // sandbox mode chosen, which agent-chat passes to its default tools).
 func (a *agent) chatExtra() []string {
-	if a.approver == nil || len(a.Stages.Tools) > 0 {
-		return nil
+	out := a.modeArgs()
+	if a.approver != nil {
+		out = append(out, "--ask-cmd", a.approver.AskCmd) // the tools' questions come to the screen
 	}
-	cmd := "agent-tool serve --settings " + approval.ShellQuote(a.approver.Settings)
-	if a.Sandbox != "" {
-		cmd += " --sandbox " + approval.ShellQuote(a.Sandbox)
+	switch {
+	case len(a.Stages.Tools) > 0:
+		return out
+	case a.asks:
+		cmd := "agent-tool serve --settings " + approval.ShellQuote(a.approver.Settings)
+		if a.Sandbox != "" {
+			cmd += " --sandbox " + approval.ShellQuote(a.Sandbox)
+		}
+		return append(out, "--tools-cmd", cmd, "--person-approves")
+	case a.mode != "":
+		return append(out, "--person-approves") // --yes: only deny rules and plan mode refuse
 	}
-	return []string{"--tools-cmd", cmd, "--person-approves"}
+	return out
 }
 
 // runOpts are the choices of a run for prompt. The model is the one the
@@ -209,6 +225,10 @@ func (a *agent) loadState(ctx context.Context, width int) string {
 	if err == nil {
 		if m := sctx.Models["default"]; m != "" {
 			a.state.modelRef = m
+		}
+		a.sessionMode = ""
+		if slices.Contains(permission.Modes, sctx.Mode) { // the mode it was left in
+			a.mode, a.sessionMode = sctx.Mode, sctx.Mode
 		}
 		if session.SetsThinkingLevel(recs) { // else config.toml's (footer)
 			a.state.thinking = sctx.ThinkingLevel

@@ -40,6 +40,9 @@ type approvals struct {
 type pending struct {
 	req    *approval.Request
 	detail string
+	ask    *asking // the ask tool's questions (a picker)
+	plan   *string // an exit_plan_mode's plan, as the person may have edited it
+	edited bool    // they did (e)
 }
 
 func (q *approvals) active() *pending {
@@ -79,6 +82,8 @@ func (q *approvals) key(k tea.KeyMsg, armed bool) answerKey {
 	switch {
 	case k.Type == tea.KeyCtrlC:
 		return answerKey{answer: &approval.Answer{Abort: true, Reason: "aborted by the user"}, handled: true}
+	case q.active().ask != nil:
+		return q.active().ask.key(k, armed)
 	case q.denying:
 		switch k.Type {
 		case tea.KeyEnter:
@@ -121,7 +126,14 @@ func (q *approvals) done(now time.Time) {
 func (q *approvals) view(width int, armed, edEmpty bool) string {
 	p := q.active()
 	var b strings.Builder
-	b.WriteString(yellow.Render("Allow "+show.ToolHeader(p.req.In.ToolName, p.req.In.ToolInput)+" ?") + "\n")
+	switch {
+	case p.ask != nil:
+		b.WriteString(p.ask.view(width, armed))
+	case p.plan != nil:
+		b.WriteString(yellow.Render("Approve this plan? (plan mode: so far only tools that read ran)") + "\n")
+	default:
+		b.WriteString(yellow.Render("Allow "+show.ToolHeader(p.req.In.ToolName, p.req.In.ToolInput)+" ?") + "\n")
+	}
 	if p.detail != "" {
 		b.WriteString(p.detail)
 	}
@@ -129,9 +141,14 @@ func (q *approvals) view(width int, armed, edEmpty bool) string {
 		b.WriteString(dim.Render(fmt.Sprintf("(%d more waiting)", len(q.queue)-1)) + "\n")
 	}
 	switch {
+	case p.ask != nil: // its keys are in its view
 	case q.denying:
 		b.WriteString("why not? " + dim.Render("(enter sends the reason to the model, esc denies without one)") + "\n")
 		b.WriteString(q.reason.View(width, true) + "\n")
+	case !edEmpty && p.plan != nil:
+		b.WriteString(dim.Render("your prompt stays in the editor: enter queues it, ^U clears it; then y / a / e / n / esc answer") + "\n")
+	case armed && p.plan != nil:
+		b.WriteString(bold.Render("[y]") + " yes, ask before edits  " + bold.Render("[a]") + " yes, accept edits  " + bold.Render("[e]") + " edit the plan  " + bold.Render("[n]") + " no, say why  " + bold.Render("[esc]") + " no\n")
 	case !edEmpty:
 		b.WriteString(dim.Render("your prompt stays in the editor: enter queues it, ^U clears it; then y / a / n / esc answer") + "\n")
 	case !armed:

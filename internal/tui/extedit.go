@@ -30,6 +30,12 @@ func (m *Model) externalEditor() tea.Cmd {
 		m.fail("ctrl+g", err)
 		return nil
 	}
+	return m.runEditor(f.Name(), func(err error) tea.Msg { return edited{file: f.Name(), err: err} })
+}
+
+// runEditor hands the terminal to $VISUAL or $EDITOR (vi when neither is
+// set) editing file; back is the message once it exits.
+func (m *Model) runEditor(file string, back func(error) tea.Msg) tea.Cmd {
 	editor := "vi"
 	if m.a.Getenv != nil {
 		for _, k := range []string{"VISUAL", "EDITOR"} {
@@ -40,12 +46,12 @@ func (m *Model) externalEditor() tea.Cmd {
 		}
 	}
 	// Through the shell: an editor setting may carry flags ("code --wait").
-	cmd := exec.Command("sh", "-c", editor+` "$1"`, "sh", f.Name())
+	cmd := exec.Command("sh", "-c", editor+` "$1"`, "sh", file)
 	cmd.Dir = m.a.Dir
 	// An empty view first, so the frame is erased before the terminal
 	// changes hands, and not left above the one drawn after.
 	m.outside = true
-	return tea.ExecProcess(cmd, func(err error) tea.Msg { return edited{file: f.Name(), err: err} })
+	return tea.ExecProcess(cmd, back)
 }
 
 // editedOutside puts the edited file back into the editor; when the

@@ -13,7 +13,8 @@ import (
 )
 
 // footer is the last line: the model, the thinking level, the tokens, the
-// cost, the context used as a share of the window, and the sandbox mode.
+// cost, the context used as a share of the window, and the sandbox mode;
+// the permission mode first when it is not default.
 func (a *agent) footer(width int) string {
 	name := a.state.modelRef
 	if name == "" {
@@ -36,13 +37,21 @@ func (a *agent) footer(width int) string {
 	sets := [][]string{{name, "thinking " + th, tok, cost, ctx}, {name, tok, cost, ctx}, {name, tok, cost}, {name, tok}}
 	var parts []string
 	sb := "sandbox " + a.sandbox()
+	badge := a.modeBadge() // the permission mode, when not default
+	room := width - 3 - len(sb)
+	if badge != "" {
+		room -= ansi.StringWidth(badge) + 3
+	}
 	for _, set := range sets {
 		parts = slices.DeleteFunc(set, func(p string) bool { return p == "" })
-		if ansi.StringWidth(strings.Join(parts, " · "))+3+len(sb) < width {
+		if ansi.StringWidth(strings.Join(parts, " · ")) < room {
 			break
 		}
 	}
-	s := dim.Render(clip(strings.Join(parts, " · "), width-3-len(sb)))
+	s := dim.Render(clip(strings.Join(parts, " · "), room))
+	if badge != "" {
+		s = yellow.Render(badge) + dim.Render(" · ") + s
+	}
 	if a.sandbox() == "off" {
 		s += dim.Render(" · ") + red.Render(sb) // shown, never hidden
 	} else {

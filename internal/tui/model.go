@@ -10,6 +10,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -48,6 +49,7 @@ type Model struct {
 	picker   *picker
 	approve  approvals
 	info     string // a one-line notice under the editor
+	note     *note  // a "# text" line to remember, waiting for y or n
 
 	run        *pipeline.Run
 	runEnded   chan struct{} // closed once the run's stages are reaped
@@ -206,6 +208,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.jobEnded(msg.id)
 	case jobsDone:
 		m.print(dim.Render(string(msg)))
+	case planEdited:
+		return m.planEdited(msg)
+	case memoryEdited:
+		m.memoryEdited(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	default:
@@ -228,14 +234,20 @@ func (m *Model) edited() {
 }
 
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
-	if m.approve.active() != nil {
+	if p := m.approve.active(); p != nil {
 		armed := m.approve.armed(m.ed.Empty(), m.lastEdit, m.now())
+		if p.plan != nil && armed && !m.approve.denying && k.Type == tea.KeyRunes && string(k.Runes) == "e" {
+			return m.editPlan(p)
+		}
 		if r := m.approve.key(k, armed); r.handled {
 			if r.answer != nil {
 				m.answer(*r.answer, r.always)
 			}
 			return nil
 		}
+	} else if m.note != nil {
+		m.noteKey(k)
+		return nil
 	} else if m.picker != nil {
 		if m.tree != nil && m.tree.p == m.picker {
 			if cmd, ok := m.treeKey(k, m.treeLeaf); ok {
@@ -291,6 +303,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return m.submit()
 	case tea.KeyTab:
 		m.complete()
+		return nil
+	case tea.KeyShiftTab:
+		m.cycleMode()
 		return nil
 	case tea.KeyCtrlO:
 		m.toggleExpanded()
@@ -399,6 +414,10 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}
+	if t, ok := strings.CutPrefix(text, "# "); ok && strings.TrimSpace(t) != "" && !strings.Contains(t, "\n") {
+		m.note = &note{text: strings.TrimSpace(t), file: m.a.memoryFile(false)}
+		return nil
+	}
 	if m.phase != idle {
 		m.queued = append(m.queued, text)
 		m.info = fmt.Sprintf("queued (%d): it runs when this one ends", len(m.queued))
@@ -492,6 +511,7 @@ func (m *Model) stream(evs []event.Event) {
 	var b strings.Builder
 	for _, ev := range evs {
 		m.a.account(ev)
+		m.a.modeFrom(ev)
 		b.WriteString(m.view.event(ev))
 		switch ev.Type {
 		case event.ToolExecutionStart:
@@ -587,14 +607,31 @@ func (m *Model) sessionDone(msg sessionDone) tea.Cmd {
 
 // ---- approvals
 
-// ask shows an approval request; the tools' clock stops while it waits.
+// ask shows an approval request or a tool's question; the tools' clock
+// stops while it waits. In acceptEdits mode edits are approved unasked.
 func (m *Model) ask(req *approval.Request) tea.Cmd {
 	lines := 20
 	if m.height > 0 {
 		lines = max(m.height-12, 5)
 	}
-	d := approvalDetail(req.In, m.a.Dir, m.a.sandbox(), m.width, lines, m.a.Color)
-	m.approve.add(&pending{req: req, detail: d}, m.now())
+	p := &pending{req: req}
+	switch q := req.Question; {
+	case q == nil && m.a.approvedByMode(req.In.ToolName):
+		req.Answer(approval.Answer{Allow: true})
+		return nil
+	case q == nil:
+		p.detail = approvalDetail(req.In, m.a.Dir, m.a.sandbox(), m.width, lines, m.a.Color)
+	case q.Kind == event.PlanKind:
+		var pl struct{ Plan string }
+		json.Unmarshal(q.Payload, &pl)
+		p.plan, p.detail = &pl.Plan, planDetail(pl.Plan, m.width, lines)
+	case q.Kind == event.AskKind:
+		p.ask = newAsking(q.Payload)
+	default:
+		req.Answer(approval.Answer{})
+		return nil
+	}
+	m.approve.add(p, m.now())
 	m.clock.pause()
 	return guardTick()
 }
@@ -607,6 +644,17 @@ func guardTick() tea.Cmd {
 // answer answers the shown approval.
 func (m *Model) answer(ans approval.Answer, always bool) {
 	p := m.approve.active()
+	if p.plan != nil {
+		edited := ""
+		if p.edited {
+			edited = *p.plan
+		}
+		ans, always = planAnswer(ans, always, edited), false
+		var pa event.PlanAnswer
+		if json.Unmarshal(ans.Value, &pa) == nil && pa.Approved {
+			m.setMode(pa.Mode) // agent-chat switches too, and records it
+		}
+	}
 	if always && m.a.approver != nil {
 		m.a.approver.Always(p.req)
 	}
@@ -698,6 +746,9 @@ func (m *Model) View() string {
 	}
 	if m.picker != nil {
 		b.WriteString(m.picker.view(width))
+	}
+	if m.note != nil {
+		b.WriteString(m.note.view(width))
 	}
 	b.WriteString(m.ed.View(width, m.picker == nil && !m.approve.denying))
 	b.WriteString("\n")

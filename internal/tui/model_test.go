@@ -199,7 +199,7 @@ func TestFooterSandbox(t *testing.T) {
 	if f := ansi.Strip(m.a.footer(100)); !strings.HasSuffix(f, "sandbox off") {
 		t.Errorf("footer after /sandbox off: %q", f)
 	}
-	m.a.approver = &approval.Server{Settings: "/s.json"}
+	m.a.approver, m.a.asks = &approval.Server{Settings: "/s.json", AskCmd: "ask"}, true
 	o := m.a.runOpts("hi")
 	if o.Sandbox != "off" || o.Model != "fake/m" || !strings.Contains(strings.Join(o.Extra, " "), "--settings '/s.json' --sandbox 'off'") {
 		t.Errorf("run options %+v", o)

@@ -35,14 +35,19 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 	a.jobs = sj
 	a.Stages.Env = append(a.Stages.Env, sj.env())
 	recap := a.loadState(context.Background(), o.Width)
+	if cfg.Mode != "" {
+		a.mode = cfg.Mode // the command line's, over the session's
+	}
 	modelErr := a.checkModel()
+	// The socket serves the approvals and the tools' questions (ask,
+	// exit_plan_mode), which are put to the person with --yes too.
+	srv, err := approval.NewServer(o.Exe, func(r *approval.Request) { m.inbox <- approvalMsg{r} })
+	if err != nil {
+		return fmt.Errorf("approvals: %v", err)
+	}
+	defer srv.Close()
+	a.approver, a.asks = srv, o.Approvals
 	if o.Approvals {
-		srv, err := approval.NewServer(o.Exe, func(r *approval.Request) { m.inbox <- approvalMsg{r} })
-		if err != nil {
-			return fmt.Errorf("approvals: %v", err)
-		}
-		defer srv.Close()
-		a.approver = srv
 		if len(a.Stages.Tools) > 0 {
 			fmt.Fprintln(stderr, "agent: approvals apply to the default tools only; your --tools-cmd runs without them")
 		}

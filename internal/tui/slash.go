@@ -30,6 +30,8 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/rewind", "", "bring the files and the session back to before a prompt"},
 	{"/model", "[MODEL]", "pick the model and thinking level"},
 	{"/sandbox", "[MODE]", "show or set the tools' sandbox: workspace-write, read-only, off"},
+	{"/plan", "", "plan mode on or off (shift+tab cycles default, accept edits, plan)"},
+	{"/memory", "[user]", "edit the project's AGENTS.md (or CLAUDE.md), or the user's, in $EDITOR; # TEXT at the prompt adds a line"},
 	{"/compact", "[INSTRUCTIONS]", "summarize the session now"},
 	{"/export", "[FILE]", "write the session as one HTML page"},
 	{"/jobs", "[ID|kill ID|keep ID]", "background jobs: list, show output, kill (all), keep past exit"},
@@ -50,6 +52,7 @@ const hotkeys = `editor
   enter             send the prompt (queued during a run)
   alt+enter ctrl+j  new line (shift+enter too where the terminal tells it apart)
   tab               complete a /command or an @path
+  shift+tab         cycle the permission mode: default → accept edits → plan (the footer shows it)
   ↑ ↓               move between lines; on the first or last line, the prompt history
   ← → ctrl+b ctrl+f move by a character · home end ctrl+a ctrl+e the line's start and end
   ctrl+w            delete the word before the cursor
@@ -66,14 +69,18 @@ pickers (/resume /tree /model)
   ↑ ↓ ctrl+p ctrl+n move · pgup pgdn a page · type to filter · enter pick · esc close
   /tree: tab cycles all, no tools, user only, labelled · ctrl+l labels the entry
 approvals (they answer only while the editor is empty; enter never answers)
-  y yes · a always for this command · n no, then say why · esc no`
+  y yes · a always for this command · n no, then say why · esc no
+a plan to approve (plan mode's exit_plan_mode)
+  y yes, ask before edits · a yes, accept edits · e edit it in $EDITOR · n no, then say why · esc no
+questions (the ask tool)
+  ↑ ↓ move · space tick (several may be picked) · enter pick · the last line: type your own · esc none`
 
 const keysHelp = "keys: enter send · alt+enter or shift+enter newline · tab complete · ↑↓ history · ^C clear / abort · esc abort · ^O expand/fold tool output · ^G $EDITOR · ^P model · ^T thinking · ^D exit (/hotkeys: all)\n" +
 	"approvals: y yes · a always · n no, say why · esc no; they answer only while the editor is empty (enter never answers)"
 
 // duringRun are the commands that run at once during a run; the others
 // are queued behind it.
-var duringRun = map[string]bool{"/help": true, "/hotkeys": true, "/jobs": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true}
+var duringRun = map[string]bool{"/help": true, "/hotkeys": true, "/jobs": true, "/cost": true, "/session": true, "/copy": true, "/exit": true, "/quit": true, "/plan": true}
 
 // slash runs a front-end command; an unknown one is an error (a prompt
 // template of that name is sent as a prompt, agent-chat expands it).
@@ -134,6 +141,10 @@ func (m *Model) slash(text string) tea.Cmd {
 		} else {
 			m.setSetting(arg)
 		}
+	case "/plan":
+		m.planCommand()
+	case "/memory":
+		return m.memory(arg)
 	default:
 		known := []string{"/quit"}
 		for _, c := range slashCommands {

@@ -2,6 +2,13 @@ package event
 
 import "encoding/json"
 
+// The kinds of the requests for a person that agent-tool's tools make
+// (each named after its tool).
+const (
+	AskKind  = "ask"            // the ask tool's questions
+	PlanKind = "exit_plan_mode" // the exit_plan_mode tool's plan
+)
+
 // AskQuestion is one question of a request of kind "ask" (the ask tool's),
 // whose payload is {"questions":[…]}; the answer's value is
 // {"answers":{ID: "text" | ["label", …]}}.
@@ -37,4 +44,17 @@ func AnswerAsk(payload json.RawMessage, answers map[string]json.RawMessage) (jso
 	}
 	b, _ := json.Marshal(map[string]any{"answers": got})
 	return b, true
+}
+
+// PlanAnswer is the value answering a request of kind "exit_plan_mode"
+// (the exit_plan_mode tool's, whose payload is {"plan": "…"}): the plan
+// approved, the run going on in permission mode Mode ("" is default) and
+// with Plan when the person edited it; or refused, with a Reason for the
+// model. NotPlanning says the run was not in plan mode: nothing to approve.
+type PlanAnswer struct {
+	Approved    bool   `json:"approved"`
+	Mode        string `json:"mode,omitempty"`
+	Plan        string `json:"plan,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	NotPlanning bool   `json:"notPlanning,omitempty"`
 }

@@ -305,3 +305,45 @@ func join(rs []Rule) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// WithSession is the run's policy once the session's mode (its last
+// mode_change, folded by lib/session.BuildContext: "none" when it has
+// none) is read: a mode given on the command line or in the environment
+// (given) wins, then the session's, then config.toml's. Without a policy
+// only the session's plan mode makes one (asked: a person approves the
+// rest): a run that nobody configured refuses nothing else.
+func WithSession(p *Policy, session string, given, asked bool) *Policy {
+	if !slices.Contains(Modes, session) || given && p != nil {
+		return p
+	}
+	if p == nil {
+		if session != "plan" {
+			return nil
+		}
+		return &Policy{Mode: session, Asked: asked}
+	}
+	q := *p
+	q.Mode = session
+	return &q
+}
+
+// ModeEntry is the mode a run records in the session (a mode_change
+// entry) when its policy's differs from the session's; false when there
+// is nothing to record.
+func ModeEntry(p *Policy, session string) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	mode, was := p.Mode, session
+	if mode == "" {
+		mode = "default"
+	}
+	if was == "" || was == "none" {
+		was = "default"
+	}
+	return mode, mode != was
+}
+
+// PlanPrompt tells the model it is in plan mode (the system prompt's
+// last part).
+const PlanPrompt = "You are in plan mode: only the tools that read run (the others are refused), so change nothing yet. Explore what the task needs, then present your plan with the exit_plan_mode tool; once the user approves it, carry it out. For a question that needs no changes, just answer."

@@ -118,3 +118,52 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestWithSession(t *testing.T) {
+	acc := &Policy{Mode: "acceptEdits"}
+	unset := &Policy{Allow: []Rule{{Tool: "Read"}}}
+	for _, c := range []struct {
+		name    string
+		p       *Policy
+		session string
+		given   bool
+		want    *Policy
+	}{
+		{"no policy, no session mode", nil, "none", false, nil},
+		{"no policy, session in plan", nil, "plan", false, &Policy{Mode: "plan", Asked: true}},
+		{"no policy, session acceptEdits: nothing refused", nil, "acceptEdits", false, nil},
+		{"the flag wins", acc, "plan", true, acc},
+		{"config.toml's mode loses to the session's", acc, "plan", false, &Policy{Mode: "plan"}},
+		{"rules keep, the session's mode", unset, "default", false, &Policy{Mode: "default", Allow: unset.Allow}},
+		{"an unknown mode is ignored", acc, "architect", false, acc},
+	} {
+		got := WithSession(c.p, c.session, c.given, true)
+		if c.want != nil && c.p == nil {
+			c.want.Asked = true
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", c.name, diff)
+		}
+	}
+}
+
+func TestModeEntry(t *testing.T) {
+	for _, c := range []struct {
+		p       *Policy
+		session string
+		mode    string
+		ok      bool
+	}{
+		{nil, "plan", "", false},
+		{&Policy{}, "none", "default", false},
+		{&Policy{Mode: "default"}, "", "default", false},
+		{&Policy{Mode: "plan"}, "none", "plan", true},
+		{&Policy{Mode: "plan"}, "plan", "plan", false},
+		{&Policy{Mode: "acceptEdits"}, "plan", "acceptEdits", true},
+	} {
+		mode, ok := ModeEntry(c.p, c.session)
+		if mode != c.mode || ok != c.ok {
+			t.Errorf("ModeEntry(%+v, %q) = %q, %v; want %q, %v", c.p, c.session, mode, ok, c.mode, c.ok)
+		}
+	}
+}

@@ -133,6 +133,8 @@ var table = []Tool{
 		Schemas: []string{"ask.json"}},
 	{Name: "task", Label: "Task", Aliases: []string{"Task", "Agent"}, Class: Exec, InChat: true, MCP: runs,
 		Header: HeaderPrompt, Schemas: []string{"task.json"}},
+	{Name: "exit_plan_mode", Label: "Plan", Aliases: []string{"ExitPlanMode"}, Class: Read, Exclusive: true,
+		OwnState: true, MCP: Annotations{ReadOnly: true}, Schemas: []string{"exit_plan_mode.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"input", CodexPatch}}, FileOp: "edit", Approve: true, MCP: changing,
 		Schemas: []string{"apply_patch.json"}},
