@@ -22,6 +22,9 @@ func TestPrintConfig(t *testing.T) {
 	printConfig(&lines, cfg, false)
 	wantTable := `KEY                      VALUE                                    SOURCE   WHERE
 modelRoles.default       opus                                     flag     --model
+modelRoles.commit        -                                        default  
+modelRoles.fast          -                                        default  
+enabledModels            -                                        default  
 defaultThinkingLevel     -                                        default  
 toolsCmd                 agent-tool serve                         default  
 edit.mode                hashline                                 user     /h/config.toml:2
@@ -30,6 +33,7 @@ permissions.defaultMode  -                                        default
 permissions.allow        -                                        default  
 permissions.deny         -                                        default  
 approvalMode             ask                                      default  
+statusLine               -                                        default  
 sandbox.mode             workspace-write                          default  
 sandbox.writable         -                                        default  
 sandbox.net              false                                    default  
@@ -39,6 +43,9 @@ sandbox.hide             ~/.ssh, ~/.aws, ~/.gnupg, … (14 in all)  default
 		t.Errorf("table (-want +got):\n%s", d)
 	}
 	wantLines := `{"key":"modelRoles.default","value":"opus","source":"flag","where":"--model"}
+{"key":"modelRoles.commit","value":null,"source":"default"}
+{"key":"modelRoles.fast","value":null,"source":"default"}
+{"key":"enabledModels","value":[],"source":"default"}
 {"key":"defaultThinkingLevel","value":null,"source":"default"}
 {"key":"toolsCmd","value":["agent-tool serve"],"source":"default"}
 {"key":"edit.mode","value":"hashline","source":"user","where":"/h/config.toml:2"}
@@ -47,6 +54,7 @@ sandbox.hide             ~/.ssh, ~/.aws, ~/.gnupg, … (14 in all)  default
 {"key":"permissions.allow","value":[],"source":"default"}
 {"key":"permissions.deny","value":[],"source":"default"}
 {"key":"approvalMode","value":"ask","source":"default"}
+{"key":"statusLine","value":null,"source":"default"}
 {"key":"sandbox.mode","value":"workspace-write","source":"default"}
 {"key":"sandbox.writable","value":[],"source":"default"}
 {"key":"sandbox.net","value":"false","source":"default"}
