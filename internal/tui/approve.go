@@ -252,10 +252,18 @@ func writeDetail(path, content string, abs func(string) string, width, lines int
 	}
 	var b strings.Builder
 	b.WriteString(dim.Render(what) + "\n")
-	head := strings.Split(strings.TrimRight(content, "\n"), "\n")
-	for i, l := range head {
+	b.WriteString(headLines(content, width, lines, ""))
+	return b.String()
+}
+
+// headLines are text's first lines, indented, tabs as four spaces, each
+// clipped to width, and a dim "… N more lines" (and more) when it has more.
+func headLines(text string, width, lines int, more string) string {
+	var b strings.Builder
+	ls := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range ls {
 		if i == lines {
-			b.WriteString(dim.Render(fmt.Sprintf("  … %d more lines", len(head)-lines)) + "\n")
+			b.WriteString(dim.Render(fmt.Sprintf("  … %d more lines%s", len(ls)-lines, more)) + "\n")
 			break
 		}
 		b.WriteString("  " + clip(strings.ReplaceAll(l, "\t", "    "), width-2) + "\n")

@@ -161,16 +161,7 @@ func cursorLine(s string, at bool) string {
 // planDetail is the plan of an exit_plan_mode question, as the card shows
 // it: its lines, at most lines of them.
 func planDetail(plan string, width, lines int) string {
-	var b strings.Builder
-	ls := strings.Split(strings.TrimRight(plan, "\n"), "\n")
-	for i, l := range ls {
-		if i == lines {
-			b.WriteString(dim.Render(fmt.Sprintf("  … %d more lines (e shows and edits it whole)", len(ls)-lines)) + "\n")
-			break
-		}
-		b.WriteString("  " + clip(strings.ReplaceAll(l, "\t", "    "), width-2) + "\n")
-	}
-	return b.String()
+	return headLines(plan, width, lines, " (e shows and edits it whole)")
 }
 
 // planAnswer turns the card's answer (y: approve, a: approve and accept
