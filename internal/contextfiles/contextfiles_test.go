@@ -176,6 +176,11 @@ func TestDiscover(t *testing.T) {
 
 func TestDiscoverOutsideGit(t *testing.T) {
 	dir := t.TempDir()
+	for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			t.Skipf("%s/.git makes every temporary directory part of a repository here (left by some other program: remove it)", d)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("only here\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
