@@ -119,6 +119,7 @@ func (d *driver) runTools(l *loop.Loop, s loop.Step, msgs chan toolMsg) loop.Ste
 	if s.Revive {
 		d.tools.revive(d.ctx, d.env, d.opts.SessionID)
 	}
+	d.out.wait() // the checkpoint's scan is over before a tool changes anything
 	for _, dsp := range s.Dispatch {
 		go d.execute(dsp, msgs)
 	}

@@ -37,6 +37,31 @@ type emitter struct {
 	// loop step, or of one read of the model's stream, go out in one write
 	// (each write wakes the next stage; a burst is one wake-up).
 	held bool
+	// gate: a checkpoint's scan whose entry goes before what is written
+	// meanwhile (queued); warn says its warnings.
+	gate   *scan
+	queued []event.Event
+	warn   func(string)
+}
+
+// wait lets the checkpoint's scan end, then writes its entry and what
+// waited behind it: before a tool runs, and at the run's end.
+func (e *emitter) wait() {
+	if e.gate == nil {
+		return
+	}
+	<-e.gate.done
+	g, q := e.gate, e.queued
+	e.gate, e.queued = nil, nil
+	for _, w := range g.warnings {
+		e.warn(w)
+	}
+	if g.entry != nil {
+		e.write(*g.entry)
+	}
+	for _, ev := range q {
+		e.write(ev)
+	}
 }
 
 // batch runs fn with the output held, then flushes it; fn may flush
@@ -62,6 +87,15 @@ func newEmitter(w io.Writer, mode string, throttle time.Duration, now func() tim
 }
 
 func (e *emitter) write(ev event.Event) {
+	if e.gate != nil {
+		select {
+		case <-e.gate.done:
+			e.wait()
+		default:
+			e.queued = append(e.queued, ev)
+			return
+		}
+	}
 	if e.claude != nil {
 		lines, err := e.claude.Event(ev, e.now().UnixMilli())
 		for _, l := range lines {

@@ -67,3 +67,37 @@ func TestBatchWritesTogether(t *testing.T) {
 		t.Fatalf("an event after the batch waited: %q", out.String())
 	}
 }
+
+// TestCheckpointGate: while the checkpoint's scan goes on, what the run
+// writes waits behind it (the request is already out); the entry goes
+// first, then the rest in order, whether the scan ends before a later
+// write or is waited for (a tool about to run, the run's end).
+func TestCheckpointGate(t *testing.T) {
+	for _, waited := range []bool{false, true} {
+		var out bytes.Buffer
+		var warned []string
+		e := newEmitter(&out, "compact", 0, time.Now)
+		g := &scan{done: make(chan struct{}), warnings: []string{"checkpoint: big.bin: not kept"}}
+		e.gate, e.warn = g, func(s string) { warned = append(warned, s) }
+		e.emit(event.MessageEnd, func(ev *event.Event) { ev.Message = []byte(`{"role":"user"}`) })
+		e.emit(event.TurnStart, nil)
+		if out.Len() != 0 {
+			t.Fatalf("written before the scan ended: %q", out.String())
+		}
+		g.entry = &event.Event{Type: event.Entry, Entry: []byte(`{"type":"checkpoint"}`)}
+		close(g.done)
+		if waited {
+			e.wait()
+		} else {
+			e.emit(event.TurnEnd, nil)
+		}
+		got := out.String()
+		i, j, k := strings.Index(got, `"checkpoint"`), strings.Index(got, `"role":"user"`), strings.Index(got, `"turn_start"`)
+		if i < 0 || j < i || k < j {
+			t.Errorf("waited %v: not the entry, the prompt, the turn in order:\n%s", waited, got)
+		}
+		if len(warned) != 1 || e.gate != nil {
+			t.Errorf("waited %v: warnings %q, gate %v", waited, warned, e.gate)
+		}
+	}
+}

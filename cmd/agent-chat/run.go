@@ -237,7 +237,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking, o.Permission)
 	if len(content) > 0 && o.Checkpoint {
-		r.checkpoint()
+		out.gate, out.warn = r.checkpoint(), r.warn
 	}
 	var prompt *llm.Message
 	if len(content) > 0 {
@@ -246,6 +246,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 		prompt = &p
 	}
 	err := d.run(l, prompt)
+	out.wait() // a run with no tool call: the checkpoint still goes first
 	// The notices that came after the last turn go into the session: the
 	// model reads them with the next prompt.
 	r.tr.stop(l)
