@@ -173,3 +173,25 @@ func killChat(t *testing.T, dir string) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSettingsDropAhead: a setting written by /settings is read by the
+// next run, so the run started ahead (which read config.toml before) is
+// started again.
+func TestSettingsDropAhead(t *testing.T) {
+	m, dir := aheadModel(t)
+	m.a.Getenv = func(k string) string { return map[string]string{"AGENTUTILS_HOME": dir}[k] }
+	m.keepAhead()
+	w := m.ahead
+	if w == nil {
+		t.Fatal("nothing started ahead when idle")
+	}
+	m.setSetting("edit.mode hashline")
+	if m.ahead == w {
+		t.Fatal("the run started ahead kept after /settings")
+	}
+	<-w.ended
+	m.keepAhead()
+	if m.ahead == nil {
+		t.Fatal("no run started ahead again after /settings")
+	}
+}

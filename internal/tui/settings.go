@@ -83,6 +83,7 @@ func (m *Model) setSetting(arg string) {
 		m.fail("/settings", err)
 		return
 	}
+	m.dropAhead() // a run started ahead read config.toml before
 	a, when := m.a, "from the next prompt"
 	switch key {
 	case "modelRoles.default":
