@@ -190,20 +190,14 @@ func Merge(in Input) (Config, error) {
 		}
 		if in.Getenv != nil {
 			if e := in.Getenv(s.Env); e != "" {
-				v = Value{Key: s.Key, Value: []string{e}, Source: Env, Where: s.Env}
-				if s.Sep != "" {
-					v.Value = strings.Split(e, s.Sep)
-					for i := range v.Value {
-						v.Value[i] = strings.TrimSpace(v.Value[i])
-					}
-				}
+				v = Value{Key: s.Key, Value: s.split([]string{e}), Source: Env, Where: s.Env}
 				if err := s.check(v.Value); err != nil {
 					return Config{}, fmt.Errorf("%s: %v", s.Env, err)
 				}
 			}
 		}
 		if f, ok := in.Flags[s.Flag]; ok {
-			v = Value{Key: s.Key, Value: f, Source: Flag, Where: "--" + s.Flag}
+			v = Value{Key: s.Key, Value: s.split(f), Source: Flag, Where: "--" + s.Flag}
 			if err := s.check(v.Value); err != nil {
 				return Config{}, fmt.Errorf("--%s: %v", s.Flag, err)
 			}
@@ -211,6 +205,21 @@ func Merge(in Input) (Config, error) {
 		c.Values = append(c.Values, v)
 	}
 	return c, nil
+}
+
+// split is a list's values from a variable or flags, each one split at
+// Sep ("a, b" is a and b, as the variable and a flag write it).
+func (s Setting) split(vals []string) []string {
+	if s.Sep == "" {
+		return vals
+	}
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, s.Sep) {
+			out = append(out, strings.TrimSpace(p))
+		}
+	}
+	return out
 }
 
 func (s Setting) check(vals []string) error {
