@@ -58,6 +58,9 @@ func TestJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.wait("job 2 ended (exited with code 0")
+	if strings.Contains(s.text(), "job 3 ended") {
+		t.Error("job 3's end said again after /jobs kill said it")
+	}
 	s.send("anything new?\r")
 	s.wait("Noted.")
 	reqs := f.srv.Requests()

@@ -22,6 +22,9 @@ type sessionJobs struct {
 	owner   *os.File
 	mu      sync.Mutex
 	watched map[string]bool
+	// killed are the jobs the person killed with /jobs kill: its answer
+	// says so, their end is not said again.
+	killed map[string]bool
 }
 
 // ownJobs makes the session's jobs directory, private to the user, and
@@ -90,7 +93,12 @@ func (j *sessionJobs) watch(inbox chan<- tea.Msg) {
 // jobEnded shows the end of a job that ended between runs (one that ended
 // during a run is in its transcript, as the notice the model got).
 func (m *Model) jobEnded(id string) {
-	j, err := jobs.Get(m.a.jobs.dir, id)
+	sj := m.a.jobs
+	if sj.killed[id] {
+		delete(sj.killed, id)
+		return
+	}
+	j, err := jobs.Get(sj.dir, id)
 	if err != nil || m.phase != idle {
 		return
 	}
@@ -127,6 +135,14 @@ func (m *Model) jobsCommand(arg string) tea.Cmd {
 		m.print(b.String())
 	case verb == "kill" && id != "":
 		dir := sj.dir
+		if sj.killed == nil {
+			sj.killed = map[string]bool{}
+		}
+		for _, j := range jobs.List(dir) {
+			if (id == "all" || j.ID == id) && j.State == jobs.Running {
+				sj.killed[j.ID] = true
+			}
+		}
 		return func() tea.Msg {
 			if id == "all" {
 				return jobsDone(fmt.Sprintf("killed %d job(s)", jobs.KillAll(dir)))
