@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X github.com/agentutils/agentutils/internal/app.Version=$(VERS
 TAGS    := urfave_cli_no_docs
 CMDS    := $(notdir $(wildcard cmd/agent cmd/agent-*))
 
-.PHONY: all build test test-short vet bench interop demo man man-check lint install fuzz clean update
+.PHONY: all build test test-short vet bench interop demo try shots man man-check lint install fuzz clean update gopls
 
 all: build
 
@@ -30,9 +30,18 @@ vet:
 # race-checked unit tests + the testscript suites (they run inside `go test`:
 # each cmd/agent-*/ and the top-level pipeline suite build the binaries once)
 # + deploy/job.yaml against Kubernetes' Job validation (scripts/check-deploy).
-test: lint man-check
+test: lint man-check gopls
 	$(GO) test -race -count=1 ./...
 	scripts/check-deploy
+
+# gopls, for the lsp tool's tests (internal/lsp, cmd/agent-chat's lsp.txtar): installed from the
+# Go module proxy into .tools/bin, which they look in; when that fails they skip with a notice.
+GOPLS_VERSION := v0.23.0
+gopls: .tools/bin/gopls
+.tools/bin/gopls:
+	@mkdir -p .tools/bin
+	@GOBIN=$(CURDIR)/.tools/bin $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION) || \
+	 echo "make: gopls $(GOPLS_VERSION) not installed: the lsp tool's tests with gopls will be skipped"
 
 test-short:
 	$(GO) test -short ./...
@@ -47,6 +56,14 @@ interop: build
 
 demo: build
 	@scripts/demo
+
+# The interactive agent without a key: the fake provider as the model, a scratch home.
+try: build
+	@PATH="$(CURDIR)/bin:$$PATH" $(GO) run ./scripts/try
+
+# The screenshots of agent in docs/: a real terminal (tmux), the fake provider, headless Chromium.
+shots: build
+	@PATH="$(CURDIR)/bin:$$PATH" $(GO) run ./scripts/termshot -out docs
 
 # Regenerate the committed man pages from the CLI definitions.
 man: build
@@ -109,4 +126,4 @@ update:
 	UPDATE_SCRIPTS=1 $(GO) test ./... -run 'Script|Pipeline' -args -update
 
 clean:
-	rm -rf bin .man-check
+	rm -rf bin .man-check .tools

@@ -156,12 +156,13 @@ func TestBatchResume(t *testing.T) {
 		t.Errorf("results: %v", got)
 	}
 
-	// wall, stopped by -t, then run again: both runs' cost is spent.
+	// wall (its model runs `sleep 30`), stopped once its first turn is in
+	// its session, then run again: both runs' cost is spent.
 	wall := filepath.Join(dir, "wall.jsonl")
-	os.WriteFile(wall, []byte(taskLines(t, tasks)["wall"]+"\n"), 0o644)
-	run(t, dir, env, ab, "-o", out, "-t", "1", wall)
+	os.WriteFile(wall, []byte(strings.Replace(taskLines(t, tasks)["wall"], `,"budgets":{"wallSeconds":1}`, "", 1)+"\n"), 0o644)
+	interruptAfterTurn(t, dir, env, filepath.Join(out, "sessions", "wall"), ab, "--no-parallel", "-o", out, wall)
 	first := readResults(t, filepath.Join(out, "results", "wall.json"))["wall"]["cost"].(float64)
-	stdout = run(t, dir, env, ab, "-o", out, "-t", "1", "--retry-failed", wall)
+	stdout = interruptAfterTurn(t, dir, env, filepath.Join(out, "sessions", "wall"), ab, "--no-parallel", "-o", out, "--retry-failed", wall)
 	second := readResults(t, filepath.Join(out, "results", "wall.json"))["wall"]["cost"].(float64)
 	failCost := readResults(t, filepath.Join(out, "results", "fail.json"))["fail"]["cost"].(float64)
 	if first == 0 || second == 0 {
@@ -203,4 +204,44 @@ func TestBatchImageRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "results")); err == nil {
 		t.Error("something ran")
 	}
+}
+
+// interruptAfterTurn runs agent-batch and interrupts it once one more
+// `sleep 30` call is in the sessions of sessions (its first turn done, so
+// its cost spent): no time limit that a loaded machine could pass before
+// the turn. Its stdout; exit 130 expected.
+func interruptAfterTurn(t *testing.T, dir string, env []string, sessions, name string, args ...string) string {
+	t.Helper()
+	calls := func() int {
+		n := 0
+		m, _ := filepath.Glob(filepath.Join(sessions, "*.jsonl"))
+		for _, f := range m {
+			b, _ := os.ReadFile(f)
+			n += strings.Count(string(b), `"toolCall"`)
+		}
+		return n
+	}
+	before := calls()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for calls() == before {
+		select {
+		case err := <-done:
+			t.Fatalf("%s ended before its first turn: %v\n%s%s", name, err, out.String(), errb.String())
+		default:
+			sleepABit()
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := <-done; cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("%s: %v, want exit 130\n%s%s", name, err, out.String(), errb.String())
+	}
+	return out.String()
 }

@@ -69,7 +69,7 @@ var skipExamples = map[string]string{
 // scripts/interop-mcp runs them against the real servers. The ones that
 // only edit or show the configuration (servers, add, remove, enable,
 // disable, cache) and serve run here.
-var mcpConnects = regexp.MustCompile(`agent-mcp (list|tools|call|resources|read|prompt|auth)\b|agent-mcp bridge`)
+var mcpConnects = regexp.MustCompile(`agent-mcp (list|tools|call|resources|read|prompt|auth|complete)\b|agent-mcp bridge`)
 
 func needsNetwork(ex string) bool { return mcpConnects.MatchString(ex) }
 
@@ -345,6 +345,7 @@ func buildFixture(t *testing.T, root, bin, dir, url string) {
 		{"lib/transcript/testdata/claude/parallel-calls.jsonl", ".home/user/.claude/projects/-home-me-app/5b1c2d3e-8f4a-4c1b-9d2e-7a6b5c4d3e2f.jsonl"},
 		{"lib/transcript/testdata/codex/apply-patch.jsonl", "rollout-2026-11-02T10-00-00-5b1c2d3e-8f4a-4c1b-9d2e-7a6b5c4d3e2f.jsonl"},
 		{"testdata/cassettes/demo.jsonl", "testdata/cassettes/demo.jsonl"},
+		{"lib/transcript/testdata/gemini/session-rewind.jsonl", ".home/user/.gemini/tmp/0b7d/chats/session-2026-11-02T10-00-5b1c2d3e.jsonl"},
 	} {
 		data, err := os.ReadFile(filepath.Join(root, f.from))
 		must(t, err)
@@ -352,6 +353,22 @@ func buildFixture(t *testing.T, root, bin, dir, url string) {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, data, 0o644))
 	}
+	// an opencode storage directory, as it is
+	oc := filepath.Join(root, "lib/transcript/testdata/opencode/storage")
+	must(t, filepath.WalkDir(oc, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dir, ".home/user/.local/share/opencode/storage", strings.TrimPrefix(p, oc))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	}))
 	git := func(args ...string) {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir

@@ -64,6 +64,7 @@ var noReader = map[string]string{
 	"grep-json":     "agent-grep writes rg's JSON; nothing of ours reads it",
 	"commit-lint":   "agent-commit lint writes it; nothing of ours reads it",
 	"commit-split":  "read by agent-commit split PLAN.json, which needs a git repository: not run here",
+	"hooks":         "written by internal/hooks for hook scripts; their answers are read leniently (an answer that is not JSON is ignored)",
 }
 
 // A reader takes one corpus file (its bytes) and says whether it was

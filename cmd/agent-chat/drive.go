@@ -34,6 +34,10 @@ type driver struct {
 	warn    func(string)       // a line on stderr
 	perm    *permission.Policy // refuses calls (nil: none refused here)
 	spent   *spendMeter        // what the run has spent (the task tool's budgets)
+	stop    hooks.Input        // the Stop (or SubagentStop) hook's input
+	// permHooks: PermissionRequest hooks decide the calls that would need
+	// approval.
+	permHooks bool
 }
 
 // toolMsg is an update or the result of a running call.
@@ -73,9 +77,11 @@ func (d *driver) run(l *loop.Loop, prompt *llm.Message) error {
 			}
 			s = d.runTools(l, s, msgs)
 		case loop.StopHook:
-			v := d.fire(hooks.Input{Event: hooks.Stop, StopHookActive: s.HookActive})
+			in := d.stop
+			in.StopHookActive, in.LastAssistantMessage = &s.HookActive, l.FinalText()
+			v := d.fire(in)
 			d.sync(l)
-			s = l.StopHookDone(v.Block, v.Reason, d.now())
+			s = l.StopHookDone(v.Block && !v.Stop, v.Reason, d.now())
 		default:
 			if s.Warning != "" {
 				d.warn(s.Warning)
@@ -155,10 +161,12 @@ func (d *driver) execute(dsp loop.Dispatch, msgs chan<- toolMsg) {
 	}
 	call := c
 	call.Arguments = json.RawMessage(d.secrets.Reveal(string(c.Arguments)))
-	if why := d.permitted(c.Name, call.Arguments); why != "" {
+	why, args := d.permitted(c.Name, call.Arguments)
+	if why != "" {
 		fail(why)
 		return
 	}
+	call.Arguments = args
 	if dsp.Source == len(d.tools.procs) { // the task tool, run here
 		d.runTask(dsp, call, res, msgs)
 		return

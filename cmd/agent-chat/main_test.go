@@ -13,7 +13,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testbin.Params(t, "testdata/script", nil))
+	testscript.Run(t, testbin.Params(t, "testdata/script", map[string]testbin.Cmd{"fakegithub": fakeGitHubCmd}))
 }
 
 func TestCommandLine(t *testing.T) {

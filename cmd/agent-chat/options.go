@@ -17,6 +17,7 @@ import (
 // between the flags and the run (no file, network or process is touched).
 type Options struct {
 	Render, ListModels, PrintSystemPrompt bool
+	Login                                 string
 	Verbose                               bool
 	Color                                 string
 
@@ -58,8 +59,11 @@ type Options struct {
 	Temperature                  *float64
 	CacheRetention               string
 
-	SystemPrompt, AppendSystemPrompt string
-	NoContextFiles, NoSkills         bool
+	SystemPrompt       string
+	AppendSystemPrompt []string
+	NoContextFiles     bool
+	NoSkills           bool
+	NoSessionHooks     bool
 
 	OutputFormat, Events string
 	Throttle             time.Duration
@@ -70,7 +74,7 @@ type Options struct {
 // no other checks; a bad value is a usage error (exit 2) naming the flag.
 func optionsFrom(c *cli.Context) (Options, error) {
 	o := Options{
-		Render: c.Bool("render"), ListModels: c.Bool("list-models"), PrintSystemPrompt: c.Bool("print-system-prompt"),
+		Render: c.Bool("render"), ListModels: c.Bool("list-models"), Login: c.String("login"), PrintSystemPrompt: c.Bool("print-system-prompt"),
 		Verbose: c.Bool("verbose"), Color: c.String("color"),
 		Model: c.String("model"), Thinking: c.String("thinking"), APIKey: c.String("api-key"), ModelsFile: c.String("models-file"),
 		Messages: c.StringSlice("message"), Args: c.Args().Slice(), Continue: c.Bool("continue"), Once: c.Bool("once"),
@@ -79,7 +83,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		MaxTurns: c.Int("max-turns"), Retries: c.Int("retries"), MaxTokens: c.Int("max-tokens"),
 		RetryBase:      time.Duration(c.Int("retry-base-ms")) * time.Millisecond,
 		CacheRetention: c.String("cache-retention"),
-		SystemPrompt:   c.String("system-prompt"), AppendSystemPrompt: c.String("append-system-prompt"),
+		SystemPrompt:   c.String("system-prompt"), AppendSystemPrompt: c.StringSlice("append-system-prompt"), NoSessionHooks: c.Bool("no-session-hooks"),
 		NoContextFiles: c.Bool("no-context-files"), NoSkills: c.Bool("no-skills"),
 		OutputFormat: c.String("output-format"), Events: c.String("events"), Throttle: c.Duration("throttle"),
 		Record: c.String("record"), Replay: c.String("replay"),
@@ -111,7 +115,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.Sandbox, err = sbflags.PassArgs(c, "."); err != nil {
 		return o, exit.Wrap(exit.Usage, err)
 	}
-	if o.Render || o.ListModels {
+	if o.Render || o.ListModels || o.Login != "" {
 		return o, nil
 	}
 	switch o.Events {
@@ -142,7 +146,11 @@ func (o Options) toolCommands() []string {
 	cmds := o.ToolsCmd
 	if len(o.ToolsCmd) == 0 && !o.Once && !o.NoTools && o.ToolsJSON == "" {
 		if _, err := exec.LookPath("agent-tool"); err == nil {
-			cmds = []string{"agent-tool serve"}
+			var settings []string // the tool hooks of --settings run there
+			for _, f := range o.Settings {
+				settings = append(settings, "--settings", f)
+			}
+			cmds = []string{sbflags.PassTo("agent-tool serve", settings)}
 		}
 	}
 	out := make([]string, 0, len(cmds))

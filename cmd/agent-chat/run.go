@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/contextfiles"
+	"github.com/agentutils/agentutils/internal/copilot"
 	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/internal/subagent"
@@ -44,6 +45,9 @@ func run(c *cli.Context, env *app.Env) error {
 	}
 	if o.ListModels {
 		return listModels(c, env, cat)
+	}
+	if o.Login != "" {
+		return login(c, env, o.Login)
 	}
 	if o.answer, err = loadAnswerSchema(env, o.JSONSchema); err != nil {
 		return err
@@ -104,6 +108,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
+	for i, f := range o.Settings {
+		o.Settings[i] = env.Abs(f) // as the default agent-tool serve gets them
+	}
 	o.Permission = permission.WithSession(o.Permission, in.sctx.Mode, o.ModeGiven, c.Bool("person-approves"))
 	if in.setsThinking {
 		o.ConfigThinking = "" // the session's level wins over config.toml's
@@ -115,7 +122,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	// The client (its key, its connection dialed now) is made before the
 	// tools start and the prompt is read: both are then off the way from
 	// the prompt to the request.
-	client, secrets, key, closeClient, err := newClient(c, o, env, cat, model)
+	client, secrets, key, closeClient, err := newClient(c, o, env, cat, &model)
 	if err != nil {
 		return err
 	}
@@ -124,7 +131,8 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		warn(fmt.Sprintf("cannot hide the keys in /proc from the tools: %v", err))
 	}
 	spent := &spendMeter{}
-	task := newTaskRunner(c, o, env, in, model, thinking, spent)
+	fire := hookFirer(c, env, o, in, hks, warn)
+	task := newTaskRunner(c, o, env, in, model, thinking, spent, fire)
 	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(env.Environment(), o.ShellEnv, secrets), task)
 	if err != nil {
 		return err
@@ -138,16 +146,8 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
-	fire := func(h hooks.Input) hooks.Verdict {
-		h.SessionID, h.Cwd = in.sid, env.Dir
-		return hooks.Run(c.Context, hks, h, nil, warn)
-	}
-	if len(hks) > 0 {
-		if v := fire(hooks.Input{Event: hooks.SessionStart, Source: "startup"}); len(v.AdditionalContext) > 0 {
-			system += "\n\n" + strings.Join(v.AdditionalContext, "\n\n")
-		}
-		defer fire(hooks.Input{Event: hooks.SessionEnd, Reason: "other"})
-	}
+	system, end := sessionHooks(o, in, model, hks, fire, system)
+	defer end()
 	if o.PrintSystemPrompt {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
@@ -156,10 +156,10 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		in.history = loop.DropOverflow(in.history, last, model.ContextWindow)
 	}
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
-		validator: validator, system: system, stopHooks: len(hks) > 0, fire: fire, warn: warn, client: client, secrets: secrets, key: key, spent: spent}
+		validator: validator, system: system, stopHooks: hooks.Has(hks, hooks.Stop, hooks.SubagentStop), fire: fire, permHooks: hooks.Has(hks, hooks.PermissionRequest), warn: warn, client: client, secrets: secrets, key: key, spent: spent}
 	r.ctx, r.abort = context.WithCancel(c.Context)
 	defer r.abort()
-	content, err := userPrompt(o, env, in, templates, len(hks) > 0, fire)
+	content, err := userPrompt(o, env, in, templates, hooks.Has(hks, hooks.PromptSubmit) && !in.subagent(), fire)
 	if err != nil {
 		return err
 	}
@@ -180,6 +180,7 @@ type chatRun struct {
 	validator *jsonschema.Validator
 	system    string
 	stopHooks bool
+	permHooks bool // PermissionRequest hooks decide what would need approval
 	fire      func(hooks.Input) hooks.Verdict
 	warn      func(string)
 	client    *provider.Client
@@ -233,7 +234,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
 	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
-		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent}
+		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent, stop: r.stopInput(), permHooks: r.permHooks}
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking, o.Permission)
 	if len(content) > 0 && o.Checkpoint {
@@ -290,6 +291,52 @@ func readInput(env *app.Env, out *emitter) (input, error) {
 	return in, err
 }
 
+// hookFirer runs the hooks of an event of this run, with the session's
+// fields filled in.
+func hookFirer(c *cli.Context, env *app.Env, o Options, in input, hks []hooks.Hook, warn func(string)) func(hooks.Input) hooks.Verdict {
+	mode := "default"
+	if o.Permission != nil && o.Permission.Mode != "" {
+		mode = o.Permission.Mode
+	}
+	return func(h hooks.Input) hooks.Verdict {
+		h.SessionID, h.Cwd, h.PermissionMode = in.sid, env.Dir, mode
+		if in.st.header != nil {
+			h.TranscriptPath = in.st.header.File
+		}
+		return hooks.Run(c.Context, hks, h, nil, warn)
+	}
+}
+
+// sessionHooks fires SessionStart (startup, or resume when the session
+// has messages), whose context joins system, and returns what fires
+// SessionEnd; none in a sub-agent or with --no-session-hooks.
+func sessionHooks(o Options, in input, model llm.Model, hks []hooks.Hook, fire func(hooks.Input) hooks.Verdict, system string) (string, func()) {
+	if !hooks.Has(hks, hooks.SessionStart, hooks.SessionEnd) || o.NoSessionHooks || in.subagent() {
+		return system, func() {}
+	}
+	source := "startup"
+	if len(in.history) > 0 {
+		source = "resume"
+	}
+	if v := fire(hooks.Input{Event: hooks.SessionStart, Source: source, Model: model.Ref()}); len(v.AdditionalContext) > 0 {
+		system += "\n\n" + strings.Join(v.AdditionalContext, "\n\n")
+	}
+	return system, func() { fire(hooks.Input{Event: hooks.SessionEnd, Reason: "other"}) }
+}
+
+// stopInput is the Stop hook's input, SubagentStop's in a sub-agent (its
+// type in AGENT_SUBAGENT_TYPE, set by the parent's task tool).
+func (r *chatRun) stopInput() hooks.Input {
+	if !r.in.subagent() {
+		return hooks.Input{Event: hooks.Stop}
+	}
+	return hooks.Input{Event: hooks.SubagentStop, AgentID: r.in.sid, AgentType: r.env.Getenv(subagent.TypeVar), AgentTranscriptPath: r.in.st.header.File}
+}
+
+// subagent says whether this run is a sub-agent's: its session names the
+// parent's tool call.
+func (in input) subagent() bool { return in.st.header != nil && in.st.header.ParentToolCallID != "" }
+
 // loadSettings reads the hooks of every --settings file.
 func loadSettings(files []string, env *app.Env) ([]hooks.Hook, error) {
 	var hks []hooks.Hook
@@ -330,7 +377,7 @@ func pickModel(o Options, cat *llm.Catalog, sctx session.Context, env *app.Env) 
 	} else {
 		m, ok := cat.Default(func(m llm.Model) bool {
 			k, err := cat.ResolveKey(m, o.APIKey, env.Getenv)
-			return err == nil && !k.None
+			return err == nil && k.Given()
 		})
 		if !ok {
 			return model, "", exit.Errorf(exit.Usage, "no model: pass --model provider/id (see --list-models) or set a provider key such as ANTHROPIC_API_KEY")
@@ -433,6 +480,9 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 		}
 		if hasHooks {
 			v := fire(hooks.Input{Event: hooks.PromptSubmit, Prompt: content[0].Text})
+			if v.Stop {
+				return nil, exit.Errorf(exit.Failure, "a UserPromptSubmit hook stopped the run: %s", v.StopReason)
+			}
 			if v.Block {
 				return nil, exit.Errorf(exit.Failure, "the prompt was blocked by a UserPromptSubmit hook: %s", v.Reason)
 			}
@@ -454,13 +504,13 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 // values never sent or stored. The client's first connection to the
 // model's server is dialed now (provider.Client.Warm), unless there will be
 // no request. done closes what the client holds.
-func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model llm.Model) (client *provider.Client, secrets []string, key string, done func(), err error) {
+func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model *llm.Model) (client *provider.Client, secrets []string, key string, done func(), err error) {
 	done = func() {}
 	if o.PrintSystemPrompt { // no request
 		return &provider.Client{HTTP: http.DefaultClient, Now: env.Now}, nil, "", done, nil
 	}
 	if o.Replay == "" {
-		k, err := cat.ResolveKey(model, o.APIKey, env.Getenv)
+		k, err := cat.ResolveKey(*model, o.APIKey, env.Getenv)
 		if err != nil {
 			return nil, nil, "", done, exit.Wrap(exit.Usage, err)
 		}
@@ -468,6 +518,17 @@ func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model 
 		if k.Command != "" {
 			if key, err = keyCommand(c.Context, k.Command); err != nil {
 				return nil, nil, "", done, exit.Errorf(exit.Usage, "%s: %v", k.Source, err)
+			}
+		}
+		if k.Login != "" {
+			f, st := copilotFlow(env)
+			t, err := f.Cached(c.Context, st)
+			if err != nil {
+				return nil, nil, "", done, exit.Errorf(exit.Usage, "%s: %v", model.Ref(), err)
+			}
+			key = t.Value
+			if model.BaseURL == copilot.DefaultBaseURL { // not set in models.toml
+				model.BaseURL = t.BaseURL
 			}
 		}
 	}
@@ -567,7 +628,7 @@ func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git) (s
 	}
 	s, found, err := contextfiles.SystemPrompt(opt, pt, env.Now(), env.Getenv, git,
 		contextfiles.ResolvePromptInput(o.SystemPrompt, env.Dir),
-		contextfiles.ResolvePromptInput(o.AppendSystemPrompt, env.Dir))
+		appended(o.AppendSystemPrompt, env.Dir))
 	if err != nil {
 		return "", nil, exit.Wrap(exit.Usage, err)
 	}
@@ -595,4 +656,14 @@ func replayModel(cat *llm.Catalog, replay string, env *app.Env) (llm.Model, bool
 		return llm.Model{}, false
 	}
 	return provider.CassetteModel(cat, cas)
+}
+
+// appended is what --append-system-prompt adds: each TEXT or file, joined
+// by blank lines.
+func appended(texts []string, dir string) string {
+	var out []string
+	for _, t := range texts {
+		out = append(out, contextfiles.ResolvePromptInput(t, dir))
+	}
+	return strings.Join(out, "\n\n")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/contextfiles"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/subagent"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
@@ -21,14 +22,14 @@ import (
 // given to this one (the sandbox's come from Options.Sandbox, checked).
 var inherited = []string{"models-file", "api-key", "shell-env", "tools-cmd", "permission-mode", "allowed-tools", "disallowed-tools",
 	"settings", "answers", "no-context-files", "no-skills", "retries", "retry-base-ms", "max-tokens", "temperature", "cache-retention",
-	"max-parallel-tasks", "verbose"}
+	"max-parallel-tasks", "verbose", "person-approves", "ask-cmd"}
 
 // newTaskRunner is the task tool's runner, or nil when it is not offered:
 // no tool co-processes, or --max-task-depth 0 (a sub-agent at the depth
 // limit). A sub-agent's pipeline runs the commands beside this one's
 // executable when they are there, else those on PATH; it inherits the
 // model, thinking level, sandbox, tool commands and permissions.
-func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.Model, thinking string, spent *spendMeter) *subagent.Runner {
+func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.Model, thinking string, spent *spendMeter, fire func(hooks.Input) hooks.Verdict) *subagent.Runner {
 	if o.MaxTaskDepth <= 0 || len(o.toolCommands()) == 0 {
 		return nil
 	}
@@ -65,6 +66,9 @@ func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.
 		r.ParentFile, r.ParentID = h.File, h.ID
 	}
 	r.Agents, _ = contextfiles.Agents(contextfiles.DefaultOptions(env.Dir, env.Getenv))
+	r.OnStart = func(id, kind string) []string {
+		return fire(hooks.Input{Event: hooks.SubagentStart, AgentID: id, AgentType: kind}).AdditionalContext
+	}
 	return r
 }
 

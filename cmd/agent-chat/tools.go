@@ -18,6 +18,7 @@ import (
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
 	"github.com/agentutils/agentutils/lib/redact"
+	"github.com/agentutils/agentutils/lib/websearch"
 )
 
 // coproc is one tool co-process (--tools-cmd).
@@ -79,9 +80,14 @@ func onlyTools(sources []loop.Source, keep []string) ([]loop.Source, error) {
 // toolEnviron is the environment of the tool co-processes: agent-chat's
 // without its keys and the variables whose names look secret
 // (lib/redact), but for those the user named (--shell-env, shell.env),
-// which also go on in AGENT_SHELL_ENV for agent-tool's bash.
+// which also go on in AGENT_SHELL_ENV for agent-tool's bash, and the keys
+// of web_search's back-ends (which bash does not get).
 func toolEnviron(environ, keep, secrets []string) []string {
-	out := redact.Environ(environ, append(keep, "AGENT_SHELL_ENV"), secrets)
+	pass := []string{"AGENT_SHELL_ENV"}
+	for _, b := range websearch.Backends {
+		pass = append(pass, b.KeyEnv) // web_search's; agent-tool keeps them from bash
+	}
+	out := redact.Environ(environ, append(keep, pass...), secrets)
 	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "AGENT_SHELL_ENV=") })
 	if len(keep) > 0 {
 		out = append(out, "AGENT_SHELL_ENV="+strings.Join(keep, ","))

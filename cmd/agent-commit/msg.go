@@ -273,7 +273,7 @@ func modelClient(c *cli.Context, env *app.Env) (*provider.Client, llm.Model, llm
 	} else {
 		m, ok := cat.Default(func(m llm.Model) bool {
 			k, err := cat.ResolveKey(m, "", env.Getenv)
-			return err == nil && !k.None
+			return err == nil && k.Given()
 		})
 		if !ok {
 			return nil, model, llm.Options{}, none, exit.Errorf(exit.Usage, "no model: pass --model provider/id or set a provider key such as ANTHROPIC_API_KEY")
@@ -286,8 +286,8 @@ func modelClient(c *cli.Context, env *app.Env) (*provider.Client, llm.Model, llm
 		if err != nil {
 			return nil, model, opts, none, exit.Wrap(exit.Usage, err)
 		}
-		if k.Command != "" {
-			return nil, model, opts, none, exit.Errorf(exit.Usage, "%s: key commands are only supported by agent-chat", k.Source)
+		if k.Command != "" || k.Login != "" {
+			return nil, model, opts, none, exit.Errorf(exit.Usage, "%s: key commands and logins are only supported by agent-chat", k.Source)
 		}
 		opts.APIKey = k.Value
 	}

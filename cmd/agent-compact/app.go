@@ -38,6 +38,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "compact now, whatever the threshold"},
 			&cli.StringFlag{Name: "instructions", Usage: "`TEXT` the summary should focus on"},
+			&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose PreCompact hooks run before a summary is made (trigger manual with --force, else auto); repeatable"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (tokens, cut point, what is summarized and kept) as JSON; call no model"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "do not prune old tool output"},
 			&cli.BoolFlag{Name: "prune-only", Usage: "prune, never compact"},

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/lib/compact"
 	"github.com/agentutils/agentutils/lib/event"
@@ -37,6 +38,7 @@ type options struct {
 	dryRun        bool
 	summarizerCmd string
 	instructions  string
+	hookFiles     []string // --settings
 	apiKey        string
 	modelsFile    string
 	record        string
@@ -47,7 +49,7 @@ func parseOptions(c *cli.Context) (options, error) {
 	o := options{events: c.String("events"), branch: c.Bool("branch-summary"), from: c.String("from"), to: c.String("to"),
 		models: c.StringSlice("model"), window: c.Int("context-window"), noPrune: c.Bool("no-prune"),
 		pruneOnly: c.Bool("prune-only"), force: c.Bool("force"), dryRun: c.Bool("dry-run"),
-		summarizerCmd: c.String("summarizer-cmd"), instructions: c.String("instructions"), apiKey: c.String("api-key"),
+		summarizerCmd: c.String("summarizer-cmd"), instructions: c.String("instructions"), hookFiles: c.StringSlice("settings"), apiKey: c.String("api-key"),
 		modelsFile: c.String("models-file"), record: c.String("record"), replay: c.String("replay"),
 		settings: compact.Settings{ReserveTokens: c.Int("reserve-tokens"), KeepRecentTokens: c.Int("keep-recent-tokens"),
 			ProtectTokens: compact.Defaults.ProtectTokens, MinimumSavings: compact.Defaults.MinimumSavings}}
@@ -82,6 +84,37 @@ type job struct {
 	models []llm.Model // the candidates that resolved, in order
 	model  llm.Model   // the first of them (zero when none)
 	offset int         // of the path's indexes in the whole stream's (stream.offset)
+	hooks  []hooks.Hook
+}
+
+// loadHooks reads the --settings files' hooks.
+func loadHooks(files []string, env *app.Env) ([]hooks.Hook, error) {
+	var abs []string
+	for _, f := range files {
+		abs = append(abs, env.Abs(f))
+	}
+	hs, _, err := hooks.Load(abs, nil)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	return hs, nil
+}
+
+// preCompact fires the PreCompact hooks: trigger manual for --force, auto
+// for the threshold and an overflow. They cannot stop the compaction;
+// what they say goes to stderr.
+func (j *job) preCompact() {
+	if !hooks.Has(j.hooks, hooks.PreCompact) {
+		return
+	}
+	in := hooks.Input{Event: hooks.PreCompact, Cwd: j.env.Dir, Trigger: "auto", CustomInstructions: &j.instructions}
+	if j.force {
+		in.Trigger = "manual"
+	}
+	if j.header != nil {
+		in.SessionID, in.TranscriptPath = j.header.ID, j.header.File
+	}
+	hooks.Run(j.ctx(), j.hooks, in, nil, func(s string) { app.Warnf(j.c, "%s", s) })
 }
 
 func run(c *cli.Context, env *app.Env) error {
@@ -90,11 +123,14 @@ func run(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return err
 	}
-	after := flushAfter
+	after, keep := flushAfter, keepAfter
 	if o.branch {
-		after = 0
+		after, keep = 0, 0
 	}
-	st, err := readStream(env.Stdin, env.Stdout, after)
+	if o.dryRun || o.force { // the plan reads the whole path: hold it
+		keep = 0
+	}
+	st, err := readStreamKeep(env.Stdin, env.Stdout, after, keep, o.settings)
 	if err != nil {
 		return err
 	}
@@ -103,18 +139,39 @@ func run(c *cli.Context, env *app.Env) error {
 		return exit.Silent(exit.Failure)
 	}
 	j := &job{options: o, c: c, env: env, header: st.header}
-	path, lines := st.path()
-	if id := compact.MissingFirstKept(path); id != "" {
-		app.Warnf(c, "the newest compaction keeps from entry %q, which is not on the path: the context holds only its summary and what follows it", id)
+	if j.hooks, err = loadHooks(o.hookFiles, env); err != nil {
+		return err
 	}
+	path, lines, tail := st.path()
 	if err := j.resolveModels(path); err != nil {
 		return err
+	}
+	if st.full || tail > 0 && (o.dryRun || j.compacts(st.gone, path, tail)) {
+		// the decisions read the whole window: read the stream again, holding it
+		if st, err = st.reread(); err != nil || st.errorLine != nil {
+			if err == nil {
+				env.Stdout.Write(append(append([]byte(nil), st.errorLine...), '\n'))
+				err = exit.Silent(exit.Failure)
+			}
+			return err
+		}
+		path, lines, tail = st.path()
+		if err := j.resolveModels(path); err != nil {
+			return err
+		}
+	}
+	if id := compact.MissingFirstKept(path); id != "" {
+		app.Warnf(c, "the newest compaction keeps from entry %q, which is not on the path: the context holds only its summary and what follows it", id)
 	}
 	if o.branch {
 		return j.branchSummary(st.win.Held)
 	}
 	j.offset = st.offset()
-	pruned, rec, err := j.decide(path)
+	g := st.gone
+	if g == nil {
+		g = compact.NewGone(o.settings)
+	}
+	pruned, rec, err := j.decide(g, path, tail)
 	if err != nil || o.dryRun {
 		return err
 	}
@@ -124,6 +181,7 @@ func run(c *cli.Context, env *app.Env) error {
 	for _, p := range pruned {
 		repl[lines[p.Index]] = p.Raw
 	}
+	st.now = j.env.Now().UnixMilli()
 	return st.write(repl, rec)
 }
 
@@ -165,22 +223,15 @@ func (j *job) resolveModels(path []compact.Entry) error {
 // decide prunes and compacts path as the options say: the pruned entries
 // and the compaction record (nil when none). With --dry-run it prints the
 // plan instead.
-func (j *job) decide(path []compact.Entry) ([]compact.Pruned, []byte, error) {
-	// Overflow: the last assistant message failed because the context is too big.
-	overflow := false
-	if raw := compact.LastAssistant(path); raw != nil {
-		var last llm.Message
-		if json.Unmarshal(raw, &last) == nil && last.StopReason == llm.StopError {
-			overflow = llm.IsOverflow(last, j.window)
-		}
-	}
+func (j *job) decide(g *compact.Gone, path []compact.Entry, tail int) ([]compact.Pruned, []byte, error) {
+	overflow := j.overflow(g, path, tail)
 	force := j.force || overflow
 	var pruned []compact.Pruned
 	saved := 0
 	if !j.noPrune && !force {
-		pruned, saved = compact.Prune(path, j.settings, j.env.Now().UnixMilli())
+		pruned, saved = g.Prune(path, tail, j.env.Now().UnixMilli())
 	}
-	tokens := compact.ContextAfterPrune(path, saved)
+	tokens := g.ContextAfterPrune(path, tail, saved)
 	compactNow := force || (!j.pruneOnly && compact.OverThreshold(tokens, j.window, j.settings.ReserveTokens))
 	why := reason(force, overflow, compactNow)
 	if j.dryRun {
@@ -201,6 +252,7 @@ func (j *job) decide(path []compact.Entry) ([]compact.Pruned, []byte, error) {
 	if err := checkKept(j.window, j.settings); err != nil {
 		return nil, nil, err
 	}
+	j.preCompact()
 	j.emit(event.Event{Type: event.CompactionStart, Reason: why, ContextTokens: tokens, ContextWindow: j.window, Model: j.model.Ref()})
 	rec, err := j.summarize(path, plan)
 	j.emitEnd(why, rec, err)
@@ -212,6 +264,34 @@ func (j *job) decide(path []compact.Entry) ([]compact.Pruned, []byte, error) {
 		rec = nil
 	}
 	return pruned, rec, nil
+}
+
+// overflow says whether the last assistant message failed because the
+// context is too big.
+func (j *job) overflow(g *compact.Gone, path []compact.Entry, tail int) bool {
+	if raw := g.LastAssistant(path, tail); raw != nil {
+		var last llm.Message
+		if json.Unmarshal(raw, &last) == nil && last.StopReason == llm.StopError {
+			return llm.IsOverflow(last, j.window)
+		}
+	}
+	return false
+}
+
+// compacts says whether decide would compact: it reads the whole path.
+func (j *job) compacts(g *compact.Gone, path []compact.Entry, tail int) bool {
+	if j.force || j.overflow(g, path, tail) {
+		return true
+	}
+	if j.pruneOnly {
+		return false
+	}
+	saved := 0
+	if !j.noPrune {
+		c := *g // Prune settles the tool results let go of: decide's call does again
+		_, saved = c.Prune(path, tail, 0)
+	}
+	return compact.OverThreshold(g.ContextAfterPrune(path, tail, saved), j.window, j.settings.ReserveTokens)
 }
 
 // dryRunPlan prints what a run would do, as JSON.
@@ -366,6 +446,9 @@ func (j *job) modelAsk(model llm.Model) (ask func(string) (string, error), done 
 		k, err := j.cat.ResolveKey(model, j.apiKey, j.env.Getenv)
 		if err != nil {
 			return nil, nil, err
+		}
+		if k.Login != "" {
+			return nil, nil, fmt.Errorf("%s: logins are only supported by agent-chat", k.Source)
 		}
 		opts.APIKey = k.Value
 		client.Secrets = []string{opts.APIKey}

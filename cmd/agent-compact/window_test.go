@@ -93,7 +93,7 @@ func decide(t *testing.T, in string, after int) decisions {
 		t.Fatal(err)
 	}
 	written := strings.Count(out.String(), "\n")
-	path, lines := st.path()
+	path, lines, _ := st.path()
 	s := compact.Defaults
 	s.ProtectTokens, s.MinimumSavings = 10000, 1000
 	pruned, saved := compact.Prune(path, s, 1)

@@ -92,7 +92,7 @@ func TestChunkedSameOutput(t *testing.T) {
 	// with --no-mmap or more than ten files), walked files (dropped from
 	// the fill with the NUL on)
 	// (with context: the first line handed over after the NUL ends the file)
-	for _, q := range [][]string{{"-n", "needle"}, {"-c", "needle"}, {"--json", "-C", "2", "rare"}, {"--stats", "-m", "2000", "-n", "needle"}, {"-l", "rare"},
+	for _, q := range [][]string{{"-n", "needle"}, {"-c", "needle"}, {"-c", "here"}, {"-c", "qqqq"}, {"--json", "-C", "2", "rare"}, {"--stats", "-m", "2000", "-n", "needle"}, {"-l", "rare"},
 		{"--stats", "-n", "-C", "1", "fox"}, {"-n", "-B", "3", "rare"}, {"-n", "-A", "2", "needle"}, {"--stats", "-m", "1", "-A", "4000", "rare"}} {
 		for _, f := range [][]string{{"late.txt"}, {"early.txt"}, {"--no-mmap", "late.txt"}, {"--no-mmap", "early.txt"}, {"walk"}, {"-a", "late.txt"},
 			{"late.txt", "early.txt", "text.txt", "crlf.txt", "nonl.txt", "long.txt", "late.txt", "early.txt", "text.txt", "crlf.txt", "nonl.txt"}} {

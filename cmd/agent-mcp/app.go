@@ -57,6 +57,7 @@ func newAppWith(env *cmdEnv) *cli.App {
 			readCommand(env),
 			promptsCommand(env),
 			promptCommand(env),
+			completeCommand(env),
 			addCommand(env),
 			removeCommand(env),
 			enableCommand(env, true),
@@ -99,6 +100,7 @@ func commonFlags(extra ...cli.Flag) []cli.Flag {
 		&cli.StringFlag{Name: "only-source", Usage: "read only one provider: native, claude, claude-desktop, codex, gemini, opencode, cursor, windsurf, vscode, mcp-json"},
 		&cli.DurationFlag{Name: "timeout", Usage: "connect and list time limit (0: none; default: the server's \"timeout\", AGENT_MCP_TIMEOUT_MS, else 30s)"},
 		&cli.DurationFlag{Name: "tool-timeout", Usage: "time limit of one tools/call (0: none; default: the server's \"toolTimeout\", AGENT_MCP_TOOL_TIMEOUT_MS, else none)"},
+		&cli.StringFlag{Name: "log-level", Usage: "send logging/setLevel `LEVEL` (debug, info, notice, warning, error, critical, alert, emergency) to servers that offer logging; their notifications/message are shown on stderr"},
 		&cli.StringFlag{Name: "server-log", Usage: "write each stdio server's stderr to `DIR`/<server>.log instead of our stderr"},
 	}, extra...)
 }

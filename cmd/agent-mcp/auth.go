@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/credstore"
 	"github.com/agentutils/agentutils/internal/mcpauth"
 	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/exit"
@@ -23,7 +24,7 @@ import (
 
 // creds is the credentials file of the runner's data directory.
 func (r *runner) creds() mcpauth.Store {
-	return mcpauth.Store{File: filepath.Join(r.dirs.Data, "credentials.json"), Write: mcpdiscover.WriteFile}
+	return mcpauth.Store{Store: credstore.Store{File: filepath.Join(r.dirs.Data, "credentials.json"), Write: mcpdiscover.WriteFile}}
 }
 
 func authCommand(env *cmdEnv) *cli.Command {

@@ -134,7 +134,8 @@ func loadHooks(c *cli.Context, env *cmdEnv) ([]hooks.Hook, error) {
 	}
 	var out []hooks.Hook
 	for _, h := range hs {
-		if h.Event == "tool_call" || h.Event == "tool_result" {
+		switch h.Event {
+		case hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.ToolResult:
 			out = append(out, h)
 		}
 	}

@@ -36,7 +36,12 @@ func callCommand(env *cmdEnv) *cli.Command {
 			"otherwise the crash is an error (exit 1).\n\n" +
 			"A server that asks for a model completion (sampling/createMessage) gets one from --sampling-model (or " +
 			"AGENT_MCP_SAMPLING_MODEL; agent-chat's catalog, models.toml and key variables; --record/--replay cassettes); " +
-			"without a model, sampling is not offered and such a request is declined with a note on stderr.\n\n" +
+			"without a model, sampling is not offered and such a request is declined with a note on stderr. The request's " +
+			"tools and toolChoice reach the model.\n\n" +
+			"A tool that must run as a task (execution.taskSupport \"required\") is called as one and polled (tasks/get at the " +
+			"server's pollInterval) until its result. A URL the server asks the person to open (URL elicitation, or a -32042 " +
+			"error) is shown on stderr, never opened. structuredContent that does not match the tool's outputSchema makes the " +
+			"result an error.\n\n" +
 			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
 			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
@@ -212,11 +217,26 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		if progressToken != nil {
 			p.SetProgressToken(progressToken)
 		}
+		if s.TaskSupport(tool) == "required" {
+			r, err := mcpclient.CallTask(cctx, s.Raw(), p)
+			raw = r
+			return err
+		}
 		res, err := cs.CallTool(cctx, p)
-		if err != nil {
-			if cctx.Err() != nil {
-				s.Watch.Expect()
+		if err != nil && cctx.Err() != nil {
+			s.Watch.Expect()
+		}
+		// A tool that must run as a task refuses a plain call (-32601, or
+		// an error result from the TypeScript SDK): learn its taskSupport
+		// from the list, and run it so.
+		if (mcpclient.RPCCode(err) == jsonrpc.CodeMethodNotFound || (err == nil && res.IsError)) && s.TaskSupport(tool) == "" {
+			if _, lerr := s.listTools(cctx); lerr == nil && s.TaskSupport(tool) == "required" {
+				r, err := mcpclient.CallTask(cctx, s.Raw(), p)
+				raw = r
+				return err
 			}
+		}
+		if err != nil {
 			return err
 		}
 		raw, err = json.Marshal(res)
@@ -229,7 +249,15 @@ func (s *session) callTool(ctx context.Context, tool string, args json.RawMessag
 		}
 		return nil, mcpclient.TimeoutErr(cctx, err, fmt.Sprintf("tool %q of %q", tool, s.Entry.Name), timeout)
 	}
-	return raw, nil
+	// structuredContent is checked against the tool's outputSchema (listed
+	// now when the result has some and the tool was not listed yet).
+	schema, listed := s.OutputSchema(tool)
+	if !listed && mcpclient.HasStructured(raw) {
+		if _, err := s.listTools(ctx); err == nil {
+			schema, _ = s.OutputSchema(tool)
+		}
+	}
+	return mcpclient.CheckStructured(tool, schema, raw), nil
 }
 
 // neverRan reports a call failure that shows the server never ran the call:
@@ -276,6 +304,9 @@ func (s *session) explainCallError(ctx context.Context, tool string, err error) 
 	}
 	if s.r.sampler == nil && mcpclient.SamplingRefused(err) {
 		return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "connection", Err: fmt.Errorf("%s: %s: the server asked for sampling, declined: %s", s.Entry.Name, tool, mcpclient.NoSampling)}
+	}
+	if text, ok := mcpclient.URLRequired(err); ok {
+		return &mcpclient.ConnErr{Server: s.Entry.Name, Kind: "tool_error", Err: fmt.Errorf("%s: %s: %s", s.Entry.Name, tool, text)}
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) || strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found") {

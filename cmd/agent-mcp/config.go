@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agentutils/agentutils/internal/app"
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/internal/mcpdiscover"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/editdist"
@@ -34,6 +35,8 @@ type runner struct {
 
 	connectTimeout, toolTimeout *time.Duration // nil: not given on the command line
 	serverLog                   string
+	// logLevel is --log-level: sent as logging/setLevel ("": not sent).
+	logLevel string
 	// sampler answers servers' sampling requests (nil: declined).
 	sampler *sampler
 	// terminate is how long a stdio server gets to exit after its stdin is
@@ -65,6 +68,9 @@ func newRunner(c *cli.Context, env *cmdEnv) (*runner, error) {
 		r.toolTimeout = &d
 	}
 	r.serverLog = c.String("server-log")
+	if r.logLevel = c.String("log-level"); r.logLevel != "" && !mcpclient.ValidLogLevel(r.logLevel) {
+		return nil, exit.Errorf(exit.Usage, "--log-level %q: want one of %s", r.logLevel, strings.Join(mcpclient.LogLevels, ", "))
+	}
 	if src := c.String("only-source"); src != "" {
 		ok := false
 		for _, s := range mcpconfig.Sources {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"iter"
 	"os"
@@ -34,7 +35,8 @@ func (s *session) current() *mcp.ClientSession {
 func (r *runner) dialer() *mcpclient.Dialer {
 	d := &mcpclient.Dialer{Cwd: r.cwd, Environ: r.env.Environment, Getenv: r.getenv, Transport: r.env.transport,
 		Warn: func(m string) { app.Warnf(r.c, "%s", m) }, ServerStderr: r.serverStderr, Terminate: r.terminate,
-		ConnectTimeout: r.connectTimeoutFor, AccessToken: r.creds().AccessToken, OAuthHandler: r.creds().Handler}
+		ConnectTimeout: r.connectTimeoutFor, AccessToken: r.creds().AccessToken, OAuthHandler: r.creds().Handler,
+		LogLevel: r.logLevel, Log: func(l string) { fmt.Fprintln(r.env.Stderr, l) }}
 	if r.sampler != nil {
 		d.Sampler = r.sampler.handler
 	}

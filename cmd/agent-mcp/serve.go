@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/internal/mcpserve"
+	"github.com/agentutils/agentutils/internal/proctree"
 	sbflags "github.com/agentutils/agentutils/internal/sandbox/flags"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/redact"
@@ -35,6 +37,9 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			"A tool's interactive request (kind confirm, ask or elicit) goes to the client as elicitation when the client " +
 			"supports it (a boolean \"confirm\" or a string \"answer\" form; a multi round-trip input request for protocol " +
 			"2026-07-28 clients), and the answer goes back to the tool; other clients are asked nothing and the request is cancelled.\n\n" +
+			"Over stdio it speaks MCP 2025-11-25 tasks: a tools/call with \"task\" is answered with its task at once and runs in " +
+			"the background (tasks/get, tasks/result, tasks/list, tasks/cancel); resources, prompts and completion requests get " +
+			"-32601. The default --tools-cmd runs the agent-tool installed beside agent-mcp when there is one.\n\n" +
 			"Over HTTP the address must be a loopback one unless --listen-any, and a bearer token (--token or " +
 			"AGENT_MCP_SERVE_TOKEN) is required off loopback. A request with an Origin header other than a loopback one " +
 			"(or one given with --allow-origin) gets 403. The default --tools-cmd confines every path the tools take " +
@@ -111,6 +116,15 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 		return exit.Wrap(exit.Usage, err)
 	}
 	longRunningGC(env)
+	if f.addr == "" {
+		// Over stdio, serve is its client's: it ends when the process that
+		// started it dies, even while another holds the socket it reads
+		// (a read of stdin that no cancel reaches: SIGKILL; the tool
+		// process gets its SIGTERM then, toolproto).
+		if err := proctree.DieWithParent(syscall.SIGKILL); err != nil {
+			return err
+		}
+	}
 	// The tool process gets no keys: not the token, nor variables whose
 	// names look secret, but those shell.env names (agent-chat's rule).
 	cfg, err := configfile.Load(f.cwd, env.Getenv, nil)
@@ -118,7 +132,7 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 		return exit.Wrap(exit.Usage, err)
 	}
 	environ := redact.Environ(env.Environment(), cfg.ShellEnv(), []string{f.token})
-	tp, err := mcpserve.Start(c.Context, env.Stderr, sbflags.PassTo(c.String("tools-cmd"), sb), f.cwd, environ)
+	tp, err := mcpserve.Start(c.Context, env.Stderr, besideSelf(sbflags.PassTo(c.String("tools-cmd"), sb)), f.cwd, environ)
 	if err != nil {
 		return err
 	}
@@ -128,13 +142,29 @@ func serveRun(c *cli.Context, env *cmdEnv) error {
 		return err
 	}
 	if f.addr == "" {
-		err := srv.Run(c.Context, mcpserve.DrainTransport{Transport: &mcp.StdioTransport{}})
+		err := srv.Run(c.Context, mcpserve.TaskTransport{ToolsOnly: true, Transport: mcpserve.DrainTransport{Transport: &mcp.StdioTransport{}}})
 		if err != nil && c.Context.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 			return err
 		}
 		return nil
 	}
 	return serveHTTP(c, srv, f)
+}
+
+// besideSelf runs the agent-tool installed beside agent-mcp (else the one
+// on PATH) for a tools command that starts with a bare "agent-tool": a
+// client that starts serve by its absolute path with a PATH that lacks
+// agentutils (desktop clients, Codex) gets its tools all the same.
+func besideSelf(command string) string {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(command, " \t"), "agent-tool")
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+		return command
+	}
+	p := app.Sibling("agent-tool")
+	if p == "" {
+		return command
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'" + rest
 }
 
 // serveHTTP serves srv over Streamable HTTP until interrupted.

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -388,4 +390,56 @@ func startServeHTTP(t *testing.T, env []string, args ...string) (bin, addr strin
 		time.Sleep(50 * time.Millisecond)
 	}
 	return bin, addr
+}
+
+// TestServeDiesWithItsParent: when the process that started agent-mcp
+// serve (Claude Code, say) is killed while the socket serve reads stays
+// open (another process holds it), serve and the tool process it started
+// end too: the pipe both write to reads to its end.
+func TestServeDiesWithItsParent(t *testing.T) {
+	bin, err := testbin.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdinR, stdinW, err := os.Pipe() // the client's end stays open: stdinW is held here
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdinW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	// (An asynchronous command's stdin is /dev/null unless redirected.)
+	sh := exec.Command("sh", "-c", `exec 3<&0; "$0" serve --cwd "$1" --tools-cmd "$2" <&3 & echo $!; wait`,
+		filepath.Join(bin, "agent-mcp"), t.TempDir(), filepath.Join(testServer(t), "faketools"))
+	sh.Stdin, sh.Stdout, sh.Stderr = stdinR, outW, outW
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdinR.Close()
+	outW.Close()
+	r := bufio.NewReader(outR)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(line))
+	// Once serve answers (its tool process started), its parent goes.
+	stdinW.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	for !strings.HasPrefix(line, `{"jsonrpc"`) {
+		if line, err = r.ReadString('\n'); err != nil {
+			t.Fatalf("serve did not answer: %v", err)
+		}
+	}
+	sh.Process.Kill()
+	sh.Wait()
+	// Not a measure of time: a bound on a wait that never ends when serve
+	// outlives its parent.
+	outR.SetReadDeadline(time.Now().Add(time.Minute))
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("agent-mcp serve (or its tool process) outlived the process that started it: %v", err)
+	}
 }

@@ -65,6 +65,7 @@ func listCommand(env *cmdEnv) *cli.Command {
 		Usage:     "connect to servers and show their status and tool names",
 		ArgsUsage: "[SERVER…]",
 		Description: "Connects to every enabled server (or the ones named), in parallel, and prints one line per server. " +
+			"A server with icons gets a line under it naming its first icon (never fetched). " +
 			"Exit status 1 when any server failed, 4 when every failed server wants authentication (HTTP 401/403).\n\n" +
 			"Examples:\n\n    agent-mcp list\n    agent-mcp list --json github | jq .tools\n    agent-mcp list --cached",
 		Flags: commonFlags(
@@ -110,6 +111,9 @@ func listCommand(env *cmdEnv) *cli.Command {
 						note = " (cached)"
 					}
 					fmt.Fprintf(tw, "%s\tconnected%s\t%d tools\t%s\n", st.Server, note, len(st.Tools), strings.Join(st.Tools, " "))
+					if ic := iconLine(st.ServerInfo); ic != "" {
+						fmt.Fprintf(tw, "\t\t\t%s\n", ic)
+					}
 				} else {
 					fmt.Fprintf(tw, "%s\tfailed\t\t%s\n", st.Server, st.Error)
 				}
@@ -202,7 +206,7 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 		ArgsUsage: "[SERVER…]",
 		Description: "Prints the tools of every enabled server (or the ones named): a table for people, or with --json one " +
 			"tool per line in agent-tool's tool shape ({name, label, description, parameters, concurrency, nonAbortable}) " +
-			"plus x_mcp {server, tool, title, annotations}.\n\n" +
+			"plus x_mcp {server, tool, title, annotations, icons}.\n\n" +
 			"Examples:\n\n    agent-mcp tools everything\n    agent-mcp tools --json --names raw github | jq -r .name",
 		Flags: commonFlags(
 			&cli.BoolFlag{Name: "json", Usage: "one JSON tool definition per line"},
@@ -255,6 +259,38 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// iconLine is the line `list` shows under a server with icons: the first
+// icon's address (a data: URI as its media type and size), its type and
+// sizes, and how many more there are. Icons are never fetched.
+func iconLine(info any) string {
+	impl, _ := info.(*mcp.Implementation)
+	if impl == nil || len(impl.Icons) == 0 {
+		return ""
+	}
+	ic := impl.Icons[0]
+	src := ic.Source
+	if head, data, ok := strings.Cut(src, ","); ok && strings.HasPrefix(head, "data:") {
+		src = fmt.Sprintf("%s,… (%d bytes)", head, len(data))
+	} else if len(src) > 100 {
+		src = src[:97] + "..."
+	}
+	var attrs []string
+	if ic.MIMEType != "" {
+		attrs = append(attrs, ic.MIMEType)
+	}
+	attrs = append(attrs, ic.Sizes...)
+	if ic.Theme != "" {
+		attrs = append(attrs, string(ic.Theme))
+	}
+	if n := len(impl.Icons) - 1; n > 0 {
+		attrs = append(attrs, fmt.Sprintf("+%d more", n))
+	}
+	if len(attrs) > 0 {
+		src += " (" + strings.Join(attrs, ", ") + ")"
+	}
+	return "icon: " + src
 }
 
 func firstLine(s string) string {

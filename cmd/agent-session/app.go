@@ -46,6 +46,7 @@ Examples:
 			checkoutCommand(env),
 			rewindCommand(env),
 			checkpointCommand(env),
+			watchCommand(env),
 			labelCommand(env),
 			nameCommand(env),
 			treeCommand(env),

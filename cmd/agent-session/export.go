@@ -19,7 +19,8 @@ func exportCommand(env *app.Env) *cli.Command {
 		Usage:     "write a session as markdown, JSON or one self-contained HTML file",
 		ArgsUsage: "FILE",
 		Description: `--md (the default) is a readable transcript of the active path; --json is
-{"header","entries","leafId","tree"} with every entry, and "subagents": the same document of each
+{"header","entries","leafId","tree"} with every entry ("tree" flat in depth-first order, as
+open --tree prints it: however long a session, no deeper than one level), and "subagents": the same document of each
 sub-agent's session a task result names, by its file; --html is one file that opens offline in a browser:
 a header with the date, models, message counts, tokens and cost; markdown rendered and code
 highlighted; tool calls with their output folded after 20 lines ("show all"), edits as diffs;

@@ -22,7 +22,8 @@ func newCommand(env *app.Env) *cli.Command {
 Examples:
    S=$(agent-session new | jq -r .file)
    agent-session new --title "refactor parser" --cwd ~/src/app
-   agent-session new --parent "$S" --parent-tool-call toolu_01 --session-dir "${S%.jsonl}"`,
+   agent-session new --parent "$S" --parent-tool-call toolu_01 --session-dir "${S%.jsonl}"
+   agent-session new --open | jq -r .file       # the stream agent-chat reads: its header names the file`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cwd", Usage: "the project `DIR` recorded in the header (default: the working directory)"},
 			&cli.StringFlag{Name: "session-dir", Usage: "create the file in `DIR` instead of the default directory for the cwd"},
@@ -30,6 +31,7 @@ Examples:
 			&cli.StringFlag{Name: "parent-tool-call", Usage: "record tool call `ID` of the parent session as the call that started this one (a sub-agent's session)"},
 			&cli.StringFlag{Name: "title", Usage: "the session's `NAME`"},
 			&cli.BoolFlag{Name: "zst", Usage: "create a zstd-compressed .jsonl.zst file"},
+			&cli.BoolFlag{Name: "open", Usage: "print the new session's stream, as agent-session open prints it (its header names the file), instead of {\"file\",\"id\"}"},
 		},
 		Action: func(c *cli.Context) error {
 			cwd := cwdFlag(c, env)
@@ -41,6 +43,10 @@ Examples:
 			file, id, err := createSession(env, dir, cwd, extra, nil, c.Bool("zst"))
 			if err != nil {
 				return err
+			}
+			if c.Bool("open") { // one process less before agent-chat: nothing to compact yet
+				return sessionstore.Open(sessionstore.OpenOptions{Path: file, Out: env.Stdout, Now: env.Now, Dir: env.Dir,
+					Warn: func(m string) { app.Warnf(c, "%s", m) }})
 			}
 			return printJSON(c, map[string]string{"file": file, "id": id})
 		},

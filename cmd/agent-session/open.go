@@ -47,7 +47,7 @@ Examples:
 			&cli.BoolFlag{Name: "all", Usage: "every entry in file order, not just the active path"},
 			&cli.BoolFlag{Name: "history", Usage: "the whole active path, root to leaf, not only the context from the newest compaction on"},
 			&cli.BoolFlag{Name: "resolved", Usage: "the context as the model sees it: a state record, then message records (not a pipeline stream)"},
-			&cli.BoolFlag{Name: "tree", Usage: "the entry tree as one JSON document [{entry, label?, children}]"},
+			&cli.BoolFlag{Name: "tree", Usage: "the entry tree as one JSON document, flat in depth-first order: [{id, type, label?, parent, depth, children (ids), entry}]"},
 			&cli.StringFlag{Name: "leaf", Usage: "open at entry `ID` instead of the current leaf"},
 			&cli.StringFlag{Name: "jq", Usage: "apply the jq `FILTER` to every record and print the results"},
 			&cli.StringFlag{Name: "blobs", Value: "inline", Usage: "`inline` resolves blob:sha256: references to base64, ref keeps them"},

@@ -190,7 +190,7 @@ func rewindList(env *app.Env, st checkpoint.Store, l *sessionstore.Loaded, log [
 			changes = log[k+1].Changes
 		} else if !looked {
 			looked = true
-			sc, err := st.Scan(l.Path, log[k].Root, env.Now().UnixNano(), false)
+			sc, err := st.Scan(l.Path, log[k].Root, env.Now().UnixNano(), false, nil)
 			if err == nil && !sc.Base {
 				now = sc.Entry().Changes
 			}
@@ -242,7 +242,8 @@ func (r *rewinder) run(target string) (*rewound, error) {
 		return nil, exit.Errorf(exit.Usage, "%s: no checkpoint at or above entry %s (the session was run without agent-chat --checkpoint)", path, target)
 	}
 	root := r.log[k].Root
-	sc, err := r.st.Scan(r.l.Path, root, r.env.Now().UnixNano(), true)
+	// The paths the plan looks at are scanned, whatever a watcher saw.
+	sc, err := r.st.Scan(r.l.Path, root, r.env.Now().UnixNano(), true, cp.Named(logEntries(r.log), k))
 	if err != nil {
 		return nil, err
 	}
@@ -287,6 +288,7 @@ func (r *rewinder) run(target string) (*rewound, error) {
 		add(now, r.l.Leaf())
 	}
 	e := cp.NewEntry(root, false, sc.New.Files, after.Files)
+	e.Files = after.Count
 	e.Rewind = r.log[k].ID
 	if len(e.Changes) > 0 {
 		add(e, leaf)

@@ -30,17 +30,22 @@ import (
 func usageCommand(env *app.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "usage",
-		Usage: "total the tokens and cost of pi, Claude Code, Codex and agentutils sessions",
-		Description: `Reads the session directories of pi (~/.pi/agent/sessions), Claude Code (~/.claude/projects
-and ~/.config/claude/projects, or $CLAUDE_CONFIG_DIR/projects), Codex ($CODEX_HOME/sessions or
-~/.codex/sessions) and agentutils ($XDG_DATA_HOME/agentutils/sessions) in place (nothing is
-written) and totals input, output, cache read and cache write tokens and cost by day (local
-time), month, model or project (the session's working directory). A response without a cost of
-its own (Claude Code, Codex) is priced from the model catalog (agent-chat --list-models; a
-models.toml adds prices); models the catalog lacks are listed as unpriced. An API response read
-twice (Claude Code copies a resumed session's messages into the new file) counts once, as
-ccusage counts it. A table on a terminal, JSON in a pipe or with --json. A directory flag
-given replaces that agent's default; a missing default directory is skipped.
+		Usage: "total the tokens and cost of pi, oh-my-pi, Claude Code, Codex, Gemini CLI, opencode and agentutils sessions",
+		Description: `Reads the session directories of pi (~/.pi/agent/sessions), oh-my-pi (~/.omp/agent/sessions),
+Claude Code (~/.claude/projects and ~/.config/claude/projects, or $CLAUDE_CONFIG_DIR/projects),
+Codex ($CODEX_HOME/sessions or ~/.codex/sessions), Gemini CLI (~/.gemini/tmp: the chats/ of each
+project), opencode ($XDG_DATA_HOME/opencode/storage or ~/.local/share/opencode/storage: its
+session/ files with their message/ and part/ directories) and agentutils
+($XDG_DATA_HOME/agentutils/sessions) in place (nothing is written) and totals input, output,
+cache read and cache write tokens and cost by day (local time), month, model or project (the
+session's working directory; for Gemini CLI, the one .project_root names, else the name of its
+directory under ~/.gemini/tmp). A response
+without a cost of its own (Claude Code, Codex, Gemini CLI) is priced from the model catalog
+(agent-chat --list-models; a models.toml adds prices); models the catalog lacks are listed as
+unpriced. An API response read twice (Claude Code copies a resumed session's messages into the
+new file; Gemini CLI keeps a migrated .json beside its .jsonl) counts once, as ccusage counts
+it. A table on a terminal, JSON in a pipe or with --json. A directory flag given replaces that
+agent's default; a missing default directory is skipped.
 
 Examples:
    agent-session usage
@@ -55,6 +60,9 @@ Examples:
 			&cli.StringSliceFlag{Name: "claude-dir", Usage: "Claude Code projects `DIR` (repeatable; none: skip)"},
 			&cli.StringSliceFlag{Name: "codex-dir", Usage: "Codex sessions `DIR` (repeatable; none: skip)"},
 			&cli.StringSliceFlag{Name: "pi-dir", Usage: "pi sessions `DIR` (repeatable; none: skip)"},
+			&cli.StringSliceFlag{Name: "omp-dir", Usage: "oh-my-pi sessions `DIR` (repeatable; none: skip)"},
+			&cli.StringSliceFlag{Name: "gemini-dir", Usage: "Gemini CLI `DIR` of project temp directories (repeatable; none: skip)"},
+			&cli.StringSliceFlag{Name: "opencode-dir", Usage: "opencode storage `DIR` (repeatable; none: skip)"},
 			&cli.StringSliceFlag{Name: "sessions-dir", Usage: "agentutils sessions `DIR` (repeatable; none: skip)"},
 			&cli.StringFlag{Name: "models-file", Usage: "models.toml with prices (default $XDG_CONFIG_HOME/agentutils/models.toml)"},
 		},
@@ -116,13 +124,21 @@ func usageSources(c *cli.Context, env *app.Env) []usageSource {
 	if v := env.Getenv("CODEX_HOME"); v != "" {
 		codex = filepath.Join(v, "sessions")
 	}
+	data := env.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		data = filepath.Join(home, ".local", "share")
+	}
 	defaults := []usageSource{
 		{agent: "pi", dirs: []string{filepath.Join(home, ".pi", "agent", "sessions")}},
+		{agent: "omp", dirs: []string{filepath.Join(home, ".omp", "agent", "sessions")}},
 		{agent: "claude", dirs: claude},
 		{agent: "codex", dirs: []string{codex}},
+		{agent: "gemini", dirs: []string{filepath.Join(home, ".gemini", "tmp")}},
+		{agent: "opencode", dirs: []string{filepath.Join(data, "opencode", "storage")}},
 		{agent: "agentutils", dirs: []string{dirs.Resolve(env.Getenv).Sessions()}},
 	}
-	flags := map[string]string{"pi": "pi-dir", "claude": "claude-dir", "codex": "codex-dir", "agentutils": "sessions-dir"}
+	flags := map[string]string{"pi": "pi-dir", "omp": "omp-dir", "claude": "claude-dir", "codex": "codex-dir", "gemini": "gemini-dir",
+		"opencode": "opencode-dir", "agentutils": "sessions-dir"}
 	for i, s := range defaults {
 		if given := c.StringSlice(flags[s.agent]); len(given) > 0 {
 			s.dirs, s.explicit = nil, true
@@ -150,21 +166,10 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real // a symlinked ~/.claude/projects: walk where it points
 		}
-		var files []string
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			n := d.Name()
-			if !d.IsDir() && (strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.zst") || strings.HasSuffix(n, ".jsonl.gz")) {
-				files = append(files, p)
-			}
-			return nil
-		})
+		files, err := usageFiles(src.agent, dir)
 		if err != nil {
 			return nil, exit.Wrap(exit.Usage, err)
 		}
-		sort.Strings(files)
 		// files are read in parallel; their entries are kept in file order,
 		// so the first reading of a response is the same on every run
 		got := make([][]usage.Entry, len(files))
@@ -198,6 +203,34 @@ func readAgentDirs(c *cli.Context, env *app.Env, src usageSource) ([]usage.Entry
 		}
 	}
 	return out, nil
+}
+
+// usageFiles lists an agent's session files under dir, in name order:
+// opencode's session info files (storage/session/<project>/*.json; their
+// messages are read beside), Gemini CLI's chat recordings (<project
+// directory>/chats/, sub-agents' too), every other agent's JSONL files.
+func usageFiles(agent, dir string) ([]string, error) {
+	if agent == "opencode" {
+		return filepath.Glob(filepath.Join(dir, "session", "*", "*.json"))
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n := d.Name()
+		switch {
+		case agent == "gemini":
+			if (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl")) && strings.Contains(p, string(filepath.Separator)+"chats"+string(filepath.Separator)) {
+				files = append(files, p)
+			}
+		case strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.zst") || strings.HasSuffix(n, ".jsonl.gz"):
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
 }
 
 // readClaudeUsage reads one Claude Code transcript by the fast path
@@ -240,11 +273,11 @@ func readClaudeUsage(c *cli.Context, dir, path string, buf []byte) ([]usage.Entr
 	return entries, buf, nil
 }
 
-// readUsageFile reads one pi, agentutils or Codex transcript through the
-// reader or importer of its format;
+// readUsageFile reads one pi, oh-my-pi, agentutils, Codex, Gemini CLI or
+// opencode transcript through the reader or importer of its format;
 // lines that cannot be read are reported on stderr and skipped.
 func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, error) {
-	if agent == "pi" || agent == "agentutils" {
+	if agent == "pi" || agent == "omp" || agent == "agentutils" {
 		l, err := loadUsageSession(path)
 		if err != nil {
 			if errors.Is(err, sessionstore.ErrNoSession) {
@@ -260,7 +293,7 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 		}
 		return usage.FromEntries(agent, l.Hdr.Cwd, raws), nil
 	}
-	lines, err := readTranscript(path)
+	data, err := readGunzipped(path)
 	if err != nil {
 		if exit.Code(err) == exit.Usage {
 			fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
@@ -271,7 +304,11 @@ func readUsageFile(c *cli.Context, agent, dir, path string) ([]usage.Entry, erro
 	n := 0
 	newID := func() string { n++; return fmt.Sprintf("%08x", n) }
 	opt := transcript.Options{NewID: newID, Cwd: projectOf(dir, path)}
-	res, err := transcript.FromCodex(lines, opt) // Claude Code's: readClaudeUsage
+	res, err := convertTranscript(agent, path, data, opt) // Claude Code's: readClaudeUsage
+	if errors.Is(err, errStorage) {
+		fmt.Fprintf(c.App.ErrWriter, "agent-session usage: skipped %v\n", err)
+		return nil, nil
+	}
 	if err != nil {
 		return nil, nil // no messages: nothing to count
 	}

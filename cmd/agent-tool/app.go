@@ -11,9 +11,11 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/configfile"
 	"github.com/agentutils/agentutils/internal/jobs"
+	"github.com/agentutils/agentutils/internal/lsp"
 	"github.com/agentutils/agentutils/internal/tools"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/redact"
+	"github.com/agentutils/agentutils/lib/websearch"
 )
 
 func newApp(env *app.Env) *cli.App {
@@ -21,7 +23,7 @@ func newApp(env *app.Env) *cli.App {
 		Name: "agent-tool",
 		// --edit-mode's default: $AGENT_EDIT_MODE, else config.toml's edit.mode.
 		Before: func(c *cli.Context) error { return loadEditMode(c, env) },
-		Usage:  "the agent's tools (read, write, edit, apply_patch, bash, job, grep, ls, find, todo, undo) as a co-process and as commands",
+		Usage:  "the agent's tools (read, write, edit, apply_patch, bash, job, grep, ls, find, todo, undo, fetch, lsp, ...) as a co-process and as commands",
 		Description: `agent-tool runs the built-in tools of agentutils. 'serve' speaks the tool co-process protocol
 (formats/tool-protocol) on stdin/stdout for agent-chat; 'run' executes the tool calls of assistant
 messages read on stdin and writes their results as message_end events, so a shell loop can drive
@@ -35,7 +37,13 @@ in the state dir), todo_write (the task list, in the state dir), bash (bash -c i
 group, timeout, output tail with the full output in an artifact file; "background": true starts a
 background job and returns its id at once), job (the background jobs: list, output from a byte
 cursor, kill; at most --max-jobs at once, the last 1 MiB of each one's output kept), grep (lib/grep: numbered
-matches with context, .gitignore respected), ls, find.
+matches with context, .gitignore respected), ls, find, lsp (diagnostics, definition, references,
+hover and a rename preview from the language server found on PATH: gopls, typescript-language-server,
+pyright-langserver, rust-analyzer; started on first use, one per workspace and language, stopped
+when agent-tool ends; write, edit and apply_patch add the errors it finds in the files they changed,
+waited for at most --lsp-wait; --no-lsp turns them off), fetch, web_search (Brave Search with
+$BRAVE_API_KEY or Tavily with $TAVILY_API_KEY: titles, URLs and snippets), and when enabled
+(--memory-tool, config.toml's tools.memory) memory (a line added to AGENTS.md or CLAUDE.md).
 
 call, run and serve put a policy and hooks around every call: --allow/--deny tool lists,
 --read-only, --root DIR (paths confined, symlinks included), --bash-allow PREFIX (the script is
@@ -69,7 +77,19 @@ var shellEnvFlag = &cli.StringSliceFlag{Name: "shell-env",
 		return nil
 	}}
 
-var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch connect to loopback, private and link-local addresses (refused by default)"}
+var (
+	noLSPFlag   = &cli.BoolFlag{Name: "no-lsp", Usage: "start no language servers (also when $AGENT_NO_LSP is set non-empty): the lsp tool says they are off, and write, edit and apply_patch add no diagnostics"}
+	lspWaitFlag = &cli.DurationFlag{Name: "lsp-wait", Value: tools.LSPWait, Usage: "wait at most `DURATION` for a language server's diagnostics (the lsp tool's, and those write, edit and apply_patch add)"}
+)
+
+var (
+	searchFlag         = &cli.StringFlag{Name: "search-backend", Usage: "web_search's back-end `NAME`: brave ($BRAVE_API_KEY) or tavily ($TAVILY_API_KEY) (default: the first whose key is set)"}
+	searchEndpointFlag = &cli.StringFlag{Name: "search-endpoint", Usage: "the search API's `URL` instead of the back-end's own (a proxy, a test server)"}
+)
+
+var memoryFlag = &cli.BoolFlag{Name: "memory-tool", Usage: "offer the memory tool (off unless this, $AGENT_MEMORY_TOOL=true or config.toml's tools.memory = true, or --tools names it): the model adds a line to the project's AGENTS.md or CLAUDE.md, or the user's"}
+
+var privateNetFlag = &cli.BoolFlag{Name: "allow-private-net", Usage: "let fetch and web_search connect to loopback, private and link-local addresses (refused by default)"}
 var (
 	keepJobsFlag = &cli.BoolFlag{Name: "keep-jobs", Usage: "background jobs (bash with background: true) outlive agent-tool (and the session of $AGENT_JOBS_DIR): they end by themselves, by the job tool or by kill"}
 	maxJobsFlag  = &cli.IntFlag{Name: "max-jobs", Value: jobs.DefaultMax, Usage: "`N` background jobs at most at once"}
@@ -88,6 +108,14 @@ func selected(c *cli.Context) ([]tools.Tool, error) {
 	if !slices.Contains(tools.EditModes, mode) {
 		return nil, fmt.Errorf("unknown --edit-mode %q (modes: %s)", mode, strings.Join(tools.EditModes, ", "))
 	}
+	if on, _ := c.App.Metadata["memoryTool"].(bool); len(names) == 0 && (c.Bool("memory-tool") || on) {
+		ts, err := tools.Select(nil, mode)
+		if err != nil {
+			return nil, err
+		}
+		mem, err := tools.Select([]string{"memory"}, mode)
+		return append(ts, mem...), err
+	}
 	return tools.Select(names, mode)
 }
 
@@ -104,7 +132,16 @@ func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 	if c.IsSet("shell-env") {
 		keep = c.StringSlice("shell-env")
 	}
-	return &tools.Env{Cwd: env.Dir, StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
+	if b := c.String("search-backend"); b != "" {
+		if _, ok := websearch.Lookup(b); !ok {
+			return nil, exit.Errorf(exit.Usage, "--search-backend: unknown back-end %q (brave, tavily)", b)
+		}
+	}
+	var servers *lsp.Manager
+	if !c.Bool("no-lsp") && env.Getenv("AGENT_NO_LSP") == "" {
+		servers = &lsp.Manager{Stop: env.Dir, Env: redact.Environ(env.Environment(), keep, nil)}
+	}
+	return &tools.Env{Cwd: env.Dir, LSP: servers, SearchBackend: c.String("search-backend"), SearchEndpoint: c.String("search-endpoint"), LSPWait: c.Duration("lsp-wait"), StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
 		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net"),
 		Jobs: &tools.Jobs{Dir: env.Getenv(jobs.DirEnv), Keep: c.Bool("keep-jobs"), Max: c.Int("max-jobs")}}, nil
 }
@@ -117,7 +154,7 @@ func loadEditMode(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String(), "shellEnv": cfg.ShellEnv()}
+	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String(), "shellEnv": cfg.ShellEnv(), "memoryTool": cfg.MemoryTool()}
 	return nil
 }
 

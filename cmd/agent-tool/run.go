@@ -23,7 +23,7 @@ error (exit 2) naming it.
 
 Example:
    jq -c 'select(.type=="turn_end") | .message' turn.jsonl | agent-tool run | agent-session append s.jsonl`,
-		Flags: append(callFlags(), toolsFlag),
+		Flags: append(callFlags(), toolsFlag, memoryFlag),
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
@@ -33,7 +33,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			defer tenv.Jobs.Close()
+			defer tenv.Close()
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err

@@ -19,7 +19,7 @@ func schemaCommand(env *app.Env) *cli.Command {
 
 Example:
    agent-tool schema --tools read,bash | jq -r '.tools[].name'`,
-		Flags: []cli.Flag{toolsFlag, editModeFlag},
+		Flags: []cli.Flag{toolsFlag, editModeFlag, memoryFlag},
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
@@ -50,7 +50,7 @@ result record ({"type":"result","content":[…],"details":…,"isError":…}). E
 Examples:
    agent-tool call read '{"path":"main.go","offset":10,"limit":20}'
    echo '{"command":"go test ./..."}' | agent-tool call bash -`,
-		Flags: callFlags(),
+		Flags: append(callFlags(), memoryFlag),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 || c.NArg() > 2 {
 				return exit.Errorf(exit.Usage, "usage: agent-tool call NAME [JSON|-]")
@@ -77,7 +77,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			defer tenv.Jobs.Close()
+			defer tenv.Close()
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err

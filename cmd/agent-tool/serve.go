@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/jsonschema"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 func serveCommand(env *app.Env) *cli.Command {
@@ -32,7 +34,7 @@ skipped. At EOF on stdin it lets running calls finish, writes their results and 
 
 Example:
    agent-chat --tools-cmd "agent-tool serve --tools read,edit,bash" "fix the test"`,
-		Flags: append(callFlags(), toolsFlag),
+		Flags: append(callFlags(), toolsFlag, memoryFlag),
 		Action: func(c *cli.Context) error {
 			ts, err := selected(c)
 			if err != nil {
@@ -42,7 +44,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			defer tenv.Jobs.Close()
+			defer tenv.Close()
 			g, err := newGate(c, ts)
 			if err != nil {
 				return err
@@ -292,14 +294,11 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 	}
 	warn := func(s string) { fmt.Fprintf(g.errw, "agent-tool: %s\n", s) }
 	hookEnv := []string{"AGENT_PROJECT_DIR=" + env.Cwd, "CLAUDE_PROJECT_DIR=" + env.Cwd, "AGENT_HAS_UI=0"}
-	in := hooks.Input{Event: "tool_call", Cwd: env.Cwd, ToolName: name, ToolCallID: id, ToolInput: args}
+	in := hooks.Input{Event: hooks.PreToolUse, SessionID: env.Session, Cwd: env.Cwd, ToolName: name, ToolCallID: id, ToolInput: args}
 	if len(hs) > 0 {
-		v := hooks.Run(ctx, hs, in, hookEnv, warn)
-		if v.Block {
-			return event.Result{Content: []event.Content{event.Text("Blocked by hook: " + v.Reason)}, IsError: true}
-		}
-		if v.UpdatedInput != nil {
-			args = v.UpdatedInput
+		var why string
+		if args, why = permit(ctx, hs, in, hookEnv, warn); why != "" {
+			return event.Result{Content: []event.Content{event.Text(why)}, IsError: true}
 		}
 	}
 	args, err := g.valid.Validate(name, args)
@@ -318,9 +317,42 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 	return r
 }
 
+// permit runs the PreToolUse hooks and then, for a call that needs a
+// person's approval (a tool that changes things, or a hook's "ask") and
+// that no PreToolUse hook allowed, the PermissionRequest hooks (the
+// interactive agent's approval is one). It returns the arguments to run
+// with, or why the call is blocked.
+func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, env []string, warn func(string)) (json.RawMessage, string) {
+	v := hooks.Run(ctx, hs, in, env, warn)
+	if v.Block || v.Stop {
+		return nil, "Blocked by hook: " + cmp.Or(v.Reason, v.StopReason)
+	}
+	if v.UpdatedInput != nil {
+		in.ToolInput = v.UpdatedInput
+	}
+	t, _ := tooldef.Lookup(in.ToolName)
+	if v.Allow || !v.Ask && !t.Approve || !hooks.Has(hs, hooks.PermissionRequest) {
+		if v.Ask && !v.Allow {
+			return nil, "Blocked by hook: " + cmp.Or(v.Reason, "the call needs approval and no one can give it here")
+		}
+		return in.ToolInput, ""
+	}
+	in.Event = hooks.PermissionRequest
+	p := hooks.Run(ctx, hs, in, env, warn)
+	switch {
+	case p.Block:
+		return nil, "Blocked by hook: " + p.Reason
+	case p.UpdatedInput != nil:
+		return p.UpdatedInput, ""
+	case v.Ask && !p.Allow:
+		return nil, "Blocked by hook: " + cmp.Or(v.Reason, "the call needs approval and no PermissionRequest hook gave it")
+	}
+	return in.ToolInput, ""
+}
+
 var (
 	hooksDirFlag = &cli.StringSliceFlag{Name: "hooks-dir", Usage: "`DIR` with pre/<tool> and post/<tool> hook executables (<tool> may be *); repeatable"}
-	settingsFlag = &cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call; repeatable"}
+	settingsFlag = &cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks PreToolUse, PermissionRequest, PostToolUse and PostToolUseFailure run around each call; repeatable"}
 )
 
 // loadHooks reads --settings and --hooks-dir (hooks.Load).

@@ -548,6 +548,23 @@ func TestApprovalTypeAhead(t *testing.T) {
 	s.exited()
 }
 
+// TestPrintJSONSchema: -p --json-schema passes the schema to agent-chat,
+// which sends a prose answer back to the model; stdout gets only the
+// JSON document of the answer that matches, without its code fence.
+func TestPrintJSONSchema(t *testing.T) {
+	f := newFixture(t, textAnswer("It is green."), textAnswer("```json\n{\"green\": true}\n```"))
+	if err := os.WriteFile(filepath.Join(f.dir, "verdict.json"), []byte(`{"type":"object","properties":{"green":{"type":"boolean"}},"required":["green"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(f.bin, "agent"), "--model", "fake/test-model", "-p", "--json-schema", "verdict.json", "is the build green?")
+	cmd.Dir, cmd.Env = f.dir, f.env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil || out.String() != "{\"green\": true}\n" {
+		t.Errorf("stdout %q, err %v, stderr %q; want only the JSON", out.String(), err, errb.String())
+	}
+}
+
 // TestPrintAndNew: -p puts only the answer on stdout; a later agent
 // without --model continues with the session's model, and /new keeps it;
 // -s naming a directory is a usage error, said once.

@@ -15,11 +15,13 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/approval"
 	"github.com/agentutils/agentutils/internal/contextfiles"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/internal/tui"
 	"github.com/agentutils/agentutils/lib/dirs"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/mcpconfig"
 	"github.com/agentutils/agentutils/lib/permission"
 )
 
@@ -76,8 +78,9 @@ when that is one); agent-chat's errors go to stderr.
 The tools run in the sandbox of --sandbox (agent-chat's flag, passed on; the footer shows it,
 /sandbox changes it for the next prompts).
 
-Without a provider key: the README's quick start points agent at the fake provider
-(scripts/fakeprovider) or a local ollama or llama.cpp server through models.toml.
+Without a provider key: make try, in agentutils' source, runs agent in a scratch repository
+with a local fake model (scripts/try); or point agent at a local ollama or llama.cpp server
+through models.toml (the README's quick start).
 
 Examples:
    agent
@@ -102,6 +105,7 @@ func newApp(env *app.Env) *cli.App {
 			&cli.StringFlag{Name: "models", Usage: "the model `PATTERNS` (comma-separated) ctrl+p cycles through (default: config.toml's enabledModels, else every model with a key)"},
 			&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "run the PROMPT, print the answer and exit with agent-chat's status"},
 			&cli.StringFlag{Name: "permission-mode", Usage: "Claude Code's permission `MODE`: default, acceptEdits, plan, bypassPermissions; with --print agent-chat's flag, interactively the mode to start in"},
+			&cli.StringFlag{Name: "json-schema", Usage: "with --print: the final answer must be a JSON document valid for the JSON Schema in `FILE` (agent-chat's --json-schema: asked again twice at most, then exit 1); stdout gets only that document"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "passed to agent-chat: tool `RULES` that run without approval (Bash(git diff:*), Edit, …); repeatable"},
 			&cli.StringSliceFlag{Name: "disallowed-tools", Usage: "passed to agent-chat: tool `RULES` that never run; repeatable"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run edits and bash without asking (default: config.toml's approvalMode = \"yes\" or AGENT_APPROVAL_MODE=yes)"},
@@ -129,7 +133,7 @@ func action(c *cli.Context, env *app.Env) error {
 		return nil
 	}
 	if sock := c.String("approval-hook"); sock != "" {
-		if code := approval.Hook(sock, env.Stdin, env.Stderr); code != 0 {
+		if code := approval.Hook(sock, env.Stdin, env.Stdout, env.Stderr); code != 0 {
 			return exit.Silent(code)
 		}
 		return nil
@@ -145,13 +149,16 @@ func action(c *cli.Context, env *app.Env) error {
 	if env.StdinTTY {
 		st.TTY = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Mode: o.mode, Version: c.App.Version}
+	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Mode: o.mode, JSONAnswer: o.jsonAnswer, Version: c.App.Version}
 	cfg.Color = env.Color("auto", env.StdoutTTY)
 	// config.toml's approvalMode, unless --yes is given
 	if o.yes, err = configure(c, env, &cfg); err != nil {
 		return err
 	}
 	cfg.HistoryFile = filepath.Join(dirs.Resolve(env.Getenv).Data, "agent_history")
+	if err := findHooks(env, &cfg); err != nil {
+		return err
+	}
 	if cfg.File, err = openSession(context.Background(), st, o, env.Abs); err != nil {
 		return err
 	}
@@ -173,6 +180,9 @@ func action(c *cli.Context, env *app.Env) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return exit.Errorf(exit.Failure, "approvals: %v", err)
+	}
+	if !c.Bool("no-checkpoint") {
+		defer st.Watch()()
 	}
 	err = tui.Interactive(cfg, tui.Options{Prompt: o.prompt, Approvals: !o.yes, Exe: exe, Width: termWidth()}, os.Stdout, env.Stderr)
 	if err != nil {
@@ -202,6 +212,7 @@ type options struct {
 	tools                            []string // --tools-cmd values
 	compactSet                       bool     // --compact-cmd given: a missing command is an error
 	print, yes, new, noAhead         bool
+	jsonAnswer                       bool // --json-schema: only the answer's JSON on stdout
 	prompt, sessionFile              string
 	model, thinking, sandbox         string
 	mode                             string // the permission mode to start in (interactive)
@@ -249,6 +260,12 @@ func parseOptions(c flagValues, args []string, stdinTTY bool, getenv func(string
 		return o, fmt.Errorf("--permission-mode %q: the modes are %s", mode, strings.Join(permission.Modes, ", "))
 	default:
 		o.mode = mode
+	}
+	if f := c.String("json-schema"); f != "" {
+		if !o.print {
+			return o, fmt.Errorf("--json-schema needs --print (the interactive agent shows its answers)")
+		}
+		o.chatArgs, o.jsonAnswer = append(o.chatArgs, "--json-schema", f), true
 	}
 	// Flags agent-chat takes as they are.
 	for _, f := range []string{"allowed-tools", "disallowed-tools"} {
@@ -321,4 +338,50 @@ func termWidth() int {
 		return w
 	}
 	return 80
+}
+
+// findHooks finds the settings files whose hooks run (Claude Code's and
+// ours; the project's only in a project trusted as for agent-mcp, its
+// trust file) and reads them: agent fires the session's hooks, hands the
+// files to agent-chat (and so to agent-tool) and to agent-compact.
+func findHooks(env *app.Env, cfg *tui.Config) error {
+	d := dirs.Resolve(env.Getenv)
+	project := env.Dir
+	if !trusted(filepath.Join(d.Data, "trust.json"), env.Dir) {
+		if own := hooks.SettingsFiles("", "", env.Dir); len(own) > 0 {
+			fmt.Fprintf(env.Stderr, "agent: %s: the project's hooks run only in a trusted project (agent-mcp list offers the trust)\n", strings.Join(own, ", "))
+		}
+		project = ""
+	}
+	cfg.SettingsFiles = hooks.SettingsFiles(env.Getenv("HOME"), d.Config, project)
+	hs, _, err := hooks.Load(cfg.SettingsFiles, nil)
+	if err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	cfg.Hooks = hs
+	if st := cfg.Stages; st.Compact != nil {
+		for _, f := range cfg.SettingsFiles {
+			st.Compact = append(st.Compact, "--settings", f)
+		}
+	}
+	return nil
+}
+
+// trusted says whether dir is in (or under) a project of agent-mcp's trust
+// file (a file that cannot be read trusts nothing).
+func trusted(trustFile, dir string) bool {
+	data, err := os.ReadFile(trustFile)
+	if err != nil {
+		return false
+	}
+	list, err := mcpconfig.ParseTrust(data)
+	if err != nil {
+		return false
+	}
+	for _, root := range mcpconfig.TrustRoots(list) {
+		if root = filepath.Clean(root); dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

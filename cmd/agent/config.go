@@ -10,6 +10,7 @@ import (
 	"github.com/agentutils/agentutils/internal/tui"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // configure applies config.toml (user, project) and the AGENT_ variables
@@ -23,6 +24,9 @@ func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error
 		if c.IsSet(n) {
 			given[n] = []string{c.String(n)}
 		}
+	}
+	if c.IsSet("allowed-tools") {
+		given["allowed-tools"] = c.StringSlice("allowed-tools")
 	}
 	if c.IsSet("tools-cmd") {
 		given["tools-cmd"] = c.StringSlice("tools-cmd")
@@ -41,6 +45,10 @@ func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error
 		fmt.Fprintf(env.Stderr, "agent: warning: %s\n", w)
 	}
 	a.StatusLine = cfg.Get("statusLine").String()
+	allow := cfg.Get("permissions.allow")
+	if a.Allow, err = permission.ParseRules(allow.Value); err != nil {
+		return false, exit.Errorf(exit.Usage, "%s: %v", allow.Where, err)
+	}
 	a.Models = cfg.Get("enabledModels").Value
 	switch m := cfg.Model(); m.Source {
 	case config.Env:

@@ -53,6 +53,12 @@ func TestParseOptions(t *testing.T) {
 			with(func(o *options) {
 				o.model, o.thinking, o.tools = "fake/m", "high", []string{"agent-tool serve --read-only"}
 			}), ""},
+		{"json-schema goes to agent-chat", flagTable{"print": true, "json-schema": "answer.schema.json"}, []string{"list"}, false,
+			with(func(o *options) {
+				o.print, o.prompt, o.jsonAnswer = true, "list", true
+				o.chatArgs = []string{"--checkpoint", "--json-schema", "answer.schema.json"}
+			}), ""},
+		{"json-schema without print", flagTable{"json-schema": "a.json"}, nil, true, options{}, "--json-schema needs --print"},
 		{"permission flags go to agent-chat", flagTable{"print": true, "chat-args": "--max-tokens 10", "permission-mode": "acceptEdits",
 			"allowed-tools": []string{"Bash(go test:*)", "Read"}, "disallowed-tools": []string{"Bash(rm:*)"}}, []string{"fix"}, false,
 			with(func(o *options) {

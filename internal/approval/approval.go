@@ -1,7 +1,8 @@
 // Package approval asks a person before the agent's tools change
-// anything. It is an agent-tool PreToolUse hook: the front-end writes a
-// settings file whose hook runs the front-end's binary with
-// --approval-hook SOCKET for the tools that change things; the hook hands
+// anything. It is an agent-tool PermissionRequest hook: the front-end
+// writes a settings file whose hook runs the front-end's binary with
+// --approval-hook SOCKET, which agent-tool runs for the tools that change
+// things (and the calls a PreToolUse hook wants asked about); the hook hands
 // the call to the front-end over the socket (Server) and answers
 // agent-tool by its exit code (Hook: 0 allow, 2 deny with the reason on
 // stderr, which the model reads).
@@ -21,10 +22,6 @@ import (
 
 	"github.com/agentutils/agentutils/internal/hooks"
 )
-
-// Tools are the tools asked about (a hooks matcher: the whole name): the
-// table's tools with Approve.
-var Tools = strings.Join(tooldef.Names(func(t tooldef.Tool) bool { return t.Approve }), "|")
 
 // Request is one call, or one tool's question, waiting for the person.
 type Request struct {
@@ -101,8 +98,8 @@ func NewServer(exe string, ask func(*Request)) (*Server, error) {
 	}
 	a := &Server{dir: dir, ln: ln, always: map[string]bool{}, Settings: filepath.Join(dir, "settings.json"),
 		AskCmd: ShellQuote(exe) + " --ask-hook " + ShellQuote(sock)}
-	settings := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
-		"matcher": Tools,
+	settings := map[string]any{"hooks": map[string]any{"PermissionRequest": []any{map[string]any{
+		"matcher": "",
 		"hooks": []any{map[string]any{
 			"type": "command", "command": ShellQuote(exe) + " --approval-hook " + ShellQuote(sock),
 			"timeout": 7 * 24 * 3600,
@@ -137,6 +134,7 @@ func (a *Server) serve(c net.Conn, ask func(*Request)) {
 		json.NewEncoder(c).Encode(Answer{Reason: "the approval request was not JSON"})
 		return
 	}
+	req.In.ToolName, req.In.AgentToolName = req.In.Tool(), "" // ours, not Claude Code's
 	if q.Kind != "" {
 		req.Question = &q
 		ask(req)
@@ -188,14 +186,16 @@ func roundTrip(sock string, stdin io.Reader) (Answer, error) {
 }
 
 // Hook is the front-end's binary as the hook: the hook input on stdin goes
-// to the front-end at sock; its answer becomes the exit status.
-func Hook(sock string, stdin io.Reader, stderr io.Writer) int {
+// to the front-end at sock; its answer is a PermissionRequest verdict on
+// stdout (allow) or exit 2 with the reason on stderr (deny).
+func Hook(sock string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ans, err := roundTrip(sock, stdin)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "approval: %v; not approved\n", err)
 		return 2
 	case ans.Allow:
+		fmt.Fprintln(stdout, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`)
 		return 0
 	case ans.Abort:
 		fmt.Fprintln(stderr, "aborted by the user")

@@ -101,3 +101,12 @@ func syncDir(fsys FS, dir string) {
 		d.Close()
 	}
 }
+
+// WritePrivate is Write of a file private to the user (credentials,
+// trust): a new parent directory 0700, a new file 0600.
+func WritePrivate(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return Write(path, data, 0o600)
+}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentutils/agentutils/internal/atomicfile"
 	cp "github.com/agentutils/agentutils/lib/checkpoint"
@@ -48,52 +49,116 @@ func (s Store) manifestPath(path string) string {
 	return filepath.Join(s.Manifests, hex.EncodeToString(h[:12])+".manifest")
 }
 
-// Load reads the manifest of session file sid; ok is false when there is none (or it
-// is damaged, or of another root): the next scan is a baseline.
-func (s Store) Load(sid, root string) (m cp.Manifest, ok bool) {
+// open reads the manifest of session file sid and its journal; ok is
+// false when there is none (or it is damaged, or of another root): the
+// next scan is a baseline.
+func (s Store) open(sid, root string) (x *cp.Index, ok bool) {
 	data, err := os.ReadFile(s.manifestPath(sid))
 	if err != nil {
-		return m, false
+		return nil, false
 	}
-	m, err = cp.DecodeManifest(data)
-	if err != nil || m.Root != root {
-		return cp.Manifest{}, false
+	x, err = cp.OpenManifest(data)
+	if err != nil || x.Root != root {
+		return nil, false
 	}
-	return m, true
+	if j, err := os.ReadFile(s.manifestPath(sid) + ".log"); err == nil {
+		x.Apply(j)
+	}
+	return x, true
 }
 
-// Save replaces session sid's manifest (a cache of the last scan: temp
-// and rename, no fsync; a lost one makes the next scan a baseline).
+// Save records session sid's manifest (a cache of the last scan: temp
+// and rename, or a record appended to its journal, no fsync; a lost one
+// makes the next scan a baseline). A partial one (Tops) is a journal
+// record, unless the journal grew past a quarter of the manifest file or
+// maxRecords (or did not read): then the whole is written again.
 func (s Store) Save(sid string, m cp.Manifest) error {
 	if err := os.MkdirAll(s.Manifests, 0o755); err != nil {
 		return err
 	}
 	p := s.manifestPath(sid)
+	if m.Tops != nil {
+		x := m.Over
+		r := cp.Record{Began: m.Began, Watch: m.Watch, Count: m.Count, Spans: spans(m)}
+		base, _ := os.Stat(p)
+		j, jerr := os.Stat(p + ".log")
+		if !(x.Torn && jerr == nil) && x.Records() < maxRecords && !(base != nil && j != nil && j.Size() > base.Size()/4) {
+			var b []byte
+			if jerr != nil {
+				b = x.JournalHead()
+			}
+			f, err := os.OpenFile(p+".log", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				return err
+			}
+			_, err = f.Write(cp.AppendRecord(b, r))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+		files, ok := x.Files()
+		if !ok {
+			return fmt.Errorf("the manifest %s does not decode", p)
+		}
+		m = cp.Manifest{Root: m.Root, Began: m.Began, Watch: m.Watch, Count: m.Count, Files: cp.Patch(files, r.Spans)}
+	}
 	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
 	if err := os.WriteFile(tmp, cp.EncodeManifest(m), 0o644); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, p)
+	if err := os.Rename(tmp, p); err != nil {
+		return err
+	}
+	// The journal was the old file's (its head says so: were it left, it
+	// would not be applied).
+	if err := os.Remove(p + ".log"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// maxRecords bounds the journal: reading the manifest whole applies each
+// record to all the files.
+const maxRecords = 64
+
+// spans are a partial manifest's files grouped by the tops they are at
+// or below (both in Less order, the tops disjoint).
+func spans(m cp.Manifest) []cp.Span {
+	out := make([]cp.Span, len(m.Tops))
+	i := 0
+	for k, t := range m.Tops {
+		out[k].Path = t
+		j := i
+		for j < len(m.Files) && (m.Files[j].Path == t || cp.Under(m.Files[j].Path, t)) {
+			j++
+		}
+		out[k].Files = m.Files[i:j:j]
+		i = j
+	}
+	return out
 }
 
 // Scan is one scan: the manifest it makes, the one before and what to say.
 type Scan struct {
-	Old, New cp.Manifest
-	Base     bool     // no manifest before
-	Warnings []string // directories or files that could not be read
+	Old, New cp.Manifest // whole, or partial (Tops) when a watcher vouched for the rest
+	Base     bool        // no manifest before
+	Warnings []string    // directories or files that could not be read
 }
 
 // Entry is the scan's checkpoint entry.
 func (sc Scan) Entry() cp.Entry {
-	return cp.NewEntry(sc.New.Root, sc.Base, sc.Old.Files, sc.New.Files)
+	e := cp.NewEntry(sc.New.Root, sc.Base, sc.Old.Files, sc.New.Files)
+	e.Files = sc.New.Count
+	return e
 }
 
 // Take scans root for session sid against its manifest, keeps the content
 // of what changed in the blob store (all of it for a baseline) and saves
 // the new manifest; began is the scan's start on the file times' clock.
 func (s Store) Take(sid, root string, began int64) (Scan, error) {
-	sc, err := s.Scan(sid, root, began, true)
+	sc, err := s.Scan(sid, root, began, true, nil)
 	if err != nil {
 		return sc, err
 	}
@@ -102,19 +167,44 @@ func (s Store) Take(sid, root string, began int64) (Scan, error) {
 
 // Scan walks root against session sid's manifest and hashes what
 // changed; with keep their content goes to the blob store. The manifest
-// is not saved (Take saves it; a rewind saves it after its entry).
-func (s Store) Scan(sid, root string, began int64, keep bool) (Scan, error) {
+// is not saved (Take saves it; a rewind saves it after its entry). When
+// root's watcher (agent-session watch) vouches for what did not change,
+// only what it saw change is looked at, and the paths also (a rewind's):
+// Old and New are then partial (Tops), else whole.
+func (s Store) Scan(sid, root string, began int64, keep bool, also []string) (Scan, error) {
 	var sc Scan
-	old, ok := s.Load(sid, root)
-	sc.Old, sc.Base = old, !ok
-	w := walker{root: root, exclude: s.Exclude, files: make([]cp.File, 0, len(old.Files)+len(old.Files)/8+16)}
-	if err := w.dir(""); err != nil {
-		return sc, err
+	x, ok := s.open(sid, root)
+	sc.Base = !ok
+	w := walker{root: root, exclude: s.Exclude}
+	since := ""
+	if ok {
+		since = x.Watch
 	}
+	r, asked := s.askWatcher(root, since)
+	if asked && !r.Fresh && ok {
+		var err error
+		if sc.Old, sc.New, err = partial(x, &w, append(r.Paths, also...)); err != nil {
+			return sc, err
+		}
+	} else {
+		if ok {
+			var whole bool
+			sc.Old = cp.Manifest{Root: root, Began: x.Began}
+			if sc.Old.Files, whole = x.Files(); !whole {
+				sc.Old, sc.Base = cp.Manifest{}, true
+			}
+		}
+		w.files = make([]cp.File, 0, len(sc.Old.Files)+len(sc.Old.Files)/8+16)
+		if err := w.dir(""); err != nil {
+			return sc, err
+		}
+		sc.New = cp.Manifest{Root: root, Count: len(w.files), Files: w.files}
+	}
+	sc.New.Began, sc.New.Watch = began, r.Token
 	sc.Warnings = w.warn
-	files := w.files
+	files := sc.New.Files
 	var added []string
-	for _, i := range cp.Reuse(old, files) {
+	for _, i := range cp.Reuse(sc.Old, files) {
 		f := &files[i]
 		if f.Size > s.MaxFile {
 			continue
@@ -126,9 +216,27 @@ func (s Store) Scan(sid, root string, began int64, keep bool) (Scan, error) {
 		}
 		f.Hash, f.Kept = h, true
 	}
-	sc.New = cp.Manifest{Root: root, Began: began, Files: files}
 	syncBlobs(s.Blobs, added)
 	return sc, nil
+}
+
+// partial is the old and new files at and below paths: the manifest's,
+// and what is there now.
+func partial(x *cp.Index, w *walker, paths []string) (old, cur cp.Manifest, err error) {
+	tops := cp.Tops(paths)
+	old = cp.Manifest{Root: x.Root, Began: x.Began, Watch: x.Watch, Count: x.Count, Tops: tops, Over: x}
+	for _, p := range tops {
+		files, ok := x.Sub(p)
+		if !ok {
+			return old, cur, errors.New("the checkpoint manifest is damaged")
+		}
+		old.Files = append(old.Files, files...)
+		if err := w.subtree(p); err != nil {
+			return old, cur, err
+		}
+	}
+	cur = cp.Manifest{Root: x.Root, Count: x.Count - len(old.Files) + len(w.files), Tops: tops, Over: x, Files: w.files}
+	return old, cur, nil
 }
 
 // hashFile hashes a file and, with keep, puts it in the blob store when
@@ -341,7 +449,7 @@ func After(m cp.Manifest, acts []cp.Action, fails []Failure) cp.Manifest {
 		restored = append(restored, f)
 	}
 	slices.SortFunc(restored, func(a, b cp.File) int { return cp.Compare(a.Path, b.Path) })
-	out := cp.Manifest{Root: m.Root, Began: m.Began, Files: make([]cp.File, 0, len(kept)+len(restored))}
+	out := cp.Manifest{Root: m.Root, Began: m.Began, Watch: m.Watch, Tops: m.Tops, Over: m.Over, Files: make([]cp.File, 0, len(kept)+len(restored))}
 	for len(kept) > 0 || len(restored) > 0 { // merge: both in Less order
 		if len(restored) == 0 || (len(kept) > 0 && cp.Compare(kept[0].Path, restored[0].Path) < 0) {
 			out.Files, kept = append(out.Files, kept[0]), kept[1:]
@@ -349,6 +457,7 @@ func After(m cp.Manifest, acts []cp.Action, fails []Failure) cp.Manifest {
 			out.Files, restored = append(out.Files, restored[0]), restored[1:]
 		}
 	}
+	out.Count = m.Count - len(m.Files) + len(out.Files)
 	return out
 }
 
@@ -367,6 +476,49 @@ func (w *walker) excluded(abs string) bool {
 		}
 	}
 	return false
+}
+
+// subtree lists what is at rel now (a file, or a directory's files), as
+// the whole walk would: nothing inside .git or the excluded directories,
+// nothing through a link.
+func (w *walker) subtree(rel string) error {
+	if rel == "" {
+		return w.dir("")
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".git" {
+			return nil
+		}
+	}
+	abs := filepath.Join(w.root, filepath.FromSlash(rel))
+	for _, x := range w.exclude {
+		if abs == x || strings.HasPrefix(abs, x+string(filepath.Separator)) {
+			return nil
+		}
+	}
+	d, err := os.Open(filepath.Dir(abs))
+	if err != nil {
+		return nil // its directory is gone: so is it
+	}
+	f, isDir, ok := stat(d, filepath.Base(abs))
+	d.Close()
+	switch {
+	case !ok:
+		return nil
+	case isDir:
+		return w.dir(rel)
+	}
+	f.Path = rel
+	if f.Mode&cp.ModeLink != 0 {
+		l, err := os.Readlink(abs)
+		if err != nil {
+			w.warn = append(w.warn, fmt.Sprintf("%s: %v", rel, err))
+			return nil
+		}
+		f.Link = l
+	}
+	w.files = append(w.files, f)
+	return nil
 }
 
 // dir walks the directory rel ("" the root).

@@ -521,3 +521,30 @@ func MemoryFile(opt Options, user bool) string {
 	}
 	return cands[0]
 }
+
+// Remember appends text to the context file file as a list item ("- "
+// and the text on one line), making the file and its directory when
+// missing, after a newline if the file does not end with one: what "#
+// text" in agent and the memory tool write.
+func Remember(file, text string) error {
+	line := "- " + strings.Join(strings.Fields(text), " ")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	old, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if len(old) > 0 && !strings.HasSuffix(string(old), "\n") {
+		line = "\n" + line
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

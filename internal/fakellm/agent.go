@@ -12,11 +12,12 @@ import (
 // Claude Code and Codex by the conversation's last message, so that
 // scripts/interop-import can have the real CLIs write transcripts offline:
 // a tool result gets a closing text; a prompt holding PARALLEL two shell
-// calls in one message, EDIT a file edit (in the directory s.Agent), VIEW
+// calls in one message, EDIT a file edit (in the directory s.Agent; with
+// agentutils' write tool note.txt in its working directory), VIEW
 // an image view, SUBAGENT a sub-agent (Claude Code's Task or Agent tool), a
 // sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
-// tool (Claude Code's mcp__SERVER__bash) with CMD, JOB `CMD` a background
-// job of agentutils' bash tool, PLAN an exit_plan_mode and ASK an ask call
+// tool (Claude Code's mcp__SERVER__bash) with CMD, RUN `CMD` a call of
+// agentutils' bash tool with CMD, JOB `CMD` a background job of it, PLAN an exit_plan_mode and ASK an ask call
 // (agentutils' tools); anything else a greeting.
 // With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
@@ -127,11 +128,16 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBTASK: say hi"}}}
 	case strings.Contains(text, "PARALLEL"):
 		say, calls = "Running both.", []call{{"Bash", map[string]string{"command": "echo a", "description": "echo a"}}, {"Bash", map[string]string{"command": "echo b", "description": "echo b"}}}
+	case strings.Contains(text, "EDIT") && tools["write"]:
+		say, calls = "", []call{{"write", map[string]string{"path": "note.txt", "content": "hello\n"}}}
 	case strings.Contains(text, "EDIT"):
 		say, calls = "", []call{{"Write", map[string]string{"file_path": dir + "/note.txt", "content": "hello\n"}}}
 	case strings.Contains(text, "MCPBASH `") && mcpBash(tools) != "":
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "MCPBASH `")+len("MCPBASH `"):], "`")
 		say, calls = "", []call{{mcpBash(tools), map[string]string{"command": cmd}}}
+	case strings.Contains(text, "RUN `") && tools["bash"]:
+		cmd, _, _ := strings.Cut(text[strings.Index(text, "RUN `")+len("RUN `"):], "`")
+		say, calls = "Let me look.", []call{{"bash", map[string]any{"command": cmd}}}
 	case strings.Contains(text, "JOB `") && tools["bash"]:
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "JOB `")+len("JOB `"):], "`")
 		say, calls = "Started it.", []call{{"bash", map[string]any{"command": cmd, "background": true}}}

@@ -46,8 +46,13 @@ func TestApplyJSON(t *testing.T) {
 		{"empty object", "{}", Verdict{}},
 		{"block", `{"decision":"block","reason":"no"}`, Verdict{Block: true, Reason: "no"}},
 		{"claude deny", `{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"nope"}}`, Verdict{Block: true, Reason: "nope"}},
-		{"ask without a person is deny", `{"decision":"ask"}`, Verdict{Block: true, Reason: "blocked by hook"}},
-		{"approve", `{"decision":"approve"}`, Verdict{}},
+		{"ask", `{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}`, Verdict{Ask: true, Reason: "sure?"}},
+		{"approve", `{"decision":"approve"}`, Verdict{Allow: true}},
+		{"permission request allow", `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls -a"}}}}`,
+			Verdict{Allow: true, UpdatedInput: json.RawMessage(`{"command":"ls -a"}`)}},
+		{"permission request deny", `{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"no","interrupt":true}}}`,
+			Verdict{Block: true, Reason: "no", Stop: true, StopReason: "no"}},
+		{"continue false", `{"continue":false,"stopReason":"enough"}`, Verdict{Stop: true, StopReason: "enough"}},
 		{"updated input", `{"updatedInput":{"command":"ls"}}`, Verdict{UpdatedInput: json.RawMessage(`{"command":"ls"}`)}},
 		{"context", `{"hookSpecificOutput":{"additionalContext":"note"}}`, Verdict{AdditionalContext: []string{"note"}}},
 		{"result rewrite", `{"content":[{"type":"text","text":"x"}],"is_error":true}`, Verdict{Content: json.RawMessage(`[{"type":"text","text":"x"}]`), IsError: &yes}},
@@ -55,7 +60,7 @@ func TestApplyJSON(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v Verdict
-			applyJSON(&v, tc.stdout)
+			v.applyJSON(Input{ToolName: "bash"}, tc.stdout, nil)
 			if diff := cmp.Diff(tc.want, v); diff != "" {
 				t.Error(diff)
 			}
@@ -68,7 +73,7 @@ func TestApplyJSON(t *testing.T) {
 // adds context; content that is not a list of blocks is ignored with a
 // warning.
 func TestAfter(t *testing.T) {
-	in := Input{Event: "tool_call", SessionID: "s1", ToolName: "mcp__t__echo", ToolCallID: "c1", ToolInput: json.RawMessage(`{"message":"hi"}`)}
+	in := Input{Event: PreToolUse, SessionID: "s1", ToolName: "mcp__t__echo", ToolCallID: "c1", ToolInput: json.RawMessage(`{"message":"hi"}`)}
 	hook := func(cmd string) []Hook {
 		return []Hook{{Event: "tool_result", Matcher: "mcp__.*", Command: cmd, Timeout: DefaultTimeout}}
 	}
@@ -93,7 +98,7 @@ func TestAfter(t *testing.T) {
 	want := map[string]any{"event": "tool_result", "hook_event_name": "PostToolUse", "session_id": "s1", "tool_name": "mcp__t__echo",
 		"tool_call_id": "c1", "tool_use_id": "c1", "tool_input": map[string]any{"message": "hi"}, "cwd": "",
 		"content": []any{map[string]any{"type": "text", "text": "hello"}}, "is_error": false,
-		"tool_response": map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello"}}, "details": nil, "isError": false}}
+		"tool_response": map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello"}}, "details": nil, "isError": false, "success": true}}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("hook input (-want +got):\n%s", diff)
 	}
@@ -135,7 +140,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs, warnings, err := Load([]string{settings}, []string{hooksDir})
-	if err != nil || len(hs) != 2 || hs[0].Event != "tool_call" || hs[0].Command != "true" || hs[1].Event != "tool_result" || hs[1].Matcher != "read" {
+	if err != nil || len(hs) != 2 || hs[0].Event != PreToolUse || hs[0].Command != "true" || hs[1].Event != ToolResult || hs[1].Matcher != "read" {
 		t.Fatalf("Load: %+v, %v", hs, err)
 	}
 	if len(warnings) != 1 || !strings.HasSuffix(warnings[0], "post/edit: not executable, skipped") {

@@ -9,17 +9,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentutils/agentutils/internal/credstore"
 	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/mcpconfig"
@@ -28,37 +26,10 @@ import (
 )
 
 // Credential is one stored OAuth token set (credentials.json, 0600).
-type Credential struct {
-	Type         string `json:"type"` // "oauth"
-	Server       string `json:"server,omitempty"`
-	URL          string `json:"url,omitempty"`
-	Access       string `json:"access"`
-	Refresh      string `json:"refresh,omitempty"`
-	Expires      int64  `json:"expires,omitempty"` // unix ms
-	TokenURL     string `json:"tokenUrl,omitempty"`
-	ClientID     string `json:"clientId,omitempty"`
-	ClientSecret string `json:"clientSecret,omitempty"`
-	Scope        string `json:"scope,omitempty"`  // granted, space-separated
-	StepUp       string `json:"stepUp,omitempty"` // asked for by a 403 insufficient_scope, for the next auth
-}
+type Credential = credstore.Credential
 
-var credMu sync.Mutex
-
-// Store is the credentials file (credentials.json, 0600).
-type Store struct {
-	File string
-	// Write replaces a file atomically, private to the user.
-	Write func(path string, data []byte) error
-}
-
-// Load reads the stored credentials by id (none when the file is missing or bad).
-func (st Store) Load() map[string]Credential {
-	m := map[string]Credential{}
-	if b, err := os.ReadFile(st.File); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
-	return m
-}
+// Store is the credentials file, with the OAuth handling of MCP servers.
+type Store struct{ credstore.Store }
 
 // ID is the store key of a server: the configured credentialId,
 // else one derived from the URL, so servers of foreign configs work too.
@@ -68,20 +39,6 @@ func ID(e mcpconfig.Entry) string {
 	}
 	h := sha256.Sum256([]byte(e.Server.URL))
 	return "mcp_oauth_" + hex.EncodeToString(h[:8])
-}
-
-// Save stores c as id, or removes id when c is nil.
-func (st Store) Save(id string, c *Credential) error {
-	credMu.Lock()
-	defer credMu.Unlock()
-	m := st.Load()
-	if c == nil {
-		delete(m, id)
-	} else {
-		m[id] = *c
-	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	return st.Write(st.File, append(b, '\n'))
 }
 
 // TokenSource is a refreshing source for a stored credential (refreshed 5
@@ -157,9 +114,7 @@ type storedAuth struct {
 func (s storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) { return s.ts, nil }
 func (s storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
 	if scope := mcpclient.InsufficientScope(resp); scope != "" {
-		credMu.Lock()
 		c, ok := s.st.Load()[s.id]
-		credMu.Unlock()
 		if ok && c.StepUp != scope {
 			c.StepUp = scope
 			_ = s.st.Save(s.id, &c)

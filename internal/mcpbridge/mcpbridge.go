@@ -11,6 +11,7 @@ package mcpbridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -530,10 +531,10 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	}
 	var in hooks.Input
 	if b.runHooks {
-		in = hooks.Input{Event: "tool_call", SessionID: b.sessionID, Cwd: b.srvs.Cwd, ToolName: call.Name, ToolCallID: call.ID, ToolInput: args}
+		in = hooks.Input{Event: hooks.PreToolUse, SessionID: b.sessionID, Cwd: b.srvs.Cwd, ToolName: call.Name, ToolCallID: call.ID, ToolInput: args}
 		v := hooks.Run(ctx, b.opts.Hooks, in, b.hookEnv(), b.hookWarn)
-		if v.Block {
-			return fail("Blocked by hook: %s", v.Reason)
+		if v.Block || v.Stop || v.Ask && !v.Allow { // no one to ask here
+			return fail("Blocked by hook: %s", cmp.Or(v.Reason, v.StopReason, "the call needs approval and no one can give it here"))
 		}
 		if v.UpdatedInput != nil {
 			if u := bytes.TrimSpace(v.UpdatedInput); len(u) == 0 || u[0] != '{' || !json.Valid(u) {
@@ -562,6 +563,9 @@ func (b *bridge) callServer(ctx context.Context, rt route, call *event.Call, arg
 		}
 		if mcpclient.Retriable(err) {
 			return fail("MCP error: %v", rt.srv.s.Gone(rt.tool, err))
+		}
+		if text, ok := mcpclient.URLRequired(err); ok {
+			return fail("MCP error: %s", text)
 		}
 		return fail("MCP error: %v", err)
 	}
@@ -606,8 +610,12 @@ func (b *bridge) elicit(ctx context.Context, server string, p *mcp.ElicitParams)
 		b.asks[id] = ch
 	}
 	b.mu.Unlock()
-	payload, _ := json.Marshal(map[string]any{"server": server, "message": p.Message, "mode": p.Mode,
-		"requestedSchema": p.RequestedSchema, "url": p.URL})
+	fields := map[string]any{"server": server, "message": p.Message, "mode": p.Mode,
+		"requestedSchema": p.RequestedSchema, "url": p.URL}
+	if p.ElicitationID != "" {
+		fields["elicitationId"] = p.ElicitationID
+	}
+	payload, _ := json.Marshal(fields)
 	b.send(&event.ToolAsk{RequestID: id, Kind: "elicit", Payload: payload})
 	var a *event.Answer
 	select {

@@ -28,7 +28,9 @@ type XMCP struct {
 	Title        string `json:"title,omitempty"`
 	Annotations  any    `json:"annotations,omitempty"`
 	OutputSchema any    `json:"outputSchema,omitempty"`
-	Deferred     bool   `json:"deferred"`
+	// Icons are the tool's icons as listed (never fetched).
+	Icons    []mcp.Icon `json:"icons,omitempty"`
+	Deferred bool       `json:"deferred"`
 }
 
 // AgentTool converts an MCP tool of server for agent-chat, named in the
@@ -47,7 +49,7 @@ func AgentTool(naming string, server string, t *mcp.Tool, deferred bool) (ToolDe
 	if t.Title != "" {
 		label = t.Title
 	}
-	x := XMCP{Server: server, Tool: t.Name, Title: t.Title, OutputSchema: t.OutputSchema, Deferred: deferred}
+	x := XMCP{Server: server, Tool: t.Name, Title: t.Title, OutputSchema: t.OutputSchema, Icons: t.Icons, Deferred: deferred}
 	if t.Annotations != nil {
 		x.Annotations = t.Annotations
 	}

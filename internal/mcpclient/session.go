@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,13 @@ type Dialer struct {
 	AccessToken    func(mcpconfig.Entry) string
 	OAuthHandler   func(mcpconfig.Entry) auth.OAuthHandler
 	// Sampler answers a server's sampling requests (nil: declined).
-	Sampler func(server string) func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	// It gets tools and toolChoice too (sampling.tools is advertised).
+	Sampler func(server string) func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
+	// LogLevel, when set, is sent as logging/setLevel to each server that
+	// advertises logging.
+	LogLevel string
+	// Log gets each notifications/message line (LogLine); nil: dropped.
+	Log func(string)
 }
 
 // Open connects to a server within its connect timeout.
@@ -99,6 +106,12 @@ type Session struct {
 	// OnReconnect runs after a successful reconnect (the bridge re-lists
 	// in the background); it must not block.
 	OnReconnect func()
+	// raw carries the requests the SDK does not know.
+	raw *RawConn
+	// taskSupport is each listed tool's execution.taskSupport.
+	taskSupport map[string]string
+	// outputSchema is each listed tool's outputSchema (nil: none).
+	outputSchema map[string]json.RawMessage
 }
 
 // AuthErr is the auth_required error of a server that answered 401/403.
@@ -120,9 +133,17 @@ func (s *Session) client() *mcp.Client {
 	o := *s.opts
 	if o.Capabilities == nil {
 		o.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
+	} else {
+		c := *o.Capabilities
+		o.Capabilities = &c
+	}
+	s.elicitation(&o)
+	if s.d.Log != nil && o.LoggingMessageHandler == nil {
+		name := s.Entry.Name
+		o.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) { s.d.Log(LogLine(name, r.Params)) }
 	}
 	if s.d.Sampler != nil {
-		o.CreateMessageHandler = s.d.Sampler(s.Entry.Name)
+		o.CreateMessageWithToolsHandler = s.d.Sampler(s.Entry.Name)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp", Version: ImplVersion()}, &o)
 	c.AddRoots(&mcp.Root{URI: "file://" + s.d.Cwd, Name: filepath.Base(s.d.Cwd)})
@@ -150,6 +171,7 @@ func (s *Session) connect(ctx context.Context) error {
 			}
 		}
 		if err == nil {
+			s.setLogLevel(cctx, cs)
 			s.mu.Lock()
 			s.cs = cs
 			s.mu.Unlock()
@@ -173,6 +195,8 @@ func (s *Session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 	if sse, ok := t.(*mcp.SSEClientTransport); ok {
 		t = &Detached{Transport: sse, Connected: &connected}
 	}
+	rt := &RawTransport{Transport: t, OnTools: s.sawTools, LogLevel: s.d.LogLevel}
+	t = rt
 	// A server that does not answer in time is killed at once: the SDK's
 	// polite close (stdin, then 5 s, then SIGTERM) would outlast the timeout.
 	stop := make(chan struct{})
@@ -189,6 +213,9 @@ func (s *Session) connectOnce(ctx context.Context, version, typ string) (*mcp.Cl
 	cs, err := s.client().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err == nil {
 		connected.Store(true)
+		s.mu.Lock()
+		s.raw = rt.Conn()
+		s.mu.Unlock()
 	}
 	return cs, err
 }

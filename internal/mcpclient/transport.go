@@ -4,7 +4,9 @@
 // non-JSON stdout lines and stops a server politely, the headers and last
 // failure of HTTP, a server's stderr tail, the wait for the
 // notifications/cancelled of abandoned calls, the refusal of sampling, and
-// the classified connection errors (exit codes).
+// the classified connection errors (exit codes); and what the SDK lacks of
+// MCP 2025-11-25: tasks (requests of its own on the SDK's connection), URL
+// elicitation, and the check of structuredContent against outputSchema.
 package mcpclient
 
 import (

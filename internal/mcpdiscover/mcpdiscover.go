@@ -174,10 +174,7 @@ func IsTrusted(trustFile, cwd string, fromConfig []string, getenv func(string) s
 // trust, tool cache) with atomicfile.Write: a new file is 0600 and a new
 // directory 0700, since they may hold tokens.
 func WriteFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, data, 0o600)
+	return atomicfile.WritePrivate(path, data)
 }
 
 // The tool cache: one file per server under $XDG_CACHE_HOME/agentutils/mcp-tools/.

@@ -1,7 +1,8 @@
 // Package mcpserve serves a tool co-process (agent-tool serve) as an MCP
 // server: it starts the process, offers the tools its flags allow with MCP
 // annotations from lib/tooldef, turns calls, progress, cancellation and a
-// tool's questions (as elicitation) into the tool protocol and back.
+// tool's questions (as elicitation) into the tool protocol and back; over
+// stdio it adds MCP 2025-11-25 tasks to the SDK's server (TaskTransport).
 package mcpserve
 
 import (
@@ -309,6 +310,11 @@ func (tp *Proc) serveCall(ctx context.Context, req *mcp.CallToolRequest, name st
 				continue
 			}
 			params := elicitParams(a)
+			if params.Mode == "url" && ip.Capabilities.Elicitation.URL == nil {
+				tp.warn(fmt.Sprintf("%s: request %q cancelled: the MCP client does not support URL elicitation", name, a.RequestID))
+				_ = tp.write(&event.Answer{RequestID: a.RequestID, Cancelled: true})
+				continue
+			}
 			if ip.ProtocolVersion >= "2026-07-28" {
 				tp.mu.Lock()
 				tp.nparked++
@@ -363,6 +369,7 @@ func elicitParams(a *event.ToolAsk) *mcp.ElicitParams {
 		Mode            string          `json:"mode"`
 		URL             string          `json:"url"`
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
+		ElicitationID   string          `json:"elicitationId"`
 	}
 	_ = json.Unmarshal(a.Payload, &p)
 	msg := p.Message
@@ -378,6 +385,14 @@ func elicitParams(a *event.ToolAsk) *mcp.ElicitParams {
 	switch a.Kind {
 	case "elicit":
 		out := &mcp.ElicitParams{Message: msg, Mode: p.Mode, URL: p.URL}
+		if p.Mode == "url" {
+			// The spec requires an id the client can match a later
+			// notifications/elicitation/complete with.
+			out.ElicitationID = p.ElicitationID
+			if out.ElicitationID == "" {
+				out.ElicitationID = "agent-mcp-" + a.RequestID
+			}
+		}
 		if len(p.RequestedSchema) > 0 && string(p.RequestedSchema) != "null" {
 			out.RequestedSchema = p.RequestedSchema
 		}

@@ -97,6 +97,10 @@ type Opts struct {
 	// which the front-end passes on from the stages before it, then ends
 	// with context_end.
 	Ahead bool
+	// Stream, when set, is the session stream agent-chat reads, as
+	// agent-session open printed it: no open or compaction stage runs (a
+	// session just made, with nothing to compact: agent-session new --open).
+	Stream []byte
 }
 
 // ChatArgv is agent-chat's command line for a run: every flag the
@@ -153,8 +157,10 @@ type Run struct {
 func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) {
 	ctx := context.Background()
 	r := &Run{stderr: &lineWriter{fn: errLine}}
-	r.procs = append(r.procs, s.cmd(ctx, s.Session, "open", file))
-	if s.Compact != nil {
+	if o.Stream == nil {
+		r.procs = append(r.procs, s.cmd(ctx, s.Session, "open", file))
+	}
+	if s.Compact != nil && o.Stream == nil {
 		var ca []string
 		if o.Force {
 			ca = append(ca, "--force")
@@ -174,7 +180,13 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 		if s.DieWithParent {
 			p.SysProcAttr = proctree.Attr()
 		}
-		if i == 0 || p == appendCmd {
+		if p == appendCmd {
+			continue
+		}
+		if i == 0 {
+			if o.Stream != nil {
+				p.Stdin = bytes.NewReader(o.Stream)
+			}
 			continue
 		}
 		in, err := r.procs[i-1].StdoutPipe()

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
+	"syscall"
 
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/session"
 )
 
@@ -200,4 +203,26 @@ func (s *Stages) RewindList(ctx context.Context, file string) ([]Turn, error) {
 		}
 	}
 	return turns, nil
+}
+
+// Watch starts agent-session watch in the directory (inotify watches that
+// let each prompt's checkpoint stat only what changed); stop ends it.
+// Where it cannot run (another session command, no inotify) it ends by
+// itself and every checkpoint scans the whole tree, as without it.
+func (s *Stages) Watch() (stop func()) {
+	c := exec.Command(s.Session[0], append(append([]string(nil), s.Session[1:]...), "watch")...)
+	c.Dir, c.Env = s.Dir, s.Env
+	// The kernel ends it with agent from its fork on: the watcher's own
+	// PR_SET_PDEATHSIG comes after its start, too late if agent is killed
+	// at once, and an orphaned watcher would run on for good.
+	c.SysProcAttr = proctree.Child(syscall.SIGTERM)
+	if err := c.Start(); err != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	return func() {
+		c.Process.Signal(syscall.SIGTERM)
+		<-done
+	}
 }

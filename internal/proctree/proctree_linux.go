@@ -101,6 +101,12 @@ func Attr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// Child is the SysProcAttr of a child that gets sig when this process
+// dies, however it dies (PR_SET_PDEATHSIG), in this process group.
+func Child(sig syscall.Signal) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: sig}
+}
+
 // Reap collects the exit status of every child that has ended (the
 // orphans a subreaper inherited), without waiting for the others.
 func Reap() {

@@ -18,6 +18,9 @@ func Subreaper() error { return nil }
 // Attr is the SysProcAttr of a child that has its own process group.
 func Attr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
+// Child is nil: there is no PR_SET_PDEATHSIG here.
+func Child(syscall.Signal) *syscall.SysProcAttr { return nil }
+
 // Reap does nothing: only a subreaper inherits children it did not start.
 func Reap() {}
 

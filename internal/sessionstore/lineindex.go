@@ -58,6 +58,12 @@ var KindType = [...]string{KindOther: "", KindMessage: "message", KindCompaction
 // a file with no record) and where each entry is. ErrMigrate: the file is
 // older than version 3.
 func BuildLineIndex(f *os.File, path string) (*LineIndex, []byte, error) {
+	return buildLineIndex(f, path, 1<<20)
+}
+
+// buildLineIndex is BuildLineIndex decoding the lines in batches of about
+// batch bytes in parallel (scanDecoded).
+func buildLineIndex(f *os.File, path string, batch int) (*LineIndex, []byte, error) {
 	idx := &LineIndex{}
 	if st, err := f.Stat(); err == nil && st.Size() > 1<<20 { // about an entry a KiB: room, fewer rehashes and copies
 		n := int(st.Size() / 1024)
@@ -69,8 +75,8 @@ func BuildLineIndex(f *os.File, path string) (*LineIndex, []byte, error) {
 	var pending map[int32]string // children whose parent line comes later
 	prevID := ""                 // the last entry's id when ids resolve to it
 	var err error
-	idx.Whole, idx.NLines, err = ScanLines(BoundLines(f, path), func(raw []byte, off int64, lineNo int, torn bool) error {
-		l, err := idx.Lines.Read(raw, lineNo, torn)
+	idx.Whole, idx.NLines, err = scanDecoded(BoundLines(f, path), batch, func(raw []byte, d session.Decoded, off int64, lineNo int, torn bool) error {
+		l, err := idx.Lines.Classify(d, lineNo, torn)
 		switch {
 		case err != nil:
 			return exit.Errorf(exit.Usage, "%s:%d: not a session file: %v", path, lineNo, err)

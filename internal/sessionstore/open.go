@@ -120,7 +120,7 @@ func (o *opener) run() error {
 	}
 	switch {
 	case c.Tree:
-		b, err := json.Marshal(session.Tree(l.Entries))
+		b, err := json.Marshal(session.Flatten(session.Tree(l.Entries)))
 		if err != nil {
 			return err
 		}

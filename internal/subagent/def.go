@@ -1,6 +1,6 @@
 // Package subagent is the task tool: a nested pipeline of the same
-// commands as processes (agent-session new and open, agent-compact,
-// agent-chat with the parent's tool commands, agent-session append),
+// commands as processes (agent-session new --open, agent-chat with the
+// parent's tool commands, agent-session append),
 // with a session file of its own whose header names the parent session
 // and the parent's tool call. agent-chat runs it, not agent-tool: the
 // sandbox hides the provider keys from agent-tool, and the nested

@@ -19,6 +19,7 @@ import (
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/prompt"
+	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/render/show"
 )
 
@@ -45,7 +46,14 @@ type Runner struct {
 	// same path with "-<tool call id>" before the extension.
 	Record, Replay string
 	Grace          time.Duration // from an abort to the kill (default 5 s)
+	// OnStart, when set, fires the SubagentStart hooks for the sub-agent
+	// (its session id, its agent type); what they return joins its prompt.
+	OnStart func(agentID, agentType string) []string
 }
+
+// TypeVar names the sub-agent's type (its agent, else general-purpose) in
+// its agent-chat's environment: its SubagentStop hooks read it.
+const TypeVar = "AGENT_SUBAGENT_TYPE"
 
 // Result is a finished call: what goes back to the model.
 type Result struct {
@@ -55,27 +63,29 @@ type Result struct {
 }
 
 // details are a task result's details (formats/session: a task result).
-type details struct {
-	Session   string    `json:"session,omitempty"`
-	SessionID string    `json:"sessionId,omitempty"`
-	Agent     string    `json:"agent,omitempty"`
-	Turns     int       `json:"turns"`
-	Usage     llm.Usage `json:"usage"`
-	ExitCode  int       `json:"exitCode"`
-	// Stopped says why it ended early: aborted, turns, tokens, cost, time.
-	Stopped string `json:"stopped,omitempty"`
-}
+type details = render.TaskDetails
 
 // progress follows a sub-agent's events.
 type progress struct {
 	mu      sync.Mutex
 	d       details
+	running string // the tool call it runs now
 	last    string // the text of its last assistant message
 	errText string
 	budget  Budget
 	over    chan string // the first budget broken
 }
 
+// live are its details while it runs: a tool_execution_update's.
+func (p *progress) live() details {
+	d := p.d
+	d.Running = p.running
+	return d
+}
+
+// event folds in one of the sub-agent's events; update is called when
+// what a front-end shows changed, with the lines to add to its log
+// (none: only the details changed).
 func (p *progress) event(ev event.Event, update func(string)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -89,15 +99,17 @@ func (p *progress) event(ev event.Event, update func(string)) {
 		if m.Usage != nil {
 			addUsage(&p.d.Usage, *m.Usage)
 		}
-		if t := text(m.Content); t != "" {
+		t := text(m.Content)
+		if t != "" {
 			p.last = t
-			update(t)
 		}
+		update(t)
 		if m.StopReason == llm.StopError && m.ErrorMessage != "" {
 			p.errText = m.ErrorMessage
 		}
 	case event.ToolExecutionStart:
-		update("→ " + show.ToolHeader(ev.ToolName, ev.Args))
+		p.running = show.ToolHeader(ev.ToolName, ev.Args)
+		update("→ " + p.running)
 	case event.ToolExecutionEnd:
 		if ev.ToolName == Name && ev.Result != nil { // a sub-agent's own sub-agent spent too
 			var sub details
@@ -105,6 +117,8 @@ func (p *progress) event(ev event.Event, update func(string)) {
 				addUsage(&p.d.Usage, sub.Usage)
 			}
 		}
+		p.running = ""
+		update("")
 	case event.MaxTurns:
 		p.d.Stopped = "turns"
 	case event.Error:
@@ -178,35 +192,51 @@ func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, up
 		return Result{Text: "Sub-agent aborted before it started", IsError: true}
 	}
 	b := Carve(a, r.Own, r.Spent(), r.Now())
-	file, id, err := r.newSession(ctx, callID)
+	file, id, stream, err := r.newSession(ctx, callID)
 	if err != nil {
 		return Result{Text: "cannot create the sub-agent's session: " + err.Error(), IsError: true}
 	}
 	args = append(args, "--max-turns", strconv.Itoa(b.Turns))
 	args = append(args, r.cassettes(callID)...)
-	st := &pipeline.Stages{Session: r.Session, Compact: r.Compact, Chat: r.Chat, ChatArgs: append(append([]string(nil), r.ChatArgs...), args...),
-		Dir: r.Dir, Env: append(append([]string(nil), r.Env...), BudgetVar+"="+b.Var()), DieWithParent: true}
-	var errTail tail
-	run, err := st.Start(file, pipeline.Opts{Prompt: a.Prompt}, errTail.add)
-	if err != nil {
-		return Result{Text: "cannot start the sub-agent: " + err.Error(), IsError: true}
+	kind := name
+	if kind == "" {
+		kind = "general-purpose" // Claude Code's name of the agent without a definition
 	}
+	prompt := a.Prompt
+	if r.OnStart != nil {
+		for _, c := range r.OnStart(id, kind) {
+			prompt += "\n\n" + c
+		}
+	}
+	st := &pipeline.Stages{Session: r.Session, Compact: r.Compact, Chat: r.Chat, ChatArgs: append(append([]string(nil), r.ChatArgs...), args...),
+		Dir: r.Dir, Env: append(append([]string(nil), r.Env...), BudgetVar+"="+b.Var(), TypeVar+"="+kind), DieWithParent: true}
 	p := &progress{d: details{Session: file, SessionID: id, Agent: name}, budget: b, over: make(chan string, 1)}
-	stopped := make(chan string, 1)
-	done := make(chan struct{})
-	go r.watch(ctx, run, b, p.over, stopped, done)
 	var log []string // what it has done so far, the update's text
-	run.ReadEvents(func(ev event.Event, _ bool) {
-		p.event(ev, func(s string) {
+	send := func(s string) {
+		if s != "" {
 			for _, l := range strings.Split(s, "\n") {
 				log = append(log, show.Clip(l, maxLine))
 			}
-			if len(log) > maxLog {
-				log = log[len(log)-maxLog:]
-			}
-			update(event.ToolOutput{Content: []event.Content{event.Text(strings.Join(log, "\n"))}, Details: mustJSON(p.d)})
-		})
-	})
+		}
+		if len(log) > maxLog {
+			log = log[len(log)-maxLog:]
+		}
+		content := []event.Content{} // nothing done yet: no text block
+		if len(log) > 0 {
+			content = append(content, event.Text(strings.Join(log, "\n")))
+		}
+		update(event.ToolOutput{Content: content, Details: mustJSON(p.live())})
+	}
+	send("") // its session before it starts: a front-end knows whose approvals it asks
+	var errTail tail
+	run, err := st.Start(file, pipeline.Opts{Prompt: prompt, Stream: stream}, errTail.add)
+	if err != nil {
+		return Result{Text: "cannot start the sub-agent: " + err.Error(), IsError: true}
+	}
+	stopped := make(chan string, 1)
+	done := make(chan struct{})
+	go r.watch(ctx, run, b, p.over, stopped, done)
+	run.ReadEvents(func(ev event.Event, _ bool) { p.event(ev, send) })
 	status := run.Wait()
 	close(done)
 	p.mu.Lock()
@@ -321,9 +351,11 @@ func (r *Runner) agentArgs(a Args) ([]string, string, error) {
 
 // newSession creates the sub-agent's session file: beside the parent's,
 // in a directory named after it, its header naming the parent and the
-// call.
-func (r *Runner) newSession(ctx context.Context, callID string) (string, string, error) {
-	argv := append(append([]string(nil), r.Session...), "new", "--cwd", r.Dir, "--parent-tool-call", callID)
+// call. It returns the file, its id and its stream (agent-session new
+// --open prints it: a new session has nothing to open or compact, so
+// agent-chat reads it as it is, two processes fewer).
+func (r *Runner) newSession(ctx context.Context, callID string) (string, string, []byte, error) {
+	argv := append(append([]string(nil), r.Session...), "new", "--open", "--cwd", r.Dir, "--parent-tool-call", callID)
 	parent := r.ParentFile
 	if parent != "" {
 		dir := strings.TrimSuffix(strings.TrimSuffix(parent, ".zst"), ".jsonl")
@@ -339,13 +371,13 @@ func (r *Runner) newSession(ctx context.Context, callID string) (string, string,
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	if err := c.Run(); err != nil {
-		return "", "", errors.New(app.FailText(err, errb.Bytes()))
+		return "", "", nil, errors.New(app.FailText(err, errb.Bytes()))
 	}
-	var v struct{ File, ID string }
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.File == "" {
-		return "", "", fmt.Errorf("agent-session new printed %q", out.String())
+	var h struct{ File, ID string }
+	if err := json.Unmarshal(out.Bytes(), &h); err != nil || h.File == "" {
+		return "", "", nil, fmt.Errorf("agent-session new --open printed %q", out.String())
 	}
-	return v.File, v.ID, nil
+	return h.File, h.ID, out.Bytes(), nil
 }
 
 // cassettes are the child's --record or --replay: the parent's path with

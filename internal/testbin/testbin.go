@@ -74,6 +74,18 @@ func goCache() string {
 	return cacheDir
 }
 
+// GoplsDir is the directory `make gopls` installs gopls into
+// (.tools/bin of the module), when gopls is there.
+func GoplsDir() (string, bool) {
+	root, err := Root()
+	if err != nil {
+		return "", false
+	}
+	dir := filepath.Join(root, ".tools", "bin")
+	_, err = os.Stat(filepath.Join(dir, "gopls"))
+	return dir, err == nil
+}
+
 // Main runs the tests (a test binary's *testing.M, or scripts/runscript's
 // runner) and removes the built binaries.
 func Main(m interface{ Run() int }) int {
@@ -89,7 +101,8 @@ type Cmd = func(ts *testscript.TestScript, neg bool, args []string)
 
 // Params are the testscript parameters of a script suite in dir: every
 // binary on PATH, a private AGENTUTILS_HOME and HOME inside $WORK, the
-// fakellm (fakellm.go), status (status.go) and httpd (httpd.go) commands and the extra cmds. UPDATE_SCRIPTS=1
+// fakellm (fakellm.go), status (status.go) and httpd (httpd.go) commands and the extra cmds;
+// the condition [gopls] says whether `make gopls` installed it (then $GOPLS_DIR is its directory). UPDATE_SCRIPTS=1
 // rewrites the expected output sections in place. Run them with
 // testscript.Run (tests) or testscript.RunT (scripts/runscript).
 func Params(t interface{ Fatal(...any) }, dir string, cmds map[string]Cmd) testscript.Params {
@@ -115,6 +128,13 @@ func Params(t interface{ Fatal(...any) }, dir string, cmds map[string]Cmd) tests
 			if root, err := Root(); err == nil {
 				env.Setenv("REPO", root) // shared fixtures: $REPO/testdata/…
 			}
+			// The language servers are off unless a script turns them on
+			// (env AGENT_NO_LSP=), so that a server on the developer's
+			// PATH does not change what the tools answer.
+			env.Setenv("AGENT_NO_LSP", "1")
+			if dir, ok := GoplsDir(); ok {
+				env.Setenv("GOPLS_DIR", dir) // [gopls] scripts: env PATH=$GOPLS_DIR${:}$PATH
+			}
 			if c := goCache(); c != "" {
 				env.Setenv("GOCACHE", c) // scripts that run go share the warm build cache
 			}
@@ -127,6 +147,10 @@ func Params(t interface{ Fatal(...any) }, dir string, cmds map[string]Cmd) tests
 			if name, ok := strings.CutPrefix(cond, "bin:"); ok {
 				_, err := os.Stat(filepath.Join(bin, name))
 				return err == nil, nil
+			}
+			if cond == "gopls" {
+				_, ok := GoplsDir()
+				return ok, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -11,8 +11,10 @@ import (
 	"io"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/event"
 )
 
@@ -54,6 +56,9 @@ func Start(o Options) (*Client, error) {
 	cmd := exec.Command("sh", "-c", o.Command)
 	cmd.Dir, cmd.Env = o.Dir, o.Env
 	cmd.Stderr = o.Stderr
+	// It ends with this process (agent-chat, agent-mcp serve), however
+	// that ends: SIGTERM, so that it ends its jobs.
+	cmd.SysProcAttr = proctree.Child(syscall.SIGTERM)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -138,6 +138,7 @@ type undoRecord struct {
 // saveUndo keeps one level of history per file, as the reference does;
 // a failure to save it never fails the edit.
 func saveUndo(env *Env, path string, old []byte, existed bool) {
+	env.touch(path)
 	u, err := undoPath(env, path)
 	if err != nil {
 		return

@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	ilsp "github.com/agentutils/agentutils/internal/lsp"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/tooldef"
@@ -45,10 +47,21 @@ type Env struct {
 	AllowPrivateNet bool
 	// Jobs are bash's background jobs; nil: bash cannot start one.
 	Jobs *Jobs
+	// SearchBackend names web_search's back-end (lib/websearch); "": the
+	// first whose key is set. SearchEndpoint replaces its URL.
+	SearchBackend, SearchEndpoint string
+	// LSP runs the language servers of the lsp tool, and of the
+	// diagnostics write, edit and apply_patch add; nil: none.
+	LSP *ilsp.Manager
+	// LSPWait bounds the wait for a server's diagnostics (0: LSPWait).
+	LSPWait time.Duration
 	// Ask puts a request of kind to the person through the parent and
 	// returns the answer's value, or false when no one answered (nil: no
 	// one to ask).
 	Ask func(ctx context.Context, kind string, payload []byte) ([]byte, bool)
+
+	touchMu sync.Mutex
+	touched []string // the files the running write tool changed
 
 	rootMu   sync.Mutex
 	rootFS   *os.Root
@@ -83,7 +96,7 @@ func All(mode string) []Tool {
 	case "apply_patch":
 		ed = applyPatchTool()
 	}
-	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), jobTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), askTool(), exitPlanTool()}
+	return []Tool{readTool(), writeTool(), ed, undoTool(), todoTool(), bashTool(), jobTool(), grepTool(), lsTool(), findTool(), notebookTool(), fetchTool(), webSearchTool(), askTool(), exitPlanTool(), lspTool(), memoryTool()}
 }
 
 // InMode is the name the tool called name has in edit mode mode: the edit
@@ -98,12 +111,16 @@ func InMode(name, mode string) string {
 	return "edit"
 }
 
-// Select returns the tools of mode named in allow (all when empty); an
-// unknown name is an error that lists the known ones.
+// OptIn are the tools offered only when named: memory writes the
+// context files every later session reads.
+var OptIn = []string{"memory"}
+
+// Select returns the tools of mode named in allow (when empty: all but
+// the OptIn ones); an unknown name is an error that lists the known ones.
 func Select(allow []string, mode string) ([]Tool, error) {
 	all := All(mode)
 	if len(allow) == 0 {
-		return all, nil
+		return slices.DeleteFunc(all, func(t Tool) bool { return slices.Contains(OptIn, t.Def.Name) }), nil
 	}
 	var out []Tool
 	for _, name := range allow {
@@ -134,7 +151,21 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
+		diagnose := env.LSP != nil && changesFiles(name)
+		if diagnose {
+			env.touch("")
+		}
 		out, err := t.Run(ctx, env, args, update)
+		if diagnose && err == nil {
+			if s := changedDiagnostics(ctx, env, env.touch("")); s != "" {
+				note := "Language server diagnostics:\n" + strings.TrimRight(s, "\n")
+				if len(out.Content) > 0 && out.Content[0].Type == "text" {
+					out.Content[0].Text += "\n\n" + note
+				} else {
+					out.Content = append(out.Content, event.Text(note))
+				}
+			}
+		}
 		if err != nil {
 			text := err.Error()
 			if len(out.Content) > 0 && out.Content[0].Text != "" {
@@ -145,6 +176,38 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 		return event.Result{Content: out.Content, Details: out.Details}
 	}
 	return event.Result{Content: []event.Content{event.Text("Tool " + name + " not found")}, IsError: true}
+}
+
+// Close ends what the tools started that ends with the tool process: the
+// background jobs (unless kept) and the language servers.
+func (e *Env) Close() {
+	if e.Jobs != nil {
+		e.Jobs.Close()
+	}
+	if e.LSP != nil {
+		e.LSP.Close()
+	}
+}
+
+// changesFiles says whether tool name changes files (its diagnostics
+// follow its result).
+func changesFiles(name string) bool {
+	t, ok := tooldef.Lookup(name)
+	return ok && (t.FileOp == "write" || t.FileOp == "edit")
+}
+
+// touch records that path is changed by the running tool; touch("")
+// returns the paths recorded and forgets them.
+func (e *Env) touch(path string) []string {
+	e.touchMu.Lock()
+	defer e.touchMu.Unlock()
+	if path != "" {
+		e.touched = append(e.touched, path)
+		return nil
+	}
+	t := e.touched
+	e.touched = nil
+	return t
 }
 
 // def is a tool's definition: its name, label and scheduling from the one

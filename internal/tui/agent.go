@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/agentutils/agentutils/internal/approval"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/render"
 	"github.com/agentutils/agentutils/lib/session"
+	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
 // Config is what the command line gives the front-end.
@@ -40,9 +42,20 @@ type Config struct {
 	NoAhead        bool     // --no-ahead: every run's pipeline starts at enter
 	StatusLine     string   // config.toml's statusLine: a command for the line above the footer
 	Models         []string // --models, enabledModels: the patterns ctrl+p cycles through
-	Version        string   // agentutils' version, for the status line's input
-	Now            func() time.Time
-	Mode           string // the permission mode to start in (--plan, --permission-mode)
+	// Allow are the allow rules (--allowed-tools, permissions.allow): a
+	// call they cover runs without asking, as in a pipe.
+	Allow   []permission.Rule
+	Version string // agentutils' version, for the status line's input
+	Now     func() time.Time
+	Mode    string // the permission mode to start in (--plan, --permission-mode)
+	// SettingsFiles are the settings files whose hooks run (Claude Code's
+	// and ours, hooks.SettingsFiles); Hooks are their hooks, the ones agent
+	// fires itself: SessionStart, SessionEnd, Notification.
+	SettingsFiles []string
+	Hooks         []hooks.Hook
+	// JSONAnswer: Print writes only the final answer's JSON document to
+	// stdout (agent -p --json-schema), the stream to a terminal on stderr.
+	JSONAnswer bool
 }
 
 // DefaultSandbox is the mode agent-chat's tools run in when no
@@ -63,6 +76,9 @@ type agent struct {
 	lastText    string       // the session's last assistant text (for /copy)
 	place       string       // the working directory and its git branch (footer)
 	jobs        *sessionJobs // the session's background jobs (interactive only)
+	// sessionContext is what the SessionStart hooks added, for the system
+	// prompt of the session's runs.
+	sessionContext string
 }
 
 // sessionState is what the footer shows, folded from the session and the
@@ -73,6 +89,8 @@ type sessionState struct {
 	ctx      int // the last answer's context tokens
 	modelRef string
 	thinking string
+	id       string // the session's id
+	messages int    // the messages on its path
 	title    string // the session's name (agent-session name, /name)
 }
 
@@ -103,7 +121,7 @@ func (a *agent) sandbox() string {
 // approvals, the built-in tools run with the approval hook (and the
 // sandbox mode chosen, which agent-chat passes to its default tools).
 func (a *agent) chatExtra() []string {
-	out := a.modeArgs()
+	out := append(a.modeArgs(), a.hookArgs()...)
 	if a.approver != nil {
 		out = append(out, "--ask-cmd", a.approver.AskCmd) // the tools' questions come to the screen
 	}
@@ -111,7 +129,10 @@ func (a *agent) chatExtra() []string {
 	case len(a.Stages.Tools) > 0:
 		return out
 	case a.asks:
-		cmd := "agent-tool serve --settings " + approval.ShellQuote(a.approver.Settings)
+		cmd := "agent-tool serve"
+		for _, f := range append(append([]string(nil), a.SettingsFiles...), a.approver.Settings) { // the approval last: asked only when no hook decided
+			cmd += " --settings " + approval.ShellQuote(f)
+		}
 		if a.Sandbox != "" {
 			cmd += " --sandbox " + approval.ShellQuote(a.Sandbox)
 		}
@@ -173,7 +194,7 @@ func (a *agent) checkModel() error {
 	if pattern == "" {
 		m, ok := a.Catalog.Default(func(m llm.Model) bool {
 			k, err := a.Catalog.ResolveKey(m, "", a.Getenv)
-			return err == nil && !k.None
+			return err == nil && k.Given()
 		})
 		if !ok {
 			if a.keyless() {
@@ -209,7 +230,7 @@ func (a *agent) loadState(ctx context.Context, width int) string {
 	if err != nil {
 		return red.Render(err.Error())
 	}
-	a.state.title = h.Title
+	a.state.title, a.state.id = h.Title, h.ID
 	// The footer's totals are the whole path's: a stream cut at the newest
 	// compaction (formats/session) leaves the turns before it out.
 	paid := recs
@@ -240,7 +261,7 @@ func (a *agent) loadState(ctx context.Context, width int) string {
 			}
 		}
 	}
-	a.lastText = ""
+	a.lastText, a.state.messages = "", len(msgs)
 	for _, m := range msgs {
 		if m.Role == "assistant" && m.Usage != nil {
 			a.state.ctx = m.Usage.ContextTokens()
@@ -256,6 +277,15 @@ func (a *agent) loadState(ctx context.Context, width int) string {
 
 // account folds a run's event into the footer's numbers.
 func (a *agent) account(ev event.Event) {
+	if ev.Type == event.ToolExecutionEnd && tooldef.IsTask(ev.ToolName) && ev.Result != nil {
+		// a sub-agent's spend, as the session's totals count it
+		if d, ok := render.ParseTask(ev.Result.Details); ok {
+			a.state.in += d.Usage.Input
+			a.state.out += d.Usage.Output
+			a.state.cost += d.Usage.Cost.Total
+		}
+		return
+	}
 	if ev.Type != event.MessageEnd {
 		return
 	}

@@ -121,11 +121,15 @@ func (q *approvals) done(now time.Time) {
 	q.shownAt = now
 }
 
-// view draws the shown approval: its summary, what it does, and what
-// answers it in this state.
-func (q *approvals) view(width int, armed, edEmpty bool) string {
+// view draws the shown approval: who asks (from: a sub-agent's task
+// call, "" for the agent's own calls), its summary, what it does, and
+// what answers it in this state.
+func (q *approvals) view(width int, armed, edEmpty bool, from string) string {
 	p := q.active()
 	var b strings.Builder
+	if from != "" {
+		b.WriteString(accent.Render(clip("sub-agent "+from+" asks:", width)) + "\n")
+	}
 	switch {
 	case p.ask != nil:
 		b.WriteString(p.ask.view(width, armed))

@@ -24,7 +24,7 @@ func (a *agent) modelScope() []string {
 		return refs
 	}
 	for _, m := range a.Catalog.Models {
-		if k, err := a.Catalog.ResolveKey(m, "", a.Getenv); err == nil && !k.None {
+		if k, err := a.Catalog.ResolveKey(m, "", a.Getenv); err == nil && k.Given() {
 			refs = append(refs, m.Ref())
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/lib/llm"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
@@ -177,7 +178,10 @@ func TestDroppedImage(t *testing.T) {
 		{filepath.Join(dir, "gone.png"), ""},
 		{"look at shot.png please", ""},
 	} {
-		got, ok := droppedImage(c.paste, dir)
+		got, temp, ok := droppedImage(c.paste, dir)
+		if temp != (c.want == "copy") {
+			t.Errorf("%q: temp %v", c.paste, temp)
+		}
 		switch {
 		case c.want == "" && ok, c.want != "" && !ok:
 			t.Errorf("%q: %q %v", c.paste, got, ok)
@@ -246,5 +250,36 @@ func TestSettings(t *testing.T) {
 	m.Update(submitMsg("/settings approvalMode maybe"))
 	if out := strings.Join(m.outbox, "\n"); !strings.Contains(out, "/settings: approvalMode") {
 		t.Errorf("a bad value: %s", out)
+	}
+}
+
+// TestDroppedImageCopyRemoved: the temporary copy of a dropped image whose
+// path has a space is removed once the run that attached it ended (the
+// session has the image); one never sent goes when agent ends.
+func TestDroppedImageCopyRemoved(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "my shot.png"), []byte("\x89PNG\r\n\x1a\nrest"), 0o644)
+	m, _ := testModel(t)
+	m.a.Dir = dir
+	drop := func() string {
+		m.ed.Reset()
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.ReplaceAll(filepath.Join(dir, "my shot.png"), " ", `\ `)), Paste: true})
+		tmp := strings.TrimSpace(strings.TrimPrefix(m.ed.String(), "@"))
+		if _, err := os.Stat(tmp); err != nil || strings.HasPrefix(tmp, dir) {
+			t.Fatalf("no temporary copy: %q %v", tmp, err)
+		}
+		return tmp
+	}
+	sent := drop()
+	m.runOpts = pipeline.Opts{Files: []string{sent}} // as startPrompt attaches it
+	m.view = newTranscript(m.width, m.a.Color, m.clock.Now)
+	m.Update(runDoneMsg{status: 0})
+	if _, err := os.Stat(sent); err == nil {
+		t.Fatalf("%s kept after the run that attached it ended", sent)
+	}
+	unsent := drop()
+	m.temps.drop(nil) // as Interactive does when agent ends
+	if _, err := os.Stat(unsent); err == nil {
+		t.Fatalf("%s kept after agent ended", unsent)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -62,7 +61,7 @@ func (m *Model) noteKey(k tea.KeyMsg) {
 	switch {
 	case k.Type == tea.KeyRunes && string(k.Runes) == "y":
 		m.note = nil
-		if err := appendLine(n.file, "- "+n.text); err != nil {
+		if err := contextfiles.Remember(n.file, n.text); err != nil {
 			m.fail("memory", err)
 			return
 		}
@@ -72,30 +71,6 @@ func (m *Model) noteKey(k tea.KeyMsg) {
 		m.note = nil
 		m.info = "not remembered"
 	}
-}
-
-// appendLine adds line to file (made, with its directory, when missing),
-// after a newline if the file does not end with one.
-func appendLine(file, line string) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	old, err := os.ReadFile(file)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if len(old) > 0 && !strings.HasSuffix(string(old), "\n") {
-		line = "\n" + line
-	}
-	_, err = f.WriteString(line + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // noteView asks about the note shown.

@@ -54,6 +54,7 @@ type Model struct {
 	run        *pipeline.Run
 	runEnded   chan struct{} // closed once the run's stages are reaped
 	runOpts    pipeline.Opts
+	temps      temps      // the editor's temporary copies of images
 	ahead      *ahead     // the next run, started while the prompt is typed
 	aheadFails int        // runs started ahead that ended by themselves, in a row
 	view       transcript // the run's
@@ -64,6 +65,7 @@ type Model struct {
 	expanded   bool                   // ctrl+o: tools' output shown whole
 	lastTool   []event.Event          // the last tool call's start and end, for ctrl+o
 	started    map[string]event.Event // the calls of the run, by id
+	tasks      taskCards              // its sub-agents running now
 
 	queued  []string // prompts and commands typed during a run
 	history []string // prompts not saved to the history file yet
@@ -111,7 +113,7 @@ func New(cfg Config, width int) *Model {
 		cfg.Now = time.Now
 	}
 	a := &agent{Config: cfg}
-	m := &Model{a: a, width: width, now: cfg.Now, inbox: make(chan tea.Msg, 64)}
+	m := &Model{a: a, width: width, now: cfg.Now, inbox: make(chan tea.Msg, 64), temps: temps{}}
 	m.clock = &toolClock{now: cfg.Now}
 	m.ed = newEditor(a.loadHistory())
 	return m
@@ -187,6 +189,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.print(red.Render(string(msg)))
 	case runDoneMsg:
 		if msg.run == m.run {
+			m.temps.drop(m.runOpts.Files) // read: the session has them now
 			return m.runDone(msg.status)
 		}
 		m.aheadEnded(msg.run)
@@ -322,7 +325,10 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	default:
 		if k.Paste {
-			if p, ok := droppedImage(string(k.Runes), m.a.Dir); ok {
+			if p, temp, ok := droppedImage(string(k.Runes), m.a.Dir); ok {
+				if temp {
+					m.temps[p] = true
+				}
 				m.ed.Insert("@" + p + " ") // a dropped image file: attached
 				break
 			}
@@ -381,6 +387,7 @@ func (m *Model) toggleExpanded() {
 	for _, ev := range m.lastTool {
 		b.WriteString(v.event(ev))
 	}
+	b.WriteString(m.expandTasks())
 	m.print(b.String())
 }
 
@@ -473,7 +480,7 @@ func (m *Model) start(o pipeline.Opts) tea.Cmd {
 	}
 	m.aheadFails = 0
 	m.run, m.runEnded, m.phase, m.abortEnd, m.runErrs = r, ended, running, false, 0
-	m.started = map[string]event.Event{}
+	m.started, m.tasks = map[string]event.Event{}, nil
 	m.view = newTranscript(m.width, m.a.Color, m.clock.Now)
 	if m.expanded {
 		m.view = newExpanded(m.width, m.a.Color, m.clock.Now)
@@ -513,6 +520,10 @@ func (m *Model) stream(evs []event.Event) {
 		m.a.account(ev)
 		m.a.modeFrom(ev)
 		b.WriteString(m.view.event(ev))
+		if s := m.taskEvent(ev); s != "" {
+			b.WriteString(s)
+			m.view.r.Aside()
+		}
 		switch ev.Type {
 		case event.ToolExecutionStart:
 			m.started[ev.ToolCallID] = ev
@@ -537,7 +548,7 @@ func (m *Model) runDone(status int) tea.Cmd {
 	if sj := m.a.jobs; sj != nil {
 		sj.watch(m.inbox) // the jobs the run started: their end is shown
 	}
-	m.run, m.phase, m.live, m.info = nil, idle, "", ""
+	m.run, m.phase, m.live, m.info, m.tasks = nil, idle, "", "", nil
 	for m.approve.active() != nil { // the run is gone: nobody waits
 		m.approve.active().req.Answer(approval.Answer{Abort: true})
 		m.approve.done(m.now())
@@ -608,7 +619,8 @@ func (m *Model) sessionDone(msg sessionDone) tea.Cmd {
 // ---- approvals
 
 // ask shows an approval request or a tool's question; the tools' clock
-// stops while it waits. In acceptEdits mode edits are approved unasked.
+// stops while it waits. In acceptEdits mode edits are approved unasked,
+// and calls an allow rule covers in every mode.
 func (m *Model) ask(req *approval.Request) tea.Cmd {
 	lines := 20
 	if m.height > 0 {
@@ -616,17 +628,26 @@ func (m *Model) ask(req *approval.Request) tea.Cmd {
 	}
 	p := &pending{req: req}
 	switch q := req.Question; {
-	case q == nil && m.a.approvedByMode(req.In.ToolName):
+	case q == nil && (m.a.approvedByMode(req.In.ToolName) || m.a.allowedByRule(req.In)):
 		req.Answer(approval.Answer{Allow: true})
 		return nil
 	case q == nil:
 		p.detail = approvalDetail(req.In, m.a.Dir, m.a.sandbox(), m.width, lines, m.a.Color)
+		m.a.notify("permission_prompt", askedAbout(req))
 	case q.Kind == event.PlanKind:
 		var pl struct{ Plan string }
 		json.Unmarshal(q.Payload, &pl)
 		p.plan, p.detail = &pl.Plan, planDetail(pl.Plan, m.width, lines)
+		m.a.notify("permission_prompt", "agent needs your approval of its plan")
 	case q.Kind == event.AskKind:
 		p.ask = newAsking(q.Payload)
+		m.a.notify("elicitation_dialog", "agent has a question for you")
+	case q.Kind == "elicit" && elicitURL(q.Payload) != "":
+		// An MCP server's URL elicitation: the person opens the URL
+		// (never opened for them); the server hears it was shown.
+		m.print(elicitURL(q.Payload))
+		req.Answer(approval.Answer{Allow: true, Value: json.RawMessage(`{"action":"accept"}`)})
+		return nil
 	default:
 		req.Answer(approval.Answer{})
 		return nil
@@ -634,6 +655,20 @@ func (m *Model) ask(req *approval.Request) tea.Cmd {
 	m.approve.add(p, m.now())
 	m.clock.pause()
 	return guardTick()
+}
+
+// elicitURL is the line that shows an MCP URL elicitation (the bridge's
+// "elicit" request of mode "url"), "" for any other.
+func elicitURL(payload json.RawMessage) string {
+	var p struct{ Server, Message, Mode, URL string }
+	if json.Unmarshal(payload, &p) != nil || p.Mode != "url" || p.URL == "" {
+		return ""
+	}
+	s := fmt.Sprintf("MCP server %q asks you to open %s", p.Server, p.URL)
+	if m := strings.TrimSpace(p.Message); m != "" {
+		s += ": " + m
+	}
+	return s
 }
 
 // guardTick draws the approval again once the guard is over.
@@ -663,7 +698,10 @@ func (m *Model) answer(ans approval.Answer, always bool) {
 	if m.approve.active() == nil {
 		m.clock.resume()
 	}
-	if ans.Abort {
+	switch {
+	case ans.Abort && m.tasks.bySession(p.req.In.SessionID) != nil:
+		m.interrupt() // a sub-agent's call: its task call ends only with it
+	case ans.Abort:
 		m.abortEnd = true // the call ends denied, then the run is aborted
 		m.info = "aborting…"
 	}
@@ -731,6 +769,7 @@ func (m *Model) View() string {
 	}
 	width := max(m.width, 20)
 	var b strings.Builder
+	b.WriteString(m.tasks.view(width, m.expanded))
 	if m.live != "" {
 		b.WriteString(m.live + "\n")
 	}
@@ -742,7 +781,7 @@ func (m *Model) View() string {
 	}
 	asking := m.approve.active() != nil
 	if asking {
-		b.WriteString(m.approve.view(width, m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()), m.ed.Empty()))
+		b.WriteString(m.approve.view(width, m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()), m.ed.Empty(), m.asker()))
 	}
 	if m.picker != nil {
 		b.WriteString(m.picker.view(width))

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/tooldef"
@@ -71,6 +72,16 @@ func (a *agent) approvedByMode(tool string) bool {
 		return ok && t.Class == tooldef.Write
 	}
 	return false
+}
+
+// allowedByRule: an allow rule covers the call, so it runs unasked (the
+// rules agent-chat applies in a pipe, where no one is asked).
+func (a *agent) allowedByRule(in hooks.Input) bool {
+	if len(a.Allow) == 0 {
+		return false
+	}
+	p := permission.Policy{Allow: a.Allow}
+	return p.Decide(permission.CallOf(a.Dir, a.Getenv("HOME"), in.ToolName, in.ToolInput)) == ""
 }
 
 // modeFrom reads a mode_change entry of a run's events (agent-chat's, when

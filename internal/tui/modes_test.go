@@ -10,7 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentutils/agentutils/internal/approval"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // TestModes: shift+tab cycles the modes, the footer shows one that is not
@@ -82,5 +84,42 @@ func TestAsking(t *testing.T) {
 	}
 	if a2 := newAsking(json.RawMessage(`{"questions":[{"id":"c","question":"Colour?","options":[{"label":"red"}]}]}`)); a2.key(tea.KeyMsg{Type: tea.KeyEnter}, false).handled {
 		t.Error("a key answered before the guard")
+	}
+}
+
+// TestAllowRulesAnswer: a call an allow rule (--allowed-tools,
+// permissions.allow) covers is approved without the card; others are
+// shown, and a rule for one command does not cover a script that adds a
+// redirection or a second command.
+func TestAllowRulesAnswer(t *testing.T) {
+	m, _ := testModel(t)
+	rules, err := permission.ParseRules([]string{"Bash(agent-grep:*)", "Edit(docs/**)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.a.Allow, m.a.Getenv = rules, func(string) string { return "/home/u" }
+	for _, c := range []struct {
+		tool, input string
+		unasked     bool
+	}{
+		{"bash", `{"command":"agent-grep -c func /usr/local/go/src/strings"}`, true},
+		{"bash", `{"command":"agent-grep x > out.txt; rm -rf ~"}`, false},
+		{"bash", `{"command":"rm -rf build"}`, false},
+		{"edit", `{"path":"docs/a.md"}`, true},
+		{"edit", `{"path":"main.go"}`, false},
+	} {
+		req := approval.NewRequest(hooks.Input{ToolName: c.tool, ToolInput: json.RawMessage(c.input)})
+		m.ask(req)
+		select {
+		case a := <-req.Reply:
+			if !c.unasked || !a.Allow {
+				t.Errorf("%s %s: answered %+v without the person", c.tool, c.input, a)
+			}
+		default:
+			if c.unasked {
+				t.Errorf("%s %s: asked, though a rule covers it", c.tool, c.input)
+			}
+			m.approve = approvals{}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,9 +18,9 @@ var imageExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif
 
 // droppedImage reads a paste as a terminal writes a file dropped on it: one
 // path, maybe quoted or with its spaces escaped. ok when it names an image
-// file; a path with white space in it is copied to a temporary file, since
-// an @path is one word.
-func droppedImage(paste, dir string) (path string, ok bool) {
+// file; a path with white space in it is copied to a temporary file (temp),
+// since an @path is one word: the model removes it (temps).
+func droppedImage(paste, dir string) (path string, temp, ok bool) {
 	p := strings.TrimSpace(paste)
 	if len(p) >= 2 && (p[0] == '\'' && p[len(p)-1] == '\'' || p[0] == '"' && p[len(p)-1] == '"') {
 		p = p[1 : len(p)-1]
@@ -28,24 +29,41 @@ func droppedImage(paste, dir string) (path string, ok bool) {
 	}
 	p = strings.TrimPrefix(p, "file://")
 	if p == "" || strings.ContainsAny(p, "\n\r") || !imageExts[strings.ToLower(filepath.Ext(p))] {
-		return "", false
+		return "", false, false
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
 	}
 	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return "", false
+		return "", false, false
 	}
 	if !strings.ContainsAny(p, " \t") {
-		return p, true
+		return p, false, true
 	}
 	src, err := os.Open(p)
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	defer src.Close()
 	tmp, err := saveTemp(src, filepath.Ext(p))
-	return tmp, err == nil
+	return tmp, err == nil, err == nil
+}
+
+// temps are the temporary copies the editor attached (a dropped image
+// whose path has spaces, the clipboard's image): each is removed once a
+// run that attached it ended (agent-chat keeps the image in the session),
+// the others when agent ends.
+type temps map[string]bool
+
+// drop removes the copies among files (a run's attachments), or all of
+// them (files nil).
+func (t temps) drop(files []string) {
+	for p := range t {
+		if files == nil || slices.Contains(files, p) {
+			os.Remove(p)
+			delete(t, p)
+		}
+	}
 }
 
 // saveTemp writes r to a new temporary file with suffix ext.
@@ -98,6 +116,7 @@ func (m *Model) pasteImage() tea.Cmd {
 		m.info = "ctrl+v: " + err.Error()
 		return nil
 	}
+	m.temps[p] = true
 	m.ed.Insert("@" + p + " ")
 	m.edited()
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentutils/agentutils/internal/approval"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/exit"
+	"github.com/agentutils/agentutils/lib/loop"
 )
 
 // Options are the interactive run's choices beyond Config.
@@ -39,6 +41,8 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 		a.mode = cfg.Mode // the command line's, over the session's
 	}
 	modelErr := a.checkModel()
+	warn := func(s string) { fmt.Fprintf(stderr, "agent: %s\n", s) }
+	a.sessionStart("startup", warn)
 	// The socket serves the approvals and the tools' questions (ask,
 	// exit_plan_mode), which are put to the person with --yes too.
 	srv, err := approval.NewServer(o.Exe, func(r *approval.Request) { m.inbox <- approvalMsg{r} })
@@ -60,11 +64,7 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 	}
 	// The banner is printed by the program, so a test (or a person) that
 	// sees it knows the keys go to the editor.
-	sep := " · " // (a line of its own where both do not fit: no word cut at the edge)
-	if utf8.RuneCountInString("session "+a.File+sep+"/help for commands") > o.Width {
-		sep = "\n"
-	}
-	m.banner = dim.Render("session " + a.File + sep + "/help for commands")
+	m.banner = banner(a.Version, a.File, o.Width)
 	if modelErr != nil {
 		m.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
@@ -83,6 +83,8 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 		m.dropAhead()
 		<-w.ended
 	}
+	a.sessionEnd("prompt_input_exit", warn)
+	m.temps.drop(nil)
 	return err
 }
 
@@ -90,7 +92,8 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 // status (an error: nothing ran). stdout gets the answer: the stream rendered when it is a
 // terminal, else only the last answer's text; the rest (tool calls,
 // retries, the numbers) goes to stderr when that is a terminal, and
-// agent-chat's own errors to stderr always.
+// agent-chat's own errors to stderr always. With cfg.JSONAnswer stdout gets
+// only the final answer's JSON document, and only when the run succeeded.
 func Print(cfg Config, prompt string, stdout, stderr io.Writer, stdoutTTY, stderrTTY bool) (int, error) {
 	a := &agent{Config: cfg}
 	a.loadState(context.Background(), 100)
@@ -98,9 +101,12 @@ func Print(cfg Config, prompt string, stdout, stderr io.Writer, stdoutTTY, stder
 		return 0, exit.Wrap(exit.Usage, err)
 	}
 	a.lastText = ""
+	warn := func(s string) { fmt.Fprintf(stderr, "agent: %s\n", s) }
+	a.sessionStart("startup", warn)
+	defer a.sessionEnd("other", warn)
 	view, shown := io.Discard, stdout
 	switch {
-	case stdoutTTY:
+	case stdoutTTY && !cfg.JSONAnswer:
 		view = stdout
 	case stderrTTY:
 		view = stderr
@@ -116,8 +122,41 @@ func Print(cfg Config, prompt string, stdout, stderr io.Writer, stdoutTTY, stder
 	})
 	fmt.Fprint(view, rend.finish())
 	status := r.Wait()
+	if cfg.JSONAnswer {
+		if status == 0 && a.lastText != "" {
+			fmt.Fprintln(shown, loop.JSONText(a.lastText))
+		}
+		return status, nil
+	}
 	if !stdoutTTY && a.lastText != "" {
 		fmt.Fprintln(shown, a.lastText)
 	}
 	return status, nil
+}
+
+// startKeys are the start-up screen's key hints, the ones a newcomer needs
+// first; /hotkeys has them all.
+var startKeys = []string{"/help for commands", "! shell", "@ file", "shift+tab mode", "^O expand", "esc stop", "^D exit"}
+
+// banner is the start-up screen: agentutils and its version, the session
+// file, the key hints; each on a line of its own, hints wrapped at a
+// separator, never a word cut at the edge.
+func banner(version, file string, width int) string {
+	head := "agentutils"
+	if version != "" {
+		head += " " + version
+	}
+	lines := []string{bold.Render(head), dim.Render("session " + file)}
+	line := ""
+	for _, k := range startKeys {
+		switch {
+		case line == "":
+			line = k
+		case utf8.RuneCountInString(line+" · "+k) > width:
+			lines, line = append(lines, dim.Render(line)), k
+		default:
+			line += " · " + k
+		}
+	}
+	return strings.Join(append(lines, dim.Render(line)), "\n")
 }

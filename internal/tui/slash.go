@@ -207,8 +207,10 @@ func (m *Model) newSession() {
 		m.fail("/new", err)
 		return
 	}
+	a.sessionEnd("clear", nil)
 	a.File = strings.TrimSpace(string(out))
 	a.loadState(context.Background(), m.width)
+	a.sessionStart("clear", nil)
 	m.print("new session " + a.File)
 }
 

@@ -43,7 +43,14 @@ const ModeLink = 1 << 31
 // Manifest is a scan: its root, when it began, its files in Less order.
 type Manifest struct {
 	Root  string
-	Began int64 // nanoseconds, the clock of the file times
+	Began int64  // nanoseconds, the clock of the file times
+	Watch string // the watcher's token the scan is current to ("": none)
+	Count int    // the files of the whole tree
+	// Tops, when not nil, are the paths a watcher saw change: Files are
+	// then only those at and below them (a partial scan; Patch puts them
+	// in place).
+	Tops  []string
+	Over  *Index // the manifest file a partial one was read from
 	Files []File
 }
 
@@ -313,6 +320,18 @@ func Plan(log []Entry, k int, cur []File) ([]Action, error) {
 		acts = append(acts, a)
 	}
 	return acts, nil
+}
+
+// Named is every path the entries of log after k name: what Plan needs
+// to know the state of now.
+func Named(log []Entry, k int) []string {
+	var out []string
+	for _, e := range log[min(k+1, len(log)):] {
+		for _, c := range e.Changes {
+			out = append(out, c.Path)
+		}
+	}
+	return out
 }
 
 // find is the file at path p of files (in Less order).

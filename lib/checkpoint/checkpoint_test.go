@@ -1,7 +1,9 @@
 package checkpoint
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"sort"
 	"strings"
 	"testing"
@@ -115,8 +117,8 @@ func TestPlan(t *testing.T) {
 }
 
 func TestManifestRoundTrip(t *testing.T) {
-	m := Manifest{Root: "/w", Began: 12345, Files: []File{file("a", 1, -5, 1), {Path: "l", Mode: ModeLink, Link: "a", Mtime: 3}, {Path: "big", Size: 1 << 40, Mode: 0o755}}}
-	got, err := DecodeManifest(EncodeManifest(m))
+	m := Manifest{Root: "/w", Began: 12345, Watch: "e1:42", Count: 3, Files: []File{file("a", 1, -5, 1), {Path: "l", Mode: ModeLink, Link: "a", Mtime: 3}, {Path: "big", Size: 1 << 40, Mode: 0o755}}}
+	got, err := decodeManifest(EncodeManifest(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	}
 	b := EncodeManifest(m)
 	for _, bad := range [][]byte{nil, b[:len(b)-1], append([]byte("x"), b[1:]...)} {
-		if _, err := DecodeManifest(bad); err == nil {
+		if _, err := decodeManifest(bad); err == nil {
 			t.Fatalf("%q decoded", bad)
 		}
 	}
@@ -161,12 +163,26 @@ func TestNewEntryNamesUnkept(t *testing.T) {
 	}
 }
 
+// decodeManifest reads a manifest file whole (no journal).
+func decodeManifest(data []byte) (Manifest, error) {
+	x, err := OpenManifest(data)
+	if err != nil {
+		return Manifest{}, err
+	}
+	m := Manifest{Root: x.Root, Began: x.Began, Watch: x.Watch, Count: x.Count}
+	var ok bool
+	if m.Files, ok = x.Files(); !ok {
+		return Manifest{}, errManifest
+	}
+	return m, nil
+}
+
 func FuzzDecodeManifest(f *testing.F) {
 	f.Add(EncodeManifest(Manifest{Root: "/w", Files: []File{file("a", 1, 1, 1)}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := DecodeManifest(b)
+		m, err := decodeManifest(b)
 		if err == nil {
-			if _, err := DecodeManifest(EncodeManifest(m)); err != nil {
+			if _, err := decodeManifest(EncodeManifest(m)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -185,5 +201,124 @@ func FuzzParseEntry(f *testing.F) {
 				t.Fatalf("accepted %q", c.Path)
 			}
 		}
+	})
+}
+
+func TestTops(t *testing.T) {
+	got := Tops([]string{"b", "a/x", "a", "a.txt", "c/d", "a/y/z", "b", "c/d/e", "c/de"})
+	want := []string{"a", "a.txt", "b", "c/d", "c/de"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatal(d)
+	}
+	if d := cmp.Diff([]string{""}, Tops([]string{"x", "", "y/z"})); d != "" {
+		t.Fatal("the root covers all:", d)
+	}
+}
+
+func TestPatch(t *testing.T) {
+	names := func(fs []File) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	old := []File{file("a", 1, 1, 1), file("d/x", 1, 1, 2), file("d/y/z", 1, 1, 3), file("d-e", 1, 1, 4), file("m", 1, 1, 5), file("z", 1, 1, 6)}
+	for _, tc := range []struct {
+		name  string
+		spans []Span
+		want  []string
+	}{
+		{"nothing changed", nil, []string{"a", "d/x", "d/y/z", "d-e", "m", "z"}},
+		{"a directory removed", []Span{{Path: "d"}}, []string{"a", "d-e", "m", "z"}},
+		{"a directory replaced by a file", []Span{{Path: "d", Files: []File{file("d", 1, 1, 9)}}}, []string{"a", "d", "d-e", "m", "z"}},
+		{"a file changed, one created, one removed", []Span{
+			{Path: "b", Files: []File{file("b", 1, 1, 9)}}, {Path: "d/y/z", Files: []File{file("d/y/z", 2, 2, 9)}}, {Path: "z"}},
+			[]string{"a", "b", "d/x", "d/y/z", "d-e", "m"}},
+		{"a new directory last", []Span{{Path: "zz", Files: []File{file("zz/a", 1, 1, 9), file("zz/b", 1, 1, 9)}}},
+			[]string{"a", "d/x", "d/y/z", "d-e", "m", "z", "zz/a", "zz/b"}},
+		{"the root", []Span{{Path: "", Files: []File{file("q", 1, 1, 9)}}}, []string{"q"}},
+	} {
+		got := Patch(old, tc.spans)
+		if d := cmp.Diff(tc.want, names(got)); d != "" {
+			t.Errorf("%s: %s", tc.name, d)
+		}
+	}
+	got := Patch(old, []Span{{Path: "d/y/z", Files: []File{file("d/y/z", 2, 2, 9)}}})
+	if got[2].Size != 2 || got[1].Hash[0] != 2 {
+		t.Fatalf("the span's file is not the new one, or another one changed: %+v", got)
+	}
+}
+
+// TestIndexAndJournal: a file looked up in the manifest file is the one
+// decoded whole; records appended to the journal change what Sub and
+// Files see as Patch does; a torn record and those after it are not
+// applied; a version 1 manifest still reads.
+func TestIndexAndJournal(t *testing.T) {
+	m := Manifest{Root: "/w", Began: 7, Watch: "e:1", Count: 4, Files: []File{file("a", 1, 1, 1), file("d/x", 1, 1, 2), file("d/y/z", 1, 1, 3), file("e", 1, 1, 4)}}
+	x, err := OpenManifest(EncodeManifest(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := x.Sub("d")
+	if d := cmp.Diff(m.Files[1:3], got); d != "" || !ok {
+		t.Fatal(d)
+	}
+	r1 := Record{Began: 8, Watch: "e:2", Count: 4, Spans: []Span{{Path: "d/y"}, {Path: "d/w", Files: []File{file("d/w", 2, 2, 5)}}}}
+	r2 := Record{Began: 9, Watch: "e:3", Count: 2, Spans: []Span{{Path: "d", Files: []File{file("d/q", 3, 3, 6)}}}}
+	j := AppendRecord(x.JournalHead(), r1)
+	torn := AppendRecord(j, r2)
+	x.Apply(torn[:len(torn)-1])
+	if !x.Torn || x.Watch != "e:2" {
+		t.Fatalf("a torn record applied: %+v", x)
+	}
+	x, _ = OpenManifest(EncodeManifest(m))
+	x.Apply(j)
+	got, _ = x.Sub("d")
+	if d := cmp.Diff([]File{file("d/w", 2, 2, 5), file("d/x", 1, 1, 2)}, got); d != "" {
+		t.Fatal(d)
+	}
+	x.Apply(AppendRecord(x.JournalHead(), r2))
+	all, _ := x.Files()
+	if d := cmp.Diff([]File{file("a", 1, 1, 1), file("d/q", 3, 3, 6), file("e", 1, 1, 4)}, all); d != "" || x.Count != 2 || x.Watch != "e:3" {
+		t.Fatal(d, x.Count, x.Watch)
+	}
+	if got, _ := x.Sub("d/q"); len(got) != 1 || got[0].Size != 3 {
+		t.Fatalf("below a span: %+v", got)
+	}
+	other, _ := OpenManifest(EncodeManifest(Manifest{Root: "/w"}))
+	other.Apply(j)
+	if !other.Torn || other.Records() != 0 {
+		t.Fatal("another manifest's journal applied")
+	}
+	// Version 1: no token, no offsets.
+	b := []byte(magic1)
+	b = appendString(b, "/w")
+	b = binary.AppendVarint(b, 7)
+	b = binary.AppendUvarint(b, 1)
+	b = appendFile(b, file("a", 1, 1, 1))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	v1, err := decodeManifest(b)
+	if d := cmp.Diff(Manifest{Root: "/w", Began: 7, Count: 1, Files: []File{file("a", 1, 1, 1)}}, v1); d != "" || err != nil {
+		t.Fatal(d, err)
+	}
+}
+
+// FuzzJournal: a journal, whatever its bytes, is applied up to its first
+// bad record, never a panic; what it leaves reads whole.
+func FuzzJournal(f *testing.F) {
+	base := EncodeManifest(Manifest{Root: "/w", Count: 2, Files: []File{file("a", 1, 1, 1), file("d/x", 1, 1, 2)}})
+	x, _ := OpenManifest(base)
+	f.Add(AppendRecord(x.JournalHead(), Record{Began: 1, Watch: "e:1", Count: 1, Spans: []Span{{Path: "d"}}}))
+	f.Fuzz(func(t *testing.T, j []byte) {
+		x, err := OpenManifest(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Apply(j)
+		if _, ok := x.Files(); !ok {
+			t.Fatal("the base no longer reads")
+		}
+		x.Sub("d")
 	})
 }

@@ -182,7 +182,12 @@ func FindCutPoint(entries []Entry, start, end, keep int) Cut {
 func Serialize(msgs []json.RawMessage) string {
 	var parts []string
 	for _, raw := range msgs {
-		m, bs := parse(raw)
+		role, bs, ok := skimSerialized(raw)
+		if !ok {
+			var m message
+			m, bs = parse(raw)
+			role = m.Role
+		}
 		texts := func(kind string, sep string) string {
 			var out []string
 			for _, b := range bs {
@@ -196,7 +201,7 @@ func Serialize(msgs []json.RawMessage) string {
 			}
 			return strings.Join(out, sep)
 		}
-		switch m.Role {
+		switch role {
 		case "user":
 			if t := texts("text", ""); t != "" {
 				parts = append(parts, "[User]: "+t)
@@ -213,8 +218,11 @@ func Serialize(msgs []json.RawMessage) string {
 				if b.Type != "toolCall" {
 					continue
 				}
-				var args map[string]json.RawMessage
-				json.Unmarshal(b.Arguments, &args)
+				args, ok := skimArgs(b.Arguments)
+				if !ok {
+					args = nil
+					json.Unmarshal(b.Arguments, &args)
+				}
 				var kv []string
 				for _, k := range sortedKeys(args) {
 					kv = append(kv, k+"="+string(args[k]))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -28,8 +27,24 @@ type Pruned struct {
 // now is the prunedAt stamp (Unix ms). It returns the changed entries and
 // the tokens saved (never negative).
 func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
-	type cand struct{ i, tokens int }
-	var cands []cand
+	cands := pruneCands(path, s, 0, 0)
+	saved := 0
+	for _, c := range cands {
+		saved += pruneSaves(c.tokens)
+	}
+	if len(cands) == 0 || saved < s.MinimumSavings {
+		return nil, 0
+	}
+	return prunedOf(path, cands, now), saved
+}
+
+// pruneCand is a tool result of the path that pruning replaces.
+type pruneCand struct{ i, tokens int }
+
+// pruneCands are Prune's candidates, newest first; the entries before
+// path[at] have extra tokens more of tool output after them (Gone's).
+func pruneCands(path []Entry, s Settings, at, extra int) []pruneCand {
+	var cands []pruneCand
 	acc := 0
 	c, kept, _ := lastCompaction(path)
 	lo := 0
@@ -40,6 +55,9 @@ func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
 		}
 	}
 	for i := len(path) - 1; i >= lo; i-- {
+		if i == at-1 {
+			acc += extra
+		}
 		e := path[i]
 		if i == c {
 			continue // the compaction itself; its kept entries come before it
@@ -56,37 +74,46 @@ func Prune(path []Entry, s Settings, now int64) ([]Pruned, int) {
 			acc += t
 			continue
 		}
-		cands = append(cands, cand{i, t})
+		cands = append(cands, pruneCand{i, t})
 		acc += t
 	}
-	saved := 0
-	for _, c := range cands {
-		notice := fmt.Sprintf("[Output truncated - %d tokens]", c.tokens)
-		saved += max(0, c.tokens-int(math.Ceil(float64(len(notice))/4)))
-	}
-	if len(cands) == 0 || saved < s.MinimumSavings {
-		return nil, 0
-	}
+	return cands
+}
+
+// pruneNotice is what a pruned tool result of tokens says instead.
+func pruneNotice(tokens int) string { return fmt.Sprintf("[Output truncated - %d tokens]", tokens) }
+
+// prunedOf are the new entries of the candidates, in path order.
+func prunedOf(path []Entry, cands []pruneCand, now int64) []Pruned {
 	var out []Pruned
 	for _, c := range cands {
-		o, err := session.ParseObject(path[c.i].Raw)
-		if err != nil {
-			continue
+		if raw := PruneEntry(path[c.i].Raw, c.tokens, now); raw != nil {
+			out = append(out, Pruned{Index: c.i, Raw: raw})
 		}
-		msgRaw, _ := o.Get("message")
-		mo, err := session.ParseObject(msgRaw)
-		if err != nil {
-			continue
-		}
-		text, _ := json.Marshal([]map[string]string{{"type": "text", "text": fmt.Sprintf("[Output truncated - %d tokens]", c.tokens)}})
-		mo.Set("content", text)
-		mo.Set("prunedAt", json.RawMessage(fmt.Sprint(now)))
-		o.Set("message", mo.Bytes())
-		o.Set("pending", json.RawMessage("true"))
-		out = append(out, Pruned{Index: c.i, Raw: o.Bytes()})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Index < out[b].Index })
-	return out, saved
+	return out
+}
+
+// PruneEntry is the entry to emit in place of the tool result raw whose
+// output of tokens pruning replaces at now (Unix ms); nil when raw is not
+// an entry with a message object.
+func PruneEntry(raw []byte, tokens int, now int64) []byte {
+	o, err := session.ParseObject(raw)
+	if err != nil {
+		return nil
+	}
+	msgRaw, _ := o.Get("message")
+	mo, err := session.ParseObject(msgRaw)
+	if err != nil {
+		return nil
+	}
+	text, _ := json.Marshal([]map[string]string{{"type": "text", "text": pruneNotice(tokens)}})
+	mo.Set("content", text)
+	mo.Set("prunedAt", json.RawMessage(fmt.Sprint(now)))
+	o.Set("message", mo.Bytes())
+	o.Set("pending", json.RawMessage("true"))
+	return o.Bytes()
 }
 
 // ContextAfterPrune is the threshold test's count once saved tokens are

@@ -29,6 +29,7 @@ type Window struct {
 	lastID   string
 	from     int // after a cut: Entries[from:] descend from the compaction cut at
 	cut      string
+	comp     int // the newest compaction in Held, plus one (0: none)
 }
 
 // Start reads what a cut stream's header says (formats/session): its
@@ -69,6 +70,9 @@ func (w *Window) Add(e session.Record) (k int, err error) {
 	w.branched = w.branched || !linear
 	w.lastID = e.ID
 	w.Held = append(w.Held, e)
+	if e.Type == "compaction" {
+		w.comp = len(w.Held)
+	}
 	if e.Type != "compaction" || w.branched {
 		return -1, nil
 	}
@@ -100,8 +104,16 @@ func (w *Window) has(from int, id string) bool {
 // Cut lets go of Held[:k] (k from Add), carrying what the decisions and
 // the resolver still read of them (CarryAll). The newest entry is the
 // compaction Add returned k for.
-func (w *Window) Cut(k int) {
-	w.Carry = CarryRecords(w.Carry, w.Held[:k])
+func (w *Window) Cut(k int) { w.CutGone(k, k, nil) }
+
+// CutGone is Cut with the carried entries of a Gone whose entries were
+// let go of from Held[at] (LetGo), at <= k.
+func (w *Window) CutGone(k, at int, gone []Entry) {
+	w.Carry = CarryRecords(w.Carry, w.Held[:at])
+	for _, e := range gone {
+		w.Carry = Carry(w.Carry, e)
+	}
+	w.Carry = CarryRecords(w.Carry, w.Held[at:k])
 	for i := range w.Carry {
 		if w.Own && !w.Carry[i].own {
 			w.Carry[i] = w.Carry[i].clone()
@@ -111,6 +123,22 @@ func (w *Window) Cut(k int) {
 	w.Held = slices.Delete(w.Held, 0, k) // the same array: a window cut again needs no new one
 	w.from = len(w.Held) - 1
 	w.cut = w.lastID
+	w.comp = len(w.Held)
+}
+
+// AfterCompaction is where the entries after the newest compaction start
+// in Held (0 when none is held).
+func (w *Window) AfterCompaction() int { return w.comp }
+
+// Branched says whether the stream was found not to be one chain.
+func (w *Window) Branched() bool { return w.branched }
+
+// LetGo removes Held[from:to], all after the newest compaction, and
+// returns them (a Gone takes them).
+func (w *Window) LetGo(from, to int) []session.Record {
+	gone := slices.Clone(w.Held[from:to])
+	w.Held = slices.Delete(w.Held, from, to)
+	return gone
 }
 
 // Path is the carried entries, then the window's, as one chain the

@@ -72,6 +72,8 @@ var Settings = []Setting{
 		Doc: "tool co-process commands"},
 	{Key: "edit.mode", Env: "AGENT_EDIT_MODE", Flag: "edit-mode", Choices: EditModes, Default: []string{"replace"},
 		Doc: "how agent-tool edits files"},
+	{Key: "tools.memory", Env: "AGENT_MEMORY_TOOL", Flag: "memory-tool", Choices: []string{"true", "false"}, Default: []string{"false"}, UserOnly: true,
+		Doc: "offer the memory tool: the model adds lines to the project's or the user's AGENTS.md/CLAUDE.md"},
 	{Key: "shell.env", Env: "AGENT_SHELL_ENV", Flag: "shell-env", List: true, Sep: ",", UserOnly: true, Valid: varName,
 		Doc: "secret-looking variables the tools may see"},
 	{Key: "permissions.defaultMode", Env: "AGENT_PERMISSION_MODE", Flag: "permission-mode", Choices: permission.Modes, UserOnly: true,
@@ -144,6 +146,9 @@ func (c Config) ApprovalMode() Value { return c.Get("approvalMode") }
 // ShellEnv is shell.env: the secret-looking variables the user lets the
 // tools see (lib/redact.Environ's keep).
 func (c Config) ShellEnv() []string { return c.Get("shell.env").Value }
+
+// MemoryTool is tools.memory: whether agent-tool offers the memory tool.
+func (c Config) MemoryTool() bool { return c.Get("tools.memory").String() == "true" }
 
 func varName(s string) error { return redact.CheckNames([]string{s}) }
 

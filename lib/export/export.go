@@ -191,7 +191,7 @@ func (s Session) doc() (map[string]any, error) {
 	for i, e := range s.Entries {
 		entries[i] = e
 	}
-	out := map[string]any{"header": json.RawMessage(s.Header), "leafId": s.LeafID, "entries": entries, "tree": session.Tree(recs)}
+	out := map[string]any{"header": json.RawMessage(s.Header), "leafId": s.LeafID, "entries": entries, "tree": session.Flatten(session.Tree(recs))}
 	if len(s.Subagents) > 0 {
 		subs := map[string]any{}
 		for f, sub := range s.Subagents {

@@ -1,7 +1,10 @@
 package export
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -160,5 +163,44 @@ func TestMarkdownFencesToolOutput(t *testing.T) {
 	}
 	if want := "````\n# not a heading\n```go\nx\n````\n"; !strings.Contains(string(out), want) {
 		t.Errorf("markdown lacks %q:\n%s", want, out)
+	}
+}
+
+// TestJSONOfALongLinearSession: a 20,000-entry chain (as
+// scripts/gensession makes) exports as a document any parser reads: the
+// tree is flat, each node's place its depth and ids, not one level of
+// nesting per entry (which passed encoding/json's limit of 10,000 after
+// minutes of re-encoding each subtree).
+func TestJSONOfALongLinearSession(t *testing.T) {
+	const n = 20000
+	s := Session{Header: []byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/p"}`)}
+	parent := "null"
+	for i := range n {
+		id := fmt.Sprintf("e%05d", i)
+		s.Entries = append(s.Entries, []byte(fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-02T03:04:05.000Z","message":{"role":"user","content":"turn %d","timestamp":%d}}`, id, parent, i, i)))
+		parent = strconv.Quote(id)
+	}
+	s.LeafID = fmt.Sprintf("e%05d", n-1)
+	out, err := JSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tree []struct {
+			ID       string   `json:"id"`
+			Parent   *string  `json:"parent"`
+			Depth    int      `json:"depth"`
+			Children []string `json:"children"`
+		} `json:"tree"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Tree) != n || doc.Tree[0].Parent != nil || doc.Tree[n-1].Depth != n-1 || *doc.Tree[n-1].Parent != "e19998" ||
+		len(doc.Tree[0].Children) != 1 || doc.Tree[0].Children[0] != "e00001" {
+		t.Fatalf("the tree: %d nodes, first %+v, last %+v", len(doc.Tree), doc.Tree[0], doc.Tree[len(doc.Tree)-1])
+	}
+	if _, err := ParseJSON(out); err != nil {
+		t.Fatal(err)
 	}
 }

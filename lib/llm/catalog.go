@@ -24,7 +24,7 @@ type ProviderConfig struct {
 	API            string                    `toml:"api"`
 	Headers        map[string]string         `toml:"headers"`
 	AuthHeader     bool                      `toml:"authHeader"`
-	Auth           string                    `toml:"auth"` // apiKey | none
+	Auth           string                    `toml:"auth"` // apiKey | none | github-copilot
 	EnvKeys        []string                  `toml:"envKeys"`
 	BaseURLEnv     string                    `toml:"baseUrlEnv"`
 	Default        string                    `toml:"default"`
@@ -162,7 +162,7 @@ func validateProvider(name string, p *ProviderConfig, builtin bool) error {
 		if p.BaseURL == "" && !builtin {
 			return fmt.Errorf("providers.%s: models need a baseUrl", name)
 		}
-		if p.APIKey == "" && p.Auth != "none" && !builtin {
+		if p.APIKey == "" && p.Auth != "none" && p.Auth != "github-copilot" && !builtin {
 			return fmt.Errorf("providers.%s: models need an apiKey (an environment variable name or a literal) or auth = \"none\"", name)
 		}
 		if p.API == "" && !builtin {
@@ -409,7 +409,14 @@ type Key struct {
 	Command string // a shell command whose trimmed stdout is the key (!cmd)
 	Source  string // where it came from, for messages
 	None    bool   // the provider needs no key
+	// Login names the stored login that gives the key (and the base URL)
+	// when the call is made: "github-copilot".
+	Login string
 }
+
+// Given: the key is there before any call is made (neither keyless nor
+// from a login): the models to pick by default and to cycle through.
+func (k Key) Given() bool { return !k.None && k.Login == "" }
 
 // ResolveKey finds a model's key: the override (--api-key), then the
 // provider's environment variables, then the models.toml apiKey (an
@@ -441,6 +448,9 @@ func (c *Catalog) ResolveKey(m Model, override string, getenv func(string) strin
 	}
 	if p.Auth == "none" {
 		return Key{Value: "N/A", None: true, Source: "keyless provider"}, nil
+	}
+	if p.Auth == "github-copilot" {
+		return Key{Login: p.Auth, Source: "agent-chat --login " + p.Auth}, nil
 	}
 	vars := append([]string(nil), p.EnvKeys...)
 	if p.APIKey != "" && looksLikeEnvName(p.APIKey) {

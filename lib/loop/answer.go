@@ -17,8 +17,12 @@ const textAnswerFmt = "Your final answer must be a JSON document valid for the r
 
 // AnswerJSON is the JSON document of a final answer: its text, without
 // a markdown code fence around it.
-func AnswerJSON(m llm.Message) string {
-	t := strings.TrimSpace(m.Text())
+func AnswerJSON(m llm.Message) string { return JSONText(m.Text()) }
+
+// JSONText is a final answer's text without a markdown code fence around
+// it (agent -p --json-schema prints it so).
+func JSONText(t string) string {
+	t = strings.TrimSpace(t)
 	if body, ok := strings.CutPrefix(t, "```"); ok {
 		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
 			if inner, ok := strings.CutSuffix(strings.TrimSpace(body[nl+1:]), "```"); ok {

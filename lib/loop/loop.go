@@ -157,6 +157,10 @@ func (l *Loop) addNotices(s *Step) {
 // the run ends after the current model call or tool batch.
 func (l *Loop) Abort() { l.aborted = true }
 
+// FinalText is the text of the last assistant message (the Stop hook's
+// last_assistant_message).
+func (l *Loop) FinalText() string { return l.final.Text() }
+
 // Start begins the run with the prompt (nil: continue from the context).
 func (l *Loop) Start(prompt *llm.Message) Step {
 	s := Step{Events: []event.Event{{Type: event.AgentStart}, {Type: event.TurnStart}}}

@@ -130,24 +130,29 @@ type Call struct {
 
 // Decide is "" when the call may run, else why not (for the model).
 func (p Policy) Decide(c Call) string {
+	if why := p.Denied(c); why != "" {
+		return why
+	}
+	switch {
+	case p.Mode == "bypassPermissions", p.Mode == "plan", p.Asked, c.Class == Read, c.Class == Write && p.Mode == "acceptEdits":
+		return ""
+	}
+	return p.allowed(c)
+}
+
+// Denied is why the call may not run whoever approves it (a deny rule,
+// plan mode), else "": a call Decide refuses that is not Denied is one
+// that needs approval.
+func (p Policy) Denied(c Call) string {
 	for _, r := range p.Deny {
 		if p.matchDeny(r, c) {
 			return fmt.Sprintf("Permission to use %s was denied by the rule %s.", c.Names[0], r)
 		}
 	}
-	switch p.Mode {
-	case "bypassPermissions":
-		return ""
-	case "plan":
-		if c.Class == Read {
-			return ""
-		}
+	if p.Mode == "plan" && c.Class != Read {
 		return fmt.Sprintf("Permission to use %s was denied: in plan mode only tools that read run.", c.Names[0])
 	}
-	if p.Asked || c.Class == Read || c.Class == Write && p.Mode == "acceptEdits" {
-		return ""
-	}
-	return p.allowed(c)
+	return ""
 }
 
 // allowed is "" when an allow rule covers the call, else the reason.

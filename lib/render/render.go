@@ -337,3 +337,10 @@ func FileChips(prompt string) string {
 func WithoutFiles(prompt string) string {
 	return strings.TrimRight(fileBlock.ReplaceAllString(prompt, ""), " \n")
 }
+
+// Aside tells the renderer that its caller printed text of its own since
+// the last event: a tool's end shows its header again.
+func (r *Renderer) Aside() {
+	r.lastTool = ""
+	r.atLineEnd = true
+}

@@ -67,6 +67,11 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 	if isErr {
 		foot = append(foot, r.sty(red, "✗ error"))
 	}
+	if tooldef.IsTask(t.name) && ev.Result != nil {
+		if d, ok := ParseTask(ev.Result.Details); ok {
+			foot = append(foot, r.sty(gray, d.Summary()))
+		}
+	}
 	if r.o.Now != nil && !t.start.IsZero() {
 		foot = append(foot, r.sty(gray, show.Elapsed(r.o.Now().Sub(t.start))))
 	}

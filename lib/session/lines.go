@@ -56,17 +56,48 @@ type Line struct {
 // when it is the file's last line and had no newline). The error is for a
 // first record that is not a session header.
 func (l *Lines) Read(raw []byte, n int, torn bool) (Line, error) {
+	return l.Classify(DecodeLine(&l.view, raw), n, torn)
+}
+
+// Decoded is a line decoded on its own (DecodeLine), not yet classified
+// against the lines before it (Classify): decoding needs nothing of the
+// other lines, so a reader may decode lines in parallel and classify them
+// in order.
+type Decoded struct {
+	Record         // Raw is the line, repaired when Repaired
+	Err      error // the line is not a record
+	Repaired bool  // its invalid UTF-8 was replaced with U+FFFD
+	Blank    bool  // nothing but whitespace
+}
+
+// DecodeLine decodes a line into v (whose members' storage it reuses) for
+// Classify.
+func DecodeLine(v *View, raw []byte) Decoded {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return Line{}, nil
+		return Decoded{Blank: true}
 	}
-	out := Line{}
+	var d Decoded
 	if !utf8.Valid(raw) {
 		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
-		out.Repaired = true
+		d.Repaired = true
+	}
+	d.Err = DecodeInto(v, raw)
+	d.Record = v.Record
+	return d
+}
+
+// Classify is Read of a line DecodeLine decoded; lines are classified in
+// their order in the file.
+func (l *Lines) Classify(d Decoded, n int, torn bool) (Line, error) {
+	if d.Blank {
+		return Line{}, nil
+	}
+	out := Line{Repaired: d.Repaired}
+	raw := d.Raw
+	if d.Repaired {
 		l.Problems = append(l.Problems, Problem{Line: n, Kept: true, Err: errors.New("invalid UTF-8 replaced with U+FFFD")})
 	}
-	err := DecodeInto(&l.view, raw)
-	rec := l.view.Record
+	err, rec := d.Err, d.Record
 	if !l.seen {
 		if err == nil {
 			l.Header, err = ParseHeader(raw)

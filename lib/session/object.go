@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Object is a JSON object that keeps its members' order and bytes, so an
@@ -15,6 +16,35 @@ type Object struct {
 
 // ParseObject reads a JSON object.
 func ParseObject(b []byte) (*Object, error) {
+	if o, ok := parseObjectFast(b); ok {
+		return o, nil
+	}
+	return parseObjectDecode(b)
+}
+
+// parseObjectFast is ParseObject over the skimmer (one pass, no
+// json.Decoder tokens: pruning parses every tool result it replaces);
+// false for a structure it does not take or a key with an escape or
+// invalid UTF-8, which parseObjectDecode then reads or reports.
+func parseObjectFast(b []byte) (*Object, bool) {
+	o := &Object{vals: map[string]json.RawMessage{}}
+	b = bytes.Clone(b) // the values are the caller's, as the decoder's copies are
+	ok := Members(b, func(key, val []byte) bool {
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+			return false
+		}
+		k := string(key)
+		if _, dup := o.vals[k]; !dup {
+			o.keys = append(o.keys, k)
+		}
+		o.vals[k] = val
+		return true
+	})
+	return o, ok
+}
+
+// parseObjectDecode is ParseObject by json.Decoder.
+func parseObjectDecode(b []byte) (*Object, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	t, err := dec.Token()

@@ -53,6 +53,15 @@ func Peek(line []byte) (Head, error) {
 	if len(line) == 0 || line[0] != '{' {
 		return h, errors.New("not a JSON object")
 	}
+	if h, ok := peekFast(line); ok {
+		return h, nil
+	}
+	return peekDecode(line)
+}
+
+// peekDecode is Peek by encoding/json, for what peekFast does not take.
+func peekDecode(line []byte) (Head, error) {
+	var h Head
 	if err := json.Unmarshal(line, &h); err != nil {
 		return h, jsonError(err)
 	}
@@ -60,6 +69,45 @@ func Peek(line []byte) (Head, error) {
 		return h, errors.New(`no "type" field`)
 	}
 	return h, nil
+}
+
+// peekFast is Peek over the skimmer: the one pass that checks the line's
+// structure and reads the base fields, without encoding/json's decoding of
+// every member (ReplaceEntries peeks at every line of a session file).
+// False for anything whose reading it does not take as encoding/json
+// would: a base field of another type or null, a key that only matches a
+// base field's name case-insensitively or through an escape, no "type";
+// Peek's slow path then reads or reports it.
+func peekFast(line []byte) (Head, bool) {
+	var h Head
+	ok := Members(line, func(key, val []byte) bool {
+		switch string(key) {
+		case "type", "id":
+			return h.read(key, val)
+		case "parentId":
+			return h.read(key, val)
+		case "timestamp":
+			if len(val) == 0 || val[0] != '"' {
+				return false
+			}
+			return h.read(key, val)
+		case "pending":
+			if string(val) != "true" && string(val) != "false" {
+				return false
+			}
+			return h.read(key, val)
+		}
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		for _, f := range [...]string{"type", "id", "parentId", "timestamp", "pending"} {
+			if strings.EqualFold(string(key), f) {
+				return false
+			}
+		}
+		return true
+	})
+	return h, ok && h.Type != ""
 }
 
 // ParseRecord checks one line as a session record (Decode) and keeps a

@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,7 +26,7 @@ func TestSkimAgreesWithPeek(t *testing.T) {
 		`{}`,
 	} {
 		h, ok := Skim([]byte(line))
-		p, err := Peek([]byte(line))
+		p, err := peekRef([]byte(line))
 		if ok && (err != nil || h != p) {
 			t.Errorf("Skim(%s) = %+v, ok; Peek = %+v, %v", line, h, p, err)
 		}
@@ -48,7 +50,7 @@ func FuzzSkim(f *testing.F) {
 		if !ok {
 			return
 		}
-		p, err := Peek(b)
+		p, err := peekRef(b)
 		if err != nil {
 			t.Fatalf("Skim accepted %q that Peek rejects: %v", b, err)
 		}
@@ -101,4 +103,67 @@ func TestRecordBlob(t *testing.T) {
 			t.Errorf("%s: Blob %v, want %v", line, r.Blob, want)
 		}
 	}
+}
+
+// Peek's skimming fast path reads what encoding/json reads, and leaves to
+// it whatever it would read otherwise (case-folded or escaped keys, base
+// fields of another type, null, repeated keys).
+func FuzzPeek(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user"}}`,
+		`{"type":"x","ID":"b","id":"a"}`,
+		`{"type":"x","id":"a","Type":"y"}`,
+		`{"type":"x","id":"a","\u0069d":"b"}`,
+		`{"type":"x","id":"a","ſtype":"k","pendinG":true}`,
+		`{"type":"x","id":"a","parentId":"p","parentId":null}`,
+		`{"type":"x","id":null}`,
+		`{"type":null,"id":"a"}`,
+		`{"type":"x","id":"a","timestamp":5}`,
+		`{"type":"x","id":"a","timestamp":null,"pending":null}`,
+		`{"type":"x","id":"a","pending":1}`,
+		`{"type":"x","id":"a","pending":true,"pending":false}`,
+		`{"type":"x","id":"a\u00e9\ud800","type":"y"}`,
+		"{\"type\":\"x\",\"id\":\"\xff\"}",
+		`{"type":"","id":"a"}`,
+		`  {"type":"x"}  `,
+		`{"type":"x"} {}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := Peek(b)
+		rh, rerr := peekRef(b)
+		if h != rh || (err == nil) != (rerr == nil) || (err != nil && err.Error() != rerr.Error()) {
+			t.Fatalf("Peek(%q) = %+v, %v; encoding/json: %+v, %v", b, h, err, rh, rerr)
+		}
+	})
+}
+
+// ParseObject's skimming fast path keeps what json.Decoder keeps: the
+// keys in order (a repeated one in its first place, with its last value)
+// and every value's bytes; what it does not take the decoder reads.
+func FuzzParseObject(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"b":{"c":[1,2]},"a":"x"}`,
+		` { "a" : 1 , "b":  "y" } `,
+		`{"\u0061":1,"a":2}`,
+		"{\"\xff\":1}",
+		`{"a":1}]`,
+		`{"a":1} {}`,
+		`{}`,
+		`[1]`,
+		`{"a":1.5e3,"b":-0,"c":true,"d":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o, err := ParseObject(b)
+		r, rerr := parseObjectDecode(b)
+		if (err == nil) != (rerr == nil) || (err != nil && err.Error() != rerr.Error()) {
+			t.Fatalf("ParseObject(%q): %v; json.Decoder: %v", b, err, rerr)
+		}
+		if err == nil && (!slices.Equal(o.keys, r.keys) || !maps.EqualFunc(o.vals, r.vals, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })) {
+			t.Fatalf("ParseObject(%q) = %q %q; json.Decoder: %q %q", b, o.keys, o.vals, r.keys, r.vals)
+		}
+	})
 }

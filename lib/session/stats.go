@@ -92,7 +92,7 @@ func Totals(entries []Record) Usage {
 		raw := m.Usage
 		if m.Role == "assistant" {
 			t.Messages++
-		} else if m.Role == "toolResult" && isTask(m.ToolName) {
+		} else if m.Role == "toolResult" && tooldef.IsTask(m.ToolName) {
 			raw = MemberVals(m.Details, "usage")[0]
 		} else {
 			continue
@@ -109,11 +109,4 @@ func Totals(entries []Record) Usage {
 	}
 	t.Cost = llm.RoundCost(t.Cost)
 	return t
-}
-
-// isTask: name is the task tool (lib/tooldef), whose results' details
-// hold the sub-agent's usage.
-func isTask(name string) bool {
-	t, ok := tooldef.Lookup(name)
-	return ok && t.InChat
 }

@@ -14,13 +14,47 @@ type Node struct {
 	Children []*Node `json:"children"`
 }
 
-// MarshalJSON includes the entry itself.
-func (n *Node) MarshalJSON() ([]byte, error) {
-	type plain Node
-	return json.Marshal(struct {
-		*plain
-		Entry json.RawMessage `json:"entry"`
-	}{(*plain)(n), n.Entry.Raw})
+// Flat is a node of the tree as JSON writes it (agent-session open
+// --tree, export --json's "tree"): in depth-first order, its place given
+// by its depth, its parent's id and its children's, not by nesting (a
+// linear session would nest one level per entry: past any parser's
+// limit).
+type Flat struct {
+	ID       string          `json:"id"`
+	Type     string          `json:"type"`
+	Label    string          `json:"label,omitempty"`
+	Parent   *string         `json:"parent"` // null for a root
+	Depth    int             `json:"depth"`
+	Children []string        `json:"children"`
+	Entry    json.RawMessage `json:"entry"`
+}
+
+// Flatten is the tree of roots in depth-first order, without recursion.
+func Flatten(roots []*Node) []Flat {
+	type item struct {
+		n      *Node
+		parent *string
+		depth  int
+	}
+	var out []Flat
+	stack := make([]item, 0, len(roots))
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{roots[i], nil, 0})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		f := Flat{ID: it.n.ID, Type: it.n.Type, Label: it.n.Label, Parent: it.parent, Depth: it.depth, Children: make([]string, len(it.n.Children)), Entry: it.n.Entry.Raw}
+		for i, c := range it.n.Children {
+			f.Children[i] = c.ID
+		}
+		out = append(out, f)
+		id := it.n.ID
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], &id, it.depth + 1})
+		}
+	}
+	return out
 }
 
 // index maps ids to their first entry (later duplicates are ignored, as the

@@ -66,7 +66,11 @@ type Tool struct {
 	Name    string
 	Label   string   // the title people see (toolDef.label)
 	Aliases []string // other agents' names for this tool (Claude Code's), matched by hooks and read in imported sessions
-	Class   Class
+	// ClaudeArgs name the arguments as Claude Code's tool of the first
+	// alias does (ours → Claude's): hook scripts written for Claude Code
+	// read tool_input.file_path. An argument in Paths is given absolute.
+	ClaudeArgs map[string]string
+	Class      Class
 	// Exclusive tools run alone (toolDef.concurrency); NonAbortable ones
 	// are let finish on abort.
 	Exclusive, NonAbortable bool
@@ -94,18 +98,21 @@ var (
 	changing = Annotations{Destructive: true}
 	runs     = Annotations{Destructive: true, OpenWorld: true}
 	web      = Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true}
+
+	filePath = map[string]string{"path": "file_path"}
+	editArgs = map[string]string{"path": "file_path", "old_text": "old_string", "new_text": "new_string", "all": "replace_all"}
 )
 
 // table is every built-in tool, in the order agent-tool offers them
 // (apply_patch takes edit's place in the apply_patch edit mode).
 var table = []Tool{
-	{Name: "read", Label: "Read", Aliases: []string{"Read"}, Class: Read, NonAbortable: true,
+	{Name: "read", Label: "Read", Aliases: []string{"Read"}, ClaudeArgs: filePath, Class: Read, NonAbortable: true,
 		Paths: []PathArg{{"path", Plain}}, FileOp: "read", KeepOutput: true, MCP: readOnly,
 		Header: HeaderRange, OutputIsFile: true, Schemas: []string{"read.json"}},
-	{Name: "write", Label: "Write", Aliases: []string{"Write"}, Class: Write, Exclusive: true, NonAbortable: true,
+	{Name: "write", Label: "Write", Aliases: []string{"Write"}, ClaudeArgs: filePath, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"path", Plain}}, FileOp: "write", Approve: true, MCP: changing,
 		Header: HeaderPath, ContentArg: "content", Schemas: []string{"write.json"}},
-	{Name: "edit", Label: "Edit", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
+	{Name: "edit", Label: "Edit", Aliases: []string{"Edit", "MultiEdit"}, ClaudeArgs: editArgs, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"path", Plain}, {"input", Hashline}}, FileOp: "edit", Approve: true, MCP: changing,
 		Header: HeaderPath, Schemas: []string{"edit.json", "edit.hashline.json"}},
 	{Name: "undo_edit", Label: "Undo edit", Class: Write, Exclusive: true, NonAbortable: true,
@@ -124,17 +131,23 @@ var table = []Tool{
 		Paths: []PathArg{{"path", OrDot}}, MCP: readOnly, Header: HeaderDir, Schemas: []string{"ls.json"}},
 	{Name: "find", Label: "Find", Aliases: []string{"Glob"}, Class: Read,
 		Paths: []PathArg{{"pattern", GlobBase}}, MCP: readOnly, Header: HeaderGlob, Schemas: []string{"find.json"}},
-	{Name: "notebook_edit", Label: "Notebook edit", Aliases: []string{"NotebookEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
+	{Name: "notebook_edit", Label: "Notebook edit", Aliases: []string{"NotebookEdit"}, ClaudeArgs: map[string]string{"path": "notebook_path"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"path", Plain}}, FileOp: "edit", Approve: true, MCP: changing,
 		Header: HeaderPath, Schemas: []string{"notebook_edit.json"}},
 	{Name: "fetch", Label: "Fetch", Aliases: []string{"WebFetch"}, Class: Network, MCP: web,
 		Header: HeaderURL, Schemas: []string{"fetch.json"}},
+	{Name: "web_search", Label: "Web search", Aliases: []string{"WebSearch"}, Class: Network, MCP: web,
+		Schemas: []string{"web_search.json"}},
 	{Name: "ask", Label: "Ask", Aliases: []string{"AskUserQuestion"}, Class: Read, MCP: Annotations{ReadOnly: true},
 		Schemas: []string{"ask.json"}},
 	{Name: "task", Label: "Task", Aliases: []string{"Task", "Agent"}, Class: Exec, InChat: true, MCP: runs,
 		Header: HeaderPrompt, Schemas: []string{"task.json"}},
 	{Name: "exit_plan_mode", Label: "Plan", Aliases: []string{"ExitPlanMode"}, Class: Read, Exclusive: true,
 		OwnState: true, MCP: Annotations{ReadOnly: true}, Schemas: []string{"exit_plan_mode.json"}},
+	{Name: "lsp", Label: "LSP", Aliases: []string{"LSP"}, Class: Read, Paths: []PathArg{{"path", Plain}}, MCP: readOnly,
+		Schemas: []string{"lsp.json"}},
+	{Name: "memory", Label: "Memory", Class: Write, Exclusive: true, Approve: true, MCP: changing,
+		Schemas: []string{"memory.json"}},
 	{Name: "apply_patch", Label: "Apply patch", Aliases: []string{"Edit", "MultiEdit"}, Class: Write, Exclusive: true, NonAbortable: true,
 		Paths: []PathArg{{"input", CodexPatch}}, FileOp: "edit", Approve: true, MCP: changing,
 		Schemas: []string{"apply_patch.json"}},
@@ -148,6 +161,14 @@ func Lookup(name string) (Tool, bool) {
 		}
 	}
 	return Tool{}, false
+}
+
+// IsTask says whether name is the tool that runs a sub-agent (task, the
+// tool agent-chat runs itself): its results' details hold the
+// sub-agent's session and usage.
+func IsTask(name string) bool {
+	t, ok := Lookup(name)
+	return ok && t.InChat
 }
 
 // Resolve is the tool named name or, failing that, the first one another

@@ -24,7 +24,7 @@ func TestLookupAndResolve(t *testing.T) {
 			t.Errorf("%s: Lookup %q, Resolve %q; want %q, %q", tc.name, l.Name, r.Name, tc.lookup, tc.resolve)
 		}
 	}
-	if d := cmp.Diff([]string{"write", "edit", "undo_edit", "bash", "notebook_edit", "apply_patch"}, Names(func(t Tool) bool { return t.Approve })); d != "" {
+	if d := cmp.Diff([]string{"write", "edit", "undo_edit", "bash", "notebook_edit", "memory", "apply_patch"}, Names(func(t Tool) bool { return t.Approve })); d != "" {
 		t.Error(d)
 	}
 }

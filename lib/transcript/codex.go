@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -31,7 +32,14 @@ type codexItem struct {
 	Content   json.RawMessage         `json:"content"`
 	Summary   []struct{ Text string } `json:"summary"`
 	Encrypted string                  `json:"encrypted_content"`
+	ID        string                  `json:"id"`
+	Tools     json.RawMessage         `json:"tools"`
 }
+
+// whyNoResults is the result of a web search call whose results the
+// rollout does not hold (they reached the model inside the response; a
+// web_search_end event, when there is one, holds them).
+const whyNoResults = "[web search results: not in the Codex rollout]"
 
 // instructionPrefixes open the user messages Codex writes itself (the
 // environment, AGENTS.md, permissions): kept, not replayed as prompts.
@@ -62,6 +70,8 @@ func FromCodex(lines [][]byte, opt Options) (Result, error) {
 	open := ""     // the assistant message the next items of a response join
 	lastAsst := "" // the newest assistant message, for its token count
 	counted := map[string]bool{}
+	webSearches := 0
+	var searchResults []string // web search results waiting for their web_search_end event
 	eachLine(lines, &res.Problems, func(n int, line []byte) {
 		var v codexLine
 		if err := json.Unmarshal(line, &v); err != nil {
@@ -105,8 +115,9 @@ func FromCodex(lines [][]byte, opt Options) (Result, error) {
 			acc.skip("turn_context", "per-turn settings (the model and cwd are read from them)", n)
 		case "event_msg":
 			var p struct {
-				Type string
-				Info struct {
+				Type    string
+				Results json.RawMessage `json:"results"`
+				Info    struct {
 					Last *struct {
 						Input  int `json:"input_tokens"`
 						Cached int `json:"cached_input_tokens"`
@@ -121,6 +132,13 @@ func FromCodex(lines [][]byte, opt Options) (Result, error) {
 				msg := b.byID[lastAsst]["message"].(map[string]any)
 				msg["usage"] = map[string]any{"input": u.Input - u.Cached, "output": u.Output, "cacheRead": u.Cached, "cacheWrite": 0,
 					"totalTokens": u.Total, "cost": zeroUsage()["cost"]}
+			}
+			if p.Type == "web_search_end" && len(searchResults) > 0 && len(p.Results) > 0 && string(p.Results) != "null" {
+				// the results of the search the item before it made, as
+				// the model got them
+				e := searchResults[0]
+				searchResults = searchResults[1:]
+				b.byID[e]["message"].(map[string]any)["content"] = []any{text(string(p.Results))}
 			}
 			acc.skip("event_msg", whyEvents, n)
 		case "response_item":
@@ -182,6 +200,33 @@ func FromCodex(lines [][]byte, opt Options) (Result, error) {
 				join(map[string]any{"type": "thinking", "thinking": strings.Join(parts, "\n\n"), "thinkingSignature": sig})
 			case "function_call", "custom_tool_call", "local_shell_call":
 				join(map[string]any{"type": "toolCall", "id": it.CallID, "name": codexToolName(it), "arguments": codexArguments(it)})
+			case "tool_search_call":
+				// a search of the tools a session defers, run by Codex: a
+				// call and its output as the model saw them
+				join(map[string]any{"type": "toolCall", "id": it.CallID, "name": "tool_search", "arguments": codexArguments(it)})
+			case "tool_search_output":
+				open = ""
+				tools := it.Tools
+				if len(tools) == 0 {
+					tools = json.RawMessage("[]")
+				}
+				b.addResult(ts, it.CallID, []any{text(string(tools))}, false, b.last)
+			case "web_search_call":
+				// searched by the provider inside the response: the call
+				// keeps its action (the query, the page opened), the result
+				// says the rollout holds none
+				webSearches++
+				id := it.ID
+				if id == "" {
+					id = fmt.Sprintf("web_search_%d", webSearches)
+				}
+				args := it.Action
+				if len(args) == 0 || args[0] != '{' {
+					args = json.RawMessage(`{}`)
+				}
+				join(map[string]any{"type": "toolCall", "id": id, "name": "web_search", "arguments": args})
+				open = ""
+				searchResults = append(searchResults, b.addResult(ts, id, []any{text(whyNoResults)}, false, b.last))
 			case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 				open = ""
 				content := codexContent(it.Output, "tool output", n, &acc)

@@ -96,17 +96,26 @@ func checkLossless(t *testing.T, format string, lines [][]byte) (got, src int) {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	have, unpaired, got := countImported(t, res, results, format == "codex")
+	got = compareCounts(t, res, want, results, format == "codex")
+	if format == "claude" && got != src {
+		t.Errorf("output tokens: source %d (once per API message), imported %d", src, got)
+	}
+	return got, src
+}
+
+// compareCounts fails t when the sessions do not hold what the source
+// does, or a call with a result in the source is not followed by it on
+// the active path; it returns the output tokens stats adds up.
+func compareCounts(t *testing.T, res Result, want tally, results map[string]bool, patches bool) int {
+	t.Helper()
+	have, unpaired, got := countImported(t, res, results, patches)
 	if have != want {
 		t.Errorf("source %+v\nimported %+v", want, have)
 	}
 	if unpaired > 0 {
 		t.Errorf("%d tool calls with a result in the source are not followed by it on the active path", unpaired)
 	}
-	if format == "claude" && got != src {
-		t.Errorf("output tokens: source %d (once per API message), imported %d", src, got)
-	}
-	return got, src
+	return got
 }
 
 func convert(format string, lines [][]byte) (Result, error) {
@@ -262,6 +271,14 @@ func countClaude(lines [][]byte) (tally, map[string]bool, int) {
 func countCodex(lines [][]byte) (tally, map[string]bool) {
 	var c tally
 	results := map[string]bool{}
+	calls := map[string]int{} // call id → calls with it: one shared (a trimmed fixture's) pairs with none
+	defer func() {
+		for id, n := range calls {
+			if n > 1 {
+				delete(results, id)
+			}
+		}
+	}()
 	for _, line := range lines {
 		var v struct {
 			Type    string          `json:"type"`
@@ -304,8 +321,18 @@ func countCodex(lines [][]byte) (tally, map[string]bool) {
 					c.Texts++
 				}
 			}
+		case "web_search_call":
+			c.Calls++
+			c.Results++
+		case "tool_search_call":
+			c.Calls++
+			calls[it.CallID]++
+		case "tool_search_output":
+			c.Results++
+			results[it.CallID] = true
 		case "function_call", "custom_tool_call", "local_shell_call":
 			c.Calls++
+			calls[it.CallID]++
 			c.PatchBytes += len(it.Input)
 			if a := strings.TrimSpace(it.Args); a != "" && (!strings.HasPrefix(a, "{") || !json.Valid([]byte(a))) {
 				c.PatchBytes += len(it.Args) // free text is kept as {"input": …}
@@ -426,8 +453,9 @@ func countImported(t *testing.T, res Result, hasResult map[string]bool, patches 
 
 // TestGenerated runs the corpus check over the transcripts under the
 // directory $AGENTUTILS_GENERATED_TRANSCRIPTS (scripts/interop-import has
-// the newest Claude Code and Codex CLIs write them against a fake model
-// server); skipped when it is not set.
+// the newest Claude Code, Codex, Gemini CLI and opencode write them against
+// a fake model server; opencode's as `opencode export` prints them);
+// skipped when it is not set.
 func TestGenerated(t *testing.T) {
 	dir := os.Getenv("AGENTUTILS_GENERATED_TRANSCRIPTS")
 	if dir == "" {
@@ -435,7 +463,7 @@ func TestGenerated(t *testing.T) {
 	}
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json")) {
 			files = append(files, p)
 		}
 		return nil
@@ -444,6 +472,19 @@ func TestGenerated(t *testing.T) {
 	for _, f := range files {
 		rel, _ := filepath.Rel(dir, f)
 		if t.Run(rel, func(t *testing.T) {
+			data := bytes.Join(readCorpusFile(t, f), []byte{'\n'})
+			switch {
+			case IsGemini(data):
+				checkGemini(t, data)
+				return
+			case IsOpencode(data) == "export":
+				var s OpencodeSession
+				if err := json.Unmarshal(data, &s); err != nil {
+					t.Fatal(err)
+				}
+				checkOpencode(t, s)
+				return
+			}
 			lines := readCorpusFile(t, f)
 			format := ""
 			for _, l := range lines {

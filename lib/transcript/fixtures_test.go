@@ -16,7 +16,9 @@ import (
 
 // TestFixturesLossless runs the corpus check over every fixture.
 func TestFixturesLossless(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*/*.jsonl")
+	claude, _ := filepath.Glob("testdata/claude/*.jsonl")
+	codex, _ := filepath.Glob("testdata/codex/*.jsonl")
+	files := append(claude, codex...)
 	if len(files) < 12 {
 		t.Fatalf("%d fixtures", len(files))
 	}
@@ -152,6 +154,17 @@ func TestClaudeSidechainIsASessionOfItsOwn(t *testing.T) {
 	if s := res.Sessions[1]; s.Agent != "sidechain-1" || s.Header.ID != "side-sidechain-1" {
 		t.Errorf("sub-agent session %q %+v", s.Agent, s.Header)
 	}
+	// linked to the Task call whose prompt it got, the call's result naming it
+	if un := LinkSubagents(res.Sessions[0], res.Sessions[1:]); len(un) != 0 || res.Sessions[1].Header.ParentToolCallID != "task1" {
+		t.Errorf("unlinked %v, call %q", un, res.Sessions[1].Header.ParentToolCallID)
+	}
+	if !NoteSubagent(res.Sessions[0].Entries, "task1", "side/s.jsonl", "side-sidechain-1", "sidechain-1") ||
+		!strings.Contains(string(bytes.Join(res.Sessions[0].Entries, nil)), `"details":{"agent":"sidechain-1","session":"side/s.jsonl","sessionId":"side-sidechain-1"}`) {
+		t.Error("the Task call's result does not name the sub-agent's session")
+	}
+	if NoteSubagent(res.Sessions[0].Entries, "nope", "f", "i", "a") {
+		t.Error("a call without a result")
+	}
 }
 
 func TestClaudeSubagentFileAlone(t *testing.T) {
@@ -254,8 +267,7 @@ func TestCodexOtherItemsKept(t *testing.T) {
 		t.Errorf("the first session_meta is the session: %+v", h)
 	}
 	kp := kept(res)
-	for _, k := range []string{"response_item/web_search_call", "response_item/tool_search_call", "response_item/tool_search_output",
-		"response_item/agent_message", "response_item/image_generation_call", "response_item/frobnicate_call", "world_state", "compacted", "message/developer"} {
+	for _, k := range []string{"response_item/agent_message", "response_item/image_generation_call", "response_item/frobnicate_call", "world_state", "compacted", "message/developer"} {
 		if kp[k] != 1 {
 			t.Errorf("%s kept %d times: %+v", k, kp[k], res.Custom)
 		}
@@ -263,8 +275,18 @@ func TestCodexOtherItemsKept(t *testing.T) {
 	if kp["session_meta"] != 2 {
 		t.Errorf("session_meta kept %d times", kp["session_meta"])
 	}
-	if _, shape := context(t, res.Sessions[0]); shape != "user[text] assistant[text]" {
-		t.Errorf("context %s", shape)
+	// the searches are where the model saw them: a web search's action as
+	// its call, the results of its web_search_end event as its result, a
+	// tool search's call and output
+	msgs, shape := context(t, res.Sessions[0])
+	if want := "user[text] assistant[call:web_search_1] toolResult:web_search_1[text] assistant[call:ts1] toolResult:ts1[text] assistant[text]"; shape != want {
+		t.Errorf("context %s\nwant    %s", shape, want)
+	}
+	var args struct{ Type, Query string }
+	json.Unmarshal(msgs[1].Content[0].Arguments, &args)
+	results := `[{"type":"result","title":"Go 1.26 is released","url":"https://go.dev/blog/go1.26"}]` // its web_search_end's
+	if args.Query != "go 1.26" || msgs[2].Content[0].Text != results || msgs[4].Content[0].Text != "[]" {
+		t.Errorf("searches: %+v %+v %+v", msgs[1], msgs[2], msgs[4])
 	}
 }
 
@@ -285,18 +307,31 @@ func TestCodexEarlyFormat(t *testing.T) {
 	}
 }
 
-// FuzzImport feeds both converters any lines: no panic, and what they
+// FuzzImport feeds every converter any input: no panic, and what they
 // write are session records.
 func FuzzImport(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*/*.jsonl")
+	files, _ := filepath.Glob("testdata/*/*.json*")
 	for _, p := range files {
 		data, _ := os.ReadFile(p)
 		f.Add(string(data))
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		lines := bytes.Split([]byte(in), []byte{'\n'})
-		for _, format := range []string{"claude", "codex"} {
-			res, err := convert(format, lines)
+		for _, format := range []string{"claude", "codex", "gemini", "opencode"} {
+			var res Result
+			var err error
+			switch format {
+			case "gemini":
+				res, err = FromGemini([]byte(in), opts())
+			case "opencode":
+				var s OpencodeSession
+				if json.Unmarshal([]byte(in), &s) != nil {
+					continue
+				}
+				res, err = FromOpencode(s, opts())
+			default:
+				res, err = convert(format, lines)
+			}
 			if err != nil {
 				continue
 			}

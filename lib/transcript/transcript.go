@@ -1,6 +1,8 @@
 // Package transcript converts other agents' session transcripts into pi
-// session v3 records: Claude Code project JSONL (~/.claude/projects/…) and
-// Codex rollout JSONL (~/.codex/sessions/…). Every record of the source is
+// session v3 records: Claude Code project JSONL (~/.claude/projects/…),
+// Codex rollout JSONL (~/.codex/sessions/…), Gemini CLI chat recordings
+// and checkpoints (~/.gemini/tmp/…) and opencode sessions (its storage's
+// files or an export). Every record of the source is
 // accounted for: converted to a message, kept as a custom entry (not sent to
 // the model), or counted in Result.Skipped by kind; a line that is not JSON
 // is a Problem. Nothing is guessed.
@@ -11,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentutils/agentutils/lib/session"
@@ -37,6 +40,110 @@ type Session struct {
 	Agent   string // the sub-agent's name for a sub-agent's session, "" for the main one
 }
 
+// delegations are the names of the tools that start a sub-agent: Claude
+// Code's Task (Agent since 2.1).
+var delegations = map[string]bool{"Task": true, "Agent": true}
+
+// LinkSubagents sets the header's ParentToolCallID of each sub-agent
+// session: the delegating call of main whose prompt argument is the
+// sub-agent's first prompt, each call taken once, in order. It returns
+// the agents of the sessions no call matched.
+func LinkSubagents(main Session, subs []Session) (unlinked []string) {
+	type call struct{ id, prompt string }
+	var calls []call
+	for _, e := range main.Entries {
+		var v struct {
+			Message struct {
+				Role    string `json:"role"`
+				Content []struct {
+					Type, ID, Name string
+					Arguments      struct {
+						Prompt string `json:"prompt"`
+					} `json:"arguments"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(e, &v) != nil || v.Message.Role != "assistant" {
+			continue
+		}
+		for _, b := range v.Message.Content {
+			if b.Type == "toolCall" && delegations[b.Name] && b.Arguments.Prompt != "" {
+				calls = append(calls, call{b.ID, strings.TrimSpace(b.Arguments.Prompt)})
+			}
+		}
+	}
+	used := map[int]bool{}
+	for i := range subs {
+		prompt := strings.TrimSpace(firstPrompt(subs[i].Entries))
+		found := false
+		for j, c := range calls {
+			if !used[j] && prompt != "" && c.prompt == prompt {
+				used[j], found = true, true
+				subs[i].Header.ParentToolCallID = c.id
+				break
+			}
+		}
+		if !found {
+			unlinked = append(unlinked, subs[i].Agent)
+		}
+	}
+	return unlinked
+}
+
+// NoteSubagent adds to the result of the call callID in entries what a
+// task call's result holds of its sub-agent (formats/session,
+// "Sub-agents"): details.session (its file), details.sessionId and
+// details.agent. It returns false when no result of the call is there.
+func NoteSubagent(entries [][]byte, callID, file, id, agent string) bool {
+	for i, e := range entries {
+		if !bytes.Contains(e, []byte(`"toolCallId"`)) {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(e))
+		dec.UseNumber()
+		var v map[string]any
+		if dec.Decode(&v) != nil {
+			continue
+		}
+		m, _ := v["message"].(map[string]any)
+		if m == nil || m["role"] != "toolResult" || m["toolCallId"] != callID {
+			continue
+		}
+		d, _ := m["details"].(map[string]any)
+		if d == nil {
+			d = map[string]any{}
+		}
+		d["session"], d["sessionId"], d["agent"] = file, id, agent
+		m["details"] = d
+		entries[i] = marshalOrdered(v)
+		return true
+	}
+	return false
+}
+
+// firstPrompt is the text of a session's first user message.
+func firstPrompt(entries [][]byte) string {
+	for _, e := range entries {
+		var v struct {
+			Message struct {
+				Role    string `json:"role"`
+				Content []struct{ Type, Text string }
+			} `json:"message"`
+		}
+		if json.Unmarshal(e, &v) != nil || v.Message.Role != "user" {
+			continue
+		}
+		var parts []string
+		for _, b := range v.Message.Content {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
 // Tally counts the records of one kind that were not converted to messages.
 type Tally struct {
 	Kind  string // record type, "type/subtype" where that says more
@@ -55,7 +162,9 @@ type Result struct {
 }
 
 // Detect names the format of a transcript from its first line: "claude",
-// "codex", "pi" or "".
+// "codex", "gemini" (a chat recording's metadata line), "pi" or "". Files
+// that are one JSON document (Gemini CLI's legacy sessions and
+// checkpoints, opencode's) are told by IsGemini and IsOpencode.
 func Detect(first []byte) string {
 	var v struct {
 		Type         string          `json:"type"`
@@ -66,6 +175,7 @@ func Detect(first []byte) string {
 		Payload      json.RawMessage `json:"payload"`
 		Instructions json.RawMessage `json:"instructions"`
 		Git          json.RawMessage `json:"git"`
+		ProjectHash  *string         `json:"projectHash"`
 	}
 	if json.Unmarshal(first, &v) != nil {
 		return ""
@@ -73,6 +183,8 @@ func Detect(first []byte) string {
 	switch {
 	case v.Type == "session":
 		return "pi"
+	case v.ProjectHash != nil && v.SessionID != "":
+		return "gemini"
 	case len(v.Payload) > 0:
 		return "codex"
 	case v.Type == "" && v.ID != "" && v.Timestamp != "" && (len(v.Instructions) > 0 || len(v.Git) > 0):

@@ -1,6 +1,7 @@
-// Package usage totals the token usage and cost of agents' sessions — pi's,
-// Claude Code's and Codex's (converted by lib/transcript) and agentutils'
-// own — by day, month, model or project, as ccusage does for Claude Code.
+// Package usage totals the token usage and cost of agents' sessions — pi's
+// and oh-my-pi's, Claude Code's, Codex's, Gemini CLI's and opencode's
+// (converted by lib/transcript) and agentutils' own — by day, month, model
+// or project, as ccusage does for Claude Code.
 package usage
 
 import (

@@ -8,9 +8,13 @@
 // interleaved, round by round; each figure is the median [min–max] of the
 // rounds: wall, CPU (user+sys) and peak RSS, all from the same run. Then
 // the compression a forced compaction would achieve on the demo's session
-// (make demo keeps a copy). Prints figures, asserts nothing.
+// (make demo keeps a copy). Then peak RSS against the session's length
+// (-rss-sizes, default 10k, 100k and 1M entries of ~1 KB, never
+// compacted: every entry is in the context, none is let go of by a
+// compaction's cut): the pass-through with the stream from a file and
+// from a pipe, beside cat's. Prints figures, asserts nothing.
 //
-//	go run ./scripts/bench-agent-compact -runs 7
+//	go run ./scripts/bench-agent-compact -runs 7 -rss-sizes 10000,100000,1000000
 package main
 
 import (
@@ -22,13 +26,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/agentutils/agentutils/scripts/internal/bench"
 )
 
 var model = []string{"--model", "anthropic/claude-sonnet-4-5"}
 
-var runs = flag.Int("runs", 7, "interleaved rounds")
+var (
+	runs     = flag.Int("runs", 7, "interleaved rounds")
+	rssSizes = flag.String("rss-sizes", "10000,100000,1000000", "session sizes in entries for the peak RSS rows, comma-separated (empty: none)")
+)
 
 func main() { bench.Main("bench-agent-compact", run) }
 
@@ -41,28 +49,14 @@ func run() error {
 	as, ac := root+"/bin/agent-session", root+"/bin/agent-compact"
 	fmt.Printf("medians [min–max] of %d interleaved rounds; CPU = user+sys of the same run; load %s\n", *runs, bench.Load())
 	for _, n := range []int{8000, 32000} {
-		raw, stream := filepath.Join(dir, fmt.Sprintf("compact-%d.jsonl", n)), filepath.Join(dir, fmt.Sprintf("compact-%d.stream.jsonl", n))
-		if st, err := os.Stat(raw); err != nil || st.Size() == 0 {
-			if err := toFile(raw, exec.Command(filepath.Join(dir, "gensession"), "-n", strconv.Itoa(n), "-size", "1000")); err != nil {
-				return err
-			}
-		}
-		if err := toFile(stream, exec.Command(as, "open", raw)); err != nil {
+		stream, err := genStream(dir, as, "compact", n)
+		if err != nil {
 			return err
 		}
 		st, _ := os.Stat(stream)
 		fmt.Printf("%d entries, %.1f MB, ~%d tokens:\n", n, float64(st.Size())/1e6, st.Size()/4)
 		in := func(argv ...string) func() (bench.Cost, error) {
-			return func() (bench.Cost, error) {
-				f, err := os.Open(stream)
-				if err != nil {
-					return bench.Cost{}, err
-				}
-				defer f.Close()
-				c := exec.Command(argv[0], argv[1:]...)
-				c.Stdin = f
-				return bench.Run(c)
-			}
+			return func() (bench.Cost, error) { return fromFile(stream, argv...) }
 		}
 		peers := []bench.Peer{
 			{Name: "floor: cat (reading the stream)", Run: in("cat")},
@@ -86,7 +80,78 @@ func run() error {
 		}
 		fmt.Print(t.String())
 	}
-	return demo(dir, as, ac)
+	if err := demo(dir, as, ac); err != nil {
+		return err
+	}
+	return rssRows(dir, as, ac)
+}
+
+// rssRows prints agent-compact's peak RSS passing never-compacted sessions
+// of each -rss-sizes length through, from a file and from a pipe.
+func rssRows(dir, as, ac string) error {
+	if *rssSizes == "" {
+		return nil
+	}
+	var t bench.Table
+	t.Row("peak RSS, nothing to do (never compacted)", "MB", "wall", "CPU", "peak RSS")
+	for _, ns := range strings.Split(*rssSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(ns))
+		if err != nil {
+			return fmt.Errorf("-rss-sizes: %q is not a number", ns)
+		}
+		stream, err := genStream(dir, as, "rss", n)
+		if err != nil {
+			return err
+		}
+		st, _ := os.Stat(stream)
+		in := func(argv ...string) func() (bench.Cost, error) {
+			return func() (bench.Cost, error) { return fromFile(stream, argv...) }
+		}
+		peers := []bench.Peer{
+			{Name: "cat", Run: in("cat")},
+			{Name: "agent-compact < file", Run: in(append([]string{ac}, model...)...)},
+			{Name: "cat file | agent-compact", Run: func() (bench.Cost, error) {
+				_, stages, err := bench.RunPipe(exec.Command("cat", stream), exec.Command(ac, model...))
+				if err != nil {
+					return bench.Cost{}, err
+				}
+				return stages[1], nil
+			}},
+		}
+		r, err := bench.Interleave(max(1, *runs/2), peers...)
+		if err != nil {
+			return err
+		}
+		for _, p := range peers {
+			t.Row(append([]string{fmt.Sprintf("  %d entries: %s", n, p.Name), fmt.Sprintf("%.0f", float64(st.Size())/1e6)}, r.Cells(p.Name, 1)...)...)
+		}
+	}
+	fmt.Print(t.String())
+	return nil
+}
+
+// genStream is the stream 'agent-session open' prints of a generated
+// session of n entries of ~1 KB (DIR/NAME-N.jsonl, generated once, kept).
+func genStream(dir, as, name string, n int) (string, error) {
+	raw, stream := filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", name, n)), filepath.Join(dir, fmt.Sprintf("%s-%d.stream.jsonl", name, n))
+	if st, err := os.Stat(raw); err != nil || st.Size() == 0 {
+		if err := toFile(raw, exec.Command(filepath.Join(dir, "gensession"), "-n", strconv.Itoa(n), "-size", "1000")); err != nil {
+			return "", err
+		}
+	}
+	return stream, toFile(stream, exec.Command(as, "open", raw))
+}
+
+// fromFile runs argv with the file stream on its stdin.
+func fromFile(stream string, argv ...string) (bench.Cost, error) {
+	f, err := os.Open(stream)
+	if err != nil {
+		return bench.Cost{}, err
+	}
+	defer f.Close()
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Stdin = f
+	return bench.Run(c)
 }
 
 func toFile(file string, c *exec.Cmd) error {

@@ -4,7 +4,11 @@
 // $BENCH_DIR/grep-text):
 // -size MB (default 100) of Greek, Cyrillic and Latin-1 text with planted
 // words, a 20-word alternation, 5,000 literals, a tree with a 2,000-rule
-// .gitignore, 10 MB lines, stdin from a pipe and --json. Each row first
+// .gitignore, 10 MB lines, stdin from a pipe, --json, a node_modules tree
+// (many small files in deep directories, a .gitignore) and a 2 GB file of
+// Go source (GOROOT/src's .go files over and over, made once in $TMPDIR as
+// agentutils-bench-grep-2g.txt and kept; its rows skipped with a notice
+// when the disk there has less than 3 GB free). Each row first
 // compares agent-grep's output with rg's byte for byte (elapsed times
 // masked) and says DIFFERS when they part; then runs both -runs times
 // (default 10), interleaved round by round (scripts/internal/bench), and
@@ -18,12 +22,15 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/agentutils/agentutils/scripts/internal/bench"
 	"github.com/agentutils/agentutils/scripts/internal/peerdiff"
@@ -55,7 +62,8 @@ func run() error {
 		return nil
 	}
 	d := filepath.Join(gen, strconv.Itoa(*size))
-	if _, err := os.Stat(filepath.Join(d, "words.txt")); err != nil {
+	_, err1 := os.Stat(filepath.Join(d, "words.txt"))
+	if _, err2 := os.Stat(filepath.Join(d, "npm", ".gitignore")); err1 != nil || err2 != nil {
 		c := exec.Command(filepath.Join(gen, "gen-grep-bench"), d, strconv.Itoa(*size))
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 		if err := c.Run(); err != nil {
@@ -73,6 +81,10 @@ func run() error {
 	}
 	fmt.Printf("inputs: %s (mixed.txt %d MB), %d interleaved rounds, %s, %d CPUs, load %s\n",
 		d, mixed.Size()>>20, *runs, rgv, runtime.NumCPU(), bench.Load())
+	big, err := bigFile(*only)
+	if err != nil {
+		return err
+	}
 	b := textBench{ag: ag, dir: d}
 	b.t.Row("row", "rg/ours CPU", "agent-grep CPU", "peak RSS", "rg CPU", "peak RSS")
 	for _, r := range []struct {
@@ -95,8 +107,12 @@ func run() error {
 		{`10 MB lines -c -w \w+Writer`, false, []string{"-c", "-w", `\w+Writer`, "long.txt"}},
 		{"2,000 ignore rules --files", false, []string{"--files", "--sort", "path", "ignore"}},
 		{"2,000 ignore rules literal", false, []string{"-c", "--sort", "path", "needle", "ignore"}},
+		{"node_modules tree --files", false, []string{"--files", "--sort", "path", "npm"}},
+		{"node_modules tree -c literal", false, []string{"-c", "--sort", "path", "createElement", "npm"}},
+		{"2 GB file -c 'func main'", false, []string{"-c", "func main", big}},
+		{"2 GB file -n ErrShortWrite", false, []string{"-n", "ErrShortWrite", big}},
 	} {
-		if *only != "" && !strings.Contains(r.name, *only) {
+		if *only != "" && !strings.Contains(r.name, *only) || slices.Contains(r.args, "") {
 			continue
 		}
 		if err := b.row(r.name, r.stdin, r.args); err != nil {
@@ -152,6 +168,65 @@ func (b *textBench) row(name string, stdin bool, args []string) error {
 	b.t.Row(name, r.Ratio("rg", "agent-grep", bench.CPUMS), r.Stat("agent-grep", bench.CPUMS).Fmt(0, "ms"), r.Stat("agent-grep", bench.RSSMB).Fmt(1, "MB"),
 		r.Stat("rg", bench.CPUMS).Fmt(0, "ms"), r.Stat("rg", bench.RSSMB).Fmt(1, "MB"))
 	return nil
+}
+
+// bigSize is the size of the 2 GB file's rows' input.
+const bigSize = 2 << 30
+
+// bigFile is the 2 GB file, made when missing ("" and a notice when the
+// disk is short, or when no row that uses it is asked for).
+func bigFile(only string) (string, error) {
+	if only != "" && !strings.Contains("2 GB file -c 'func main'", only) && !strings.Contains("2 GB file -n ErrShortWrite", only) {
+		return "", nil
+	}
+	p := filepath.Join(os.TempDir(), "agentutils-bench-grep-2g.txt")
+	if st, err := os.Stat(p); err == nil && st.Size() == bigSize {
+		return p, nil
+	}
+	var fsst syscall.Statfs_t
+	if err := syscall.Statfs(os.TempDir(), &fsst); err != nil {
+		return "", err
+	}
+	if free := int64(fsst.Bavail) * fsst.Bsize; free < 3<<30 {
+		bench.Skipped("bench-agent-grep-text", "the 2 GB file's rows", fmt.Errorf("%s has %d MB free, want 3 GB", os.TempDir(), free>>20))
+		return "", nil
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT: %v", err)
+	}
+	var srcs []string // (WalkDir's order: sorted, the same bytes every run)
+	err = filepath.WalkDir(filepath.Join(strings.TrimSpace(string(out)), "src"), func(path string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() && strings.HasSuffix(path, ".go") {
+			srcs = append(srcs, path)
+		}
+		return err
+	})
+	if err != nil || len(srcs) == 0 {
+		return "", fmt.Errorf("GOROOT/src: no .go files (%v)", err)
+	}
+	fmt.Printf("making %s from %d files of GOROOT/src\n", p, len(srcs))
+	f, err := os.Create(p + ".tmp")
+	if err != nil {
+		return "", err
+	}
+	for n, i := int64(0), 0; n < bigSize; i++ {
+		data, err := os.ReadFile(srcs[i%len(srcs)])
+		if err == nil {
+			data = data[:min(int64(len(data)), bigSize-n)]
+			_, err = f.Write(data)
+		}
+		if err != nil {
+			f.Close()
+			os.Remove(p + ".tmp")
+			return "", err
+		}
+		n += int64(len(data))
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return p, os.Rename(p+".tmp", p)
 }
 
 // pipeFrom reads a file, closing it at its end or an error.

@@ -7,6 +7,9 @@
 // the larger of it and its tool process), pi is `pi -p --mode json`. The two
 // run interleaved, round by round; each figure is the median [min–max] of
 // the rounds. pi is skipped with a notice when it cannot be installed.
+// A second table is one turn of 50 bash calls at once (`echo N`), then an
+// answer (testdata/sse/openai/calls50): issue 39's per-call cost, the
+// sandbox helper agent-tool starts for each call most of it.
 // Prints figures, asserts nothing.
 //
 //	go run ./scripts/bench-loop -runs 5
@@ -27,13 +30,32 @@ var runs = flag.Int("runs", 5, "interleaved rounds")
 
 func main() { bench.Main("bench-loop", run) }
 
+// A task is a scripted conversation the two agents are given.
+type task struct {
+	title, glob, prompt string
+}
+
+var tasks = []task{
+	{"five-turn task (4 read calls + answer)", "testdata/sse/openai/task/turn*.sse", "do the task"},
+	{"one turn of 50 parallel bash calls + answer", "testdata/sse/openai/calls50/turn*.sse", "run the 50 commands"},
+}
+
 func run() error {
 	root, dir, err := bench.Setup("loop", "./scripts/fakeprovider")
 	if err != nil {
 		return err
 	}
-	task, _ := filepath.Glob("testdata/sse/openai/task/turn*.sse")
-	stop, err := bench.FakeProvider(dir, "openai-completions", 128000, "-sse", strings.Join(task, ","))
+	for _, t := range tasks {
+		if err := runTask(root, dir, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runTask(root, dir string, tk task) error {
+	files, _ := filepath.Glob(tk.glob)
+	stop, err := bench.FakeProvider(dir, "openai-completions", 128000, "-sse", strings.Join(files, ","))
 	if err != nil {
 		return err
 	}
@@ -53,7 +75,7 @@ func run() error {
 		cmds := []*exec.Cmd{
 			exec.Command(b+"agent-session", "open", session),
 			exec.Command(b+"agent-chat", "--model", "fake/test-model", "--no-context-files", "--throttle", "0",
-				"--tools-cmd", b+"agent-tool serve", "do the task"),
+				"--tools-cmd", b+"agent-tool serve", tk.prompt),
 			exec.Command(b+"agent-session", "append", session),
 		}
 		for _, c := range cmds {
@@ -65,7 +87,7 @@ func run() error {
 	pi, piErr := bench.Pi()
 	if piErr == nil {
 		peers = append(peers, bench.Peer{Name: "pi " + bench.PiVersion, Run: func() (bench.Cost, error) {
-			c := exec.Command(pi, "-p", "--mode", "json", "--provider", "fake", "--model", "test-model", "--no-session", "do the task")
+			c := exec.Command(pi, "-p", "--mode", "json", "--provider", "fake", "--model", "test-model", "--no-session", tk.prompt)
 			c.Dir = work
 			return bench.Run(c)
 		}})
@@ -74,7 +96,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("five-turn task (4 read calls + answer), medians [min–max] of %d interleaved rounds; load %s\n", *runs, bench.Load())
+	fmt.Printf("%s, medians [min–max] of %d interleaved rounds; load %s\n", tk.title, *runs, bench.Load())
 	var t bench.Table
 	t.Row("tool", "wall", "CPU", "peak RSS")
 	for _, p := range peers {

@@ -2,7 +2,7 @@
 // ours beside pi 0.73.1 on the same fake OpenAI-compatible server
 // (scripts/fakeprovider). Sessions are pi-shaped (scripts/gensession -pi
 // -spread: messages of 0.1-4 KB, bash calls with matching result ids, a
-// compaction whenever the context passed ~90k tokens) of 1k, 10k and 100k
+// compaction whenever the context passed ~90k tokens; -compact-at 0: never) of 1k, 10k and 100k
 // entries (-1m adds 1M; pi is left out there unless -pi-1m: pi 0.73.1
 // cannot read a 1.3 GB file, Node refusing a string over 512 MiB). For each
 // size, the medians [min–max] of -runs interleaved rounds of
@@ -48,6 +48,7 @@ var (
 	piTimeout = flag.Duration("pi-timeout", 0, "give a pi turn up after this long (0: never)")
 	keep      = flag.Bool("keep", false, "keep the generated files")
 	plot      = flag.String("plot", "", "the SVG to write (default DIR/scale.svg)")
+	compactAt = flag.Int("compact-at", 90000, "the generated sessions compact past this many tokens (0: never compacted)")
 )
 
 type scale struct {
@@ -196,7 +197,7 @@ func (s *scale) size(n int, results *bytes.Buffer) error {
 // generate writes a pi-shaped session of n entries whose cwd is the work directory.
 func (s *scale) generate(file string, n int) error {
 	var out bytes.Buffer
-	c := exec.Command(filepath.Join(s.dir, "gensession"), "-pi", "-spread", "-n", strconv.Itoa(n))
+	c := exec.Command(filepath.Join(s.dir, "gensession"), "-pi", "-spread", "-compact-at", strconv.Itoa(*compactAt), "-n", strconv.Itoa(n))
 	c.Stdout, c.Stderr = &out, os.Stderr
 	if err := c.Run(); err != nil {
 		return fmt.Errorf("gensession: %w", err)

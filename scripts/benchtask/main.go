@@ -1,6 +1,6 @@
 // Command benchtask measures what starting a sub-agent costs: the CPU of
-// every process of the task tool's nested pipeline (agent-session new,
-// open, agent-compact, agent-chat, its agent-tool serve, append) from the
+// every process of the task tool's nested pipeline (agent-session new
+// --open, agent-chat, its agent-tool serve, append) from the
 // call until the sub-agent's first request reaches the fake provider,
 // summed from the kernel's per-process run time (/proc/PID/schedstat), the
 // children they reaped (/proc/PID/stat, in ticks of 10 ms: the git runs of

@@ -2,8 +2,9 @@
 // the same bytes on every run (a seeded generator): mixed.txt, SIZE MB of
 // Greek, Cyrillic and Latin-1 text with planted words (σοφία, straße,
 // привет, ärger, the Kelvin sign); long.txt, lines of 10 MB; lits.txt,
-// 5,000 literals; words.txt, a 20-word alternation; and ignore/, a tree
-// whose .gitignore holds 2,000 rules.
+// 5,000 literals; words.txt, a 20-word alternation; ignore/, a tree
+// whose .gitignore holds 2,000 rules; and npm/, a project's node_modules:
+// many small files in deep directories, with a .gitignore.
 //
 //	go run ./scripts/gen-grep-bench DIR [SIZE_MB]
 package main
@@ -139,7 +140,76 @@ func generate(dir string, sizeMB int) error {
 	if err != nil {
 		return err
 	}
-	return ignoreTree(r, filepath.Join(dir, "ignore"))
+	if err := ignoreTree(r, filepath.Join(dir, "ignore")); err != nil {
+		return err
+	}
+	return npmTree(rand.New(rand.NewPCG(38, 2)), filepath.Join(dir, "npm"))
+}
+
+// npmTree: a project whose node_modules holds 400 packages, each with
+// package.json, README.md, index.js, lib/ and dist/ (a minified bundle
+// and its source map), and under a quarter of them a node_modules of
+// their own, three levels deep at most: about 9,400 files in 3,600 directories. The
+// project's .gitignore leaves out the maps, coverage/ and .cache/ as
+// such projects do.
+func npmTree(r *rand.Rand, dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.map\ncoverage/\n.cache/\n*.log\n!keep.log\n"), 0o644); err != nil {
+		return err
+	}
+	for i := 0; i < 400; i++ {
+		if err := npmPackage(r, filepath.Join(dir, "node_modules"), fmt.Sprintf("pkg%d", i), 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// npmPackage writes the package name under dir, depth levels of
+// node_modules down.
+func npmPackage(r *rand.Rand, dir, name string, depth int) error {
+	p := filepath.Join(dir, name)
+	for _, sub := range []string{"lib", "dist", "coverage"} {
+		if err := os.MkdirAll(filepath.Join(p, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	js := func(lines int) []byte {
+		var b strings.Builder
+		for k := 0; k < lines; k++ {
+			fmt.Fprintf(&b, "  const %s = require('./%s'); // %s %s\n", word(r), word(r), word(r), word(r))
+			if r.IntN(40) == 0 {
+				b.WriteString("  module.exports.createElement = function createElement(type) { return type; };\n")
+			}
+		}
+		return []byte("'use strict';\n" + b.String())
+	}
+	files := map[string][]byte{
+		"package.json":       []byte(fmt.Sprintf("{\n  \"name\": %q,\n  \"version\": \"1.%d.0\",\n  \"main\": \"index.js\"\n}\n", name, r.IntN(20))),
+		"README.md":          []byte("# " + name + "\n\n" + word(r) + " " + word(r) + "\n"),
+		"index.js":           js(5 + r.IntN(30)),
+		"dist/bundle.min.js": js(20 + r.IntN(60)),
+		"dist/bundle.js.map": js(20),
+		"coverage/lcov.info": []byte("SF:index.js\nend_of_record\n"),
+	}
+	for k := 0; k < 2+r.IntN(12); k++ {
+		files[fmt.Sprintf("lib/%s%d.js", word(r), k)] = js(10 + r.IntN(80))
+	}
+	for f, body := range files {
+		if err := os.WriteFile(filepath.Join(p, f), body, 0o644); err != nil {
+			return err
+		}
+	}
+	if depth < 3 && r.IntN(4) == 0 {
+		for k := 0; k < 1+r.IntN(4); k++ {
+			if err := npmPackage(r, filepath.Join(p, "node_modules"), fmt.Sprintf("%s-dep%d", name, k), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ignoreTree: 2,000 rules (names, globs, directories, negations) over a

@@ -27,9 +27,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentutils/agentutils/internal/fakellm"
+	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/scripts/internal/interop"
 )
@@ -183,6 +185,12 @@ func (c *claudeRun) claudeCode(name, prompt string, args ...string) bool {
 	cmd := exec.CommandContext(ctx, c.claude, append([]string{"-p", prompt, "--output-format", "stream-json", "--verbose",
 		"--model", "claude-sonnet-4-5", "--allowedTools", "mcp__agentutils__bash"}, args...)...)
 	cmd.Dir = c.root
+	// On its time limit the whole group goes: Claude Code, the agent-mcp
+	// serve it started and that one's tool process (a pipe they hold would
+	// keep the run waiting).
+	cmd.SysProcAttr = proctree.Attr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	r := interop.Run(cmd)
 	os.WriteFile(filepath.Join(c.dir, name+".jsonl"), []byte(r.Stdout), 0o644)
 	called, results := bashCalls(r.Stdout)

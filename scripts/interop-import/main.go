@@ -9,8 +9,10 @@
 // what it wrote. Then Claude Code and Codex (npm, pinned in
 // scripts/internal/interop) write transcripts offline against the fake
 // provider in agent mode (parallel calls, edits, images, a sub-agent, a
-// compaction and a fork), and TestGenerated checks their import. Skips
-// with a message when the corpus is absent.
+// compaction and a fork), and TestGenerated checks their import; Gemini
+// CLI and opencode (npm, pinned in others.go) do the same, and the Gemini
+// CLI and opencode fixtures of jazzyalex/agent-sessions import (others.go).
+// Skips with a message when the corpus is absent.
 //
 //	go run ./scripts/interop-import
 package main
@@ -67,6 +69,7 @@ func run(t *interop.T) error {
 		tally(t, ok2, len(pis), "pi files open")
 	}
 	generated(t)
+	others(t)
 	return nil
 }
 
@@ -128,12 +131,7 @@ func goTest(t *interop.T, test, tallyText string, env []string) {
 // TestGenerated checks their import, and agent-session import links the
 // sub-agent files.
 func generated(t *interop.T) {
-	dir := os.Getenv("BENCH_DIR")
-	if dir == "" {
-		dir = "testdata/bench"
-	}
-	dir, _ = filepath.Abs(filepath.Join(dir, "import"))
-	npm := interop.NPM(dir)
+	npm := npmPrefix("import")
 	claude, codex := npm.Bin("claude"), npm.Bin("codex")
 	if !strings.HasPrefix(version(claude), interop.ClaudeCode+" ") || !strings.Contains(version(codex), interop.Codex) {
 		if err := npm.Install("@anthropic-ai/claude-code@"+interop.ClaudeCode, "@openai/codex@"+interop.Codex); err != nil {
@@ -195,6 +193,17 @@ func generated(t *interop.T) {
 			break
 		}
 	}
+}
+
+// npmPrefix is the npm prefix of the peers a part of this check installs:
+// $BENCH_DIR/NAME (default testdata/bench/NAME).
+func npmPrefix(name string) interop.NPM {
+	dir := os.Getenv("BENCH_DIR")
+	if dir == "" {
+		dir = "testdata/bench"
+	}
+	dir, _ = filepath.Abs(filepath.Join(dir, name))
+	return interop.NPM(dir)
 }
 
 // version is what a program says to --version ("" when it does not run).

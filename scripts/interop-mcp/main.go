@@ -92,6 +92,26 @@ func (m *mcp) stdio() {
 	m.Section("server-everything, stdio")
 	agentMCP("add", "ev", "--", m.npm.Bin("mcp-server-everything"), "stdio")
 	m.exercise("ev")
+	m.latest("ev")
+}
+
+// latest checks what MCP 2025-11-25 added, on server-everything's tools
+// for it: a tool that must run as a task, and URL elicitation (request
+// and -32042 error paths).
+func (m *mcp) latest(s string) {
+	check := func(what string, r interop.Result, ok bool) {
+		if ok {
+			m.OK("%s: %s", s, what)
+		} else {
+			m.Fail(s+": "+what, r.Why())
+		}
+	}
+	r := agentMCP("call", s, "simulate-research-query", `{"topic":"bees"}`, "--text", "--tool-timeout", "60s")
+	check("task (taskSupport required): simulate-research-query", r, r.OK() && strings.Contains(r.Stdout, "Research Report: bees"))
+	r = agentMCP("call", s, "trigger-url-elicitation", `{"url":"https://example.com/login","message":"Log in"}`, "--text")
+	check("URL elicitation shown", r, r.OK() && strings.Contains(r.Stderr, "asks you to open https://example.com/login: Log in"))
+	r = agentMCP("call", s, "trigger-url-elicitation", `{"url":"https://example.com/login","errorPath":true}`)
+	check("-32042 URLElicitationRequired names its URL", r, r.Code == 1 && strings.Contains(r.Stderr, "-32042") && strings.Contains(r.Stderr, "\nOpen http"))
 }
 
 // exercise lists a server, calls each of its tools, reads its resources and

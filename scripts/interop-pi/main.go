@@ -87,6 +87,7 @@ func run(t *interop.T) error {
 	if err := c.task(); err != nil {
 		t.Fail("a task call's two files", err.Error())
 	}
+	c.modelChange()
 	t.Note("pi %s and agent-chat sent the same messages for %d of %d session files", version, c.same, c.n)
 	return nil
 }

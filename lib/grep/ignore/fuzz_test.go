@@ -55,3 +55,23 @@ func FuzzGlob(f *testing.F) {
 		filterGlobs(compileFilterGlobs([]string{glob}), rel)
 	})
 }
+
+// FuzzRuleSet: an ignore file's compiled set (globset.go) decides a path
+// as trying its rules from the last one back does, whatever the rules.
+func FuzzRuleSet(f *testing.F) {
+	f.Add("**/gen_*.go\nd/sub/\n*.log\n!keep.txt\ntmp*\n/top\nx*y\n", "d/gen_1.go", false)
+	f.Add("**/a\n**/*b/\na*\n!ab\n", "x/ab", true)
+	f.Fuzz(func(t *testing.T, text, rel string, isDir bool) {
+		pats := ParseIgnore([]byte(text))
+		for len(pats) > 0 && len(pats) < minSet {
+			pats = append(pats, pats...)
+		}
+		want := len(pats) - 1
+		for want >= 0 && !pats[want].Match(rel, isDir) {
+			want--
+		}
+		if got := newRuleSet(pats).last(pats, rel, isDir); got != want {
+			t.Fatalf("%q dir %v under\n%s: set says rule %d, the rules %d", rel, isDir, text, got, want)
+		}
+	})
+}

@@ -22,6 +22,17 @@ func TestRuleSetSameAsRules(t *testing.T) {
 		func() string { return "[ab]*" },
 		func() string { return "*.g?" },
 		func() string { return `\!x` },
+		func() string { return "**/" + names[r.IntN(len(names))] },
+		func() string { return "**/*" + names[r.IntN(len(names))] + "/" },
+		func() string { return "gen_*" },
+		func() string { return "!gen*.go" },
+		func() string { return "**/x*o" },
+		func() string { return "c.*" },
+		func() string { return "/" + names[r.IntN(len(names))] },
+		func() string { return "d/e/" + names[r.IntN(len(names))] + "/" },
+		func() string { return "/d" },
+		func() string { return "**/**" },
+		func() string { return "**/d/x.go" },
 	}
 	for round := 0; round < 300; round++ {
 		var text string
@@ -30,8 +41,8 @@ func TestRuleSetSameAsRules(t *testing.T) {
 		}
 		pats := ParseIgnore([]byte(text))
 		set := newRuleSet(pats)
-		for _, dir := range []string{"", "d/", "d/e/"} {
-			for _, n := range append(names, "!x", "gen_2.go", "y.gz", "zz") {
+		for _, dir := range []string{"", "d/", "d/e/", "x/d/"} {
+			for _, n := range append(names, "!x", "gen_2.go", "y.gz", "zz", "gen_", "gen", "xo", "d", "c.") {
 				for _, isDir := range []bool{false, true} {
 					rel := dir + n
 					want := len(pats) - 1

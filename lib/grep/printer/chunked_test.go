@@ -16,7 +16,9 @@ import (
 // of it whole prints, with -n, on random texts: NULs (walked: the file
 // dropped from the fill holding one; named: NULs turned into line ends),
 // CRLF, long lines, a last line without a newline, and matches around
-// rg's 64 KiB fills.
+// rg's 64 KiB fills; and under the rules of a memory map (Slice: a NUL
+// counts in a printed line only), where the pieces count no newlines as
+// read but up to each match.
 func TestChunkedSameLines(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for round := 0; round < 40; round++ {
@@ -73,7 +75,7 @@ func checkChunkedSameLines(t *testing.T, in []byte, size int) {
 		t.Fatal(err)
 	}
 	for _, po := range []PrintOptions{{Mode: "standard", LineNumbers: true}, {Mode: "standard", LineNumbers: true, ByteOffset: true}} {
-		for _, so := range []search.SearchOptions{{}, {SkipBinary: true}, {Text: true}} {
+		for _, so := range []search.SearchOptions{{}, {SkipBinary: true}, {Text: true}, {Slice: true}} {
 			_, whole, _ := printBoth(m, po, so, in)
 			so.ChunkAbove, so.ChunkSize = 1, size
 			_, pieces, _ := printBoth(m, po, so, in)

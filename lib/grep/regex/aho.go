@@ -35,6 +35,11 @@ type ahoCorasick struct {
 	pair    pairBytes
 	hasPair bool
 	plen    int
+	// groups: literals of several lengths or with no pair in common
+	// (straße|привет|kelvin in every case) split into automata of one
+	// length that each have a pair scan (setGroups); firstEndIn takes the
+	// earliest end of theirs
+	groups []*ahoCorasick
 }
 
 // newAhoCorasick builds the automaton of lits (non-empty); with fold,
@@ -138,10 +143,95 @@ func newAhoCorasick(lits [][]byte, fold bool) *ahoCorasick {
 // (a literal ending there or later starts at q or later); b's end
 // counts only when a finds none in its half.
 func (a *ahoCorasick) firstEnd(hay []byte, from int) int {
-	if a.hasPair {
+	switch {
+	case a.hasPair:
 		return a.pairEnd(hay, from)
+	case len(a.groups) > 0:
+		return a.groupsEnd(hay, from)
 	}
 	return a.scanEnd(hay, from)
+}
+
+// groupScan is one buffer's search through an automaton's groups: each
+// group's earliest end found so far (-1: none in the buffer) and the
+// position it was found from (-1: not yet looked for).
+type groupScan struct{ from, end []int }
+
+func (gs *groupScan) reset() { gs.from, gs.end = gs.from[:0], gs.end[:0] }
+
+// firstEndIn is firstEnd, with the groups' ends found so far kept in gs
+// (from must not decrease between calls on one buffer; gs reset for
+// another): each group's scan goes through the buffer once, not again
+// from every match of the others. Without groups, or gs nil, firstEnd.
+func (a *ahoCorasick) firstEndIn(hay []byte, from int, gs *groupScan) int {
+	if len(a.groups) == 0 || gs == nil {
+		return a.firstEnd(hay, from)
+	}
+	for len(gs.end) < len(a.groups) {
+		gs.from, gs.end = append(gs.from, -1), append(gs.end, -1)
+	}
+	best := -1
+	for i, g := range a.groups {
+		if gs.from[i] < 0 || gs.end[i] >= 0 && gs.end[i]-g.plen < from {
+			gs.from[i], gs.end[i] = from, g.firstEnd(hay, from)
+		}
+		if e := gs.end[i]; e >= 0 && (best < 0 || e < best) {
+			best = e
+		}
+	}
+	return best
+}
+
+// groupsEnd is firstEnd over the groups, with no ends kept: each group's
+// scan stops at the earliest end the groups before it found.
+func (a *ahoCorasick) groupsEnd(hay []byte, from int) int {
+	best := -1
+	for _, g := range a.groups {
+		h := hay
+		if best >= 0 {
+			h = hay[:best-1] // (an end at best or later does not count)
+		}
+		if e := g.firstEnd(h, from); e >= 0 {
+			best = e
+		}
+	}
+	return best
+}
+
+// maxGroups is the most groups setGroups makes: each is a pass over the
+// text, and past a dozen the automaton's one pass costs less.
+const maxGroups = 12
+
+// setGroups splits the literals, in their order, into groups of one
+// length that each share a pair (pairOf), each an automaton with its pair
+// scan, when they are 2 to maxGroups.
+func (a *ahoCorasick) setGroups(fold bool) {
+	var sets [][][]byte
+	for _, l := range a.lits {
+		placed := false
+		for i, g := range sets {
+			if len(g[0]) == len(l) {
+				if _, ok := pairOf(append(g[:len(g):len(g)], l), fold); ok {
+					sets[i], placed = append(g, l), true
+					break
+				}
+			}
+		}
+		if !placed {
+			if _, ok := pairOf([][]byte{l}, fold); !ok || len(sets) == maxGroups {
+				return
+			}
+			sets = append(sets, [][]byte{l})
+		}
+	}
+	if len(sets) < 2 {
+		return
+	}
+	for _, g := range sets {
+		ga := newAhoCorasick(g, fold)
+		ga.setPair(fold)
+		a.groups = append(a.groups, ga)
+	}
 }
 
 // pairEnd is firstEnd by the pair scan: each place the pair occurs is
@@ -154,7 +244,7 @@ func (a *ahoCorasick) pairEnd(hay []byte, from int) int {
 		if at < 0 {
 			return -1
 		}
-		if s, _ := a.leftmost(hay[at:at+a.plen], 0); s == 0 {
+		if a.startsAt(hay, at) {
 			return at + a.plen // (the literals are of one length: the first start ends first)
 		}
 		pos = at + 1
@@ -162,6 +252,26 @@ func (a *ahoCorasick) pairEnd(hay []byte, from int) int {
 			return a.scanEnd(hay, pos)
 		}
 	}
+}
+
+// startsAt: a literal (all of length plen) starts at hay[at:]; a few
+// are compared directly, more through the automaton.
+func (a *ahoCorasick) startsAt(hay []byte, at int) bool {
+	if len(a.lits) > 4 {
+		s, _ := a.leftmost(hay[at:at+a.plen], 0)
+		return s == 0
+	}
+	w := hay[at : at+a.plen]
+	for _, l := range a.lits {
+		k := 0
+		for k < len(l) && a.class[w[k]] == a.class[l[k]] { // (a literal's bytes have classes of their own)
+			k++
+		}
+		if k == len(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // setPair gives the automaton a pair scan (pairEnd) when its literals
@@ -172,10 +282,17 @@ func (a *ahoCorasick) pairEnd(hay []byte, from int) int {
 // byteRank, then UTF-8 continuation bytes, then lead bytes (one for each
 // letter of a script), the fewer bits masked the better.
 func (a *ahoCorasick) setPair(fold bool) {
-	n := len(a.lits[0])
-	for _, l := range a.lits {
+	if p, ok := pairOf(a.lits, fold); ok {
+		a.pair, a.hasPair, a.plen = p, true, len(a.lits[0])
+	}
+}
+
+// pairOf is the pair of setPair for lits, ok false when there is none.
+func pairOf(lits [][]byte, fold bool) (p pairBytes, ok bool) {
+	n := len(lits[0])
+	for _, l := range lits {
 		if len(l) != n {
-			return
+			return p, false
 		}
 	}
 	type cand struct {
@@ -184,11 +301,13 @@ func (a *ahoCorasick) setPair(fold bool) {
 	}
 	var cands []cand
 	for off := range n {
-		b, m := a.lits[0][off], byte(0)
-		for _, l := range a.lits {
+		b, m := lits[0][off], byte(0)
+		letter := false
+		for _, l := range lits {
 			m |= l[off] ^ b
+			letter = letter || isLetter(l[off])
 		}
-		if fold && isLetter(b) {
+		if fold && letter { // any literal's letter there: the text may hold its other case
 			m |= 0x20
 		}
 		if bits.OnesCount8(m) > 2 {
@@ -205,15 +324,21 @@ func (a *ahoCorasick) setPair(fold bool) {
 		cands = append(cands, cand{off, rank, b, m})
 	}
 	if len(cands) < 2 {
-		return
+		return p, false
 	}
 	slices.SortStableFunc(cands, func(x, y cand) int { return x.rank - y.rank })
 	x, y := cands[0], cands[1]
+	// of the second's rank, the farthest from the first: two letters
+	// apart are a rarer pair than neighbours (пр, in every Russian text)
+	for _, c := range cands[2:] {
+		if c.rank == y.rank && max(c.off-x.off, x.off-c.off) > max(y.off-x.off, x.off-y.off) {
+			y = c
+		}
+	}
 	if x.off > y.off {
 		x, y = y, x
 	}
-	a.pair = pairBytes{o1: x.off, o2: y.off, b1: x.b, b2: y.b, m1: x.m, m2: y.m}
-	a.hasPair, a.plen = true, n
+	return pairBytes{o1: x.off, o2: y.off, b1: x.b, b2: y.b, m1: x.m, m2: y.m}, true
 }
 
 // scanEnd is firstEnd by the automaton alone.

@@ -233,7 +233,9 @@ func foldLiteralSet(re *syntax.Regexp) *ahoCorasick {
 		}
 	}
 	a := newAhoCorasick(lits, true)
-	a.setPair(true)
+	if a.setPair(true); !a.hasPair {
+		a.setGroups(true)
+	}
 	return a
 }
 
@@ -371,12 +373,14 @@ type LineSearch struct {
 	// need: the spans the output uses (SearchOptions.Spans); fewer than
 	// all lets a line's first match do, or its DFA answer.
 	Need  SpanNeed
-	d, du *lineDFA // the DFAs of m and of m.uni, taken when first needed
-	dr    *lineDFA // the reversed DFA of m.rev
+	d, du *lineDFA  // the DFAs of m and of m.uni, taken when first needed
+	dr    *lineDFA  // the reversed DFA of m.rev
+	gs    groupScan // m.AC's groups in this buffer
 }
 
 func (ls *LineSearch) Reset(m *Matcher) {
 	ls.m = m
+	ls.gs.reset()
 	if m.Lits != nil {
 		ls.pf.reset(m.Lits, m.litAC)
 	}
@@ -458,7 +462,7 @@ func (ls *LineSearch) Next(buf []byte, off int, subs []Span) (start, end int, ou
 				sure = ok
 			}
 		} else if m.AC != nil {
-			if at = m.AC.firstEnd(buf, off); at > 0 {
+			if at = m.AC.firstEndIn(buf, off, &ls.gs); at > 0 {
 				at--
 			}
 		} else if d := ls.dfaOf(m); d != nil {

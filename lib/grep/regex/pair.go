@@ -37,8 +37,11 @@ func newPair(s []byte, fold bool) (p pairBytes, ok bool) {
 	}
 	first := rarest(s, fold)
 	second := -1
+	// (of two as rare, the farther from the first: letters apart are a
+	// rarer pair than neighbours, пр in every Russian text)
+	far := func(i int) int { return max(i-first, first-i) }
 	for i := range s {
-		if i != first && s[i] != s[first] && (second < 0 || rank(i) < rank(second)) {
+		if i != first && s[i] != s[first] && (second < 0 || rank(i) < rank(second) || rank(i) == rank(second) && far(i) > far(second)) {
 			second = i
 		}
 	}

@@ -124,10 +124,14 @@ func TestAhoCorasickFirstEnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := 0; i < 3000; i++ {
 		var lits [][]byte
-		size := 1 + r.IntN(12) // every literal's, every other round (setPair)
-		for k := r.IntN(30) + 1; k > 0; k-- {
+		size := 1 + r.IntN(12) // every literal's, every third round (setPair)
+		n := r.IntN(30) + 1
+		if i%3 == 2 {
+			n = r.IntN(8) + 1 // in groups (setGroups)
+		}
+		for k := n; k > 0; k-- {
 			b := make([]byte, size)
-			if i%2 == 0 {
+			if i%3 != 1 {
 				b = make([]byte, 1+r.IntN(12))
 			}
 			for n := range b {
@@ -140,8 +144,11 @@ func TestAhoCorasickFirstEnd(t *testing.T) {
 			h[n] = "abcdefghAB"[r.IntN(10)]
 		}
 		a := newAhoCorasick(lits, false)
-		if i%2 == 1 {
+		switch i % 3 {
+		case 1:
 			a.setPair(false)
+		case 2:
+			a.setGroups(false)
 		}
 		from := r.IntN(len(h) + 1)
 		want := -1
@@ -194,6 +201,24 @@ func FuzzAhoCorasick(f *testing.F) {
 		if got := a.firstEnd(hay, p); got != want {
 			t.Fatalf("%q in %q from %d: firstEnd %d, want %d", lits, hay, p, got, want)
 		}
+		g := newAhoCorasick(lits, false)
+		g.setGroups(false)
+		if got := g.firstEnd(hay, p); got != want {
+			t.Fatalf("%q in %q from %d (%d groups): firstEnd %d, want %d", lits, hay, p, len(g.groups), got, want)
+		}
+		// firstEndIn from every position on, its ends kept from call to call
+		var gs groupScan
+		for q := p; q <= len(hay); q++ {
+			want := -1
+			for _, l := range lits {
+				if j := bytes.Index(hay[q:], l); j >= 0 && (want < 0 || q+j+len(l) < want) {
+					want = q + j + len(l)
+				}
+			}
+			if got := g.firstEndIn(hay, q, &gs); got != want {
+				t.Fatalf("%q in %q from %d, after %d (%d groups): firstEndIn %d, want %d", lits, hay, q, p, len(g.groups), got, want)
+			}
+		}
 		if !utf8.Valid(hay) {
 			return // regexp reads U+FFFD where the automaton reads bytes
 		}
@@ -242,6 +267,26 @@ func TestIndexPair3(t *testing.T) {
 		}
 		if got := p.index(hay, from, len(s)); got != want {
 			t.Fatalf("%q (bytes %d %d %d) in %q from %d: %d, want %d", s, p.o1, p.o2, p.o3, hay, from, got, want)
+		}
+	}
+}
+
+// TestNewPairUTF8: a literal of non-ASCII letters is scanned for bytes
+// that are not its characters' leading bytes (one script shares one or
+// two: D0 and D1 are a tenth of a Russian text), and of those as rare,
+// two letters apart rather than neighbours (пр starts a Russian word in
+// ten).
+func TestNewPairUTF8(t *testing.T) {
+	for _, lit := range []string{"привет", "σοφία", "世界です"} {
+		p, ok := newPair([]byte(lit), false)
+		if !ok {
+			t.Fatalf("%s: no pair", lit)
+		}
+		if p.b1 >= 0xc0 || p.b2 >= 0xc0 {
+			t.Errorf("%s: pair %#x %#x: a leading byte", lit, p.b1, p.b2)
+		}
+		if p.o2-p.o1 < 4 {
+			t.Errorf("%s: pair at %d and %d: want two letters apart at least", lit, p.o1, p.o2)
 		}
 	}
 }

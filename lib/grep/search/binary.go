@@ -112,7 +112,7 @@ func fillsRolled(buf []byte, stdin bool, roll func(start, searchEnd int) int, f 
 		searchEnd := start
 		if end == len(buf) {
 			searchEnd = end
-		} else if j := bytes.LastIndexByte(buf[start:end], '\n'); j >= 0 {
+		} else if j := lastNewline(buf[start:end]); j >= 0 {
 			searchEnd = start + j + 1
 		}
 		if !f(start, read, end, searchEnd) {

@@ -137,7 +137,11 @@ func searchChunks(m *regex.Matcher, path string, read ReadFunc, mapped []byte, s
 		size = defaultChunkSize
 	}
 	c := &chunkSearch{m: m, o: o, emit: emit, left: -1, maxEnd: -1, nul: -1, lateAt: -1}
-	if !o.CountOnly && !o.NoLineNumbers {
+	if !o.CountOnly && !o.NoLineNumbers && !(o.Slice && !o.Text && o.Before == 0 && o.After == 0) {
+		// (a map's search numbers its matches as rg's searcher does,
+		// counting newlines up to each: one pass over the bytes, not a
+		// count as they are read then the search; its NULs matter only
+		// in the matching lines: lineNUL)
 		c.nl = &lineIndex{}
 	}
 	c.r = FileResult{Path: path, BinaryOffset: -1, BinaryFrom: -1}
@@ -303,6 +307,16 @@ func (c *chunkSearch) nuls(p []byte, off int64) {
 	}
 }
 
+// pieceNUL: the piece (at file offset base) holds a NUL. The newlines'
+// count looked for NULs as it went (lineIndex.nulFrom): a piece before
+// the first it saw needs no pass of its own.
+func (c *chunkSearch) pieceNUL(piece []byte, base int64) bool {
+	if c.nl != nil && (!c.nl.sawNUL || c.nl.nulFrom >= base+int64(len(piece))) {
+		return false
+	}
+	return bytes.IndexByte(piece, 0) >= 0
+}
+
 // search searches one piece of whole lines, at file offset base, and
 // emits its lines as a part.
 func (c *chunkSearch) search(piece []byte, base int64) bool {
@@ -331,7 +345,10 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 		so := o
 		so.Text, so.Slice = true, true // the binary rules are applied here, to the whole file
 		so.MaxCount = max(c.left, 0)
-		nul := late && bytes.IndexByte(piece, 0) >= 0
+		// without context, the search looks for NULs in the lines it
+		// matches (lineNUL), and it is done again as below for one
+		lineNUL := late && !context
+		nul := late && !lineNUL && c.pieceNUL(piece, base)
 		so.CountOnly = o.CountOnly && c.left < 0 && !nul
 		if nul || c.r.BinaryFrom >= 0 || o.MaxCount > 0 || context {
 			so.Format = nil // the printer looks at these lines (binary data, -m, context)
@@ -340,8 +357,12 @@ func (c *chunkSearch) search(piece []byte, base int64) bool {
 			so.refsOut = &c.co
 			c.co.refs, c.co.subs = c.co.refs[:0], c.co.subs[:0]
 		}
-		so.lineBase, so.offBase, so.nl, so.piece = c.line, base, c.nl, true
+		so.lineBase, so.offBase, so.nl, so.piece, so.lineNUL = c.line, base, c.nl, true, lineNUL
 		res := SearchBuffer(c.m, c.r.Path, piece, so)
+		if res.nulLine {
+			so.CountOnly, so.Format, so.lineNUL = false, nil, false // (as nul above)
+			res = SearchBuffer(c.m, c.r.Path, piece, so)
+		}
 		c.r.MatchedLines += res.MatchedLines
 		c.r.Matches += res.Matches
 		lines = res.Lines
@@ -787,12 +808,14 @@ func (fr *fillReplay) advance(data []byte, base int64, eof bool, f func(start, e
 			}
 			newEnd = want
 		}
+		// (the bytes of the last fill after fr.start hold no newline)
+		from := max(fr.start, fr.end)
 		fr.end = newEnd
 		searchEnd := fr.start
 		if eof && newEnd == total {
 			searchEnd = newEnd
-		} else if j := bytes.LastIndexByte(data[fr.start-base:newEnd-base], '\n'); j >= 0 {
-			searchEnd = fr.start + int64(j) + 1
+		} else if j := lastNewline(data[from-base : newEnd-base]); j >= 0 {
+			searchEnd = from + int64(j) + 1
 		}
 		if !f(fr.start, newEnd, searchEnd) {
 			return false

@@ -39,6 +39,10 @@ type lineIndex struct {
 	nls  []int   // the newlines of the file before each
 	cur  int     // the checkpoint the last look-up found
 	read int     // newlines in the bytes read so far
+	// nulFrom: the offset of the first stretch added holding a NUL
+	// (valid with sawNUL): pieces before it hold none (pieceNUL)
+	nulFrom int64
+	sawNUL  bool
 }
 
 // add counts the newlines of p, read at file offset off (right after the
@@ -52,6 +56,9 @@ func (x *lineIndex) add(p []byte, off int64, nulStop bool) (nul bool) {
 		if z && nulStop {
 			x.offs, x.nls, x.read = x.offs[:k], x.nls[:k], read
 			return true
+		}
+		if z && !x.sawNUL {
+			x.nulFrom, x.sawNUL = off+int64(i), true
 		}
 		x.offs = append(x.offs, off+int64(i))
 		x.nls = append(x.nls, x.read)
@@ -179,4 +186,20 @@ func holdsChar(line []byte) bool {
 		line = line[1:]
 	}
 	return false
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n') at about the speed of
+// bytes.IndexByte on a long line, which the former reads a byte at a time
+// (a 10 MB line's fills scanned it back to its start): blocks from the end,
+// each looked at by IndexByte first, growing to 64 KiB.
+func lastNewline(b []byte) int {
+	block := 256
+	for end := len(b); end > 0; block = min(2*block, 64<<10) {
+		start := max(0, end-block)
+		if bytes.IndexByte(b[start:end], '\n') >= 0 {
+			return start + bytes.LastIndexByte(b[start:end], '\n')
+		}
+		end = start
+	}
+	return -1
 }

@@ -241,3 +241,20 @@ func TestSearchOneByteCount(t *testing.T) {
 		}
 	}
 }
+
+// lastNewline is bytes.LastIndexByte(b, '\n') on lengths around its
+// blocks' sizes and newlines anywhere (or none).
+func TestLastNewline(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, n := range []int{0, 1, 255, 256, 257, 767, 768, 769, 70000, 200000} {
+		for range 20 {
+			b := bytes.Repeat([]byte{'x'}, n)
+			for k := rng.Intn(3); k > 0 && n > 0; k-- {
+				b[rng.Intn(n)] = '\n'
+			}
+			if got, want := lastNewline(b), bytes.LastIndexByte(b, '\n'); got != want {
+				t.Fatalf("len %d: lastNewline %d, LastIndexByte %d", n, got, want)
+			}
+		}
+	}
+}

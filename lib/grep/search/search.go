@@ -38,6 +38,9 @@ type FileResult struct {
 	// line Out holds: the chunked search counts its piece's lines on from
 	// there.
 	lastNum, lastStart int
+	// nulLine: a matching line holds a NUL (SearchOptions.lineNUL); the
+	// result holds nothing else
+	nulLine bool
 	// More: this is a part of a large file's result (SearchOptions.ChunkAbove),
 	// its lines follow the lines of the parts before it, and more parts
 	// follow; the counts and the binary fields are final in the last part
@@ -149,6 +152,11 @@ type SearchOptions struct {
 	// refsOut: the lines with context go here, not into the result
 	// (chunked.go prints them once complete)
 	refsOut *ctxOut
+	// lineNUL: a NUL byte in a matching line is binary data (rg's rule
+	// for a memory map past its first 64 KiB), elsewhere it is not: the
+	// search stops at such a line with FileResult.nulLine, so the caller
+	// needs no pass of its own over the buffer for NULs
+	lineNUL bool
 }
 
 // SearchDecoded searches one whole file's contents as rg reads them: a
@@ -168,6 +176,13 @@ func SearchBuffer(m *regex.Matcher, path string, buf []byte, o SearchOptions) Fi
 	r := FileResult{Path: path, BytesSearched: int64(len(buf)), BinaryOffset: -1}
 	if buf = binaryPrepare(buf, o, &r); r.Skipped {
 		return r
+	}
+	if o.lineNUL && !visitsMatches(m, o) {
+		o.lineNUL = false // (the lines are not visited one by one: a pass for NULs)
+		if bytes.IndexByte(buf, 0) >= 0 {
+			r.nulLine = true
+			return r
+		}
 	}
 	// (the searches that visit the matching lines only look at each line's
 	// letters: lineSearch)
@@ -223,6 +238,26 @@ func SearchBuffer(m *regex.Matcher, path string, buf []byte, o SearchOptions) Fi
 	return searchContext(m, buf, o, r) // context.go
 }
 
+// visitsMatches reports whether SearchBuffer searches with o through
+// searchMatches, which visits each matching line (m, or its Unicode form).
+func visitsMatches(m *regex.Matcher, o SearchOptions) bool {
+	if m.Bytes != nil || m.Multiline || o.Invert || o.Before > 0 || o.After > 0 {
+		return false
+	}
+	if !o.CountOnly || !o.LinesOnly {
+		return true
+	}
+	for _, m := range []*regex.Matcher{m, m.Uni} {
+		if m == nil {
+			continue
+		}
+		if _, one := m.OneByte(); one || m.AnyChar {
+			return false // (counted in one pass: byteLines, dotLines)
+		}
+	}
+	return true
+}
+
 // searchMatches is the common case (no context, no -v, no -U): it visits
 // only the lines that match, counting the newlines before each to number
 // it, and never looks at the rest of the file line by line. The matching
@@ -245,6 +280,9 @@ func searchMatches(m *regex.Matcher, buf []byte, o SearchOptions, r FileResult) 
 			break
 		}
 		subs = got
+		if o.lineNUL && bytes.IndexByte(buf[start:end], 0) >= 0 {
+			return FileResult{Path: r.Path, BinaryOffset: -1, nulLine: true}
+		}
 		r.MatchedLines++
 		switch o.Spans {
 		case regex.SpansFirst:

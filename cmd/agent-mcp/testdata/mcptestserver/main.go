@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentutils/agentutils/internal/mcpserve"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,7 +26,8 @@ func main() {
 	sse := flag.Bool("sse", false, "with -http: serve the legacy HTTP+SSE protocol instead")
 	addrFile := flag.String("addr-file", "", "write the listening URL here")
 	token := flag.String("token", "", "with -http: require this bearer token")
-	mode := flag.String("mode", "", "misbehave: garbage, exit, hang, banner (a line of text on stdout first), old (protocol 2025-03-26 only)")
+	mode := flag.String("mode", "", "misbehave: garbage, exit, hang, banner (a line of text on stdout first), old (protocol 2025-03-26 only); "+
+		"tasks: MCP 2025-11-25 tasks (agent-mcp serve's), with a tool research that must be called as a task")
 	pageSize := flag.Int("page-size", 2, "tools per tools/list page")
 	flag.Parse()
 
@@ -48,6 +51,71 @@ func main() {
 		time.Sleep(d)
 	}
 	newServer := func() *mcp.Server { return server(*pageSize) }
+	if *mode == "tasks" {
+		protocols = []string{"2025-11-25"} // tasks' protocol, and elicitation/create requests
+		newServer = func() *mcp.Server {
+			s := server(*pageSize)
+			s.AddTool(&mcp.Tool{Name: "research", Description: "Research a topic, slowly: a task.", InputSchema: obj(`"topic":{"type":"string"}`, "topic")},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					wait := 300 * time.Millisecond
+					if args(req)["topic"] == "forever" {
+						wait = time.Hour // until cancelled
+					}
+					select {
+					case <-time.After(wait):
+					case <-ctx.Done():
+						if f := os.Getenv("MCPTEST_CANCEL_FILE"); f != "" {
+							os.WriteFile(f, []byte("cancelled\n"), 0o644)
+						}
+						return nil, ctx.Err()
+					}
+					return text(fmt.Sprintf("findings on %v", args(req)["topic"])), nil
+				})
+			s.AddTool(&mcp.Tool{Name: "forecast", Description: "Ask the client's model, with a tool it must use (sampling with tools).", InputSchema: obj(``)},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					res, err := req.Session.CreateMessageWithTools(ctx, &mcp.CreateMessageWithToolsParams{MaxTokens: 100,
+						Messages:   []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "Weather in Paris?"}}}},
+						Tools:      []*mcp.Tool{{Name: "get_weather", Description: "The weather of a city.", InputSchema: obj(`"city":{"type":"string"}`, "city")}},
+						ToolChoice: &mcp.ToolChoice{Mode: "required"}})
+					if err != nil {
+						return nil, err
+					}
+					var out []string
+					for _, c := range res.Content {
+						if u, ok := c.(*mcp.ToolUseContent); ok {
+							out = append(out, fmt.Sprintf("tool_use %s %v", u.Name, u.Input))
+						}
+					}
+					return text(res.StopReason + ": " + strings.Join(out, ", ")), nil
+				})
+			s.AddTool(&mcp.Tool{Name: "stats", Description: "Count things (structured output; bad: one that does not match its schema).",
+				InputSchema: obj(`"bad":{"type":"boolean"}`), OutputSchema: obj(`"count":{"type":"integer"}`, "count")},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					r := text("counted")
+					r.StructuredContent = map[string]any{"count": 3}
+					if bad, _ := args(req)["bad"].(bool); bad {
+						r.StructuredContent = map[string]any{"count": "many"}
+					}
+					return r, nil
+				})
+			s.AddTool(&mcp.Tool{Name: "login", Description: "Needs a login in the browser first (-32042).", InputSchema: obj(``)},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					data, _ := json.Marshal(map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "e1",
+						"url": "https://auth.example/login?s=1", "message": "Log in to Example"}}})
+					return nil, &jsonrpc.Error{Code: mcp.CodeURLElicitationRequired, Message: "This request requires more information.", Data: data}
+				})
+			s.AddTool(&mcp.Tool{Name: "browse", Description: "Asks the person to open a URL (URL elicitation).", InputSchema: obj(``)},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", ElicitationID: "e2", URL: "https://pay.example/checkout", Message: "Pay there"})
+					if err != nil {
+						return nil, err
+					}
+					_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: "e2"})
+					return text("elicitation: " + res.Action), nil
+				})
+			return s
+		}
+	}
 	if *httpAddr == "" {
 		var t mcp.Transport = &mcp.StdioTransport{}
 		if f := os.Getenv("MCPTEST_RECORD"); f != "" {
@@ -59,6 +127,9 @@ func main() {
 			}
 			defer rec.Close()
 			t = &mcp.IOTransport{Reader: readCloser{io.TeeReader(os.Stdin, rec), os.Stdin}, Writer: os.Stdout}
+		}
+		if *mode == "tasks" {
+			t = mcpserve.TaskTransport{Transport: t, Required: []string{"research"}}
 		}
 		if err := newServer().Run(context.Background(), t); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -121,13 +192,24 @@ func args(req *mcp.CallToolRequest) map[string]any {
 	return m
 }
 
+// protocols are the protocol versions offered (none: the SDK's).
+var protocols []string
+
 func server(pageSize int) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcptestserver", Version: "1.0.0"},
-		&mcp.ServerOptions{Instructions: "Use echo to repeat a message.", PageSize: pageSize})
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptestserver", Version: "1.0.0",
+		Icons: []mcp.Icon{{Source: "data:image/png;base64,iVBORw0KGgo=", MIMEType: "image/png", Sizes: []string{"16x16"}}, {Source: "https://example.com/t.svg", Theme: "dark"}}},
+		&mcp.ServerOptions{Instructions: "Use echo to repeat a message.", PageSize: pageSize, SupportedProtocolVersions: protocols,
+			CompletionHandler: complete})
 	s.AddTool(&mcp.Tool{Name: "echo", Description: "Repeat a message.\nSecond line.", InputSchema: obj(`"message":{"type":"string"}`, "message"),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return text(fmt.Sprint(args(req)["message"])), nil
+			msg := fmt.Sprint(args(req)["message"])
+			if msg == "log" { // notifications/message, sent only at the level the client set
+				_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Data: map[string]any{"step": 1}})
+				_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "echo", Data: "about to echo log"})
+				_ = req.Session.Ping(ctx, nil) // answered after the client handled the notifications above
+			}
+			return text(msg), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "add", Description: "Add two numbers.", InputSchema: obj(`"a":{"type":"number"},"b":{"type":"number","nullable":true}`, "a", "b")},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -138,7 +220,7 @@ func server(pageSize int) *mcp.Server {
 			r.StructuredContent = map[string]any{"sum": x + y}
 			return r, nil
 		})
-	s.AddTool(&mcp.Tool{Name: "image", Description: "A 1x1 PNG.", InputSchema: obj(``)},
+	s.AddTool(&mcp.Tool{Name: "image", Description: "A 1x1 PNG.", InputSchema: obj(``), Icons: []mcp.Icon{{Source: "https://example.com/image.png", MIMEType: "image/png"}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")}}}, nil
 		})
@@ -257,7 +339,7 @@ func server(pageSize int) *mcp.Server {
 			}
 			return text("the model (" + model + ", " + stop + ") said: " + t.Text), nil
 		})
-	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
+	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain", Icons: []mcp.Icon{{Source: "https://example.com/hello.png"}}},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello world"}}}, nil
 		})
@@ -265,7 +347,11 @@ func server(pageSize int) *mcp.Server {
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/octet-stream", Blob: []byte{1, 2, 3, 4}}}}, nil
 		})
-	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone.", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://items/{kind}/{id}", Name: "item", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "item " + req.Params.URI}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone.", Icons: []mcp.Icon{{Source: "https://example.com/greet.png"}}, Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 				{Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + req.Params.Arguments["name"] + "."}},
@@ -273,6 +359,36 @@ func server(pageSize int) *mcp.Server {
 			}}, nil
 		})
 	return s
+}
+
+// complete answers completion/complete: names for greet's name, ids of
+// the item template's kind (given in the context) for id; the values that
+// start with the partial value.
+func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := req.Params
+	var all []string
+	switch {
+	case p.Ref.Type == "ref/prompt" && p.Ref.Name == "greet" && p.Argument.Name == "name":
+		all = []string{"Alice", "Albert", "Bob"}
+	case p.Ref.Type == "ref/resource" && p.Ref.URI == "test://items/{kind}/{id}" && p.Argument.Name == "kind":
+		all = []string{"book", "disc"}
+	case p.Ref.Type == "ref/resource" && p.Ref.URI == "test://items/{kind}/{id}" && p.Argument.Name == "id":
+		kind := ""
+		if p.Context != nil {
+			kind = p.Context.Arguments["kind"]
+		}
+		all = []string{kind + "-1", kind + "-2"}
+	default:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "nothing to complete for " + p.Argument.Name}
+	}
+	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	for _, v := range all {
+		if strings.HasPrefix(v, p.Argument.Value) {
+			res.Completion.Values = append(res.Completion.Values, v)
+		}
+	}
+	res.Completion.Total = len(res.Completion.Values)
+	return res, nil
 }
 
 // oldServer speaks only protocol 2025-03-26, by hand: it knows neither
