@@ -31,7 +31,7 @@ vet:
 # each cmd/agent-*/ and the top-level pipeline suite build the binaries once)
 # + deploy/job.yaml against Kubernetes' Job validation (scripts/check-deploy).
 test: lint man-check gopls
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 40m ./...
 	scripts/check-deploy
 
 # gopls, for the lsp tool's tests (internal/lsp, cmd/agent-chat's lsp.txtar): installed from the

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The results come in the files' order, all of them, when the output of
@@ -26,8 +27,12 @@ func TestSearchAheadBounded(t *testing.T) {
 		files = append(files, ignore.File{Path: p, Abs: p, Size: -1})
 	}
 	m := mustCompile(t, "needle")
+	base := runtime.NumGoroutine()
 	for _, stop := range []int{-1, 0, 1, 57} {
 		for _, threads := range []int{1, 2, 4} {
+			if n := settled(base); n > base {
+				t.Fatalf("before stop %d, %d threads: %d goroutines left of earlier searches (%d before them): a held worker was never let go", stop, threads, n, base)
+			}
 			var got []string
 			Search(context.Background(), m, slices.Values(files), search.SearchOptions{}, threads, func(r search.FileResult) bool {
 				if r.Err != nil || r.MatchedLines != len(r.Lines) || r.MatchedLines < 300 {
@@ -58,6 +63,17 @@ func TestSearchAheadBounded(t *testing.T) {
 // ahead holds a worker on a later batch while the bytes waiting pass its
 // bound, never the worker on the batch printing, and lets it go when the
 // printer moves on, the bytes drop, or the search is cancelled.
+// settled is the number of goroutines once those ending have ended (at
+// most base), or after a few seconds the number still there.
+func settled(base int) int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 500 && n > base; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
+
 func TestAhead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := newAhead(ctx, 100)

@@ -41,9 +41,12 @@ func Search(ctx context.Context, m *regex.Matcher, files iter.Seq[ignore.File], 
 		seq   int64 // the batch's place in the order
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	ahead := newAhead(ctx, maxAhead)
+	// cancel before the wake: a worker held by ahead sees the search over
+	// and ends (stopped first, the wake would never come, and a search
+	// that emit stopped early would leave its workers waiting for good).
 	defer ahead.stop()
+	defer cancel()
 	cwd, _ := os.Getwd() // (nothing in the process changes it)
 	jobs := make(chan job, threads*4)
 	// order carries each batch's result channel in file order: the results
