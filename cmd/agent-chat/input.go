@@ -29,6 +29,9 @@ type stream struct {
 	// the state changes before it (compact.Window); else every entry.
 	records  []session.Record
 	pending  [][]byte        // records marked pending, echoed as entry events
+	// compacted: a stage before (agent-compact) compacted the session: a
+	// pending compaction record (SessionStart's source is then compact).
+	compacted bool
 	upstream json.RawMessage // an error record from an earlier stage
 	rest     *bufio.Reader   // stdin after context_end
 	win      compact.Window  // the entries held while reading
@@ -125,6 +128,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	}
 	if e.Pending {
 		s.pending = append(s.pending, bytes.Clone(e.Raw)) // its block may be used again
+		s.compacted = s.compacted || e.Type == "compaction"
 	}
 	carried := s.win.Carrying()
 	k, err := s.win.Add(e)

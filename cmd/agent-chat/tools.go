@@ -168,10 +168,16 @@ func (n *notices) add(m *event.Notice) {
 // feed hands the notices that came in meanwhile to the loop (none
 // without tool processes).
 func (t *toolRunner) feed(l *loop.Loop) {
-	if t == nil {
+	if t != nil {
+		t.notes.feed(l)
+	}
+}
+
+// feed hands the notices that came in meanwhile to the loop.
+func (n *notices) feed(l *loop.Loop) {
+	if n == nil {
 		return
 	}
-	n := t.notes
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, m := range n.list {
