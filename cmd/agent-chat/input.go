@@ -27,14 +27,14 @@ type stream struct {
 	// records are what BuildContext resolves: on a stream that is one
 	// chain, the entries from the newest compaction's kept part on, after
 	// the state changes before it (compact.Window); else every entry.
-	records  []session.Record
-	pending  [][]byte        // records marked pending, echoed as entry events
+	records []session.Record
+	pending [][]byte // records marked pending, echoed as entry events
 	// compacted: a stage before (agent-compact) compacted the session: a
 	// pending compaction record (SessionStart's source is then compact).
 	compacted bool
-	upstream json.RawMessage // an error record from an earlier stage
-	rest     *bufio.Reader   // stdin after context_end
-	win      compact.Window  // the entries held while reading
+	upstream  json.RawMessage // an error record from an earlier stage
+	rest      *bufio.Reader   // stdin after context_end
+	win       compact.Window  // the entries held while reading
 	// spans locate the bytes of each entry of win (by address only: they
 	// keep nothing alive) and its line, to name the line of a message that
 	// does not decode after the records are let go.

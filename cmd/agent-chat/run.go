@@ -197,8 +197,8 @@ type chatRun struct {
 	secrets   []string
 	key       string
 	spent     *spendMeter
-	notes     *notices // the tools' and the async hooks' news for the model
-	hookWait  func()   // waits for the async hooks still running
+	notes     *notices        // the tools' and the async hooks' news for the model
+	hookWait  func()          // waits for the async hooks still running
 	ctx       context.Context // the run's: SIGINT or a control abort cancels it
 	abort     func()
 }

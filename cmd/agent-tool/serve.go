@@ -270,9 +270,9 @@ type gate struct {
 	// pending counts those still running.
 	notify  func(string)
 	pending *sync.WaitGroup
-	rules rules
-	valid *jsonschema.Validator
-	errw  io.Writer
+	rules   rules
+	valid   *jsonschema.Validator
+	errw    io.Writer
 }
 
 func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {

@@ -36,16 +36,16 @@ const (
 
 // Model is the bubbletea model of the front-end.
 type Model struct {
-	a       *agent
-	phase   phase
+	a     *agent
+	phase phase
 	// compacted: the run's agent-compact compacted the session
 	// (SessionStart, source compact, fires when it ends).
 	compacted bool
 	idle      idleWait
-	busyFor string // what a busy phase does ("compacting" …)
-	width   int
-	height  int
-	now     func() time.Time
+	busyFor   string // what a busy phase does ("compacting" …)
+	width     int
+	height    int
+	now       func() time.Time
 
 	ed       *editor
 	lastEdit time.Time // the editor's last change (the approvals' guard)
