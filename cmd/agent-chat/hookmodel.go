@@ -99,3 +99,26 @@ func (h *hookModel) agent(ctx context.Context, model, prompt string) (string, er
 	}
 	return r.Text, nil
 }
+
+// answer answers a tool process's hook_prompt or hook_agent request
+// (formats/tool-protocol) with the model's or the sub-agent's text.
+func (h *hookModel) answer(ctx context.Context, r *event.ToolAsk) json.RawMessage {
+	var q event.HookQuestion
+	var a event.HookAnswer
+	var err error
+	switch {
+	case json.Unmarshal(r.Payload, &q) != nil || q.Prompt == "":
+		err = errors.New("a hook request without a prompt")
+	case r.Kind == event.HookAgentKind && h.task == nil:
+		err = errors.New("agent hooks need the task tool (agent-chat --max-task-depth 0 has none)")
+	case r.Kind == event.HookAgentKind:
+		a.Text, err = h.agent(ctx, q.Model, q.Prompt)
+	default:
+		a.Text, err = h.ask(ctx, q.Model, q.Prompt)
+	}
+	if err != nil {
+		a.Error = err.Error()
+	}
+	b, _ := json.Marshal(a)
+	return b
+}

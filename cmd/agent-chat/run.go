@@ -146,6 +146,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		return err
 	}
 	if tr != nil {
+		tr.ask.hooks = hm
 		defer stopTools(tr.procs)
 		tools = offered(o.Permission, tools)
 		sayPermissions(env, o.Permission)

@@ -72,6 +72,10 @@ type server struct {
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
 	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true, watched: map[string]struct{}{}}
 	g.notify = func(text string) { s.Send(&event.Notice{CustomType: hooks.NoticeType, Text: text}) }
+	g.ask, g.agent = hooks.ViaParent(func(ctx context.Context, kind string, payload []byte) ([]byte, bool) {
+		a := s.Ask(ctx, kind, payload)
+		return a.Value, !a.Cancelled
+	})
 	if env.Jobs != nil {
 		env.Jobs.Started = s.watchJob
 	}
@@ -270,6 +274,8 @@ type gate struct {
 	// pending counts those still running.
 	notify  func(string)
 	pending *sync.WaitGroup
+	// ask, prompt and agent hooks go to the parent (nil: none, skipped).
+	ask, agent func(ctx context.Context, model, prompt string) (string, error)
 	rules   rules
 	valid   *jsonschema.Validator
 	errw    io.Writer
@@ -325,7 +331,7 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 
 // opts are the hooks' options: async hooks' answers go to notify.
 func (g *gate) opts(env []string, warn func(string)) hooks.Opts {
-	return hooks.Opts{Env: env, Warn: warn, Async: g.notify, Pending: g.pending}
+	return hooks.Opts{Env: env, Warn: warn, Async: g.notify, Pending: g.pending, Ask: g.ask, Agent: g.agent}
 }
 
 // permit runs the PreToolUse hooks and then, for a call that needs a

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agentutils/agentutils/lib/event"
 )
 
 // maxBody is the most of an HTTP hook's answer read.
@@ -191,4 +194,29 @@ func asyncText(stdout string) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// ViaParent are prompt and agent hooks that a tool process hands to its
+// parent (agent-chat holds the model's key): ask sends a request of kind
+// hook_prompt or hook_agent (formats/tool-protocol) and waits for the
+// answer, the model's text.
+func ViaParent(ask func(ctx context.Context, kind string, payload []byte) ([]byte, bool)) (prompt, agent func(ctx context.Context, model, prompt string) (string, error)) {
+	via := func(kind string) func(ctx context.Context, model, prompt string) (string, error) {
+		return func(ctx context.Context, model, prompt string) (string, error) {
+			b, _ := json.Marshal(event.HookQuestion{Model: model, Prompt: prompt})
+			v, ok := ask(ctx, kind, b)
+			if !ok {
+				return "", fmt.Errorf("the parent process does not answer %s requests", kind)
+			}
+			var a event.HookAnswer
+			if err := json.Unmarshal(v, &a); err != nil {
+				return "", fmt.Errorf("the parent's answer to %s: %v", kind, err)
+			}
+			if a.Error != "" {
+				return "", errors.New(a.Error)
+			}
+			return a.Text, nil
+		}
+	}
+	return via(event.HookPromptKind), via(event.HookAgentKind)
 }
