@@ -276,9 +276,9 @@ type gate struct {
 	pending *sync.WaitGroup
 	// ask, prompt and agent hooks go to the parent (nil: none, skipped).
 	ask, agent func(ctx context.Context, model, prompt string) (string, error)
-	rules   rules
-	valid   *jsonschema.Validator
-	errw    io.Writer
+	rules      rules
+	valid      *jsonschema.Validator
+	errw       io.Writer
 }
 
 func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
