@@ -80,10 +80,11 @@ func onlyTools(sources []loop.Source, keep []string) ([]loop.Source, error) {
 // toolEnviron is the environment of the tool co-processes: agent-chat's
 // without its keys and the variables whose names look secret
 // (lib/redact), but for those the user named (--shell-env, shell.env),
-// which also go on in AGENT_SHELL_ENV for agent-tool's bash, and the keys
-// of web_search's back-ends (which bash does not get).
-func toolEnviron(environ, keep, secrets []string) []string {
-	pass := []string{"AGENT_SHELL_ENV"}
+// which also go on in AGENT_SHELL_ENV for agent-tool's bash, the keys
+// of web_search's back-ends and the variables the http hooks' headers
+// may use (hookVars; bash gets neither).
+func toolEnviron(environ, keep, secrets, hookVars []string) []string {
+	pass := append([]string{"AGENT_SHELL_ENV"}, hookVars...)
 	for _, b := range websearch.Backends {
 		pass = append(pass, b.KeyEnv) // web_search's; agent-tool keeps them from bash
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -312,4 +313,19 @@ func Has(hs []Hook, events ...string) bool {
 		}
 	}
 	return false
+}
+
+// HeaderVars are the variables the http hooks of hs may put in their
+// headers (allowedEnvVars): a process that runs them must have them,
+// though it hides secret-looking names from what it runs itself.
+func HeaderVars(hs []Hook) []string {
+	var out []string
+	for _, h := range hs {
+		for _, v := range h.AllowedEnvVars {
+			if h.Type == TypeHTTP && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
