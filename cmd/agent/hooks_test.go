@@ -84,3 +84,37 @@ func waitFile(t *testing.T, path, want string) string {
 		}
 	}
 }
+
+// TestSessionStartCompact: after /compact the SessionStart hooks fire
+// with source compact (matcher compact), and what they print joins the
+// system prompt of the next runs; the variables they write to
+// CLAUDE_ENV_FILE are in bash's environment.
+func TestSessionStartCompact(t *testing.T) {
+	f := newFixture(t, textAnswer("Hello."), textAnswer("We said hello."), toolAnswer("bash", `{"command":"echo stage=$PROJECT_STAGE"}`), textAnswer("Done."))
+	settings := `{"hooks":{"SessionStart":[
+  {"matcher":"startup","hooks":[{"type":"command","command":"echo 'export PROJECT_STAGE=trial' >> \"$CLAUDE_ENV_FILE\""}]},
+  {"matcher":"compact","hooks":[{"type":"command","command":"jq -r .source >> \"$HOME/sources.log\"; echo 'Re-read PLAN.md after a compaction.'"}]}]}}`
+	os.MkdirAll(filepath.Join(f.home, ".claude"), 0o755)
+	if err := os.WriteFile(filepath.Join(f.home, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := f.start(agentCmd + " --yes --compact-cmd 'agent-compact --keep-recent-tokens 10'")
+	s.wait("/help for commands")
+	s.send("hi\r")
+	s.wait("Hello.")
+	s.send("/compact\r")
+	s.wait("compacted")
+	waitFile(t, filepath.Join(f.home, "sources.log"), "compact")
+	s.send("run it\r")
+	s.wait("Done.")
+	reqs := f.srv.Requests()
+	last := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(last, "Re-read PLAN.md after a compaction.") {
+		t.Errorf("the compact hook's context is not in the next run's request: %s", last)
+	}
+	if !strings.Contains(last, "stage=trial") {
+		t.Errorf("bash did not see CLAUDE_ENV_FILE's variable: %s", last)
+	}
+	s.send("/exit\r")
+	s.exited()
+}

@@ -65,11 +65,17 @@ func (a *agent) sessionStart(source string, warn func(string)) {
 			a.baseEnv = os.Environ()
 		}
 	}
-	vars, err := hooks.ReadEnvFile(context.Background(), file, a.baseEnv)
+	// After a compaction the session goes on: what the hooks wrote before
+	// stays, what they write now is added (a new session starts afresh).
+	base := a.baseEnv
+	if source == "compact" {
+		base = slices.Clip(a.Stages.Env)
+	}
+	vars, err := hooks.ReadEnvFile(context.Background(), file, base)
 	if err != nil {
 		warn(err.Error())
 	}
-	a.Stages.Env = append(a.baseEnv, vars...)
+	a.Stages.Env = append(base, vars...)
 }
 
 // sessionEnd fires SessionEnd (reason: prompt_input_exit, clear, other).
