@@ -141,6 +141,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	// CLAUDE_ENV_FILE is in the tools' environment (bash's, filtered).
 	sessionContext, sessionVars, end := sessionHooks(c.Context, o, in, model, hks, fire, env, warn)
 	defer end()
+	if task != nil { // a sub-agent's bash sees them too
+		task.Env = append(task.Env, sessionVars...)
+	}
 	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(append(env.Environment(), sessionVars...), o.ShellEnv, secrets, hooks.HeaderVars(hks)), task, notes)
 	if err != nil {
 		return err

@@ -94,8 +94,7 @@ type Hook struct {
 	Source string
 }
 
-// Name is how the hook is named in messages (and told apart: hooks of
-// one name run once an event).
+// Name is how the hook is named in messages.
 func (h Hook) Name() string {
 	switch {
 	case h.Path != "":
@@ -106,6 +105,15 @@ func (h Hook) Name() string {
 		return h.Type + " " + strconv.Quote(firstLine(h.Prompt))
 	}
 	return h.Command
+}
+
+// key tells hooks apart: those of one key run once an event (Claude
+// Code's: a command by its text, an http hook by its URL).
+func (h Hook) key() string {
+	if h.Type == TypePrompt || h.Type == TypeAgent {
+		return h.Type + "\x00" + h.Model + "\x00" + h.Prompt
+	}
+	return h.Name()
 }
 
 func firstLine(s string) string {

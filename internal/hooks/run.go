@@ -196,8 +196,8 @@ func RunOpts(ctx context.Context, hs []Hook, in Input, o Opts) Verdict {
 				startAsync(ctx, h, payload, in.Cwd, hookEnv(in, o.Env), o, warn)
 				continue
 			}
-			if !seen[h.Name()] {
-				seen[h.Name()] = true
+			if k := h.key(); !seen[k] {
+				seen[k] = true
 				todo = append(todo, h)
 			}
 		}
