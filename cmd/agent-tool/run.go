@@ -38,7 +38,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			defer g.pending.Wait() // async hooks: what they answer is warned
+			defer g.wait() // async hooks: what they answer is warned
 			in := bufio.NewReaderSize(env.Stdin, 256<<10)
 			w := bufio.NewWriter(c.App.Writer)
 			defer w.Flush()

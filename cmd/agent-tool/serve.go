@@ -94,7 +94,7 @@ func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.
 			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)})
 		},
 	})
-	g.pending.Wait() // the async hooks' answers go out before serve ends
+	g.wait() // the async hooks' answers go out before serve ends
 	s.noticeMu.Lock()
 	s.closed = true
 	s.noticeMu.Unlock()
@@ -327,6 +327,13 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 		hooks.After(ctx, hs, in, &r, g.opts(hookEnv, warn))
 	}
 	return r
+}
+
+// wait waits for the async hooks still running.
+func (g *gate) wait() {
+	if g.pending != nil {
+		g.pending.Wait()
+	}
 }
 
 // opts are the hooks' options: async hooks' answers go to notify.
