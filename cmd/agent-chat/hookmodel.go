@@ -93,7 +93,7 @@ func (h *hookModel) agent(ctx context.Context, model, prompt string) (string, er
 	if err != nil {
 		return "", err
 	}
-	r := h.task.Run(ctx, fmt.Sprintf("hook-%d", h.n.Add(1)), args, func(event.ToolOutput) {})
+	r := h.verifier().Run(ctx, fmt.Sprintf("hook-%d", h.n.Add(1)), args, func(event.ToolOutput) {})
 	if r.IsError {
 		return "", fmt.Errorf("the agent hook's sub-agent: %s", r.Text)
 	}
@@ -121,4 +121,22 @@ func (h *hookModel) answer(ctx context.Context, r *event.ToolAsk) json.RawMessag
 	}
 	b, _ := json.Marshal(a)
 	return b
+}
+
+// verifier is the task runner for agent hooks: the task tool's, but its
+// sub-agents run no hooks (no --settings: an agent hook on the tool
+// events would fire again on the verifier's own reads) and fire no
+// SubagentStart.
+func (h *hookModel) verifier() *subagent.Runner {
+	r := *h.task
+	r.OnStart = nil
+	r.ChatArgs = nil
+	for i := 0; i < len(h.task.ChatArgs); i++ {
+		if a := h.task.ChatArgs[i]; a == "--settings" && i+1 < len(h.task.ChatArgs) {
+			i++
+			continue
+		}
+		r.ChatArgs = append(r.ChatArgs, h.task.ChatArgs[i])
+	}
+	return &r
 }
