@@ -22,12 +22,13 @@ var notTools = map[string]struct {
 	why   string
 }{
 	"internal/taskrun/taskrun.go":      {[]string{"bash"}, "the task's check runs with bash -c"},
+	"cmd/agent-chat/hookmodel.go":      {[]string{"read", "grep", "find", "ls"}, "an agent hook's sub-agent gets Claude Code's Read, Grep and Glob (and LS): a choice of tools by name"},
 	"cmd/agent-mcp/config.go":          {[]string{"read"}, "agent-mcp's subcommand names"},
 	"cmd/agent-mcp/resources.go":       {[]string{"read"}, "agent-mcp's read subcommand"},
 	"internal/app/extra.go":            {[]string{"bash"}, "shell completion for bash"},
 	"internal/app/checkcli.go":         {[]string{"bash"}, "shell completion for bash"},
 	"internal/grepfs/read.go":          {[]string{"read"}, "an os.PathError's operation"},
-	"internal/fakellm/agent.go":        {[]string{"Bash", "Write", "apply_patch", "Task", "Agent", "bash", "task", "write", "exit_plan_mode", "ask"}, "the fake provider's scripted calls, as a model writes them"},
+	"internal/fakellm/agent.go":        {[]string{"Bash", "Write", "apply_patch", "Task", "Agent", "bash", "task", "write", "read", "exit_plan_mode", "ask"}, "the fake provider's scripted calls, as a model writes them"},
 	"lib/config/config.go":             {[]string{"apply_patch", "ask"}, "the edit mode named after the tool; the approval mode ask"},
 	"cmd/agent/config.go":              {[]string{"ask"}, "the approval mode ask"},
 	"lib/event/ask.go":                 {[]string{"ask", "exit_plan_mode"}, "the request kinds of the tool protocol, named after their tools"},

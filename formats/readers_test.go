@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentutils/agentutils/internal/hooks"
 	"github.com/agentutils/agentutils/internal/provider"
 	"github.com/agentutils/agentutils/internal/testbin"
 	"github.com/agentutils/agentutils/lib/event"
@@ -215,6 +216,36 @@ func TestCorpusThroughCode(t *testing.T) {
 	for k := range skips {
 		if _, err := os.Stat(k); err != nil {
 			t.Errorf("skips names %s, which is not in the corpus", k)
+		}
+	}
+}
+
+// TestHookSettingsThroughCode runs the hooks corpus's settings files
+// through the reader of settings files (internal/hooks.LoadSettings):
+// a valid one loads, with every handler of a type we run; an invalid one
+// is refused, naming the file.
+func TestHookSettingsThroughCode(t *testing.T) {
+	for _, want := range []bool{true, false} {
+		sub := "valid"
+		if !want {
+			sub = "invalid"
+		}
+		files, _ := filepath.Glob(filepath.Join("hooks", sub, "settings", "*.json"))
+		if len(files) == 0 {
+			t.Fatalf("no hooks/%s/settings examples", sub)
+		}
+		for _, f := range files {
+			hs, err := hooks.LoadSettings(f)
+			switch {
+			case want && err != nil:
+				t.Errorf("%s: valid, but refused: %v", f, err)
+			case want && len(hs) == 0:
+				t.Errorf("%s: valid, but no hook read", f)
+			case !want && err == nil:
+				t.Errorf("%s: invalid, but accepted", f)
+			case !want && !strings.Contains(err.Error(), f):
+				t.Errorf("%s: refused without naming the file: %v", f, err)
+			}
 		}
 	}
 }

@@ -30,12 +30,21 @@ type asker struct {
 	perm     atomic.Pointer[permission.Policy] // the run's policy (nil: none refuses)
 	mu       sync.Mutex
 	approved []string // modes of plans approved, not yet taken by the driver
+	// hooks answers the tool processes' prompt and agent hooks (nil: they
+	// are cancelled).
+	hooks *hookModel
 }
 
 // answerFor answers r (called on its own goroutine: it may wait on a
 // person).
 func (a *asker) answerFor(ctx context.Context, r *event.ToolAsk) *event.Answer {
 	cancelled := &event.Answer{RequestID: r.RequestID, Cancelled: true}
+	if r.Kind == event.HookPromptKind || r.Kind == event.HookAgentKind {
+		if a.hooks == nil {
+			return cancelled
+		}
+		return &event.Answer{RequestID: r.RequestID, Value: a.hooks.answer(ctx, r)}
+	}
 	if r.Kind == event.PlanKind {
 		if p := a.perm.Load(); p == nil || p.Mode != "plan" {
 			mode := "default"

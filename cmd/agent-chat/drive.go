@@ -29,6 +29,7 @@ type driver struct {
 	// secrets never reach the model: hidden outbound, revealed inbound.
 	secrets *llm.Secrets
 	tools   *toolRunner // nil without co-processes
+	notes   *notices    // the tools' and the async hooks' news for the model
 	ctl     *control    // --control (nil without)
 	fire    func(hooks.Input) hooks.Verdict
 	warn    func(string)       // a line on stderr
@@ -113,7 +114,7 @@ func (d *driver) write(s loop.Step) {
 // processes' notices and an interrupt.
 func (d *driver) sync(l *loop.Loop) {
 	d.ctl.feed(l)
-	d.tools.feed(l)
+	d.notes.feed(l)
 	if d.ctx.Err() != nil {
 		l.Abort()
 	}

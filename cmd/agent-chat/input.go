@@ -27,11 +27,14 @@ type stream struct {
 	// records are what BuildContext resolves: on a stream that is one
 	// chain, the entries from the newest compaction's kept part on, after
 	// the state changes before it (compact.Window); else every entry.
-	records  []session.Record
-	pending  [][]byte        // records marked pending, echoed as entry events
-	upstream json.RawMessage // an error record from an earlier stage
-	rest     *bufio.Reader   // stdin after context_end
-	win      compact.Window  // the entries held while reading
+	records []session.Record
+	pending [][]byte // records marked pending, echoed as entry events
+	// compacted: a stage before (agent-compact) compacted the session: a
+	// pending compaction record (SessionStart's source is then compact).
+	compacted bool
+	upstream  json.RawMessage // an error record from an earlier stage
+	rest      *bufio.Reader   // stdin after context_end
+	win       compact.Window  // the entries held while reading
 	// spans locate the bytes of each entry of win (by address only: they
 	// keep nothing alive) and its line, to name the line of a message that
 	// does not decode after the records are let go.
@@ -125,6 +128,7 @@ func (s *stream) add(line []byte, n int) (stop bool, err error) {
 	}
 	if e.Pending {
 		s.pending = append(s.pending, bytes.Clone(e.Raw)) // its block may be used again
+		s.compacted = s.compacted || e.Type == "compaction"
 	}
 	carried := s.win.Carrying()
 	k, err := s.win.Add(e)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/agentutils/agentutils/internal/hooks"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -41,8 +42,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // login runs --login PROVIDER: GitHub's device flow, the code and URL on
-// stderr for the person, polling until they have authorised it.
-func login(c *cli.Context, env *app.Env, name string) error {
+// stderr for the person, polling until they have authorised it; then the
+// --settings files' Notification hooks hear auth_success.
+func login(c *cli.Context, env *app.Env, o Options) error {
+	name := o.Login
+	hks, err := loadSettings(o.Settings, env)
+	if err != nil {
+		return err
+	}
 	if name != copilot.ID {
 		return exit.Errorf(exit.Usage, "--login %s: only %s has a login (other providers take a key)", name, copilot.ID)
 	}
@@ -54,5 +61,7 @@ func login(c *cli.Context, env *app.Env, name string) error {
 		return exit.Errorf(exit.Failure, "--login %s: %v", name, err)
 	}
 	fmt.Fprintf(env.Stderr, "Logged in to GitHub Copilot (API %s); credentials in %s\n", t.BaseURL, st.File)
+	hooks.Run(c.Context, hks, hooks.Input{Event: hooks.Notification, NotificationType: "auth_success", Title: "agent-chat",
+		Message: "Logged in to GitHub Copilot", Cwd: env.Dir}, nil, func(s string) { app.Warnf(c, "%s", s) })
 	return nil
 }

@@ -47,7 +47,7 @@ func run(c *cli.Context, env *app.Env) error {
 		return listModels(c, env, cat)
 	}
 	if o.Login != "" {
-		return login(c, env, o.Login)
+		return login(c, env, o)
 	}
 	if o.answer, err = loadAnswerSchema(env, o.JSONSchema); err != nil {
 		return err
@@ -131,13 +131,25 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		warn(fmt.Sprintf("cannot hide the keys in /proc from the tools: %v", err))
 	}
 	spent := &spendMeter{}
-	fire := hookFirer(c, env, o, in, hks, warn)
+	notes := &notices{now: func() int64 { return env.Now().UnixMilli() }}
+	hm := &hookModel{client: client, model: model, cat: cat, opts0: llm.Options{APIKey: key, SessionID: in.sid, MaxTokens: o.MaxTokens}, notes: notes}
+	fire := hookFirer(c, env, o, in, hks, warn, hm)
+	defer hm.pending.Wait() // async hooks: their answers are told (notes fed at the end)
 	task := newTaskRunner(c, o, env, in, model, thinking, spent, fire)
-	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(env.Environment(), o.ShellEnv, secrets), task)
+	hm.task = task
+	// SessionStart fires before the tools start: what its hooks write to
+	// CLAUDE_ENV_FILE is in the tools' environment (bash's, filtered).
+	sessionContext, sessionVars, end := sessionHooks(c.Context, o, in, model, hks, fire, env, warn)
+	defer end()
+	if task != nil { // a sub-agent's bash sees them too
+		task.Env = append(task.Env, sessionVars...)
+	}
+	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(append(env.Environment(), sessionVars...), o.ShellEnv, secrets, hooks.HeaderVars(hks)), task, notes)
 	if err != nil {
 		return err
 	}
 	if tr != nil {
+		tr.ask.hooks = hm
 		defer stopTools(tr.procs)
 		tools = offered(o.Permission, tools)
 		sayPermissions(env, o.Permission)
@@ -146,8 +158,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
-	system, end := sessionHooks(o, in, model, hks, fire, system)
-	defer end()
+	if sessionContext != "" {
+		system += "\n\n" + sessionContext
+	}
 	if o.PrintSystemPrompt {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
@@ -156,7 +169,8 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		in.history = loop.DropOverflow(in.history, last, model.ContextWindow)
 	}
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
-		validator: validator, system: system, stopHooks: hooks.Has(hks, hooks.Stop, hooks.SubagentStop), fire: fire, permHooks: hooks.Has(hks, hooks.PermissionRequest), warn: warn, client: client, secrets: secrets, key: key, spent: spent}
+		validator: validator, system: system, stopHooks: hooks.Has(hks, hooks.Stop, hooks.SubagentStop), fire: fire, permHooks: hooks.Has(hks, hooks.PermissionRequest), warn: warn, client: client, secrets: secrets, key: key, spent: spent,
+		notes: notes, hookWait: hm.pending.Wait}
 	r.ctx, r.abort = context.WithCancel(c.Context)
 	defer r.abort()
 	content, err := userPrompt(o, env, in, templates, hooks.Has(hks, hooks.PromptSubmit) && !in.subagent(), fire)
@@ -187,6 +201,8 @@ type chatRun struct {
 	secrets   []string
 	key       string
 	spent     *spendMeter
+	notes     *notices        // the tools' and the async hooks' news for the model
+	hookWait  func()          // waits for the async hooks still running
 	ctx       context.Context // the run's: SIGINT or a control abort cancels it
 	abort     func()
 }
@@ -234,7 +250,7 @@ func (r *chatRun) drive(content []llm.Content) error {
 	opts := r.options()
 	r.client.Quiet, r.client.Sent = out.flush, out.flush
 	d := &driver{env: env, ctx: r.ctx, out: out, client: r.client, model: model, opts: opts, secrets: llm.NewSecrets(r.secrets).Seal(r.key),
-		tools: r.tr, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent, stop: r.stopInput(), permHooks: r.permHooks}
+		tools: r.tr, notes: r.notes, ctl: ctl, fire: r.fire, warn: r.warn, perm: r.o.Permission, spent: r.spent, stop: r.stopInput(), permHooks: r.permHooks}
 	l := loop.New(r.loopConfig())
 	startEntries(out, in, model, thinking, o.Permission)
 	if len(content) > 0 && o.Checkpoint {
@@ -251,6 +267,8 @@ func (r *chatRun) drive(content []llm.Content) error {
 	// The notices that came after the last turn go into the session: the
 	// model reads them with the next prompt.
 	r.tr.stop(l)
+	r.hookWait()
+	r.notes.feed(l)
 	for _, e := range l.Notices() {
 		out.event(e)
 	}
@@ -292,8 +310,8 @@ func readInput(env *app.Env, out *emitter) (input, error) {
 }
 
 // hookFirer runs the hooks of an event of this run, with the session's
-// fields filled in.
-func hookFirer(c *cli.Context, env *app.Env, o Options, in input, hks []hooks.Hook, warn func(string)) func(hooks.Input) hooks.Verdict {
+// fields filled in; prompt, agent and async hooks through hm.
+func hookFirer(c *cli.Context, env *app.Env, o Options, in input, hks []hooks.Hook, warn func(string), hm *hookModel) func(hooks.Input) hooks.Verdict {
 	mode := "default"
 	if o.Permission != nil && o.Permission.Mode != "" {
 		mode = o.Permission.Mode
@@ -303,25 +321,42 @@ func hookFirer(c *cli.Context, env *app.Env, o Options, in input, hks []hooks.Ho
 		if in.st.header != nil {
 			h.TranscriptPath = in.st.header.File
 		}
-		return hooks.Run(c.Context, hks, h, nil, warn)
+		return hooks.RunOpts(c.Context, hks, h, hm.opts(warn))
 	}
 }
 
-// sessionHooks fires SessionStart (startup, or resume when the session
-// has messages), whose context joins system, and returns what fires
-// SessionEnd; none in a sub-agent or with --no-session-hooks.
-func sessionHooks(o Options, in input, model llm.Model, hks []hooks.Hook, fire func(hooks.Input) hooks.Verdict, system string) (string, func()) {
+// sessionHooks fires SessionStart (startup; resume when the session has
+// messages; compact when an agent-compact before this one compacted it):
+// the context its hooks add for the system prompt, the variables they
+// wrote to CLAUDE_ENV_FILE for the tools, and what fires SessionEnd;
+// none in a sub-agent or with --no-session-hooks.
+func sessionHooks(ctx context.Context, o Options, in input, model llm.Model, hks []hooks.Hook, fire func(hooks.Input) hooks.Verdict, env *app.Env, warn func(string)) (string, []string, func()) {
 	if !hooks.Has(hks, hooks.SessionStart, hooks.SessionEnd) || o.NoSessionHooks || in.subagent() {
-		return system, func() {}
+		return "", nil, func() {}
 	}
 	source := "startup"
-	if len(in.history) > 0 {
+	switch {
+	case in.st.compacted:
+		source = "compact"
+	case len(in.history) > 0:
 		source = "resume"
 	}
-	if v := fire(hooks.Input{Event: hooks.SessionStart, Source: source, Model: model.Ref()}); len(v.AdditionalContext) > 0 {
-		system += "\n\n" + strings.Join(v.AdditionalContext, "\n\n")
+	var vars []string
+	if hooks.Has(hks, hooks.SessionStart) {
+		file, rm, err := hooks.NewEnvFile()
+		if err != nil {
+			warn(fmt.Sprintf("CLAUDE_ENV_FILE: %v", err))
+		}
+		v := fire(hooks.Input{Event: hooks.SessionStart, Source: source, Model: model.Ref(), EnvFile: file})
+		if file != "" {
+			if vars, err = hooks.ReadEnvFile(ctx, file, env.Environment()); err != nil {
+				warn(err.Error())
+			}
+			rm()
+		}
+		return strings.Join(v.AdditionalContext, "\n\n"), vars, func() { fire(hooks.Input{Event: hooks.SessionEnd, Reason: "other"}) }
 	}
-	return system, func() { fire(hooks.Input{Event: hooks.SessionEnd, Reason: "other"}) }
+	return "", nil, func() { fire(hooks.Input{Event: hooks.SessionEnd, Reason: "other"}) }
 }
 
 // stopInput is the Stop hook's input, SubagentStop's in a sub-agent (its
@@ -402,7 +437,7 @@ func pickModel(o Options, cat *llm.Catalog, sctx session.Context, env *app.Env) 
 // startToolset starts the tool co-processes and reads --tools-json: the
 // runner (nil without co-processes), the argument validator and the
 // tools offered to the model.
-func startToolset(ctx context.Context, o Options, env *app.Env, sid string, environ []string, task *subagent.Runner) (*toolRunner, *jsonschema.Validator, []llm.Tool, error) {
+func startToolset(ctx context.Context, o Options, env *app.Env, sid string, environ []string, task *subagent.Runner, notes *notices) (*toolRunner, *jsonschema.Validator, []llm.Tool, error) {
 	var tools []llm.Tool
 	var tr *toolRunner
 	var validator *jsonschema.Validator
@@ -418,7 +453,6 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 				return nil, nil, nil, exit.Errorf(exit.Usage, "--answers %s: %v", f, err)
 			}
 		}
-		notes := &notices{now: func() int64 { return env.Now().UnixMilli() }}
 		procs, sources, err := startTools(ctx, cmds, env.Dir, sid, environ, env.Stderr, ask, notes)
 		if err != nil {
 			return nil, nil, nil, exit.Wrap(exit.Usage, err)

@@ -80,10 +80,11 @@ func onlyTools(sources []loop.Source, keep []string) ([]loop.Source, error) {
 // toolEnviron is the environment of the tool co-processes: agent-chat's
 // without its keys and the variables whose names look secret
 // (lib/redact), but for those the user named (--shell-env, shell.env),
-// which also go on in AGENT_SHELL_ENV for agent-tool's bash, and the keys
-// of web_search's back-ends (which bash does not get).
-func toolEnviron(environ, keep, secrets []string) []string {
-	pass := []string{"AGENT_SHELL_ENV"}
+// which also go on in AGENT_SHELL_ENV for agent-tool's bash, the keys
+// of web_search's back-ends and the variables the http hooks' headers
+// may use (hookVars; bash gets neither).
+func toolEnviron(environ, keep, secrets, hookVars []string) []string {
+	pass := append([]string{"AGENT_SHELL_ENV"}, hookVars...)
 	for _, b := range websearch.Backends {
 		pass = append(pass, b.KeyEnv) // web_search's; agent-tool keeps them from bash
 	}
@@ -168,10 +169,16 @@ func (n *notices) add(m *event.Notice) {
 // feed hands the notices that came in meanwhile to the loop (none
 // without tool processes).
 func (t *toolRunner) feed(l *loop.Loop) {
-	if t == nil {
+	if t != nil {
+		t.notes.feed(l)
+	}
+}
+
+// feed hands the notices that came in meanwhile to the loop.
+func (n *notices) feed(l *loop.Loop) {
+	if n == nil {
 		return
 	}
-	n := t.notes
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, m := range n.list {

@@ -38,6 +38,7 @@ Example:
 			if err != nil {
 				return err
 			}
+			defer g.wait() // async hooks: what they answer is warned
 			in := bufio.NewReaderSize(env.Stdin, 256<<10)
 			w := bufio.NewWriter(c.App.Writer)
 			defer w.Flush()

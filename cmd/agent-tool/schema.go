@@ -83,6 +83,7 @@ Examples:
 				return err
 			}
 			r := g.run(c.Context, ts, tenv, "", c.Args().First(), args, true, nil)
+			g.wait() // async hooks: what they answer is warned
 			b, _ := event.EncodeTool(&r)
 			c.App.Writer.Write(b)
 			if r.IsError {

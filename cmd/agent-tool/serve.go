@@ -71,6 +71,11 @@ type server struct {
 
 func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.Reader, out io.Writer) error {
 	s := &server{Server: toolproto.NewServer(out), tools: ts, env: env, gate: g, hooks: true, watched: map[string]struct{}{}}
+	g.notify = func(text string) { s.Send(&event.Notice{CustomType: hooks.NoticeType, Text: text}) }
+	g.ask, g.agent = hooks.ViaParent(func(ctx context.Context, kind string, payload []byte) ([]byte, bool) {
+		a := s.Ask(ctx, kind, payload)
+		return a.Value, !a.Cancelled
+	})
 	if env.Jobs != nil {
 		env.Jobs.Started = s.watchJob
 	}
@@ -89,6 +94,7 @@ func serve(ctx context.Context, ts []tools.Tool, env *tools.Env, g *gate, in io.
 			s.Send(&event.Log{Level: "error", Msg: fmt.Sprintf("stdin:%d: a line of %d bytes is over the %d byte limit (line skipped)", n, size, toolproto.MaxLine)})
 		},
 	})
+	g.wait() // the async hooks' answers go out before serve ends
 	s.noticeMu.Lock()
 	s.closed = true
 	s.noticeMu.Unlock()
@@ -264,9 +270,15 @@ func trimSpace(b []byte) []byte {
 // argument validation, and PostToolUse hooks.
 type gate struct {
 	hooks []hooks.Hook
-	rules rules
-	valid *jsonschema.Validator
-	errw  io.Writer
+	// notify tells the model what an async hook answered (nil: warned);
+	// pending counts those still running.
+	notify  func(string)
+	pending *sync.WaitGroup
+	// ask, prompt and agent hooks go to the parent (nil: none, skipped).
+	ask, agent func(ctx context.Context, model, prompt string) (string, error)
+	rules      rules
+	valid      *jsonschema.Validator
+	errw       io.Writer
 }
 
 func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
@@ -282,7 +294,7 @@ func newGate(c *cli.Context, ts []tools.Tool) (*gate, error) {
 	if err != nil {
 		return nil, exit.Wrap(exit.Usage, err)
 	}
-	return &gate{hooks: hs, rules: rulesOf(c), valid: v, errw: c.App.ErrWriter}, nil
+	return &gate{hooks: hs, rules: rulesOf(c), valid: v, errw: c.App.ErrWriter, pending: &sync.WaitGroup{}}, nil
 }
 
 // run runs one call through the gate. withHooks is false when the parent
@@ -297,7 +309,7 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 	in := hooks.Input{Event: hooks.PreToolUse, SessionID: env.Session, Cwd: env.Cwd, ToolName: name, ToolCallID: id, ToolInput: args}
 	if len(hs) > 0 {
 		var why string
-		if args, why = permit(ctx, hs, in, hookEnv, warn); why != "" {
+		if args, why = permit(ctx, hs, in, g.opts(hookEnv, warn)); why != "" {
 			return event.Result{Content: []event.Content{event.Text(why)}, IsError: true}
 		}
 	}
@@ -312,9 +324,21 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 	r := tools.Run(ctx, ts, env, name, args, update)
 	if len(hs) > 0 {
 		in.ToolInput = args
-		hooks.After(ctx, hs, in, &r, hookEnv, warn)
+		hooks.After(ctx, hs, in, &r, g.opts(hookEnv, warn))
 	}
 	return r
+}
+
+// wait waits for the async hooks still running.
+func (g *gate) wait() {
+	if g.pending != nil {
+		g.pending.Wait()
+	}
+}
+
+// opts are the hooks' options: async hooks' answers go to notify.
+func (g *gate) opts(env []string, warn func(string)) hooks.Opts {
+	return hooks.Opts{Env: env, Warn: warn, Async: g.notify, Pending: g.pending, Ask: g.ask, Agent: g.agent}
 }
 
 // permit runs the PreToolUse hooks and then, for a call that needs a
@@ -322,8 +346,8 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 // that no PreToolUse hook allowed, the PermissionRequest hooks (the
 // interactive agent's approval is one). It returns the arguments to run
 // with, or why the call is blocked.
-func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, env []string, warn func(string)) (json.RawMessage, string) {
-	v := hooks.Run(ctx, hs, in, env, warn)
+func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, o hooks.Opts) (json.RawMessage, string) {
+	v := hooks.RunOpts(ctx, hs, in, o)
 	if v.Block || v.Stop {
 		return nil, "Blocked by hook: " + cmp.Or(v.Reason, v.StopReason)
 	}
@@ -338,7 +362,7 @@ func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, env []string, 
 		return in.ToolInput, ""
 	}
 	in.Event = hooks.PermissionRequest
-	p := hooks.Run(ctx, hs, in, env, warn)
+	p := hooks.RunOpts(ctx, hs, in, o)
 	switch {
 	case p.Block:
 		return nil, "Blocked by hook: " + p.Reason

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -117,6 +118,7 @@ func newApp(env *app.Env) *cli.App {
 			&cli.BoolFlag{Name: "no-checkpoint", Usage: "take no checkpoint before each prompt (by default agent-chat --checkpoint records what changed in the directory since the last prompt, through any tool, bash too: what /rewind brings back)"},
 			&cli.StringFlag{Name: "sandbox", Usage: "the tools' sandbox `MODE`: workspace-write, read-only or off (passed to agent-chat)"},
 			&cli.BoolFlag{Name: "no-ahead", Usage: "start each run's pipeline at enter, not while the prompt is typed"},
+			&cli.Float64Flag{Name: "idle-notify", Value: 60, Usage: "after `SECONDS` waiting for a prompt, fire the Notification hooks with notification_type idle_prompt, once a wait (0: never; Claude Code waits 60)"},
 			&cli.StringFlag{Name: "approval-hook", Hidden: true, Usage: "run as the approval hook talking to `SOCKET`"},
 			&cli.StringFlag{Name: "ask-hook", Hidden: true, Usage: "run as agent-chat's --ask-cmd talking to `SOCKET`"},
 			&cli.BoolFlag{Name: "plan", Usage: "start in plan mode: only tools that read run until you approve the model's plan (shift+tab and /plan switch modes)"},
@@ -149,7 +151,7 @@ func action(c *cli.Context, env *app.Env) error {
 	if env.StdinTTY {
 		st.TTY = os.Stdin // agent-session names this terminal by it (continue, fork, resume)
 	}
-	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, Mode: o.mode, JSONAnswer: o.jsonAnswer, Version: c.App.Version}
+	cfg := tui.Config{Stages: st, Dir: env.Dir, Getenv: env.Getenv, Model: o.model, Thinking: o.thinking, Sandbox: o.sandbox, NoAhead: o.noAhead, IdleNotify: time.Duration(c.Float64("idle-notify") * float64(time.Second)), Mode: o.mode, JSONAnswer: o.jsonAnswer, Version: c.App.Version}
 	cfg.Color = env.Color("auto", env.StdoutTTY)
 	// config.toml's approvalMode, unless --yes is given
 	if o.yes, err = configure(c, env, &cfg); err != nil {

@@ -26,6 +26,10 @@ import (
 // sub-agent writes note.txt (SUBWRITE), TASKNEST one whose sub-agent makes
 // a task call of its own (TASK from a sub-agent), TASK one (SUBTASK: say
 // hi).
+// A hook's question (prompt and agent hooks) answers {"ok": …}: HOOKYES
+// ok; HOOKNO not ok the first time ("stop_hook_active":true in it: ok);
+// HOOKAGENT a read of status.txt, then ok when it holds TESTS PASS and
+// not ok when it holds TESTS FAIL (ok the second time).
 func (s *Server) agent(w http.ResponseWriter, r Request, hang func()) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
@@ -91,6 +95,27 @@ func lastTurn(items []json.RawMessage) (string, bool) {
 	return b.String(), false
 }
 
+// resultText is the text of the tool results of the last message.
+func resultText(items []json.RawMessage) string {
+	if len(items) == 0 {
+		return ""
+	}
+	var m struct {
+		Content []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		} `json:"content"`
+	}
+	json.Unmarshal(items[len(items)-1], &m)
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == "tool_result" {
+			b.Write(c.Content)
+		}
+	}
+	return b.String()
+}
+
 func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawMessage, tools map[string]bool, id func(string) string, dir string) {
 	type call struct {
 		name  string
@@ -98,14 +123,25 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	}
 	text, result := lastTurn(msgs)
 	say, stop := "Hello from the fake model.", "end_turn"
+	read := resultText(msgs)
 	var calls []call
 	agent := "Task"
 	if tools["Agent"] {
 		agent = "Agent"
 	}
 	switch {
+	case result && strings.Contains(read, "TESTS PASS"):
+		say = `{"ok": true}`
+	case result && strings.Contains(read, "TESTS FAIL"):
+		say = `{"ok": false, "reason": "status.txt says the tests fail"}`
 	case result:
 		say = "All done."
+	case strings.Contains(text, "HOOKYES"), (strings.Contains(text, "HOOKNO") || strings.Contains(text, "HOOKAGENT")) && strings.Contains(text, `"stop_hook_active":true`):
+		say = `{"ok": true}`
+	case strings.Contains(text, "HOOKNO"):
+		say = "Not yet:\n```json\n{\"ok\": false, \"reason\": \"run the tests first\"}\n```"
+	case strings.Contains(text, "HOOKAGENT") && tools["read"]:
+		say, calls = "", []call{{"read", map[string]string{"path": "status.txt"}}}
 	case strings.Contains(text, "SUBTASK"):
 		say = "The sub-agent says hi."
 	case strings.Contains(text, "SUBWRITE"):

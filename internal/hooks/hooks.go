@@ -8,20 +8,40 @@
 package hooks
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
-// DefaultTimeout is a hook's time limit when its settings name none.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout is a hook's time limit when its settings name none;
+// prompt hooks have PromptTimeout, agent hooks AgentTimeout, as in Claude
+// Code.
+const (
+	DefaultTimeout = 60 * time.Second
+	PromptTimeout  = 30 * time.Second
+	AgentTimeout   = 60 * time.Second
+)
+
+// The types of hook, Claude Code's: a shell command (or, from a
+// directory, an executable), an HTTP POST of the input, one question to
+// a model, a sub-agent with read tools.
+const (
+	TypeCommand = "command"
+	TypeHTTP    = "http"
+	TypePrompt  = "prompt"
+	TypeAgent   = "agent"
+)
 
 // The events, with Claude Code's names.
 const (
@@ -49,14 +69,26 @@ var Events = []string{PreToolUse, PostToolUse, PostToolUseFailure, PermissionReq
 // ours are our other names of the events, accepted in settings files.
 var ours = map[string]string{"tool_call": PreToolUse, "tool_result": ToolResult}
 
-// Hook is one command for one event.
+// Hook is one handler for one event.
 type Hook struct {
 	Event   string // one of Events, or ToolResult
 	Matcher string // "" or "*" = all; else a regexp matching the whole name (Matches)
-	Command string // run with sh -c (settings) ...
+	Type    string // TypeCommand ("" too), TypeHTTP, TypePrompt, TypeAgent
+	Command string // command: run with sh -c (settings) ...
 	Path    string // ... or exec'd directly (directories)
-	Timeout time.Duration
-	OnError string // "block" (PreToolUse's default) or "allow"
+	// Async: a command hook run in the background; what it answers
+	// (systemMessage, additionalContext) reaches the model at its next turn.
+	Async bool
+	// http: the URL the input is POSTed to, the headers, and the
+	// variables their $VAR or ${VAR} may name (others are empty).
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
+	// prompt, agent: the question ($ARGUMENTS is the input; without it the
+	// input is appended) and the model ("" the caller's).
+	Prompt, Model string
+	Timeout       time.Duration
+	OnError       string // "block" (PreToolUse's default) or "allow"
 	// Source is the settings file or directory the hook came from: the
 	// hooks of one source run together, sources one after the other.
 	Source string
@@ -64,11 +96,38 @@ type Hook struct {
 
 // Name is how the hook is named in messages.
 func (h Hook) Name() string {
-	if h.Path != "" {
+	switch {
+	case h.Path != "":
 		return h.Path
+	case h.Type == TypeHTTP:
+		return h.URL
+	case h.Type == TypePrompt || h.Type == TypeAgent:
+		return h.Type + " " + strconv.Quote(firstLine(h.Prompt))
 	}
 	return h.Command
 }
+
+// key tells hooks apart: those of one key run once an event (Claude
+// Code's: a command by its text, an http hook by its URL).
+func (h Hook) key() string {
+	if h.Type == TypePrompt || h.Type == TypeAgent {
+		return h.Type + "\x00" + h.Model + "\x00" + h.Prompt
+	}
+	return h.Name()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return s
+}
+
+// decisive are the events whose hooks may be of every type (Claude Code's
+// list): the others take command and http hooks only.
+var decisive = map[string]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true, PermissionRequest: true,
+	PromptSubmit: true, Stop: true, SubagentStop: true, ToolResult: true}
 
 // Matches says whether the hook applies to name: a tool's (our name or
 // Claude Code's, mcp__server__tool), or what the event matches on.
@@ -94,8 +153,11 @@ func (h Hook) Matches(name string) bool {
 
 // LoadSettings reads the hooks of a Claude-style settings file:
 // {"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"…","timeout":60}]}]}}.
-// Every event of Events is read (and tool_call, tool_result); other keys
-// and hook types other than command are ignored.
+// Every event of Events is read (and tool_call, tool_result), with the
+// hook types command, http, prompt and agent (prompt and agent on the
+// events that take them, as in Claude Code); other keys, types and
+// events are ignored. A hook without what its type needs (a command, a
+// URL, a prompt) is an error naming it.
 func LoadSettings(path string) ([]Hook, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -105,11 +167,17 @@ func LoadSettings(path string) ([]Hook, error) {
 		Hooks map[string][]struct {
 			Matcher string
 			Hooks   []struct {
-				Type      string
-				Command   string
-				Timeout   float64
-				OnError   string `json:"on_error"`
-				OnFailure string `json:"onFailure"`
+				Type           string
+				Command        string
+				Timeout        float64
+				Async          bool
+				URL            string
+				Headers        map[string]string
+				AllowedEnvVars []string `json:"allowedEnvVars"`
+				Prompt         string
+				Model          string
+				OnError        string `json:"on_error"`
+				OnFailure      string `json:"onFailure"`
 			}
 		}
 	}
@@ -118,24 +186,48 @@ func LoadSettings(path string) ([]Hook, error) {
 	}
 	var out []Hook
 	for _, ev := range append(append([]string{}, Events...), "tool_call", "tool_result") {
-		for _, m := range s.Hooks[ev] {
-			for _, h := range m.Hooks {
-				if h.Type != "" && h.Type != "command" || h.Command == "" {
-					continue
-				}
-				t := DefaultTimeout
-				if h.Timeout > 0 {
-					t = time.Duration(h.Timeout * float64(time.Second))
-				}
+		for i, m := range s.Hooks[ev] {
+			for j, h := range m.Hooks {
+				where := fmt.Sprintf("%s: hooks.%s[%d].hooks[%d]", path, ev, i, j)
 				name := ev
 				if o := ours[ev]; o != "" {
 					name = o
 				}
-				onErr := h.OnError
-				if onErr == "" && h.OnFailure != "" {
-					onErr = h.OnFailure
+				hk := Hook{Event: name, Matcher: m.Matcher, Type: cmp.Or(h.Type, TypeCommand), Command: h.Command, Async: h.Async,
+					URL: h.URL, Headers: h.Headers, AllowedEnvVars: h.AllowedEnvVars, Prompt: h.Prompt, Model: h.Model,
+					OnError: cmp.Or(h.OnError, h.OnFailure), Source: path}
+				t := DefaultTimeout
+				switch hk.Type {
+				case TypeCommand:
+					if h.Command == "" {
+						return nil, fmt.Errorf("%s: a command hook without a command", where)
+					}
+				case TypeHTTP:
+					if u, err := url.Parse(h.URL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+						return nil, fmt.Errorf("%s: an http hook needs an http(s) url, not %q", where, h.URL)
+					}
+				case TypePrompt, TypeAgent:
+					if h.Prompt == "" {
+						return nil, fmt.Errorf("%s: a %s hook without a prompt", where, hk.Type)
+					}
+					if !decisive[name] {
+						continue // as Claude Code: these events take command hooks
+					}
+					t = PromptTimeout
+					if hk.Type == TypeAgent {
+						t = AgentTimeout
+					}
+				default:
+					continue // mcp_tool and what comes later
 				}
-				out = append(out, Hook{Event: name, Matcher: m.Matcher, Command: h.Command, Timeout: t, OnError: onErr, Source: path})
+				if h.Async && hk.Type != TypeCommand {
+					return nil, fmt.Errorf("%s: only command hooks may be async", where)
+				}
+				if h.Timeout > 0 {
+					t = time.Duration(h.Timeout * float64(time.Second))
+				}
+				hk.Timeout = t
+				out = append(out, hk)
 			}
 		}
 	}
@@ -213,7 +305,7 @@ func LoadDir(dir string) (hs []Hook, warnings []string) {
 			if tool == "*" {
 				tool = ""
 			}
-			hs = append(hs, Hook{Event: sub.event, Matcher: regexp.QuoteMeta(tool), Path: p, Timeout: DefaultTimeout, Source: filepath.Join(dir, sub.dir)})
+			hs = append(hs, Hook{Event: sub.event, Matcher: regexp.QuoteMeta(tool), Type: TypeCommand, Path: p, Timeout: DefaultTimeout, Source: filepath.Join(dir, sub.dir)})
 		}
 	}
 	return hs, warnings
@@ -229,4 +321,19 @@ func Has(hs []Hook, events ...string) bool {
 		}
 	}
 	return false
+}
+
+// HeaderVars are the variables the http hooks of hs may put in their
+// headers (allowedEnvVars): a process that runs them must have them,
+// though it hides secret-looking names from what it runs itself.
+func HeaderVars(hs []Hook) []string {
+	var out []string
+	for _, h := range hs {
+		for _, v := range h.AllowedEnvVars {
+			if h.Type == TypeHTTP && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }

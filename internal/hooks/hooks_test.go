@@ -83,7 +83,7 @@ func TestAfter(t *testing.T) {
 	// The hook sees the result (it keeps its input) and adds context.
 	saved := filepath.Join(t.TempDir(), "in.json")
 	r := event.Result{Content: []event.Content{event.Text("hello")}}
-	After(context.Background(), hook(`cat > '`+saved+`'; echo '{"additional_context":"checked"}'`), in, &r, nil, warn)
+	After(context.Background(), hook(`cat > '`+saved+`'; echo '{"additional_context":"checked"}'`), in, &r, Opts{Warn: warn})
 	if len(r.Content) != 2 || r.Content[0].Text != "hello" || r.Content[1].Text != "checked" || r.IsError {
 		t.Fatalf("context: %+v", r)
 	}
@@ -105,7 +105,7 @@ func TestAfter(t *testing.T) {
 
 	// Replaced content and a flipped error status.
 	r = event.Result{Content: []event.Content{event.Text("secret")}, IsError: true}
-	After(context.Background(), hook(`echo '{"content":[{"type":"text","text":"redacted"}],"is_error":false}'`), in, &r, nil, warn)
+	After(context.Background(), hook(`echo '{"content":[{"type":"text","text":"redacted"}],"is_error":false}'`), in, &r, Opts{Warn: warn})
 	if len(r.Content) != 1 || r.Content[0].Text != "redacted" || r.IsError {
 		t.Fatalf("rewrite: %+v", r)
 	}
@@ -115,7 +115,7 @@ func TestAfter(t *testing.T) {
 
 	// Content that is not a list of blocks: kept, with a warning.
 	r = event.Result{Content: []event.Content{event.Text("kept")}}
-	After(context.Background(), hook(`echo '{"content":"a string"}'`), in, &r, nil, warn)
+	After(context.Background(), hook(`echo '{"content":"a string"}'`), in, &r, Opts{Warn: warn})
 	if len(r.Content) != 1 || r.Content[0].Text != "kept" || len(warnings) != 1 || !strings.Contains(warnings[0], "PostToolUse content of mcp__t__echo ignored") {
 		t.Fatalf("bad content: %+v, warnings %q", r, warnings)
 	}

@@ -58,6 +58,8 @@ type Input struct {
 	AgentID             string `json:"agent_id,omitempty"`
 	AgentType           string `json:"agent_type,omitempty"`
 	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
+	// EnvFile is SessionStart's CLAUDE_ENV_FILE (NewEnvFile), not sent.
+	EnvFile string `json:"-"`
 }
 
 // Tool is the tool's name as ours: a hook's input read back (the approval
@@ -126,22 +128,62 @@ type Verdict struct {
 	StopReason string
 }
 
-// result is what one hook process did.
+// result is what one hook did: a process's exit code, stdout and stderr,
+// or an HTTP or model answer read as those.
 type result struct {
 	code           int
 	stdout, stderr string
 	err            error
+	// plain: stdout that is not JSON is context whatever the event (an
+	// HTTP hook's text body).
+	plain bool
+	// soft: a failure that never blocks (an HTTP hook's, as Claude Code).
+	soft bool
 }
 
-// Run runs the hooks for in.Event that match it. The hooks of one source
-// (a settings file, a directory) run in parallel, an identical command
-// once, as Claude Code runs them; sources run one after the other, and a
-// block, a stop or a PermissionRequest decision ends the event before the
-// next one (updated input is what the next source sees). Failures of
-// PreToolUse hooks block unless on_error is "allow"; other failures, and
-// exit 2 of events that cannot block, are warnings, as are systemMessages.
+// NoticeType is the customType of the notice (formats/tool-protocol)
+// with what an async hook tells the model at its next turn.
+const NoticeType = "hook_output"
+
+// Opts are what the hooks of an event run with beside their input.
+type Opts struct {
+	Env  []string     // added to the environment of command hooks
+	Warn func(string) // what the user is told (nil: dropped)
+	// Async gets, once an async command hook has run, what it has for the
+	// model (its systemMessage and additionalContext), for the model's
+	// next turn; nil: async hooks' answers are dropped (warned).
+	Async func(text string)
+	// Ask answers a prompt hook: one model call with the question, model
+	// "" the caller's. Agent runs an agent hook: a sub-agent with the read
+	// tools and the question, its final answer returned. nil: those hooks
+	// are skipped with a warning (no model here).
+	Ask, Agent func(ctx context.Context, model, prompt string) (string, error)
+	// Pending counts the async hooks still running (nil: not counted): a
+	// process waits for them before it ends, so their answers are told.
+	Pending *sync.WaitGroup
+}
+
+// Run runs the hooks for in.Event that match it (RunOpts with env and
+// warn only).
 func Run(ctx context.Context, hs []Hook, in Input, env []string, warn func(string)) Verdict {
+	return RunOpts(ctx, hs, in, Opts{Env: env, Warn: warn})
+}
+
+// RunOpts runs the hooks for in.Event that match it. The hooks of one
+// source (a settings file, a directory) run in parallel, an identical
+// one once, as Claude Code runs them; sources run one after the other,
+// and a block, a stop or a PermissionRequest decision ends the event
+// before the next one (updated input is what the next source sees).
+// Async command hooks are started and not waited for. Failures of
+// PreToolUse hooks block unless on_error is "allow"; other failures, and
+// exit 2 of events that cannot block, are warnings, as are
+// systemMessages.
+func RunOpts(ctx context.Context, hs []Hook, in Input, o Opts) Verdict {
 	var v Verdict
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
 	in.HookEventName = in.Event
 	in.ToolUseID = in.ToolCallID
 	ours := in.ToolInput
@@ -149,24 +191,25 @@ func Run(ctx context.Context, hs []Hook, in Input, env []string, warn func(strin
 	for _, group := range groups(hs, in) {
 		var todo []Hook
 		for _, h := range group {
-			if !seen[h.Name()] {
-				seen[h.Name()] = true
+			if h.Async {
+				payload, _ := in.payload(ours)
+				startAsync(ctx, h, payload, in.Cwd, hookEnv(in, o.Env), o, warn)
+				continue
+			}
+			if k := h.key(); !seen[k] {
+				seen[k] = true
 				todo = append(todo, h)
 			}
 		}
 		payload, sent := in.payload(ours)
-		hookEnv := append(append([]string{}, env...), "AGENT_HOOK_EVENT="+ourName(in.Event), "AGENT_TOOL_NAME="+in.ToolName)
-		if in.Cwd != "" && os.Getenv("CLAUDE_PROJECT_DIR") == "" && !hasVar(env, "CLAUDE_PROJECT_DIR") {
-			hookEnv = append(hookEnv, "CLAUDE_PROJECT_DIR="+in.Cwd)
-		}
+		env := hookEnv(in, o.Env)
 		results := make([]result, len(todo))
 		var wg sync.WaitGroup
 		for i, h := range todo {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := &results[i]
-				r.code, r.stdout, r.stderr, r.err = run(ctx, h, payload, in.Cwd, hookEnv)
+				results[i] = runOne(ctx, h, payload, in.Cwd, env, o)
 			}()
 		}
 		wg.Wait()
@@ -181,6 +224,33 @@ func Run(ctx context.Context, hs []Hook, in Input, env []string, warn func(strin
 		}
 	}
 	return v
+}
+
+// hookEnv is what a command hook's environment has beside ours.
+func hookEnv(in Input, env []string) []string {
+	out := append(append([]string{}, env...), "AGENT_HOOK_EVENT="+ourName(in.Event), "AGENT_TOOL_NAME="+in.ToolName)
+	if in.EnvFile != "" {
+		out = append(out, "CLAUDE_ENV_FILE="+in.EnvFile)
+	}
+	if in.Cwd != "" && os.Getenv("CLAUDE_PROJECT_DIR") == "" && !hasVar(env, "CLAUDE_PROJECT_DIR") {
+		out = append(out, "CLAUDE_PROJECT_DIR="+in.Cwd)
+	}
+	return out
+}
+
+// runOne runs one hook of any type; what it says is read as a command's
+// exit code, stdout and stderr.
+func runOne(ctx context.Context, h Hook, payload []byte, dir string, env []string, o Opts) result {
+	var r result
+	switch h.Type {
+	case TypeHTTP:
+		r = post(ctx, h, payload, env)
+	case TypePrompt, TypeAgent:
+		r = askModel(ctx, h, payload, o)
+	default:
+		r.code, r.stdout, r.stderr, r.err = run(ctx, h, payload, dir, env)
+	}
+	return r
 }
 
 // groups are the hooks for in, by source, in order.
@@ -246,7 +316,7 @@ func (v *Verdict) apply(h Hook, in Input, r result, sent json.RawMessage, warn f
 	switch {
 	case r.err == nil && r.code == 0:
 		isJSON, msg := v.applyJSON(in, r.stdout, sent)
-		if s := strings.TrimSpace(r.stdout); !isJSON && plainContext[in.Event] && s != "" {
+		if s := strings.TrimSpace(r.stdout); !isJSON && (plainContext[in.Event] || r.plain) && s != "" {
 			v.AdditionalContext = append(v.AdditionalContext, s)
 		}
 		if msg != "" {
@@ -265,7 +335,7 @@ func (v *Verdict) apply(h Hook, in Input, r result, sent json.RawMessage, warn f
 		if r.err != nil {
 			why = fmt.Sprintf("hook %s failed: %v", h.Name(), r.err)
 		}
-		if in.Event == PreToolUse && h.OnError != "allow" {
+		if in.Event == PreToolUse && (h.OnError == "block" || h.OnError == "" && !r.soft) {
 			if !v.Block {
 				v.Block, v.Reason = true, why
 			}
@@ -410,7 +480,11 @@ func run(ctx context.Context, h Hook, payload []byte, dir string, env []string) 
 // either way. Their verdict applies to r: replaced content, a flipped
 // error status, added context, a block's reason (which the model reads).
 // Content that is not a list of content blocks is ignored with a warning.
-func After(ctx context.Context, hs []Hook, in Input, r *event.Result, env []string, warn func(string)) {
+func After(ctx context.Context, hs []Hook, in Input, r *event.Result, o Opts) {
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
 	details := r.Details
 	if len(details) == 0 {
 		details = json.RawMessage("null")
@@ -426,7 +500,7 @@ func After(ctx context.Context, hs []Hook, in Input, r *event.Result, env []stri
 	in.Content, _ = json.Marshal(r.Content)
 	in.Details, in.IsError = r.Details, &isErr
 	in.ToolResponse = toolResponse(in, r, details)
-	v := Run(ctx, hs, in, env, warn)
+	v := RunOpts(ctx, hs, in, o)
 	if v.Content != nil {
 		var cs []event.Content
 		if err := json.Unmarshal(v.Content, &cs); err == nil {

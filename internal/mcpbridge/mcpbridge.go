@@ -546,7 +546,7 @@ func (b *bridge) call(ctx context.Context, rt route, ok bool, call *event.Call) 
 	res := b.callServer(ctx, rt, call, args, fail)
 	if b.runHooks {
 		in.ToolInput = args
-		hooks.After(ctx, b.opts.Hooks, in, res, b.hookEnv(), b.hookWarn)
+		hooks.After(ctx, b.opts.Hooks, in, res, hooks.Opts{Env: b.hookEnv(), Warn: b.hookWarn})
 	}
 	return res
 }

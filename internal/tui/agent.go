@@ -39,9 +39,12 @@ type Config struct {
 	Catalog        *llm.Catalog
 	Templates      []string // prompt templates, run as /NAME
 	HistoryFile    string
-	NoAhead        bool     // --no-ahead: every run's pipeline starts at enter
-	StatusLine     string   // config.toml's statusLine: a command for the line above the footer
-	Models         []string // --models, enabledModels: the patterns ctrl+p cycles through
+	NoAhead        bool // --no-ahead: every run's pipeline starts at enter
+	// IdleNotify is how long the agent waits for a prompt before the
+	// Notification hooks hear idle_prompt (0: never).
+	IdleNotify time.Duration
+	StatusLine string   // config.toml's statusLine: a command for the line above the footer
+	Models     []string // --models, enabledModels: the patterns ctrl+p cycles through
 	// Allow are the allow rules (--allowed-tools, permissions.allow): a
 	// call they cover runs without asking, as in a pipe.
 	Allow   []permission.Rule
@@ -79,6 +82,9 @@ type agent struct {
 	// sessionContext is what the SessionStart hooks added, for the system
 	// prompt of the session's runs.
 	sessionContext string
+	// baseEnv is the stages' environment before the SessionStart hooks'
+	// CLAUDE_ENV_FILE variables (nil until they first run).
+	baseEnv []string
 }
 
 // sessionState is what the footer shows, folded from the session and the

@@ -36,12 +36,16 @@ const (
 
 // Model is the bubbletea model of the front-end.
 type Model struct {
-	a       *agent
-	phase   phase
-	busyFor string // what a busy phase does ("compacting" …)
-	width   int
-	height  int
-	now     func() time.Time
+	a     *agent
+	phase phase
+	// compacted: the run's agent-compact compacted the session
+	// (SessionStart, source compact, fires when it ends).
+	compacted bool
+	idle      idleWait
+	busyFor   string // what a busy phase does ("compacting" …)
+	width     int
+	height    int
+	now       func() time.Time
 
 	ed       *editor
 	lastEdit time.Time // the editor's last change (the approvals' guard)
@@ -166,7 +170,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg = f.msg
 		cmds = append(cmds, m.listen)
 	}
-	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine())
+	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine(), m.idleCheck(msg))
 	m.keepAhead()
 	if _, key := msg.(tea.KeyMsg); key && m.approve.active() != nil && !m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()) {
 		cmds = append(cmds, guardTick()) // drawn again once the keys answer
@@ -527,6 +531,11 @@ func (m *Model) stream(evs []event.Event) {
 		switch ev.Type {
 		case event.ToolExecutionStart:
 			m.started[ev.ToolCallID] = ev
+		case event.Entry:
+			var e struct{ Type string }
+			if json.Unmarshal(ev.Entry, &e) == nil && e.Type == "compaction" {
+				m.compacted = true // agent-compact compacted the session: SessionStart compact at the end
+			}
 		case event.ToolExecutionEnd:
 			m.lastTool = []event.Event{ev}
 			if st, ok := m.started[ev.ToolCallID]; ok {
@@ -545,6 +554,10 @@ func (m *Model) stream(evs []event.Event) {
 
 func (m *Model) runDone(status int) tea.Cmd {
 	m.print(m.view.finish())
+	if m.compacted {
+		m.compacted = false
+		m.a.sessionStart("compact", m.hookWarn)
+	}
 	if sj := m.a.jobs; sj != nil {
 		sj.watch(m.inbox) // the jobs the run started: their end is shown
 	}
@@ -600,6 +613,9 @@ func (m *Model) saveHistory() {
 	m.history = nil
 }
 
+// hookWarn shows what a hook says for the person.
+func (m *Model) hookWarn(s string) { m.print(yellow.Render(s)) }
+
 // sessionDone ends a busy phase.
 func (m *Model) sessionDone(msg sessionDone) tea.Cmd {
 	m.phase, m.busyFor = idle, ""
@@ -608,6 +624,9 @@ func (m *Model) sessionDone(msg sessionDone) tea.Cmd {
 		return m.next()
 	}
 	recap := m.a.loadState(context.Background(), m.width)
+	if msg.done == "compacted" {
+		m.a.sessionStart("compact", m.hookWarn)
+	}
 	if msg.done != "compacted" {
 		msg.done += "\n" + recap
 	}

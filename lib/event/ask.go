@@ -9,6 +9,27 @@ const (
 	PlanKind = "exit_plan_mode" // the exit_plan_mode tool's plan
 )
 
+// The kinds of the requests that a tool process's prompt and agent hooks
+// make: the parent (agent-chat, which holds the model's key) asks the
+// model, or runs a sub-agent, and answers with its text.
+const (
+	HookPromptKind = "hook_prompt"
+	HookAgentKind  = "hook_agent"
+)
+
+// HookQuestion is the payload of a hook_prompt or hook_agent request.
+type HookQuestion struct {
+	Model  string `json:"model,omitempty"`
+	Prompt string `json:"prompt"`
+}
+
+// HookAnswer is the value answering it: the model's (or the sub-agent's
+// final) text, or why there is none.
+type HookAnswer struct {
+	Text  string `json:"text,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
 // AskQuestion is one question of a request of kind "ask" (the ask tool's),
 // whose payload is {"questions":[…]}; the answer's value is
 // {"answers":{ID: "text" | ["label", …]}}.
