@@ -235,7 +235,7 @@ func TestHookSettingsThroughCode(t *testing.T) {
 			t.Fatalf("no hooks/%s/settings examples", sub)
 		}
 		for _, f := range files {
-			hs, err := hooks.LoadSettings(f)
+			hs, _, err := hooks.LoadSettings(f)
 			switch {
 			case want && err != nil:
 				t.Errorf("%s: valid, but refused: %v", f, err)

@@ -372,11 +372,12 @@ func (r *chatRun) stopInput() hooks.Input {
 // parent's tool call.
 func (in input) subagent() bool { return in.st.header != nil && in.st.header.ParentToolCallID != "" }
 
-// loadSettings reads the hooks of every --settings file.
+// loadSettings reads the hooks of every --settings file. (Its warnings,
+// hooks left out, are agent-tool's to say: it reads the same files.)
 func loadSettings(files []string, env *app.Env) ([]hooks.Hook, error) {
 	var hks []hooks.Hook
 	for _, f := range files {
-		hs, err := hooks.LoadSettings(env.Abs(f))
+		hs, _, err := hooks.LoadSettings(env.Abs(f))
 		if err != nil {
 			return nil, exit.Wrap(exit.Usage, err)
 		}

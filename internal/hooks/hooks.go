@@ -155,13 +155,15 @@ func (h Hook) Matches(name string) bool {
 // {"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"…","timeout":60}]}]}}.
 // Every event of Events is read (and tool_call, tool_result), with the
 // hook types command, http, prompt and agent (prompt and agent on the
-// events that take them, as in Claude Code); other keys, types and
-// events are ignored. A hook without what its type needs (a command, a
-// URL, a prompt) is an error naming it.
-func LoadSettings(path string) ([]Hook, error) {
+// events that take them, as in Claude Code); other keys and events are
+// ignored, and a hook of another type (mcp_tool), or a prompt or agent
+// hook on an event that takes only commands, is left out with a warning
+// naming it. A hook without what its type needs (a command, a URL, a
+// prompt) is an error naming it.
+func LoadSettings(path string) (out []Hook, warnings []string, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var s struct {
 		Hooks map[string][]struct {
@@ -182,9 +184,8 @@ func LoadSettings(path string) ([]Hook, error) {
 		}
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
-	var out []Hook
 	for _, ev := range append(append([]string{}, Events...), "tool_call", "tool_result") {
 		for i, m := range s.Hooks[ev] {
 			for j, h := range m.Hooks {
@@ -200,28 +201,31 @@ func LoadSettings(path string) ([]Hook, error) {
 				switch hk.Type {
 				case TypeCommand:
 					if h.Command == "" {
-						return nil, fmt.Errorf("%s: a command hook without a command", where)
+						return nil, nil, fmt.Errorf("%s: a command hook without a command", where)
 					}
 				case TypeHTTP:
 					if u, err := url.Parse(h.URL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-						return nil, fmt.Errorf("%s: an http hook needs an http(s) url, not %q", where, h.URL)
+						return nil, nil, fmt.Errorf("%s: an http hook needs an http(s) url, not %q", where, h.URL)
 					}
 				case TypePrompt, TypeAgent:
 					if h.Prompt == "" {
-						return nil, fmt.Errorf("%s: a %s hook without a prompt", where, hk.Type)
+						return nil, nil, fmt.Errorf("%s: a %s hook without a prompt", where, hk.Type)
 					}
 					if !decisive[name] {
-						continue // as Claude Code: these events take command hooks
+						// as Claude Code: these events take command hooks
+						warnings = append(warnings, fmt.Sprintf("%s: a %s hook on %s is left out: that event takes command and http hooks", where, hk.Type, ev))
+						continue
 					}
 					t = PromptTimeout
 					if hk.Type == TypeAgent {
 						t = AgentTimeout
 					}
-				default:
-					continue // mcp_tool and what comes later
+				default: // mcp_tool and what comes later
+					warnings = append(warnings, fmt.Sprintf("%s: a hook of type %q is left out: agentutils runs command, http, prompt and agent hooks", where, hk.Type))
+					continue
 				}
 				if h.Async && hk.Type != TypeCommand {
-					return nil, fmt.Errorf("%s: only command hooks may be async", where)
+					return nil, nil, fmt.Errorf("%s: only command hooks may be async", where)
 				}
 				if h.Timeout > 0 {
 					t = time.Duration(h.Timeout * float64(time.Second))
@@ -231,7 +235,7 @@ func LoadSettings(path string) ([]Hook, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, warnings, nil
 }
 
 // SettingsFiles are the settings files that exist among Claude Code's and
@@ -268,11 +272,11 @@ func SettingsFiles(home, configDir, project string) []string {
 // directory is a warning.
 func Load(settings, dirs []string) (hs []Hook, warnings []string, err error) {
 	for _, f := range settings {
-		h, err := LoadSettings(f)
+		h, w, err := LoadSettings(f)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--settings: %v", err)
 		}
-		hs = append(hs, h...)
+		hs, warnings = append(hs, h...), append(warnings, w...)
 	}
 	for _, d := range dirs {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {

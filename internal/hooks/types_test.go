@@ -105,9 +105,14 @@ func TestLoadSettingsTypes(t *testing.T) {
   "PostToolUse":[{"hooks":[{"command":"./t.sh","async":true,"timeout":120}]}],
   "Notification":[{"hooks":[{"type":"prompt","prompt":"not on this event"},{"type":"http","url":"https://example.com/n"}]}],
   "Stop":[{"hooks":[{"type":"agent","prompt":"verify"}]}]}}`), 0o644)
-	hs, err := LoadSettings(p)
+	hs, warnings, err := LoadSettings(p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the two left out are named, not dropped in silence
+	if len(warnings) != 2 || !strings.Contains(warnings[0], `hooks.PreToolUse[0].hooks[2]: a hook of type "mcp_tool" is left out`) ||
+		!strings.Contains(warnings[1], "hooks.Notification[0].hooks[0]: a prompt hook on Notification is left out") {
+		t.Errorf("warnings: %q", warnings)
 	}
 	var got []string
 	for _, h := range hs {
