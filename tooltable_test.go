@@ -38,6 +38,7 @@ var notTools = map[string]struct {
 	"cmd/agent-tool/app.go":            {[]string{"memory"}, "the opt-in memory tool added to the default set when config turns it on"},
 	"internal/tui/memory.go":           {[]string{"memory"}, "the /memory command's name in its error"},
 	"lib/transcript/codex.go":          {[]string{"web_search"}, "Codex's own web search, written as the call its model saw"},
+	"lib/websearch/mcp.go":             {[]string{"web_search"}, "an MCP server's tool of that name, preferred as its search tool"},
 	"lib/transcript/transcript.go":     {[]string{"Task", "Agent"}, "Claude Code's delegation tools as its transcripts name them"},
 	"lib/batch/batch.go":               {[]string{"apply_patch"}, "the edit mode named after the tool"},
 	"lib/batch/html.go":                {[]string{"task"}, "a batch's tasks, the report's column"},

@@ -48,8 +48,15 @@ type Env struct {
 	// Jobs are bash's background jobs; nil: bash cannot start one.
 	Jobs *Jobs
 	// SearchBackend names web_search's back-end (lib/websearch); "": the
-	// first whose key is set. SearchEndpoint replaces its URL.
+	// MCP one when SearchMCP is set, else the first whose key is set.
+	// SearchEndpoint replaces an HTTP back-end's URL.
 	SearchBackend, SearchEndpoint string
+	// SearchMCP is the MCP back-end's server and tool: "server/tool", or
+	// "server" for its search tool (websearch.PickTool).
+	SearchMCP string
+	// Environ is the environment of the MCP search server (nil: this
+	// process's).
+	Environ func() []string
 	// LSP runs the language servers of the lsp tool, and of the
 	// diagnostics write, edit and apply_patch add; nil: none.
 	LSP *ilsp.Manager
@@ -59,6 +66,8 @@ type Env struct {
 	// returns the answer's value, or false when no one answered (nil: no
 	// one to ask).
 	Ask func(ctx context.Context, kind string, payload []byte) ([]byte, bool)
+
+	search mcpSearch // web_search's MCP connection
 
 	touchMu sync.Mutex
 	touched []string // the files the running write tool changed
@@ -187,6 +196,7 @@ func (e *Env) Close() {
 	if e.LSP != nil {
 		e.LSP.Close()
 	}
+	e.search.close()
 }
 
 // changesFiles says whether tool name changes files (its diagnostics
