@@ -21,6 +21,7 @@ import (
 	ilsp "github.com/agentutils/agentutils/internal/lsp"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/lsp"
 	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
@@ -167,12 +168,14 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 		out, err := t.Run(ctx, env, args, update)
 		if diagnose && err == nil {
 			if s := changedDiagnostics(ctx, env, env.touch("")); s != "" {
-				note := "Language server diagnostics:\n" + strings.TrimRight(s, "\n")
+				s = strings.TrimRight(s, "\n")
+				note := lsp.DiagnosticsNote + s
 				if len(out.Content) > 0 && out.Content[0].Type == "text" {
 					out.Content[0].Text += "\n\n" + note
 				} else {
 					out.Content = append(out.Content, event.Text(note))
 				}
+				out.Details = withMember(out.Details, "diagnostics", s) // for the person's card
 			}
 		}
 		if err != nil {
@@ -185,6 +188,21 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 		return event.Result{Content: out.Content, Details: out.Details}
 	}
 	return event.Result{Content: []event.Content{event.Text("Tool " + name + " not found")}, IsError: true}
+}
+
+// withMember is the JSON object d (nil: an empty one) with member k
+// set to v; d unchanged when it is not an object.
+func withMember(d json.RawMessage, k string, v any) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(d) > 0 && json.Unmarshal(d, &m) != nil {
+		return d
+	}
+	m[k], _ = json.Marshal(v)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return d
+	}
+	return b
 }
 
 // Close ends what the tools started that ends with the tool process: the

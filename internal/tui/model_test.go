@@ -301,6 +301,34 @@ func TestExpandToolOutput(t *testing.T) {
 	}
 }
 
+// TestEditDiagnosticsCard: an edit whose result carries the language
+// servers' new errors (details.diagnostics, as agent-tool adds them)
+// shows them on its card folded to one line; ctrl+o shows them all.
+func TestEditDiagnosticsCard(t *testing.T) {
+	m, _ := testModel(t)
+	diags := "2 new errors in x.go:\nx.go:3:9: error: undefined: y (compiler)\nx.go:4:2: error: missing return (compiler)"
+	line, _ := json.Marshal(map[string]any{"type": "tool_execution_end", "toolCallId": "c1", "toolName": "edit",
+		"args": map[string]string{"path": "x.go", "old_text": "a", "new_text": "b"},
+		"result": map[string]any{"content": []any{map[string]string{"type": "text", "text": "Successfully replaced text in x.go.\n\nLanguage server diagnostics:\n" + diags}},
+			"details": map[string]any{"diff": "--- a/x.go\n+++ b/x.go\n@@ -3 +3 @@\n-\treturn a\n+\treturn y\n", "diagnostics": diags}}, "isError": false})
+	ev, err := event.Decode(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.view = newTranscript(80, false, nil)
+	m.started = map[string]event.Event{}
+	m.stream([]event.Event{ev})
+	got := strings.Join(m.outbox, "\n")
+	if !strings.Contains(got, "+    return y\n  ✗ 2 new errors in x.go: x.go:3:9: error: undefined: y (compiler) (+1 more)") || strings.Contains(got, "missing return") {
+		t.Fatalf("folded card:\n%s", got)
+	}
+	m.outbox = nil
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	if got := strings.Join(m.outbox, "\n"); !strings.Contains(got, "  ✗ 2 new errors in x.go:\n    x.go:3:9: error: undefined: y (compiler)\n    x.go:4:2: error: missing return (compiler)") {
+		t.Errorf("expanded card:\n%s", got)
+	}
+}
+
 // TestFooterNarrow: at 60 columns the footer keeps the model, the tokens
 // and the sandbox, and leaves out the thinking level first.
 func TestFooterNarrow(t *testing.T) {
