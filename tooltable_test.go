@@ -27,7 +27,7 @@ var notTools = map[string]struct {
 	"internal/app/extra.go":            {[]string{"bash"}, "shell completion for bash"},
 	"internal/app/checkcli.go":         {[]string{"bash"}, "shell completion for bash"},
 	"internal/grepfs/read.go":          {[]string{"read"}, "an os.PathError's operation"},
-	"internal/fakellm/agent.go":        {[]string{"Bash", "Write", "apply_patch", "Task", "Agent", "bash", "task", "write", "edit", "exit_plan_mode", "ask"}, "the fake provider's scripted calls, as a model writes them"},
+	"internal/fakellm/agent.go":        {[]string{"Bash", "Write", "apply_patch", "Task", "Agent", "bash", "task", "write", "edit", "web_search", "exit_plan_mode", "ask"}, "the fake provider's scripted calls, as a model writes them"},
 	"lib/config/config.go":             {[]string{"apply_patch", "ask"}, "the edit mode named after the tool; the approval mode ask"},
 	"cmd/agent/config.go":              {[]string{"ask"}, "the approval mode ask"},
 	"lib/event/ask.go":                 {[]string{"ask", "exit_plan_mode"}, "the request kinds of the tool protocol, named after their tools"},

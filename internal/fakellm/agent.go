@@ -19,7 +19,8 @@ import (
 // tool (Claude Code's mcp__SERVER__bash) with CMD, RUN `CMD` a call of
 // agentutils' bash tool with CMD, JOB `CMD` a background job of it, PLAN an exit_plan_mode and ASK an ask call
 // (agentutils' tools), EDIT `FILE` `OLD` `NEW` an edit call of
-// agentutils' edit tool; anything else a greeting.
+// agentutils' edit tool, SEARCH `QUERY` a web_search call; anything else
+// a greeting.
 // With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
@@ -139,6 +140,9 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	case strings.Contains(text, "MCPBASH `") && mcpBash(tools) != "":
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "MCPBASH `")+len("MCPBASH `"):], "`")
 		say, calls = "", []call{{mcpBash(tools), map[string]string{"command": cmd}}}
+	case strings.Contains(text, "SEARCH `") && tools["web_search"]:
+		q, _, _ := strings.Cut(text[strings.Index(text, "SEARCH `")+len("SEARCH `"):], "`")
+		say, calls = "", []call{{"web_search", map[string]any{"query": q, "count": 3}}}
 	case strings.Contains(text, "RUN `") && tools["bash"]:
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "RUN `")+len("RUN `"):], "`")
 		say, calls = "Let me look.", []call{{"bash", map[string]any{"command": cmd}}}

@@ -10,7 +10,8 @@
 // The fake model answers by the prompt's words: RUN `CMD` calls bash with
 // CMD, EDIT writes note.txt, EDIT `FILE` `OLD` `NEW` edits FILE (with gopls
 // on PATH, `make gopls`, its card shows the errors the edit made), PLAN
-// presents a plan (plan mode), ASK asks a
+// presents a plan (plan mode), SEARCH `QUERY` searches the web (through
+// the back-end configured: web_search.mcp or a key), ASK asks a
 // question, TASK starts a sub-agent, JOB `CMD` a background job; anything
 // else gets a greeting. The scratch home and repository are removed on
 // exit.
@@ -66,7 +67,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "try:", err)
 		return 1
 	}
-	fmt.Fprintln(os.Stderr, "try: the model is a fake that answers by your words: RUN `ls -l` (a bash call), EDIT, EDIT `hello.go` `\"hello\"` `hello`, PLAN, ASK, TASK; anything else gets a greeting. ^D exits.")
+	fmt.Fprintln(os.Stderr, "try: the model is a fake that answers by your words: RUN `ls -l` (a bash call), EDIT, EDIT `hello.go` `\"hello\"` `hello`, SEARCH `go 1.26`, PLAN, ASK, TASK; anything else gets a greeting. ^D exits.")
 	cmd := exec.Command(agent, append([]string{"--model", "fake/fake-model"}, args...)...)
 	cmd.Dir = *dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
