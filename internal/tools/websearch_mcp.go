@@ -33,6 +33,11 @@ type mcpSearch struct {
 	tool websearch.MCPTool
 }
 
+// searchLoopEnv is set in the MCP search server's environment: an
+// agent-tool under it (agent-mcp serve's) that would search through MCP
+// too refuses, rather than start servers without end.
+const searchLoopEnv = "AGENT_SEARCH_MCP_SERVER"
+
 // mcpConnectTimeout bounds the connection to a server whose entry sets
 // no timeout (agent-mcp's default).
 const mcpConnectTimeout = 30 * time.Second
@@ -49,6 +54,9 @@ func (m *mcpSearch) open(ctx context.Context, env *Env) (*mcpclient.Session, web
 	if err != nil {
 		return nil, m.tool, fmt.Errorf("web_search.mcp %v", err)
 	}
+	if from := env.Getenv(searchLoopEnv); from != "" {
+		return nil, m.tool, fmt.Errorf("this tool process runs under the MCP search server %q (%s is set): searching through MCP again would loop; give its agent-tool --search-backend brave or tavily", from, searchLoopEnv)
+	}
 	e, err := searchServer(env, server)
 	if err != nil {
 		return nil, m.tool, err
@@ -59,6 +67,8 @@ func (m *mcpSearch) open(ctx context.Context, env *Env) (*mcpclient.Session, web
 	if environ == nil {
 		environ = os.Environ
 	}
+	base := environ
+	environ = func() []string { return append(base(), searchLoopEnv+"="+server) }
 	dl := &mcpclient.Dialer{Cwd: env.Cwd, Environ: environ, Getenv: env.Getenv, Terminate: 2 * time.Second,
 		Warn:           func(string) {},
 		ServerStderr:   func(string) (io.Writer, error) { return io.Discard, nil }, // its last line is kept for errors
