@@ -59,7 +59,7 @@ demo: build
 
 # The interactive agent without a key: the fake provider as the model, a scratch home.
 try: build
-	@PATH="$(CURDIR)/bin:$$PATH" $(GO) run ./scripts/try
+	@PATH="$(CURDIR)/bin:$(CURDIR)/.tools/bin:$$PATH" $(GO) run ./scripts/try
 
 # The screenshots of agent in docs/: a real terminal (tmux), the fake provider, headless Chromium.
 shots: build

@@ -29,6 +29,7 @@ defaultThinkingLevel     -                                        default
 toolsCmd                 agent-tool serve                         default  
 edit.mode                hashline                                 user     /h/config.toml:2
 tools.memory             false                                    default  
+web_search.mcp           -                                        default  
 shell.env                -                                        default  
 permissions.defaultMode  -                                        default  
 permissions.allow        -                                        default  
@@ -51,6 +52,7 @@ sandbox.hide             ~/.ssh, ~/.aws, ~/.gnupg, … (14 in all)  default
 {"key":"toolsCmd","value":["agent-tool serve"],"source":"default"}
 {"key":"edit.mode","value":"hashline","source":"user","where":"/h/config.toml:2"}
 {"key":"tools.memory","value":"false","source":"default"}
+{"key":"web_search.mcp","value":null,"source":"default"}
 {"key":"shell.env","value":[],"source":"default"}
 {"key":"permissions.defaultMode","value":null,"source":"default"}
 {"key":"permissions.allow","value":[],"source":"default"}

@@ -41,8 +41,9 @@ matches with context, .gitignore respected), ls, find, lsp (diagnostics, definit
 hover and a rename preview from the language server found on PATH: gopls, typescript-language-server,
 pyright-langserver, rust-analyzer; started on first use, one per workspace and language, stopped
 when agent-tool ends; write, edit and apply_patch add the errors it finds in the files they changed,
-waited for at most --lsp-wait; --no-lsp turns them off), fetch, web_search (Brave Search with
-$BRAVE_API_KEY or Tavily with $TAVILY_API_KEY: titles, URLs and snippets), and when enabled
+waited for at most --lsp-wait; --no-lsp turns them off), fetch, web_search (titles, URLs and
+snippets from an MCP server's search tool, --search-mcp, or Brave Search with $BRAVE_API_KEY or
+Tavily with $TAVILY_API_KEY), and when enabled
 (--memory-tool, config.toml's tools.memory) memory (a line added to AGENTS.md or CLAUDE.md).
 
 call, run and serve put a policy and hooks around every call: --allow/--deny tool lists,
@@ -83,7 +84,8 @@ var (
 )
 
 var (
-	searchFlag         = &cli.StringFlag{Name: "search-backend", Usage: "web_search's back-end `NAME`: brave ($BRAVE_API_KEY) or tavily ($TAVILY_API_KEY) (default: the first whose key is set)"}
+	searchFlag         = &cli.StringFlag{Name: "search-backend", Usage: "web_search's back-end `NAME`: mcp (--search-mcp's server), brave ($BRAVE_API_KEY) or tavily ($TAVILY_API_KEY) (default: mcp when --search-mcp is set, else the first whose key is set)"}
+	searchMCPFlag      = &cli.StringFlag{Name: "search-mcp", Usage: "web_search through the MCP server `SERVER/TOOL` configured for agent-mcp, or SERVER alone for its tool named like *search* with a query argument (default: $AGENT_SEARCH_MCP, else config.toml's web_search.mcp; \"\" for none)"}
 	searchEndpointFlag = &cli.StringFlag{Name: "search-endpoint", Usage: "the search API's `URL` instead of the back-end's own (a proxy, a test server)"}
 )
 
@@ -132,16 +134,23 @@ func toolEnv(c *cli.Context, env *app.Env) (*tools.Env, error) {
 	if c.IsSet("shell-env") {
 		keep = c.StringSlice("shell-env")
 	}
-	if b := c.String("search-backend"); b != "" {
+	if b := c.String("search-backend"); b != "" && b != websearch.MCP {
 		if _, ok := websearch.Lookup(b); !ok {
-			return nil, exit.Errorf(exit.Usage, "--search-backend: unknown back-end %q (brave, tavily)", b)
+			return nil, exit.Errorf(exit.Usage, "--search-backend: unknown back-end %q (mcp, brave, tavily)", b)
+		}
+	}
+	searchMCP, _ := c.App.Metadata["searchMCP"].(string)
+	if c.IsSet("search-mcp") {
+		searchMCP = c.String("search-mcp") // "": none, over the configured one
+		if _, _, err := websearch.MCPTarget(searchMCP); err != nil && searchMCP != "" {
+			return nil, exit.Errorf(exit.Usage, "--search-mcp %v", err)
 		}
 	}
 	var servers *lsp.Manager
 	if !c.Bool("no-lsp") && env.Getenv("AGENT_NO_LSP") == "" {
 		servers = &lsp.Manager{Stop: env.Dir, Env: redact.Environ(env.Environment(), keep, nil)}
 	}
-	return &tools.Env{Cwd: env.Dir, LSP: servers, SearchBackend: c.String("search-backend"), SearchEndpoint: c.String("search-endpoint"), LSPWait: c.Duration("lsp-wait"), StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
+	return &tools.Env{Cwd: env.Dir, LSP: servers, SearchBackend: c.String("search-backend"), SearchEndpoint: c.String("search-endpoint"), SearchMCP: searchMCP, Environ: env.Environment, LSPWait: c.Duration("lsp-wait"), StateDir: c.String("state-dir"), Now: env.Now, Getenv: env.Getenv, EditMode: editMode(c), Root: root,
 		Sandbox: sb, ShellEnv: keep, AllowPrivateNet: c.Bool("allow-private-net"),
 		Jobs: &tools.Jobs{Dir: env.Getenv(jobs.DirEnv), Keep: c.Bool("keep-jobs"), Max: c.Int("max-jobs")}}, nil
 }
@@ -154,7 +163,7 @@ func loadEditMode(c *cli.Context, env *app.Env) error {
 	if err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String(), "shellEnv": cfg.ShellEnv(), "memoryTool": cfg.MemoryTool()}
+	c.App.Metadata = map[string]any{"editMode": cfg.EditMode().String(), "shellEnv": cfg.ShellEnv(), "memoryTool": cfg.MemoryTool(), "searchMCP": cfg.SearchMCP()}
 	return nil
 }
 

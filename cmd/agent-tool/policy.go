@@ -27,7 +27,7 @@ var (
 )
 
 func callFlags() []cli.Flag {
-	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, shellEnvFlag, privateNetFlag, keepJobsFlag, maxJobsFlag, noLSPFlag, lspWaitFlag, searchFlag, searchEndpointFlag},
+	return append([]cli.Flag{stateFlag, editModeFlag, hooksDirFlag, settingsFlag, allowFlag, denyFlag, readOnlyFlag, rootFlag, protectFlag, bashAllow, shellEnvFlag, privateNetFlag, keepJobsFlag, maxJobsFlag, noLSPFlag, lspWaitFlag, searchFlag, searchEndpointFlag, searchMCPFlag},
 		sbflags.Flags()...)
 }
 

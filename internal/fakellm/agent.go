@@ -18,7 +18,9 @@ import (
 // sub-agent's SUBTASK a text, MCPBASH `CMD` a call of an MCP server's bash
 // tool (Claude Code's mcp__SERVER__bash) with CMD, RUN `CMD` a call of
 // agentutils' bash tool with CMD, JOB `CMD` a background job of it, PLAN an exit_plan_mode and ASK an ask call
-// (agentutils' tools); anything else a greeting.
+// (agentutils' tools), EDIT `FILE` `OLD` `NEW` an edit call of
+// agentutils' edit tool, SEARCH `QUERY` a web_search call; anything else
+// a greeting.
 // With agent-chat's task tool offered: TASKS2 two task calls (SUBTASK one,
 // SUBTASK two), TASKHANG one whose sub-agent's request hangs (SUBHANG,
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
@@ -164,6 +166,9 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say, calls = "", []call{{"task", map[string]string{"prompt": "SUBTASK: say hi"}}}
 	case strings.Contains(text, "PARALLEL"):
 		say, calls = "Running both.", []call{{"Bash", map[string]string{"command": "echo a", "description": "echo a"}}, {"Bash", map[string]string{"command": "echo b", "description": "echo b"}}}
+	case strings.Contains(text, "EDIT `") && tools["edit"] && len(quoted(text, "EDIT `")) == 3:
+		q := quoted(text, "EDIT `")
+		say, calls = "", []call{{"edit", map[string]string{"path": q[0], "old_text": q[1], "new_text": q[2]}}}
 	case strings.Contains(text, "EDIT") && tools["write"]:
 		say, calls = "", []call{{"write", map[string]string{"path": "note.txt", "content": "hello\n"}}}
 	case strings.Contains(text, "EDIT"):
@@ -171,6 +176,9 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 	case strings.Contains(text, "MCPBASH `") && mcpBash(tools) != "":
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "MCPBASH `")+len("MCPBASH `"):], "`")
 		say, calls = "", []call{{mcpBash(tools), map[string]string{"command": cmd}}}
+	case strings.Contains(text, "SEARCH `") && tools["web_search"]:
+		q, _, _ := strings.Cut(text[strings.Index(text, "SEARCH `")+len("SEARCH `"):], "`")
+		say, calls = "", []call{{"web_search", map[string]any{"query": q, "count": 3}}}
 	case strings.Contains(text, "RUN `") && tools["bash"]:
 		cmd, _, _ := strings.Cut(text[strings.Index(text, "RUN `")+len("RUN `"):], "`")
 		say, calls = "Let me look.", []call{{"bash", map[string]any{"command": cmd}}}
@@ -271,4 +279,23 @@ func responses(w http.ResponseWriter, input []json.RawMessage, tools map[string]
 	ev(map[string]any{"type": "response.completed", "response": map[string]any{"id": rid, "usage": map[string]any{
 		"input_tokens": 100, "input_tokens_details": map[string]int{"cached_tokens": 40},
 		"output_tokens": 20, "output_tokens_details": map[string]int{"reasoning_tokens": 5}, "total_tokens": 120}}})
+}
+
+// quoted is the `…` strings of text after the first after (which ends
+// with the first backquote).
+func quoted(text, after string) []string {
+	rest := text[strings.Index(text, after)+len(after)-1:]
+	var out []string
+	for {
+		_, r, ok := strings.Cut(rest, "`")
+		if !ok {
+			return out
+		}
+		q, r2, ok := strings.Cut(r, "`")
+		if !ok {
+			return out
+		}
+		out = append(out, q)
+		rest = r2
+	}
 }

@@ -29,6 +29,12 @@ func TestAgentMCPBash(t *testing.T) {
 			{"type": "tool_use", "name": "bash", "input": map[string]any{"command": "ls -l"}}}},
 		{[]string{"bash", "write"}, "EDIT it", []map[string]any{
 			{"type": "tool_use", "name": "write", "input": map[string]any{"path": "note.txt", "content": "hello\n"}}}},
+		{[]string{"write", "edit"}, "EDIT `a.go` `f(\"x\")` `f(1)`", []map[string]any{
+			{"type": "tool_use", "name": "edit", "input": map[string]any{"path": "a.go", "old_text": "f(\"x\")", "new_text": "f(1)"}}}},
+		{[]string{"web_search"}, "SEARCH `go 1.26` now", []map[string]any{
+			{"type": "tool_use", "name": "web_search", "input": map[string]any{"query": "go 1.26", "count": float64(3)}}}},
+		{[]string{"write", "edit"}, "EDIT `a.go` only", []map[string]any{
+			{"type": "tool_use", "name": "write", "input": map[string]any{"path": "note.txt", "content": "hello\n"}}}},
 	} {
 		var tools []map[string]string
 		for _, n := range tc.tools {

@@ -39,6 +39,7 @@ type client struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	units lsp.Units
+	pull  bool // diagnostics are asked for (lsp.Server.Pull)
 
 	wmu sync.Mutex // one message at a time on stdin
 
@@ -52,8 +53,8 @@ type client struct {
 	stderr  *tailBuf
 }
 
-// start starts server s in root and initializes it.
-func start(ctx context.Context, s lsp.Server, path, root string, env []string) (*client, error) {
+// start starts server s in root and initializes it with options.
+func start(ctx context.Context, s lsp.Server, path, root string, env []string, options map[string]any) (*client, error) {
 	cmd := exec.Command(path, s.Command[1:]...)
 	cmd.Dir = root
 	cmd.Env = env
@@ -66,7 +67,7 @@ func start(ctx context.Context, s lsp.Server, path, root string, env []string) (
 	if err != nil {
 		return nil, err
 	}
-	c := &client{name: s.Command[0], root: root, cmd: cmd, in: in, units: lsp.UTF16,
+	c := &client{name: s.Command[0], root: root, cmd: cmd, in: in, units: lsp.UTF16, pull: s.Pull,
 		pending: map[string]chan lsp.Message{}, docs: map[string]*doc{}, stderr: &tailBuf{max: 4096}}
 	c.changed = sync.NewCond(&c.mu)
 	cmd.Stderr = c.stderr
@@ -74,14 +75,14 @@ func start(ctx context.Context, s lsp.Server, path, root string, env []string) (
 		return nil, fmt.Errorf("starting %s: %v", s.Command[0], err)
 	}
 	go c.read(bufio.NewReader(out))
-	if err := c.initialize(ctx); err != nil {
+	if err := c.initialize(ctx, options); err != nil {
 		c.kill()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *client) initialize(ctx context.Context) error {
+func (c *client) initialize(ctx context.Context, options map[string]any) error {
 	params := map[string]any{
 		"processId":        os.Getpid(),
 		"rootUri":          lsp.FileURI(c.root),
@@ -98,6 +99,9 @@ func (c *client) initialize(ctx context.Context) error {
 			},
 			"workspace": map[string]any{"workspaceFolders": true, "configuration": true},
 		},
+	}
+	if options != nil {
+		params["initializationOptions"] = options
 	}
 	raw, err := c.call(ctx, "initialize", params)
 	if err != nil {
@@ -186,8 +190,8 @@ func (c *client) answer(m lsp.Message) {
 
 func (c *client) published(params json.RawMessage) {
 	var p lsp.PublishDiagnostics
-	if json.Unmarshal(params, &p) != nil {
-		return
+	if json.Unmarshal(params, &p) != nil || c.pull {
+		return // a pulling client keeps only what it pulled
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -321,6 +325,22 @@ func (c *client) diagnostics(ctx context.Context, uri string, version, before in
 		}
 		c.changed.Wait()
 	}
+}
+
+// pulled keeps ds as the diagnostics of uri's current text.
+func (c *client) pulled(uri string, ds []lsp.Diagnostic) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.docs[uri]; d != nil {
+		d.diags, d.seen = ds, d.version
+		d.published++
+	}
+}
+
+// known is the diagnostics last known for uri (nil: none).
+func (c *client) known(uri string) []lsp.Diagnostic {
+	ds, _ := c.last(uri)
+	return ds
 }
 
 // last is the diagnostics last published for uri, and whether the

@@ -136,7 +136,7 @@ func (m *Manager) client(ctx context.Context, s lsp.Server, prog, root string) (
 	// The server outlives this call: it starts under its own context,
 	// bounded by a minute for initialize.
 	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	st.c, st.err = start(sctx, s, prog, root, m.Env)
+	st.c, st.err = start(sctx, s, prog, root, m.Env, s.InitOptions(m.installed(prog, root)))
 	cancel()
 	close(st.done)
 	if st.err != nil {
@@ -147,11 +147,48 @@ func (m *Manager) client(ctx context.Context, s lsp.Server, prog, root string) (
 	return st.c, st.err
 }
 
+// installed is where server prog (and TypeScript's tsc) are, their links
+// resolved.
+func (m *Manager) installed(prog, root string) lsp.Installed {
+	in := lsp.Installed{Root: root, Server: prog, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
+	if p, err := filepath.EvalSymlinks(prog); err == nil {
+		in.Server = p
+	}
+	if p, err := m.lookPath("tsc"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			in.Tsc = r
+		}
+	}
+	return in
+}
+
 // Diagnostics waits, until ctx ends, for the server's diagnostics of the
 // document's text; ok is false when they did not come in time (then
 // the last ones known, if any).
 func (d *Doc) Diagnostics(ctx context.Context) ([]lsp.Diagnostic, bool) {
+	if d.c.pull {
+		return d.pull(ctx)
+	}
 	return d.c.diagnostics(ctx, d.URI, d.version, d.before)
+}
+
+// pull asks the server for the document's diagnostics (lsp.PullRequests)
+// and keeps them as the last known.
+func (d *Doc) pull(ctx context.Context) ([]lsp.Diagnostic, bool) {
+	var all []lsp.Diagnostic
+	for _, req := range lsp.PullRequests(d.Path) {
+		raw, err := d.c.call(ctx, "workspace/executeCommand", req)
+		if err != nil {
+			return d.c.known(d.URI), false
+		}
+		ds, err := lsp.TSDiagnostics(raw)
+		if err != nil {
+			return d.c.known(d.URI), false
+		}
+		all = append(all, ds...)
+	}
+	d.c.pulled(d.URI, all)
+	return all, true
 }
 
 // Call sends a request about the document to its server.

@@ -254,7 +254,7 @@ func changedDiagnostics(ctx context.Context, env *Env, paths []string) string {
 		}
 		ds, ok := d.Diagnostics(ctx)
 		if !ok {
-			fmt.Fprintf(&b, "%s: %s sent no diagnostics within %s.\n", env.rel(p), d.Server, env.lspWait())
+			b.WriteString(lsp.Late(env.rel(p), d.Server, env.lspWait()) + "\n")
 			continue
 		}
 		errs := lsp.Errors(ds)

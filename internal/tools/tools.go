@@ -21,6 +21,7 @@ import (
 	ilsp "github.com/agentutils/agentutils/internal/lsp"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/lsp"
 	"github.com/agentutils/agentutils/lib/tooldef"
 )
 
@@ -48,8 +49,15 @@ type Env struct {
 	// Jobs are bash's background jobs; nil: bash cannot start one.
 	Jobs *Jobs
 	// SearchBackend names web_search's back-end (lib/websearch); "": the
-	// first whose key is set. SearchEndpoint replaces its URL.
+	// MCP one when SearchMCP is set, else the first whose key is set.
+	// SearchEndpoint replaces an HTTP back-end's URL.
 	SearchBackend, SearchEndpoint string
+	// SearchMCP is the MCP back-end's server and tool: "server/tool", or
+	// "server" for its search tool (websearch.PickTool).
+	SearchMCP string
+	// Environ is the environment of the MCP search server (nil: this
+	// process's).
+	Environ func() []string
 	// LSP runs the language servers of the lsp tool, and of the
 	// diagnostics write, edit and apply_patch add; nil: none.
 	LSP *ilsp.Manager
@@ -59,6 +67,8 @@ type Env struct {
 	// returns the answer's value, or false when no one answered (nil: no
 	// one to ask).
 	Ask func(ctx context.Context, kind string, payload []byte) ([]byte, bool)
+
+	search mcpSearch // web_search's MCP connection
 
 	touchMu sync.Mutex
 	touched []string // the files the running write tool changed
@@ -158,12 +168,14 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 		out, err := t.Run(ctx, env, args, update)
 		if diagnose && err == nil {
 			if s := changedDiagnostics(ctx, env, env.touch("")); s != "" {
-				note := "Language server diagnostics:\n" + strings.TrimRight(s, "\n")
+				s = strings.TrimRight(s, "\n")
+				note := lsp.DiagnosticsNote + s
 				if len(out.Content) > 0 && out.Content[0].Type == "text" {
 					out.Content[0].Text += "\n\n" + note
 				} else {
 					out.Content = append(out.Content, event.Text(note))
 				}
+				out.Details = withMember(out.Details, "diagnostics", s) // for the person's card
 			}
 		}
 		if err != nil {
@@ -178,6 +190,21 @@ func Run(ctx context.Context, ts []Tool, env *Env, name string, args json.RawMes
 	return event.Result{Content: []event.Content{event.Text("Tool " + name + " not found")}, IsError: true}
 }
 
+// withMember is the JSON object d (nil: an empty one) with member k
+// set to v; d unchanged when it is not an object.
+func withMember(d json.RawMessage, k string, v any) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(d) > 0 && json.Unmarshal(d, &m) != nil {
+		return d
+	}
+	m[k], _ = json.Marshal(v)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return d
+	}
+	return b
+}
+
 // Close ends what the tools started that ends with the tool process: the
 // background jobs (unless kept) and the language servers.
 func (e *Env) Close() {
@@ -187,6 +214,7 @@ func (e *Env) Close() {
 	if e.LSP != nil {
 		e.LSP.Close()
 	}
+	e.search.close()
 }
 
 // changesFiles says whether tool name changes files (its diagnostics

@@ -22,14 +22,20 @@ const (
 
 func webSearchTool() Tool {
 	return Tool{
-		Def: def("web_search", "Search the web: the results' titles, URLs and snippets (fetch a URL to read the page). Through the search API configured for this tool process (Brave Search with $BRAVE_API_KEY, Tavily with $TAVILY_API_KEY).",
+		Def: def("web_search", "Search the web: the results' titles, URLs and snippets (fetch a URL to read the page). Through the search back-end configured for this tool process (an MCP server's search tool, Brave Search with $BRAVE_API_KEY, Tavily with $TAVILY_API_KEY).",
 			`{"type":"object","properties":{"query":{"type":"string"},"count":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"}},"required":["query"],"additionalProperties":false}`),
 		Run: runWebSearch,
 	}
 }
 
-// backend is the search back-end of env: the one named, else the first
-// whose key is set.
+// viaMCP says whether env searches through an MCP server: the mcp
+// back-end is named, or none is and one is configured.
+func (e *Env) viaMCP() bool {
+	return e.SearchBackend == websearch.MCP || e.SearchBackend == "" && e.SearchMCP != ""
+}
+
+// backend is the HTTP search back-end of env: the one named, else the
+// first whose key is set.
 func (e *Env) backend() (websearch.Backend, string, error) {
 	if e.SearchBackend != "" {
 		b, ok := websearch.Lookup(e.SearchBackend)
@@ -49,11 +55,11 @@ func (e *Env) backend() (websearch.Backend, string, error) {
 		}
 		envs = append(envs, "$"+b.KeyEnv)
 	}
-	return websearch.Backend{}, "", fmt.Errorf("No search back-end is configured: web search needs one of %s in the tool process's environment (say so to the user; fetch can still read a URL you know).", strings.Join(envs, ", "))
+	return websearch.Backend{}, "", fmt.Errorf("No search back-end is configured: web search needs one of %s in the tool process's environment, or an MCP server's search tool (config.toml's web_search.mcp) (say so to the user; fetch can still read a URL you know).", strings.Join(envs, ", "))
 }
 
 func backendNames() []string {
-	var out []string
+	out := []string{websearch.MCP}
 	for _, b := range websearch.Backends {
 		out = append(out, b.Name)
 	}
@@ -73,6 +79,12 @@ func runWebSearch(ctx context.Context, env *Env, args json.RawMessage, _ func(ev
 	}
 	if a.Count <= 0 {
 		a.Count = searchCount
+	}
+	if env.viaMCP() {
+		if env.SearchMCP == "" {
+			return event.ToolOutput{}, fmt.Errorf("The mcp search back-end needs a server: config.toml's web_search.mcp (or agent-tool --search-mcp) is not set.")
+		}
+		return mcpSearchRun(ctx, env, a.Query, a.Count)
 	}
 	b, key, err := env.backend()
 	if err != nil {

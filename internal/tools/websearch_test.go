@@ -55,7 +55,7 @@ func TestWebSearch(t *testing.T) {
 		{"tavily when only its key is set", env("", "/tavily", map[string]string{"TAVILY_API_KEY": "tk"}), `{"query":"q","count":1}`, false,
 			"Results for \"q\":\n\n1. T1\n   https://a.example/1\n   first hit", `tavily {"max_results":1,"query":"q"} auth=Bearer tk`},
 		{"no key", env("", "/brave", nil), `{"query":"q"}`, true,
-			"No search back-end is configured: web search needs one of $BRAVE_API_KEY, $TAVILY_API_KEY in the tool process's environment (say so to the user; fetch can still read a URL you know).", ""},
+			"No search back-end is configured: web search needs one of $BRAVE_API_KEY, $TAVILY_API_KEY in the tool process's environment, or an MCP server's search tool (config.toml's web_search.mcp) (say so to the user; fetch can still read a URL you know).", ""},
 		{"named back-end without its key", env("brave", "/brave", map[string]string{"TAVILY_API_KEY": "tk"}), `{"query":"q"}`, true,
 			"The brave search back-end needs $BRAVE_API_KEY, and it is not set in this tool process.", ""},
 		{"refused", env("", "/denied", keys), `{"query":"q"}`, true, "Searching with brave: HTTP 401 Unauthorized.\n\n{\"error\":\"invalid key\"}\n", ""},

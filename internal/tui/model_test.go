@@ -278,15 +278,8 @@ func TestExpandToolOutput(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		fmt.Fprintf(&out, "line %d\n", i)
 	}
-	line, _ := json.Marshal(map[string]any{"type": "tool_execution_end", "toolCallId": "c1", "toolName": "bash",
+	streamEnd(t, m, map[string]any{"type": "tool_execution_end", "toolCallId": "c1", "toolName": "bash",
 		"args": map[string]string{"command": "seq"}, "result": map[string]any{"content": []any{map[string]string{"type": "text", "text": out.String()}}}, "isError": false})
-	ev, err := event.Decode(line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.view = newTranscript(80, false, nil)
-	m.started = map[string]event.Event{}
-	m.stream([]event.Event{ev})
 	if got := strings.Join(m.outbox, "\n"); strings.Contains(got, "line 1\n") || !strings.Contains(got, "more lines") {
 		t.Fatalf("folded output:\n%s", got)
 	}
@@ -299,6 +292,41 @@ func TestExpandToolOutput(t *testing.T) {
 	if m.expanded {
 		t.Error("ctrl+o again did not fold")
 	}
+}
+
+// TestEditDiagnosticsCard: an edit whose result carries the language
+// servers' new errors (details.diagnostics, as agent-tool adds them)
+// shows them on its card folded to one line; ctrl+o shows them all.
+func TestEditDiagnosticsCard(t *testing.T) {
+	m, _ := testModel(t)
+	diags := "2 new errors in x.go:\nx.go:3:9: error: undefined: y (compiler)\nx.go:4:2: error: missing return (compiler)"
+	streamEnd(t, m, map[string]any{"type": "tool_execution_end", "toolCallId": "c1", "toolName": "edit",
+		"args": map[string]string{"path": "x.go", "old_text": "a", "new_text": "b"},
+		"result": map[string]any{"content": []any{map[string]string{"type": "text", "text": "Successfully replaced text in x.go.\n\nLanguage server diagnostics:\n" + diags}},
+			"details": map[string]any{"diff": "--- a/x.go\n+++ b/x.go\n@@ -3 +3 @@\n-\treturn a\n+\treturn y\n", "diagnostics": diags}}, "isError": false})
+	got := strings.Join(m.outbox, "\n")
+	if !strings.Contains(got, "+    return y\n  ✗ 2 new errors in x.go: x.go:3:9: error: undefined: y (compiler) (+1 more)") || strings.Contains(got, "missing return") {
+		t.Fatalf("folded card:\n%s", got)
+	}
+	m.outbox = nil
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+	if got := strings.Join(m.outbox, "\n"); !strings.Contains(got, "  ✗ 2 new errors in x.go:\n    x.go:3:9: error: undefined: y (compiler)\n    x.go:4:2: error: missing return (compiler)") {
+		t.Errorf("expanded card:\n%s", got)
+	}
+}
+
+// streamEnd gives m, in an 80-column transcript, the one event ev of a
+// run (a tool's end).
+func streamEnd(t *testing.T, m *Model, ev map[string]any) {
+	t.Helper()
+	line, _ := json.Marshal(ev)
+	e, err := event.Decode(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.view = newTranscript(80, false, nil)
+	m.started = map[string]event.Event{}
+	m.stream([]event.Event{e})
 }
 
 // TestFooterNarrow: at 60 columns the footer keeps the model, the tokens

@@ -39,7 +39,7 @@ const expandedLines = 2000
 // newExpanded is a transcript that shows tools' output whole (up to
 // expandedLines).
 func newExpanded(width int, color bool, clock func() time.Time) transcript {
-	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock, ToolLines: expandedLines, DiffLines: expandedLines})}
+	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock, ToolLines: expandedLines, DiffLines: expandedLines, DiagnosticLines: expandedLines})}
 }
 
 func (v transcript) event(ev event.Event) string {

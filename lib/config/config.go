@@ -19,6 +19,7 @@ import (
 	"github.com/agentutils/agentutils/lib/permission"
 	"github.com/agentutils/agentutils/lib/redact"
 	"github.com/agentutils/agentutils/lib/sandbox"
+	"github.com/agentutils/agentutils/lib/websearch"
 )
 
 // The sources of a value, weakest first.
@@ -74,6 +75,8 @@ var Settings = []Setting{
 		Doc: "how agent-tool edits files"},
 	{Key: "tools.memory", Env: "AGENT_MEMORY_TOOL", Flag: "memory-tool", Choices: []string{"true", "false"}, Default: []string{"false"}, UserOnly: true,
 		Doc: "offer the memory tool: the model adds lines to the project's or the user's AGENTS.md/CLAUDE.md"},
+	{Key: "web_search.mcp", Env: "AGENT_SEARCH_MCP", Flag: "search-mcp", UserOnly: true, Valid: mcpTarget,
+		Doc: "web_search through an MCP server: SERVER/TOOL, or SERVER for its tool named like *search* with a query argument"},
 	{Key: "shell.env", Env: "AGENT_SHELL_ENV", Flag: "shell-env", List: true, Sep: ",", UserOnly: true, Valid: varName,
 		Doc: "secret-looking variables the tools may see"},
 	{Key: "permissions.defaultMode", Env: "AGENT_PERMISSION_MODE", Flag: "permission-mode", Choices: permission.Modes, UserOnly: true,
@@ -149,6 +152,15 @@ func (c Config) ShellEnv() []string { return c.Get("shell.env").Value }
 
 // MemoryTool is tools.memory: whether agent-tool offers the memory tool.
 func (c Config) MemoryTool() bool { return c.Get("tools.memory").String() == "true" }
+
+// SearchMCP is web_search.mcp: the MCP server (and tool) web_search
+// calls ("": none).
+func (c Config) SearchMCP() string { return c.Get("web_search.mcp").String() }
+
+func mcpTarget(s string) error {
+	_, _, err := websearch.MCPTarget(s)
+	return err
+}
 
 func varName(s string) error { return redact.CheckNames([]string{s}) }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -207,5 +208,31 @@ func TestRootAndURI(t *testing.T) {
 	u := FileURI("/w/a b/x#1.go")
 	if p, err := Path(u); err != nil || p != "/w/a b/x#1.go" {
 		t.Errorf("Path(%s) = %s, %v", u, p, err)
+	}
+}
+
+func TestInitOptions(t *testing.T) {
+	ts, _, _ := ServerFor("a.ts")
+	files := map[string]bool{}
+	in := Installed{Root: "/p", Server: "/n/lib/node_modules/typescript-language-server/lib/cli.mjs", Tsc: "/t/typescript/bin/tsc",
+		Exists: func(p string) bool { return files[p] }}
+	if o := ts.InitOptions(in); o != nil {
+		t.Errorf("no TypeScript anywhere: %v", o)
+	}
+	files["/t/typescript/lib/tsserver.js"] = true
+	if o := fmt.Sprint(ts.InitOptions(in)); o != "map[tsserver:map[path:/t/typescript/lib/tsserver.js]]" {
+		t.Errorf("tsc's: %s", o)
+	}
+	files["/n/lib/node_modules/typescript/lib/tsserver.js"] = true
+	if o := fmt.Sprint(ts.InitOptions(in)); o != "map[tsserver:map[path:/n/lib/node_modules/typescript/lib/tsserver.js]]" {
+		t.Errorf("beside the server: %s", o)
+	}
+	files["/p/node_modules/typescript/lib/tsserver.js"] = true
+	if o := ts.InitOptions(in); o != nil {
+		t.Errorf("the workspace's own: %v", o)
+	}
+	gopls, _, _ := ServerFor("a.go")
+	if o := gopls.InitOptions(in); o != nil {
+		t.Errorf("gopls: %v", o)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Severities are the names of diagnostic severities 1-4.
@@ -36,6 +37,25 @@ func Where(name string, lines []string, p Position, u Units) string {
 		col = u.Column(lines[p.Line], p)
 	}
 	return fmt.Sprintf("%s:%d:%d", name, p.Line+1, col)
+}
+
+// DiagnosticsNote heads the new errors the language servers found in the
+// files a write, edit or apply_patch changed, at the end of its result's
+// text; the result's details.diagnostics holds them too (the text after
+// this head), for the person's card.
+const DiagnosticsNote = "Language server diagnostics:\n"
+
+const late = " sent no diagnostics within "
+
+// Late is the line of DiagnosticsNote's text that says file's server
+// sent no diagnostics within wait (IsLate tells it from an error's).
+func Late(file, server string, wait time.Duration) string {
+	return file + ": " + server + late + wait.String() + "."
+}
+
+// IsLate says whether line of DiagnosticsNote's text is a Late line.
+func IsLate(line string) bool {
+	return strings.Contains(line, late) && !strings.Contains(line, ": error: ")
 }
 
 // ShowDiagnostics is one line per diagnostic, in the order of their

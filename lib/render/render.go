@@ -53,6 +53,9 @@ type Options struct {
 	ToolLines int
 	// DiffLines caps the lines of an edit's diff (0: 40).
 	DiffLines int
+	// DiagnosticLines is how many lines of the language servers' new
+	// errors an edit's card shows (0: one folded line, the rest counted).
+	DiagnosticLines int
 }
 
 // Renderer holds the state of one stream. Not safe for concurrent use.

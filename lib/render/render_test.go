@@ -204,3 +204,43 @@ func TestNotice(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// An edit whose result carries the language servers' new errors
+// (details.diagnostics): one folded line under the diff, the rest
+// counted; all of them with DiagnosticLines (agent's ctrl+o). A write
+// (no diff) shows its text without the note, which the line repeats.
+func TestEditDiagnostics(t *testing.T) {
+	f := false
+	diff := "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-var a = f(\"x\")\n+var a = f(1)\n"
+	diags := "2 new errors in x.go:\nx.go:1:11: error: cannot use 1 (untyped int constant) as string value in argument to f (compiler)\nx.go:3:2: error: undefined: g (compiler)"
+	note := "\n\nLanguage server diagnostics:\n" + diags
+	lines := [][]byte{
+		ev(t, map[string]any{"type": "tool_execution_start", "toolCallId": "1", "toolName": "edit", "args": map[string]any{"path": "x.go", "old_text": "\"x\"", "new_text": "1"}}),
+		ev(t, map[string]any{"type": "tool_execution_end", "toolCallId": "1", "toolName": "edit", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "Successfully replaced text in x.go." + note}},
+			"details": map[string]any{"diff": diff, "diagnostics": diags}}, "isError": f}),
+		ev(t, map[string]any{"type": "tool_execution_start", "toolCallId": "2", "toolName": "write", "args": map[string]any{"path": "y.go", "content": "package y\nvar b = c\n"}}),
+		ev(t, map[string]any{"type": "tool_execution_end", "toolCallId": "2", "toolName": "write", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "Successfully wrote 22 bytes to y.go\n\nLanguage server diagnostics:\n1 error in y.go:\ny.go:2:9: error: undefined: c (compiler)"}},
+			"details": map[string]any{"diagnostics": "1 error in y.go:\ny.go:2:9: error: undefined: c (compiler)"}}, "isError": f}),
+	}
+	folded := `● edit x.go
+  @@ -1 +1 @@
+  -var a = f("x")
+  +var a = f(1)
+  ✗ 2 new errors in x.go: x.go:1:11: error: cannot use 1 (untyped int… (+1 more)
+● write y.go
+  Successfully wrote 22 bytes to y.go
+  ✗ 1 error in y.go: y.go:2:9: error: undefined: c (compiler)
+`
+	if d := cmp.Diff(folded, run(t, Options{Width: 80}, lines)); d != "" {
+		t.Errorf("folded (-want +got):\n%s", d)
+	}
+	late := [][]byte{lines[0], ev(t, map[string]any{"type": "tool_execution_end", "toolCallId": "1", "toolName": "edit", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "Successfully replaced text in x.go."}},
+		"details": map[string]any{"diff": diff, "diagnostics": "x.go: gopls sent no diagnostics within 5s."}}, "isError": f})}
+	if got := run(t, Options{Width: 80}, late); !strings.HasSuffix(got, "  +var a = f(1)\n  · x.go: gopls sent no diagnostics within 5s.\n") {
+		t.Errorf("late server:\n%s", got)
+	}
+	expanded := run(t, Options{Width: 120, DiagnosticLines: 100}, lines)
+	if !strings.Contains(expanded, "  +var a = f(1)\n  ✗ 2 new errors in x.go:\n    x.go:1:11: error: cannot use 1 (untyped int constant) as string value in argument to f (compiler)\n    x.go:3:2: error: undefined: g (compiler)\n● write") {
+		t.Errorf("expanded:\n%s", expanded)
+	}
+}

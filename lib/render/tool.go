@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/lsp"
 	"github.com/agentutils/agentutils/lib/render/show"
 	"github.com/agentutils/agentutils/lib/tooldef"
 )
@@ -26,7 +27,7 @@ func (r *Renderer) headerLine(t *tool, mark string) string {
 func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 	isErr := ev.IsError != nil && *ev.IsError
 	var text strings.Builder
-	var diff string
+	var diff, diags string
 	images := 0
 	if ev.Result != nil {
 		for _, b := range ev.Result.Content {
@@ -38,10 +39,11 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 			}
 		}
 		var d struct {
-			Diff string `json:"diff"`
+			Diff        string `json:"diff"`
+			Diagnostics string `json:"diagnostics"`
 		}
 		json.Unmarshal(ev.Result.Details, &d)
-		diff = d.Diff
+		diff, diags = d.Diff, d.Diagnostics
 	}
 	mark := "ok"
 	if isErr {
@@ -52,6 +54,9 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 		r.put(r.headerLine(t, mark) + "\n")
 	}
 	out := strings.TrimRight(text.String(), "\n")
+	if diags != "" {
+		out = strings.TrimSuffix(out, "\n\n"+lsp.DiagnosticsNote+diags) // shown below
+	}
 	switch {
 	case diff != "" && !isErr:
 		r.put(r.Diff(diff))
@@ -59,6 +64,9 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 		r.put(r.sty(gray, fmt.Sprintf("  %d lines", strings.Count(out, "\n")+1)) + "\n")
 	case out != "":
 		r.tail(out, isErr)
+	}
+	if diags != "" && !isErr {
+		r.diagnostics(diags)
 	}
 	if images > 0 {
 		r.put(r.sty(gray, fmt.Sprintf("  [%d image(s)]", images)) + "\n")
@@ -78,6 +86,44 @@ func (r *Renderer) toolEnd(ev event.Event, t *tool) {
 	if len(foot) > 0 {
 		r.put("  " + strings.Join(foot, r.sty(gray, " · ")) + "\n")
 	}
+}
+
+// diagnostics prints the language servers' new errors of an edit (lib/lsp's
+// "2 new errors in x.go:" heads, a line per error): folded to one line,
+// the first head and its first error with the count of the other
+// lines; with DiagnosticLines, that many lines as they are.
+func (r *Renderer) diagnostics(diags string) {
+	lines := strings.Split(strings.TrimRight(diags, "\n"), "\n")
+	if n := r.o.DiagnosticLines; n > 0 {
+		for i, l := range lines[:min(len(lines), n)] {
+			lead, code := "    ", red
+			switch {
+			case lsp.IsLate(l):
+				lead, code = "  · ", gray
+			case i == 0 || !strings.Contains(l, ": error: "):
+				lead = "  ✗ "
+			}
+			r.put(r.sty(code, lead+show.Clip(expandTabs(l), r.o.Width-4)) + "\n")
+		}
+		if len(lines) > n {
+			r.put(r.sty(gray, fmt.Sprintf("    … %d more lines", len(lines)-n)) + "\n")
+		}
+		return
+	}
+	first, rest := lines[0], lines[1:]
+	if head, ok := strings.CutSuffix(first, ":"); ok && len(rest) > 0 { // "2 new errors in x.go:"
+		first = head + ": " + rest[0]
+		rest = rest[1:]
+	}
+	more := ""
+	if len(rest) > 0 {
+		more = fmt.Sprintf(" (+%d more)", len(rest))
+	}
+	mark, code := "  ✗ ", red
+	if lsp.IsLate(lines[0]) {
+		mark, code = "  · ", gray // no errors known: a server too slow
+	}
+	r.put(r.sty(code, mark+show.Clip(expandTabs(first), r.o.Width-4-len(more))+more) + "\n")
 }
 
 // tail prints the last ToolLines lines of out, after a count of the others.

@@ -1,7 +1,9 @@
-// Package websearch is the pure part of the web_search tool's HTTP
-// back-ends: each documented search API's request (from a query, a count
-// and the key) and how its answer becomes results of title, URL and
-// snippet. The tool (internal/tools) sends the requests.
+// Package websearch is the pure part of the web_search tool's back-ends:
+// each documented search API's request (from a query, a count and the
+// key) and how its answer becomes results of title, URL and snippet; for
+// the MCP back-end, which of a server's tools to call, with what
+// arguments, and how its answer becomes results. The tool
+// (internal/tools) sends the requests.
 package websearch
 
 import (

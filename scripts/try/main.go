@@ -8,7 +8,10 @@
 //	go run ./scripts/try -dir . -- --plan   # flags after -- go to agent
 //
 // The fake model answers by the prompt's words: RUN `CMD` calls bash with
-// CMD, EDIT writes note.txt, PLAN presents a plan (plan mode), ASK asks a
+// CMD, EDIT writes note.txt, EDIT `FILE` `OLD` `NEW` edits FILE (with gopls
+// on PATH, `make gopls`, its card shows the errors the edit made), PLAN
+// presents a plan (plan mode), SEARCH `QUERY` searches the web (through
+// the back-end configured: web_search.mcp or a key), ASK asks a
 // question, TASK starts a sub-agent, JOB `CMD` a background job; anything
 // else gets a greeting. The scratch home and repository are removed on
 // exit.
@@ -50,7 +53,7 @@ func run(args []string) int {
 	if *dir == "" {
 		*dir = filepath.Join(home, "project")
 		hello := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"
-		if err := scratchRepo(*dir, map[string]string{"hello.go": hello}); err != nil {
+		if err := scratchRepo(*dir, map[string]string{"hello.go": hello, "go.mod": "module hello\n\ngo 1.22\n"}); err != nil {
 			fmt.Fprintln(os.Stderr, "try:", err)
 			return 1
 		}
@@ -64,7 +67,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "try:", err)
 		return 1
 	}
-	fmt.Fprintln(os.Stderr, "try: the model is a fake that answers by your words: RUN `ls -l` (a bash call), EDIT, PLAN, ASK, TASK; anything else gets a greeting. ^D exits.")
+	fmt.Fprintln(os.Stderr, "try: the model is a fake that answers by your words: RUN `ls -l` (a bash call), EDIT, EDIT `hello.go` `\"hello\"` `hello`, SEARCH `go 1.26`, PLAN, ASK, TASK; anything else gets a greeting. ^D exits.")
 	cmd := exec.Command(agent, append([]string{"--model", "fake/fake-model"}, args...)...)
 	cmd.Dir = *dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
