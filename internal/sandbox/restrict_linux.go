@@ -26,9 +26,23 @@ var configs = []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.
 // no TCP bind or connect when the network is off (ABI 4); no signals to
 // and no abstract unix sockets of processes outside (ABI 6).
 func restrictFS(s Spec) error {
-	abi, err := llsys.LandlockGetABIVersion()
+	fd, flags, err := rulesetFS(s)
 	if err != nil {
 		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	return llsys.LandlockRestrictSelf(fd, flags)
+}
+
+// rulesetFS is the Landlock ruleset of restrictFS, made from the mounts
+// this process sees, and its flags for landlock_restrict_self.
+func rulesetFS(s Spec) (fd int, flags uint32, err error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return -1, 0, err
 	}
 	cfg := configs[min(abi, len(configs)-1)]
 	if s.Net {
@@ -37,7 +51,7 @@ func restrictFS(s Spec) error {
 	var rules []landlock.Rule
 	ents, err := os.ReadDir("/")
 	if err != nil {
-		return err
+		return -1, 0, err
 	}
 	for _, e := range ents {
 		p := "/" + e.Name()
@@ -63,15 +77,7 @@ func restrictFS(s Spec) error {
 		w = w.WithRefer()
 	}
 	rules = append(rules, w)
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	return llsys.LandlockRestrictSelf(fd, flags)
+	return cfg.NewRulesetFD(rules...)
 }
 
 // denied are the system calls a sandboxed process gets EPERM for: ways
@@ -97,9 +103,24 @@ const cloneNewNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEW
 // namespace) and netlink. Another architecture's calls (x32, i386 on
 // amd64) are refused whole.
 func loadSeccomp(s Spec) error {
-	info, err := arch.GetInfo("")
+	filter, err := seccompFilter(s)
 	if err != nil {
 		return err
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// seccompFilter is loadSeccomp's program.
+func seccompFilter(s Spec) ([]unix.SockFilter, error) {
+	info, err := arch.GetInfo("")
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, n := range denied {
@@ -132,7 +153,7 @@ func loadSeccomp(s Spec) error {
 	}
 	insts, err := policy.Assemble()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The library lets another architecture's calls through; refuse them.
 	prog := append([]bpf.Instruction{
@@ -142,17 +163,11 @@ func loadSeccomp(s Spec) error {
 	}, insts...)
 	raw, err := bpf.Assemble(prog)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	runtime.KeepAlive(filter)
-	if errno != 0 {
-		return errno
-	}
-	return nil
+	return filter, nil
 }
