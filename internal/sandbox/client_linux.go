@@ -9,7 +9,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,7 +30,8 @@ type Session struct {
 	next    int64
 	waits   map[int64]chan reply
 	running int
-	err     error // set when the helper has gone
+	err     error         // set when the helper has gone
+	ended   chan struct{} // closed then
 }
 
 // Proc is a bash started by a Session.
@@ -74,7 +77,7 @@ func StartSession(s Spec) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Session{conn: fc.(*net.UnixConn), key: string(b), waits: map[int64]chan reply{}}
+	h := &Session{conn: fc.(*net.UnixConn), key: string(b), waits: map[int64]chan reply{}, ended: make(chan struct{})}
 	env, _ := splitEnv(os.Environ())
 	h.cmd = &exec.Cmd{Path: "/proc/self/exe", Args: []string{sessionName, string(b)}, Env: append(env, sessionEnv...),
 		Stderr: os.Stderr, ExtraFiles: []*os.File{theirs}}
@@ -128,6 +131,7 @@ func (h *Session) readReplies() {
 		delete(h.waits, id)
 	}
 	h.mu.Unlock()
+	close(h.ended)
 }
 
 // Start runs bash -c script in dir inside the session's sandbox, with env
@@ -190,9 +194,32 @@ func (h *Session) write(req request, out *os.File) error {
 }
 
 // Close ends the session helper: the commands still running get SIGKILL.
+// It waits (up to 5 s) for the helper to end, so that its CPU time and
+// its commands' count in this process's children's.
 func (h *Session) Close() error {
+	h.conn.CloseWrite()
+	select {
+	case <-h.ended:
+	case <-time.After(5 * time.Second):
+	}
 	h.conn.Close()
 	return nil
+}
+
+// CloseAll ends the session helpers Start started that run no command
+// (Close): another user of the process's helpers may still be running
+// one; those end with the process (their socket closes, and their
+// parent-death signal).
+func CloseAll() {
+	shared.Lock()
+	defer shared.Unlock()
+	for k, h := range shared.byKey {
+		if h.idle() {
+			h.Close()
+			delete(shared.byKey, k)
+			shared.order = slices.DeleteFunc(shared.order, func(o string) bool { return o == k })
+		}
+	}
 }
 
 // idle says whether no command runs in h; h.mu is not held.

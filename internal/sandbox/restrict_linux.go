@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"unsafe"
@@ -40,18 +41,55 @@ func restrictFS(s Spec) error {
 // rulesetFS is the Landlock ruleset of restrictFS, made from the mounts
 // this process sees, and its flags for landlock_restrict_self.
 func rulesetFS(s Spec) (fd int, flags uint32, err error) {
-	abi, err := llsys.LandlockGetABIVersion()
+	cfg, rules, err := fsRules(s)
 	if err != nil {
 		return -1, 0, err
+	}
+	var lr []landlock.Rule
+	for _, r := range rules {
+		rule := landlock.PathAccess(r.access, r.paths...)
+		if r.missingOK {
+			rule = rule.IgnoreIfMissing()
+		}
+		lr = append(lr, rule)
+	}
+	return cfg.NewRulesetFD(lr...)
+}
+
+// pathRule grants access beneath paths (those missing skipped when
+// missingOK).
+type pathRule struct {
+	access    landlock.AccessFSSet
+	paths     []string
+	missingOK bool
+}
+
+// The access rights of go-landlock's RODirs, ROFiles, RWFiles and RWDirs.
+const (
+	accessFile  = llsys.AccessFSExecute | llsys.AccessFSWriteFile | llsys.AccessFSTruncate | llsys.AccessFSReadFile
+	accessRead  = llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir
+	accessWrite = llsys.AccessFSWriteFile | llsys.AccessFSRemoveDir | llsys.AccessFSRemoveFile | llsys.AccessFSMakeChar |
+		llsys.AccessFSMakeDir | llsys.AccessFSMakeReg | llsys.AccessFSMakeSock | llsys.AccessFSMakeFifo |
+		llsys.AccessFSMakeBlock | llsys.AccessFSMakeSym | llsys.AccessFSTruncate
+)
+
+// fsRules is the Landlock configuration of restrictFS for this kernel's
+// ABI, and its rules, each right one the configuration handles.
+func fsRules(s Spec) (landlock.Config, []pathRule, error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return landlock.Config{}, nil, err
 	}
 	cfg := configs[min(abi, len(configs)-1)]
 	if s.Net {
 		cfg.HandledAccessNet = 0
 	}
-	var rules []landlock.Rule
+	h := cfg.HandledAccessFS
+	ro, roFile := accessRead&h, accessRead&accessFile&h
+	var rules []pathRule
 	ents, err := os.ReadDir("/")
 	if err != nil {
-		return -1, 0, err
+		return cfg, nil, err
 	}
 	for _, e := range ents {
 		p := "/" + e.Name()
@@ -59,25 +97,68 @@ func rulesetFS(s Spec) (fd int, flags uint32, err error) {
 		switch {
 		case err != nil || p == "/dev":
 		case st.IsDir():
-			rules = append(rules, landlock.RODirs(p))
+			rules = append(rules, pathRule{access: ro, paths: []string{p}})
 		default:
-			rules = append(rules, landlock.ROFiles(p))
+			rules = append(rules, pathRule{access: roFile, paths: []string{p}})
 		}
 	}
 	rules = append(rules,
-		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
-		landlock.ROFiles("/dev/random", "/dev/urandom").IgnoreIfMissing())
+		pathRule{access: llsys.AccessFSReadDir, paths: []string{"/dev"}},
+		pathRule{access: (accessRead | accessWrite) & accessFile & h, paths: []string{"/dev/null", "/dev/zero", "/dev/full"}, missingOK: true},
+		pathRule{access: roFile, paths: []string{"/dev/random", "/dev/urandom"}, missingOK: true})
 	rw := []string{"/tmp", "/dev/shm"}
 	if s.Mode == sandbox.WorkspaceWrite {
 		rw = append(append(rw, s.Root), s.Writable...)
 	}
-	w := landlock.RWDirs(rw...).IgnoreIfMissing()
+	w := landlock.AccessFSSet(accessRead | accessWrite)
 	if abi >= 2 {
-		w = w.WithRefer()
+		w |= llsys.AccessFSRefer
 	}
-	rules = append(rules, w)
-	return cfg.NewRulesetFD(rules...)
+	rules = append(rules, pathRule{access: w & h, paths: rw, missingOK: true})
+	return cfg, rules, nil
+}
+
+// heldRules are fsRules with their paths held open (O_PATH), so that a
+// ruleset is made again with one system call per path (newRuleset).
+type heldRules struct {
+	cfg   landlock.Config
+	attrs []llsys.PathBeneathAttr
+}
+
+func holdRules(s Spec) (*heldRules, error) {
+	cfg, rules, err := fsRules(s)
+	if err != nil {
+		return nil, err
+	}
+	hr := &heldRules{cfg: cfg}
+	for _, r := range rules {
+		for _, p := range r.paths {
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			if err == unix.ENOENT && r.missingOK {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", p, err)
+			}
+			hr.attrs = append(hr.attrs, llsys.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(r.access)})
+		}
+	}
+	return hr, nil
+}
+
+// newRuleset is a new ruleset of hr's rules, and its restrict flags.
+func (hr *heldRules) newRuleset() (int, uint32, error) {
+	fd, flags, err := hr.cfg.NewRulesetFD()
+	if err != nil {
+		return -1, 0, err
+	}
+	for i := range hr.attrs {
+		if err := llsys.LandlockAddPathBeneathRule(fd, &hr.attrs[i], 0); err != nil {
+			unix.Close(fd)
+			return -1, 0, err
+		}
+	}
+	return fd, flags, nil
 }
 
 // denied are the system calls a sandboxed process gets EPERM for: ways

@@ -18,11 +18,12 @@ import (
 
 // The session helper: one process per sandbox boundary (Spec) that sets
 // up what every call shares once — the user, mount and network
-// namespaces, the mounts, the Landlock ruleset and the seccomp program —
-// and then forks each call's bash into new PID and mount namespaces (and
-// a network namespace unless the network is kept), mounting the call's
-// /proc and restricting it there (forkExec), as helper does for a command
-// started alone. It reads its requests on descriptor 3, a unix socket:
+// namespaces (the network one empty unless the network is kept), the
+// mounts, the Landlock rules' paths and the seccomp program — and then
+// forks each call's bash into new PID and mount namespaces, mounting the
+// call's /proc and restricting it there with a Landlock ruleset of its
+// own and the filter (forkExec), as helper does for a command started
+// alone. It reads its requests on descriptor 3, a unix socket:
 // one byte carrying bash's stdout (SCM_RIGHTS), then a length and a JSON
 // request; it answers JSON lines: the pid of each bash, then its end.
 
@@ -53,7 +54,11 @@ type server struct {
 	s      Spec
 	conn   int
 	wmu    sync.Mutex
+	wg     sync.WaitGroup // the calls running
+	mu     sync.Mutex
+	pids   map[int]bool // their bash
 	flags  uintptr
+	rules  *heldRules
 	filter []unix.SockFilter
 	fprog  unix.SockFprog
 	null   int
@@ -65,7 +70,7 @@ type server struct {
 // serveSession runs the session helper; it returns when its socket closes
 // (its bash processes then get SIGKILL: their parent-death signal).
 func serveSession(specJSON string) error {
-	srv := &server{conn: 3}
+	srv := &server{conn: 3, pids: map[int]bool{}}
 	err := srv.setup(specJSON)
 	if err != nil {
 		srv.send(reply{Error: err.Error()})
@@ -75,11 +80,20 @@ func serveSession(specJSON string) error {
 	for {
 		req, out, err := srv.read()
 		if err == io.EOF {
+			// Closed: the bash still running are killed and reaped (their
+			// CPU time counts in this process's, and so in its parent's).
+			srv.mu.Lock()
+			for pid := range srv.pids {
+				unix.Kill(pid, unix.SIGKILL)
+			}
+			srv.mu.Unlock()
+			srv.wg.Wait()
 			os.Exit(0)
 		}
 		if err != nil {
 			return err
 		}
+		srv.wg.Add(1)
 		go srv.run(req, out)
 	}
 }
@@ -92,6 +106,9 @@ func (srv *server) setup(specJSON string) error {
 		return err
 	}
 	var err error
+	if srv.rules, err = holdRules(srv.s); err != nil {
+		return fmt.Errorf("landlock: %v", err)
+	}
 	if srv.filter, err = seccompFilter(srv.s); err != nil {
 		return fmt.Errorf("seccomp: %v", err)
 	}
@@ -99,10 +116,10 @@ func (srv *server) setup(specJSON string) error {
 	if srv.null, err = unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 		return err
 	}
+	// The network namespace is the session's (made empty by
+	// StartSession when the network is off): one per call cost more than
+	// the rest of a call's sandbox.
 	srv.flags = unix.CLONE_NEWPID | unix.CLONE_NEWNS
-	if !srv.s.Net {
-		srv.flags |= unix.CLONE_NEWNET
-	}
 	if srv.bash, err = syscall.BytePtrFromString(srv.s.Bash); err != nil {
 		return err
 	}
@@ -183,12 +200,16 @@ func (srv *server) send(r reply) {
 
 // run starts req's bash, says its pid, waits for it and says its end.
 func (srv *server) run(req request, out int) {
+	defer srv.wg.Done()
 	pid, err := srv.start(req, out)
 	unix.Close(out)
 	if err != nil {
 		srv.send(reply{ID: req.ID, Error: err.Error()})
 		return
 	}
+	srv.mu.Lock()
+	srv.pids[pid] = true
+	srv.mu.Unlock()
 	srv.send(reply{ID: req.ID, Pid: pid})
 	var ws unix.WaitStatus
 	for {
@@ -197,6 +218,9 @@ func (srv *server) run(req request, out int) {
 			break
 		}
 	}
+	srv.mu.Lock()
+	delete(srv.pids, pid)
+	srv.mu.Unlock()
 	r := reply{ID: req.ID, Done: true, Code: ws.ExitStatus()}
 	if err != nil {
 		r.Error = err.Error()
@@ -222,7 +246,7 @@ func (srv *server) start(req request, out int) (int, error) {
 		return 0, err
 	}
 	// A ruleset of the call's own, which the child completes with its /proc.
-	ruleset, rflags, err := rulesetFS(srv.s)
+	ruleset, rflags, err := srv.rules.newRuleset()
 	if err != nil {
 		return 0, fmt.Errorf("landlock: %v", err)
 	}
