@@ -77,14 +77,14 @@ func TestSandboxSessionCalls(t *testing.T) {
 	if out := <-done; !strings.Contains(out, "Command aborted") {
 		t.Errorf("aborted call: %q", out)
 	}
-	if runs(sleepPid) {
+	if alive(sleepPid) {
 		t.Errorf("the aborted call's setsid sleep (pid %d) runs on", sleepPid)
 	}
 
 	// The helper killed: the next call starts another.
 	helper := waitForProc(t, "agentutils-sandbox-session", os.Getpid())
 	syscall.Kill(helper, syscall.SIGKILL)
-	for runs(helper) {
+	for alive(helper) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if out, isErr := call(context.Background(), "echo again"); isErr || !strings.Contains(out, "again") {
@@ -127,14 +127,4 @@ func parent(pid int) int {
 	}
 	p, _ := strconv.Atoi(f[1])
 	return p
-}
-
-// runs says whether pid runs (a zombie does not).
-func runs(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
 }
