@@ -134,18 +134,11 @@ func (h *Session) readReplies() {
 	close(h.ended)
 }
 
-// Start runs bash -c script in dir inside the session's sandbox, with env
+// start runs bash -c script in dir inside the session's sandbox, with env
 // (TMPDIR is set to /tmp here), stdin /dev/null and out as its stdout and
-// stderr. Bash is PID 1 of a new PID namespace, in a session of its own;
-// Pid is its pid in this process's namespace.
-func (h *Session) Start(dir string, env []string, script string, out *os.File) (*Proc, error) {
-	h.mu.Lock()
-	h.running++
-	h.mu.Unlock()
-	return h.start(dir, env, script, out)
-}
-
-// start is Start once the command is counted in h.running.
+// stderr; the command is already counted in h.running. Bash is PID 1 of a
+// new PID namespace, in a session of its own; Pid is its pid in this
+// process's namespace.
 func (h *Session) start(dir string, env []string, script string, out *os.File) (*Proc, error) {
 	ch := make(chan reply, 2)
 	h.mu.Lock()
@@ -245,7 +238,7 @@ var shared struct {
 	order []string // least recently used first
 }
 
-// Start runs bash -c script as Session.Start does, in the session helper
+// Start runs bash -c script as Session.start does, in the session helper
 // of s for this process: started on first use and kept while the process
 // runs (the idle ones beyond maxIdle, least recently used first, are
 // ended).
