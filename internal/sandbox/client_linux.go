@@ -127,7 +127,7 @@ func (h *Session) readReplies() {
 	h.mu.Lock()
 	h.err = fmt.Errorf("sandbox: the session helper ended (%v)", err)
 	for id, ch := range h.waits {
-		ch <- reply{ID: id, Error: h.err.Error()}
+		ch <- reply{ID: id, Error: h.err.Error(), gone: true}
 		delete(h.waits, id)
 	}
 	h.mu.Unlock()
@@ -145,18 +145,25 @@ func (h *Session) start(dir string, env []string, script string, out *os.File) (
 	if h.err != nil {
 		h.running--
 		h.mu.Unlock()
-		return nil, h.err
+		return nil, fmt.Errorf("%w: %v", errGone, h.err)
 	}
 	h.next++
 	req := request{ID: h.next, Dir: dir, Env: append(env[:len(env):len(env)], "TMPDIR=/tmp"), Script: script}
 	h.waits[req.ID] = ch
 	err := h.write(req, out)
+	if err != nil {
+		delete(h.waits, req.ID)
+	}
 	h.mu.Unlock()
 	if err != nil {
 		h.finished()
-		return nil, fmt.Errorf("sandbox: %v", err)
+		return nil, fmt.Errorf("%w: %v", errGone, err)
 	}
 	r := <-ch
+	if r.gone {
+		h.finished()
+		return nil, fmt.Errorf("%w: %s", errGone, r.Error)
+	}
 	if r.Error != "" {
 		h.finished()
 		return nil, errors.New(r.Error)
@@ -243,11 +250,33 @@ var shared struct {
 // runs (the idle ones beyond maxIdle, least recently used first, are
 // ended).
 func Start(s Spec, dir string, env []string, script string, out *os.File) (*Proc, error) {
-	h, err := sharedSession(s)
-	if err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		h, err := sharedSession(s)
+		if err != nil {
+			return nil, err
+		}
+		p, err := h.start(dir, env, script, out)
+		if !errors.Is(err, errGone) || try > 0 {
+			return p, err
+		}
+		// The helper ended before it started the command (nothing ran):
+		// once more, with a new one.
+		h.markGone(err)
 	}
-	return h.start(dir, env, script, out)
+}
+
+// errGone says that the session helper ended before it started a command.
+var errGone = errors.New("sandbox: the session helper has ended")
+
+// markGone makes sharedSession start a new helper for h's Spec (and
+// closes h's socket: what is left of the helper ends).
+func (h *Session) markGone(err error) {
+	h.mu.Lock()
+	if h.err == nil {
+		h.err = err
+	}
+	h.mu.Unlock()
+	h.conn.Close()
 }
 
 // sharedSession is the session helper of s, its command counted.

@@ -47,6 +47,7 @@ type reply struct {
 	Done   bool   `json:"done,omitempty"`
 	Code   int    `json:"code"`
 	Signal string `json:"signal,omitempty"`
+	gone   bool   // the client's: the helper ended before it answered
 }
 
 // server is the session helper's state, prepared once.
@@ -71,6 +72,9 @@ type server struct {
 // (its bash processes then get SIGKILL: their parent-death signal).
 func serveSession(specJSON string) error {
 	srv := &server{conn: 3, pids: map[int]bool{}}
+	// The socket came without close-on-exec (ExtraFiles): a bash holding
+	// it could read other calls' requests and their descriptors.
+	unix.CloseOnExec(srv.conn)
 	err := srv.setup(specJSON)
 	if err != nil {
 		srv.send(reply{Error: err.Error()})

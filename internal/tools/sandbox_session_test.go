@@ -64,6 +64,12 @@ func TestSandboxSessionCalls(t *testing.T) {
 		}
 	}
 
+	// A call holds no descriptor of the helper's (its socket to agent-tool
+	// carries every call's request and output pipe).
+	if out, _ := call(context.Background(), "ls -l /proc/$$/fd/"); strings.Contains(out, "socket:") {
+		t.Errorf("a call holds a socket: %s", out)
+	}
+
 	// An aborted call: bash and the sleep it left behind are killed.
 	nap := fmt.Sprintf("301.%d", time.Now().UnixNano()%1000000)
 	ctx, cancel := context.WithCancel(context.Background())
