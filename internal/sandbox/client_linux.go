@@ -78,8 +78,9 @@ func StartSession(s Spec) (*Session, error) {
 		return nil, err
 	}
 	h := &Session{conn: fc.(*net.UnixConn), key: string(b), waits: map[int64]chan reply{}, ended: make(chan struct{})}
-	env, _ := splitEnv(os.Environ())
-	h.cmd = &exec.Cmd{Path: "/proc/self/exe", Args: []string{sessionName, string(b)}, Env: append(env, sessionEnv...),
+	// The helper needs no environment (each command brings its own): it
+	// gets none of this process's (its keys).
+	h.cmd = &exec.Cmd{Path: "/proc/self/exe", Args: []string{sessionName, string(b)}, Env: sessionEnv,
 		Stderr: os.Stderr, ExtraFiles: []*os.File{theirs}}
 	// The session's own namespaces: user, mount (and network); each
 	// command gets a PID namespace of its own when it is forked.
