@@ -18,8 +18,13 @@ import (
 // init runs the helper when this binary was started as one (Command):
 // it never returns then.
 func init() {
-	if len(os.Args) < 2 || os.Args[0] != helperName {
+	if len(os.Args) < 2 || (os.Args[0] != helperName && os.Args[0] != sessionName) {
 		return
+	}
+	if os.Args[0] == sessionName {
+		err := serveSession(os.Args[1])
+		fmt.Fprintf(os.Stderr, "agentutils sandbox: %v\n", err)
+		os.Exit(126)
 	}
 	err := helper(os.Args[1], os.Args[2:])
 	fmt.Fprintf(os.Stderr, "agentutils sandbox: %v\n", err)
@@ -42,6 +47,9 @@ func helper(specJSON string, args []string) error {
 	}
 	if err := mounts(s); err != nil {
 		return err
+	}
+	if err := unix.Mount("proc", "/proc", "proc", procFlags, ""); err != nil {
+		return fmt.Errorf("mount /proc: %v", err)
 	}
 	// The working directory again, through the new mounts.
 	if err := os.Chdir(wd); err != nil {
@@ -147,11 +155,11 @@ func mounts(s Spec) error {
 			return err
 		}
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount /proc: %v", err)
-	}
 	return nil
 }
+
+// procFlags are the flags of the /proc a sandboxed bash sees.
+const procFlags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
 
 // writable puts a writable mount of p over it (when p exists).
 func writable(p string) error {

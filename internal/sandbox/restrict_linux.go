@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"unsafe"
@@ -26,44 +27,7 @@ var configs = []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.
 // no TCP bind or connect when the network is off (ABI 4); no signals to
 // and no abstract unix sockets of processes outside (ABI 6).
 func restrictFS(s Spec) error {
-	abi, err := llsys.LandlockGetABIVersion()
-	if err != nil {
-		return err
-	}
-	cfg := configs[min(abi, len(configs)-1)]
-	if s.Net {
-		cfg.HandledAccessNet = 0
-	}
-	var rules []landlock.Rule
-	ents, err := os.ReadDir("/")
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		p := "/" + e.Name()
-		st, err := os.Stat(p)
-		switch {
-		case err != nil || p == "/dev":
-		case st.IsDir():
-			rules = append(rules, landlock.RODirs(p))
-		default:
-			rules = append(rules, landlock.ROFiles(p))
-		}
-	}
-	rules = append(rules,
-		landlock.PathAccess(llsys.AccessFSReadDir, "/dev"),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
-		landlock.ROFiles("/dev/random", "/dev/urandom").IgnoreIfMissing())
-	rw := []string{"/tmp", "/dev/shm"}
-	if s.Mode == sandbox.WorkspaceWrite {
-		rw = append(append(rw, s.Root), s.Writable...)
-	}
-	w := landlock.RWDirs(rw...).IgnoreIfMissing()
-	if abi >= 2 {
-		w = w.WithRefer()
-	}
-	rules = append(rules, w)
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err := rulesetFS(s)
 	if err != nil {
 		return err
 	}
@@ -72,6 +36,129 @@ func restrictFS(s Spec) error {
 		return err
 	}
 	return llsys.LandlockRestrictSelf(fd, flags)
+}
+
+// rulesetFS is the Landlock ruleset of restrictFS, made from the mounts
+// this process sees, and its flags for landlock_restrict_self.
+func rulesetFS(s Spec) (fd int, flags uint32, err error) {
+	cfg, rules, err := fsRules(s)
+	if err != nil {
+		return -1, 0, err
+	}
+	var lr []landlock.Rule
+	for _, r := range rules {
+		rule := landlock.PathAccess(r.access, r.paths...)
+		if r.missingOK {
+			rule = rule.IgnoreIfMissing()
+		}
+		lr = append(lr, rule)
+	}
+	return cfg.NewRulesetFD(lr...)
+}
+
+// pathRule grants access beneath paths (those missing skipped when
+// missingOK).
+type pathRule struct {
+	access    landlock.AccessFSSet
+	paths     []string
+	missingOK bool
+}
+
+// The access rights of go-landlock's RODirs, ROFiles, RWFiles and RWDirs.
+const (
+	accessFile  = llsys.AccessFSExecute | llsys.AccessFSWriteFile | llsys.AccessFSTruncate | llsys.AccessFSReadFile
+	accessRead  = llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir
+	accessWrite = llsys.AccessFSWriteFile | llsys.AccessFSRemoveDir | llsys.AccessFSRemoveFile | llsys.AccessFSMakeChar |
+		llsys.AccessFSMakeDir | llsys.AccessFSMakeReg | llsys.AccessFSMakeSock | llsys.AccessFSMakeFifo |
+		llsys.AccessFSMakeBlock | llsys.AccessFSMakeSym | llsys.AccessFSTruncate
+)
+
+// fsRules is the Landlock configuration of restrictFS for this kernel's
+// ABI, and its rules, each right one the configuration handles.
+func fsRules(s Spec) (landlock.Config, []pathRule, error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return landlock.Config{}, nil, err
+	}
+	cfg := configs[min(abi, len(configs)-1)]
+	if s.Net {
+		cfg.HandledAccessNet = 0
+	}
+	h := cfg.HandledAccessFS
+	ro, roFile := accessRead&h, accessRead&accessFile&h
+	var rules []pathRule
+	ents, err := os.ReadDir("/")
+	if err != nil {
+		return cfg, nil, err
+	}
+	for _, e := range ents {
+		p := "/" + e.Name()
+		st, err := os.Stat(p)
+		switch {
+		case err != nil || p == "/dev":
+		case st.IsDir():
+			rules = append(rules, pathRule{access: ro, paths: []string{p}})
+		default:
+			rules = append(rules, pathRule{access: roFile, paths: []string{p}})
+		}
+	}
+	rules = append(rules,
+		pathRule{access: llsys.AccessFSReadDir, paths: []string{"/dev"}},
+		pathRule{access: (accessRead | accessWrite) & accessFile & h, paths: []string{"/dev/null", "/dev/zero", "/dev/full"}, missingOK: true},
+		pathRule{access: roFile, paths: []string{"/dev/random", "/dev/urandom"}, missingOK: true})
+	rw := []string{"/tmp", "/dev/shm"}
+	if s.Mode == sandbox.WorkspaceWrite {
+		rw = append(append(rw, s.Root), s.Writable...)
+	}
+	w := landlock.AccessFSSet(accessRead | accessWrite)
+	if abi >= 2 {
+		w |= llsys.AccessFSRefer
+	}
+	rules = append(rules, pathRule{access: w & h, paths: rw, missingOK: true})
+	return cfg, rules, nil
+}
+
+// heldRules are fsRules with their paths held open (O_PATH), so that a
+// ruleset is made again with one system call per path (newRuleset).
+type heldRules struct {
+	cfg   landlock.Config
+	attrs []llsys.PathBeneathAttr
+}
+
+func holdRules(s Spec) (*heldRules, error) {
+	cfg, rules, err := fsRules(s)
+	if err != nil {
+		return nil, err
+	}
+	hr := &heldRules{cfg: cfg}
+	for _, r := range rules {
+		for _, p := range r.paths {
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			if err == unix.ENOENT && r.missingOK {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", p, err)
+			}
+			hr.attrs = append(hr.attrs, llsys.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(r.access)})
+		}
+	}
+	return hr, nil
+}
+
+// newRuleset is a new ruleset of hr's rules, and its restrict flags.
+func (hr *heldRules) newRuleset() (int, uint32, error) {
+	fd, flags, err := hr.cfg.NewRulesetFD()
+	if err != nil {
+		return -1, 0, err
+	}
+	for i := range hr.attrs {
+		if err := llsys.LandlockAddPathBeneathRule(fd, &hr.attrs[i], 0); err != nil {
+			unix.Close(fd)
+			return -1, 0, err
+		}
+	}
+	return fd, flags, nil
 }
 
 // denied are the system calls a sandboxed process gets EPERM for: ways
@@ -97,9 +184,24 @@ const cloneNewNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEW
 // namespace) and netlink. Another architecture's calls (x32, i386 on
 // amd64) are refused whole.
 func loadSeccomp(s Spec) error {
-	info, err := arch.GetInfo("")
+	filter, err := seccompFilter(s)
 	if err != nil {
 		return err
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// seccompFilter is loadSeccomp's program.
+func seccompFilter(s Spec) ([]unix.SockFilter, error) {
+	info, err := arch.GetInfo("")
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, n := range denied {
@@ -132,7 +234,7 @@ func loadSeccomp(s Spec) error {
 	}
 	insts, err := policy.Assemble()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The library lets another architecture's calls through; refuse them.
 	prog := append([]bpf.Instruction{
@@ -142,17 +244,11 @@ func loadSeccomp(s Spec) error {
 	}, insts...)
 	raw, err := bpf.Assemble(prog)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	runtime.KeepAlive(filter)
-	if errno != 0 {
-		return errno
-	}
-	return nil
+	return filter, nil
 }

@@ -58,11 +58,8 @@ func splitEnv(env []string) (rest, taken []string) {
 // Bash becomes PID 1 of a new PID namespace, so that when it exits the
 // kernel kills everything it left behind.
 func Command(s Spec, script string, env []string) (*exec.Cmd, error) {
-	if s.Mode != sandbox.WorkspaceWrite && s.Mode != sandbox.ReadOnly {
-		return nil, fmt.Errorf("sandbox: mode %q does not confine", s.Mode)
-	}
-	if !filepath.IsAbs(s.Root) || !filepath.IsAbs(s.Tmp) {
-		return nil, fmt.Errorf("sandbox: root and tmp must be absolute (%q, %q)", s.Root, s.Tmp)
+	if err := checkSpec(s); err != nil {
+		return nil, err
 	}
 	env, s.Restore = splitEnv(append(env, "TMPDIR=/tmp"))
 	b, err := json.Marshal(s)
@@ -73,6 +70,17 @@ func Command(s Spec, script string, env []string) (*exec.Cmd, error) {
 	cmd.Env = append(env, helperEnv...)
 	cmd.SysProcAttr = procAttr(s)
 	return cmd, nil
+}
+
+// checkSpec says why s is no sandbox, or nil.
+func checkSpec(s Spec) error {
+	if s.Mode != sandbox.WorkspaceWrite && s.Mode != sandbox.ReadOnly {
+		return fmt.Errorf("sandbox: mode %q does not confine", s.Mode)
+	}
+	if !filepath.IsAbs(s.Root) || !filepath.IsAbs(s.Tmp) {
+		return fmt.Errorf("sandbox: root and tmp must be absolute (%q, %q)", s.Root, s.Tmp)
+	}
+	return nil
 }
 
 // Shell is the command that runs bash -c script: inside s (Command), or,

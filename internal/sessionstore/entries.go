@@ -130,6 +130,16 @@ func (l *File) ReplaceEntries(repl map[string][]byte) error {
 // mergeReplacement keeps the old entry's parentId and timestamp when the
 // replacement does not carry them.
 func mergeReplacement(old, repl []byte) []byte {
+	// Most replacements (agent-compact's pruned results) carry both: the
+	// old entry need not be read, nor the replacement encoded again.
+	var parent, ts bool
+	session.WalkMembers(repl, func(k, _ []byte) {
+		parent = parent || string(k) == "parentId"
+		ts = ts || string(k) == "timestamp"
+	})
+	if parent && ts {
+		return repl
+	}
 	ro, err := session.ParseObject(repl)
 	if err != nil {
 		return repl

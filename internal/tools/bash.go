@@ -182,24 +182,21 @@ func runBash(ctx context.Context, env *Env, args json.RawMessage, update func(ev
 	// marker finds the descendants that left the process group (setsid)
 	// and lost their parent: they inherit it in their environment.
 	marker := fmt.Sprintf("AGENTUTILS_BASH_ID=%d.%d", os.Getpid(), env.Now().UnixNano())
-	cmd, err := env.bashCommand(a.Command, append(environ, marker))
-	if err != nil {
-		pw.Close()
-		return event.ToolOutput{}, err
-	}
-	cmd.Dir = dir
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = pw, pw
-	err = cmd.Start()
+	sh, err := env.startBash(a.Command, dir, append(environ, marker), pw)
 	pw.Close()
 	if err != nil {
 		return event.ToolOutput{}, err
 	}
 	copied := make(chan struct{})
 	go func() { io.Copy(out, pr); close(copied) }()
+	var code int
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	pid := cmd.Process.Pid
+	go func() {
+		c, err := sh.wait()
+		code = c
+		done <- err
+	}()
+	pid := sh.pid
 	// In the sandbox bash is PID 1 of its namespace: when it dies the
 	// kernel kills the rest, so no scan of /proc is needed.
 	kill := proctree.Killer(pid, marker, env.sandboxed())
@@ -252,7 +249,6 @@ loop:
 	if strings.TrimSpace(text) == "" {
 		text = "(no output)"
 	}
-	code := cmd.ProcessState.ExitCode()
 	det := map[string]any{"exitCode": code, "totalBytes": out.total}
 	if out.spilled {
 		det["artifact"] = artifact
@@ -273,15 +269,44 @@ loop:
 	return res, nil
 }
 
-// bashCommand is bash -c script in its own process group, or inside the
-// sandbox of e.Sandbox (internal/sandbox): then bash is PID 1 of a PID
-// namespace, so the kernel kills what it leaves behind when it exits.
-func (e *Env) bashCommand(script string, environ []string) (*exec.Cmd, error) {
-	spec, err := e.shellSpec()
-	if err != nil {
-		return nil, err
+// shell is a started bash: its pid, and how to wait for its exit code
+// (-1 when a signal ended it) and the error of an exit other than 0.
+type shell struct {
+	pid  int
+	wait func() (int, error)
+}
+
+// startBash starts bash -c script in dir with out as its stdout and
+// stderr: in its own process group, or inside the sandbox of e.Sandbox
+// (internal/sandbox: the session helper of the sandbox forks it), where
+// bash is PID 1 of a PID namespace, so the kernel kills what it leaves
+// behind when it exits.
+func (e *Env) startBash(script, dir string, environ []string, out *os.File) (shell, error) {
+	if e.sandboxed() {
+		spec, err := e.sandboxSpec()
+		if err != nil {
+			return shell{}, err
+		}
+		p, err := isandbox.Start(spec, dir, environ, script, out)
+		if err != nil {
+			return shell{}, err
+		}
+		return shell{pid: p.Pid, wait: p.Wait}, nil
 	}
-	return isandbox.Shell(spec, script, environ)
+	cmd, err := isandbox.Shell(nil, script, environ)
+	if err != nil {
+		return shell{}, err
+	}
+	cmd.Dir = dir
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return shell{}, err
+	}
+	return shell{pid: cmd.Process.Pid, wait: func() (int, error) {
+		err := cmd.Wait()
+		return cmd.ProcessState.ExitCode(), err
+	}}, nil
 }
 
 // sandboxed: bash runs in the sandbox.

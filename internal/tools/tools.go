@@ -19,6 +19,7 @@ import (
 	"time"
 
 	ilsp "github.com/agentutils/agentutils/internal/lsp"
+	isandbox "github.com/agentutils/agentutils/internal/sandbox"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
 	"github.com/agentutils/agentutils/lib/lsp"
@@ -206,8 +207,10 @@ func withMember(d json.RawMessage, k string, v any) json.RawMessage {
 }
 
 // Close ends what the tools started that ends with the tool process: the
-// background jobs (unless kept) and the language servers.
+// background jobs (unless kept), the language servers and the sandbox's
+// session helpers.
 func (e *Env) Close() {
+	defer isandbox.CloseAll()
 	if e.Jobs != nil {
 		e.Jobs.Close()
 	}

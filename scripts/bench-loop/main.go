@@ -26,7 +26,11 @@ import (
 	"github.com/agentutils/agentutils/scripts/internal/bench"
 )
 
-var runs = flag.Int("runs", 5, "interleaved rounds")
+var (
+	runs   = flag.Int("runs", 5, "interleaved rounds")
+	before = flag.String("before", "", "also run our pipeline with the binaries in this directory (another commit's build), interleaved")
+	only   = flag.String("only", "", "run only the tasks whose title holds this")
+)
 
 func main() { bench.Main("bench-loop", run) }
 
@@ -46,6 +50,9 @@ func run() error {
 		return err
 	}
 	for _, t := range tasks {
+		if !strings.Contains(t.title, *only) {
+			continue
+		}
 		if err := runTask(root, dir, t); err != nil {
 			return err
 		}
@@ -68,22 +75,11 @@ func runTask(root, dir string, tk task) error {
 	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("remember the milk\n"), 0o644); err != nil {
 		return err
 	}
-	b := root + "/bin/"
 	session := filepath.Join(dir, "s.jsonl")
-	peers := []bench.Peer{{Name: "agentutils", Run: func() (bench.Cost, error) {
-		os.Remove(session)
-		cmds := []*exec.Cmd{
-			exec.Command(b+"agent-session", "open", session),
-			exec.Command(b+"agent-chat", "--model", "fake/test-model", "--no-context-files", "--throttle", "0",
-				"--tools-cmd", b+"agent-tool serve", tk.prompt),
-			exec.Command(b+"agent-session", "append", session),
-		}
-		for _, c := range cmds {
-			c.Dir = work
-		}
-		c, _, err := bench.RunPipe(cmds...)
-		return c, err
-	}}}
+	peers := []bench.Peer{{Name: "agentutils", Run: ours(root+"/bin/", session, work, tk)}}
+	if *before != "" {
+		peers = append(peers, bench.Peer{Name: "before", Run: ours(*before+"/", session, work, tk)})
+	}
 	pi, piErr := bench.Pi()
 	if piErr == nil {
 		peers = append(peers, bench.Peer{Name: "pi " + bench.PiVersion, Run: func() (bench.Cost, error) {
@@ -103,12 +99,34 @@ func runTask(root, dir string, tk task) error {
 		t.Row(append([]string{p.Name}, r.Cells(p.Name, 0)...)...)
 	}
 	if piErr == nil {
-		pi := peers[1].Name
+		pi := peers[len(peers)-1].Name
 		t.Row("pi/ours", r.Ratio(pi, "agentutils", bench.WallMS), r.Ratio(pi, "agentutils", bench.CPUMS), r.Ratio(pi, "agentutils", bench.RSSMB))
+	}
+	if *before != "" {
+		t.Row("before/ours", r.Ratio("before", "agentutils", bench.WallMS), r.Ratio("before", "agentutils", bench.CPUMS), r.Ratio("before", "agentutils", bench.RSSMB))
 	}
 	fmt.Print(t.String())
 	if piErr != nil {
 		bench.Skipped("bench-loop", "pi", piErr)
 	}
 	return nil
+}
+
+// ours is one run of our pipeline with the binaries in b (a directory
+// ending in /).
+func ours(b, session, work string, tk task) func() (bench.Cost, error) {
+	return func() (bench.Cost, error) {
+		os.Remove(session)
+		cmds := []*exec.Cmd{
+			exec.Command(b+"agent-session", "open", session),
+			exec.Command(b+"agent-chat", "--model", "fake/test-model", "--no-context-files", "--throttle", "0",
+				"--tools-cmd", b+"agent-tool serve", tk.prompt),
+			exec.Command(b+"agent-session", "append", session),
+		}
+		for _, c := range cmds {
+			c.Dir = work
+		}
+		c, _, err := bench.RunPipe(cmds...)
+		return c, err
+	}
 }
