@@ -132,7 +132,10 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	}
 	spent := &spendMeter{}
 	fire := hookFirer(c, env, o, in, hks, warn)
-	task := newTaskRunner(c, o, env, in, model, thinking, spent, fire)
+	task, err := newTaskRunner(c, o, env, cat, in, model, thinking, spent, fire)
+	if err != nil {
+		return err
+	}
 	tr, validator, tools, err := startToolset(c.Context, o, env, in.sid, toolEnviron(env.Environment(), o.ShellEnv, secrets), task)
 	if err != nil {
 		return err
@@ -425,7 +428,7 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 		}
 		tr = &toolRunner{procs: procs, environ: environ, ask: ask, task: task, notes: notes}
 		if task != nil {
-			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents)}})
+			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents, task.Hosts)}})
 		}
 		var toolset *loop.Toolset
 		sources, err = onlyTools(sources, o.Tools)

@@ -24,8 +24,9 @@ import (
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
 // agent-chat, the nearest up from bash (SUBCRASH), TASKWRITE one whose
 // sub-agent writes note.txt (SUBWRITE), TASKNEST one whose sub-agent makes
-// a task call of its own (TASK from a sub-agent), TASK one (SUBTASK: say
-// hi).
+// a task call of its own (TASK from a sub-agent), TASKHOST `H` one on host
+// H whose sub-agent runs pwd (RUN `pwd`), TASKHOSTHANG `H` one on host H
+// whose request hangs (SUBHANG), TASK one (SUBTASK: say hi).
 func (s *Server) agent(w http.ResponseWriter, r Request, hang func()) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
 	if r.Method != http.MethodPost {
@@ -112,6 +113,15 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say, calls = "", []call{{"write", map[string]string{"path": "note.txt", "content": "hello\n"}}}
 	case strings.Contains(text, "SUBCRASH"):
 		say, calls = "", []call{{"bash", map[string]string{"command": `p=$PPID; while [ "$(cat /proc/$p/comm)" != agent-chat ]; do p=$(awk '{print $4}' /proc/$p/stat); done; kill -9 $p`}}}
+	case tools["task"] && strings.Contains(text, "TASKHOST"):
+		rest := text[strings.Index(text, "TASKHOST")+len("TASKHOST"):]
+		prompt := "RUN `pwd`"
+		if strings.HasPrefix(rest, "HANG") {
+			prompt = "SUBHANG"
+		}
+		_, host, _ := strings.Cut(rest, "`")
+		host, _, _ = strings.Cut(host, "`")
+		say, calls = "", []call{{"task", map[string]string{"prompt": prompt, "host": host}}}
 	case tools["task"] && strings.Contains(text, "TASKS2"):
 		say, calls = "Two at once.", []call{{"task", map[string]string{"prompt": "SUBTASK one"}}, {"task", map[string]string{"prompt": "SUBTASK two"}}}
 	case tools["task"] && strings.Contains(text, "TASKHANG"):
