@@ -385,6 +385,7 @@ func (m *Model) toggleExpanded() {
 	v := newExpanded(m.width, m.a.Color, nil)
 	var b strings.Builder
 	for _, ev := range m.lastTool {
+		b.WriteString(m.taskConversation(ev)) // a sub-agent's, before its answer
 		b.WriteString(v.event(ev))
 	}
 	b.WriteString(m.expandTasks())
