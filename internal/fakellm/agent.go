@@ -25,7 +25,7 @@ import (
 // agent-chat, the nearest up from bash (SUBCRASH), TASKWRITE one whose
 // sub-agent writes note.txt (SUBWRITE), TASKNEST one whose sub-agent makes
 // a task call of its own (TASK from a sub-agent), TASKHOST `H` one on host
-// H whose sub-agent runs pwd (RUN `pwd`), TASKHOSTHANG `H` one on host H
+// H whose sub-agent runs pwd (RUN `pwd`; TASKHOST `H` `CMD`: CMD), TASKHOSTHANG `H` one on host H
 // whose request hangs (SUBHANG), TASK one (SUBTASK: say hi).
 func (s *Server) agent(w http.ResponseWriter, r Request, hang func()) {
 	id := func(p string) string { return fmt.Sprintf("%s_fake_%d", p, s.seq.Add(1)) }
@@ -120,7 +120,11 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 			prompt = "SUBHANG"
 		}
 		_, host, _ := strings.Cut(rest, "`")
-		host, _, _ = strings.Cut(host, "`")
+		host, rest, _ = strings.Cut(host, "`")
+		if _, c, ok := strings.Cut(rest, "`"); ok && prompt != "SUBHANG" {
+			c, _, _ = strings.Cut(c, "`")
+			prompt = "RUN `" + c + "`"
+		}
 		say, calls = "", []call{{"task", map[string]string{"prompt": prompt, "host": host}}}
 	case tools["task"] && strings.Contains(text, "TASKS2"):
 		say, calls = "Two at once.", []call{{"task", map[string]string{"prompt": "SUBTASK one"}}, {"task", map[string]string{"prompt": "SUBTASK two"}}}
