@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,13 +33,14 @@ events as they come back over ssh). run-subagent reads one JSON line on stdin:
 — the provider keys and flags no command line may show (ps would), and agent-chat's input — then
 starts agent-chat in DIR with those variables and flags added, this command's directory first on
 PATH, its stdout and stderr this one's. Every further line is a control line: "abort" sends
-agent-chat SIGINT (it ends the run, writing what it has). The end of stdin, the reader of stdout
-going, or this process's parent dying (sshd: the connection went) kills agent-chat's whole
-process tree at once (its tools, their children: it is their subreaper and marks their
-environment). It exits with agent-chat's status.
+agent-chat SIGINT (it ends the run, writing what it has). As run-task --die-with-parent, it
+takes the reader of its stdout going or its parent dying for the connection's end (sshd closes
+the channel, or its session process goes), and then kills agent-chat's whole process tree at
+once (its tools, their children: it is their subreaper and marks their environment with
+AGENTUTILS_SUBAGENT). It exits with agent-chat's status.
 
 Examples:
-   printf '%s\n' '{"input":"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/tmp\"}\n{\"type\":\"context_end\"}\nsay hi"}' | agent-session run-subagent --dir /tmp -- true`,
+   printf '%s\n' '{"env":["GREETING=hi"],"input":"from stdin\n"}' | agent-session run-subagent --dir /tmp -- sh -c 'echo "$GREETING $(cat) in $PWD"'`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Value: ".", Usage: "run agent-chat in `DIR`"},
 		},
@@ -94,16 +94,13 @@ func runSubagent(c *cli.Context, env *app.Env) error {
 		return exit.Errorf(exit.Failure, "run-subagent: %v", err)
 	}
 	pid := cmd.Process.Pid
-	gone, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { // control lines; their end is the parent's
+	go func() { // control lines, until stdin ends (the end of the run's, or the connection's)
 		for {
 			l, err := in.ReadString('\n')
 			if strings.TrimSpace(l) == pipeline.RemoteAbort {
 				syscall.Kill(pid, syscall.SIGINT)
 			}
 			if err != nil {
-				cancel()
 				return
 			}
 		}
@@ -111,7 +108,7 @@ func runSubagent(c *cli.Context, env *app.Env) error {
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-gone.Done():
+		case <-ctx.Done():
 			proctree.KillTree(pid, mark, syscall.SIGKILL)
 		case <-done:
 		}

@@ -21,8 +21,8 @@ import (
 // JSON line on stdin — the environment and the flags no command line may
 // show (provider keys, --api-key), and agent-chat's input: the session
 // stream, context_end and the prompt — and then control lines: "abort"
-// (SIGINT to agent-chat). The end of its stdin (ssh gone) kills its
-// process tree.
+// (SIGINT to agent-chat). The connection's end (its stdout's reader goes,
+// or sshd's session process) kills its process tree there.
 type Remote struct {
 	SSH    []string // the ssh client command (agent-batch's PARALLEL_SSH, else ssh)
 	Dest   string   // the ssh destination: user@host, or a Host of ~/.ssh/config
