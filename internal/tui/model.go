@@ -66,6 +66,7 @@ type Model struct {
 	lastTool   []event.Event          // the last tool call's start and end, for ctrl+o
 	started    map[string]event.Event // the calls of the run, by id
 	tasks      taskCards              // its sub-agents running now
+	following  bool                   // a followMsg is due
 
 	queued  []string // prompts and commands typed during a run
 	history []string // prompts not saved to the history file yet
@@ -166,7 +167,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg = f.msg
 		cmds = append(cmds, m.listen)
 	}
-	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine())
+	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine(), m.followTasks())
 	m.keepAhead()
 	if _, key := msg.(tea.KeyMsg); key && m.approve.active() != nil && !m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()) {
 		cmds = append(cmds, guardTick()) // drawn again once the keys answer
@@ -195,6 +196,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.aheadEnded(msg.run)
 	case approvalMsg:
 		return m.ask(msg.req)
+	case followMsg:
+		m.following = false
+		if s := m.followedTasks(); s != "" {
+			m.print(strings.TrimSuffix(s, "\n"))
+			m.view.r.Aside()
+		}
 	case guardMsg: // the view changes: the approval's keys are live
 	case submitMsg:
 		m.ed.Set(string(msg))
@@ -520,10 +527,16 @@ func (m *Model) stream(evs []event.Event) {
 	for _, ev := range evs {
 		m.a.account(ev)
 		m.a.modeFrom(ev)
-		b.WriteString(m.view.event(ev))
+		end := ev.Type == event.ToolExecutionEnd // a sub-agent's last records go before its answer
+		if !end {
+			b.WriteString(m.view.event(ev))
+		}
 		if s := m.taskEvent(ev); s != "" {
 			b.WriteString(s)
 			m.view.r.Aside()
+		}
+		if end {
+			b.WriteString(m.view.event(ev))
 		}
 		switch ev.Type {
 		case event.ToolExecutionStart:

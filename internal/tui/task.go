@@ -6,7 +6,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -158,6 +160,37 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// followEvery is how often expanded task cards look at their session
+// files between the sub-agents' events (a record appended after the event
+// that announced it shows then, not at the next event).
+const followEvery = 300 * time.Millisecond
+
+// followMsg: time to look at the expanded task cards' files.
+type followMsg struct{}
+
+// followTasks arms the next look while cards are expanded.
+func (m *Model) followTasks() tea.Cmd {
+	if !m.expanded || len(m.tasks) == 0 || m.following {
+		return nil
+	}
+	m.following = true
+	return tea.Tick(followEvery, func(time.Time) tea.Msg { return followMsg{} })
+}
+
+// followedTasks is what the expanded cards' files gained.
+func (m *Model) followedTasks() string {
+	if !m.expanded {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range m.tasks {
+		if c.conv != nil {
+			b.WriteString(m.cardConversation(c))
+		}
+	}
+	return b.String()
 }
 
 // expandTasks prints the conversations so far of the sub-agents running

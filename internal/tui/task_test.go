@@ -28,7 +28,8 @@ func taskEv(t *testing.T, v map[string]any) event.Event {
 // TestTaskCardConversation: expanded (ctrl+o), a running task's card puts
 // its sub-agent's conversation into the scrollback, read from its session
 // file and drawn as the agent's own entries are, and follows it as the
-// file grows; a line not yet whole waits; its end draws what came last.
+// file grows (at its updates and between them); a line not yet whole
+// waits; its end draws what came last.
 func TestTaskCardConversation(t *testing.T) {
 	m, _ := testModel(t)
 	file := filepath.Join(t.TempDir(), "sub.jsonl")
@@ -56,7 +57,10 @@ func TestTaskCardConversation(t *testing.T) {
 	write(`{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"parse.go\nlex.go\n"}],"isError":false,"timestamp":3}}
 {"type":"message","id":"a4","parentId":"a3","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"It is lib/parse.go."}],"stopReason":"stop","timestamp":4}}
 {"type":"message","id":"a5"`)
-	got = ansi.Strip(m.taskEvent(update(t, "→ ls lib\nIt is lib/parse.go.", map[string]any{"session": file, "sessionId": "sub1", "turns": 2})))
+	got = ansi.Strip(m.followedTasks()) // the look between events (followMsg)
+	if again := m.taskEvent(update(t, "→ ls lib\nIt is lib/parse.go.", map[string]any{"session": file, "sessionId": "sub1", "turns": 2})); again != "" {
+		t.Errorf("an update drew again: %q", again)
+	}
 	for _, want := range []string{"  │   parse.go\n", "  │   lex.go\n", "  │ It is lib/parse.go.\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("followed: no %q in\n%s", want, got)
