@@ -85,7 +85,9 @@ func (r *Runner) isKeyVar(k string) bool {
 
 // remote is the pipeline's Remote for a host, and the agent-chat flags
 // left for its command line: --api-key moves to stdin, --task-host goes
-// (a remote sub-agent's hosts are its host's own to allow).
+// (a remote sub-agent's hosts are its host's own to allow), and
+// --max-task-depth is 0: a remote sub-agent has no task tool, since its
+// own sub-agents' files would stay on its host, not beside its parent's.
 func (r *Runner) remote(h Host, args, vars []string) (*pipeline.Remote, []string) {
 	m := &pipeline.Remote{SSH: r.SSH, Dest: h.Dest, Dir: h.Dir, Runner: r.Session[0], Env: r.remoteVars(vars...)}
 	var keep []string
@@ -95,6 +97,9 @@ func (r *Runner) remote(h Host, args, vars []string) (*pipeline.Remote, []string
 			m.Args = append(m.Args, args[i], args[i+1])
 			i++
 		case args[i] == "--task-host" && i+1 < len(args):
+			i++
+		case args[i] == "--max-task-depth" && i+1 < len(args):
+			keep = append(keep, args[i], "0")
 			i++
 		default:
 			keep = append(keep, args[i])
