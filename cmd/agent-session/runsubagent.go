@@ -135,16 +135,5 @@ func withBinPath(environ []string) []string {
 	if err != nil {
 		return environ
 	}
-	path := filepath.Dir(exe)
-	out := make([]string, 0, len(environ)+1)
-	for _, kv := range environ {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			if p != "" {
-				path += string(os.PathListSeparator) + p
-			}
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "PATH="+path)
+	return app.PathFirst(environ, filepath.Dir(exe))
 }
