@@ -184,8 +184,8 @@ func subFiles(parent string) []string {
 // and its tools on that host (sshd on the loopback, another directory),
 // the sub-agent's session file beside the parent's with its header naming
 // the parent and the call, its cwd the remote directory; the parent's
-// result names the host; tree, stats and usage read it as a local
-// sub-agent's; no process is left.
+// result names the host; tree, export --html, stats and usage read it as
+// a local sub-agent's; no process is left.
 func TestRemoteTask(t *testing.T) {
 	f := newRemoteFixture(t)
 	cmd, parent, errb := f.chat(t, "TASKHOST `box`")
@@ -217,6 +217,16 @@ func TestRemoteTask(t *testing.T) {
 	tree, err := f.run("agent-session", "tree", parent)
 	if err != nil || !bytes.Contains(tree, []byte(filepath.Base(subs[0]))) {
 		t.Errorf("tree does not name the sub-agent's file: %v\n%s", err, tree)
+	}
+	// export nests its conversation; stats of the parent counts its spend
+	// from the result (the parent's two calls and the sub-agent's two)
+	html, err := f.run("agent-session", "export", "--html", parent)
+	if err != nil || !bytes.Contains(html, []byte(`<details class="subagent"><summary>Sub-agent conversation`)) || !bytes.Contains(html, []byte(f.remote)) {
+		t.Errorf("export --html does not nest the sub-agent's conversation: %v", err)
+	}
+	stats, err := f.run("agent-session", "stats", "--json", parent)
+	if err != nil || !bytes.Contains(stats, []byte(`"input":400,"output":80`)) {
+		t.Errorf("stats: %v\n%s", err, stats)
 	}
 	// usage reads every file: the parent's two calls and the sub-agent's
 	// two, each once ($0.0006 a call).
