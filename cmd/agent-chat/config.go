@@ -18,7 +18,7 @@ import (
 )
 
 // configFlags are agent-chat's flags that config.toml gives defaults for.
-var configFlags = []string{"model", "thinking", "tools-cmd", "shell-env", "permission-mode", "allowed-tools", "disallowed-tools"}
+var configFlags = []string{"model", "thinking", "tools-cmd", "shell-env", "permission-mode", "allowed-tools", "disallowed-tools", "task-host"}
 
 // applyConfig merges config.toml (user, project), AGENT_ variables and the
 // flags. Values from a flag or a variable act as flags: they beat the

@@ -34,6 +34,7 @@ shell.env                -                                        default
 permissions.defaultMode  -                                        default  
 permissions.allow        -                                        default  
 permissions.deny         -                                        default  
+task.hosts               -                                        default  
 approvalMode             ask                                      default  
 statusLine               -                                        default  
 sandbox.mode             workspace-write                          default  
@@ -57,6 +58,7 @@ sandbox.hide             ~/.ssh, ~/.aws, ~/.gnupg, … (14 in all)  default
 {"key":"permissions.defaultMode","value":null,"source":"default"}
 {"key":"permissions.allow","value":[],"source":"default"}
 {"key":"permissions.deny","value":[],"source":"default"}
+{"key":"task.hosts","value":[],"source":"default"}
 {"key":"approvalMode","value":"ask","source":"default"}
 {"key":"statusLine","value":null,"source":"default"}
 {"key":"sandbox.mode","value":"workspace-write","source":"default"}

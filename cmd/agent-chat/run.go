@@ -135,7 +135,10 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	hm := &hookModel{client: client, model: model, cat: cat, opts0: llm.Options{APIKey: key, SessionID: in.sid, MaxTokens: o.MaxTokens}, notes: notes}
 	fire := hookFirer(c, env, o, in, hks, warn, hm)
 	defer hm.pending.Wait() // async hooks: their answers are told (notes fed at the end)
-	task := newTaskRunner(c, o, env, in, model, thinking, spent, fire)
+	task, err := newTaskRunner(c, o, env, cat, in, model, thinking, spent, fire)
+	if err != nil {
+		return err
+	}
 	hm.task = task
 	// SessionStart fires before the tools start: what its hooks write to
 	// CLAUDE_ENV_FILE is in the tools' environment (bash's, filtered).
@@ -460,7 +463,7 @@ func startToolset(ctx context.Context, o Options, env *app.Env, sid string, envi
 		}
 		tr = &toolRunner{procs: procs, environ: environ, ask: ask, task: task, notes: notes}
 		if task != nil {
-			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents)}})
+			sources = append(sources, loop.Source{Name: "agent-chat", Tools: []event.ToolDef{subagent.Def(task.Agents, task.Hosts)}})
 		}
 		var toolset *loop.Toolset
 		sources, err = onlyTools(sources, o.Tools)

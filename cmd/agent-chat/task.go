@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
@@ -12,8 +13,11 @@ import (
 	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/contextfiles"
 	"github.com/agentutils/agentutils/internal/hooks"
+	"github.com/agentutils/agentutils/internal/pipeline"
 	"github.com/agentutils/agentutils/internal/subagent"
+	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/event"
+	"github.com/agentutils/agentutils/lib/exit"
 	"github.com/agentutils/agentutils/lib/llm"
 	"github.com/agentutils/agentutils/lib/loop"
 )
@@ -22,16 +26,20 @@ import (
 // given to this one (the sandbox's come from Options.Sandbox, checked).
 var inherited = []string{"models-file", "api-key", "shell-env", "tools-cmd", "permission-mode", "allowed-tools", "disallowed-tools",
 	"settings", "answers", "no-context-files", "no-skills", "retries", "retry-base-ms", "max-tokens", "temperature", "cache-retention",
-	"max-parallel-tasks", "verbose", "person-approves", "ask-cmd"}
+	"max-parallel-tasks", "verbose", "person-approves", "ask-cmd", "task-host"}
 
 // newTaskRunner is the task tool's runner, or nil when it is not offered:
 // no tool co-processes, or --max-task-depth 0 (a sub-agent at the depth
 // limit). A sub-agent's pipeline runs the commands beside this one's
 // executable when they are there, else those on PATH; it inherits the
 // model, thinking level, sandbox, tool commands and permissions.
-func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.Model, thinking string, spent *spendMeter, fire func(hooks.Input) hooks.Verdict) *subagent.Runner {
+func newTaskRunner(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, in input, model llm.Model, thinking string, spent *spendMeter, fire func(hooks.Input) hooks.Verdict) (*subagent.Runner, error) {
 	if o.MaxTaskDepth <= 0 || len(o.toolCommands()) == 0 {
-		return nil
+		return nil, nil
+	}
+	hosts, err := configTaskHosts(c)
+	if err != nil {
+		return nil, err
 	}
 	args := []string{"--model", model.Ref(), "--thinking", thinking, "--max-task-depth", strconv.Itoa(o.MaxTaskDepth - 1)}
 	for _, name := range inherited {
@@ -69,7 +77,41 @@ func newTaskRunner(c *cli.Context, o Options, env *app.Env, in input, model llm.
 	r.OnStart = func(id, kind string) []string {
 		return fire(hooks.Input{Event: hooks.SubagentStart, AgentID: id, AgentType: kind}).AdditionalContext
 	}
-	return r
+	if r.Hosts = hosts; len(hosts) > 0 {
+		r.SSH = sshCommand(env.Getenv)
+		for _, p := range cat.Providers {
+			r.KeyVars = append(r.KeyVars, p.EnvKeys...)
+			if p.APIKey != "" && !strings.HasPrefix(p.APIKey, "!") {
+				r.KeyVars = append(r.KeyVars, p.APIKey) // a variable's name, or a literal no variable has
+			}
+		}
+	}
+	return r, nil
+}
+
+// configTaskHosts are the hosts a sub-agent may run on: --task-host,
+// AGENT_TASK_HOSTS or the user's config.toml's task.hosts (a project's
+// may not allow a host).
+func configTaskHosts(c *cli.Context) ([]subagent.Host, error) {
+	cfg, _ := c.App.Metadata["config"].(config.Config)
+	v := cfg.Get("task.hosts")
+	hs, err := subagent.ParseHosts(v.Value)
+	if err != nil {
+		return nil, exit.Errorf(exit.Usage, "%s: %v", where(v), err)
+	}
+	return hs, nil
+}
+
+// sshCommand is the ssh client a remote sub-agent is reached with: GNU
+// parallel's $PARALLEL_SSH, as agent-batch's hosts are (ssh -F FILE, say),
+// else ssh.
+func sshCommand(getenv func(string) string) []string {
+	if s := getenv("PARALLEL_SSH"); s != "" {
+		if w, err := pipeline.Words(s, getenv); err == nil {
+			return w
+		}
+	}
+	return []string{"ssh"}
 }
 
 // sibling is the command name beside this executable, else name (PATH).

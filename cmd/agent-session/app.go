@@ -55,6 +55,7 @@ Examples:
 			migrateCommand(env),
 			importCommand(env),
 			runTaskCommand(env),
+			runSubagentCommand(env),
 			usageCommand(env),
 		},
 	}

@@ -13,7 +13,7 @@ import (
 // TestTaskCard: a task call shows a card under it while its sub-agent
 // runs (what it runs now, its turns and tokens); the sub-agent's write is
 // put to the person with the approval card, saying which sub-agent asks;
-// ctrl+o follows its progress in the scrollback; its end shows its
+// ctrl+o follows its conversation in the scrollback; its end shows its
 // spend, which the footer counts. ^C at a sub-agent's approval aborts the
 // run and leaves no process of the sub-agent's pipeline.
 func TestTaskCard(t *testing.T) {
@@ -26,8 +26,9 @@ func TestTaskCard(t *testing.T) {
 	s.wait("sub-agent task SUBWRITE asks:")
 	s.wait("Allow write note.txt ?")
 	s.wait("[y] yes")
-	s.send("\x0f") // ctrl+o: follow it
-	s.wait("│ → write note.txt")
+	s.send("\x0f") // ctrl+o: follow its conversation, from its session file
+	s.wait("│ > SUBWRITE")
+	s.wait("│ ● write note.txt")
 	s.send("y")
 	s.wait("│ All done.")
 	s.wait("2 turns · ↑200 ↓40 · $0.0012")

@@ -366,6 +366,20 @@ func Sibling(name string) string {
 	return p
 }
 
+// PathFirst is environ with a PATH added last that puts dir before its
+// own (os/exec keeps the last of a name), so that the commands a child
+// starts by name are those of dir: the binaries' directory, for
+// agent-batch's runners and hosts and for a remote sub-agent's agent-chat.
+func PathFirst(environ []string, dir string) []string {
+	path := dir
+	for _, kv := range environ {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok && p != "" {
+			path += string(os.PathListSeparator) + p
+		}
+	}
+	return append(append([]string(nil), environ...), "PATH="+path)
+}
+
 // FailText is what a failed child process says: its stderr, trimmed, or
 // the error itself when it wrote nothing there.
 func FailText(err error, stderr []byte) string {

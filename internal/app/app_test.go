@@ -219,3 +219,17 @@ func TestDashDashIsData(t *testing.T) {
 		}
 	}
 }
+
+func TestPathFirst(t *testing.T) {
+	for _, tc := range []struct {
+		in, want []string
+	}{
+		{[]string{"HOME=/h", "PATH=/usr/bin:/bin"}, []string{"HOME=/h", "PATH=/usr/bin:/bin", "PATH=/opt/bin:/usr/bin:/bin"}},
+		{[]string{"HOME=/h"}, []string{"HOME=/h", "PATH=/opt/bin"}},
+		{[]string{"PATH="}, []string{"PATH=", "PATH=/opt/bin"}},
+	} {
+		if got := PathFirst(tc.in, "/opt/bin"); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("PathFirst(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

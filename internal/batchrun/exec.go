@@ -6,15 +6,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agentutils/agentutils/internal/app"
 	"github.com/agentutils/agentutils/internal/proctree"
 	"github.com/agentutils/agentutils/lib/batch"
 )
@@ -52,15 +51,7 @@ func (b *run) runTaskArgs() []string {
 // childEnv is this process's environment with the binaries' directory
 // first on PATH, so that parallel (and the hosts it exports PATH to) finds
 // agent-session.
-func (b *run) childEnv() []string {
-	path := b.o.Bin
-	for _, kv := range b.o.Environ {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok && p != "" {
-			path += string(os.PathListSeparator) + p
-		}
-	}
-	return append(append([]string(nil), b.o.Environ...), "PATH="+path)
-}
+func (b *run) childEnv() []string { return app.PathFirst(b.o.Environ, b.o.Bin) }
 
 // parallel runs the tasks as GNU parallel's jobs, their lines on its
 // stdin, reading the result lines it relays. ^C reaches parallel too (it

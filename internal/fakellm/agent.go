@@ -26,8 +26,9 @@ import (
 // until the client gives up), TASKCRASH one whose sub-agent kills its own
 // agent-chat, the nearest up from bash (SUBCRASH), TASKWRITE one whose
 // sub-agent writes note.txt (SUBWRITE), TASKNEST one whose sub-agent makes
-// a task call of its own (TASK from a sub-agent), TASK one (SUBTASK: say
-// hi).
+// a task call of its own (TASK from a sub-agent), TASKHOST `H` one on host
+// H whose sub-agent runs pwd (RUN `pwd`; TASKHOST `H` `CMD`: CMD), TASKHOSTHANG `H` one on host H
+// whose request hangs (SUBHANG), TASK one (SUBTASK: say hi).
 // A hook's question (prompt and agent hooks) answers {"ok": …}: HOOKYES
 // ok; HOOKNO not ok the first time ("stop_hook_active":true in it: ok);
 // HOOKAGENT a read of status.txt, then ok when it holds TESTS PASS and
@@ -150,6 +151,19 @@ func messages(w http.ResponseWriter, stream bool, model string, msgs []json.RawM
 		say, calls = "", []call{{"write", map[string]string{"path": "note.txt", "content": "hello\n"}}}
 	case strings.Contains(text, "SUBCRASH"):
 		say, calls = "", []call{{"bash", map[string]string{"command": `p=$PPID; while [ "$(cat /proc/$p/comm)" != agent-chat ]; do p=$(awk '{print $4}' /proc/$p/stat); done; kill -9 $p`}}}
+	case tools["task"] && strings.Contains(text, "TASKHOST"):
+		rest := text[strings.Index(text, "TASKHOST")+len("TASKHOST"):]
+		prompt := "RUN `pwd`"
+		if strings.HasPrefix(rest, "HANG") {
+			prompt = "SUBHANG"
+		}
+		_, host, _ := strings.Cut(rest, "`")
+		host, rest, _ = strings.Cut(host, "`")
+		if _, c, ok := strings.Cut(rest, "`"); ok && prompt != "SUBHANG" {
+			c, _, _ = strings.Cut(c, "`")
+			prompt = "RUN `" + c + "`"
+		}
+		say, calls = "", []call{{"task", map[string]string{"prompt": prompt, "host": host}}}
 	case tools["task"] && strings.Contains(text, "TASKS2"):
 		say, calls = "Two at once.", []call{{"task", map[string]string{"prompt": "SUBTASK one"}}, {"task", map[string]string{"prompt": "SUBTASK two"}}}
 	case tools["task"] && strings.Contains(text, "TASKHANG"):

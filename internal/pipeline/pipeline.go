@@ -45,6 +45,9 @@ type Stages struct {
 	// DieWithParent: each stage gets SIGKILL when this process dies,
 	// however it dies (a sub-agent's pipeline, proctree.Attr).
 	DieWithParent bool
+	// Remote, when set, runs agent-chat on another host over ssh (a
+	// sub-agent sent there; remote.go): Opts.Stream is required.
+	Remote *Remote
 }
 
 // Words splits a command line as the shell does (quotes, no expansion of
@@ -147,6 +150,11 @@ type Run struct {
 	abort  bool
 	prompt io.WriteCloser // agent-chat's stdin, for a run started ahead
 	fed    chan error     // the context has been passed on to it
+	// control is run-subagent's stdin, for a remote run; first its first
+	// line, sent once written.
+	control io.WriteCloser
+	first   []byte
+	sent    bool
 }
 
 // Start starts the pipeline for session file; stderr lines of every stage
@@ -167,7 +175,15 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 		}
 		r.procs = append(r.procs, s.cmd(ctx, s.Compact, ca...))
 	}
-	r.chat = s.cmd(ctx, s.Chat, s.ChatArgv(o)...)
+	if s.Remote != nil {
+		c, err := s.remoteChat(r, o)
+		if err != nil {
+			return nil, err
+		}
+		r.chat = c
+	} else {
+		r.chat = s.cmd(ctx, s.Chat, s.ChatArgv(o)...)
+	}
 	r.procs = append(r.procs, r.chat)
 	appendCmd := s.cmd(ctx, s.Session, "append", file)
 	r.procs = append(r.procs, appendCmd)
@@ -182,6 +198,9 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 		}
 		if p == appendCmd {
 			continue
+		}
+		if p == r.chat && s.Remote != nil {
+			continue // its stdin is the control pipe
 		}
 		if i == 0 {
 			if o.Stream != nil {
@@ -223,6 +242,9 @@ func (s *Stages) Start(file string, o Opts, errLine func(string)) (*Run, error) 
 	}
 	if feed != nil {
 		go feed()
+	}
+	if r.control != nil {
+		go r.sendFirst()
 	}
 	return r, nil
 }
@@ -281,15 +303,26 @@ func (r *Run) Discard() {
 }
 
 // Abort asks agent-chat to stop (SIGINT: it ends the run, writes what it
-// has with stopReason "aborted" and exits 130); the rest of the pipeline
-// persists and passes on what it wrote.
+// has with stopReason "aborted" and exits 130; a remote one gets the
+// abort line, and run-subagent sends it the SIGINT there); the rest of
+// the pipeline persists and passes on what it wrote.
 func (r *Run) Abort() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.abort && r.chat.Process != nil {
-		r.abort = true
-		r.chat.Process.Signal(syscall.SIGINT)
+	if r.abort || r.chat.Process == nil {
+		return
 	}
+	r.abort = true
+	if r.control != nil {
+		if !r.sent { // not connected yet: ssh's end kills it there, if it started
+			r.control.Close()
+			r.chat.Process.Signal(syscall.SIGTERM)
+			return
+		}
+		io.WriteString(r.control, RemoteAbort+"\n")
+		return
+	}
+	r.chat.Process.Signal(syscall.SIGINT)
 }
 
 // Wait waits for every stage and returns agent-chat's exit status.

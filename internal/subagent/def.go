@@ -31,13 +31,29 @@ const parameters = `{"type":"object","properties":{` +
 	`"max_tokens":{"type":"integer","minimum":1,"description":"tokens it may spend (input, output and cache, over all its calls)"},` +
 	`"max_cost":{"type":"number","exclusiveMinimum":0,"description":"US dollars it may spend"},` +
 	`"timeout":{"type":"number","exclusiveMinimum":0,"description":"seconds it may run"}` +
+	hostParam +
 	`},"required":["prompt"]}`
+
+const hostParam = `,"host":{"type":"string","description":"run it on that machine over ssh (one of the hosts listed), in its working directory there; default: here"}`
 
 // Def is the tool's definition; the agent definitions found are listed
 // in its description, each with what it is for.
-func Def(agents []prompt.Agent) event.ToolDef {
+//
+// The hosts a person allowed (task.hosts) are listed too; the host
+// argument is offered only when there is one.
+func Def(agents []prompt.Agent, hosts []Host) event.ToolDef {
 	t, _ := tooldef.Lookup(Name)
 	d := description
+	params := parameters
+	if len(hosts) == 0 {
+		params = strings.Replace(parameters, hostParam, "", 1)
+	} else {
+		var names []string
+		for _, h := range hosts {
+			names = append(names, h.Dest)
+		}
+		d += "\n\nHosts (the host argument): " + strings.Join(names, ", ") + "."
+	}
 	if len(agents) > 0 {
 		var b strings.Builder
 		b.WriteString(d + "\n\nAgents (the agent argument):")
@@ -49,7 +65,7 @@ func Def(agents []prompt.Agent) event.ToolDef {
 		}
 		d = b.String()
 	}
-	return event.ToolDef{Name: t.Name, Label: t.Label, Description: d, Parameters: json.RawMessage(parameters),
+	return event.ToolDef{Name: t.Name, Label: t.Label, Description: d, Parameters: json.RawMessage(params),
 		Concurrency: event.Shared, NonAbortable: t.NonAbortable}
 }
 
@@ -63,4 +79,5 @@ type Args struct {
 	MaxTokens   int      `json:"max_tokens,omitempty"`
 	MaxCost     float64  `json:"max_cost,omitempty"`
 	Timeout     float64  `json:"timeout,omitempty"`
+	Host        string   `json:"host,omitempty"`
 }

@@ -49,6 +49,12 @@ type Runner struct {
 	// OnStart, when set, fires the SubagentStart hooks for the sub-agent
 	// (its session id, its agent type); what they return joins its prompt.
 	OnStart func(agentID, agentType string) []string
+	// Hosts are those a call's host may name (task.hosts): none, no
+	// remote sub-agent. SSH is the ssh client command (default ssh);
+	// KeyVars the provider key variables a remote one is given.
+	Hosts   []Host
+	SSH     []string
+	KeyVars []string
 }
 
 // TypeVar names the sub-agent's type (its agent, else general-purpose) in
@@ -185,6 +191,14 @@ func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, up
 	if err != nil {
 		return Result{Text: err.Error(), IsError: true}
 	}
+	var host Host
+	cwd := r.Dir
+	if a.Host != "" {
+		if host, err = r.host(a.Host); err != nil {
+			return Result{Text: err.Error(), IsError: true}
+		}
+		cwd = host.Dir
+	}
 	select {
 	case r.Slots <- struct{}{}:
 		defer func() { <-r.Slots }()
@@ -192,7 +206,7 @@ func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, up
 		return Result{Text: "Sub-agent aborted before it started", IsError: true}
 	}
 	b := Carve(a, r.Own, r.Spent(), r.Now())
-	file, id, stream, err := r.newSession(ctx, callID)
+	file, id, stream, err := r.newSession(ctx, callID, cwd)
 	if err != nil {
 		return Result{Text: "cannot create the sub-agent's session: " + err.Error(), IsError: true}
 	}
@@ -208,9 +222,14 @@ func (r *Runner) Run(ctx context.Context, callID string, raw json.RawMessage, up
 			prompt += "\n\n" + c
 		}
 	}
+	vars := []string{BudgetVar + "=" + b.Var(), TypeVar + "=" + kind}
 	st := &pipeline.Stages{Session: r.Session, Compact: r.Compact, Chat: r.Chat, ChatArgs: append(append([]string(nil), r.ChatArgs...), args...),
-		Dir: r.Dir, Env: append(append([]string(nil), r.Env...), BudgetVar+"="+b.Var(), TypeVar+"="+kind), DieWithParent: true}
-	p := &progress{d: details{Session: file, SessionID: id, Agent: name}, budget: b, over: make(chan string, 1)}
+		Dir: r.Dir, Env: append(append([]string(nil), r.Env...), vars...), DieWithParent: true}
+	if a.Host != "" { // its agent-chat over ssh, its variables on ssh's stdin
+		st.Remote, st.ChatArgs = r.remote(host, st.ChatArgs, vars)
+		st.Env = r.Env
+	}
+	p := &progress{d: details{Session: file, SessionID: id, Agent: name, Host: host.Dest}, budget: b, over: make(chan string, 1)}
 	var log []string // what it has done so far, the update's text
 	send := func(s string) {
 		if s != "" {
@@ -351,11 +370,11 @@ func (r *Runner) agentArgs(a Args) ([]string, string, error) {
 
 // newSession creates the sub-agent's session file: beside the parent's,
 // in a directory named after it, its header naming the parent and the
-// call. It returns the file, its id and its stream (agent-session new
+// call (cwd: where it works, on its host). It returns the file, its id and its stream (agent-session new
 // --open prints it: a new session has nothing to open or compact, so
 // agent-chat reads it as it is, two processes fewer).
-func (r *Runner) newSession(ctx context.Context, callID string) (string, string, []byte, error) {
-	argv := append(append([]string(nil), r.Session...), "new", "--open", "--cwd", r.Dir, "--parent-tool-call", callID)
+func (r *Runner) newSession(ctx context.Context, callID, cwd string) (string, string, []byte, error) {
+	argv := append(append([]string(nil), r.Session...), "new", "--open", "--cwd", cwd, "--parent-tool-call", callID)
 	parent := r.ParentFile
 	if parent != "" {
 		dir := strings.TrimSuffix(strings.TrimSuffix(parent, ".zst"), ".jsonl")

@@ -83,7 +83,7 @@ func TestSchemaFiles(t *testing.T) {
 	}
 	// The task tool is agent-chat's (internal/subagent), its definition
 	// kept here with the others.
-	task, _ := json.MarshalIndent(subagent.Def(nil), "", "  ")
+	task, _ := json.MarshalIndent(subagent.Def(nil, nil), "", "  ")
 	want[subagent.Name+".json"] = append(task, '\n')
 	if *update {
 		os.RemoveAll(defDir)

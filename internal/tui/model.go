@@ -70,6 +70,7 @@ type Model struct {
 	lastTool   []event.Event          // the last tool call's start and end, for ctrl+o
 	started    map[string]event.Event // the calls of the run, by id
 	tasks      taskCards              // its sub-agents running now
+	following  bool                   // a followMsg is due
 
 	queued  []string // prompts and commands typed during a run
 	history []string // prompts not saved to the history file yet
@@ -170,7 +171,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg = f.msg
 		cmds = append(cmds, m.listen)
 	}
-	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine(), m.idleCheck(msg))
+	cmds = append(cmds, m.update(msg), m.flush(), m.statusLine(), m.idleCheck(msg), m.followTasks())
 	m.keepAhead()
 	if _, key := msg.(tea.KeyMsg); key && m.approve.active() != nil && !m.approve.armed(m.ed.Empty(), m.lastEdit, m.now()) {
 		cmds = append(cmds, guardTick()) // drawn again once the keys answer
@@ -199,6 +200,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.aheadEnded(msg.run)
 	case approvalMsg:
 		return m.ask(msg.req)
+	case followMsg:
+		m.following = false
+		if s := m.followedTasks(); s != "" {
+			m.print(strings.TrimSuffix(s, "\n"))
+			m.view.r.Aside()
+		}
 	case guardMsg: // the view changes: the approval's keys are live
 	case submitMsg:
 		m.ed.Set(string(msg))
@@ -389,6 +396,7 @@ func (m *Model) toggleExpanded() {
 	v := newExpanded(m.width, m.a.Color, nil)
 	var b strings.Builder
 	for _, ev := range m.lastTool {
+		b.WriteString(m.taskConversation(ev)) // a sub-agent's, before its answer
 		b.WriteString(v.event(ev))
 	}
 	b.WriteString(m.expandTasks())
@@ -523,10 +531,16 @@ func (m *Model) stream(evs []event.Event) {
 	for _, ev := range evs {
 		m.a.account(ev)
 		m.a.modeFrom(ev)
-		b.WriteString(m.view.event(ev))
+		end := ev.Type == event.ToolExecutionEnd // a sub-agent's last records go before its answer
+		if !end {
+			b.WriteString(m.view.event(ev))
+		}
 		if s := m.taskEvent(ev); s != "" {
 			b.WriteString(s)
 			m.view.r.Aside()
+		}
+		if end {
+			b.WriteString(m.view.event(ev))
 		}
 		switch ev.Type {
 		case event.ToolExecutionStart:

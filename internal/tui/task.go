@@ -1,9 +1,14 @@
 package tui
 
 import (
+	"bytes"
+	"io"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentutils/agentutils/lib/event"
@@ -15,14 +20,48 @@ import (
 // taskCard is a running sub-agent (a task call) as the live area shows
 // it under its call: what it runs now, what it has spent, and the last
 // lines of its progress (a line per tool call, the text of its
-// messages); expanded (ctrl+o), its progress goes into the scrollback as
-// it comes, to be followed whole.
+// messages); expanded (ctrl+o), its conversation goes into the
+// scrollback as its session file grows, drawn as the agent's own is.
 type taskCard struct {
-	id      string
-	header  string // its call's: "task explore: Where is the parser?"
-	log     []string
-	d       render.TaskDetails
-	printed bool // expanded: its log so far is in the scrollback
+	id     string
+	header string // its call's: "task explore: Where is the parser?"
+	log    []string
+	d      render.TaskDetails
+	conv   *conversation // expanded: what of its session file is in the scrollback
+}
+
+// conversation follows a sub-agent's session file: the records appended
+// since the last look, drawn by a renderer of their own.
+type conversation struct {
+	file string
+	off  int64
+	v    transcript
+}
+
+// next draws the records the file gained since the last call (whole
+// lines only: the rest waits for the next).
+func (c *conversation) next() string {
+	f, err := os.Open(c.file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, c.off, 1<<40))
+	if err != nil {
+		return ""
+	}
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return ""
+	}
+	c.off += int64(end + 1)
+	var b strings.Builder
+	for _, line := range bytes.Split(data[:end], []byte("\n")) {
+		for _, ev := range render.EntryEvents(line) {
+			b.WriteString(c.v.event(ev))
+		}
+	}
+	return b.String()
 }
 
 // taskCards are the run's sub-agents running now, in the order they started.
@@ -70,58 +109,112 @@ func (m *Model) taskEvent(ev event.Event) string {
 		for _, b := range ev.PartialResult.Content {
 			text.WriteString(b.Text)
 		}
-		old := c.log
 		c.log = nil
 		if t := text.String(); t != "" {
 			c.log = strings.Split(t, "\n")
 		}
 		if m.expanded {
-			return m.cardLog(c, newLines(old, c.log))
+			return m.cardConversation(c)
 		}
 	case event.ToolExecutionEnd:
+		var last string
+		if c := m.tasks.find(ev.ToolCallID); c != nil && m.expanded && c.conv != nil {
+			last = m.cardConversation(c) // what it wrote last
+		}
 		m.tasks = slices.DeleteFunc(m.tasks, func(c *taskCard) bool { return c.id == ev.ToolCallID })
+		return last
 	}
 	return ""
 }
 
-// cardLog is lines of c's progress for the scrollback, under its call
-// (each marked with its call when several run at once).
-func (m *Model) cardLog(c *taskCard, lines []string) string {
-	if !c.printed {
-		c.printed, lines = true, c.log
+// cardConversation is what c's session file gained since the last call,
+// drawn for the scrollback under its call (each line marked with its call
+// when several run at once); the first call draws it from its start.
+func (m *Model) cardConversation(c *taskCard) string {
+	if c.d.Session == "" {
+		return ""
 	}
 	prefix := "  │ "
 	if len(m.tasks) > 1 {
 		prefix += clip(c.header, 24) + ": "
 	}
+	if c.conv == nil {
+		c.conv = m.newConversation(c.d.Session, ansi.StringWidth(prefix))
+	}
+	return indent(c.conv.next(), dim.Render(prefix))
+}
+
+// newConversation follows a sub-agent's session file, drawn indent
+// columns narrower than the screen.
+func (m *Model) newConversation(file string, indent int) *conversation {
+	return &conversation{file: file, v: newExpanded(max(m.width-indent, 20), m.a.Color, nil)}
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// followEvery is how often expanded task cards look at their session
+// files between the sub-agents' events (a record appended after the event
+// that announced it shows then, not at the next event).
+const followEvery = 300 * time.Millisecond
+
+// followMsg: time to look at the expanded task cards' files.
+type followMsg struct{}
+
+// followTasks arms the next look while cards are expanded.
+func (m *Model) followTasks() tea.Cmd {
+	if !m.expanded || len(m.tasks) == 0 || m.following {
+		return nil
+	}
+	m.following = true
+	return tea.Tick(followEvery, func(time.Time) tea.Msg { return followMsg{} })
+}
+
+// followedTasks is what the expanded cards' files gained.
+func (m *Model) followedTasks() string {
+	if !m.expanded {
+		return ""
+	}
 	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(dim.Render(prefix+clip(l, max(m.width, 20)-ansi.StringWidth(prefix))) + "\n")
+	for _, c := range m.tasks {
+		if c.conv != nil {
+			b.WriteString(m.cardConversation(c))
+		}
 	}
 	return b.String()
 }
 
-// newLines are the lines of now that were not in was: the log is a
-// window of its last lines, so was's end overlaps now's start.
-func newLines(was, now []string) []string {
-	for n := 0; n <= len(now); n++ {
-		keep := now[:len(now)-n]
-		if len(keep) <= len(was) && slices.Equal(keep, was[len(was)-len(keep):]) {
-			return now[len(now)-n:]
-		}
-	}
-	return now
-}
-
-// expandTasks prints the progress so far of the sub-agents running (ctrl+o
-// expanded): from now on it follows them.
+// expandTasks prints the conversations so far of the sub-agents running
+// (ctrl+o expanded): from now on it follows them.
 func (m *Model) expandTasks() string {
 	var b strings.Builder
 	for _, c := range m.tasks {
-		c.printed = false
-		b.WriteString(m.cardLog(c, nil))
+		c.conv = nil
+		b.WriteString(m.cardConversation(c))
 	}
 	return b.String()
+}
+
+// taskConversation is the whole conversation of a finished task call
+// whose end is ev ("" for another tool's), for ctrl+o on the last call.
+func (m *Model) taskConversation(ev event.Event) string {
+	if ev.Type != event.ToolExecutionEnd || !tooldef.IsTask(ev.ToolName) || ev.Result == nil {
+		return ""
+	}
+	d, ok := render.ParseTask(ev.Result.Details)
+	if !ok || d.Session == "" {
+		return ""
+	}
+	return indent(m.newConversation(d.Session, 4).next(), dim.Render("  │ "))
 }
 
 // view draws the running sub-agents: a line each with what it runs now

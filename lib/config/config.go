@@ -85,6 +85,8 @@ var Settings = []Setting{
 		Doc: "tool rules that run without approval"},
 	{Key: "permissions.deny", Env: "AGENT_DISALLOWED_TOOLS", Flag: "disallowed-tools", List: true, UserOnly: true,
 		Doc: "tool rules that never run"},
+	{Key: "task.hosts", Env: "AGENT_TASK_HOSTS", Flag: "task-host", List: true, Sep: ",", UserOnly: true,
+		Doc: "hosts the task tool may run a sub-agent on over ssh (DEST or DEST:DIR)"},
 	{Key: "approvalMode", Env: "AGENT_APPROVAL_MODE", Flag: "yes", Choices: ApprovalModes, Default: []string{"ask"},
 		Doc: "the interactive agent: ask before edits and bash, or yes"},
 	{Key: "statusLine", Env: "AGENT_STATUS_LINE", UserOnly: true,

@@ -16,6 +16,7 @@ type TaskDetails struct {
 	Session   string    `json:"session,omitempty"`
 	SessionID string    `json:"sessionId,omitempty"`
 	Agent     string    `json:"agent,omitempty"`
+	Host      string    `json:"host,omitempty"` // the ssh destination it ran on (none: here)
 	Turns     int       `json:"turns"`
 	Usage     llm.Usage `json:"usage"`
 	ExitCode  int       `json:"exitCode"`

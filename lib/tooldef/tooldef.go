@@ -58,7 +58,7 @@ const (
 	HeaderGlob                  // name and pattern: "find **/*.go"
 	HeaderURL                   // name and URL: "fetch https://go.dev/doc"
 	HeaderDir                   // name and directory, "." when absent: "ls ."
-	HeaderPrompt                // name, the agent when given, and the prompt's first line: "task explore: find the parser"
+	HeaderPrompt                // name, the host and the agent when given, and the prompt's first line: "task @box explore: find the parser"
 )
 
 // Tool is one entry of the table.

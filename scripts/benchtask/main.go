@@ -9,9 +9,17 @@
 // It runs internal/subagent's Runner as agent-chat does. Medians with
 // p10-p90 of -n rounds; the load average is printed with them.
 //
+// With -host, a sub-agent sent to that host over ssh (the task tool's
+// host: its agent-chat and agent-tool there under agent-session
+// run-subagent) is measured too, the CPU of the processes under -sshd (the
+// pid of the sshd that serves it: the connection's sshd, run-subagent and
+// what it starts) added to this host's (ssh, agent-session new, append).
+// The wall time from the call to the request is printed beside each.
+//
 // BENCHTASK_DEBUG=1 lists each process's share on stderr.
 //
 //	go run ./scripts/benchtask -bin bin -n 21
+//	go run ./scripts/benchtask -bin bin -n 21 -ssh "ssh -F cfg" -host box -sshd "$(cat sshd.pid)"
 package main
 
 import (
@@ -36,6 +44,9 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "the `DIR` of the built commands")
 	n := flag.Int("n", 21, "rounds")
+	sshCmd := flag.String("ssh", "ssh", "the ssh `COMMAND` (-host)")
+	host := flag.String("host", "", "also measure a sub-agent on ssh destination `HOST` (this machine: its directory is the same)")
+	sshd := flag.String("sshd", "", "the `PIDS` (comma-separated) whose CPU and their descendants' counts for -host: the sshd serving it, an ssh ControlMaster")
 	flag.Parse()
 	abs, _ := filepath.Abs(*bin)
 	dir, err := os.MkdirTemp("", "benchtask-")
@@ -57,42 +68,83 @@ func main() {
 		Chat: []string{filepath.Join(abs, "agent-chat")}, Dir: dir, Env: env, ParentFile: parent,
 		ChatArgs: []string{"--model", "fake/test-model", "--thinking", "off", "--max-task-depth", "1", "--models-file", models},
 		Spent:    func() subagent.Spent { return subagent.Spent{} }, Slots: make(chan struct{}, 1), Now: time.Now, Grace: time.Second}
-	var sub, bare []float64
+	if *host != "" {
+		r.Hosts, r.SSH, r.KeyVars = []subagent.Host{{Dest: *host, Dir: dir}}, strings.Fields(*sshCmd), []string{"FAKE_KEY"}
+	}
+	var sub, bare, remote, subWall, bareWall, remoteWall []float64
 	for i := 0; i < *n; i++ {
-		sub = append(sub, measure(arrived, func(ctx context.Context) {
+		cpu, wall := measure(arrived, nil, func(ctx context.Context) {
 			r.Run(ctx, "toolu_"+strconv.Itoa(i), json.RawMessage(`{"prompt":"SUBHANG"}`), func(event.ToolOutput) {})
-		}))
-		bare = append(bare, measure(arrived, func(ctx context.Context) {
+		})
+		sub, subWall = append(sub, cpu), append(subWall, wall)
+		cpu, wall = measure(arrived, nil, func(ctx context.Context) {
 			c := exec.CommandContext(ctx, filepath.Join(abs, "agent-chat"), "--model", "fake/test-model", "--models-file", models, "--message", "SUBHANG")
 			c.Dir, c.Env, c.Stdin = dir, env, strings.NewReader(`{"type":"session","version":3,"id":"b1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`+"\n")
 			c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 			c.Run()
-		}))
+		})
+		bare, bareWall = append(bare, cpu), append(bareWall, wall)
+		if *host == "" {
+			continue
+		}
+		cpu, wall = measure(arrived, pids(*sshd), func(ctx context.Context) {
+			r.Run(ctx, "toolu_r"+strconv.Itoa(i), json.RawMessage(`{"prompt":"SUBHANG","host":`+strconv.Quote(*host)+`}`), func(event.ToolOutput) {})
+		})
+		remote, remoteWall = append(remote, cpu), append(remoteWall, wall)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("sub-agent start to its first request: %s ms CPU\n", stats(sub))
-	fmt.Printf("bare agent-chat to its first request: %s ms CPU\n", stats(bare))
+	fmt.Printf("sub-agent start to its first request: %s ms CPU, %s ms wall\n", stats(sub), stats(subWall))
+	fmt.Printf("bare agent-chat to its first request: %s ms CPU, %s ms wall\n", stats(bare), stats(bareWall))
+	if *host != "" {
+		fmt.Printf("sub-agent on %s (ssh) to its first request: %s ms CPU, %s ms wall\n", *host, stats(remote), stats(remoteWall))
+	}
 	fmt.Printf("load %s", load)
 }
 
 // measure runs fn until the fake provider has a request, and returns the
-// CPU ms of this process's descendants by then: the reaped ones' rusage
-// and the live (or not yet reaped) ones' run time.
-func measure(arrived <-chan struct{}, fn func(ctx context.Context)) float64 {
+// CPU ms of this process's descendants by then (the reaped ones' rusage
+// and the live, or not yet reaped, ones' run time), and what the
+// descendants of others (a remote run's sshd) spent meanwhile, and the
+// wall ms.
+func measure(arrived <-chan struct{}, others []int, fn func(ctx context.Context)) (float64, float64) {
 	ctx, cancel := context.WithCancel(context.Background())
+	outside := func() float64 {
+		sum := 0.0
+		for _, p := range others {
+			sum += treeCPU(p)
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/schedstat"); err == nil {
+				ns, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+				sum += ns / 1e6 // its own
+			}
+		}
+		return sum
+	}
+	was := outside()
 	before := childrenCPU()
 	done := make(chan struct{})
+	start := time.Now()
 	go func() { fn(ctx); close(done) }()
-	var ms float64
+	var ms, wall float64
 	select {
 	case <-arrived:
-		ms = (childrenCPU()-before)*1000 + treeCPU(os.Getpid())
+		wall = float64(time.Since(start).Microseconds()) / 1000
+		ms = (childrenCPU()-before)*1000 + treeCPU(os.Getpid()) + outside() - was
 	case <-done:
 		fail(fmt.Errorf("the run ended before its request"))
 	}
 	cancel()
 	<-done
-	return ms
+	return ms, wall
+}
+
+func pids(s string) []int {
+	var ps []int
+	for _, f := range strings.Split(s, ",") {
+		if p, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 func childrenCPU() float64 {

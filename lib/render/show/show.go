@@ -68,6 +68,9 @@ func ToolHeader(name string, args json.RawMessage) string {
 		return name + " " + str("url")
 	case tooldef.HeaderPrompt:
 		s := name
+		if h := str("host"); h != "" {
+			s += " @" + h
+		}
 		if ag := str("agent"); ag != "" {
 			s += " " + ag + ":"
 		}

@@ -15,6 +15,8 @@ func TestToolHeader(t *testing.T) {
 		{"edit", `{"path":"a.go","old_text":"x","new_text":"y"}`, "edit a.go"},
 		{"grep", `{"pattern":"TODO","path":"lib"}`, "grep TODO lib"},
 		{"ls", `{}`, "ls ."},
+		{"task", `{"prompt":"Find the parser\nin lib","agent":"explore"}`, "task explore: Find the parser"},
+		{"task", `{"prompt":"Run the tests","host":"box"}`, "task @box Run the tests"},
 		{"mcp__x__y", `{"q": 1}`, `mcp__x__y {"q": 1}`},
 	} {
 		if got := ToolHeader(c.name, json.RawMessage(c.args)); got != c.want {
