@@ -92,14 +92,16 @@ func others(t *interop.T) {
 	r = run(env, oc, "run", "-m", "anthropic/claude-sonnet-4-5", "PARALLEL: run two commands")
 	t.Check("opencode "+opencode+" answers offline", r.OK() && strings.Contains(r.Stdout, "All done"), r.Why())
 	var list []struct{ ID string }
-	json.Unmarshal([]byte(run(env, oc, "session", "list", "--format", "json").Stdout), &list)
+	lr := run(env, oc, "session", "list", "--format", "json")
+	json.Unmarshal([]byte(lr.Stdout), &list)
 	for _, s := range list {
 		if out := run(env, oc, "export", s.ID); out.OK() {
 			os.WriteFile(filepath.Join(gen, "opencode", s.ID+".json"), []byte(out.Stdout), 0o644)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(gen, "*", "*"))
-	t.Check(fmt.Sprintf("%d sessions written by gemini %s and opencode %s", len(files), geminiCLI, opencode), len(recs) > 0 && len(list) > 0, "")
+	t.Check(fmt.Sprintf("%d sessions written by gemini %s and opencode %s", len(files), geminiCLI, opencode), len(recs) > 0 && len(list) > 0,
+		fmt.Sprintf("%d Gemini CLI chats; opencode session list: %s %s", len(recs), lr.Why(), interop.Head(lr.Stdout+lr.Stderr, 5)))
 	goTest(t, "TestGenerated", "generated transcripts without loss", []string{"AGENTUTILS_GENERATED_TRANSCRIPTS=" + gen})
 	ok := 0
 	for _, f := range files {
