@@ -15,9 +15,9 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
-	"slices"
 	"sync"
 	"time"
 
