@@ -1,30 +1,43 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// fakeGitHubCmd is the testscript command "fakegithub": GitHub's device
-// flow (one authorization_pending, then a token), its Copilot token
-// exchange (tokens that expire an hour after the first request: the
-// server's clock, not the test's), and a Copilot Chat Completions API that
-// answers "hello from copilot" and writes the headers of each model request
-// to $WORK/copilot-requests.txt. $AGENTUTILS_GITHUB_URL points at it and
-// models.toml sets the github-copilot base URL to it.
+// fakeGitHubCmd is the testscript command "fakegithub [revoked|short]":
+// GitHub's device flow (one authorization_pending, then a token), its
+// Copilot token exchange (tokens n=1, n=2, … that expire in 2100; with
+// short, a minute after they are made, refresh_in 30 s: the server's
+// clock, not the test's), and a Copilot Chat Completions API that refuses
+// (401) an expired token, and with revoked the login's token n=1, and
+// answers a request with tools by a call of read hi.txt, any other with
+// "hello from copilot"; it writes the headers of each model request, and
+// "status: 401" after a refused one, to $WORK/copilot-requests.txt.
+// $AGENTUTILS_GITHUB_URL points at it and models.toml sets the
+// github-copilot base URL to it.
 func fakeGitHubCmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: fakegithub")
+	if neg || len(args) > 1 || len(args) == 1 && args[0] != "revoked" && args[0] != "short" {
+		ts.Fatalf("usage: fakegithub [revoked|short]")
+	}
+	mode := ""
+	if len(args) == 1 {
+		mode = args[0]
 	}
 	var mu sync.Mutex
 	pending, exchanges := true, 0
+	expires := map[string]int64{} // token → expires_at
 	log := ts.MkAbs("copilot-requests.txt")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -45,21 +58,41 @@ func fakeGitHubCmd(ts *testscript.TestScript, neg bool, args []string) {
 				return
 			}
 			exchanges++
-			fmt.Fprintf(w, `{"token":"tid=fake;exp=1;proxy-ep=proxy.individual.githubcopilot.com;n=%d","expires_at":4102444800}`, exchanges)
+			tok := fmt.Sprintf("tid=fake;exp=1;proxy-ep=proxy.individual.githubcopilot.com;n=%d", exchanges)
+			expires[tok] = 4102444800
+			if mode == "short" {
+				expires[tok] = time.Now().Unix() + 60
+			}
+			fmt.Fprintf(w, `{"token":%q,"expires_at":%d,"refresh_in":30}`, tok, expires[tok])
 		case "/chat/completions":
 			var names []string
 			for k := range r.Header {
 				names = append(names, k)
 			}
 			sort.Strings(names)
+			tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			refused := expires[tok] < time.Now().Unix() || mode == "revoked" && strings.HasSuffix(tok, ";n=1")
+			body, _ := io.ReadAll(r.Body)
 			f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err == nil {
 				for _, k := range names {
 					fmt.Fprintf(f, "%s: %s\n", k, r.Header.Get(k))
 				}
+				if refused {
+					fmt.Fprintf(f, "status: 401\n")
+				}
 				f.Close()
 			}
+			if refused {
+				http.Error(w, `{"error":{"message":"token expired","code":"unauthorized"}}`, http.StatusUnauthorized)
+				return
+			}
 			w.Header().Set("Content-Type", "text/event-stream")
+			if bytes.Contains(body, []byte(`"tools":`)) && !bytes.Contains(body, []byte(`"role":"tool"`)) {
+				fmt.Fprint(w, "data: {\"id\":\"c0\",\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"path\\\":\\\"hi.txt\\\"}\"}}]}}]}\n\n"+
+					"data: {\"id\":\"c0\",\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
+				return
+			}
 			fmt.Fprint(w, "data: {\"id\":\"c1\",\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"hello from copilot\"}}]}\n\n"+
 				"data: {\"id\":\"c1\",\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
 		default:

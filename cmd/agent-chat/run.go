@@ -544,6 +544,7 @@ func userPrompt(o Options, env *app.Env, in input, templates []prompt.Template, 
 // no request. done closes what the client holds.
 func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model *llm.Model) (client *provider.Client, secrets []string, key string, done func(), err error) {
 	done = func() {}
+	var login func(*provider.Client)
 	if o.PrintSystemPrompt { // no request
 		return &provider.Client{HTTP: http.DefaultClient, Now: env.Now}, nil, "", done, nil
 	}
@@ -568,10 +569,20 @@ func newClient(c *cli.Context, o Options, env *app.Env, cat *llm.Catalog, model 
 			if model.BaseURL == copilot.DefaultBaseURL { // not set in models.toml
 				model.BaseURL = t.BaseURL
 			}
+			// The token lives about 30 minutes: each request gets one with
+			// time left, and a 401 fetches a new one; X-Initiator says
+			// whether the person or the agent (after a tool) asks.
+			login = func(cl *provider.Client) {
+				cl.Key = f.Key(st, t)
+				cl.Headers = func(lc llm.Context) map[string]string { return map[string]string{"X-Initiator": copilot.Initiator(lc)} }
+			}
 		}
 	}
 	secrets = secretValues(env, key)
 	client = &provider.Client{HTTP: http.DefaultClient, Now: env.Now, Secrets: secrets}
+	if login != nil {
+		login(client)
+	}
 	if o.Verbose {
 		client.Warn = func(s string) { app.Warnf(c, "%s", s) }
 	}

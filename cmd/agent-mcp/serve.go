@@ -37,8 +37,9 @@ func serveCommand(env *cmdEnv) *cli.Command {
 			"A tool's interactive request (kind confirm, ask or elicit) goes to the client as elicitation when the client " +
 			"supports it (a boolean \"confirm\" or a string \"answer\" form; a multi round-trip input request for protocol " +
 			"2026-07-28 clients), and the answer goes back to the tool; other clients are asked nothing and the request is cancelled.\n\n" +
-			"Over stdio it speaks MCP 2025-11-25 tasks: a tools/call with \"task\" is answered with its task at once and runs in " +
-			"the background (tasks/get, tasks/result, tasks/list, tasks/cancel); resources, prompts and completion requests get " +
+			"Over stdio and HTTP it speaks MCP 2025-11-25 tasks: a tools/call with \"task\" is answered with its task at once and runs in " +
+			"the background (tasks/get, tasks/result, tasks/list, tasks/cancel, notifications/tasks/status; over HTTP what the task " +
+			"asks the client comes on the tasks/result stream); resources, prompts and completion requests get " +
 			"-32601. The default --tools-cmd runs the agent-tool installed beside agent-mcp when there is one.\n\n" +
 			"Over HTTP the address must be a loopback one unless --listen-any, and a bearer token (--token or " +
 			"AGENT_MCP_SERVE_TOKEN) is required off loopback. A request with an Origin header other than a loopback one " +
@@ -173,7 +174,8 @@ func serveHTTP(c *cli.Context, srv *mcp.Server, f serveFlags) error {
 	if err != nil {
 		return exit.Errorf(exit.Failure, "--http: %v", err)
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	// Tasks, and -32601 for what serve does not offer, as over stdio.
+	h := mcpserve.NewTaskHandler(srv, nil, true)
 	origins := c.StringSlice("allow-origin")
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The MCP spec: servers MUST validate Origin on Streamable

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentutils/agentutils/internal/mcpclient"
 	"github.com/agentutils/agentutils/internal/testbin"
 )
 
@@ -441,5 +442,124 @@ func TestServeDiesWithItsParent(t *testing.T) {
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("agent-mcp serve (or its tool process) outlived the process that started it: %v", err)
+	}
+}
+
+// TestServeTasksHTTP: agent-mcp serve --http speaks MCP 2025-11-25 tasks
+// as over stdio: a task-augmented call answers its task at once, the
+// client polls it, and the tasks/result stream carries what the task asks
+// (elicitation: the task is input_required until the answer), its progress
+// and status, then the result; tasks/list lists them and tasks/cancel
+// cancels the tool.
+func TestServeTasksHTTP(t *testing.T) {
+	dir := t.TempDir()
+	_, addr := startServeHTTP(t, nil, "--cwd", dir, "--tools-cmd", filepath.Join(testServer(t), "faketools"), "--tools", "confirm,bash", "--allow-exec")
+	var mu sync.Mutex
+	var asked []string
+	progress := make(chan string, 10)
+	handler := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req.Params.Message)
+		if len(asked) == 1 {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+		}
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	onProgress := func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		progress <- req.Params.Message
+	}
+	rt := &mcpclient.RawTransport{Transport: &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler, ProgressNotificationHandler: onProgress}).
+		Connect(ctx, rt, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	raw := rt.Conn()
+	text := func(res json.RawMessage) string {
+		var r struct {
+			Content []struct{ Text string } `json:"content"`
+			Meta    map[string]any          `json:"_meta"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil || len(r.Content) == 0 {
+			t.Fatalf("result %s: %v", res, err)
+		}
+		if r.Meta["io.modelcontextprotocol/related-task"] == nil {
+			t.Errorf("result %s: no related-task", res)
+		}
+		return r.Content[0].Text
+	}
+	res, err := mcpclient.CallTask(ctx, raw, &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(res); got != "true false" {
+		t.Errorf("confirm as a task: %q, want %q", got, "true false")
+	}
+	if want := []string{"Delete\nDelete build/ (1 of 2)?", "Delete\nDelete build/ (2 of 2)?"}; !cmp.Equal(asked, want) {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	p := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "ls"}}
+	p.SetProgressToken("p1")
+	if res, err = mcpclient.CallTask(ctx, raw, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(res); got != "ran ls" {
+		t.Errorf("bash as a task: %q", got)
+	}
+	// (the client handles notifications apart from results: they may come after it)
+	if got := []string{<-progress, <-progress}; !cmp.Equal(got, []string{"step 1", "step 2"}) {
+		t.Errorf("progress %q, want step 1, step 2", got)
+	}
+
+	// A task given up: tasks/cancel reaches the tool (faketools' "wait"
+	// ends only when cancelled) or keeps it from starting, and the task
+	// stays cancelled.
+	cctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := mcpclient.CallTask(cctx, raw, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "wait"}})
+		done <- err
+	}()
+	var list struct {
+		Tasks []struct{ TaskID, Status string } `json:"tasks"`
+	}
+	for len(list.Tasks) < 3 {
+		b, err := raw.Call(ctx, "tasks/list", map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(b, &list)
+	}
+	stop()
+	<-done
+	b, err := raw.Call(ctx, "tasks/result", map[string]any{"taskId": "task-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (cancelled while the tool waits, or before its call started: the
+	// cancel may overtake the call on its way to the tool)
+	if got := text(b); got != "Command aborted" && got != "The task was cancelled before it started." {
+		t.Errorf("the cancelled task's result: %q", got)
+	}
+	b, _ = raw.Call(ctx, "tasks/list", map[string]any{})
+	json.Unmarshal(b, &list)
+	var st []string
+	for _, tk := range list.Tasks {
+		st = append(st, tk.TaskID+" "+tk.Status)
+	}
+	if want := []string{"task-1 completed", "task-2 completed", "task-3 cancelled"}; !cmp.Equal(st, want) {
+		t.Errorf("tasks/list: %q, want %q", st, want)
+	}
+	if _, err := raw.Call(ctx, "tasks/cancel", map[string]any{"taskId": "task-3"}); mcpclient.RPCCode(err) != -32602 {
+		t.Errorf("cancelling an ended task: %v", err)
+	}
+	// A plain call is still a plain call.
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "pwd"}})
+	if err != nil || r.Content[0].(*mcp.TextContent).Text != "ran pwd" {
+		t.Errorf("plain call: %v %v", r, err)
 	}
 }

@@ -15,9 +15,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentutils/agentutils/internal/credstore"
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
 // ID is the provider's name in the catalog and its credentials' id.
@@ -152,6 +154,9 @@ type Token struct {
 	Value   string
 	BaseURL string
 	Expires time.Time
+	// RefreshAt is when to fetch the next one: the exchange's refresh_in
+	// from now, at the latest five minutes before Expires.
+	RefreshAt time.Time
 }
 
 // Exchange trades the GitHub token for a Copilot token.
@@ -168,6 +173,7 @@ func (f Flow) Exchange(ctx context.Context, github string) (Token, error) {
 	var r struct {
 		Token     string `json:"token"`
 		ExpiresAt int64  `json:"expires_at"`
+		RefreshIn int64  `json:"refresh_in"` // seconds
 	}
 	if err := f.json(req, &r); err != nil {
 		return Token{}, fmt.Errorf("copilot token: %w", err)
@@ -175,7 +181,14 @@ func (f Flow) Exchange(ctx context.Context, github string) (Token, error) {
 	if r.Token == "" || r.ExpiresAt == 0 {
 		return Token{}, errors.New("copilot token: answer without token or expires_at")
 	}
-	return Token{Value: r.Token, BaseURL: BaseURL(r.Token), Expires: time.Unix(r.ExpiresAt, 0)}, nil
+	t := Token{Value: r.Token, BaseURL: BaseURL(r.Token), Expires: time.Unix(r.ExpiresAt, 0)}
+	t.RefreshAt = t.Expires.Add(-margin)
+	if r.RefreshIn > 0 && f.Now != nil {
+		if at := f.Now().Add(time.Duration(r.RefreshIn) * time.Second); at.Before(t.RefreshAt) {
+			t.RefreshAt = at
+		}
+	}
+	return t, nil
 }
 
 // BaseURL is the API of a Copilot token: its proxy-ep field
@@ -202,8 +215,13 @@ func (f Flow) Cached(ctx context.Context, st credstore.Store) (Token, error) {
 		return Token{}, errors.New("not logged in to GitHub Copilot: run agent-chat --login github-copilot")
 	}
 	if c.Access != "" && f.Now().Add(margin).Before(time.UnixMilli(c.Expires)) {
-		return Token{Value: c.Access, BaseURL: c.URL, Expires: time.UnixMilli(c.Expires)}, nil
+		return Token{Value: c.Access, BaseURL: c.URL, Expires: time.UnixMilli(c.Expires), RefreshAt: time.UnixMilli(c.Expires).Add(-margin)}, nil
 	}
+	return f.refresh(ctx, st, c)
+}
+
+// refresh fetches a new Copilot token with the stored GitHub token and saves it.
+func (f Flow) refresh(ctx context.Context, st credstore.Store, c credstore.Credential) (Token, error) {
 	t, err := f.Exchange(ctx, c.Refresh)
 	if err != nil {
 		return Token{}, err
@@ -236,4 +254,57 @@ func (f Flow) Login(ctx context.Context, st credstore.Store, show func(Device)) 
 	c := credstore.Credential{Type: "oauth", Server: ID, Refresh: gh, Access: t.Value, URL: t.BaseURL,
 		Expires: t.Expires.UnixMilli(), ClientID: ClientID}
 	return t, st.Save(ID, &c)
+}
+
+// Key gives a run's requests their Copilot token (provider.Client.Key):
+// the token in hand until its RefreshAt, then a new one (the token lives
+// about 30 minutes; a long run outlives it); refresh (after a 401) fetches
+// a new one at once, unless another request fetched one since that key.
+func (f Flow) Key(st credstore.Store, first Token) func(ctx context.Context, refresh bool) (string, error) {
+	var mu sync.Mutex
+	cur := first
+	return func(ctx context.Context, refresh bool) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !refresh && cur.Value != "" && f.Now().Before(cur.RefreshAt) {
+			return cur.Value, nil
+		}
+		c, ok := st.Load()[ID]
+		if !ok || c.Refresh == "" {
+			return "", errors.New("not logged in to GitHub Copilot: run agent-chat --login github-copilot")
+		}
+		var t Token
+		var err error
+		if refresh || c.Access == "" || c.Access == cur.Value {
+			t, err = f.refresh(ctx, st, c)
+		} else {
+			t, err = f.Cached(ctx, st) // another process saved a newer one
+		}
+		if err != nil {
+			return "", err
+		}
+		cur = t
+		return t.Value, nil
+	}
+}
+
+// Initiator is Copilot's X-Initiator for a request of lc: "user" when its
+// last message is the person's, "agent" when it follows a tool result or
+// the model's own message (as pi and the Copilot SDKs send it: Copilot
+// counts the person's requests, not the agent's follow-ups, as premium).
+func Initiator(lc llm.Context) string {
+	role := ""
+	if n := len(lc.Messages); n > 0 {
+		role = lc.Messages[n-1].Role
+	} else if n := len(lc.History); n > 0 {
+		var m struct {
+			Role string `json:"role"`
+		}
+		_ = json.Unmarshal(lc.History[n-1], &m)
+		role = m.Role
+	}
+	if role == "" || role == "user" {
+		return "user"
+	}
+	return "agent"
 }

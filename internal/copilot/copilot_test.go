@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentutils/agentutils/internal/credstore"
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
 // fakeGitHub answers the device flow (pending, slow_down, then a token)
@@ -113,6 +114,26 @@ func TestBaseURL(t *testing.T) {
 	} {
 		if got := BaseURL(tok); got != want {
 			t.Errorf("BaseURL(%q) = %q, want %q", tok, got, want)
+		}
+	}
+}
+
+// TestInitiator: "user" for the person's request, "agent" for one that
+// follows a tool result or the model's own message (a continued turn).
+func TestInitiator(t *testing.T) {
+	for _, c := range []struct {
+		lc   llm.Context
+		want string
+	}{
+		{llm.Context{}, "user"},
+		{llm.Context{Messages: []llm.Message{{Role: "user"}}}, "user"},
+		{llm.Context{Messages: []llm.Message{{Role: "user"}, {Role: "assistant"}, {Role: "toolResult"}}}, "agent"},
+		{llm.Context{Messages: []llm.Message{{Role: "assistant"}}}, "agent"},
+		{llm.Context{History: []json.RawMessage{json.RawMessage(`{"role":"toolResult"}`)}}, "agent"},
+		{llm.Context{History: []json.RawMessage{json.RawMessage(`{"role":"toolResult"}`)}, Messages: []llm.Message{{Role: "user"}}}, "user"},
+	} {
+		if got := Initiator(c.lc); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.lc, got, c.want)
 		}
 	}
 }

@@ -85,17 +85,14 @@ func CallTask(ctx context.Context, c *RawConn, params *mcp.CallToolParams) (json
 	if params.Meta != nil {
 		p["_meta"] = params.Meta
 	}
-	raw, err := c.Call(ctx, "tools/call", p)
+	raw, err := createTask(ctx, c, p)
 	if err != nil {
 		return nil, err
 	}
-	var created struct {
-		Task *Task `json:"task"`
-	}
-	if err := json.Unmarshal(raw, &created); err != nil || created.Task == nil || created.Task.TaskID == "" {
+	t := created(raw)
+	if t == nil {
 		return raw, nil // not a CreateTaskResult: the call's own result
 	}
-	t := created.Task
 	interval := t.PollInterval
 	for n := 0; !t.Terminal() && t.Status != "input_required"; n++ {
 		select {
@@ -131,6 +128,53 @@ func CallTask(ctx context.Context, c *RawConn, params *mcp.CallToolParams) (json
 		return nil, cancelTask(ctx, c, t.TaskID)
 	}
 	return raw, err
+}
+
+// created is the task of a CreateTaskResult, nil for another result.
+func created(raw json.RawMessage) *Task {
+	var c struct {
+		Task *Task `json:"task"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil || c.Task == nil || c.Task.TaskID == "" {
+		return nil
+	}
+	return c.Task
+}
+
+// taskGrace is how long a call given up waits for the task it may have
+// created, to cancel it.
+const taskGrace = 2 * time.Second
+
+// createTask sends a task-augmented tools/call. Given up before its answer,
+// it waits a moment for it: a task created meanwhile is cancelled
+// (tasks/cancel), not left running; a call with no answer by then is
+// cancelled (notifications/cancelled).
+func createTask(ctx context.Context, c *RawConn, p map[string]any) (json.RawMessage, error) {
+	type answer struct {
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan answer, 1)
+	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	go func() {
+		raw, err := c.Call(cctx, "tools/call", p)
+		ch <- answer{raw, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.raw, a.err
+	case <-ctx.Done():
+	}
+	select {
+	case a := <-ch:
+		if t := created(a.raw); a.err == nil && t != nil {
+			return nil, cancelTask(ctx, c, t.TaskID)
+		}
+	case <-time.After(taskGrace):
+		stop()
+	}
+	return nil, ctx.Err()
 }
 
 // cancelTask sends tasks/cancel for a task its caller gave up, and is the

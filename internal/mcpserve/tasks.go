@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,52 +33,46 @@ func (t TaskTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := map[string]bool{}
-	for _, n := range t.Required {
-		req[n] = true
-	}
-	return &taskConn{Connection: c, required: req, toolsOnly: t.ToolsOnly, tasks: map[string]*task{}, internal: map[string]*task{},
-		edits: map[any]string{}, asks: map[any]*task{}, inject: make(chan jsonrpc.Message, 16), closed: make(chan struct{})}, nil
+	tc := &taskConn{Connection: c, required: requiredSet(t.Required), toolsOnly: t.ToolsOnly,
+		edits: map[any]string{}, asks: map[any]*task{}, inject: make(chan jsonrpc.Message, 16), closed: make(chan struct{})}
+	// Each change of a task's status is told (notifications/tasks/status).
+	tc.table = newTaskTable(func(_ *task, params json.RawMessage) {
+		_ = c.Write(context.Background(), &jsonrpc.Request{Method: "notifications/tasks/status", Params: params})
+	})
+	return tc, nil
 }
 
-// taskPoll is the pollInterval (ms) serve suggests.
-const taskPoll = 500
+func requiredSet(names []string) map[string]bool {
+	req := map[string]bool{}
+	for _, n := range names {
+		req[n] = true
+	}
+	return req
+}
 
 // unoffered are the methods serve does not offer.
 var unoffered = map[string]bool{"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"resources/subscribe": true, "resources/unsubscribe": true, "prompts/list": true, "prompts/get": true, "completion/complete": true}
 
-type task struct {
-	ID            string `json:"taskId"`
-	Status        string `json:"status"`
-	StatusMessage string `json:"statusMessage,omitempty"`
-	CreatedAt     string `json:"createdAt"`
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	TTL           *int64 `json:"ttl"`
-	PollInterval  int64  `json:"pollInterval"`
-
-	internal string
-	result   json.RawMessage
-	rpcErr   error
-	done     chan struct{}
+// unofferedErr is the answer to one of them.
+func unofferedErr(method string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method + " (agent-mcp serve offers tools only)"}
 }
 
-func (t *task) terminal() bool {
-	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
+// requiredErr is the answer to a plain call of a tool that must run as a task.
+func requiredErr(name string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("tool %q must be called as a task (execution.taskSupport is \"required\")", name)}
 }
 
 type taskConn struct {
 	mcp.Connection
 	required  map[string]bool
 	toolsOnly bool
+	table     *taskTable
 	mu        sync.Mutex
-	tasks     map[string]*task
-	internal  map[string]*task // by the id of the call of ours
-	order     []string
 	edits     map[any]string // ids of responses to edit: initialize, tools/list, lists
 	asks      map[any]*task  // our requests to the client on behalf of a task
 	version   string
-	n         int
 	inject    chan jsonrpc.Message
 	closed    chan struct{}
 	once      sync.Once
@@ -91,8 +84,6 @@ type readResult struct {
 	m   jsonrpc.Message
 	err error
 }
-
-func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	c.start.Do(func() {
@@ -134,13 +125,12 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *taskConn) receive(ctx context.Context, m jsonrpc.Message) jsonrpc.Message {
 	if r, ok := m.(*jsonrpc.Response); ok {
 		c.mu.Lock()
-		if t := c.asks[r.ID.Raw()]; t != nil {
-			delete(c.asks, r.ID.Raw())
-			if t.Status == "input_required" {
-				t.Status, t.LastUpdatedAt = "working", now()
-			}
-		}
+		t := c.asks[r.ID.Raw()]
+		delete(c.asks, r.ID.Raw())
 		c.mu.Unlock()
+		if t != nil {
+			c.table.setStatus(t, "working")
+		}
 		return m
 	}
 	r, ok := m.(*jsonrpc.Request)
@@ -149,12 +139,8 @@ func (c *taskConn) receive(ctx context.Context, m jsonrpc.Message) jsonrpc.Messa
 	}
 	switch r.Method {
 	case "initialize":
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		_ = json.Unmarshal(r.Params, &p)
 		c.mu.Lock()
-		c.version = p.ProtocolVersion
+		c.version = protocolOf(r.Params)
 		c.edits[r.ID.Raw()] = r.Method
 		c.mu.Unlock()
 	case "tools/list":
@@ -168,46 +154,52 @@ func (c *taskConn) receive(ctx context.Context, m jsonrpc.Message) jsonrpc.Messa
 		return nil
 	default:
 		if c.toolsOnly && unoffered[r.Method] {
-			c.answer(ctx, r.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + r.Method + " (agent-mcp serve offers tools only)"})
+			c.answer(ctx, r.ID, nil, unofferedErr(r.Method))
 			return nil
 		}
 	}
 	return m
 }
 
+// protocolOf is the protocolVersion of initialize's params.
+func protocolOf(params json.RawMessage) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.ProtocolVersion
+}
+
+// splitTask takes the task out of a tools/call's params: the params
+// without it, the task's params (nil when the call is plain) and the
+// tool's name.
+func splitTask(params json.RawMessage) (plain, meta json.RawMessage, name string) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return params, nil, ""
+	}
+	_ = json.Unmarshal(p["name"], &name)
+	meta = p["task"]
+	if meta == nil {
+		return params, nil, name
+	}
+	delete(p, "task")
+	plain, _ = json.Marshal(p)
+	return plain, meta, name
+}
+
 // augmented starts a task-augmented tools/call: the client gets its
 // CreateTaskResult, the SDK the call without task under an id of ours.
 func (c *taskConn) augmented(ctx context.Context, r *jsonrpc.Request) jsonrpc.Message {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(r.Params, &p) != nil {
-		return r
-	}
-	if p["task"] == nil {
-		var name string
-		_ = json.Unmarshal(p["name"], &name)
+	params, meta, name := splitTask(r.Params)
+	if meta == nil {
 		if c.required[name] {
-			c.answer(ctx, r.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("tool %q must be called as a task (execution.taskSupport is \"required\")", name)})
+			c.answer(ctx, r.ID, nil, requiredErr(name))
 			return nil
 		}
 		return r
 	}
-	var meta struct {
-		TTL *int64 `json:"ttl"`
-	}
-	_ = json.Unmarshal(p["task"], &meta)
-	delete(p, "task")
-	params, _ := json.Marshal(p)
-	c.mu.Lock()
-	c.n++
-	// One client per connection: a number is unique enough.
-	t := &task{ID: fmt.Sprintf("task-%d", c.n), Status: "working", CreatedAt: now(), TTL: meta.TTL, PollInterval: taskPoll,
-		internal: fmt.Sprintf("agent-mcp-task-%d", c.n), done: make(chan struct{})}
-	t.LastUpdatedAt = t.CreatedAt
-	c.tasks[t.ID] = t
-	c.internal[t.internal] = t
-	c.order = append(c.order, t.ID)
-	created, _ := json.Marshal(map[string]any{"task": t})
-	c.mu.Unlock()
+	t, created := c.table.start(meta)
 	c.answer(ctx, r.ID, created, nil)
 	id, _ := jsonrpc.MakeID(t.internal)
 	return &jsonrpc.Request{ID: id, Method: r.Method, Params: params, Extra: r.Extra}
@@ -215,60 +207,31 @@ func (c *taskConn) augmented(ctx context.Context, r *jsonrpc.Request) jsonrpc.Me
 
 // taskRequest answers tasks/*; tasks/result waits for its task's end.
 func (c *taskConn) taskRequest(ctx context.Context, r *jsonrpc.Request) {
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(r.Params, &p)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.Method == "tasks/list" {
-		list := []*task{}
-		for _, id := range c.order {
-			list = append(list, c.tasks[id])
-		}
-		b, _ := json.Marshal(map[string]any{"tasks": list})
-		go c.answer(ctx, r.ID, b, nil)
-		return
-	}
-	t := c.tasks[p.TaskID]
-	if t == nil {
-		go c.answer(ctx, r.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no task %q", p.TaskID)})
-		return
-	}
-	switch r.Method {
-	case "tasks/get":
-		b, _ := json.Marshal(t)
-		go c.answer(ctx, r.ID, b, nil)
-	case "tasks/cancel":
-		if t.terminal() {
-			go c.answer(ctx, r.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("task %q is already %s", t.ID, t.Status)})
-			return
-		}
-		t.Status, t.StatusMessage, t.LastUpdatedAt = "cancelled", "The task was cancelled by request.", now()
-		b, _ := json.Marshal(t)
+	res, rerr, t := c.table.request(r.Method, r.Params)
+	switch {
+	case rerr != nil:
+		go c.answer(ctx, r.ID, nil, rerr)
+	case r.Method == "tasks/cancel":
 		n, _ := json.Marshal(map[string]any{"requestId": t.internal, "reason": "tasks/cancel"})
 		go func() {
 			select {
 			case c.inject <- &jsonrpc.Request{Method: "notifications/cancelled", Params: n}:
 			case <-c.closed:
 			}
-			c.answer(ctx, r.ID, b, nil)
+			c.answer(ctx, r.ID, res, nil)
 		}()
-	case "tasks/result":
+	case r.Method == "tasks/result":
 		go func() {
 			select {
 			case <-t.done:
 			case <-c.closed:
 				return
 			}
-			c.mu.Lock()
-			res, err := t.result, t.rpcErr
-			c.mu.Unlock()
-			if res != nil {
-				res = withMeta(res, "io.modelcontextprotocol/related-task", map[string]any{"taskId": t.ID})
-			}
+			res, err := c.table.outcome(t)
 			c.answer(ctx, r.ID, res, err)
 		}()
+	default:
+		go c.answer(ctx, r.ID, res, nil)
 	}
 }
 
@@ -280,73 +243,35 @@ func (c *taskConn) answer(ctx context.Context, id jsonrpc.ID, result json.RawMes
 func (c *taskConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	switch r := m.(type) {
 	case *jsonrpc.Response:
-		s, _ := r.ID.Raw().(string)
+		if t := c.table.byInternal(r.ID); t != nil {
+			c.table.finish(t, r.Result, r.Error)
+			return nil
+		}
 		c.mu.Lock()
-		t := c.internal[s]
 		edit := c.edits[r.ID.Raw()]
 		delete(c.edits, r.ID.Raw())
 		version := c.version
 		c.mu.Unlock()
-		if t != nil {
-			c.finish(t, r)
-			return nil
-		}
 		if edit != "" && r.Error == nil && r.Result != nil {
 			r.Result = editResult(edit, version, r.Result, c.required)
 		}
 	case *jsonrpc.Request:
-		if r.IsCall() && (r.Method == "elicitation/create" || r.Method == "sampling/createMessage") {
-			c.relate(r)
+		if r.IsCall() && asksClient[r.Method] {
+			if t := c.table.running(); t != nil {
+				c.mu.Lock()
+				c.asks[r.ID.Raw()] = t
+				c.mu.Unlock()
+				c.table.setStatus(t, "input_required")
+				r.Params = withMeta(r.Params, relatedTask, map[string]any{"taskId": t.ID})
+			}
 		}
 	}
 	return c.Connection.Write(ctx, m)
 }
 
-// relate ties a request to the client to the one task running, if one is:
-// it is input_required until the answer, and the request says so.
-func (c *taskConn) relate(r *jsonrpc.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var running *task
-	for _, t := range c.tasks {
-		if !t.terminal() {
-			if running != nil {
-				return
-			}
-			running = t
-		}
-	}
-	if running == nil {
-		return
-	}
-	running.Status, running.LastUpdatedAt = "input_required", now()
-	c.asks[r.ID.Raw()] = running
-	r.Params = withMeta(r.Params, "io.modelcontextprotocol/related-task", map[string]any{"taskId": running.ID})
-}
-
-// finish keeps a task's result: a JSON-RPC error or isError fails it; a
-// cancelled task stays cancelled.
-func (c *taskConn) finish(t *task, r *jsonrpc.Response) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.internal, t.internal)
-	t.result, t.rpcErr = r.Result, r.Error
-	if t.Status != "cancelled" {
-		var res struct {
-			IsError bool `json:"isError"`
-		}
-		_ = json.Unmarshal(r.Result, &res)
-		t.Status = "completed"
-		if r.Error != nil || res.IsError {
-			t.Status = "failed"
-		}
-		if r.Error != nil {
-			t.StatusMessage = r.Error.Error()
-		}
-		t.LastUpdatedAt = now()
-	}
-	close(t.done)
-}
+// asksClient are the requests to the client a task waits on: while one is
+// unanswered the task is input_required.
+var asksClient = map[string]bool{"elicitation/create": true, "sampling/createMessage": true}
 
 // editResult adds what the SDK leaves out to initialize's and tools/list's
 // results, and drops 2026-07-28's cache fields for older clients.

@@ -15,6 +15,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,6 +44,16 @@ type Client struct {
 	// caller held back so as not to slow the request down can go out.
 	// It may run on another goroutine, while Stream waits.
 	Sent func()
+	// Key, when set, gives each request its API key in place of
+	// Options.APIKey (a login's short-lived token, fetched again before it
+	// expires); a request refused with 401 is sent once more with
+	// Key(ctx, true), a new one, so the turn goes on. Each key it gives is
+	// masked as Secrets are.
+	Key func(ctx context.Context, refresh bool) (string, error)
+	// Headers, when set, gives headers of each request from its context
+	// (GitHub Copilot's X-Initiator).
+	Headers func(llm.Context) map[string]string
+	mu      sync.Mutex
 }
 
 // UseCassettes sets up --replay FILE (requests answered from the
@@ -77,7 +88,11 @@ func (c *Client) UseCassettes(record, replay string, abs func(string) string) (d
 // final assistant message (stopReason error/aborted on failure; the error
 // text is in ErrorMessage). A replay mismatch is returned as err.
 func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.Options, emit func(llm.Event)) (llm.Message, error) {
-	codec, req, small, err := request(m, lc, o)
+	var keyErr error
+	if c.Key != nil && c.Replay == nil {
+		o.APIKey, keyErr = c.key(ctx, false)
+	}
+	codec, req, small, err := c.request(m, lc, o)
 	if err != nil {
 		return llm.Message{}, err
 	}
@@ -114,8 +129,22 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 			header.Set(k, v)
 		}
 		body = ex.Body()
+	} else if keyErr != nil {
+		out(dec.End(keyErr))
+		return finish(ctx, final), nil
 	} else {
 		resp, err := c.do(ctx, req, small, sent)
+		if err == nil && resp.StatusCode == http.StatusUnauthorized && c.Key != nil {
+			// The token expired (or was revoked) mid-run: a new one, once.
+			if key, kerr := c.key(ctx, true); kerr == nil && key != o.APIKey {
+				resp.Body.Close()
+				o.APIKey = key
+				if _, req, small, err = c.request(m, lc, o); err != nil {
+					return llm.Message{}, err
+				}
+				resp, err = c.do(ctx, req, small, sent)
+			}
+		}
 		if err == nil && resp.StatusCode == http.StatusLengthRequired && small == nil {
 			// A server that wants the length before the body: send it
 			// again, encoded in memory this once.
@@ -176,6 +205,34 @@ func (c *Client) Stream(ctx context.Context, m llm.Model, lc llm.Context, o llm.
 		c.Record.End(rec)
 	}
 	return finish(ctx, final), nil
+}
+
+// key is Key's answer, kept among the secrets.
+func (c *Client) key(ctx context.Context, refresh bool) (string, error) {
+	k, err := c.Key(ctx, refresh)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.Secrets, k) {
+		c.Secrets = append(c.Secrets, k)
+	}
+	return k, nil
+}
+
+// request is the request of a call with Headers' headers.
+func (c *Client) request(m llm.Model, lc llm.Context, o llm.Options) (llm.Codec, llm.Request, []byte, error) {
+	codec, req, small, err := request(m, lc, o)
+	if err == nil && c.Headers != nil {
+		if req.Header == nil {
+			req.Header = map[string]string{}
+		}
+		for k, v := range c.Headers(lc) {
+			req.Header[k] = v
+		}
+	}
+	return codec, req, small, err
 }
 
 // maskEvent masks the secrets, and the parts of them an error quotes, in

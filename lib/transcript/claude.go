@@ -412,7 +412,15 @@ func claudeResultContent(raw json.RawMessage, n int, acc *accounts) []any {
 // same API message id when one is open.
 func (s *claudeSession) assistant(r claudeRecord, ts string, n int, acc *accounts) string {
 	var blocks []json.RawMessage
-	json.Unmarshal(r.Message.Content, &blocks)
+	var str string
+	if json.Unmarshal(r.Message.Content, &str) == nil && str != "" {
+		// content as a plain string (older and hand-written records), as
+		// the API takes it: one text block
+		b, _ := json.Marshal(map[string]string{"type": "text", "text": str})
+		blocks = []json.RawMessage{b}
+	} else {
+		json.Unmarshal(r.Message.Content, &blocks)
+	}
 	id, merging := s.open[r.Message.ID]
 	merging = merging && r.Message.ID != ""
 	var msg map[string]any

@@ -16,8 +16,14 @@ import (
 )
 
 // corpusDir holds real transcripts (../shared/corpus from the repository
-// root, never copied into it); `make interop` runs TestCorpus over them.
-const corpusDir = "../../../shared/corpus/transcripts"
+// root, never copied into it, or $AGENTUTILS_CORPUS); `make interop` runs
+// TestCorpus over them.
+var corpusDir = func() string {
+	if d := os.Getenv("AGENTUTILS_CORPUS"); d != "" {
+		return filepath.Join(d, "transcripts")
+	}
+	return "../../../shared/corpus/transcripts"
+}()
 
 // tally is what a transcript holds, counted in the source and in the
 // imported sessions.
@@ -463,7 +469,9 @@ func TestGenerated(t *testing.T) {
 	}
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json")) {
+		// (Claude Code 2.1's subagents/agent-ID.meta.json is a sub-agent's
+		// metadata sidecar, {agentType, …}, not a transcript)
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json")) && !strings.HasSuffix(p, ".meta.json") {
 			files = append(files, p)
 		}
 		return nil

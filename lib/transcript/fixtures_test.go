@@ -345,3 +345,17 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+// TestClaudeAssistantStringContent: an assistant message whose content is
+// a plain string (hand-written and older records; the API takes it) keeps
+// its text.
+func TestClaudeAssistantStringContent(t *testing.T) {
+	res := importFixture(t, "claude/string-content.jsonl")
+	msgs, shape := context(t, res.Sessions[0])
+	if want := "user[text] assistant[text]"; shape != want {
+		t.Fatalf("context %s\nwant    %s", shape, want)
+	}
+	if got := msgs[1].Content[0].Text; got != "The title is Title." {
+		t.Errorf("text %q", got)
+	}
+}

@@ -12,7 +12,8 @@
 // compaction and a fork), and TestGenerated checks their import; Gemini
 // CLI and opencode (npm, pinned in others.go) do the same, and the Gemini
 // CLI and opencode fixtures of jazzyalex/agent-sessions import (others.go).
-// Skips with a message when the corpus is absent.
+// The transcripts of ../shared/corpus-new go through TestCorpus too. Skips
+// with a message when the corpus is absent.
 //
 //	go run ./scripts/interop-import
 package main
@@ -39,6 +40,17 @@ func run(t *interop.T) error {
 	}
 	os.Setenv("AGENTUTILS_HOME", filepath.Join(t.Dir, "home"))
 	goTest(t, "TestCorpus", "transcripts without loss", nil)
+	// ../shared/corpus-new's transcripts too (Claude Code 2.1 with
+	// subagents/ files, drifted shapes): AGENTUTILS_CORPUS_NEW names it.
+	newer := os.Getenv("AGENTUTILS_CORPUS_NEW")
+	if newer == "" {
+		newer = filepath.Join(filepath.Dir(filepath.Dir(corpus)), "corpus-new")
+	}
+	if _, err := os.Stat(filepath.Join(newer, "transcripts")); err == nil {
+		goTest(t, "TestCorpus", "transcripts without loss", []string{"AGENTUTILS_CORPUS=" + newer})
+	} else {
+		t.SkipCheck("corpus-new transcripts", newer+" absent")
+	}
 	var files []string
 	for _, g := range []string{"claude/*.jsonl*", "codex/*.jsonl*"} {
 		m, _ := filepath.Glob(filepath.Join(corpus, g))

@@ -64,7 +64,10 @@ func others(t *interop.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir, cmd.Env = work, append(os.Environ(), env...)
+		// PWD too: opencode takes its project from $PWD, which exec
+		// leaves as it was when Env is given (the session went to the
+		// repository's project, and `session list` in work found none)
+		cmd.Dir, cmd.Env = work, append(os.Environ(), append(env, "PWD="+work)...)
 		return interop.Run(cmd)
 	}
 	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
@@ -92,14 +95,16 @@ func others(t *interop.T) {
 	r = run(env, oc, "run", "-m", "anthropic/claude-sonnet-4-5", "PARALLEL: run two commands")
 	t.Check("opencode "+opencode+" answers offline", r.OK() && strings.Contains(r.Stdout, "All done"), r.Why())
 	var list []struct{ ID string }
-	json.Unmarshal([]byte(run(env, oc, "session", "list", "--format", "json").Stdout), &list)
+	lr := run(env, oc, "session", "list", "--format", "json")
+	json.Unmarshal([]byte(lr.Stdout), &list)
 	for _, s := range list {
 		if out := run(env, oc, "export", s.ID); out.OK() {
 			os.WriteFile(filepath.Join(gen, "opencode", s.ID+".json"), []byte(out.Stdout), 0o644)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(gen, "*", "*"))
-	t.Check(fmt.Sprintf("%d sessions written by gemini %s and opencode %s", len(files), geminiCLI, opencode), len(recs) > 0 && len(list) > 0, "")
+	t.Check(fmt.Sprintf("%d sessions written by gemini %s and opencode %s", len(files), geminiCLI, opencode), len(recs) > 0 && len(list) > 0,
+		fmt.Sprintf("%d Gemini CLI chats; opencode session list: %s %s", len(recs), lr.Why(), interop.Head(lr.Stdout+lr.Stderr, 5)))
 	goTest(t, "TestGenerated", "generated transcripts without loss", []string{"AGENTUTILS_GENERATED_TRANSCRIPTS=" + gen})
 	ok := 0
 	for _, f := range files {
@@ -116,9 +121,13 @@ func others(t *interop.T) {
 
 // agentSessionsFixtures imports the Gemini CLI and opencode fixtures of
 // jazzyalex/agent-sessions (from its mirror beside the project, when
-// fetched) and opens what import wrote.
+// fetched, or in $AGENTUTILS_MIRRORS) and opens what import wrote.
 func agentSessionsFixtures(t *interop.T) {
-	mirror := filepath.Join(filepath.Dir(t.Root), ".mirror", "jazzyalex+agent-sessions", "repo")
+	mirrors := filepath.Join(filepath.Dir(t.Root), ".mirror")
+	if d := os.Getenv("AGENTUTILS_MIRRORS"); d != "" { // a worktree's mirrors are elsewhere
+		mirrors = d
+	}
+	mirror := filepath.Join(mirrors, "jazzyalex+agent-sessions", "repo")
 	if _, err := os.Stat(mirror); err != nil {
 		t.SkipCheck("agent-sessions' Gemini CLI and opencode fixtures", mirror+" absent")
 		return

@@ -141,20 +141,29 @@ func examples(help string) []string {
 var (
 	totalRE  = regexp.MustCompile(`(?m)^Total: (.*)$`)
 	failedRE = regexp.MustCompile(`(?m)^✗ ([^:]*):`)
+	passedRE = regexp.MustCompile(`(?m)^✓ ([^:]*):`)
 )
 
-// conformance reads a run of the conformance suite: its last "Total: "
-// line (total, "" when there is none) and the failed scenarios the
-// baseline (scripts/testdata/mcp-conformance-baseline.yml, one "  - NAME"
-// line per known failure) does not list.
-func conformance(log, baseline string) (total string, unknown []string) {
+// conformance reads a run of the conformance suite against the baseline
+// (scripts/testdata/mcp-conformance-baseline.yml: under a "SECTION:" line,
+// one "  - NAME  # why" line per known failure): its last "Total: " line
+// (total, "" when there is none), the failed scenarios the section does
+// not list (unknown: regressions) and the listed ones that passed (fixed:
+// to take off the baseline).
+func conformance(log, baseline, section string) (total string, unknown, fixed []string) {
 	if m := totalRE.FindAllStringSubmatch(log, -1); m != nil {
 		total = m[len(m)-1][1]
 	}
 	known := map[string]bool{}
+	cur := ""
 	for _, l := range strings.Split(baseline, "\n") {
 		if name, ok := strings.CutPrefix(l, "  - "); ok {
-			known[name] = true
+			if cur == section {
+				name, _, _ = strings.Cut(name, "#")
+				known[strings.TrimSpace(name)] = true
+			}
+		} else if h, ok := strings.CutSuffix(l, ":"); ok && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "#") {
+			cur = h
 		}
 	}
 	for _, m := range failedRE.FindAllStringSubmatch(log, -1) {
@@ -162,5 +171,10 @@ func conformance(log, baseline string) (total string, unknown []string) {
 			unknown = append(unknown, m[1])
 		}
 	}
-	return total, unknown
+	for _, m := range passedRE.FindAllStringSubmatch(log, -1) {
+		if known[m[1]] {
+			fixed = append(fixed, m[1])
+		}
+	}
+	return total, unknown, fixed
 }

@@ -62,23 +62,27 @@ func TestHelpParsing(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
-	base := "client:\n  # a comment\n  - sse-retry\n  - auth/basic-cimd\nserver:\n  - tools-call\n"
+	base := "client:\n  # a comment\n  - sse-retry  # timing\n  - auth/basic-cimd\nserver:\n  - tools-call  # fixtures\n  - sse-retry\n"
 	tests := []struct {
-		name, log, total string
-		unknown          []string
+		name, section, log, total string
+		unknown, fixed            []string
 	}{
-		{"known failures only", "✓ initialize: ok\n✗ sse-retry: timing\nTotal: 9 passed, 1 failed\n", "9 passed, 1 failed", nil},
-		{"a regression", "✗ auth/basic-cimd: warn\n✗ elicitation: declined\nTotal: 1 passed\nTotal: 8 passed, 2 failed\n", "8 passed, 2 failed", []string{"elicitation"}},
-		{"no summary", "Error: cannot start\n", "", nil},
+		{"known failures only", "client", "✓ initialize: ok\n✗ sse-retry: timing\nTotal: 9 passed, 1 failed\n", "9 passed, 1 failed", nil, nil},
+		{"a regression", "client", "✗ auth/basic-cimd: warn\n✗ elicitation: declined\nTotal: 1 passed\nTotal: 8 passed, 2 failed\n", "8 passed, 2 failed", []string{"elicitation"}, nil},
+		{"another section's", "server", "✗ auth/basic-cimd: warn\n✓ tools-call: ok\nTotal: 1 passed, 1 failed\n", "1 passed, 1 failed", []string{"auth/basic-cimd"}, []string{"tools-call"}},
+		{"no summary", "client", "Error: cannot start\n", "", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			total, unknown := conformance(tt.log, base)
+			total, unknown, fixed := conformance(tt.log, base, tt.section)
 			if diff := cmp.Diff(tt.total, total); diff != "" {
 				t.Errorf("total (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.unknown, unknown); diff != "" {
 				t.Errorf("unknown (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.fixed, fixed); diff != "" {
+				t.Errorf("fixed (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -111,10 +111,14 @@ func Cache(name string) string {
 	return filepath.Join(base, "agentutils", "interop", name)
 }
 
-// Corpus is ../shared/corpus/SUB beside the repository, the real data the
-// checks run over when it is there; ok is false when it is absent.
+// Corpus is ../shared/corpus/SUB beside the repository (AGENTUTILS_CORPUS
+// names another corpus, as for lib/llm's tests), the real data the checks
+// run over when it is there; ok is false when it is absent.
 func (t *T) Corpus(sub string) (dir string, ok bool) {
 	dir = filepath.Join(filepath.Dir(t.Root), "shared", "corpus", sub)
+	if d := os.Getenv("AGENTUTILS_CORPUS"); d != "" {
+		dir = filepath.Join(d, sub)
+	}
 	st, err := os.Stat(dir)
 	return dir, err == nil && st.IsDir()
 }

@@ -150,6 +150,9 @@ func main() {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	} else {
 		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+		if *mode == "tasks" {
+			h = mcpserve.NewTaskHandler(s, []string{"research"}, false)
+		}
 	}
 	mux := http.NewServeMux()
 	mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
