@@ -42,6 +42,7 @@ type Model struct {
 	width   int
 	height  int
 	now     func() time.Time
+	out     *reflowOut // the program's output (nil: a test's model)
 
 	ed       *editor
 	lastEdit time.Time // the editor's last change (the approvals' guard)
@@ -764,6 +765,15 @@ func commonPrefix(a, b string) string {
 // ---- view
 
 func (m *Model) View() string {
+	v := m.frame()
+	if m.out != nil {
+		m.out.viewed(v, m.width, m.height)
+	}
+	return v
+}
+
+// frame is the view: what is drawn below the printed lines.
+func (m *Model) frame() string {
 	if m.quitting && len(m.outbox) == 0 && !m.printing || m.outside {
 		return ""
 	}
