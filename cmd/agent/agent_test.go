@@ -703,3 +703,22 @@ func TestRewind(t *testing.T) {
 	s.send("/exit\r")
 	s.exited()
 }
+
+// TestCompactionStageQuiet: with the context over the threshold (the
+// fixture's window is 1000 tokens) and nothing older to compact, the
+// compaction stage's note for pipes (its --keep-recent-tokens) is not
+// shown at the next prompt.
+func TestCompactionStageQuiet(t *testing.T) {
+	f := newFixture(t, textAnswer("First."), textAnswer("Second."))
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("one\r")
+	s.wait("compaction suggested")
+	s.send("two\r")
+	s.wait("Second.")
+	s.send("/exit\r")
+	s.exited()
+	if txt := s.text(); strings.Contains(txt, "nothing to compact") || strings.Contains(txt, "--keep-recent-tokens") {
+		t.Errorf("the compaction stage's note was shown:\n%s", txt)
+	}
+}

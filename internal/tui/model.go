@@ -186,6 +186,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.stream(msg.evs)
 		}
 	case errLineMsg:
+		if strings.HasPrefix(string(msg), "agent-compact: nothing to compact") {
+			// The compaction stage's note for pipes, at every prompt while
+			// the context is over the threshold with nothing older than
+			// the recent turns: nothing failed, and its flag is no
+			// business of the person's (the run's "compaction suggested"
+			// said it).
+			break
+		}
 		m.runErrs++
 		m.print(red.Render(string(msg)))
 	case runDoneMsg:
