@@ -722,3 +722,21 @@ func TestCompactionStageQuiet(t *testing.T) {
 		t.Errorf("the compaction stage's note was shown:\n%s", txt)
 	}
 }
+
+// TestStreamWraps: a paragraph still streaming is wrapped at the
+// terminal's width (120 columns here), not cut at it: its words past the
+// first line show while it streams, not only once it has ended.
+func TestStreamWraps(t *testing.T) {
+	f := newFixture(t, slowAnswer(200))
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("go on\r")
+	s.wait("word30")
+	if strings.Contains(s.text(), "word199") {
+		t.Error("the words past the first line showed only once the paragraph had ended")
+	}
+	s.send("\x1b")
+	s.wait("aborted")
+	s.send("/exit\r")
+	s.exited()
+}

@@ -789,7 +789,9 @@ func (m *Model) frame() string {
 	var b strings.Builder
 	b.WriteString(m.tasks.view(width, m.expanded))
 	if m.live != "" {
-		b.WriteString(m.live + "\n")
+		// The paragraph still streaming, wrapped as it will be printed:
+		// cut at the width, its later words would show only at its end.
+		b.WriteString(ansi.Wrap(m.live, width, "") + "\n")
 	}
 	switch m.phase {
 	case running:
