@@ -740,3 +740,20 @@ func TestStreamWraps(t *testing.T) {
 	s.send("/exit\r")
 	s.exited()
 }
+
+// TestEditorGetsTheTerminal: ctrl+g's editor writes to the terminal, not
+// to a pipe (vi wants a terminal on its stdout).
+func TestEditorGetsTheTerminal(t *testing.T) {
+	f := newFixture(t)
+	ed := filepath.Join(f.home, "ed")
+	os.WriteFile(ed, []byte("#!/bin/sh\nif [ -t 1 ]; then w=on-a-terminal; else w=on-a-pipe; fi\nprintf 'editor-output-%s' \"$w\" >> \"$1\"\n"), 0o755)
+	s := f.start("EDITOR=" + ed + " " + agentCmd)
+	s.wait("/help for commands")
+	s.send("\x07") // ctrl+g
+	s.wait("editor-output-on-a-")
+	s.send("\x03/exit\r")
+	s.exited()
+	if !strings.Contains(s.text(), "editor-output-on-a-terminal") {
+		t.Errorf("the editor's stdout was not the terminal:\n%s", s.text())
+	}
+}
