@@ -757,3 +757,20 @@ func TestEditorGetsTheTerminal(t *testing.T) {
 		t.Errorf("the editor's stdout was not the terminal:\n%s", s.text())
 	}
 }
+
+// TestNoColorStreamLines: with NO_COLOR an answer streamed a word at a
+// time is printed as its lines, not a line per word.
+func TestNoColorStreamLines(t *testing.T) {
+	st := textAnswer("Plain ", "words ", "one ", "at ", "a ", "time.")
+	st.EventDelay = 100 * time.Millisecond
+	f := newFixture(t, st)
+	s := f.start("NO_COLOR=1 " + agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("go\r")
+	s.wait("time.")
+	s.send("/exit\r")
+	s.exited()
+	if !strings.Contains(s.text(), "Plain words one at a time.") {
+		t.Errorf("the answer was broken into lines:\n%s", s.text())
+	}
+}

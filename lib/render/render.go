@@ -53,6 +53,10 @@ type Options struct {
 	ToolLines int
 	// DiffLines caps the lines of an edit's diff (0: 40).
 	DiffLines int
+	// HoldLine holds back the line still streaming without colour too
+	// (Pending shows it): for a screen that prints whole lines. Without
+	// it plain text goes out as it comes, a pipe's stream.
+	HoldLine bool
 }
 
 // Renderer holds the state of one stream. Not safe for concurrent use.
