@@ -83,27 +83,11 @@ func settingOf(key string) config.Setting {
 // when none of them is set: then no call is refused here.
 func configPolicy(c *cli.Context) (*permission.Policy, error) {
 	cfg, _ := c.App.Metadata["config"].(config.Config)
-	mode, allow, deny := cfg.Get("permissions.defaultMode"), cfg.Get("permissions.allow"), cfg.Get("permissions.deny")
-	if mode.Source == config.Default && allow.Source == config.Default && deny.Source == config.Default {
-		return nil, nil
-	}
-	p := &permission.Policy{Mode: mode.String(), Asked: c.Bool("person-approves")}
-	var err error
-	if p.Allow, err = permission.ParseRules(allow.Value); err != nil {
-		return nil, exit.Errorf(exit.Usage, "%s: %v", where(allow), err)
-	}
-	if p.Deny, err = permission.ParseRules(deny.Value); err != nil {
-		return nil, exit.Errorf(exit.Usage, "%s: %v", where(deny), err)
+	p, err := cfg.Policy(c.Bool("person-approves"))
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
 	}
 	return p, nil
-}
-
-// where names the source of a value for a message.
-func where(v config.Value) string {
-	if v.Where != "" {
-		return v.Where
-	}
-	return v.Key
 }
 
 // configShellEnv is shell.env, merged (--shell-env, AGENT_SHELL_ENV, the

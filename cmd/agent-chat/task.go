@@ -97,7 +97,7 @@ func configTaskHosts(c *cli.Context) ([]subagent.Host, error) {
 	v := cfg.Get("task.hosts")
 	hs, err := subagent.ParseHosts(v.Value)
 	if err != nil {
-		return nil, exit.Errorf(exit.Usage, "%s: %v", where(v), err)
+		return nil, exit.Errorf(exit.Usage, "%s: %v", v.At(), err)
 	}
 	return hs, nil
 }

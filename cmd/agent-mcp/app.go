@@ -90,17 +90,34 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// commonFlags are accepted by every subcommand that reads the configuration.
-func commonFlags(extra ...cli.Flag) []cli.Flag {
+// configFlags are accepted by every subcommand that reads the
+// configuration: where it is and which of it to use.
+func configFlags(extra ...cli.Flag) []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "cwd", Usage: "project directory (default: the current directory)"},
+		cwdFlag,
 		&cli.StringFlag{Name: "config", Usage: "an extra mcp.json-format `FILE`, read first (highest precedence)"},
 		&cli.BoolFlag{Name: "trust", Usage: "use this project's own MCP server configurations (they run commands from the repository)"},
 		&cli.BoolFlag{Name: "no-project-config", Usage: "ignore every project-level configuration"},
 		&cli.StringFlag{Name: "only-source", Usage: "read only one provider: native, claude, claude-desktop, codex, gemini, opencode, cursor, windsurf, vscode, mcp-json"},
+	}, extra...)
+}
+
+var cwdFlag = &cli.StringFlag{Name: "cwd", Usage: "project directory (default: the current directory)"}
+
+// connectFlags are configFlags and those of the subcommands that connect
+// to servers.
+func connectFlags(extra ...cli.Flag) []cli.Flag {
+	return configFlags(append([]cli.Flag{
 		&cli.DurationFlag{Name: "timeout", Usage: "connect and list time limit (0: none; default: the server's \"timeout\", AGENT_MCP_TIMEOUT_MS, else 30s)"},
-		&cli.DurationFlag{Name: "tool-timeout", Usage: "time limit of one tools/call (0: none; default: the server's \"toolTimeout\", AGENT_MCP_TOOL_TIMEOUT_MS, else none)"},
 		&cli.StringFlag{Name: "log-level", Usage: "send logging/setLevel `LEVEL` (debug, info, notice, warning, error, critical, alert, emergency) to servers that offer logging; their notifications/message are shown on stderr"},
 		&cli.StringFlag{Name: "server-log", Usage: "write each stdio server's stderr to `DIR`/<server>.log instead of our stderr"},
-	}, extra...)
+	}, extra...)...)
+}
+
+// callFlags are connectFlags and the tool timeout, for the subcommands
+// that call tools.
+func callFlags(extra ...cli.Flag) []cli.Flag {
+	return connectFlags(append([]cli.Flag{
+		&cli.DurationFlag{Name: "tool-timeout", Usage: "time limit of one tools/call (0: none; default: the server's \"toolTimeout\", AGENT_MCP_TOOL_TIMEOUT_MS, else none)"},
+	}, extra...)...)
 }

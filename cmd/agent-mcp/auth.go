@@ -39,7 +39,7 @@ func authCommand(env *cmdEnv) *cli.Command {
 			"The token is stored in $XDG_DATA_HOME/agentutils/credentials.json (0600) and refreshed before it expires. " +
 			"When a call was refused with 403 insufficient_scope, auth asks for the scope the server named as well as the one granted before.\n\n" +
 			"Examples:\n\n    agent-mcp auth linear\n    agent-mcp auth --callback-port 3334 slack",
-		Flags: commonFlags(
+		Flags: connectFlags(
 			&cli.IntFlag{Name: "callback-port", Usage: "port of the redirect listener on 127.0.0.1 (0: any free port)"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Minute, Usage: "how long to wait for the browser login"},
 		),
@@ -138,7 +138,7 @@ func logoutCommand(env *cmdEnv) *cli.Command {
 		Usage:       "forget the stored OAuth token of a server",
 		ArgsUsage:   "SERVER",
 		Description: "Example:\n\n    agent-mcp logout linear",
-		Flags:       commonFlags(),
+		Flags:       configFlags(),
 		Action: func(c *cli.Context) error {
 			if err := oneArg(c); err != nil {
 				return err

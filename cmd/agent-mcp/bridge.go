@@ -43,7 +43,7 @@ func bridgeCommand(env *cmdEnv) *cli.Command {
 			"agent name, e.g. `mcp__github__create_issue` or `mcp__github__.*`. agent-chat fires hooks itself and says \"hooks\": false.\n\n" +
 			"Examples:\n\n    agent-chat --tools-cmd 'agent-tool serve' --tools-cmd 'agent-mcp bridge' 'summarise issue 42'\n" +
 			"    agent-chat --tools-cmd 'agent-mcp bridge --servers github,linear --trust' 'triage my issues'",
-		Flags: commonFlags(append([]cli.Flag{
+		Flags: callFlags(append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "servers", Usage: "only these servers (comma-separated or repeated)"},
 			&cli.StringFlag{Name: "naming", Value: "default", Usage: "tool name form: default, v12 or v15 (the reference agent's older forms, for old transcripts)"},
 			&cli.StringSliceFlag{Name: "settings", Usage: "Claude-Code-style settings `FILE` whose hooks.PreToolUse/PostToolUse run around each call when hello.hooks is true; repeatable"},

@@ -45,7 +45,7 @@ func callCommand(env *cmdEnv) *cli.Command {
 			"Examples:\n\n    agent-mcp call everything echo '{\"message\":\"hi\"}'\n" +
 			"   echo '{\"path\":\"/tmp\"}' | agent-mcp call fs list_directory - --text\n" +
 			"    agent-mcp call github search_issues '{\"q\":\"bug\"}' --raw | jq .structuredContent",
-		Flags: commonFlags(append([]cli.Flag{
+		Flags: callFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "text", Usage: "print only the joined text of the result"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the MCP CallToolResult as the server sent it"},
 		}, samplingFlags()...)...),

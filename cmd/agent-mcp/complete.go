@@ -24,7 +24,7 @@ func completeCommand(env *cmdEnv) *cli.Command {
 			"Examples:\n\n    agent-mcp complete everything --prompt completable-prompt department E\n" +
 			"    agent-mcp complete everything --prompt completable-prompt name --context department=Sales\n" +
 			"    agent-mcp complete everything --resource 'demo://resource/dynamic/text/{resourceId}' resourceId 1 --json",
-		Flags: commonFlags(
+		Flags: connectFlags(
 			&cli.StringFlag{Name: "prompt", Usage: "complete an argument of the prompt `NAME`"},
 			&cli.StringFlag{Name: "resource", Usage: "complete a variable of the resource template `URI-TEMPLATE`"},
 			&cli.StringSliceFlag{Name: "context", Usage: "an argument already chosen, `KEY=VALUE` (repeatable)"},

@@ -51,14 +51,7 @@ func (r *runner) getenv(k string) string { return r.env.Getenv(k) }
 
 // newRunner reads the flags and discovers the servers.
 func newRunner(c *cli.Context, env *cmdEnv) (*runner, error) {
-	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 50 * time.Millisecond}
-	if d := c.String("cwd"); d != "" {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(env.Dir, d)
-		}
-		r.cwd = d
-	}
-	r.cwd = filepath.Clean(r.cwd)
+	r := filesRunner(c, env)
 	if c.IsSet("timeout") {
 		d := c.Duration("timeout")
 		r.connectTimeout = &d
@@ -84,6 +77,20 @@ func newRunner(c *cli.Context, env *cmdEnv) (*runner, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// filesRunner is a runner for the subcommands that only edit or remove
+// our files: the directories and --cwd, no servers discovered.
+func filesRunner(c *cli.Context, env *cmdEnv) *runner {
+	r := &runner{env: env, c: c, dirs: dirs.Resolve(env.Getenv), cwd: env.Dir, terminate: 50 * time.Millisecond}
+	if d := c.String("cwd"); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(env.Dir, d)
+		}
+		r.cwd = d
+	}
+	r.cwd = filepath.Clean(r.cwd)
+	return r
 }
 
 // userFile is our user-level mcp.json.

@@ -21,11 +21,7 @@ var scopeFlag = &cli.StringFlag{Name: "scope", Value: "user", Usage: "which of o
 
 // editScope edits the mcp.json file --scope names.
 func editScope(c *cli.Context, env *cmdEnv, done string, edit func(*mcpconfig.Doc) error) error {
-	r, err := newRunner(c, env)
-	if err != nil {
-		return err
-	}
-	path, err := r.scopeFile(c)
+	path, err := filesRunner(c, env).scopeFile(c)
 	if err != nil {
 		return err
 	}
@@ -73,7 +69,7 @@ func addCommand(env *cmdEnv) *cli.Command {
 			"    agent-mcp add --scope project fs --env ROOT=/srv -- mcp-server-filesystem /srv\n" +
 			"    agent-mcp add linear --url mcp.linear.app/mcp\n" +
 			"    agent-mcp add api --url https://h.example/mcp --header 'X-Team: a' --token \"$TOKEN\"",
-		Flags: commonFlags(scopeFlag,
+		Flags: []cli.Flag{cwdFlag, scopeFlag,
 			&cli.StringFlag{Name: "url", Usage: "the server's URL (an HTTP server)"},
 			&cli.StringFlag{Name: "transport", Value: "http", Usage: "http (Streamable HTTP) or sse (legacy HTTP+SSE), with --url"},
 			&cli.StringSliceFlag{Name: "header", Usage: "an HTTP header `'K: V'` (repeatable), with --url"},
@@ -81,7 +77,7 @@ func addCommand(env *cmdEnv) *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Usage: "an environment variable `K=V` for a stdio server (repeatable)"},
 			&cli.StringFlag{Name: "server-cwd", Usage: "working directory of a stdio server"},
 			&cli.IntFlag{Name: "server-timeout", Usage: "the server's connect timeout in ms (written as \"timeout\")"},
-		),
+		},
 		Action: func(c *cli.Context) error {
 			name, s, err := addServer(c.Args().Slice(), addFlags{
 				url: c.String("url"), transport: c.String("transport"), headers: c.StringSlice("header"),
@@ -183,7 +179,7 @@ func removeCommand(env *cmdEnv) *cli.Command {
 		Usage:       "remove a server from our mcp.json",
 		ArgsUsage:   "NAME",
 		Description: "Examples:\n\n    agent-mcp remove everything\n    agent-mcp remove --scope project fs",
-		Flags:       commonFlags(scopeFlag),
+		Flags:       []cli.Flag{cwdFlag, scopeFlag},
 		Action: func(c *cli.Context) error {
 			if err := oneArg(c); err != nil {
 				return err
@@ -205,7 +201,7 @@ func enableCommand(env *cmdEnv, on bool) *cli.Command {
 		Description: "A server defined in one of our own mcp.json files gets \"enabled\": false (or loses it); a server " +
 			"from another client's configuration is listed in (or dropped from) \"disabledServers\" of the user mcp.json.\n\n" +
 			"Examples:\n\n    agent-mcp " + name + " github",
-		Flags: commonFlags(),
+		Flags: configFlags(),
 		Action: func(c *cli.Context) error {
 			if err := oneArg(c); err != nil {
 				return err
@@ -246,7 +242,7 @@ func testCommand(env *cmdEnv) *cli.Command {
 		Description: "Connects, initializes and lists tools, resources and prompts; prints the server's name, version, " +
 			"protocol version and counts. Exit status 1 when the server fails, 4 when it wants authentication (HTTP 401/403, with an 'agent-mcp auth' hint).\n\n" +
 			"Example:\n\n    agent-mcp test everything",
-		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}),
+		Flags: connectFlags(&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}),
 		Action: func(c *cli.Context) error {
 			if err := oneArg(c); err != nil {
 				return err

@@ -24,7 +24,7 @@ func resourcesCommand(env *cmdEnv) *cli.Command {
 		ArgsUsage: "SERVER",
 		Description: "Prints one MCP resource (or, with --templates, resource template) per line as JSON.\n\n" +
 			"Examples:\n\n    agent-mcp resources everything | jq -r .uri\n    agent-mcp resources --templates everything",
-		Flags: commonFlags(&cli.BoolFlag{Name: "templates", Usage: "list resource templates instead"}),
+		Flags: connectFlags(&cli.BoolFlag{Name: "templates", Usage: "list resource templates instead"}),
 		Action: func(c *cli.Context) error {
 			if err := oneArg(c); err != nil {
 				return err
@@ -53,7 +53,7 @@ func readCommand(env *cmdEnv) *cli.Command {
 			"(or, failing that, the only enabled server). Prints the text contents, binary contents as a " +
 			"placeholder; --json prints the MCP ReadResourceResult.\n\n" +
 			"Examples:\n\n    agent-mcp read demo://resource/dynamic/text/1\n    agent-mcp read --server fs --json file:///etc/hostname",
-		Flags: commonFlags(
+		Flags: connectFlags(
 			&cli.StringFlag{Name: "server", Usage: "the server to read from"},
 			&cli.BoolFlag{Name: "json", Usage: "print the MCP result"},
 		),
@@ -176,7 +176,7 @@ func promptsCommand(env *cmdEnv) *cli.Command {
 		Usage:       "list the prompts of a server",
 		ArgsUsage:   "SERVER",
 		Description: "Prints one MCP prompt per line as JSON.\n\nExample:\n\n    agent-mcp prompts everything | jq -r .name",
-		Flags:       commonFlags(),
+		Flags:       connectFlags(),
 		Action: func(c *cli.Context) error {
 			if err := oneArg(c); err != nil {
 				return err
@@ -199,7 +199,7 @@ func promptCommand(env *cmdEnv) *cli.Command {
 		Description: "Prints the text of the prompt's messages (text parts and embedded resource texts, joined with " +
 			"blank lines); --json prints the MCP GetPromptResult.\n\n" +
 			"Examples:\n\n    agent-mcp prompt everything simple-prompt\n    agent-mcp prompt everything args-prompt city=Paris --json",
-		Flags: commonFlags(&cli.BoolFlag{Name: "json", Usage: "print the MCP result"}),
+		Flags: connectFlags(&cli.BoolFlag{Name: "json", Usage: "print the MCP result"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return exit.Errorf(exit.Usage, "prompt: want SERVER NAME [KEY=VALUE…]")

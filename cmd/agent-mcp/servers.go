@@ -20,7 +20,7 @@ func serversCommand(env *cmdEnv) *cli.Command {
 			"(our mcp.json, Claude Code, Claude Desktop, Codex, Gemini CLI, OpenCode, Cursor, Windsurf, VS Code, ./mcp.json; " +
 			"project before user within a provider; the first definition of a name wins).\n\n" +
 			"Examples:\n\n    agent-mcp servers\n    agent-mcp servers --all --json | jq -r .path",
-		Flags: commonFlags(
+		Flags: configFlags(
 			&cli.BoolFlag{Name: "all", Usage: "also show shadowed duplicates and disabled servers"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
 			&cli.BoolFlag{Name: "show-secrets", Usage: "with --json, print header and env values that look like credentials instead of <redacted>"},

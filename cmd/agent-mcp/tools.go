@@ -68,7 +68,7 @@ func listCommand(env *cmdEnv) *cli.Command {
 			"A server with icons gets a line under it naming its first icon (never fetched). " +
 			"Exit status 1 when any server failed, 4 when every failed server wants authentication (HTTP 401/403).\n\n" +
 			"Examples:\n\n    agent-mcp list\n    agent-mcp list --json github | jq .tools\n    agent-mcp list --cached",
-		Flags: commonFlags(
+		Flags: connectFlags(
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per server"},
 			&cli.BoolFlag{Name: "cached", Usage: "answer from the tool cache where it has an entry, without connecting"},
 		),
@@ -208,7 +208,7 @@ func toolsCommand(env *cmdEnv) *cli.Command {
 			"tool per line in agent-tool's tool shape ({name, label, description, parameters, concurrency, nonAbortable}) " +
 			"plus x_mcp {server, tool, title, annotations, icons}.\n\n" +
 			"Examples:\n\n    agent-mcp tools everything\n    agent-mcp tools --json --names raw github | jq -r .name",
-		Flags: commonFlags(
+		Flags: connectFlags(
 			&cli.BoolFlag{Name: "json", Usage: "one JSON tool definition per line"},
 			&cli.StringFlag{Name: "names", Value: "agent", Usage: "agent (the names bridge gives the model) or raw (the MCP name)"},
 			&cli.StringFlag{Name: "naming", Value: "default", Usage: "agent name form: default, v12 or v15"},
@@ -319,12 +319,8 @@ func cacheCommand(env *cmdEnv) *cli.Command {
 			Usage:       "delete cached tool lists (of the named servers, or all)",
 			ArgsUsage:   "[SERVER…]",
 			Description: "Examples:\n\n    agent-mcp cache clear\n    agent-mcp cache clear github",
-			Flags:       commonFlags(),
 			Action: func(c *cli.Context) error {
-				r, err := newRunner(c, env)
-				if err != nil {
-					return err
-				}
+				r := filesRunner(c, env)
 				if c.NArg() == 0 {
 					return os.RemoveAll(r.toolCache().Dir)
 				}

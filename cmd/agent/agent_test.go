@@ -703,3 +703,74 @@ func TestRewind(t *testing.T) {
 	s.send("/exit\r")
 	s.exited()
 }
+
+// TestCompactionStageQuiet: with the context over the threshold (the
+// fixture's window is 1000 tokens) and nothing older to compact, the
+// compaction stage's note for pipes (its --keep-recent-tokens) is not
+// shown at the next prompt.
+func TestCompactionStageQuiet(t *testing.T) {
+	f := newFixture(t, textAnswer("First."), textAnswer("Second."))
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("one\r")
+	s.wait("compaction suggested")
+	s.send("two\r")
+	s.wait("Second.")
+	s.send("/exit\r")
+	s.exited()
+	if txt := s.text(); strings.Contains(txt, "nothing to compact") || strings.Contains(txt, "--keep-recent-tokens") {
+		t.Errorf("the compaction stage's note was shown:\n%s", txt)
+	}
+}
+
+// TestStreamWraps: a paragraph still streaming is wrapped at the
+// terminal's width (120 columns here), not cut at it: its words past the
+// first line show while it streams, not only once it has ended.
+func TestStreamWraps(t *testing.T) {
+	f := newFixture(t, slowAnswer(200))
+	s := f.start(agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("go on\r")
+	s.wait("word30")
+	if strings.Contains(s.text(), "word199") {
+		t.Error("the words past the first line showed only once the paragraph had ended")
+	}
+	s.send("\x1b")
+	s.wait("aborted")
+	s.send("/exit\r")
+	s.exited()
+}
+
+// TestEditorGetsTheTerminal: ctrl+g's editor writes to the terminal, not
+// to a pipe (vi wants a terminal on its stdout).
+func TestEditorGetsTheTerminal(t *testing.T) {
+	f := newFixture(t)
+	ed := filepath.Join(f.home, "ed")
+	os.WriteFile(ed, []byte("#!/bin/sh\nif [ -t 1 ]; then w=on-a-terminal; else w=on-a-pipe; fi\nprintf 'editor-output-%s' \"$w\" >> \"$1\"\n"), 0o755)
+	s := f.start("EDITOR=" + ed + " " + agentCmd)
+	s.wait("/help for commands")
+	s.send("\x07") // ctrl+g
+	s.wait("editor-output-on-a-")
+	s.send("\x03/exit\r")
+	s.exited()
+	if !strings.Contains(s.text(), "editor-output-on-a-terminal") {
+		t.Errorf("the editor's stdout was not the terminal:\n%s", s.text())
+	}
+}
+
+// TestNoColorStreamLines: with NO_COLOR an answer streamed a word at a
+// time is printed as its lines, not a line per word.
+func TestNoColorStreamLines(t *testing.T) {
+	st := textAnswer("Plain ", "words ", "one ", "at ", "a ", "time.")
+	st.EventDelay = 100 * time.Millisecond
+	f := newFixture(t, st)
+	s := f.start("NO_COLOR=1 " + agentCmd + " --yes")
+	s.wait("/help for commands")
+	s.send("go\r")
+	s.wait("time.")
+	s.send("/exit\r")
+	s.exited()
+	if !strings.Contains(s.text(), "Plain words one at a time.") {
+		t.Errorf("the answer was broken into lines:\n%s", s.text())
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/agentutils/agentutils/internal/tui"
 	"github.com/agentutils/agentutils/lib/config"
 	"github.com/agentutils/agentutils/lib/exit"
-	"github.com/agentutils/agentutils/lib/permission"
 )
 
 // configure applies config.toml (user, project) and the AGENT_ variables
@@ -45,9 +44,12 @@ func configure(c *cli.Context, env *app.Env, a *tui.Config) (yes bool, err error
 		fmt.Fprintf(env.Stderr, "agent: warning: %s\n", w)
 	}
 	a.StatusLine = cfg.Get("statusLine").String()
-	allow := cfg.Get("permissions.allow")
-	if a.Allow, err = permission.ParseRules(allow.Value); err != nil {
-		return false, exit.Errorf(exit.Usage, "%s: %v", allow.Where, err)
+	policy, err := cfg.Policy(true)
+	if err != nil {
+		return false, exit.Wrap(exit.Usage, err)
+	}
+	if policy != nil {
+		a.Allow = policy.Allow
 	}
 	a.Models = cfg.Get("enabledModels").Value
 	switch m := cfg.Model(); m.Source {

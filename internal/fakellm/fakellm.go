@@ -301,11 +301,19 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, st Step) {
 }
 
 // ModelsTOML is a models.toml pointing a provider of the given api at the
-// server; the key comes from the FAKE_KEY variable.
+// server, its model's context window 1000 tokens (a test's compaction
+// comes soon); the key comes from the FAKE_KEY variable.
 func (s *Server) ModelsTOML(provider, api, model string) string {
+	return ModelsTOML(s.URL, provider, api, model, 1000)
+}
+
+// ModelsTOML is a models.toml pointing a provider of the given api at the
+// fake server at url (scripts/fakeprovider prints it), its model's context
+// window window tokens; the key comes from the FAKE_KEY variable.
+func ModelsTOML(url, provider, api, model string, window int) string {
 	return strings.Join([]string{
 		"[providers." + provider + "]",
-		`baseUrl = "` + s.URL + `"`,
+		`baseUrl = "` + url + `"`,
 		`api = "` + api + `"`,
 		`apiKey = "FAKE_KEY"`,
 		"",
@@ -313,7 +321,7 @@ func (s *Server) ModelsTOML(provider, api, model string) string {
 		`id = "` + model + `"`,
 		"reasoning = true",
 		`input = ["text", "image"]`,
-		"contextWindow = 1000",
+		"contextWindow = " + strconv.Itoa(window),
 		"maxTokens = 512",
 		"cost = { input = 3, output = 15, cacheRead = 0.3, cacheWrite = 3.75 }",
 		"",

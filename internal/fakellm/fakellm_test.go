@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentutils/agentutils/lib/llm"
 )
 
 // An answer paced event by event is the script, byte for byte, and the
@@ -36,5 +38,21 @@ func TestPacedAnswerIsTheScript(t *testing.T) {
 				t.Errorf("burst %d: %d first marks in %q, want 1", burst, n, trace.String())
 			}
 		}
+	}
+}
+
+// ModelsTOML is a catalog lib/llm reads: the provider at the URL, the
+// model with the window asked for.
+func TestModelsTOML(t *testing.T) {
+	cat, err := llm.LoadCatalog([]byte(ModelsTOML("http://127.0.0.1:1", "fake", "anthropic-messages", "fake-model", 200000)), "models.toml", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := cat.Resolve("fake/fake-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ContextWindow != 200000 || m.BaseURL != "http://127.0.0.1:1" {
+		t.Errorf("model %+v", m)
 	}
 }

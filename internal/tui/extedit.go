@@ -48,6 +48,11 @@ func (m *Model) runEditor(file string, back func(error) tea.Msg) tea.Cmd {
 	// Through the shell: an editor setting may carry flags ("code --wait").
 	cmd := exec.Command("sh", "-c", editor+` "$1"`, "sh", file)
 	cmd.Dir = m.a.Dir
+	if m.out != nil && m.out.File != nil {
+		// The terminal itself: bubbletea would give the editor its output
+		// writer, which is not a file, and the editor a pipe.
+		cmd.Stdout = m.out.File
+	}
 	// An empty view first, so the frame is erased before the terminal
 	// changes hands, and not left above the one drawn after.
 	m.outside = true

@@ -46,6 +46,7 @@ type Model struct {
 	width     int
 	height    int
 	now       func() time.Time
+	out       *reflowOut // the program's output (nil: a test's model)
 
 	ed       *editor
 	lastEdit time.Time // the editor's last change (the approvals' guard)
@@ -190,6 +191,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.stream(msg.evs)
 		}
 	case errLineMsg:
+		if strings.HasPrefix(string(msg), "agent-compact: nothing to compact") {
+			// The compaction stage's note for pipes, at every prompt while
+			// the context is over the threshold with nothing older than
+			// the recent turns: nothing failed, and its flag is no
+			// business of the person's (the run's "compaction suggested"
+			// said it).
+			break
+		}
 		m.runErrs++
 		m.print(red.Render(string(msg)))
 	case runDoneMsg:
@@ -797,6 +806,15 @@ func commonPrefix(a, b string) string {
 // ---- view
 
 func (m *Model) View() string {
+	v := m.frame()
+	if m.out != nil {
+		m.out.viewed(v, m.width, m.height)
+	}
+	return v
+}
+
+// frame is the view: what is drawn below the printed lines.
+func (m *Model) frame() string {
 	if m.quitting && len(m.outbox) == 0 && !m.printing || m.outside {
 		return ""
 	}
@@ -804,7 +822,9 @@ func (m *Model) View() string {
 	var b strings.Builder
 	b.WriteString(m.tasks.view(width, m.expanded))
 	if m.live != "" {
-		b.WriteString(m.live + "\n")
+		// The paragraph still streaming, wrapped as it will be printed:
+		// cut at the width, its later words would show only at its end.
+		b.WriteString(ansi.Wrap(m.live, width, "") + "\n")
 	}
 	switch m.phase {
 	case running:

@@ -68,11 +68,10 @@ func (p *picker) key(k tea.KeyMsg) (done bool, chosen *pickItem) {
 // view draws the title, ten items around the selection and the keys.
 func (p *picker) view(width int) string {
 	var b strings.Builder
-	b.WriteString(bold.Render(p.title))
-	if p.filter != "" {
-		b.WriteString("  filter: " + p.filter)
+	b.WriteString(bold.Render(clip(p.title, width)) + "\n")
+	if p.filter != "" { // a line of its own: after a long title it was cut off
+		b.WriteString(accent.Render("filter: "+clip(p.filter, width-8)) + "\n")
 	}
-	b.WriteString("\n")
 	vis := p.visible()
 	start := max(0, min(p.sel-5, len(vis)-10))
 	for i := start; i < len(vis) && i < start+10; i++ {

@@ -69,7 +69,10 @@ func Interactive(cfg Config, o Options, stdout, stderr io.Writer) error {
 		m.banner += "\n" + red.Render("agent: "+modelErr.Error()+" (/model picks another)")
 	}
 	m.initial = o.Prompt
-	_, err = tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(stdout)).Run()
+	// xterm cuts lines at a narrowing, where others (and tmux, screen
+	// within xterm) reflow them.
+	m.out = newReflowOut(stdout, os.Getenv("XTERM_VERSION") != "" && os.Getenv("TMUX") == "" && os.Getenv("STY") == "")
+	_, err = tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(m.out), tea.WithFilter(m.out.filter)).Run()
 	m.saveHistory()
 	go func() { // nobody reads the inbox now: the run's reader must not wait on it
 		for range m.inbox {

@@ -29,7 +29,7 @@ type transcript struct{ r *render.Renderer }
 // newTranscript draws width columns wide; clock times the tools (nil:
 // no times shown).
 func newTranscript(width int, color bool, clock func() time.Time) transcript {
-	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock})}
+	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock, HoldLine: true})}
 }
 
 // expandedLines is how many of a tool's last lines are shown when tool
@@ -39,7 +39,7 @@ const expandedLines = 2000
 // newExpanded is a transcript that shows tools' output whole (up to
 // expandedLines).
 func newExpanded(width int, color bool, clock func() time.Time) transcript {
-	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock, ToolLines: expandedLines, DiffLines: expandedLines, DiagnosticLines: expandedLines})}
+	return transcript{render.New(render.Options{Width: width, Color: color, Styler: rich.Terminal{}, Now: clock, ToolLines: expandedLines, DiffLines: expandedLines, DiagnosticLines: expandedLines, HoldLine: true})}
 }
 
 func (v transcript) event(ev event.Event) string {

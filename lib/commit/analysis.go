@@ -126,7 +126,7 @@ func ParseAnalysis(text string) (Analysis, error) {
 		if a, ok := fromMessage(text); ok {
 			return a, nil
 		}
-		return a, fmt.Errorf("the answer holds no JSON object")
+		return a, fmt.Errorf("the answer holds neither a JSON object nor a conventional commit message (type(scope): subject)")
 	}
 	if err := json.Unmarshal([]byte(text[i:j+1]), &a); err != nil {
 		return a, fmt.Errorf("the answer is not the analysis JSON: %v", err)

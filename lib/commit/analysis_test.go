@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,5 +33,10 @@ func TestParseAnalysisText(t *testing.T) {
 		if d := cmp.Diff(c.want, got); d != "" && !c.err {
 			t.Errorf("%s (-want +got)\n%s", c.name, d)
 		}
+	}
+	// The error says what would have been read: a model that answers
+	// prose is told both forms.
+	if _, err := ParseAnalysis("Hello from the fake model."); err == nil || !strings.Contains(err.Error(), "conventional commit message") {
+		t.Errorf("prose: %v", err)
 	}
 }

@@ -164,6 +164,35 @@ func mcpTarget(s string) error {
 	return err
 }
 
+// Policy is the permission policy of permissions.defaultMode, .allow and
+// .deny; nil when none of them is set (then nothing is refused or allowed
+// by a rule). asked: a person answers the calls no rule decides. A rule
+// that does not parse is an error naming where it was set.
+func (c Config) Policy(asked bool) (*permission.Policy, error) {
+	mode, allow, deny := c.Get("permissions.defaultMode"), c.Get("permissions.allow"), c.Get("permissions.deny")
+	if mode.Source == Default && allow.Source == Default && deny.Source == Default {
+		return nil, nil
+	}
+	p := &permission.Policy{Mode: mode.String(), Asked: asked}
+	var err error
+	if p.Allow, err = permission.ParseRules(allow.Value); err != nil {
+		return nil, fmt.Errorf("%s: %v", allow.At(), err)
+	}
+	if p.Deny, err = permission.ParseRules(deny.Value); err != nil {
+		return nil, fmt.Errorf("%s: %v", deny.At(), err)
+	}
+	return p, nil
+}
+
+// At names the source of a value for a message: FILE:LINE, the
+// variable or the flag, else the key.
+func (v Value) At() string {
+	if v.Where != "" {
+		return v.Where
+	}
+	return v.Key
+}
+
 func varName(s string) error { return redact.CheckNames([]string{s}) }
 
 // Input is everything a merge reads.

@@ -120,3 +120,31 @@ func TestProjectMayNotRunCommands(t *testing.T) {
 		t.Errorf("ignored: %q", c.Ignored)
 	}
 }
+
+// Policy is the one reading of permissions.* that agent and agent-chat
+// share: nil when nothing sets them, the rules parsed, a bad rule named by
+// where it was set.
+func TestPolicy(t *testing.T) {
+	c, err := Merge(Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := c.Policy(false); p != nil || err != nil {
+		t.Errorf("nothing set: %+v, %v", p, err)
+	}
+	c, err = Merge(Input{User: &File{Name: "u.toml", Data: []byte("[permissions]\nallow = [\"Bash(go test:*)\"]\ndeny = [\"Read(./.env)\"]\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Policy(true)
+	if err != nil || p == nil || len(p.Allow) != 1 || len(p.Deny) != 1 || !p.Asked {
+		t.Fatalf("policy: %+v, %v", p, err)
+	}
+	c, err = Merge(Input{Flags: map[string][]string{"allowed-tools": {"Bash(go test"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Policy(false); err == nil || !strings.HasPrefix(err.Error(), "--allowed-tools: ") {
+		t.Errorf("bad rule: %v", err)
+	}
+}

@@ -56,6 +56,10 @@ type Options struct {
 	// DiagnosticLines is how many lines of the language servers' new
 	// errors an edit's card shows (0: one folded line, the rest counted).
 	DiagnosticLines int
+	// HoldLine holds back the line still streaming without colour too
+	// (Pending shows it): for a screen that prints whole lines. Without
+	// it plain text goes out as it comes, a pipe's stream.
+	HoldLine bool
 }
 
 // Renderer holds the state of one stream. Not safe for concurrent use.

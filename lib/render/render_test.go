@@ -134,6 +134,24 @@ func TestColourHoldsBackThePartialLine(t *testing.T) {
 	}
 }
 
+// HoldLine without colour: whole lines go out, the one still streaming
+// is held back (a screen printing each event's text as lines would break
+// it at every delta), as it came: no styling.
+func TestPlainHoldLine(t *testing.T) {
+	r := New(Options{HoldLine: true})
+	var out strings.Builder
+	for _, d := range []string{"Hello ", "**there** ", "world.\nnext ", "line"} {
+		s, _ := r.Event(ev(t, delta("text_delta", 0, d)))
+		out.WriteString(s)
+	}
+	if out.String() != "Hello **there** world.\n" || r.Pending() != "next line" {
+		t.Errorf("printed %q, pending %q", out.String(), r.Pending())
+	}
+	if s := r.Finish(); s != "next line\n" {
+		t.Errorf("finish %q", s)
+	}
+}
+
 func TestColourStream(t *testing.T) {
 	got := run(t, Options{Width: 60, Color: true}, stream(t))
 	for _, want := range []string{

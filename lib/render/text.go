@@ -16,7 +16,15 @@ type mdState struct {
 // back until its newline (Pending) or the end of the block (flushText).
 func (r *Renderer) text(s string) {
 	if !r.o.Color {
-		r.put(s)
+		if !r.o.HoldLine {
+			r.put(s)
+			return
+		}
+		r.md.line += s
+		if i := strings.LastIndexByte(r.md.line, '\n'); i >= 0 {
+			r.put(r.md.line[:i+1])
+			r.md.line = r.md.line[i+1:]
+		}
 		return
 	}
 	r.md.line += s
@@ -36,7 +44,11 @@ func (r *Renderer) flushText() {
 	if r.md.line != "" {
 		l := r.md.line
 		r.md.line = ""
-		r.mdLine(l)
+		if !r.o.Color { // HoldLine's: the text as it came
+			r.put(l)
+		} else {
+			r.mdLine(l)
+		}
 	}
 	r.flushTable()
 	r.md.fence, r.md.lang = "", ""

@@ -15,7 +15,12 @@
 // writes to FILE; with -rtt D, through a proxy that makes each connection
 // and each exchange take the round trip D (a provider's distance).
 // With -agent DIR it answers Claude Code's and Codex's requests by their
-// content instead (internal/fakellm/agent.go).
+// content instead (internal/fakellm/agent.go). With -models FILE it
+// writes a models.toml for its URL to FILE (provider fake, model
+// fake-model, a context window of 200000, the key from FAKE_KEY) before it
+// prints the URL.
+//
+//	fakeprovider -agent DIR -models DIR/models.toml
 package main
 
 import (
@@ -40,6 +45,7 @@ func main() {
 	agent := flag.String("agent", "", "answer Claude Code and Codex by the conversation, editing in `DIR`")
 	cert := flag.String("tls", "", "serve HTTPS (HTTP/2 offered) and write the server's certificate to `FILE` (PEM: SSL_CERT_FILE, NODE_EXTRA_CA_CERTS)")
 	rtt := flag.Duration("rtt", 0, "serve through a proxy that delays each direction by half of this round trip")
+	models := flag.String("models", "", "write a models.toml for the server (fake/fake-model, the key from FAKE_KEY) to `FILE`")
 	flag.Parse()
 	var steps []fakellm.Step
 	for _, f := range strings.Split(*sse, ",") {
@@ -83,6 +89,13 @@ func main() {
 		}
 		defer d.Close()
 		u = strings.Replace(u, srv.Listener.Addr().String(), d.Addr, 1)
+	}
+	if *models != "" {
+		toml := fakellm.ModelsTOML(u, "fake", "anthropic-messages", "fake-model", 200000)
+		if err := os.WriteFile(*models, []byte(toml), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeprovider:", err)
+			os.Exit(2)
+		}
 	}
 	fmt.Println(u)
 	os.Stdout.Sync()

@@ -67,18 +67,13 @@ func run(t *interop.T, out string, cols, rows int) error {
 	if r := interop.Sh("", fmt.Sprintf(`mkdir -p %[1]q %[2]q && cd %[2]q && git init -q && printf 'package tour\n' > tour.go && git add . && git -c user.name=a -c user.email=a@example.com commit -qm init`, home, proj)); !r.OK() {
 		return fmt.Errorf("scratch repository: %s", r.Why())
 	}
-	url, err := fakeProvider(t, home)
-	if err != nil {
-		return err
-	}
-	models := fmt.Sprintf("[providers.fake]\nbaseUrl = %q\napi = \"anthropic-messages\"\napiKey = \"none\"\n[[providers.fake.models]]\nid = \"fake-model\"\ncontextWindow = 200000\n", url)
-	if err := os.WriteFile(filepath.Join(home, "models.toml"), []byte(models), 0o644); err != nil {
+	if err := fakeProvider(t, home); err != nil {
 		return err
 	}
 	tm := tmux{socket: filepath.Join(tmp, "tmux.sock")}
 	t.Cleanup(func() { tm.run("kill-server") })
 	// The scenes show cards, not an approval: the command is allowed.
-	agent := fmt.Sprintf("env AGENTUTILS_HOME=%q agent --model fake/fake-model --allowed-tools 'Bash(agent-grep:*)'", home)
+	agent := fmt.Sprintf("env AGENTUTILS_HOME=%q FAKE_KEY=none agent --model fake/fake-model --allowed-tools 'Bash(agent-grep:*)'", home)
 	if _, err := tm.run("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "-c", proj, agent); err != nil {
 		return err
 	}
@@ -122,23 +117,24 @@ func run(t *interop.T, out string, cols, rows int) error {
 	return nil
 }
 
-// fakeProvider starts scripts/fakeprovider -agent and returns its URL.
-func fakeProvider(t *interop.T, home string) (string, error) {
+// fakeProvider starts scripts/fakeprovider -agent, which writes home's
+// models.toml, and waits for its URL.
+func fakeProvider(t *interop.T, home string) error {
 	bin := filepath.Join(home, "fakeprovider")
 	if r := interop.Run(interop.Cmd("", nil, "go", "build", "-o", bin, "./scripts/fakeprovider")); !r.OK() {
-		return "", fmt.Errorf("building the fake provider: %s", r.Why())
+		return fmt.Errorf("building the fake provider: %s", r.Why())
 	}
 	log := filepath.Join(home, "fakeprovider.out")
-	if err := t.Start(exec.Command(bin, "-agent", home), log); err != nil {
-		return "", err
+	if err := t.Start(exec.Command(bin, "-agent", home, "-models", filepath.Join(home, "models.toml")), log); err != nil {
+		return err
 	}
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		b, _ := os.ReadFile(log)
 		if u, _, ok := strings.Cut(string(b), "\n"); ok && strings.HasPrefix(u, "http") {
-			return u, nil
+			return nil
 		}
 	}
-	return "", fmt.Errorf("the fake provider printed no URL")
+	return fmt.Errorf("the fake provider printed no URL")
 }
 
 // tmux runs a tmux server of its own on a socket.

@@ -61,8 +61,7 @@ func run(args []string) int {
 	srv := fakellm.New()
 	srv.Agent = home
 	defer srv.Close()
-	models := fmt.Sprintf("[providers.fake]\nbaseUrl = %q\napi = \"anthropic-messages\"\napiKey = \"none\"\n"+
-		"[[providers.fake.models]]\nid = \"fake-model\"\ncontextWindow = 200000\n", srv.URL)
+	models := fakellm.ModelsTOML(srv.URL, "fake", "anthropic-messages", "fake-model", 200000)
 	if err := os.WriteFile(filepath.Join(home, "models.toml"), []byte(models), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "try:", err)
 		return 1
@@ -71,7 +70,7 @@ func run(args []string) int {
 	cmd := exec.Command(agent, append([]string{"--model", "fake/fake-model"}, args...)...)
 	cmd.Dir = *dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), "AGENTUTILS_HOME="+home)
+	cmd.Env = append(os.Environ(), "AGENTUTILS_HOME="+home, "FAKE_KEY=none")
 	err = cmd.Run()
 	var exitErr *exec.ExitError
 	switch {
