@@ -309,7 +309,7 @@ func (g *gate) run(ctx context.Context, ts []tools.Tool, env *tools.Env, id, nam
 	in := hooks.Input{Event: hooks.PreToolUse, SessionID: env.Session, Cwd: env.Cwd, ToolName: name, ToolCallID: id, ToolInput: args}
 	if len(hs) > 0 {
 		var why string
-		if args, why = permit(ctx, hs, in, g.opts(hookEnv, warn)); why != "" {
+		if args, why = permit(ctx, hs, in, g.opts(hookEnv, warn), env.NetworkOff()); why != "" {
 			return event.Result{Content: []event.Content{event.Text(why)}, IsError: true}
 		}
 	}
@@ -342,11 +342,12 @@ func (g *gate) opts(env []string, warn func(string)) hooks.Opts {
 }
 
 // permit runs the PreToolUse hooks and then, for a call that needs a
-// person's approval (a tool that changes things, or a hook's "ask") and
-// that no PreToolUse hook allowed, the PermissionRequest hooks (the
-// interactive agent's approval is one). It returns the arguments to run
-// with, or why the call is blocked.
-func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, o hooks.Opts) (json.RawMessage, string) {
+// person's approval (a tool that changes things, a tool that reads the
+// network while the sandbox keeps bash off it — netOff —, or a hook's
+// "ask") and that no PreToolUse hook allowed, the PermissionRequest hooks
+// (the interactive agent's approval is one). It returns the arguments to
+// run with, or why the call is blocked.
+func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, o hooks.Opts, netOff bool) (json.RawMessage, string) {
 	v := hooks.RunOpts(ctx, hs, in, o)
 	if v.Block || v.Stop {
 		return nil, "Blocked by hook: " + cmp.Or(v.Reason, v.StopReason)
@@ -355,7 +356,8 @@ func permit(ctx context.Context, hs []hooks.Hook, in hooks.Input, o hooks.Opts) 
 		in.ToolInput = v.UpdatedInput
 	}
 	t, _ := tooldef.Lookup(in.ToolName)
-	if v.Allow || !v.Ask && !t.Approve || !hooks.Has(hs, hooks.PermissionRequest) {
+	approve := t.Approve || t.Class == tooldef.Network && netOff
+	if v.Allow || !v.Ask && !approve || !hooks.Has(hs, hooks.PermissionRequest) {
 		if v.Ask && !v.Allow {
 			return nil, "Blocked by hook: " + cmp.Or(v.Reason, "the call needs approval and no one can give it here")
 		}

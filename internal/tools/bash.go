@@ -312,6 +312,11 @@ func (e *Env) startBash(script, dir string, environ []string, out *os.File) (she
 // sandboxed: bash runs in the sandbox.
 func (e *Env) sandboxed() bool { return e.Sandbox != nil && e.Sandbox.Mode != sandbox.Off }
 
+// NetworkOff says the sandbox keeps bash off the network: then a tool
+// that reads the network (fetch, web_search) is one a person approves
+// where one is asked (agent), as a command that reached it would be.
+func (e *Env) NetworkOff() bool { return e.sandboxed() && !e.Sandbox.Net }
+
 // shellSpec is the sandbox of bash's commands, nil when there is none.
 func (e *Env) shellSpec() (*isandbox.Spec, error) {
 	if !e.sandboxed() {

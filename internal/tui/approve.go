@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentutils/agentutils/lib/tooldef"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,6 +210,10 @@ func approvalDetail(in hooks.Input, dir, sandbox string, width, lines int, color
 		return patchDetail(a.Input, abs, r, width)
 	case "write":
 		return writeDetail(a.Path, a.Content, abs, width, lines)
+	}
+	if t, _ := tooldef.Lookup(in.ToolName); t.Class == tooldef.Network {
+		// asked only because bash has no network (agent-tool's permit)
+		return dim.Render(clip("  reads the network, which the sandbox ("+sandbox+") keeps bash off", width)) + "\n"
 	}
 	return ""
 }

@@ -159,6 +159,7 @@ func TestApprovalDetail(t *testing.T) {
 		{"write over", in("write", map[string]any{"path": "main.go", "content": "x\n"}), []string{"replaces 3 lines (29 bytes) with 1 lines, 2 bytes"}},
 		{"apply_patch", in("apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: main.go\n@@\n-func main() {}\n+func main() { go() }\n*** End Patch"}),
 			[]string{"-func main() {}", "+func main() { go() }"}},
+		{"fetch", in("fetch", map[string]any{"url": "https://go.dev/"}), []string{"reads the network, which the sandbox (read-only) keeps bash off"}},
 	} {
 		got := ansi.Strip(approvalDetail(c.in, dir, "read-only", 80, 10, false))
 		for _, w := range c.want {
