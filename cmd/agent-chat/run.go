@@ -104,12 +104,9 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
-	hks, err := loadSettings(o.Settings, env)
+	hks, err := settingsHooks(&o, env)
 	if err != nil {
 		return err
-	}
-	for i, f := range o.Settings {
-		o.Settings[i] = env.Abs(f) // as the default agent-tool serve gets them
 	}
 	o.Permission = permission.WithSession(o.Permission, in.sctx.Mode, o.ModeGiven, c.Bool("person-approves"))
 	if in.setsThinking {
@@ -119,9 +116,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 	if err != nil {
 		return err
 	}
-	// The client (its key, its connection dialed now) is made before the
-	// tools start and the prompt is read: both are then off the way from
-	// the prompt to the request.
+	// The client (its key, its connection dialed now) is made first: off the way to the request.
 	client, secrets, key, closeClient, err := newClient(c, o, env, cat, &model)
 	if err != nil {
 		return err
@@ -140,8 +135,7 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		return err
 	}
 	hm.task = task
-	// SessionStart fires before the tools start: what its hooks write to
-	// CLAUDE_ENV_FILE is in the tools' environment (bash's, filtered).
+	// SessionStart first: its CLAUDE_ENV_FILE is in the tools' environment.
 	sessionContext, sessionVars, end := sessionHooks(c.Context, o, in, model, hks, fire, env, warn)
 	defer end()
 	if task != nil { // a sub-agent's bash sees them too
@@ -157,20 +151,15 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		tools = offered(o.Permission, tools)
 		sayPermissions(env, o.Permission)
 	}
-	system, templates, err := systemPrompt(o, env, tools, <-gitSnap)
+	system, templates, err := systemPrompt(o, env, tools, <-gitSnap, sessionContext)
 	if err != nil {
 		return err
-	}
-	if sessionContext != "" {
-		system += "\n\n" + sessionContext
 	}
 	if o.PrintSystemPrompt {
 		_, err := fmt.Fprintln(env.Stdout, system)
 		return err
 	}
-	if last, ok := lastMessage(in.history); o.Continue && ok {
-		in.history = loop.DropOverflow(in.history, last, model.ContextWindow)
-	}
+	in.history = fitHistory(o, in.history, model)
 	r := &chatRun{c: c, env: env, o: o, out: out, in: in, model: model, thinking: thinking, tools: tools, tr: tr,
 		validator: validator, system: system, stopHooks: hooks.Has(hks, hooks.Stop, hooks.SubagentStop), fire: fire, permHooks: hooks.Has(hks, hooks.PermissionRequest), warn: warn, client: client, secrets: secrets, key: key, spent: spent,
 		notes: notes, hookWait: hm.pending.Wait}
@@ -181,6 +170,28 @@ func chat(c *cli.Context, env *app.Env, o Options, cat *llm.Catalog) error {
 		return err
 	}
 	return r.drive(content)
+}
+
+// settingsHooks reads the hooks of the --settings files, whose paths it
+// makes absolute (as the default agent-tool serve gets them).
+func settingsHooks(o *Options, env *app.Env) ([]hooks.Hook, error) {
+	hks, err := loadSettings(o.Settings, env)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range o.Settings {
+		o.Settings[i] = env.Abs(f)
+	}
+	return hks, nil
+}
+
+// fitHistory is the history a --continue run sends: what overflows the
+// model's window dropped.
+func fitHistory(o Options, history []json.RawMessage, model llm.Model) []json.RawMessage {
+	if last, ok := lastMessage(history); o.Continue && ok {
+		return loop.DropOverflow(history, last, model.ContextWindow)
+	}
+	return history
 }
 
 // chatRun is a run made ready: what drive needs.
@@ -667,7 +678,7 @@ func secretValues(env *app.Env, key string) []string {
 	return out
 }
 
-func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git) (string, []prompt.Template, error) {
+func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git, sessionContext string) (string, []prompt.Template, error) {
 	opt := contextfiles.DefaultOptions(env.Dir, env.Getenv)
 	opt.NoContextFiles = o.NoContextFiles
 	opt.NoSkills = o.NoSkills
@@ -686,6 +697,9 @@ func systemPrompt(o Options, env *app.Env, tools []llm.Tool, git *prompt.Git) (s
 	}
 	if o.answer != nil {
 		s += "\n\nYour final answer must be a JSON document, and nothing else, valid for this JSON Schema:\n\n" + o.answer.text
+	}
+	if sessionContext != "" { // what SessionStart hooks added
+		s += "\n\n" + sessionContext
 	}
 	return s, found.Templates, nil
 }
