@@ -305,6 +305,7 @@ type skimmer struct {
 	i      int
 	blob   bool // a string crossed holds `"blob:sha256:`
 	spaced bool // whitespace was crossed between tokens
+	noCtl  bool // b holds no byte below 0x20: strings need no check for one
 }
 
 func (s *skimmer) ws() {
@@ -337,12 +338,24 @@ func (s *skimmer) str() bool {
 	if len(s.b)-start >= len(BlobPrefix) && s.b[start] == 'b' && string(s.b[start:start+len(BlobPrefix)]) == BlobPrefix {
 		s.blob = true
 	}
+	// Most strings are short keys and values without an escape: crossed a
+	// byte at a time, without the calls of the general path below.
+	for i, end := start, min(len(s.b), start+shortStr); i < end; i++ {
+		c := s.b[i]
+		if c == '"' {
+			s.i = i + 1
+			return true
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	for {
 		j := bytes.IndexByte(s.b[s.i:], '"')
 		if j < 0 {
 			return false
 		}
-		if hasControl(s.b[s.i : s.i+j]) {
+		if !s.noCtl && hasControl(s.b[s.i:s.i+j]) {
 			return false
 		}
 		// An odd run of backslashes before the quote escapes it.
@@ -356,6 +369,9 @@ func (s *skimmer) str() bool {
 		}
 	}
 }
+
+// shortStr is how far str looks for a string's end a byte at a time.
+const shortStr = 32
 
 // validEscapes reports whether every backslash of a string's content
 // starts one of JSON's escapes (\" \\ \/ \b \f \n \r \t \uXXXX), as the
@@ -392,6 +408,34 @@ func validEscapes(seg []byte, blob *bool) bool {
 			return false
 		}
 	}
+}
+
+// byteClasses reports whether b is all ASCII (and so valid UTF-8) and
+// whether it holds no byte below 0x20, in one pass of 32 bytes at a time
+// (hasControl's test, and the high bits or-ed together).
+func byteClasses(b []byte) (ascii, noCtl bool) {
+	const lo, hi = 0x2020202020202020, 0x8080808080808080
+	var high, ctl uint64
+	for len(b) >= 32 {
+		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		w2, w3 := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+		high |= w0 | w1 | w2 | w3
+		ctl |= (w0-lo)&^w0 | (w1-lo)&^w1 | (w2-lo)&^w2 | (w3-lo)&^w3
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		high |= w
+		ctl |= (w - lo) &^ w
+		b = b[8:]
+	}
+	for _, c := range b {
+		high |= uint64(c)
+		if c < 0x20 {
+			ctl |= hi
+		}
+	}
+	return high&hi == 0, ctl&hi == 0
 }
 
 // hasControl reports whether seg holds a byte below 0x20, eight bytes at a

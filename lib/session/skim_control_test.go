@@ -23,6 +23,25 @@ func FuzzHasControl(f *testing.F) {
 	})
 }
 
+// byteClasses, 32 and 8 bytes at a time, agrees with a byte-by-byte check.
+func FuzzByteClasses(f *testing.F) {
+	f.Add([]byte("plain text, no control, more than thirty-two bytes long"))
+	f.Add([]byte("0123456789abcdef0123456789abcdef\x1f89abcdef\xc3\xa9"))
+	f.Add([]byte("\xff\xfe\x80\x7f\x20\x21\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b) && i < 33; i++ { // every alignment
+			ascii, noCtl := true, true
+			for _, c := range b[i:] {
+				ascii = ascii && c < 0x80
+				noCtl = noCtl && c >= 0x20
+			}
+			if a, n := byteClasses(b[i:]); a != ascii || n != noCtl {
+				t.Fatalf("byteClasses(%q) = %v, %v, want %v, %v", b[i:], a, n, ascii, noCtl)
+			}
+		}
+	})
+}
+
 // numberOK agrees with encoding/json on what a number is.
 func FuzzNumberOK(f *testing.F) {
 	for _, s := range []string{"0", "-0", "12", "1.5", "-1.5e10", "1E+2", "01", "1.", ".5", "-", "1e", "+1", "0x1", "1.5e-3", "Infinity"} {

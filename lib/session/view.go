@@ -45,8 +45,14 @@ func Decode(line []byte) (View, error) {
 // line after line without allocating. The members an earlier call gave v
 // are overwritten; the Record and values it returned stay valid.
 func DecodeInto(v *View, line []byte) error {
+	return decodeInto(v, line, false)
+}
+
+// decodeInto is DecodeInto told (noCtl) that line holds no byte below
+// 0x20, so that the skimmer need not look for one in each string.
+func decodeInto(v *View, line []byte, noCtl bool) error {
 	line = bytes.TrimSpace(line)
-	if decodeFast(v, line) {
+	if decodeFast(v, line, noCtl) {
 		return nil
 	}
 	*v = View{}
@@ -74,8 +80,8 @@ func DecodeInto(v *View, line []byte) error {
 // line's structure and reads its base fields; false for anything it does
 // not take as it is (a structure error, a base field of the wrong type, a
 // key with an escape), which the slow path then reads or reports.
-func decodeFast(v *View, line []byte) bool {
-	s := skimmer{b: line}
+func decodeFast(v *View, line []byte, noCtl bool) bool {
+	s := skimmer{b: line, noCtl: noCtl}
 	members := v.Members[:0]
 	if members == nil {
 		members = make([]Member, 0, 8)
