@@ -42,6 +42,29 @@ func FuzzByteClasses(f *testing.F) {
 	})
 }
 
+// short, eight bytes at a time, agrees with a byte-by-byte look for the
+// string's end.
+func FuzzShortStr(f *testing.F) {
+	f.Add([]byte(`message", "x"`))
+	f.Add([]byte(`0123456789abcdef0123456789abcdef"`))
+	f.Add([]byte("abc\\\"\"\xe9\xa2\x22\x1f\""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b) && i < 9; i++ { // every alignment
+			want, end := false, -1
+			for j, c := range b[i:min(len(b), i+shortStr)] {
+				if c == '"' || c == '\\' || c < 0x20 {
+					want, end = c == '"', i+j+1
+					break
+				}
+			}
+			s := skimmer{b: b, i: i}
+			if got := s.short(i); got != want || got && s.i != end || !got && s.i != i {
+				t.Fatalf("short(%q) = %v at %d, want %v at %d", b[i:], got, s.i, want, end)
+			}
+		}
+	})
+}
+
 // numberOK agrees with encoding/json on what a number is.
 func FuzzNumberOK(f *testing.F) {
 	for _, s := range []string{"0", "-0", "12", "1.5", "-1.5e10", "1E+2", "01", "1.", ".5", "-", "1e", "+1", "0x1", "1.5e-3", "Infinity"} {
