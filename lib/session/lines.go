@@ -82,7 +82,7 @@ func DecodeLine(v *View, raw []byte) Decoded {
 		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD")) // U+FFFD brings no control byte
 		d.Repaired = true
 	}
-	d.Err = decodeInto(v, raw, noCtl)
+	d.Err = decodeInto(v, raw, ascii, noCtl)
 	d.Record = v.Record
 	return d
 }

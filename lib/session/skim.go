@@ -12,25 +12,36 @@ import (
 // read sets the base field key names (if it is one) from its raw value,
 // as encoding/json reads it into a Head (a null leaves it as it was); false
 // for a type, id or parentId that is not a string.
-func (h *Head) read(key, val []byte) bool {
+func (h *Head) read(key, val []byte) bool { return h.readIn(key, val, false) }
+
+// readIn is read told (ascii) that the line val is in holds only ASCII.
+func (h *Head) readIn(key, val []byte, ascii bool) bool {
 	ok := true
 	switch string(key) {
 	case "type":
 		if h.Type, ok = common(val); !ok {
-			h.Type, ok = StrVal(val)
+			h.Type, ok = strVal(val, ascii)
 		}
 	case "id":
-		h.ID, ok = StrVal(val)
+		h.ID, ok = strVal(val, ascii)
 	case "parentId":
 		if string(val) != "null" {
-			h.ParentID, ok = StrVal(val)
+			h.ParentID, ok = strVal(val, ascii)
 		}
 	case "timestamp":
-		h.Time, _ = StrVal(val)
+		h.Time, _ = strVal(val, ascii)
 	case "pending":
 		h.Pending = string(val) == "true"
 	}
 	return ok
+}
+
+// strVal is StrVal told (ascii) that v is all ASCII, and so valid UTF-8.
+func strVal(v []byte, ascii bool) (string, bool) {
+	if ascii && len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	return StrVal(v)
 }
 
 // common gives a JSON string value that repeats on every record or
@@ -307,6 +318,7 @@ type skimmer struct {
 	blob   bool // a string crossed holds `"blob:sha256:`
 	spaced bool // whitespace was crossed between tokens
 	noCtl  bool // b holds no byte below 0x20: strings need no check for one
+	ascii  bool // b holds only ASCII
 }
 
 func (s *skimmer) ws() {

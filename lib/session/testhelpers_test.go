@@ -12,8 +12,8 @@ import (
 // DecodeLine tells it (byteClasses).
 func Skim(line []byte) (h Head, ok bool) {
 	var v View
-	_, noCtl := byteClasses(line)
-	if !decodeFast(&v, line, noCtl) {
+	ascii, noCtl := byteClasses(line)
+	if !decodeFast(&v, line, ascii, noCtl) {
 		return h, false
 	}
 	return Head{Type: v.Type, ID: v.ID, ParentID: v.ParentID, Pending: v.Pending, Time: v.Timestamp, Blob: v.Blob}, true
