@@ -75,18 +75,19 @@ func (b *reader) Read(p []byte) (int, error) {
 	// At most 4 MiB a read: a 1 GiB read of one endless line would
 	// hold four times the limit before it is checked.
 	n, err := b.r.Read(p[:min(len(p), 4<<20)])
-	over := false
-	for chunk, at := p[:n], b.off; ; {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			break
+	chunk, over := p[:n], false
+	if int64(n) <= b.max {
+		// A line that starts after the chunk's first newline ends within
+		// the chunk or runs on past it, shorter than max either way: only
+		// the first newline's line is checked, and the last one is where
+		// the next line starts (two scans, not one a line).
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			if over = b.off+int64(i)-b.line > b.max; !over {
+				b.line = b.off + int64(bytes.LastIndexByte(chunk, '\n')) + 1
+			}
 		}
-		if at+int64(i)-b.line > b.max {
-			over = true
-			break
-		}
-		b.line = at + int64(i) + 1
-		chunk, at = chunk[i+1:], at+int64(i)+1
+	} else {
+		over = b.lines(chunk)
 	}
 	b.off += int64(n)
 	if over || b.off-b.line > b.max {
@@ -94,6 +95,22 @@ func (b *reader) Read(p []byte) (int, error) {
 		return n, b.err
 	}
 	return n, err
+}
+
+// lines moves b.line past each line of chunk (which starts at b.off),
+// true when one runs past max.
+func (b *reader) lines(chunk []byte) bool {
+	for at := b.off; ; {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			return false
+		}
+		if at+int64(i)-b.line > b.max {
+			return true
+		}
+		b.line = at + int64(i) + 1
+		chunk, at = chunk[i+1:], at+int64(i)+1
+	}
 }
 
 // ReadAll reads r to its end, each line within max bytes (Reader). It

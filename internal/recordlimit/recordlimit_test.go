@@ -1,6 +1,7 @@
 package recordlimit
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -61,4 +62,45 @@ func TestFromEnv(t *testing.T) {
 			t.Errorf("%q: %v, want a usage error", v, err)
 		}
 	}
+}
+
+// chunked reads r at most size bytes a read.
+type chunked struct {
+	r    io.Reader
+	size int
+}
+
+func (c chunked) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.size)]) }
+
+// Reader fails at the first line longer than max, naming where it starts,
+// whatever the size of the reads (a read larger than max checks each
+// line; one within it only its first and last newline).
+func FuzzReader(f *testing.F) {
+	f.Add([]byte("abc\ndefgh\nij"), uint8(4), uint8(3))
+	f.Add([]byte("abc\n0123456789\nxy\n"), uint8(8), uint8(5))
+	f.Add([]byte("0123456789"), uint8(8), uint8(20))
+	f.Fuzz(func(t *testing.T, in []byte, max, size uint8) {
+		if max == 0 || size == 0 {
+			return
+		}
+		want := -1
+		for start := 0; start < len(in); {
+			end := strings.IndexByte(string(in[start:]), '\n')
+			if end < 0 {
+				end = len(in) - start
+			}
+			if end > int(max) {
+				want = start
+				break
+			}
+			start += end + 1
+		}
+		got, err := io.ReadAll(Reader(chunked{strings.NewReader(string(in)), int(size)}, "in", int64(max)))
+		switch {
+		case want < 0 && (err != nil || string(got) != string(in)):
+			t.Fatalf("%q (max %d, reads of %d): %v", in, max, size, err)
+		case want >= 0 && (err == nil || !strings.Contains(err.Error(), fmt.Sprintf("in: offset %d: ", want))):
+			t.Fatalf("%q (max %d, reads of %d): error %v, want one at offset %d", in, max, size, err, want)
+		}
+	})
 }

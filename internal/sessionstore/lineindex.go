@@ -75,7 +75,7 @@ func buildLineIndex(f *os.File, path string, batch int) (*LineIndex, []byte, err
 	var pending map[int32]string // children whose parent line comes later
 	prevID := ""                 // the last entry's id when ids resolve to it
 	var err error
-	idx.Whole, idx.NLines, err = scanDecoded(BoundLines(f, path), batch, func(raw []byte, d session.Decoded, off int64, lineNo int, torn bool) error {
+	idx.Whole, idx.NLines, err = scanDecoded(BoundLines(f, path), batch, idx.Lines.IDs.Warm, func(raw []byte, d session.Decoded, off int64, lineNo int, torn bool) error {
 		l, err := idx.Lines.Classify(d, lineNo, torn)
 		switch {
 		case err != nil:

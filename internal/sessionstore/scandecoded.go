@@ -17,8 +17,9 @@ import (
 // a line (session.Lines.Classify: the header, ids, problems) sees the
 // lines one after the other as ScanLines gives them. raw and d.Raw are
 // valid only during the call. An error of fn stops the scan and is
-// returned, as ScanLines returns it.
-func scanDecoded(r io.Reader, batch int, fn func(raw []byte, d session.Decoded, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
+// returned, as ScanLines returns it. ahead (when not nil) is given the
+// decoded lines a few dozen at a time before fn is given each of them.
+func scanDecoded(r io.Reader, batch int, ahead func([]session.Decoded), fn func(raw []byte, d session.Decoded, off int64, lineNo int, torn bool) error) (whole int64, lines int, err error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	work := make(chan *lineBatch, workers)
 	order := make(chan *lineBatch, 2*workers) // bounds the batches read ahead
@@ -74,6 +75,9 @@ func scanDecoded(r io.Reader, batch int, fn func(raw []byte, d session.Decoded, 
 	for b := range order {
 		<-b.done
 		for i := 0; ferr == nil && i < len(b.lines); i++ {
+			if ahead != nil && i%aheadLines == 0 {
+				ahead(b.dec[i:min(i+aheadLines, len(b.dec))])
+			}
 			l := b.lines[i]
 			if ferr = fn(b.buf[l.start:l.end], b.dec[i], l.off, l.n, l.torn); ferr != nil {
 				close(stop)
@@ -90,6 +94,10 @@ func scanDecoded(r io.Reader, batch int, fn func(raw []byte, d session.Decoded, 
 	}
 	return whole, lines, scanErr
 }
+
+// aheadLines is how many lines scanDecoded's ahead is given at once: a
+// few more than the cache misses a core waits for at once.
+const aheadLines = 32
 
 var errScanStopped = errors.New("scan stopped")
 

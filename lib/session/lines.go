@@ -77,11 +77,12 @@ func DecodeLine(v *View, raw []byte) Decoded {
 		return Decoded{Blank: true}
 	}
 	var d Decoded
-	if !utf8.Valid(raw) {
-		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	ascii, noCtl := byteClasses(raw)
+	if !ascii && !utf8.Valid(raw) {
+		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD")) // U+FFFD brings no control byte
 		d.Repaired = true
 	}
-	d.Err = DecodeInto(v, raw)
+	d.Err = decodeInto(v, raw, ascii, noCtl)
 	d.Record = v.Record
 	return d
 }

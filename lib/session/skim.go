@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -11,25 +12,36 @@ import (
 // read sets the base field key names (if it is one) from its raw value,
 // as encoding/json reads it into a Head (a null leaves it as it was); false
 // for a type, id or parentId that is not a string.
-func (h *Head) read(key, val []byte) bool {
+func (h *Head) read(key, val []byte) bool { return h.readIn(key, val, false) }
+
+// readIn is read told (ascii) that the line val is in holds only ASCII.
+func (h *Head) readIn(key, val []byte, ascii bool) bool {
 	ok := true
 	switch string(key) {
 	case "type":
 		if h.Type, ok = common(val); !ok {
-			h.Type, ok = StrVal(val)
+			h.Type, ok = strVal(val, ascii)
 		}
 	case "id":
-		h.ID, ok = StrVal(val)
+		h.ID, ok = strVal(val, ascii)
 	case "parentId":
 		if string(val) != "null" {
-			h.ParentID, ok = StrVal(val)
+			h.ParentID, ok = strVal(val, ascii)
 		}
 	case "timestamp":
-		h.Time, _ = StrVal(val)
+		h.Time, _ = strVal(val, ascii)
 	case "pending":
 		h.Pending = string(val) == "true"
 	}
 	return ok
+}
+
+// strVal is StrVal told (ascii) that v is all ASCII, and so valid UTF-8.
+func strVal(v []byte, ascii bool) (string, bool) {
+	if ascii && len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	return StrVal(v)
 }
 
 // common gives a JSON string value that repeats on every record or
@@ -305,6 +317,8 @@ type skimmer struct {
 	i      int
 	blob   bool // a string crossed holds `"blob:sha256:`
 	spaced bool // whitespace was crossed between tokens
+	noCtl  bool // b holds no byte below 0x20: strings need no check for one
+	ascii  bool // b holds only ASCII
 }
 
 func (s *skimmer) ws() {
@@ -337,12 +351,15 @@ func (s *skimmer) str() bool {
 	if len(s.b)-start >= len(BlobPrefix) && s.b[start] == 'b' && string(s.b[start:start+len(BlobPrefix)]) == BlobPrefix {
 		s.blob = true
 	}
+	if s.short(start) {
+		return true
+	}
 	for {
 		j := bytes.IndexByte(s.b[s.i:], '"')
 		if j < 0 {
 			return false
 		}
-		if hasControl(s.b[s.i : s.i+j]) {
+		if !s.noCtl && hasControl(s.b[s.i:s.i+j]) {
 			return false
 		}
 		// An odd run of backslashes before the quote escapes it.
@@ -355,6 +372,46 @@ func (s *skimmer) str() bool {
 			return validEscapes(s.b[start:s.i-1], &s.blob)
 		}
 	}
+}
+
+// shortStr is how far short looks for a string's end.
+const shortStr = 32
+
+// short crosses the string whose content starts at start when its closing
+// quote is within shortStr bytes and comes before any backslash or control
+// byte (most strings: keys, ids, times), eight bytes at a time, without the
+// calls of str's general path; false leaves s as it was.
+func (s *skimmer) short(start int) bool {
+	i, end := start, min(len(s.b), start+shortStr)
+	for ; i+8 <= end; i += 8 {
+		if m := special(binary.LittleEndian.Uint64(s.b[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if s.b[i] != '"' {
+				return false
+			}
+			s.i = i + 1
+			return true
+		}
+	}
+	for ; i < end; i++ {
+		switch c := s.b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return true
+		case c == '\\' || c < 0x20:
+			return false
+		}
+	}
+	return false
+}
+
+// special has the high bit of each byte of w (little-endian) that is a
+// quote, a backslash or below 0x20 set, exactly for the lowest such byte
+// (the bits above it may be set for others too).
+func special(w uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	q, b := w^(0x22*ones), w^(0x5c*ones)
+	return ((q-ones)&^q | (b-ones)&^b | (w-0x20*ones)&^w) & high
 }
 
 // validEscapes reports whether every backslash of a string's content
@@ -392,6 +449,34 @@ func validEscapes(seg []byte, blob *bool) bool {
 			return false
 		}
 	}
+}
+
+// byteClasses reports whether b is all ASCII (and so valid UTF-8) and
+// whether it holds no byte below 0x20, in one pass of 32 bytes at a time
+// (hasControl's test, and the high bits or-ed together).
+func byteClasses(b []byte) (ascii, noCtl bool) {
+	const lo, hi = 0x2020202020202020, 0x8080808080808080
+	var high, ctl uint64
+	for len(b) >= 32 {
+		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		w2, w3 := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+		high |= w0 | w1 | w2 | w3
+		ctl |= (w0-lo)&^w0 | (w1-lo)&^w1 | (w2-lo)&^w2 | (w3-lo)&^w3
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		high |= w
+		ctl |= (w - lo) &^ w
+		b = b[8:]
+	}
+	for _, c := range b {
+		high |= uint64(c)
+		if c < 0x20 {
+			ctl |= hi
+		}
+	}
+	return high&hi == 0, ctl&hi == 0
 }
 
 // hasControl reports whether seg holds a byte below 0x20, eight bytes at a

@@ -45,8 +45,15 @@ func Decode(line []byte) (View, error) {
 // line after line without allocating. The members an earlier call gave v
 // are overwritten; the Record and values it returned stay valid.
 func DecodeInto(v *View, line []byte) error {
+	return decodeInto(v, line, false, false)
+}
+
+// decodeInto is DecodeInto told whether line is all ASCII and holds no
+// byte below 0x20 (byteClasses), so that the skimmer need not look for a
+// control byte in each string nor check the UTF-8 of the base fields.
+func decodeInto(v *View, line []byte, ascii, noCtl bool) error {
 	line = bytes.TrimSpace(line)
-	if decodeFast(v, line) {
+	if decodeFast(v, line, ascii, noCtl) {
 		return nil
 	}
 	*v = View{}
@@ -74,8 +81,8 @@ func DecodeInto(v *View, line []byte) error {
 // line's structure and reads its base fields; false for anything it does
 // not take as it is (a structure error, a base field of the wrong type, a
 // key with an escape), which the slow path then reads or reports.
-func decodeFast(v *View, line []byte) bool {
-	s := skimmer{b: line}
+func decodeFast(v *View, line []byte, ascii, noCtl bool) bool {
+	s := skimmer{b: line, ascii: ascii, noCtl: noCtl}
 	members := v.Members[:0]
 	if members == nil {
 		members = make([]Member, 0, 8)
@@ -83,7 +90,7 @@ func decodeFast(v *View, line []byte) bool {
 	var h Head
 	good := s.object(func(key, val []byte) bool {
 		k, ok := plainKey(key)
-		if !ok || !h.read(key, val) {
+		if !ok || !h.readIn(key, val, s.ascii) {
 			return false
 		}
 		for i := range members {
