@@ -15,7 +15,9 @@ import (
 // (tasks/get, task-augmented tools/call, logging/setLevel's peers) on the
 // SDK's own connection: their responses are taken off the stream before the
 // SDK sees them. It also watches tools/list answers for what the SDK drops
-// (a tool's execution.taskSupport).
+// (a tool's execution.taskSupport), and passes the initialize result on to
+// the SDK's Streamable HTTP connection, which the wrapping would hide it
+// from (see sessionUpdated).
 type RawTransport struct {
 	mcp.Transport
 	// OnTools gets the tools of each tools/list page as sent.
@@ -57,6 +59,7 @@ type RawConn struct {
 	next     int
 	waiting  map[string]chan *jsonrpc.Response
 	lists    map[any]bool // ids of tools/list requests in flight
+	initID   any          // id of the initialize request in flight
 }
 
 func (c *RawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -77,7 +80,14 @@ func (c *RawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		delete(c.waiting, s)
 		list := c.lists[id]
 		delete(c.lists, id)
+		isInit := c.initID != nil && c.initID == id
+		if isInit {
+			c.initID = nil
+		}
 		c.mu.Unlock()
+		if isInit && r.Error == nil {
+			sessionUpdated(c.Connection, r.Result)
+		}
 		if ch != nil {
 			ch <- r
 			continue
@@ -95,9 +105,13 @@ func (c *RawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *RawConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/list" && r.IsCall() {
+	if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() && (r.Method == "tools/list" || r.Method == "initialize") {
 		c.mu.Lock()
-		c.lists[r.ID.Raw()] = true
+		if r.Method == "initialize" {
+			c.initID = r.ID.Raw()
+		} else {
+			c.lists[r.ID.Raw()] = true
+		}
 		c.mu.Unlock()
 	}
 	if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() && c.logLevel != "" {

@@ -29,6 +29,7 @@ func main() {
 	mode := flag.String("mode", "", "misbehave: garbage, exit, hang, banner (a line of text on stdout first), old (protocol 2025-03-26 only); "+
 		"tasks: MCP 2025-11-25 tasks (agent-mcp serve's), with a tool research that must be called as a task")
 	pageSize := flag.Int("page-size", 2, "tools per tools/list page")
+	rootsTool := flag.Bool("roots-tool", false, "add a tool roots that asks roots/list outside the call (over HTTP: on the standalone GET stream)")
 	flag.Parse()
 
 	switch *mode {
@@ -143,6 +144,9 @@ func main() {
 		os.Exit(1)
 	}
 	s := newServer()
+	if *rootsTool {
+		addRoots(s)
+	}
 	var h http.Handler
 	path := "/mcp"
 	if *sse {
@@ -170,6 +174,27 @@ func main() {
 		}
 	}
 	http.Serve(ln, mux)
+}
+
+// addRoots adds the tool roots, which asks the client's roots outside the
+// call: over HTTP, on the standalone GET stream.
+func addRoots(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "roots", Description: "List the client's roots, asked outside the call (over HTTP: on the standalone GET stream).", InputSchema: obj(``)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// A context of no request: the SDK sends roots/list on the
+			// standalone stream, as server-everything's get-roots-list does.
+			lctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := req.Session.ListRoots(lctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.Name+" "+r.URI)
+			}
+			return text(strings.Join(uris, "\n")), nil
+		})
 }
 
 type readCloser struct {
