@@ -33,6 +33,9 @@ type lineDFA struct {
 	seen  []uint32 // generation marks per pc
 	gen   uint32
 	key   []byte
+	// the count DFA's states (countdfa.go), made when a count first asks
+	ccache map[string]*cstate
+	cfull  bool
 }
 
 // dfaProg is what the DFAs of one matcher share (each search goroutine
@@ -42,6 +45,7 @@ type dfaProg struct {
 	anchored bool // every match starts at the line's start
 	asciiOK  bool // false: non-ASCII text is unsure (a Unicode twin exists)
 	uniWord  bool // \b and \B are Unicode's (boundary.go), not ASCII's
+	nonEmpty bool // no match is empty (countdfa.go)
 	states   int  // the cache's bound, in states
 	pool     sync.Pool
 	expr     string    // the pattern prog is compiled from, when first needed
@@ -114,6 +118,7 @@ func (p *dfaProg) compiled() bool {
 			return
 		}
 		p.prog = prog
+		p.nonEmpty = minLen(re) > 0
 		p.anchored = prog.StartCond()&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
 	})
 	return p.prog != nil
