@@ -80,8 +80,9 @@ type dstate struct {
 	other map[rune]*dstate
 	// near caches other's transitions by the rune's low bits: a script's
 	// letters (Greek, Cyrillic) are a run of code points, read without a
-	// map look-up
-	near [32]runeEdge
+	// map look-up (64: a letter and its capital, 0x20 apart in both
+	// scripts, have a slot each, which -i reads in turn)
+	near [64]runeEdge
 	eol  int8 // a match at the line's end: 0 unknown, 1 yes, -1 no
 }
 
@@ -314,11 +315,14 @@ func (d *lineDFA) scanLine(line []byte) (match, sure bool) {
 			if !d.asciiOK {
 				return false, false
 			}
-			r, n := utf8.DecodeRune(line[i:])
-			if r == utf8.RuneError && n <= 1 {
+			var r rune
+			n := 2
+			if c >= 0xC2 && c < 0xE0 && i+1 < len(line) && line[i+1]&0xC0 == 0x80 {
+				r = rune(c&0x1F)<<6 | rune(line[i+1]&0x3F) // (two bytes, Greek, Cyrillic, Latin-1: no call)
+			} else if r, n = utf8.DecodeRune(line[i:]); r == utf8.RuneError && n <= 1 {
 				return false, false
 			}
-			if e := &s.near[r&31]; e.s != nil && e.r == r {
+			if e := &s.near[r&63]; e.s != nil && e.r == r {
 				next = e.s
 			} else {
 				if next = s.other[r]; next == nil {
