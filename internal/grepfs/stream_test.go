@@ -27,6 +27,23 @@ func (r *trickle) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// wordLines is size bytes of numbered lines of random words; more may
+// add to line i before its number.
+func wordLines(rng *rand.Rand, size int, more func(i int, b *bytes.Buffer)) []byte {
+	words := strings.Fields("alpha beta needle gamma delta rare epsilon café x")
+	var text bytes.Buffer
+	for i := 1; text.Len() < size; i++ {
+		for n := rng.Intn(10); n > 0; n-- {
+			text.WriteString(words[rng.Intn(len(words))] + " ")
+		}
+		if more != nil {
+			more(i, &text)
+		}
+		fmt.Fprintf(&text, "%d\n", i)
+	}
+	return text.Bytes()
+}
+
 // flat is what a search emits, its parts' lines in one list, then the
 // final counts.
 func flat(rs []search.FileResult) string {
@@ -47,24 +64,18 @@ func flat(rs []search.FileResult) string {
 // what the search of its bytes whole gives.
 func TestStreamSameAsWhole(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	words := strings.Fields("alpha beta needle gamma delta rare epsilon café x")
-	var text bytes.Buffer
-	for i := 1; text.Len() < 3<<20; i++ {
-		for n := rng.Intn(12); n > 0; n-- {
-			text.WriteString(words[rng.Intn(len(words))] + " ")
-		}
+	text := wordLines(rng, 3<<20, func(i int, b *bytes.Buffer) {
 		if i%5000 == 0 {
-			text.WriteString(strings.Repeat("long needle ", 20000)) // lines longer than a piece
+			b.WriteString(strings.Repeat("long needle ", 20000)) // lines longer than a piece
 		}
-		fmt.Fprintf(&text, "%d\n", i)
-	}
+	})
 	for _, pat := range []string{"needle", "rare", "x$"} {
 		m := mustCompile(t, pat)
 		for _, so := range []search.SearchOptions{{}, {CountOnly: true}, {Before: 1, After: 2}} {
 			so.Stdin, so.ChunkAbove = true, search.DefaultChunkAbove
-			want := flat([]search.FileResult{search.SearchDecoded(m, "<stdin>", append([]byte(nil), text.Bytes()...), so)})
+			want := flat([]search.FileResult{search.SearchDecoded(m, "<stdin>", append([]byte(nil), text...), so)})
 			var got []search.FileResult
-			err := SearchReader(m, "<stdin>", &trickle{text.Bytes(), rng}, so, func(r search.FileResult) bool {
+			err := SearchReader(m, "<stdin>", &trickle{text, rng}, so, func(r search.FileResult) bool {
 				got = append(got, r)
 				return true
 			})

@@ -156,11 +156,7 @@ func (d *lineDFA) cstate(pcs []uint32, prev uint8, ended, hit bool) *cstate {
 // the rune-reading threads in that order, and whether a thread reached
 // the match (those after it are cut).
 func (d *lineDFA) orderedClosure(s *cstate, flags syntax.EmptyOp) (out []uint32, matched bool) {
-	d.gen++
-	if d.gen == 0 {
-		clear(d.seen)
-		d.gen = 1
-	}
+	d.nextGen()
 	roots := len(s.pcs)
 	if !s.ended && (!d.anchored || s.prev == prevBegin) {
 		roots++
@@ -171,28 +167,8 @@ func (d *lineDFA) orderedClosure(s *cstate, flags syntax.EmptyOp) (out []uint32,
 			root = s.pcs[k]
 		}
 		d.stack = append(d.stack[:0], root)
-		for len(d.stack) > 0 {
-			pc := d.stack[len(d.stack)-1]
-			d.stack = d.stack[:len(d.stack)-1]
-			if d.seen[pc] == d.gen {
-				continue
-			}
-			d.seen[pc] = d.gen
-			in := &d.prog.Inst[pc]
-			switch in.Op {
-			case syntax.InstAlt, syntax.InstAltMatch:
-				d.stack = append(d.stack, in.Arg, in.Out) // Out first
-			case syntax.InstCapture, syntax.InstNop:
-				d.stack = append(d.stack, in.Out)
-			case syntax.InstEmptyWidth:
-				if syntax.EmptyOp(in.Arg)&^flags == 0 {
-					d.stack = append(d.stack, in.Out)
-				}
-			case syntax.InstMatch:
-				return out, true
-			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-				out = append(out, pc)
-			}
+		if out, matched = d.drain(flags, out, true); matched {
+			return out, true
 		}
 	}
 	return out, false

@@ -3,8 +3,6 @@ package regex
 import (
 	"bytes"
 	"math/rand/v2"
-	"regexp"
-	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -15,26 +13,18 @@ import (
 // number; and it answers on valid UTF-8 for a pattern with no empty match.
 func countAgrees(t *testing.T, pattern string, text []byte, uni bool) {
 	t.Helper()
-	expr, err := lineOnly("(?m)" + pattern)
-	if err != nil {
+	expr, re, p, d := testDFA(t, pattern, uni)
+	if d == nil {
 		return
 	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return
-	}
+	defer p.put(d)
 	var ref Regexp = re
 	if uni {
+		var err error
 		if ref, err = newUniBoundary(expr, re); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p := newDFAProg(expr, false, uni, 0)
-	d := p.get()
-	if d == nil {
-		t.Fatalf("%q compiles for regexp but not for the DFA", expr)
-	}
-	defer p.put(d)
 	for _, line := range bytes.Split(text, []byte{'\n'}) {
 		got, ok := d.countMatches(line)
 		if !ok {
@@ -66,20 +56,8 @@ func TestCountDFARandom(t *testing.T) {
 	ops := []string{"", "*", "+", "?", "{2}", "{1,3}", "*?", "+?"}
 	alpha := []string{"a", "b", "c", " ", "é", "A", "1", "_", "世", ",", "\n"}
 	for i := 0; i < 4000; i++ {
-		var pat strings.Builder
-		for k := r.IntN(5) + 1; k > 0; k-- {
-			if r.IntN(6) == 0 {
-				pat.WriteString("(" + atoms[r.IntN(len(atoms))] + "|" + atoms[r.IntN(len(atoms))] + ")")
-			} else {
-				pat.WriteString(atoms[r.IntN(len(atoms))])
-			}
-			pat.WriteString(ops[r.IntN(len(ops))])
-		}
-		var txt strings.Builder
-		for k := r.IntN(40); k > 0; k-- {
-			txt.WriteString(alpha[r.IntN(len(alpha))])
-		}
-		countAgrees(t, pat.String(), []byte(txt.String()), i%2 == 0)
+		pat, txt := randomCase(r, atoms, ops, alpha, 40)
+		countAgrees(t, pat, txt, i%2 == 0)
 	}
 }
 

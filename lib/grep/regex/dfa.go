@@ -169,42 +169,87 @@ func (d *lineDFA) state(pcs []uint32, prev uint8) *dstate {
 // zero-width flags at this position; it returns the rune-reading threads
 // and whether a match is reached.
 func (d *lineDFA) closure(s *dstate, flags syntax.EmptyOp, out []uint32) ([]uint32, bool) {
-	d.gen++
-	if d.gen == 0 {
-		clear(d.seen)
-		d.gen = 1
-	}
-	matched := false
+	d.nextGen()
 	d.stack = d.stack[:0]
 	// threads in the order of s (their order does not matter for a yes or no)
 	d.stack = append(d.stack, s.pcs...)
 	if !d.anchored || s.prev == prevBegin {
 		d.stack = append(d.stack, uint32(d.prog.Start))
 	}
+	return d.drain(flags, out, false)
+}
+
+// drain follows the stack's instructions and what they lead to, depth
+// first, appending the rune-reading threads to out; matched: one led to
+// the match (with stop, the drain ends there: what is left has a lower
+// priority).
+func (d *lineDFA) drain(flags syntax.EmptyOp, out []uint32, stop bool) (_ []uint32, matched bool) {
 	for len(d.stack) > 0 {
-		pc := d.stack[len(d.stack)-1]
-		d.stack = d.stack[:len(d.stack)-1]
-		if d.seen[pc] == d.gen {
+		pc, fresh := d.pop()
+		if !fresh {
 			continue
 		}
-		d.seen[pc] = d.gen
-		in := &d.prog.Inst[pc]
-		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			d.stack = append(d.stack, in.Arg, in.Out)
-		case syntax.InstCapture, syntax.InstNop:
-			d.stack = append(d.stack, in.Out)
-		case syntax.InstEmptyWidth:
-			if syntax.EmptyOp(in.Arg)&^flags == 0 {
-				d.stack = append(d.stack, in.Out)
+		switch d.follow(pc, flags) {
+		case followMatch:
+			if stop {
+				return out, true
 			}
-		case syntax.InstMatch:
 			matched = true
-		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		case followRune:
 			out = append(out, pc)
 		}
 	}
 	return out, matched
+}
+
+// pop takes the stack's top instruction, marked seen; fresh is false
+// when the closure had seen it already.
+func (d *lineDFA) pop() (pc uint32, fresh bool) {
+	pc = d.stack[len(d.stack)-1]
+	d.stack = d.stack[:len(d.stack)-1]
+	if d.seen[pc] == d.gen {
+		return pc, false
+	}
+	d.seen[pc] = d.gen
+	return pc, true
+}
+
+// nextGen starts a new closure's marks.
+func (d *lineDFA) nextGen() {
+	d.gen++
+	if d.gen == 0 {
+		clear(d.seen)
+		d.gen = 1
+	}
+}
+
+// What follow found at an instruction.
+const (
+	followOn    = iota // its empty transitions, if any, are on the stack
+	followMatch        // the match
+	followRune         // a thread waiting to read a character
+)
+
+// follow pushes the empty transitions of instruction pc under the
+// zero-width flags onto d.stack (Out last: taken first, regexp's
+// priority order) and says what pc is.
+func (d *lineDFA) follow(pc uint32, flags syntax.EmptyOp) int {
+	in := &d.prog.Inst[pc]
+	switch in.Op {
+	case syntax.InstAlt, syntax.InstAltMatch:
+		d.stack = append(d.stack, in.Arg, in.Out)
+	case syntax.InstCapture, syntax.InstNop:
+		d.stack = append(d.stack, in.Out)
+	case syntax.InstEmptyWidth:
+		if syntax.EmptyOp(in.Arg)&^flags == 0 {
+			d.stack = append(d.stack, in.Out)
+		}
+	case syntax.InstMatch:
+		return followMatch
+	case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		return followRune
+	}
+	return followOn
 }
 
 func prevRune(class uint8) rune {
