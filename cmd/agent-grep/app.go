@@ -180,7 +180,7 @@ func outputFlags() []cli.Flag {
 func negationFlags() []cli.Flag {
 	defined := map[string]bool{}
 	for _, f := range flagsWithoutNegations() {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			defined[n] = true
 		}
 	}
@@ -194,6 +194,24 @@ func negationFlags() []cli.Flag {
 		}
 	}
 	return out
+}
+
+// flagNames are a flag's name and aliases. urfave/cli's Names works them
+// out with a regexp each call, which a hundred flags made a tenth of a
+// search's start-up (internal/app wraps the flags the same way once the
+// app is built; this is for the tables made before it).
+func flagNames(f cli.Flag) []string {
+	switch t := f.(type) {
+	case *cli.BoolFlag:
+		return append([]string{t.Name}, t.Aliases...)
+	case *cli.StringFlag:
+		return append([]string{t.Name}, t.Aliases...)
+	case *cli.StringSliceFlag:
+		return append([]string{t.Name}, t.Aliases...)
+	case *cli.IntFlag:
+		return append([]string{t.Name}, t.Aliases...)
+	}
+	return f.Names()
 }
 
 // unsupported are rg 13 flags agent-grep refuses (exit 2) rather than

@@ -124,7 +124,7 @@ type flagTable struct {
 func newFlagTable(flags []cli.Flag) flagTable {
 	t := flagTable{canon: map[string]string{}, takes: map[string]bool{}}
 	for _, f := range flags {
-		names := f.Names()
+		names := flagNames(f)
 		for _, n := range names {
 			t.canon[n], t.takes[n] = names[0], app.TakesValue(f)
 		}

@@ -114,7 +114,10 @@ func parseOptions(c *cli.Context, env *app.Env) (*options, error) {
 
 // typeTable is rg's type table after --type-clear and --type-add.
 func typeTable(f flagSet) (map[string][]string, error) {
-	types := ignore.Types
+	var types map[string][]string // nil: ignore.Types, made only when asked for
+	if f.on("type") || f.on("type-not") {
+		types = ignore.Types()
+	}
 	if f.on("type-add") || f.on("type-clear") {
 		types = ignore.RGTypes()
 		for _, t := range f.c.StringSlice("type-clear") {

@@ -104,3 +104,12 @@ func flatten(prefix string, v any, out map[string]any) {
 		flatten(prefix+k, x, out)
 	}
 }
+
+// TestFlagNames: the start-up's own names of a flag are urfave/cli's.
+func TestFlagNames(t *testing.T) {
+	for _, f := range flags() {
+		if got, want := flagNames(f), f.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("flagNames = %q, Names = %q", got, want)
+		}
+	}
+}

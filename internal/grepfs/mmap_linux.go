@@ -16,11 +16,15 @@ import (
 // a literal search's time, is saved (rg maps the files it names; we map
 // the large files a walk finds too, which changes nothing but speed: the
 // binary rules stay rg's of the file's mode, SearchOptions.Slice). The
-// pages are mapped a window ahead of the search at a time
-// (MADV_POPULATE_READ: one call rather than a fault each 64 KiB), and
-// dropped behind it, so the pages mapped stay about two windows whatever
-// the file's size (peak RSS 18 MB on the 345 MB bench file; 53 MB with
-// 16 MiB windows, for no speed).
+// pages are mapped as the search touches them (the kernel maps 64 KiB
+// around each fault, as for rg) and dropped a window behind it, so the
+// pages mapped stay about a window whatever the file's size (peak RSS 18
+// MB on the 345 MB bench file; 53 MB with 16 MiB windows, for no speed).
+// They were mapped a window ahead too (MADV_POPULATE_READ), which cost
+// more than the faults: the kernel walks each page of the window again
+// after the fault that maps it, and a call of a millisecond made the Go
+// runtime hand the processor to another thread and back (issue #38's
+// fourth pass: --json of a Greek word over 100 MB, 36 → 28 ms of CPU).
 //
 // A file truncated while it is mapped makes the pages past its new end
 // fault (SIGBUS): the worker touching the map panics instead of the
@@ -49,14 +53,6 @@ func searchMapped(m *regex.Matcher, path string, f rawFile, size int64, o search
 	}
 	defer syscall.Munmap(data)
 	lo := uintptr(unsafe.Pointer(&data[0]))
-	var mapped int64 // the pages mapped ahead: [0, mapped)
-	ahead := func(off int64) {
-		for mapped < size && mapped < off+mapWindow {
-			end := min(mapped+mapWindow, size)
-			madvise(data[mapped:end], madvPopulateRead)
-			mapped = end
-		}
-	}
 	var dropped int64 // the pages dropped behind: [0, dropped)
 	done := func(off int64) {
 		if off-dropped >= mapWindow {
@@ -64,9 +60,7 @@ func searchMapped(m *regex.Matcher, path string, f rawFile, size int64, o search
 			madvise(data[dropped:end], syscall.MADV_DONTNEED)
 			dropped = end
 		}
-		ahead(off)
 	}
-	ahead(0)
 	if at := searchFaulting(lo, len(data), func() { search.SearchMapped(m, path, data, o, done, emit) }); at >= 0 {
 		emit(search.FileResult{Path: path, Err: fmt.Errorf("%w (truncated?): byte %d is past its end now", errTruncated, at), BinaryOffset: -1})
 	}
@@ -93,16 +87,17 @@ func searchFaulting(lo uintptr, n int, search func()) (at int64) {
 	return -1
 }
 
-const madvPopulateRead = 22 // MADV_POPULATE_READ (Linux 5.14)
-
 // pageSize is the system's (madvise wants aligned starts: 16 or 64 KiB
 // pages on some arm64 kernels).
 var pageSize = int64(syscall.Getpagesize())
 
 // madvise advises the kernel on the pages of b; a refusal (an older
-// kernel) changes nothing but speed.
+// kernel) changes nothing but speed. It is a raw call: a few hundred
+// microseconds in the kernel, too short to be worth the runtime's hand-off
+// of the processor (syscall.Syscall lets sysmon give it to another thread
+// after 20 µs, which wakes one to take it).
 func madvise(b []byte, advice int) {
 	if len(b) > 0 {
-		syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(advice))
+		syscall.RawSyscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(advice))
 	}
 }

@@ -20,15 +20,7 @@ import (
 // does: NUL bytes early and late, CRLF, no final newline, an empty file,
 // and lines longer than the map's window.
 func mapFiles(t *testing.T, dir string) []string {
-	rng := rand.New(rand.NewSource(7))
-	words := strings.Fields("alpha beta needle gamma delta rare epsilon café x")
-	var text bytes.Buffer
-	for i := 1; text.Len() < 300<<10; i++ {
-		for n := rng.Intn(10); n > 0; n-- {
-			text.WriteString(words[rng.Intn(len(words))] + " ")
-		}
-		fmt.Fprintf(&text, "%d\n", i)
-	}
+	text := bytes.NewBuffer(wordLines(rand.New(rand.NewSource(7)), 300<<10, nil))
 	long := append([]byte(nil), text.Bytes()[:100<<10]...)
 	long = append(long, bytes.Repeat([]byte("x needle y "), 20000)...) // 220 KB: past the window
 	long = append(long, "\nafter the long line rare\n"...)

@@ -25,7 +25,11 @@ func SearchReader(m *regex.Matcher, path string, r io.Reader, o search.SearchOpt
 		emit(search.SearchDecoded(m, path, data, o))
 		return nil
 	}
-	head := make([]byte, 0, min(o.ChunkAbove+1, 1<<20))
+	// (one buffer, made once: the first ChunkAbove+1 bytes, then the
+	// pieces, the head's bytes read in place; with the default sizes it
+	// is never grown. Two buffers and a growth of the first were a
+	// thousand page faults a stream, more than the search of 1 MB.)
+	head := make([]byte, 0, min(o.ChunkAbove+1, 1<<20+1))
 	var err error
 	for int64(len(head)) <= o.ChunkAbove && err == nil {
 		if len(head) == cap(head) {
@@ -46,8 +50,14 @@ func SearchReader(m *regex.Matcher, path string, r io.Reader, o search.SearchOpt
 		emit(search.SearchDecoded(m, path, append(head, rest...), o))
 		return nil
 	}
+	buf := head
 	read := func(p []byte) (int, error) {
 		if len(head) > 0 {
+			if len(p) > 0 && &p[0] == &head[0] {
+				n := min(len(p), len(head)) // (the bytes are there)
+				head = head[n:]
+				return n, nil
+			}
 			n := copy(p, head)
 			head = head[n:]
 			return n, nil
@@ -64,7 +74,7 @@ func SearchReader(m *regex.Matcher, path string, r io.Reader, o search.SearchOpt
 			}
 		}
 	}
-	search.SearchChunked(m, path, read, o, nil, func(res search.FileResult) bool {
+	search.SearchChunked(m, path, read, o, buf[:0], func(res search.FileResult) bool {
 		copyLines(res.Lines) // (the lines are in the buffer the next piece reuses)
 		return emit(res)
 	})

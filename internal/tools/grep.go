@@ -56,7 +56,7 @@ func runGrep(ctx context.Context, env *Env, args json.RawMessage, _ func(event.T
 		wo.FilterGlobs = []string{a.Glob}
 	}
 	if a.Type != "" {
-		if _, ok := ignore.Types[a.Type]; !ok {
+		if _, ok := ignore.Types()[a.Type]; !ok {
 			return event.ToolOutput{}, fmt.Errorf("unknown file type %q", a.Type)
 		}
 		wo.Types = []string{a.Type}

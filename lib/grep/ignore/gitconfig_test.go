@@ -27,6 +27,8 @@ func TestExcludesFileSetting(t *testing.T) {
 		{"an empty value takes the next line", "[core]\n\texcludesFile =\n\texcludesFile = /x/b\n", "excludesFile = /x/b"},
 		{"a longer key does not count", "[core]\n\tmyexcludesFile = /x/a\n", ""},
 		{"none", "[core]\n\tautocrlf = false\n", ""},
+		{"a long s is an s (case folding)", "[core]\n\texcludeſFile = /x/ig\n", "/x/ig"},
+		{"an X with a mark is not", "[core]\n\teẊcludesFile = /x/ig\n", ""},
 	} {
 		got, ok := ExcludesFileSetting([]byte(c.config), home)
 		if got != c.want || ok != (c.want != "") {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // rgtypes.txt is ripgrep 13's default file-type table, as `rg --type-list`
@@ -18,8 +19,10 @@ var rgTypes string
 
 // Types is the file-type table, name → globs (matched against the file
 // name). It holds rg's types plus the reference tool's names where they
-// differ (TypeAliases); --type-list prints rg's table only.
-var Types = parseTypes(rgTypes)
+// differ (TypeAliases); --type-list prints rg's table only. It is made at
+// its first use (not at every start of every command: a search without
+// -t never needs it) and shared: callers must not change it.
+var Types = sync.OnceValue(func() map[string][]string { return parseTypes(rgTypes) })
 
 // TypeAliases are the names of the agent tools' type table (tools-grep.md
 // §5.1) that rg spells differently.
@@ -95,7 +98,7 @@ func RenderTypeList(table map[string][]string) string {
 
 func typeMatch(name, t string, table map[string][]string) bool {
 	if table == nil {
-		table = Types
+		table = Types()
 	}
 	for _, g := range table[t] {
 		if ok, _ := path.Match(g, name); ok {

@@ -33,6 +33,9 @@ type lineDFA struct {
 	seen  []uint32 // generation marks per pc
 	gen   uint32
 	key   []byte
+	// the count DFA's states (countdfa.go), made when a count first asks
+	ccache map[string]*cstate
+	cfull  bool
 }
 
 // dfaProg is what the DFAs of one matcher share (each search goroutine
@@ -42,6 +45,7 @@ type dfaProg struct {
 	anchored bool // every match starts at the line's start
 	asciiOK  bool // false: non-ASCII text is unsure (a Unicode twin exists)
 	uniWord  bool // \b and \B are Unicode's (boundary.go), not ASCII's
+	nonEmpty bool // no match is empty (countdfa.go)
 	states   int  // the cache's bound, in states
 	pool     sync.Pool
 	expr     string    // the pattern prog is compiled from, when first needed
@@ -76,8 +80,9 @@ type dstate struct {
 	other map[rune]*dstate
 	// near caches other's transitions by the rune's low bits: a script's
 	// letters (Greek, Cyrillic) are a run of code points, read without a
-	// map look-up
-	near [32]runeEdge
+	// map look-up (64: a letter and its capital, 0x20 apart in both
+	// scripts, have a slot each, which -i reads in turn)
+	near [64]runeEdge
 	eol  int8 // a match at the line's end: 0 unknown, 1 yes, -1 no
 }
 
@@ -114,6 +119,7 @@ func (p *dfaProg) compiled() bool {
 			return
 		}
 		p.prog = prog
+		p.nonEmpty = minLen(re) > 0
 		p.anchored = prog.StartCond()&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
 	})
 	return p.prog != nil
@@ -163,42 +169,87 @@ func (d *lineDFA) state(pcs []uint32, prev uint8) *dstate {
 // zero-width flags at this position; it returns the rune-reading threads
 // and whether a match is reached.
 func (d *lineDFA) closure(s *dstate, flags syntax.EmptyOp, out []uint32) ([]uint32, bool) {
-	d.gen++
-	if d.gen == 0 {
-		clear(d.seen)
-		d.gen = 1
-	}
-	matched := false
+	d.nextGen()
 	d.stack = d.stack[:0]
 	// threads in the order of s (their order does not matter for a yes or no)
 	d.stack = append(d.stack, s.pcs...)
 	if !d.anchored || s.prev == prevBegin {
 		d.stack = append(d.stack, uint32(d.prog.Start))
 	}
+	return d.drain(flags, out, false)
+}
+
+// drain follows the stack's instructions and what they lead to, depth
+// first, appending the rune-reading threads to out; matched: one led to
+// the match (with stop, the drain ends there: what is left has a lower
+// priority).
+func (d *lineDFA) drain(flags syntax.EmptyOp, out []uint32, stop bool) (_ []uint32, matched bool) {
 	for len(d.stack) > 0 {
-		pc := d.stack[len(d.stack)-1]
-		d.stack = d.stack[:len(d.stack)-1]
-		if d.seen[pc] == d.gen {
+		pc, fresh := d.pop()
+		if !fresh {
 			continue
 		}
-		d.seen[pc] = d.gen
-		in := &d.prog.Inst[pc]
-		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			d.stack = append(d.stack, in.Arg, in.Out)
-		case syntax.InstCapture, syntax.InstNop:
-			d.stack = append(d.stack, in.Out)
-		case syntax.InstEmptyWidth:
-			if syntax.EmptyOp(in.Arg)&^flags == 0 {
-				d.stack = append(d.stack, in.Out)
+		switch d.follow(pc, flags) {
+		case followMatch:
+			if stop {
+				return out, true
 			}
-		case syntax.InstMatch:
 			matched = true
-		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		case followRune:
 			out = append(out, pc)
 		}
 	}
 	return out, matched
+}
+
+// pop takes the stack's top instruction, marked seen; fresh is false
+// when the closure had seen it already.
+func (d *lineDFA) pop() (pc uint32, fresh bool) {
+	pc = d.stack[len(d.stack)-1]
+	d.stack = d.stack[:len(d.stack)-1]
+	if d.seen[pc] == d.gen {
+		return pc, false
+	}
+	d.seen[pc] = d.gen
+	return pc, true
+}
+
+// nextGen starts a new closure's marks.
+func (d *lineDFA) nextGen() {
+	d.gen++
+	if d.gen == 0 {
+		clear(d.seen)
+		d.gen = 1
+	}
+}
+
+// What follow found at an instruction.
+const (
+	followOn    = iota // its empty transitions, if any, are on the stack
+	followMatch        // the match
+	followRune         // a thread waiting to read a character
+)
+
+// follow pushes the empty transitions of instruction pc under the
+// zero-width flags onto d.stack (Out last: taken first, regexp's
+// priority order) and says what pc is.
+func (d *lineDFA) follow(pc uint32, flags syntax.EmptyOp) int {
+	in := &d.prog.Inst[pc]
+	switch in.Op {
+	case syntax.InstAlt, syntax.InstAltMatch:
+		d.stack = append(d.stack, in.Arg, in.Out)
+	case syntax.InstCapture, syntax.InstNop:
+		d.stack = append(d.stack, in.Out)
+	case syntax.InstEmptyWidth:
+		if syntax.EmptyOp(in.Arg)&^flags == 0 {
+			d.stack = append(d.stack, in.Out)
+		}
+	case syntax.InstMatch:
+		return followMatch
+	case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		return followRune
+	}
+	return followOn
 }
 
 func prevRune(class uint8) rune {
@@ -309,11 +360,14 @@ func (d *lineDFA) scanLine(line []byte) (match, sure bool) {
 			if !d.asciiOK {
 				return false, false
 			}
-			r, n := utf8.DecodeRune(line[i:])
-			if r == utf8.RuneError && n <= 1 {
+			var r rune
+			n := 2
+			if c >= 0xC2 && c < 0xE0 && i+1 < len(line) && line[i+1]&0xC0 == 0x80 {
+				r = rune(c&0x1F)<<6 | rune(line[i+1]&0x3F) // (two bytes, Greek, Cyrillic, Latin-1: no call)
+			} else if r, n = utf8.DecodeRune(line[i:]); r == utf8.RuneError && n <= 1 {
 				return false, false
 			}
-			if e := &s.near[r&31]; e.s != nil && e.r == r {
+			if e := &s.near[r&63]; e.s != nil && e.r == r {
 				next = e.s
 			} else {
 				if next = s.other[r]; next == nil {

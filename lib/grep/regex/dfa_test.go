@@ -15,18 +15,9 @@ import (
 // line of text: where the DFA is sure, it says what regexp.Match says.
 func dfaAgrees(t *testing.T, pattern string, text []byte) {
 	t.Helper()
-	expr, err := lineOnly("(?m)" + pattern)
-	if err != nil {
-		return
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return
-	}
-	p := newDFAProg(expr, false, false, 0)
-	d := p.get()
+	expr, re, p, d := testDFA(t, pattern, false)
 	if d == nil {
-		t.Fatalf("%q compiles for regexp but not for the DFA", expr)
+		return
 	}
 	defer p.put(d)
 	for _, line := range bytes.Split(text, []byte{'\n'}) {
@@ -71,6 +62,25 @@ func dfaAgrees(t *testing.T, pattern string, text []byte) {
 	}
 }
 
+// testDFA compiles pattern (multi-line, as a line's) for regexp and a
+// line DFA (uniWord: Unicode word boundaries); d is nil when regexp
+// refuses it.
+func testDFA(t *testing.T, pattern string, uniWord bool) (expr string, re *regexp.Regexp, p *dfaProg, d *lineDFA) {
+	t.Helper()
+	expr, err := lineOnly("(?m)" + pattern)
+	if err != nil {
+		return "", nil, nil, nil
+	}
+	if re, err = regexp.Compile(expr); err != nil {
+		return "", nil, nil, nil
+	}
+	p = newDFAProg(expr, false, uniWord, 0)
+	if d = p.get(); d == nil {
+		t.Fatalf("%q compiles for regexp but not for the DFA", expr)
+	}
+	return expr, re, p, d
+}
+
 var dfaPatterns = []string{
 	`a`, `abc`, `.`, `^$`, `^\s*$`, `^`, `$`, `a*`, `x*`, `\bfoo\b`, `\Bfoo`, `foo\B`, `\w+@\w+\.com`,
 	`[A-Z][a-z]+ing`, `\p{Greek}`, `(?i)straße`, `(?i)k`, `[^a]`, `a|b|cd`, `(a|ab)(c|bcd)(d*)`,
@@ -103,21 +113,29 @@ func TestLineDFARandom(t *testing.T) {
 	ops := []string{"", "*", "+", "?", "{2}", "{1,3}", "*?"}
 	alpha := []string{"a", "b", "c", " ", "é", "A", "1", "_", "\n"}
 	for i := 0; i < 3000; i++ {
-		var pat strings.Builder
-		for k := r.IntN(5) + 1; k > 0; k-- {
-			if r.IntN(6) == 0 {
-				pat.WriteString("(" + atoms[r.IntN(len(atoms))] + "|" + atoms[r.IntN(len(atoms))] + ")")
-			} else {
-				pat.WriteString(atoms[r.IntN(len(atoms))])
-			}
-			pat.WriteString(ops[r.IntN(len(ops))])
-		}
-		var txt strings.Builder
-		for k := r.IntN(30); k > 0; k-- {
-			txt.WriteString(alpha[r.IntN(len(alpha))])
-		}
-		dfaAgrees(t, pat.String(), []byte(txt.String()))
+		pat, txt := randomCase(r, atoms, ops, alpha, 30)
+		dfaAgrees(t, pat, txt)
 	}
+}
+
+// randomCase is a pattern of up to 5 atoms, each with an op (one in six
+// an alternation of two), and a text of fewer than maxText pieces of
+// alpha.
+func randomCase(r *rand.Rand, atoms, ops, alpha []string, maxText int) (string, []byte) {
+	var pat strings.Builder
+	for k := r.IntN(5) + 1; k > 0; k-- {
+		if r.IntN(6) == 0 {
+			pat.WriteString("(" + atoms[r.IntN(len(atoms))] + "|" + atoms[r.IntN(len(atoms))] + ")")
+		} else {
+			pat.WriteString(atoms[r.IntN(len(atoms))])
+		}
+		pat.WriteString(ops[r.IntN(len(ops))])
+	}
+	var txt strings.Builder
+	for k := r.IntN(maxText); k > 0; k-- {
+		txt.WriteString(alpha[r.IntN(len(alpha))])
+	}
+	return pat.String(), []byte(txt.String())
 }
 
 func FuzzLineDFA(f *testing.F) {

@@ -372,7 +372,10 @@ type LineSearch struct {
 	Exist bool
 	// need: the spans the output uses (SearchOptions.Spans); fewer than
 	// all lets a line's first match do, or its DFA answer.
-	Need  SpanNeed
+	Need SpanNeed
+	// Count: only the number of a line's matches is wanted (--count-
+	// matches); its spans may be placeholders.
+	Count bool
 	d, du *lineDFA  // the DFAs of m and of m.uni, taken when first needed
 	dr    *lineDFA  // the reversed DFA of m.rev
 	gs    groupScan // m.AC's groups in this buffer
@@ -554,7 +557,19 @@ func (ls *LineSearch) Next(buf []byte, off int, subs []Span) (start, end int, ou
 				off = end
 				continue
 			}
-			if !mm.Word { // (-w: adjustLine finds the words itself)
+			counted := false
+			if ls.Count && !mm.Word {
+				if d := ls.dfaOf(mm); d != nil {
+					var k int
+					if k, counted = d.countMatches(line); counted {
+						subs = slices.Grow(subs, k)
+						for range k {
+							subs = append(subs, Span{}) // (a count's placeholders)
+						}
+					}
+				}
+			}
+			if !mm.Word && !counted { // (-w: adjustLine finds the words itself)
 				for _, loc := range mm.Re.FindAllIndex(line, -1) {
 					subs = append(subs, Span{loc[0], loc[1]})
 				}

@@ -268,6 +268,7 @@ func searchMatches(m *regex.Matcher, buf []byte, o SearchOptions, r FileResult) 
 	ls.Reset(m)
 	defer ls.Release()
 	ls.Exist = o.CountOnly && o.LinesOnly
+	ls.Count = o.CountOnly && !o.LinesOnly
 	ls.Need = o.Spans
 	sc := scratchPool.Get().(*matchScratch)
 	defer scratchPool.Put(sc)
